@@ -1,0 +1,116 @@
+/**
+ * buildApp(): registers plugins and modules; never listens (server.ts does).
+ */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { Ajv } from 'ajv'
+import addFormats from 'ajv-formats'
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { Redis } from 'ioredis'
+import type { Config } from './config.js'
+import type { Storage } from './db/connect.js'
+import { newId } from './lib/ids.js'
+import { adminRoutes } from './modules/admin/admin.routes.js'
+import { authRoutes } from './modules/auth/auth.routes.js'
+import { type AuthService, createAuthService } from './modules/auth/auth.service.js'
+import { opsRoutes } from './modules/ops/ops.routes.js'
+import { createShopsService, type ShopsService } from './modules/shops/shops.service.js'
+import { authPlugin } from './plugins/auth.js'
+import { errorsPlugin } from './plugins/errors.js'
+import { metricsPlugin } from './plugins/metrics.js'
+import { openapiPlugin } from './plugins/openapi.js'
+import { rateLimitPlugin } from './plugins/rate-limit.js'
+
+export const BODY_LIMIT_BYTES = 1024 * 1024
+
+export interface AppDeps {
+  config: Config
+  storage: Storage
+  redis?: Redis | undefined
+  /** Redis key prefix of the shared rate-limit budget. */
+  rateLimitNamespace?: string
+  logger?: FastifyServerOptions['logger']
+  /** How long a node may serve a cached shop or API-key status (revocation reaches other nodes within it). */
+  credentialCacheTtlMs?: number
+}
+
+export interface Services {
+  shops: ShopsService
+  auth: AuthService
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services
+  }
+}
+
+export const LOG_REDACT = [
+  'req.headers.authorization',
+  'req.headers["x-storefront-key"]',
+  'req.headers.cookie',
+  '*.api_secret',
+  '*.secret',
+  '*.token',
+]
+
+function createValidators() {
+  // Query strings and paths arrive as text and are coerced to their declared types;
+  // bodies are JSON and must already carry the right types ("5" is not a rating).
+  const options = { allErrors: false, useDefaults: true, strict: false, removeAdditional: false } as const
+  const body = new Ajv({ ...options, coerceTypes: false })
+  const text = new Ajv({ ...options, coerceTypes: 'array' })
+  addFormats.default(body)
+  addFormats.default(text)
+  return { body, text }
+}
+
+export function createServices(deps: AppDeps): Services {
+  const cacheTtlMs = deps.credentialCacheTtlMs ?? 5_000
+  const shops = createShopsService({ db: deps.storage.db, cacheTtlMs })
+  const auth = createAuthService({ db: deps.storage.db, jwtSecret: deps.config.jwtSecret, shops, cacheTtlMs })
+  return { shops, auth }
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config } = deps
+  const app = Fastify({
+    logger: deps.logger ?? { level: config.logLevel, redact: LOG_REDACT },
+    genReqId: () => newId('req'),
+    bodyLimit: BODY_LIMIT_BYTES,
+    // A hop count is valid for proxy-addr though Fastify's types omit it.
+    trustProxy: config.trustProxy as boolean | string,
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  const validators = createValidators()
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    (httpPart === 'body' ? validators.body : validators.text).compile(schema),
+  )
+  // Only JSON bodies: Fastify's built-in text/plain parser would let a text body reach
+  // schema validation instead of the documented 415.
+  app.removeContentTypeParser('text/plain')
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
+
+  const services = createServices(deps)
+  app.decorate('services', services)
+
+  await app.register(errorsPlugin)
+  await app.register(metricsPlugin)
+  await app.register(authPlugin, { auth: services.auth, shops: services.shops })
+  await app.register(rateLimitPlugin, {
+    storefrontPerMin: config.rateLimit.storefrontPerMin,
+    adminPerMin: config.rateLimit.adminPerMin,
+    redis: deps.redis,
+    namespace: deps.rateLimitNamespace,
+  })
+  await app.register(openapiPlugin, { publicBaseUrl: config.publicBaseUrl })
+
+  await app.register(opsRoutes, { storage: deps.storage, redis: deps.redis })
+  await app.register(authRoutes, { auth: services.auth })
+  await app.register(adminRoutes, { shops: services.shops, auth: services.auth })
+
+  return app
+}

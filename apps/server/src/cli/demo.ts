@@ -1,0 +1,77 @@
+/**
+ * The demo shop behind `wishlist demo` and `npm start` (`serve --demo`): created once,
+ * reused afterwards. Its admin secret is kept in the data folder so the banner can be
+ * printed again on every start (a development convenience; real keys are hashed only).
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import type { Config } from '../config.js'
+import type { Storage } from '../db/connect.js'
+import type { Services } from '../app.js'
+import { AppError } from '../lib/errors.js'
+
+export const DEMO_DOMAIN = 'demo.myshopify.com'
+
+export interface DemoCredentials {
+  domain: string
+  plan: string
+  storefrontKey: string
+  apiKey: { keyId: string; secret: string }
+  customerId: string
+}
+
+function credentialsFile(config: Config): string {
+  const dir = config.database.kind === 'sqlite' && config.database.file !== ':memory:' ? dirname(config.database.file) : resolve('data')
+  return join(dir, 'demo-credentials.json')
+}
+
+async function keyStillWorks(services: Services, keyId: string, secret: string): Promise<boolean> {
+  try {
+    await services.auth.exchange({ api_key: keyId, api_secret: secret })
+    return true
+  } catch (err) {
+    if (err instanceof AppError) return false
+    throw err
+  }
+}
+
+export async function ensureDemoShop(services: Services, _storage: Storage, config: Config): Promise<DemoCredentials> {
+  const file = credentialsFile(config)
+  let shop = await services.shops.byDomain(DEMO_DOMAIN)
+  let apiKey: DemoCredentials['apiKey'] | undefined
+  if (!shop) {
+    const created = await services.shops.create({ domain: DEMO_DOMAIN, plan: 'scale' })
+    shop = await services.shops.updateSettings(created.shop.id, { multi_wishlist_enabled: true, reviews_auto_approve: true })
+    apiKey = { keyId: created.apiKey.keyId, secret: created.apiKey.secret }
+  } else if (existsSync(file)) {
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as DemoCredentials
+    if (await keyStillWorks(services, saved.apiKey.keyId, saved.apiKey.secret)) apiKey = saved.apiKey
+  }
+  if (!apiKey) {
+    const key = await services.shops.createApiKey(shop.id, { name: 'Demo admin key' })
+    apiKey = { keyId: key.keyId, secret: key.secret }
+  }
+  const demo: DemoCredentials = { domain: shop.domain, plan: shop.plan, storefrontKey: shop.storefrontKey, apiKey, customerId: '1001' }
+  mkdirSync(dirname(file), { recursive: true })
+  writeFileSync(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 })
+  return demo
+}
+
+export function printDemoBanner(demo: DemoCredentials, baseUrl: string): void {
+  const lines = [
+    '',
+    `Demo shop ${demo.domain} (plan ${demo.plan})`,
+    `  admin API key   ${demo.apiKey.keyId}`,
+    `  secret          ${demo.apiKey.secret}`,
+    `  storefront key  ${demo.storefrontKey}`,
+    '',
+    'First call: get a customer token, then read that customer\'s wishlist:',
+    `  TOKEN=$(curl -s -X POST ${baseUrl}/v1/auth/token -H 'content-type: application/json' \\`,
+    `    -d '{"api_key":"${demo.apiKey.keyId}","api_secret":"${demo.apiKey.secret}","customer_id":"${demo.customerId}"}' | sed -E 's/.*"token":"([^"]+)".*/\\1/')`,
+    `  curl -s ${baseUrl}/v1/wishlists/me -H "authorization: Bearer $TOKEN"`,
+    '',
+    `API reference: ${baseUrl}/docs   OpenAPI: ${baseUrl}/v1/openapi.json`,
+    '',
+  ]
+  process.stdout.write(lines.join('\n'))
+}

@@ -1,0 +1,191 @@
+/**
+ * `wishlist` command line (DECISIONS §15). Every command reads DATABASE_URL like the
+ * server and applies pending migrations first.
+ */
+import { parseArgs } from 'node:util'
+import { ConfigError, loadConfig } from '../config.js'
+import { openStorage, type Storage } from '../db/connect.js'
+import { migrateToLatest } from '../db/migrate.js'
+import type { KeyScope, Plan } from '../db/schema.js'
+import { AppError } from '../lib/errors.js'
+import { createServices, type Services } from '../app.js'
+import { isPlan, PLANS } from '../modules/shops/plans.js'
+import { SETTING_NAMES, type ShopSettings } from '../modules/shops/shops.types.js'
+import { runServer } from '../server.js'
+import { ensureDemoShop, printDemoBanner } from './demo.js'
+
+const USAGE = `Usage: wishlist <command>
+
+  serve [--demo]                          start the HTTP server (PORT, HOST, DATABASE_URL…)
+  migrate                                 apply pending database migrations
+  shops create --domain D --plan P [--json]
+  shops set-plan --domain D --plan P
+  shops settings --domain D --set key=value [key=value…]
+  keys create --domain D [--scope admin|customer] [--json]
+  demo                                    create the demo shop with sample data, print its credentials
+
+Plans: ${PLANS.join(', ')}. Settings: ${SETTING_NAMES.join(', ')}.`
+
+class UsageError extends Error {}
+
+function out(line: string): void {
+  process.stdout.write(`${line}\n`)
+}
+
+async function withServices<T>(fn: (services: Services, storage: Storage) => Promise<T>): Promise<T> {
+  const config = loadConfig()
+  const storage = openStorage(config.database)
+  try {
+    await migrateToLatest(storage)
+    return await fn(createServices({ config, storage }), storage)
+  } finally {
+    await storage.destroy()
+  }
+}
+
+function requireOption(values: Record<string, unknown>, name: string): string {
+  const v = values[name]
+  if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`)
+  return v
+}
+
+function requirePlanOption(values: Record<string, unknown>): Plan {
+  const plan = requireOption(values, 'plan')
+  if (!isPlan(plan)) throw new UsageError(`--plan must be one of ${PLANS.join(', ')}`)
+  return plan
+}
+
+export function parseSettings(pairs: string[]): Partial<ShopSettings> {
+  const patch: Record<string, boolean | number> = {}
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=')
+    const key = eq > 0 ? pair.slice(0, eq) : ''
+    const value = pair.slice(eq + 1)
+    if (!(SETTING_NAMES as readonly string[]).includes(key)) throw new UsageError(`unknown setting "${key || pair}"; known: ${SETTING_NAMES.join(', ')}`)
+    if (key === 'share_link_ttl_days') {
+      const n = Number(value)
+      if (!Number.isInteger(n) || n < 1 || n > 365) throw new UsageError('share_link_ttl_days must be an integer from 1 to 365')
+      patch[key] = n
+    } else {
+      if (value !== 'true' && value !== 'false') throw new UsageError(`${key} must be true or false`)
+      patch[key] = value === 'true'
+    }
+  }
+  if (Object.keys(patch).length === 0) throw new UsageError('--set needs at least one key=value')
+  return patch as Partial<ShopSettings>
+}
+
+async function shopIdByDomain(services: Services, domain: string): Promise<string> {
+  const shop = await services.shops.byDomain(domain)
+  if (!shop) throw new UsageError(`no shop with domain ${domain}`)
+  return shop.id
+}
+
+async function run(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      domain: { type: 'string' },
+      plan: { type: 'string' },
+      scope: { type: 'string' },
+      set: { type: 'string', multiple: true },
+      json: { type: 'boolean', default: false },
+      demo: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  })
+  const [command, sub, ...rest] = positionals
+  if (values.help || command === undefined || command === 'help') {
+    out(USAGE)
+    return command === undefined && !values.help ? 1 : 0
+  }
+
+  switch (`${command}${sub ? ` ${sub}` : ''}`) {
+    case 'serve': {
+      const config = loadConfig()
+      let banner: (() => void) | undefined
+      if (values.demo) {
+        const demo = await withServices((services, storage) => ensureDemoShop(services, storage, config))
+        banner = () => printDemoBanner(demo, config.publicBaseUrl)
+      }
+      await runServer(config, (address) => {
+        out(`wishlist service listening on ${address} (${config.database.kind === 'sqlite' ? `SQLite ${config.database.file}` : 'PostgreSQL'})`)
+        banner?.()
+      })
+      return 0
+    }
+    case 'migrate': {
+      const applied = await withServices(async (_s, storage) => migrateToLatest(storage))
+      out(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date')
+      return 0
+    }
+    case 'shops create': {
+      const domain = requireOption(values, 'domain')
+      const plan = requirePlanOption(values)
+      const created = await withServices((s) => s.shops.create({ domain, plan }))
+      if (values.json) {
+        out(JSON.stringify({
+          shop: { id: created.shop.id, domain: created.shop.domain, plan: created.shop.plan },
+          storefrontKey: created.shop.storefrontKey,
+          apiKey: { keyId: created.apiKey.keyId, secret: created.apiKey.secret },
+        }))
+      } else {
+        out(`shop ${created.shop.id} created: ${created.shop.domain} (plan ${created.shop.plan})`)
+        out(`storefront key: ${created.shop.storefrontKey}`)
+        out(`admin API key:  ${created.apiKey.keyId}`)
+        out(`secret:         ${created.apiKey.secret}   (shown once)`)
+      }
+      return 0
+    }
+    case 'shops set-plan': {
+      const domain = requireOption(values, 'domain')
+      const plan = requirePlanOption(values)
+      await withServices(async (s) => s.shops.setPlan(await shopIdByDomain(s, domain), plan))
+      out(`${domain}: plan ${plan}`)
+      return 0
+    }
+    case 'shops settings': {
+      const domain = requireOption(values, 'domain')
+      const patch = parseSettings([...(values.set ?? []), ...rest])
+      const shop = await withServices(async (s) => s.shops.updateSettings(await shopIdByDomain(s, domain), patch))
+      out(JSON.stringify(shop.settings))
+      return 0
+    }
+    case 'keys create': {
+      const domain = requireOption(values, 'domain')
+      const scope = (values.scope ?? 'admin') as KeyScope
+      if (scope !== 'admin' && scope !== 'customer') throw new UsageError('--scope must be admin or customer')
+      const key = await withServices(async (s) => s.shops.createApiKey(await shopIdByDomain(s, domain), { scope }))
+      if (values.json) out(JSON.stringify({ keyId: key.keyId, secret: key.secret, scope: key.scope }))
+      else out(`API key ${key.keyId} (${key.scope})\nsecret: ${key.secret}   (shown once)`)
+      return 0
+    }
+    case 'demo': {
+      const config = loadConfig()
+      const demo = await withServices((services, storage) => ensureDemoShop(services, storage, config))
+      printDemoBanner(demo, config.publicBaseUrl)
+      return 0
+    }
+    default:
+      throw new UsageError(`unknown command "${positionals.join(' ')}"`)
+  }
+}
+
+/** Exit code 0 on success, 1 on errors (message on stderr), 2 on usage errors. */
+export async function main(argv: string[]): Promise<number> {
+  try {
+    return await run(argv)
+  } catch (err) {
+    if (err instanceof UsageError || (err instanceof TypeError && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))) {
+      process.stderr.write(`wishlist: ${err.message}\n\n${USAGE}\n`)
+      return 2
+    }
+    if (err instanceof AppError || err instanceof ConfigError) {
+      process.stderr.write(`wishlist: ${err.message}\n`)
+      return 1
+    }
+    throw err
+  }
+}

@@ -1,0 +1,73 @@
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import SQLite from 'better-sqlite3'
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely'
+import pg from 'pg'
+import type { DatabaseTarget } from '../config.js'
+import type { Database } from './schema.js'
+
+export type Db = Kysely<Database>
+export type Backend = 'sqlite' | 'postgres'
+
+export interface Storage {
+  db: Db
+  backend: Backend
+  /** A cheap round trip used by /readyz. */
+  ping(): Promise<void>
+  destroy(): Promise<void>
+}
+
+// int8 (bigint: epoch-ms timestamps, COUNT(*)) as a JS number: every value we store is
+// far below 2^53. Set on the pool's own type map so no other pg user is affected.
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20) return (v: string) => Number(v)
+    return pg.types.getTypeParser(oid, format as 'text')
+  },
+}
+
+function openSqlite(file: string): Storage {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
+  const sqlite = new SQLite(file)
+  sqlite.pragma('journal_mode = WAL')
+  sqlite.pragma('synchronous = NORMAL')
+  sqlite.pragma('foreign_keys = ON')
+  sqlite.pragma('busy_timeout = 5000')
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) })
+  return {
+    db,
+    backend: 'sqlite',
+    async ping() {
+      sqlite.prepare('select 1').get()
+    },
+    destroy: () => db.destroy(),
+  }
+}
+
+function openPostgres(url: string, schema: string | undefined): Storage {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: Number(process.env.PG_POOL_MAX ?? 10),
+    connectionTimeoutMillis: 5_000,
+    // A statement that hangs (lock wait, network partition) becomes an error, not a stuck request.
+    statement_timeout: 15_000,
+    types: pgTypes,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  })
+  // An idle client losing its connection (server restart) must not crash the process;
+  // the pool replaces it and the next query reconnects.
+  pool.on('error', () => {})
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  return {
+    db,
+    backend: 'postgres',
+    async ping() {
+      await pool.query('select 1')
+    },
+    destroy: () => db.destroy(),
+  }
+}
+
+export function openStorage(target: DatabaseTarget): Storage {
+  return target.kind === 'sqlite' ? openSqlite(target.file) : openPostgres(target.url, target.schema)
+}

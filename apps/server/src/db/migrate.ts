@@ -1,0 +1,35 @@
+import { type Migration, type MigrationProvider, Migrator } from 'kysely'
+import type { Kysely } from 'kysely'
+import type { Backend, Storage } from './connect.js'
+import * as m0001 from './migrations/0001_foundation.js'
+
+interface BackendMigration {
+  up(db: Kysely<unknown>, backend: Backend): Promise<void>
+}
+
+/** Ordered by name; add new files here. Each migration may branch on the backend. */
+const MIGRATIONS: Record<string, BackendMigration> = {
+  '0001_foundation': m0001,
+}
+
+class StaticProvider implements MigrationProvider {
+  constructor(private readonly backend: Backend) {}
+  async getMigrations(): Promise<Record<string, Migration>> {
+    const out: Record<string, Migration> = {}
+    for (const [name, m] of Object.entries(MIGRATIONS)) {
+      out[name] = { up: (db) => m.up(db, this.backend) }
+    }
+    return out
+  }
+}
+
+/** Applies pending migrations; safe to run concurrently from several processes (Kysely locks). */
+export async function migrateToLatest(storage: Storage): Promise<string[]> {
+  const migrator = new Migrator({ db: storage.db, provider: new StaticProvider(storage.backend) })
+  const { error, results } = await migrator.migrateToLatest()
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')
+    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`)
+  }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
+}

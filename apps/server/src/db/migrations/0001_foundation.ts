@@ -1,0 +1,61 @@
+import type { Kysely } from 'kysely'
+import type { Backend } from '../connect.js'
+import { withAutoId } from '../dialect.js'
+
+export async function up(db: Kysely<unknown>, backend: Backend): Promise<void> {
+  await db.schema
+    .createTable('shops')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('domain', 'text', (c) => c.notNull().unique())
+    .addColumn('plan', 'text', (c) => c.notNull())
+    .addColumn('storefront_key', 'text', (c) => c.notNull().unique())
+    .addColumn('multi_wishlist_enabled', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('reviews_auto_approve', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('share_link_ttl_days', 'integer', (c) => c.notNull().defaultTo(30))
+    .addColumn('remove_on_purchase', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .execute()
+
+  await db.schema
+    .createTable('api_keys')
+    .addColumn('shop_id', 'text', (c) => c.notNull())
+    .addColumn('id', 'text', (c) => c.notNull())
+    .addColumn('name', 'text', (c) => c.notNull())
+    .addColumn('scope', 'text', (c) => c.notNull())
+    .addColumn('secret_hash', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addColumn('last_used_at', 'bigint')
+    .addColumn('revoked_at', 'bigint')
+    .addPrimaryKeyConstraint('api_keys_pk', ['shop_id', 'id'])
+    .execute()
+  // The token exchange knows only the key id; ids are random, so this index is selective.
+  await db.schema.createIndex('api_keys_by_id').on('api_keys').column('id').execute()
+
+  await db.schema
+    .createTable('outbox')
+    .addColumn('shop_id', 'text', (c) => c.notNull())
+    .addColumn('id', 'text', (c) => c.notNull())
+    .addColumn('event', 'text', (c) => c.notNull())
+    .addColumn('payload', 'text', (c) => c.notNull())
+    .addColumn('occurred_at', 'bigint', (c) => c.notNull())
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addColumn('dispatched', 'integer', (c) => c.notNull().defaultTo(0))
+    .addPrimaryKeyConstraint('outbox_pk', ['shop_id', 'id'])
+    .execute()
+  await db.schema.createIndex('outbox_pending').on('outbox').columns(['dispatched', 'created_at']).execute()
+
+  await withAutoId(db.schema.createTable('analytics_events'), backend)
+    .addColumn('shop_id', 'text', (c) => c.notNull())
+    .addColumn('type', 'text', (c) => c.notNull())
+    .addColumn('owner_type', 'text', (c) => c.notNull())
+    .addColumn('owner_id', 'text', (c) => c.notNull())
+    .addColumn('product_id', 'text', (c) => c.notNull())
+    .addColumn('occurred_at', 'bigint', (c) => c.notNull())
+    .execute()
+  await db.schema
+    .createIndex('analytics_events_by_time')
+    .on('analytics_events')
+    .columns(['shop_id', 'occurred_at'])
+    .execute()
+}

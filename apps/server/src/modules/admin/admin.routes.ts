@@ -1,0 +1,79 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { notFound } from '../../lib/errors.js'
+import { errors, Ok } from '../../lib/http-schemas.js'
+import { isoMillis } from '../../lib/time.js'
+import type { AuthService } from '../auth/auth.service.js'
+import type { ShopsService } from '../shops/shops.service.js'
+import type { Shop } from '../shops/shops.types.js'
+import { ApiKeyView, CreateApiKey, CreatedApiKey, KeyIdParams, Settings, SettingsPatch, ShopView } from './admin.schemas.js'
+
+const shopView = (shop: Shop) => ({
+  id: shop.id,
+  domain: shop.domain,
+  plan: shop.plan,
+  settings: shop.settings,
+  storefrontKey: shop.storefrontKey,
+})
+
+/** DECISIONS §13: what the dashboard needs. Admin tokens only. */
+export const adminRoutes: FastifyPluginAsyncTypebox<{ shops: ShopsService; auth: AuthService }> = async (app, { shops, auth }) => {
+  const config = { access: ['admin' as const] }
+  const tags = ['admin']
+
+  app.get('/v1/admin/shop', { config, schema: { tags, response: { 200: Ok(ShopView), ...errors(401, 403, 429) } } }, async (request) => ({
+    ok: true as const,
+    data: shopView(request.ctx.shop),
+  }))
+
+  app.patch(
+    '/v1/admin/settings',
+    { config, schema: { tags, body: SettingsPatch, response: { 200: Ok(Settings), ...errors(400, 401, 403, 429) } } },
+    async (request) => ({ ok: true as const, data: (await shops.updateSettings(request.ctx.shop.id, request.body)).settings }),
+  )
+
+  app.get(
+    '/v1/admin/api-keys',
+    { config, schema: { tags, response: { 200: Ok(Type.Object({ apiKeys: Type.Array(ApiKeyView) })), ...errors(401, 403, 429) } } },
+    async (request) => {
+      const rows = await shops.listApiKeys(request.ctx.shop.id)
+      return {
+        ok: true as const,
+        data: {
+          apiKeys: rows.map((k) => ({
+            keyId: k.id,
+            name: k.name,
+            scope: k.scope,
+            createdAt: isoMillis(k.created_at),
+            lastUsedAt: k.last_used_at === null ? null : isoMillis(k.last_used_at),
+          })),
+        },
+      }
+    },
+  )
+
+  app.post(
+    '/v1/admin/api-keys',
+    { config, schema: { tags, body: Type.Optional(CreateApiKey), response: { 201: Ok(CreatedApiKey), ...errors(400, 401, 403, 429) } } },
+    async (request, reply) => {
+      const key = await shops.createApiKey(request.ctx.shop.id, request.body ?? {})
+      reply.code(201)
+      return { ok: true as const, data: { ...key, createdAt: isoMillis(key.createdAt) } }
+    },
+  )
+
+  app.delete(
+    '/v1/admin/api-keys/:keyId',
+    { config, schema: { tags, params: KeyIdParams, response: { 200: Ok(Type.Object({ deleted: Type.Literal(true) })), ...errors(401, 403, 404, 429) } } },
+    async (request) => {
+      if (!(await auth.revokeKey(request.ctx.shop.id, request.params.keyId))) throw notFound('API key')
+      return { ok: true as const, data: { deleted: true as const } }
+    },
+  )
+
+  app.post(
+    '/v1/admin/storefront-key/rotate',
+    { config, schema: { tags, response: { 200: Ok(Type.Object({ storefrontKey: Type.String() })), ...errors(401, 403, 429) } } },
+    async (request) => ({ ok: true as const, data: { storefrontKey: (await shops.rotateStorefrontKey(request.ctx.shop.id)).storefrontKey } }),
+  )
+}

@@ -1,0 +1,147 @@
+import { randomUUID } from 'node:crypto'
+import { errors as joseErrors, jwtVerify, SignJWT } from 'jose'
+import type { Db } from '../../db/connect.js'
+import type { KeyScope } from '../../db/schema.js'
+import { AppError } from '../../lib/errors.js'
+import { normalizePlatformId } from '../../lib/platform-ids.js'
+import { hashSecret, secretMatches } from '../../lib/secrets.js'
+import { now } from '../../lib/time.js'
+import { TtlCache } from '../../lib/ttl-cache.js'
+import type { ShopsService } from '../shops/shops.service.js'
+import { createApiKeysRepo } from './api-keys.repo.js'
+import type { AccessClaims, Actor, RequestContext } from './auth.types.js'
+
+export const TOKEN_TTL_SECONDS = 86_400
+export const JWT_ISSUER = 'wishlist-service'
+export const JWT_AUDIENCE = 'wishlist-api'
+const ALGORITHM = 'HS256'
+const TOKEN_TYPE = 'at+jwt'
+// Spent on an unknown key id so that the two 401 paths cost the same.
+const DUMMY_HASH = hashSecret('sk_unknown-key-placeholder')
+// last_used_at is advisory; write it at most once a minute per key.
+const TOUCH_INTERVAL_MS = 60_000
+
+export interface IssuedToken {
+  token: string
+  expires_in: number
+  token_type: 'Bearer'
+  scope: KeyScope
+}
+
+interface KeyStatus {
+  shopId: string
+  revoked: boolean
+  lastTouched: number
+}
+
+const invalidToken = (message = 'The access token is invalid') => new AppError('INVALID_TOKEN', message)
+
+export function createAuthService(deps: { db: Db; jwtSecret: string; shops: ShopsService; cacheTtlMs: number }) {
+  const keys = createApiKeysRepo(deps.db)
+  const secret = new TextEncoder().encode(deps.jwtSecret)
+  const keyStatus = new TtlCache<string, KeyStatus>(deps.cacheTtlMs)
+  // Verifying an HMAC and parsing claims on every request is measurable; a token is
+  // immutable, so its verified claims are cached until it expires.
+  const verified = new TtlCache<string, AccessClaims>(TOKEN_TTL_SECONDS * 1000, 50_000)
+
+  async function statusOf(keyId: string): Promise<KeyStatus | undefined> {
+    const cached = keyStatus.get(keyId)
+    if (cached) return cached
+    const row = await keys.byId(keyId)
+    if (!row) return undefined
+    const status = { shopId: row.shop_id, revoked: row.revoked_at !== null, lastTouched: row.last_used_at ?? 0 }
+    keyStatus.set(keyId, status)
+    return status
+  }
+
+  async function verifyJwt(token: string): Promise<AccessClaims> {
+    const at = now()
+    const cached = verified.get(token, at)
+    if (cached) {
+      if (cached.exp * 1000 <= at) throw new AppError('TOKEN_EXPIRED', 'The access token has expired')
+      return cached
+    }
+    let payload
+    try {
+      ;({ payload } = await jwtVerify(token, secret, {
+        algorithms: [ALGORITHM],
+        issuer: JWT_ISSUER,
+        audience: JWT_AUDIENCE,
+        typ: TOKEN_TYPE,
+        requiredClaims: ['sub', 'exp', 'iat', 'jti'],
+      }))
+    } catch (err) {
+      if (err instanceof joseErrors.JWTExpired) throw new AppError('TOKEN_EXPIRED', 'The access token has expired')
+      throw invalidToken()
+    }
+    const { sub, shop, kid, scope, exp } = payload as Record<string, unknown>
+    if (typeof sub !== 'string' || typeof shop !== 'string' || typeof kid !== 'string' || typeof exp !== 'number') throw invalidToken()
+    let customerId: string | null = null
+    if (scope === 'customer') {
+      if (!sub.startsWith('customer:')) throw invalidToken()
+      customerId = sub.slice('customer:'.length)
+    } else if (scope !== 'admin' || sub !== `key:${kid}`) {
+      throw invalidToken()
+    }
+    const claims: AccessClaims = { sub, shop, kid, scope, customerId, exp }
+    verified.set(token, claims, exp * 1000)
+    return claims
+  }
+
+  return {
+    /** POST /v1/auth/token. Unknown key and wrong secret are indistinguishable. */
+    async exchange(input: { api_key: string; api_secret: string; customer_id?: string | undefined }): Promise<IssuedToken> {
+      const row = await keys.byId(input.api_key)
+      const ok = secretMatches(input.api_secret, row?.secret_hash ?? DUMMY_HASH)
+      if (!row || !ok || row.revoked_at !== null) {
+        throw new AppError('INVALID_CREDENTIALS', 'The API key or secret is wrong')
+      }
+      let customerId: string | null = null
+      if (input.customer_id !== undefined) {
+        customerId = normalizePlatformId(input.customer_id)
+        if (customerId === null) {
+          throw new AppError('VALIDATION_ERROR', 'customer_id must be 1 to 32 digits or a platform GID', [{ path: 'body.customer_id', message: 'must be 1 to 32 digits or a platform GID' }])
+        }
+      } else if (row.scope !== 'admin') {
+        throw new AppError('FORBIDDEN', 'A customer-scope key can only mint customer tokens (send customer_id)')
+      }
+      const scope: KeyScope = customerId === null ? 'admin' : 'customer'
+      const iat = Math.floor(now() / 1000)
+      const token = await new SignJWT({ shop: row.shop_id, kid: row.id, scope })
+        .setProtectedHeader({ alg: ALGORITHM, typ: TOKEN_TYPE })
+        .setIssuer(JWT_ISSUER)
+        .setAudience(JWT_AUDIENCE)
+        .setSubject(customerId === null ? `key:${row.id}` : `customer:${customerId}`)
+        .setIssuedAt(iat)
+        .setExpirationTime(iat + TOKEN_TTL_SECONDS)
+        .setJti(randomUUID())
+        .sign(secret)
+      const at = now()
+      if (at - (row.last_used_at ?? 0) > TOUCH_INTERVAL_MS) await keys.touch(row.shop_id, row.id, at)
+      return { token, expires_in: TOKEN_TTL_SECONDS, token_type: 'Bearer', scope }
+    },
+
+    /** Verifies a bearer token and loads its shop; throws the documented 401s. */
+    async authenticateBearer(token: string, requestId: string): Promise<RequestContext & { keyId: string }> {
+      const claims = await verifyJwt(token)
+      const status = await statusOf(claims.kid)
+      if (!status || status.revoked || status.shopId !== claims.shop) throw invalidToken('The API key behind this token was revoked')
+      const shop = await deps.shops.get(claims.shop)
+      if (!shop) throw invalidToken()
+      const actor: Actor =
+        claims.customerId === null
+          ? { kind: 'admin', keyId: claims.kid }
+          : { kind: 'customer', keyId: claims.kid, customerId: claims.customerId }
+      return { shop, actor, requestId, keyId: claims.kid }
+    },
+
+    /** Revokes a key: its tokens stop working at once here, within the cache TTL elsewhere. */
+    async revokeKey(shopId: string, keyId: string): Promise<boolean> {
+      const revoked = await keys.revoke(shopId, keyId, now())
+      if (revoked) keyStatus.delete(keyId)
+      return revoked
+    },
+  }
+}
+
+export type AuthService = ReturnType<typeof createAuthService>

@@ -1,0 +1,45 @@
+import type { Db } from '../../db/connect.js'
+import type { NewShopRow, ShopRow, ShopUpdate } from '../../db/schema.js'
+import type { Shop } from './shops.types.js'
+
+export function toShop(row: ShopRow): Shop {
+  return {
+    id: row.id,
+    domain: row.domain,
+    plan: row.plan,
+    storefrontKey: row.storefront_key,
+    createdAt: row.created_at,
+    settings: {
+      multi_wishlist_enabled: row.multi_wishlist_enabled === 1,
+      reviews_auto_approve: row.reviews_auto_approve === 1,
+      share_link_ttl_days: row.share_link_ttl_days,
+      remove_on_purchase: row.remove_on_purchase === 1,
+    },
+  }
+}
+
+export function createShopsRepo(db: Db) {
+  return {
+    async byId(shopId: string): Promise<Shop | undefined> {
+      const row = await db.selectFrom('shops').selectAll().where('id', '=', shopId).executeTakeFirst()
+      return row && toShop(row)
+    },
+    async byDomain(domain: string): Promise<Shop | undefined> {
+      const row = await db.selectFrom('shops').selectAll().where('domain', '=', domain).executeTakeFirst()
+      return row && toShop(row)
+    },
+    async byStorefrontKey(key: string): Promise<Shop | undefined> {
+      const row = await db.selectFrom('shops').selectAll().where('storefront_key', '=', key).executeTakeFirst()
+      return row && toShop(row)
+    },
+    async insert(executor: Db, row: NewShopRow): Promise<void> {
+      await executor.insertInto('shops').values(row).execute()
+    },
+    async update(shopId: string, patch: ShopUpdate): Promise<Shop | undefined> {
+      const row = await db.updateTable('shops').set(patch).where('id', '=', shopId).returningAll().executeTakeFirst()
+      return row && toShop(row)
+    },
+  }
+}
+
+export type ShopsRepo = ReturnType<typeof createShopsRepo>

@@ -1,0 +1,145 @@
+import type { Db } from '../../db/connect.js'
+import type { KeyScope, Plan, ShopUpdate } from '../../db/schema.js'
+import { AppError, notFound } from '../../lib/errors.js'
+import { newId, newSecret } from '../../lib/ids.js'
+import { hashSecret } from '../../lib/secrets.js'
+import { now } from '../../lib/time.js'
+import { TtlCache } from '../../lib/ttl-cache.js'
+import { createApiKeysRepo } from '../auth/api-keys.repo.js'
+import { createShopsRepo } from './shops.repo.js'
+import type { Shop, ShopSettings } from './shops.types.js'
+
+export interface CreatedShop {
+  shop: Shop
+  apiKey: { keyId: string; secret: string; scope: KeyScope }
+}
+
+export interface CreatedKey {
+  keyId: string
+  secret: string
+  name: string
+  scope: KeyScope
+  createdAt: number
+}
+
+const DOMAIN = /^(?=.{3,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/
+
+export function normalizeDomain(input: string): string {
+  const domain = input.trim().toLowerCase()
+  if (!DOMAIN.test(domain)) throw new AppError('VALIDATION_ERROR', `"${input}" is not a valid shop domain`, [{ path: 'domain', message: 'must be a host name such as example.myshopify.com' }])
+  return domain
+}
+
+/**
+ * Shops, their settings, plans, API keys and storefront key. Reads of shops go through a
+ * short-lived cache (credentialCacheTtlMs); this node invalidates it on every write, other
+ * nodes see a change within the TTL.
+ */
+export function createShopsService(deps: { db: Db; cacheTtlMs: number }) {
+  const { db } = deps
+  const shops = createShopsRepo(db)
+  const keys = createApiKeysRepo(db)
+  const byId = new TtlCache<string, Shop>(deps.cacheTtlMs)
+  const byStorefrontKey = new TtlCache<string, Shop>(deps.cacheTtlMs)
+
+  function remember(shop: Shop): Shop {
+    byId.set(shop.id, shop)
+    byStorefrontKey.set(shop.storefrontKey, shop)
+    return shop
+  }
+
+  function forget(shop: Shop): void {
+    byId.delete(shop.id)
+    byStorefrontKey.delete(shop.storefrontKey)
+  }
+
+  async function mustGet(shopId: string): Promise<Shop> {
+    const shop = await shops.byId(shopId)
+    if (!shop) throw notFound('Shop')
+    return shop
+  }
+
+  async function update(shopId: string, patch: ShopUpdate): Promise<Shop> {
+    const before = await mustGet(shopId)
+    const after = await shops.update(shopId, { ...patch, updated_at: now() })
+    forget(before)
+    if (!after) throw notFound('Shop')
+    return remember(after)
+  }
+
+  return {
+    async create(input: { domain: string; plan: Plan }): Promise<CreatedShop> {
+      const domain = normalizeDomain(input.domain)
+      const at = now()
+      const shopId = newId('shop')
+      const keyId = newId('ak')
+      const secret = newSecret('sk')
+      await db.transaction().execute(async (trx) => {
+        if (await trx.selectFrom('shops').select('id').where('domain', '=', domain).executeTakeFirst()) {
+          throw new AppError('VALIDATION_ERROR', `A shop with domain ${domain} already exists`, [{ path: 'domain', message: 'already exists' }])
+        }
+        await shops.insert(trx, {
+          id: shopId,
+          domain,
+          plan: input.plan,
+          storefront_key: newSecret('sfk', 128),
+          multi_wishlist_enabled: 0,
+          reviews_auto_approve: 0,
+          share_link_ttl_days: 30,
+          remove_on_purchase: 0,
+          created_at: at,
+          updated_at: at,
+        })
+        await keys.insert(trx, { shop_id: shopId, id: keyId, name: 'Default admin key', scope: 'admin', secret_hash: hashSecret(secret), created_at: at })
+      })
+      return { shop: await mustGet(shopId), apiKey: { keyId, secret, scope: 'admin' } }
+    },
+
+    async get(shopId: string): Promise<Shop | undefined> {
+      const cached = byId.get(shopId)
+      if (cached) return cached
+      const shop = await shops.byId(shopId)
+      return shop && remember(shop)
+    },
+
+    async byStorefrontKey(key: string): Promise<Shop | undefined> {
+      const cached = byStorefrontKey.get(key)
+      if (cached) return cached
+      const shop = await shops.byStorefrontKey(key)
+      return shop && remember(shop)
+    },
+
+    byDomain: (domain: string) => shops.byDomain(normalizeDomain(domain)),
+
+    setPlan: (shopId: string, plan: Plan) => update(shopId, { plan }),
+
+    async updateSettings(shopId: string, patch: Partial<ShopSettings>): Promise<Shop> {
+      const row: ShopUpdate = {}
+      if (patch.multi_wishlist_enabled !== undefined) row.multi_wishlist_enabled = patch.multi_wishlist_enabled ? 1 : 0
+      if (patch.reviews_auto_approve !== undefined) row.reviews_auto_approve = patch.reviews_auto_approve ? 1 : 0
+      if (patch.remove_on_purchase !== undefined) row.remove_on_purchase = patch.remove_on_purchase ? 1 : 0
+      if (patch.share_link_ttl_days !== undefined) row.share_link_ttl_days = patch.share_link_ttl_days
+      return update(shopId, row)
+    },
+
+    async rotateStorefrontKey(shopId: string): Promise<Shop> {
+      return update(shopId, { storefront_key: newSecret('sfk', 128) })
+    },
+
+    async createApiKey(shopId: string, input: { name?: string | undefined; scope?: KeyScope | undefined }): Promise<CreatedKey> {
+      const key: CreatedKey = {
+        keyId: newId('ak'),
+        secret: newSecret('sk'),
+        name: input.name?.trim() || (input.scope === 'customer' ? 'Customer key' : 'Admin key'),
+        scope: input.scope ?? 'admin',
+        createdAt: now(),
+      }
+      await keys.insert(db, { shop_id: shopId, id: key.keyId, name: key.name, scope: key.scope, secret_hash: hashSecret(key.secret), created_at: key.createdAt })
+      return key
+    },
+
+    listApiKeys: (shopId: string) => keys.listActive(shopId),
+  }
+}
+
+export type ShopsService = ReturnType<typeof createShopsService>

@@ -1,0 +1,24 @@
+import type { Plan } from '../../db/schema.js'
+
+export interface ShopSettings {
+  multi_wishlist_enabled: boolean
+  reviews_auto_approve: boolean
+  share_link_ttl_days: number
+  remove_on_purchase: boolean
+}
+
+export interface Shop {
+  id: string
+  domain: string
+  plan: Plan
+  storefrontKey: string
+  settings: ShopSettings
+  createdAt: number
+}
+
+export const SETTING_NAMES = [
+  'multi_wishlist_enabled',
+  'reviews_auto_approve',
+  'share_link_ttl_days',
+  'remove_on_purchase',
+] as const satisfies readonly (keyof ShopSettings)[]

@@ -1,0 +1,158 @@
+/**
+ * Credentials and access, deny-by-default.
+ *
+ * 1. `onRequest` (global) resolves whatever credentials the request carries into a
+ *    RequestContext, without refusing anything yet, so the rate limiter (route-level
+ *    onRequest) can key bearer calls by API key and everything else by IP.
+ * 2. `preParsing` (global, after every onRequest hook) enforces the route's declared
+ *    access: `config.access` lists who may call it; `config.owner` names the path
+ *    parameter that must be the caller's own customer or guest id (`me` allowed);
+ *    `config.plan` / `config.bearerPlan` gate by plan.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import type { OwnerType, Plan } from '../db/schema.js'
+import { AppError } from '../lib/errors.js'
+import { isGuestId, normalizePlatformId } from '../lib/platform-ids.js'
+import type { AuthService } from '../modules/auth/auth.service.js'
+import type { ActorKind, RequestContext } from '../modules/auth/auth.types.js'
+import { requirePlan } from '../modules/shops/plans.js'
+import type { ShopsService } from '../modules/shops/shops.service.js'
+
+export type Access = ActorKind | 'public'
+
+export interface Owner {
+  type: OwnerType
+  id: string
+}
+
+interface ResolvedAuth {
+  ctx?: RequestContext
+  /** Set for bearer tokens: the rate limiter's admin bucket key. */
+  keyId?: string
+  error?: AppError
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Who may call the route. Required on every route (deny by default). */
+    access?: Access[]
+    /** Path parameter naming the wishlist owner (customer id, guest id or `me`). */
+    owner?: string
+    /** Minimum plan for every caller. */
+    plan?: Plan
+    /** Minimum plan for bearer-token callers (the headless API). */
+    bearerPlan?: Plan
+  }
+  interface FastifyRequest {
+    auth: ResolvedAuth
+    /** Valid after the access guard on every non-public route. */
+    ctx: RequestContext
+    /** Set on routes that declare `config.owner`. */
+    owner: Owner
+  }
+}
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const v = request.headers[name]
+  return Array.isArray(v) ? v[0] : v
+}
+
+async function resolve(request: FastifyRequest, auth: AuthService, shops: ShopsService): Promise<ResolvedAuth> {
+  const authorization = header(request, 'authorization')
+  if (authorization !== undefined) {
+    const m = BEARER.exec(authorization)
+    if (!m) return { error: new AppError('UNAUTHORIZED', 'Authorization must be "Bearer <token>"') }
+    try {
+      const { keyId, ...ctx } = await auth.authenticateBearer(m[1] as string, request.id)
+      return { ctx, keyId }
+    } catch (err) {
+      if (err instanceof AppError) return { error: err }
+      throw err
+    }
+  }
+  const storefrontKey = header(request, 'x-storefront-key')
+  if (storefrontKey === undefined) return {}
+  const shop = await shops.byStorefrontKey(storefrontKey)
+  if (!shop) return { error: new AppError('INVALID_CREDENTIALS', 'Unknown storefront key') }
+  const query = request.query as Record<string, unknown> | undefined
+  const guestId = header(request, 'x-guest-id') ?? (typeof query?.guest_id === 'string' ? query.guest_id : undefined)
+  if (guestId === undefined) return { ctx: { shop, actor: { kind: 'storefront' }, requestId: request.id } }
+  if (!isGuestId(guestId)) {
+    return { error: new AppError('VALIDATION_ERROR', 'The guest id must be 8 to 64 characters of A-Z, a-z, 0-9, _ and -', [{ path: 'headers.x-guest-id', message: 'must match ^[A-Za-z0-9_-]{8,64}$' }]) }
+  }
+  return { ctx: { shop, actor: { kind: 'guest', guestId }, requestId: request.id } }
+}
+
+function resolveOwner(ctx: RequestContext, raw: string): Owner {
+  const { actor } = ctx
+  if (actor.kind === 'customer') {
+    if (raw === 'me' || normalizePlatformId(raw) === actor.customerId) return { type: 'customer', id: actor.customerId }
+    throw new AppError('FORBIDDEN', 'A customer token can only access its own wishlist')
+  }
+  if (actor.kind === 'guest') {
+    if (raw === 'me' || raw === actor.guestId) return { type: 'guest', id: actor.guestId }
+    throw new AppError('FORBIDDEN', 'Guest mode can only access the wishlist of its own guest id')
+  }
+  if (actor.kind === 'admin') {
+    const id = normalizePlatformId(raw)
+    if (id === null) {
+      throw new AppError('VALIDATION_ERROR', 'customerId must be 1 to 32 digits or a platform GID', [{ path: 'params.customerId', message: 'must be 1 to 32 digits or a platform GID' }])
+    }
+    return { type: 'customer', id }
+  }
+  throw new AppError('FORBIDDEN', 'This credential cannot access wishlists')
+}
+
+export function enforceAccess(request: FastifyRequest): void {
+  const config = request.routeOptions.config
+  const access = config.access
+  if (access === undefined) throw new AppError('FORBIDDEN', 'Route has no access rule')
+  if (access.includes('public')) return
+  const { ctx, error } = request.auth
+  if (error) throw error
+  if (!ctx) throw new AppError('UNAUTHORIZED', 'Send Authorization: Bearer <token>, or X-Storefront-Key with a guest id')
+  const kind = ctx.actor.kind
+  if (!access.includes(kind)) {
+    if (kind === 'storefront' && access.includes('guest')) {
+      throw new AppError('UNAUTHORIZED', 'Guest mode needs a guest id (X-Guest-Id header or guest_id query) beside the storefront key')
+    }
+    throw new AppError('FORBIDDEN', `This endpoint is not available to ${kind === 'storefront' || kind === 'guest' ? 'storefront' : kind} credentials`)
+  }
+  request.ctx = ctx
+  if (config.owner !== undefined) {
+    const raw = (request.params as Record<string, string | undefined>)[config.owner]
+    if (raw === undefined) throw new AppError('FORBIDDEN', 'Route owner parameter missing')
+    request.owner = resolveOwner(ctx, raw)
+  }
+  if (config.plan !== undefined) requirePlan(ctx.shop, config.plan)
+  if (config.bearerPlan !== undefined && (kind === 'admin' || kind === 'customer')) requirePlan(ctx.shop, config.bearerPlan)
+}
+
+export const authPlugin = fp(
+  async (app: FastifyInstance, opts: { auth: AuthService; shops: ShopsService }) => {
+    app.decorateRequest('auth', null as unknown as ResolvedAuth)
+    app.decorateRequest('ctx', null as unknown as RequestContext)
+    app.decorateRequest('owner', null as unknown as Owner)
+
+    // Deny by default: a route without an access rule is a programming error caught at start.
+    app.addHook('onRoute', (route) => {
+      if (route.config?.access === undefined && !route.url.startsWith('/docs')) {
+        throw new Error(`route ${String(route.method)} ${route.url} declares no config.access`)
+      }
+    })
+
+    app.addHook('onRequest', async (request) => {
+      request.auth = request.routeOptions.config.access?.includes('public') ? {} : await resolve(request, opts.auth, opts.shops)
+    })
+
+    app.addHook('preParsing', async (request) => {
+      if (request.routeOptions.url === undefined) return // 404: the not-found handler answers
+      if (request.url.startsWith('/docs')) return
+      enforceAccess(request)
+    })
+  },
+  { name: 'auth' },
+)

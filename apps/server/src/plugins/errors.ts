@@ -1,0 +1,93 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { AppError, type ErrorCode, type ErrorDetail } from '../lib/errors.js'
+
+/** Seconds a client should wait before retrying when the database is unreachable. */
+const UNAVAILABLE_RETRY_AFTER_S = 5
+
+// Connection-level failures of pg / node sockets, and PostgreSQL's SQLSTATE classes 08
+// (connection exception) and 57P (operator intervention: shutdown, crash recovery).
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', '53300', 'SQLITE_BUSY', 'SQLITE_CANTOPEN'])
+
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false
+  const code = (err as { code?: unknown }).code
+  if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08') || code.startsWith('57P'))) return true
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down)/i.test(err.message)
+}
+
+interface AjvError {
+  instancePath: string
+  message?: string
+  keyword: string
+  params: Record<string, unknown>
+}
+
+const BATCH_ARRAYS = new Set(['items', 'events', 'guest_items', 'product_ids', 'handles', 'photos', 'line_items', 'variants'])
+
+/** `{path, message, index?}` per schema failure; `index` names the failing element of a batch. */
+export function validationDetails(errors: AjvError[], context: string | undefined): ErrorDetail[] {
+  return errors.map((e) => {
+    const segments = e.instancePath.split('/').filter(Boolean)
+    if (e.keyword === 'required' && typeof e.params.missingProperty === 'string') segments.push(e.params.missingProperty)
+    if (e.keyword === 'additionalProperties' && typeof e.params.additionalProperty === 'string') segments.push(e.params.additionalProperty)
+    const location = context === 'querystring' ? 'query' : context ?? 'body'
+    const path = [location, ...segments].join('.')
+    const detail: ErrorDetail = { path, message: e.message ?? 'is invalid' }
+    const first = segments[0]
+    const second = segments[1]
+    if (first !== undefined && BATCH_ARRAYS.has(first) && second !== undefined && /^\d+$/.test(second)) detail.index = Number(second)
+    return detail
+  })
+}
+
+function fromFastifyError(err: FastifyError): AppError {
+  if (err.validation) {
+    const details = validationDetails(err.validation as AjvError[], err.validationContext)
+    const first = details[0]
+    return new AppError('VALIDATION_ERROR', first ? `${first.path} ${first.message}` : 'Request validation failed', details)
+  }
+  switch (err.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be application/json')
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than 1 MiB')
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new AppError('INVALID_JSON', 'The request body is not valid JSON')
+  }
+  if (err instanceof SyntaxError && err.statusCode === 400) return new AppError('INVALID_JSON', 'The request body is not valid JSON')
+  const byStatus: Record<number, ErrorCode> = { 400: 'VALIDATION_ERROR', 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 413: 'PAYLOAD_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE', 429: 'RATE_LIMITED' }
+  const code = err.statusCode !== undefined ? byStatus[err.statusCode] : undefined
+  if (code) return new AppError(code, err.message)
+  if (isDatabaseUnavailable(err)) return new AppError('UNAVAILABLE', 'The database is unavailable; retry shortly')
+  return new AppError('INTERNAL_ERROR', 'Internal server error')
+}
+
+/** Reviews (`/api/…`) answer `{error}`; the wishlist service answers `{ok: false, error}`. */
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+  const body = { code: error.code, message: error.message, ...(error.details === undefined ? {} : { details: error.details }) }
+  if (error.statusCode === 401) {
+    const param = error.code === 'INVALID_TOKEN' || error.code === 'TOKEN_EXPIRED' ? ' error="invalid_token"' : ''
+    reply.header('www-authenticate', `Bearer realm="wishlist"${param}`)
+  }
+  if (error.code === 'UNAVAILABLE') reply.header('retry-after', String(UNAVAILABLE_RETRY_AFTER_S))
+  reply.code(error.statusCode).type('application/json; charset=utf-8')
+  // Errors bypass response schemas: a route's 2xx schema must never reshape an error.
+  const payload = request.url.startsWith('/api/') ? { error: body } : { ok: false, error: body }
+  return reply.serializer(JSON.stringify).send(payload)
+}
+
+export const errorsPlugin = fp(async (app: FastifyInstance) => {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    const appError = err instanceof AppError ? err : fromFastifyError(err)
+    if (appError.statusCode >= 500) {
+      request.log.error({ err }, appError.code === 'UNAVAILABLE' ? 'database unavailable' : 'unhandled error')
+    }
+    return sendError(request, reply, appError)
+  })
+
+  app.setNotFoundHandler((request, reply) =>
+    sendError(request, reply, new AppError('NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]} not found`)),
+  )
+})

@@ -1,0 +1,55 @@
+/**
+ * The process entry for `wishlist serve`: config, storage, migrations, buildApp(),
+ * listen, graceful shutdown (SIGTERM drains in-flight requests, then exits 0).
+ */
+import closeWithGrace from 'close-with-grace'
+import type { FastifyInstance } from 'fastify'
+import { Redis } from 'ioredis'
+import { buildApp } from './app.js'
+import type { Config } from './config.js'
+import { openStorage, type Storage } from './db/connect.js'
+import { migrateToLatest } from './db/migrate.js'
+
+export interface RunningServer {
+  app: FastifyInstance
+  storage: Storage
+  address: string
+  close(): Promise<void>
+}
+
+export async function connectRedis(url: string): Promise<Redis> {
+  // Fail fast while Redis is away (the rate limiter then lets requests through) instead
+  // of queueing commands behind a reconnect.
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true })
+  redis.on('error', () => {})
+  await redis.connect()
+  return redis
+}
+
+export async function startServer(config: Config): Promise<RunningServer> {
+  const storage = openStorage(config.database)
+  await migrateToLatest(storage)
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined
+  const app = await buildApp({ config, storage, redis })
+  let closed = false
+  const close = async () => {
+    if (closed) return
+    closed = true
+    await app.close()
+    redis?.disconnect()
+    await storage.destroy()
+  }
+  const address = await app.listen({ port: config.port, host: config.host })
+  return { app, storage, address, close }
+}
+
+/** Runs until SIGTERM/SIGINT; `onListening` prints whatever the caller wants once the port accepts. */
+export async function runServer(config: Config, onListening?: (address: string) => void): Promise<void> {
+  const server = await startServer(config)
+  closeWithGrace({ delay: 25_000 }, async ({ err, signal }) => {
+    if (err) server.app.log.error({ err }, 'shutting down after an error')
+    else server.app.log.info({ signal }, 'shutting down: draining in-flight requests')
+    await server.close()
+  })
+  onListening?.(server.address)
+}

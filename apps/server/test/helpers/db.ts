@@ -1,0 +1,40 @@
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import type { DatabaseTarget } from '../../src/config.js'
+
+export const BACKEND = (process.env.DB ?? 'sqlite') as 'sqlite' | 'postgres'
+export const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+
+export interface TestDatabase {
+  target: DatabaseTarget
+  /** A DATABASE_URL that reaches the same database (for CLI and child-process tests). */
+  url: string
+  drop(): Promise<void>
+}
+
+/**
+ * A fresh database per test file: `:memory:` SQLite, or a new schema in the test
+ * PostgreSQL database (search_path pinned to it), dropped afterwards.
+ */
+export async function freshDatabase(opts: { sqliteFile?: string } = {}): Promise<TestDatabase> {
+  if (BACKEND === 'sqlite') {
+    const file = opts.sqliteFile ?? ':memory:'
+    return { target: { kind: 'sqlite', file }, url: `sqlite:${file}`, drop: async () => {} }
+  }
+  const schema = `t_${randomBytes(6).toString('hex')}`
+  const admin = new pg.Client({ connectionString: PG_URL })
+  await admin.connect()
+  await admin.query(`create schema ${schema}`)
+  await admin.end()
+  const sep = PG_URL.includes('?') ? '&' : '?'
+  return {
+    target: { kind: 'postgres', url: PG_URL, schema },
+    url: `${PG_URL}${sep}options=${encodeURIComponent(`-c search_path=${schema}`)}`,
+    async drop() {
+      const c = new pg.Client({ connectionString: PG_URL })
+      await c.connect()
+      await c.query(`drop schema if exists ${schema} cascade`)
+      await c.end()
+    },
+  }
+}

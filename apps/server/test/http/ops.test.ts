@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestApp, type TestApp } from '../helpers/app.js'
+
+let t: TestApp
+beforeAll(async () => {
+  t = await createTestApp()
+})
+afterAll(() => t.close())
+
+describe('operations endpoints', () => {
+  it('GET /healthz answers without credentials', async () => {
+    const res = await t.call('GET', '/healthz')
+    expect(res.status).toBe(200)
+    expect(res.body).toEqual({ ok: true, data: { status: 'ok' } })
+  })
+
+  it('GET /readyz checks the database', async () => {
+    const res = await t.call('GET', '/readyz')
+    expect(res.status).toBe(200)
+    expect(res.body.data.database).toBe(t.storage.backend)
+  })
+
+  it('GET /metrics counts requests by route pattern and status', async () => {
+    const shop = await t.createShop('starter')
+    await t.call('GET', '/v1/admin/shop', { token: await shop.adminToken() })
+    await t.call('GET', '/v1/admin/shop')
+    const res = await t.inject({ method: 'GET', url: '/metrics' })
+    expect(res.statusCode).toBe(200)
+    expect(res.headers['content-type']).toContain('text/plain')
+    expect(res.body).toMatch(/http_requests_total\{method="GET",route="\/v1\/admin\/shop",status_code="200"\} 1/)
+    expect(res.body).toMatch(/http_requests_total\{method="GET",route="\/v1\/admin\/shop",status_code="401"\} 1/)
+    expect(res.body).toMatch(/http_request_duration_seconds_bucket\{le="0.005",method="POST",route="\/v1\/auth\/token",status_code="200"\}/)
+    expect(res.body).toContain('process_resident_memory_bytes')
+  })
+
+  it('GET /v1/openapi.json is OpenAPI 3.1 generated from the route schemas', async () => {
+    const res = await t.call('GET', '/v1/openapi.json')
+    expect(res.status).toBe(200)
+    expect(res.body.openapi).toBe('3.1.0')
+    const token = res.body.paths['/v1/auth/token'].post
+    expect(token.requestBody.content['application/json'].schema.required).toEqual(['api_key', 'api_secret'])
+    expect(res.body.paths['/v1/admin/shop'].get.security).toEqual([{ bearer: [] }])
+    expect(res.body.paths['/docs']).toBeUndefined()
+  })
+
+  it('GET /docs serves the API reference', async () => {
+    const res = await t.inject({ method: 'GET', url: '/docs/' })
+    expect(res.statusCode).toBe(200)
+    expect(res.body).toContain('swagger')
+  })
+
+  it('answers every response with an x-request-id', async () => {
+    const res = await t.inject({ method: 'GET', url: '/healthz' })
+    expect(res.headers['x-request-id']).toMatch(/^req_/)
+  })
+})

@@ -1,0 +1,15 @@
+import { defineConfig } from 'vitest/config'
+
+// The HTTP suite runs twice, once per storage backend (DB=sqlite, DB=postgres); pure
+// logic runs once.
+export default defineConfig({
+  test: {
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { extends: true, test: { name: 'sqlite', include: ['test/http/**/*.test.ts'], env: { DB: 'sqlite' } } },
+      { extends: true, test: { name: 'postgres', include: ['test/http/**/*.test.ts'], env: { DB: 'postgres' } } },
+    ],
+  },
+})
