@@ -62,11 +62,84 @@ export interface AnalyticsEventsTable {
 export type OwnerType = 'customer' | 'guest'
 export type AnalyticsFactType = 'add' | 'remove' | 'cart_add' | 'share'
 
+/**
+ * The parent row of everything an owner (customer or guest) holds. Created on the first
+ * write, never on a read. Writers lock it (FOR UPDATE on PostgreSQL) so that concurrent
+ * adds cannot pass the item limit; `item_count` is the total across the owner's lists.
+ */
+export interface WishlistOwnersTable {
+  shop_id: string
+  owner_type: OwnerType
+  owner_id: string
+  item_count: number
+  created_at: number
+  updated_at: number
+}
+
+/**
+ * Named lists. The default list (`id = 'default'`) exists for every owner without a row;
+ * a row appears only when it is renamed. `name_key` is the trimmed, lower-cased name for
+ * the per-owner uniqueness rule.
+ */
+export interface WishlistListsTable {
+  shop_id: string
+  owner_type: OwnerType
+  owner_id: string
+  id: string
+  name: string
+  name_key: string
+  created_at: number
+  updated_at: number
+}
+
+export interface WishlistItemsTable {
+  shop_id: string
+  owner_type: OwnerType
+  owner_id: string
+  list_id: string
+  product_id: string
+  /** As given on add; null means "the catalog's default variant, resolved on read". */
+  variant_id: string | null
+  handle: string | null
+  /** JSON text, at most 200 characters. */
+  metadata: string | null
+  added_at: number
+}
+
+export interface ShareLinksTable {
+  shop_id: string
+  token: string
+  owner_type: OwnerType
+  owner_id: string
+  list_id: string
+  created_at: number
+  expires_at: number
+  revoked_at: number | null
+}
+
+/**
+ * What the platform events intake knows about a product (DECISIONS §9). `variants` is JSON
+ * text: `[{variant_id, price, inventory_quantity}]`; the first one is the default variant.
+ */
+export interface CatalogProductsTable {
+  shop_id: string
+  product_id: string
+  handle: string | null
+  default_variant_id: string | null
+  variants: string
+  updated_at: number
+}
+
 export interface Database {
   shops: ShopsTable
   api_keys: ApiKeysTable
   outbox: OutboxTable
   analytics_events: AnalyticsEventsTable
+  wishlist_owners: WishlistOwnersTable
+  wishlist_lists: WishlistListsTable
+  wishlist_items: WishlistItemsTable
+  share_links: ShareLinksTable
+  catalog_products: CatalogProductsTable
 }
 
 export type ShopRow = Selectable<ShopsTable>

@@ -58,4 +58,82 @@ export async function up(db: Kysely<unknown>, backend: Backend): Promise<void> {
     .on('analytics_events')
     .columns(['shop_id', 'occurred_at'])
     .execute()
+
+  await db.schema
+    .createTable('wishlist_owners')
+    .addColumn('shop_id', 'text', (c) => c.notNull())
+    .addColumn('owner_type', 'text', (c) => c.notNull())
+    .addColumn('owner_id', 'text', (c) => c.notNull())
+    .addColumn('item_count', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('wishlist_owners_pk', ['shop_id', 'owner_type', 'owner_id'])
+    .execute()
+
+  await db.schema
+    .createTable('wishlist_lists')
+    .addColumn('shop_id', 'text', (c) => c.notNull())
+    .addColumn('owner_type', 'text', (c) => c.notNull())
+    .addColumn('owner_id', 'text', (c) => c.notNull())
+    .addColumn('id', 'text', (c) => c.notNull())
+    .addColumn('name', 'text', (c) => c.notNull())
+    .addColumn('name_key', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('wishlist_lists_pk', ['shop_id', 'owner_type', 'owner_id', 'id'])
+    .addUniqueConstraint('wishlist_lists_name_uq', ['shop_id', 'owner_type', 'owner_id', 'name_key'])
+    .execute()
+
+  await db.schema
+    .createTable('wishlist_items')
+    .addColumn('shop_id', 'text', (c) => c.notNull())
+    .addColumn('owner_type', 'text', (c) => c.notNull())
+    .addColumn('owner_id', 'text', (c) => c.notNull())
+    .addColumn('list_id', 'text', (c) => c.notNull())
+    .addColumn('product_id', 'text', (c) => c.notNull())
+    .addColumn('variant_id', 'text')
+    .addColumn('handle', 'text')
+    .addColumn('metadata', 'text')
+    .addColumn('added_at', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('wishlist_items_pk', ['shop_id', 'owner_type', 'owner_id', 'list_id', 'product_id'])
+    .execute()
+  // A page of one list, newest first, without touching the rest of the list or the shop.
+  await db.schema
+    .createIndex('wishlist_items_page')
+    .on('wishlist_items')
+    .columns(['shop_id', 'owner_type', 'owner_id', 'list_id', 'added_at'])
+    .execute()
+  // Who holds a product (analytics, product events, remove-on-purchase).
+  await db.schema.createIndex('wishlist_items_by_product').on('wishlist_items').columns(['shop_id', 'product_id']).execute()
+
+  await db.schema
+    .createTable('share_links')
+    .addColumn('shop_id', 'text', (c) => c.notNull())
+    .addColumn('token', 'text', (c) => c.notNull())
+    .addColumn('owner_type', 'text', (c) => c.notNull())
+    .addColumn('owner_id', 'text', (c) => c.notNull())
+    .addColumn('list_id', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addColumn('expires_at', 'bigint', (c) => c.notNull())
+    .addColumn('revoked_at', 'bigint')
+    .addPrimaryKeyConstraint('share_links_pk', ['shop_id', 'token'])
+    .execute()
+  // The public read knows only the token (≥128 random bits, so this index is selective).
+  await db.schema.createIndex('share_links_by_token').on('share_links').column('token').execute()
+  await db.schema
+    .createIndex('share_links_by_list')
+    .on('share_links')
+    .columns(['shop_id', 'owner_type', 'owner_id', 'list_id'])
+    .execute()
+
+  await db.schema
+    .createTable('catalog_products')
+    .addColumn('shop_id', 'text', (c) => c.notNull())
+    .addColumn('product_id', 'text', (c) => c.notNull())
+    .addColumn('handle', 'text')
+    .addColumn('default_variant_id', 'text')
+    .addColumn('variants', 'text', (c) => c.notNull())
+    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('catalog_products_pk', ['shop_id', 'product_id'])
+    .execute()
 }
