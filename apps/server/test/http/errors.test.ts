@@ -103,3 +103,22 @@ describe('database unavailable', () => {
     }
   })
 })
+
+describe('unexpected errors', () => {
+  it('answers 500 INTERNAL_ERROR without the message, stack or SQL of the failure', async () => {
+    const storage = openStorage({ kind: 'sqlite', file: ':memory:' })
+    const app = await buildApp({ config: testConfig(), storage, logger: false })
+    app.get('/v1/boom', { config: { access: ['public'] } }, async () => {
+      throw new Error('select secret_hash from api_keys where id = 1')
+    })
+    try {
+      const res = await app.inject({ method: 'GET', url: '/v1/boom' })
+      expect(res.statusCode).toBe(500)
+      expect(res.json()).toEqual({ ok: false, error: { code: 'INTERNAL_ERROR', message: 'Internal server error' } })
+      expect(res.body).not.toMatch(/select|secret_hash|at .*\.ts/)
+    } finally {
+      await app.close()
+      await storage.destroy()
+    }
+  })
+})
