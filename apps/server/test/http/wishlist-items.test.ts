@@ -250,3 +250,36 @@ describe('access', () => {
     expect(res.status).toBe(401)
   })
 })
+
+describe('functions for other modules', () => {
+  it('removeProductsForCustomer removes bought products from every list in the caller\'s transaction', async () => {
+    const s = await t.createShop('growth', { multi_wishlist_enabled: true })
+    const token = await s.adminToken()
+    const list = (await t.call('POST', '/v1/wishlists/55/lists', { token, body: { name: 'Other' } })).body.data.wishlist.wishlistId
+    await add('55', { product_id: '1' }, { token })
+    await add('55', { product_id: '1' }, { token, query: `?wishlist_id=${list}` })
+    await add('55', { product_id: '2' }, { token })
+    const removed = await t.storage.db.transaction().execute((trx) =>
+      t.app.services.wishlists.removeProductsForCustomer(trx, s.id, '55', ['gid://shopify/Product/1', '3']),
+    )
+    expect(removed).toBe(2)
+    expect(await ownerRow(s.id, '55')).toMatchObject({ item_count: 1 })
+    const events = (await outbox(s.id)).filter((e) => e.event === 'wishlist.item.removed').map((e) => JSON.parse(e.payload))
+    expect(events).toHaveLength(2)
+    expect(events[0]).toMatchObject({ customerId: '55', productId: '1', reason: 'purchased' })
+    expect((await facts(s.id, '55')).filter((f) => f.type === 'remove')).toHaveLength(2)
+    expect(await t.storage.db.transaction().execute((trx) => t.app.services.wishlists.removeProductsForCustomer(trx, s.id, '56', ['1']))).toBe(0)
+    expect(await ownerRow(s.id, '56')).toBeUndefined()
+  })
+
+  it('holdersOfProduct counts distinct owners and lists customer ids with truncation', async () => {
+    const s = await t.createShop('starter')
+    const token = await s.adminToken()
+    for (const c of ['3', '1', '2']) await add(c, { product_id: '900' }, { token })
+    await t.call('POST', '/v1/wishlists/me/items', { headers: s.guest('g_holder_0001'), body: { product_id: '900' } })
+    const all = await t.app.services.wishlists.holdersOfProduct(s.id, '900')
+    expect(all).toEqual({ wishlistCount: 4, customerIds: ['1', '2', '3'], truncated: false })
+    expect(await t.app.services.wishlists.holdersOfProduct(s.id, '900', { limit: 2 })).toEqual({ wishlistCount: 4, customerIds: ['1', '2'], truncated: true })
+    expect(await t.app.services.wishlists.holdersOfProduct(s.id, '901')).toEqual({ wishlistCount: 0, customerIds: [], truncated: false })
+  })
+})
