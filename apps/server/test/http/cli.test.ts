@@ -32,7 +32,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-describe('wishlist CLI', () => {
+// Each CLI call is a fresh Node process compiling TypeScript: generous timeouts for a loaded machine.
+describe('wishlist CLI', { timeout: 120_000 }, () => {
   let created: { shop: { id: string; domain: string; plan: string }; storefrontKey: string; apiKey: { keyId: string; secret: string } }
 
   it('migrate applies migrations, then reports the database is up to date', async () => {

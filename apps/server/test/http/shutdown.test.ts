@@ -18,7 +18,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-describe('graceful shutdown', () => {
+describe('graceful shutdown', { timeout: 60_000 }, () => {
   it('on SIGTERM finishes the in-flight request, refuses new connections and exits 0', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/cli-entry.ts', 'serve'], {
       env: { ...process.env, DATABASE_URL: database.url, JWT_SECRET: TEST_JWT_SECRET, PORT: '0', LOG_LEVEL: 'warn' },
