@@ -631,6 +631,22 @@ describe('verified purchase (order.created → recordPurchase)', () => {
   })
 })
 
+describe('concurrent writes', () => {
+  it('keeps one review per e-mail, one vote per voter and one aggregate entry per approval', async () => {
+    const productId = nextProduct()
+    const body = review({ productId, customerEmail: 'race@example.com' })
+    const submits = await Promise.all(Array.from({ length: 5 }, () => submit(shop, body)))
+    expect(submits.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409])
+    const id = submits.find((r) => r.status === 201)?.body.id as number
+    await Promise.all(Array.from({ length: 5 }, () => t.call('POST', `/api/v1/reviews/${id}/approve`, { token: admin })))
+    expect((await summary(productId)).body).toMatchObject({ reviewCount: 1, ratingDistribution: { '5': 1 } })
+    await Promise.all(Array.from({ length: 5 }, () => t.call('PUT', `/api/v1/reviews/${id}/helpful`, { headers: shop.guest('guest_race') })))
+    expect((await t.call('GET', `/api/v1/reviews/${id}`, { headers: sf() })).body.helpfulCount).toBe(1)
+    await Promise.all(Array.from({ length: 5 }, () => t.call('POST', `/api/v1/reviews/${id}/reject`, { token: admin })))
+    expect((await summary(productId)).body.reviewCount).toBe(0)
+  })
+})
+
 describe('privacy', () => {
   it('no public endpoint returns customerEmail', async () => {
     const productId = nextProduct()
