@@ -10,6 +10,8 @@ import type { Config } from './config.js'
 import type { Storage } from './db/connect.js'
 import { newId } from './lib/ids.js'
 import { adminRoutes } from './modules/admin/admin.routes.js'
+import { analyticsRoutes } from './modules/analytics/analytics.routes.js'
+import { type AnalyticsService, createAnalyticsService } from './modules/analytics/analytics.service.js'
 import { authRoutes } from './modules/auth/auth.routes.js'
 import { type AuthService, createAuthService } from './modules/auth/auth.service.js'
 import { opsRoutes } from './modules/ops/ops.routes.js'
@@ -36,6 +38,7 @@ export interface AppDeps {
 export interface Services {
   shops: ShopsService
   auth: AuthService
+  analytics: AnalyticsService
 }
 
 declare module 'fastify' {
@@ -68,7 +71,8 @@ export function createServices(deps: AppDeps): Services {
   const cacheTtlMs = deps.credentialCacheTtlMs ?? 5_000
   const shops = createShopsService({ db: deps.storage.db, cacheTtlMs })
   const auth = createAuthService({ db: deps.storage.db, jwtSecret: deps.config.jwtSecret, shops, cacheTtlMs })
-  return { shops, auth }
+  const analytics = createAnalyticsService({ db: deps.storage.db })
+  return { shops, auth, analytics }
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -111,6 +115,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(opsRoutes, { storage: deps.storage, redis: deps.redis })
   await app.register(authRoutes, { auth: services.auth })
   await app.register(adminRoutes, { shops: services.shops, auth: services.auth })
+  await app.register(analyticsRoutes, { analytics: services.analytics })
 
   return app
 }

@@ -2,7 +2,7 @@
  * The only place where SQLite and PostgreSQL differ. Everything else (returning,
  * onConflict upserts, limit/offset, transactions) is portable through Kysely.
  */
-import { type CreateTableBuilder, type Kysely, sql } from 'kysely'
+import { type CreateTableBuilder, type Kysely, type QueryExecutor, SqliteAdapter, sql } from 'kysely'
 import type { Backend } from './connect.js'
 
 /** An auto-increment integer primary key named `id` (a global sequence on PostgreSQL). */
@@ -29,3 +29,10 @@ export async function tableExists(db: Kysely<unknown>, name: string): Promise<bo
   const tables = await db.introspection.getTables()
   return tables.some((t) => t.name === name)
 }
+
+/**
+ * The backend behind a Kysely instance or transaction, for code that receives only a
+ * transaction (e.g. `recordFacts`) and must take a row lock on PostgreSQL.
+ */
+export const backendOf = (db: { getExecutor(): QueryExecutor }): Backend =>
+  db.getExecutor().adapter instanceof SqliteAdapter ? 'sqlite' : 'postgres'
