@@ -11,6 +11,7 @@
  */
 import type { Insertable } from 'kysely'
 import type { Db } from '../../db/connect.js'
+import { backendOf, bulkInsertQuery } from '../../db/dialect.js'
 import type { AnalyticsFactType, Database, OwnerType } from '../../db/schema.js'
 import { DAY_MS } from '../../lib/time.js'
 import { dayOf } from './analytics.periods.js'
@@ -49,12 +50,36 @@ function prng(seed: number): () => number {
 
 const ITEM_LIMIT = 2_500
 
+/** A set with O(1) random pick and removal. */
+class Bag {
+  readonly items: string[] = []
+  private readonly pos = new Map<string, number>()
+  has = (p: string): boolean => this.pos.has(p)
+  get size(): number {
+    return this.items.length
+  }
+  add(p: string): void {
+    this.pos.set(p, this.items.length)
+    this.items.push(p)
+  }
+  delete(p: string): void {
+    const i = this.pos.get(p) as number
+    const last = this.items.pop() as string
+    this.pos.delete(p)
+    if (last !== p) {
+      this.items[i] = last
+      this.pos.set(last, i)
+    }
+  }
+  pick = (r: number): string => this.items[Math.floor(r * this.items.length)] as string
+}
+
 interface SimOwner {
   type: OwnerType
   id: string
   lists: string[]
   /** list → products */
-  items: Map<string, Set<string>>
+  items: Map<string, Bag>
   count: number
 }
 
@@ -71,7 +96,7 @@ export function* generateActivity(opts: ActivityOptions): Generator<SeedEvent[]>
     const id = guest ? `g_seed_${i.toString(36).padStart(6, '0')}` : String(7_000_000 + i)
     const lists = ['default']
     if (!guest && rand() < 0.25) lists.push(`wl_seed${i.toString(36)}`)
-    owners.push({ type: guest ? 'guest' : 'customer', id, lists, items: new Map(lists.map((l) => [l, new Set<string>()])), count: 0 })
+    owners.push({ type: guest ? 'guest' : 'customer', id, lists, items: new Map(lists.map((l) => [l, new Bag()])), count: 0 })
   }
   const product = () => String(100_000 + Math.floor(productCount * rand() ** 2.5))
   const pickOwner = () => owners[Math.floor(ownerCount * rand() ** 1.8)] as SimOwner
@@ -107,11 +132,11 @@ export function* generateActivity(opts: ActivityOptions): Generator<SeedEvent[]>
     const r = rand()
     if ((r < 0.55 || o.count === 0) && o.count < ITEM_LIMIT) {
       const list = o.lists.length > 1 && rand() < 0.3 ? (o.lists[1] as string) : 'default'
-      const held = o.items.get(list) as Set<string>
-      const inDefault = [...(o.items.get('default') as Set<string>)]
+      const held = o.items.get(list) as Bag
+      const inDefault = o.items.get('default') as Bag
       for (let tries = 0; tries < 4; tries++) {
         // Some products go into a second list too: one owner, one holder.
-        const p = list !== 'default' && inDefault.length > 0 && rand() < 0.5 ? (inDefault[Math.floor(rand() * inDefault.length)] as string) : product()
+        const p = list !== 'default' && inDefault.size > 0 && rand() < 0.5 ? inDefault.pick(rand()) : product()
         if (held.has(p)) continue
         held.add(p)
         o.count++
@@ -122,20 +147,16 @@ export function* generateActivity(opts: ActivityOptions): Generator<SeedEvent[]>
     if (r < 0.75 && o.count > 0) {
       for (const [list, held] of o.items) {
         if (held.size === 0) continue
-        const all = [...held]
-        const p = all[Math.floor(rand() * all.length)] as string
+        const p = held.pick(rand())
         held.delete(p)
         o.count--
         return { ...base, type: 'remove', productId: p, list }
       }
     }
     if (r < 0.95) {
-      const held = o.items.get('default') as Set<string>
+      const held = o.items.get('default') as Bag
       let p = product()
-      if (held.size > 0 && rand() < 0.7) {
-        const all = [...held]
-        p = all[Math.floor(rand() * all.length)] as string
-      }
+      if (held.size > 0 && rand() < 0.7) p = held.pick(rand())
       return { ...base, type: 'cart_add', productId: p, list: 'default' }
     }
     return { ...base, type: 'share', productId: '', list: 'default' }
@@ -216,15 +237,18 @@ export class RollupFold {
 
 const split = (key: string) => key.split('\t') as [OwnerType, string, string]
 
-/** Inserts rows in chunks that stay below SQLite's bound-parameter limit. */
+/** Inserts rows in chunks that stay below SQLite's bound-parameter limit (precompiled: fast). */
 async function bulkInsert<T extends keyof Tables>(db: Db, table: T, rows: Tables[T][]): Promise<void> {
   if (rows.length === 0) return
-  const columns = Object.keys(rows[0] as object).length
-  const chunk = Math.max(1, Math.min(2_000, Math.floor(30_000 / columns)))
+  const columns = Object.keys(rows[0] as object)
+  const backend = backendOf(db)
+  const chunk = backend === 'postgres' ? 20_000 : Math.max(1, Math.min(4_000, Math.floor(30_000 / columns.length)))
+  const t0 = Date.now()
   for (let i = 0; i < rows.length; i += chunk) {
-    // Kysely cannot relate a table chosen by a type parameter to its row type.
-    await db.insertInto(table).values(rows.slice(i, i + chunk) as never).execute()
+    const slice = rows.slice(i, i + chunk).map((r) => columns.map((c) => (r as Record<string, unknown>)[c]))
+    await db.executeQuery(bulkInsertQuery(backend, table, columns, slice))
   }
+  if (process.env.SEED_DEBUG) process.stderr.write(`${table}: ${rows.length} rows in ${Date.now() - t0} ms\n`)
 }
 
 type Tables = { [K in keyof Database]: Insertable<Database[K]> }
