@@ -10,6 +10,8 @@ import type { Config } from './config.js'
 import type { Storage } from './db/connect.js'
 import { newId } from './lib/ids.js'
 import { adminRoutes } from './modules/admin/admin.routes.js'
+import { analyticsRoutes } from './modules/analytics/analytics.routes.js'
+import { type AnalyticsService, createAnalyticsService } from './modules/analytics/analytics.service.js'
 import { authRoutes } from './modules/auth/auth.routes.js'
 import { type AuthService, createAuthService } from './modules/auth/auth.service.js'
 import { opsRoutes } from './modules/ops/ops.routes.js'
@@ -51,6 +53,7 @@ export interface Services {
   share: ShareService
   imports: ImportService
   reviews: ReviewsService
+  analytics: AnalyticsService
 }
 
 declare module 'fastify' {
@@ -89,7 +92,8 @@ export function createServices(deps: AppDeps): Services {
   const share = createShareService({ ...storage, shops, publicBaseUrl: deps.config.publicBaseUrl })
   const imports = createImportService(storage)
   const reviews = createReviewsService(storage)
-  return { shops, auth, wishlists, lists, share, imports, reviews }
+  const analytics = createAnalyticsService({ db: deps.storage.db })
+  return { shops, auth, wishlists, lists, share, imports, reviews, analytics }
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -137,6 +141,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(shareRoutes, { share: services.share })
   await app.register(importRoutes, { imports: services.imports })
   await app.register(reviewsRoutes, { reviews: services.reviews })
+  await app.register(analyticsRoutes, { analytics: services.analytics })
 
   return app
 }

@@ -2,7 +2,7 @@
  * The only place where SQLite and PostgreSQL differ. Everything else (returning,
  * onConflict upserts, limit/offset, transactions) is portable through Kysely.
  */
-import { type CreateTableBuilder, type Kysely, sql } from 'kysely'
+import { CompiledQuery, type CreateTableBuilder, type Kysely, type QueryExecutor, SqliteAdapter, sql } from 'kysely'
 import type { Backend } from './connect.js'
 
 /** An auto-increment integer primary key named `id` (a global sequence on PostgreSQL). */
@@ -28,4 +28,34 @@ export const supportsRowLocks = (backend: Backend): boolean => backend === 'post
 export async function tableExists(db: Kysely<unknown>, name: string): Promise<boolean> {
   const tables = await db.introspection.getTables()
   return tables.some((t) => t.name === name)
+}
+
+/**
+ * The backend behind a Kysely instance or transaction, for code that receives only a
+ * transaction (e.g. `recordFacts`) and must take a row lock on PostgreSQL.
+ */
+export const backendOf = (db: { getExecutor(): QueryExecutor }): Backend =>
+  db.getExecutor().adapter instanceof SqliteAdapter ? 'sqlite' : 'postgres'
+
+/**
+ * One multi-row INSERT as a precompiled query, for bulk loads (seeding) where building a
+ * query tree per value would cost more than the database work. SQLite: `values (?,…),…`.
+ * PostgreSQL: one array parameter per column through `unnest` (a huge VALUES list is slow
+ * to parse); a column of numbers is `bigint[]`, anything else `text[]`, and the insert's
+ * assignment casts convert to the column types.
+ */
+export function bulkInsertQuery(backend: Backend, table: string, columns: readonly string[], rows: readonly unknown[][]): CompiledQuery {
+  const target = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(',')})`
+  if (backend === 'postgres') {
+    const arrays = columns.map((_, i) => rows.map((r) => r[i] ?? null))
+    const types = arrays.map((a) => (a.some((v) => v !== null) && a.every((v) => v === null || typeof v === 'number') ? 'bigint[]' : 'text[]'))
+    return CompiledQuery.raw(`${target} select * from unnest(${types.map((t, i) => `$${i + 1}::${t}`).join(',')})`, arrays)
+  }
+  const params: unknown[] = []
+  const tuples: string[] = []
+  for (const row of rows) {
+    for (const v of row) params.push(v)
+    tuples.push(`(${row.map(() => '?').join(',')})`)
+  }
+  return CompiledQuery.raw(`${target} values ${tuples.join(',')}`, params)
 }

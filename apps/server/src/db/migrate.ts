@@ -4,6 +4,7 @@ import type { Backend, Storage } from './connect.js'
 import * as m0001 from './migrations/0001_foundation.js'
 import * as m0002 from './migrations/0002_wishlists.js'
 import * as m0004 from './migrations/0004_reviews.js'
+import * as m0005 from './migrations/0005_analytics.js'
 
 interface BackendMigration {
   up(db: Kysely<unknown>, backend: Backend): Promise<void>
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, BackendMigration> = {
   '0001_foundation': m0001,
   '0002_wishlists': m0002,
   '0004_reviews': m0004,
+  '0005_analytics': m0005,
 }
 
 class StaticProvider implements MigrationProvider {

@@ -201,6 +201,65 @@ export interface PurchasesTable {
   created_at: number
 }
 
+/**
+ * Analytics read models (migration 0005), maintained by `recordFacts` in the writer's
+ * transaction. `day` is the UTC epoch day: floor(epoch ms / 86,400,000).
+ */
+export interface AnalyticsDailyTable {
+  shop_id: string
+  day: number
+  adds: number
+  removes: number
+  /** Distinct owners with a wishlist event (add, remove, share) on this day. */
+  shoppers: number
+  /** Owners whose most recent wishlist event falls on this day (each owner counts on exactly one day). */
+  last_seen: number
+  /** Adds made on this day that the same owner later cart-added. */
+  converted: number
+}
+
+/** The per-(shop, day, owner) "seen" set behind `analytics_daily.shoppers`. */
+export interface AnalyticsShopperDaysTable {
+  shop_id: string
+  day: number
+  owner_type: OwnerType
+  owner_id: string
+}
+
+/** Each owner's last day with a wishlist event, behind `analytics_daily.last_seen`. */
+export interface AnalyticsShoppersTable {
+  shop_id: string
+  owner_type: OwnerType
+  owner_id: string
+  last_day: number
+}
+
+/** The distinct (owner, product) pairs held in any list, behind `analytics_product_holders`. */
+export interface AnalyticsHoldingsTable {
+  shop_id: string
+  owner_type: OwnerType
+  owner_id: string
+  product_id: string
+}
+
+/** Distinct owners now holding each product. */
+export interface AnalyticsProductHoldersTable {
+  shop_id: string
+  product_id: string
+  holders: number
+}
+
+/** Adds not yet followed by a cart add of the same owner and product. */
+export interface AnalyticsPendingAddsTable {
+  shop_id: string
+  owner_type: OwnerType
+  owner_id: string
+  product_id: string
+  added_at: number
+  day: number
+  count: number
+}
+
 export interface Database {
   shops: ShopsTable
   api_keys: ApiKeysTable
@@ -215,6 +274,12 @@ export interface Database {
   review_aggregates: ReviewAggregatesTable
   review_votes: ReviewVotesTable
   purchases: PurchasesTable
+  analytics_daily: AnalyticsDailyTable
+  analytics_shopper_days: AnalyticsShopperDaysTable
+  analytics_shoppers: AnalyticsShoppersTable
+  analytics_holdings: AnalyticsHoldingsTable
+  analytics_product_holders: AnalyticsProductHoldersTable
+  analytics_pending_adds: AnalyticsPendingAddsTable
 }
 
 export type ShopRow = Selectable<ShopsTable>

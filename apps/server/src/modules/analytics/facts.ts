@@ -2,11 +2,32 @@
  * Analytics facts (DECISIONS §8): append-only, written in the same transaction as the
  * wishlist change they describe. Wishlist operations, merge, import, list deletion and the
  * events intake (cart adds) all record through this one function, so whatever the
- * analytics module maintains beside the log (daily rollups, distinct-shopper sets) is
- * updated here, inside that same transaction.
+ * analytics module maintains beside the log is updated here, inside that same transaction:
+ *
+ * - `analytics_daily` per (shop, UTC day): adds, removes, distinct shoppers of the day,
+ *   `last_seen` (owners whose latest wishlist event is that day) and `converted` (adds of
+ *   that day later cart-added by the same owner);
+ * - `analytics_shopper_days`: the (day, owner) seen set behind the daily shopper count;
+ * - `analytics_shoppers`: each owner's last wishlist-event day, behind `last_seen`;
+ * - `analytics_holdings` + `analytics_product_holders`: distinct owners now holding a product;
+ * - `analytics_pending_adds`: adds not yet followed by a cart add of the same product.
+ *
+ * Wishlist events are add, remove and share; a cart add is not one (it only converts adds).
+ * A fact stamped later than the server clock is recorded at the server's "now": analytics
+ * never holds a day after today, which is what keeps `activeShoppers` exact (see
+ * docs/architecture.md, "Analytics").
+ *
+ * Callers: record one `add` per list insert and one `remove` per list removal, after the
+ * write or before it. Give `listId` on removes so the holder count knows which list the
+ * item left; without it, record the remove after the delete. Code that deletes items
+ * without recording removes (customer erasure) calls `syncHoldings` afterwards.
  */
 import type { Transaction } from 'kysely'
+import { backendOf } from '../../db/dialect.js'
 import type { AnalyticsFactType, Database, OwnerType } from '../../db/schema.js'
+import { now } from '../../lib/time.js'
+import { dayOf } from './analytics.periods.js'
+import { type DailyDelta, type Owner, type RollupWriter, rollupWriter } from './analytics.repo.js'
 
 export interface AnalyticsFact {
   type: AnalyticsFactType
@@ -14,24 +35,105 @@ export interface AnalyticsFact {
   ownerId: string
   productId: string
   occurredAt: number
+  /** For `remove`: the list the item left (makes the holder count independent of write order). */
+  listId?: string
+}
+
+const isWishlistEvent = (type: AnalyticsFactType): boolean => type !== 'cart_add'
+const ownerKey = (o: Owner): string => `${o.type}:${o.id}`
+
+function deltaOf(map: Map<number, DailyDelta>, day: number): DailyDelta {
+  let d = map.get(day)
+  if (!d) {
+    d = { adds: 0, removes: 0, shoppers: 0, last_seen: 0, converted: 0 }
+    map.set(day, d)
+  }
+  return d
+}
+
+function bump(map: Map<string, number>, key: string, by: number): void {
+  map.set(key, (map.get(key) ?? 0) + by)
 }
 
 export async function recordFacts(trx: Transaction<Database>, shopId: string, facts: AnalyticsFact[]): Promise<void> {
   if (facts.length === 0) return
+  const clock = now()
+  const at = facts.map((f) => Math.min(f.occurredAt, clock))
   // Chunked: SQLite allows at most 32,766 bound parameters per statement.
   for (let i = 0; i < facts.length; i += 500) {
     await trx
       .insertInto('analytics_events')
       .values(
-        facts.slice(i, i + 500).map((f) => ({
+        facts.slice(i, i + 500).map((f, j) => ({
           shop_id: shopId,
           type: f.type,
           owner_type: f.ownerType,
           owner_id: f.ownerId,
           product_id: f.productId,
-          occurred_at: f.occurredAt,
+          occurred_at: at[i + j] as number,
         })),
       )
       .execute()
   }
+
+  const w = rollupWriter(trx, shopId, backendOf(trx))
+  const daily = new Map<number, DailyDelta>()
+  const holders = new Map<string, number>()
+  const seen = new Set<string>()
+  const lastDay = new Map<string, { owner: Owner; day: number }>()
+
+  for (const [i, f] of facts.entries()) {
+    const t = at[i] as number
+    const day = dayOf(t)
+    const owner: Owner = { type: f.ownerType, id: f.ownerId }
+    const delta = deltaOf(daily, day) // every fact's day gets a row: `all` starts at the first one
+    if (f.type === 'add') {
+      delta.adds++
+      await w.addPending(owner, f.productId, t, day)
+      if (await w.hold(owner, f.productId)) bump(holders, f.productId, 1)
+    } else if (f.type === 'remove') {
+      delta.removes++
+      if (!(await w.holdsInLists(owner, f.productId, f.listId)) && (await w.release(owner, f.productId))) {
+        bump(holders, f.productId, -1)
+      }
+    } else if (f.type === 'cart_add') {
+      for (const p of await w.convertPending(owner, f.productId, t)) deltaOf(daily, p.day).converted += p.count
+    }
+    if (isWishlistEvent(f.type)) {
+      const k = `${ownerKey(owner)}@${day}`
+      if (!seen.has(k)) {
+        seen.add(k)
+        if (await w.markSeen(owner, day)) delta.shoppers++
+      }
+      const prev = lastDay.get(ownerKey(owner))
+      if (!prev || prev.day < day) lastDay.set(ownerKey(owner), { owner, day })
+    }
+  }
+
+  // Owners in key order, so concurrent writers lock `analytics_shoppers` rows in one order.
+  for (const [, { owner, day }] of [...lastDay.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    const moved = await w.advanceLastDay(owner, day)
+    if (!moved) continue
+    if (moved.from !== null) deltaOf(daily, moved.from).last_seen--
+    deltaOf(daily, day).last_seen++
+  }
+
+  await w.addDaily(daily)
+  await w.addHolders(holders)
+}
+
+/**
+ * Brings the holder counts of one owner in line with what its lists hold now. For code that
+ * deletes items without recording `remove` facts (customer erasure, DECISIONS §14); call it
+ * in the same transaction, after the delete.
+ */
+export async function syncHoldings(trx: Transaction<Database>, shopId: string, ownerType: OwnerType, ownerId: string): Promise<void> {
+  const w: RollupWriter = rollupWriter(trx, shopId, backendOf(trx))
+  const owner: Owner = { type: ownerType, id: ownerId }
+  const held = new Set(await w.heldProducts(owner))
+  const listed = new Set(await w.listedProducts(owner))
+  const holders = new Map<string, number>()
+  for (const p of listed) if (!held.has(p) && (await w.hold(owner, p))) bump(holders, p, 1)
+  for (const p of held) if (!listed.has(p) && (await w.release(owner, p))) bump(holders, p, -1)
+  await w.addHolders(holders)
 }

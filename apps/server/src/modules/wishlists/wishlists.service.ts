@@ -208,8 +208,9 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
         }
         if (guest && guestRow) {
           // The guest's wishlist moves to the customer: its items leave the guest (analytics removes, no webhooks).
-          await recordFacts(trx, shopId, addFacts('remove', guest, guestItems.map((g) => g.product_id), at))
           await repo.deleteOwner(trx, shopId, guest)
+          // After the delete: analytics decides from the remaining items whether the guest still holds a product.
+          await recordFacts(trx, shopId, addFacts('remove', guest, guestItems.map((g) => g.product_id), at))
         }
         const rows = await repo.all(trx, shopId, owner, listId)
         if (added.length > 0) {

@@ -1,0 +1,170 @@
+/**
+ * Analytics benchmark: each endpoint at 10 thousand and at 1 million events, on SQLite and
+ * PostgreSQL, in one run; prints median latencies and the ratio 1M ÷ 10k (target ≤ 2).
+ *
+ *   npm run bench:analytics -w apps/server            # both backends, 10k and 1M
+ *   BENCH_BACKENDS=sqlite BENCH_SIZES=10000,100000 npm run bench:analytics -w apps/server
+ *
+ * `runAnalyticsBench()` is exported for the `npm run bench` harness. PostgreSQL: a scratch
+ * schema in BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres), dropped
+ * afterwards; SQLite: a scratch file in the temp folder. Requests go through `app.inject`
+ * (no sockets), so the figures are the handler and database cost plus Fastify's own.
+ */
+import { randomBytes } from 'node:crypto'
+import { rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { sql } from 'kysely'
+import pg from 'pg'
+import { buildApp } from '../src/app.js'
+import { type DatabaseTarget, loadConfig } from '../src/config.js'
+import { type Backend, openStorage } from '../src/db/connect.js'
+import { migrateToLatest } from '../src/db/migrate.js'
+import { seedAnalytics } from '../src/modules/analytics/analytics.seed.js'
+
+export interface BenchOptions {
+  backends?: Backend[]
+  sizes?: [number, number]
+  iterations?: number
+  pgUrl?: string
+  log?: (line: string) => void
+}
+
+export interface EndpointFigure {
+  backend: Backend
+  endpoint: string
+  /** Median milliseconds per request at each size. */
+  small: number
+  large: number
+  ratio: number
+}
+
+export interface BenchResult {
+  sizes: [number, number]
+  seedMs: Record<string, number>
+  figures: EndpointFigure[]
+}
+
+const ENDPOINTS = [
+  '/v1/analytics/overview?period=7d',
+  '/v1/analytics/overview?period=30d',
+  '/v1/analytics/overview?period=all',
+  '/v1/analytics/top-products?limit=10',
+  '/v1/analytics/product/{top}',
+  '/v1/analytics/daily?period=30d',
+  '/v1/analytics/daily?period=all',
+]
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.floor(s.length / 2)] as number
+}
+
+async function scratch(backend: Backend, pgUrl: string): Promise<{ target: DatabaseTarget; url: string; drop(): Promise<void> }> {
+  if (backend === 'sqlite') {
+    const file = join(tmpdir(), `analytics-bench-${randomBytes(4).toString('hex')}.db`)
+    return {
+      target: { kind: 'sqlite', file },
+      url: `sqlite:${file}`,
+      drop: async () => {
+        for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true })
+      },
+    }
+  }
+  const schema = `bench_${randomBytes(5).toString('hex')}`
+  const admin = new pg.Client({ connectionString: pgUrl })
+  await admin.connect()
+  await admin.query(`create schema ${schema}`)
+  await admin.end()
+  return {
+    target: { kind: 'postgres', url: pgUrl, schema },
+    url: pgUrl,
+    async drop() {
+      const c = new pg.Client({ connectionString: pgUrl })
+      await c.connect()
+      await c.query(`drop schema if exists ${schema} cascade`)
+      await c.end()
+    },
+  }
+}
+
+export async function runAnalyticsBench(opts: BenchOptions = {}): Promise<BenchResult> {
+  const backends = opts.backends ?? ['sqlite', 'postgres']
+  const sizes = opts.sizes ?? [10_000, 1_000_000]
+  const iterations = opts.iterations ?? 200
+  const pgUrl = opts.pgUrl ?? process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+  const log = opts.log ?? ((line: string) => process.stdout.write(`${line}\n`))
+  const figures: EndpointFigure[] = []
+  const seedMs: Record<string, number> = {}
+
+  for (const backend of backends) {
+    const db = await scratch(backend, pgUrl)
+    const config = loadConfig({
+      JWT_SECRET: randomBytes(32).toString('hex'),
+      DATABASE_URL: db.url,
+      RATE_LIMIT_ADMIN_PER_MIN: '1000000',
+      RATE_LIMIT_STOREFRONT_PER_MIN: '1000000',
+    })
+    const storage = openStorage(db.target)
+    try {
+      await migrateToLatest(storage)
+      const app = await buildApp({ config: { ...config, database: db.target }, storage, logger: false })
+      await app.ready()
+      const timings: Record<string, number>[] = []
+      for (const size of sizes) {
+        const created = await app.services.shops.create({ domain: `bench-${size}-${Date.now()}.myshopify.com`, plan: 'growth' })
+        const seeded = await seedAnalytics(storage.db, created.shop.id, { events: size, now: Date.now(), seed: 42 })
+        await sql`analyze`.execute(storage.db)
+        seedMs[`${backend} ${size}`] = seeded.ms
+        log(`${backend}: seeded ${size.toLocaleString('en')} events (${seeded.owners} owners, ${seeded.items} items) in ${(seeded.ms / 1000).toFixed(1)} s`)
+        const tokenRes = await app.inject({ method: 'POST', url: '/v1/auth/token', payload: { api_key: created.apiKey.keyId, api_secret: created.apiKey.secret } })
+        const headers = { authorization: `Bearer ${tokenRes.json().data.token as string}` }
+        const top = await app.inject({ method: 'GET', url: '/v1/analytics/top-products?limit=1', headers })
+        const topId = (top.json().data.products[0]?.productId as string | undefined) ?? '1'
+        const byEndpoint: Record<string, number> = {}
+        for (const endpoint of ENDPOINTS) {
+          const url = endpoint.replace('{top}', topId)
+          const samples: number[] = []
+          for (let i = 0; i < iterations + 20; i++) {
+            const t0 = process.hrtime.bigint()
+            const res = await app.inject({ method: 'GET', url, headers })
+            const dt = Number(process.hrtime.bigint() - t0) / 1e6
+            if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body}`)
+            if (i >= 20) samples.push(dt)
+          }
+          byEndpoint[endpoint] = median(samples)
+        }
+        timings.push(byEndpoint)
+      }
+      for (const endpoint of ENDPOINTS) {
+        const small = timings[0]?.[endpoint] as number
+        const large = timings[1]?.[endpoint] as number
+        figures.push({ backend, endpoint, small, large, ratio: large / small })
+      }
+      await app.close()
+    } finally {
+      await storage.destroy()
+      await db.drop()
+    }
+  }
+
+  const [a, b] = sizes.map((n) => n.toLocaleString('en'))
+  log('')
+  log(`| backend | endpoint | median @ ${a} | median @ ${b} | ratio |`)
+  log('|---|---|---|---|---|')
+  for (const f of figures) log(`| ${f.backend} | ${f.endpoint} | ${f.small.toFixed(2)} ms | ${f.large.toFixed(2)} ms | ${f.ratio.toFixed(2)} |`)
+  const worst = Math.max(...figures.map((f) => f.ratio))
+  log(`\nworst ratio ${worst.toFixed(2)} (target ≤ 2)`)
+  return { sizes, seedMs, figures }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const env = process.env
+  const backends = env.BENCH_BACKENDS ? (env.BENCH_BACKENDS.split(',') as Backend[]) : undefined
+  const sizes = env.BENCH_SIZES ? (env.BENCH_SIZES.split(',').map(Number) as [number, number]) : undefined
+  runAnalyticsBench({ ...(backends ? { backends } : {}), ...(sizes ? { sizes } : {}) }).catch((err: unknown) => {
+    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+    process.exit(1)
+  })
+}

@@ -1,0 +1,75 @@
+/**
+ * Admin analytics (DECISIONS §8), answered from the rollups `recordFacts` maintains: each
+ * read touches at most one rollup row per day of the history (or `limit` index entries),
+ * never the event log.
+ */
+import type { Db } from '../../db/connect.js'
+import { normalizePlatformId } from '../../lib/platform-ids.js'
+import { now as systemNow } from '../../lib/time.js'
+import type { RequestContext } from '../auth/auth.types.js'
+import { conversionRate, dayOf, formatDay, type Period, windowStart } from './analytics.periods.js'
+import { createAnalyticsRepo } from './analytics.repo.js'
+
+export interface DailyEntry {
+  date: string
+  period: string
+  items_added: number
+  items_removed: number
+  unique_shoppers: number
+  cumulative_total: number
+}
+
+type Ctx = Pick<RequestContext, 'shop'>
+
+export function createAnalyticsService(deps: { db: Db; now?: () => number }) {
+  const repo = createAnalyticsRepo(deps.db)
+  const clock = deps.now ?? systemNow
+
+  async function start(shopId: string, period: Period, today: number): Promise<number | null> {
+    return windowStart(period, today, period === 'all' ? await repo.firstDay(shopId) : null)
+  }
+
+  return {
+    async overview(ctx: Ctx, period: Period) {
+      const today = dayOf(clock())
+      const from = await start(ctx.shop.id, period, today)
+      if (from === null) return { totalWishlistedItems: 0, activeShoppers: 0, wishlistToCartRate: 0 }
+      // No rollup day lies after today (recordFacts clamps to the clock), so "from `from` on"
+      // is the window, and Σ last_seen over it counts each owner active in it exactly once.
+      const t = await repo.totalsSince(ctx.shop.id, from)
+      return {
+        totalWishlistedItems: t.adds - t.removes,
+        activeShoppers: t.lastSeen,
+        wishlistToCartRate: conversionRate(t.converted, t.adds),
+      }
+    },
+
+    async daily(ctx: Ctx, period: Period): Promise<DailyEntry[]> {
+      const today = dayOf(clock())
+      const from = await start(ctx.shop.id, period, today)
+      if (from === null) return []
+      const [base, rows] = await Promise.all([repo.netBefore(ctx.shop.id, from), repo.days(ctx.shop.id, from, today)])
+      const byDay = new Map(rows.map((r) => [Number(r.day), r]))
+      const out: DailyEntry[] = []
+      let cumulative = base
+      for (let day = from; day <= today; day++) {
+        const r = byDay.get(day)
+        const added = r?.adds ?? 0
+        const removed = r?.removes ?? 0
+        cumulative += added - removed
+        const date = formatDay(day)
+        out.push({ date, period: date, items_added: added, items_removed: removed, unique_shoppers: r?.shoppers ?? 0, cumulative_total: cumulative })
+      }
+      return out
+    },
+
+    topProducts: (ctx: Ctx, limit: number) => repo.topProducts(ctx.shop.id, limit),
+
+    async productStats(ctx: Ctx, productId: string) {
+      const id = normalizePlatformId(productId)
+      return { wishlistCount: id === null ? 0 : await repo.holders(ctx.shop.id, id) }
+    },
+  }
+}
+
+export type AnalyticsService = ReturnType<typeof createAnalyticsService>

@@ -1,0 +1,49 @@
+import type { Db } from '../../src/db/connect.js'
+import type { AnalyticsFactType, OwnerType } from '../../src/db/schema.js'
+import { type AnalyticsFact, recordFacts } from '../../src/modules/analytics/facts.js'
+
+export interface Step {
+  type: AnalyticsFactType
+  owner: { type: OwnerType; id: string }
+  productId: string
+  at: number
+  /** For add/remove: the list whose wishlist_items row is inserted or deleted. */
+  list?: string
+  /** Pass listId on the remove fact (default true). */
+  withListId?: boolean
+}
+
+/**
+ * Plays the wishlist module: in one transaction, writes wishlist_items for each add/remove
+ * step and records its fact through recordFacts (as the wishlist module will).
+ */
+export async function applySteps(db: Db, shopId: string, steps: Step[]): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const facts: AnalyticsFact[] = []
+    for (const s of steps) {
+      const list = s.list ?? 'default'
+      const key = { shop_id: shopId, owner_type: s.owner.type, owner_id: s.owner.id, list_id: list, product_id: s.productId }
+      if (s.type === 'add') {
+        await trx.insertInto('wishlist_items').values({ ...key, variant_id: null, handle: null, metadata: null, added_at: s.at }).execute()
+      } else if (s.type === 'remove') {
+        await trx
+          .deleteFrom('wishlist_items')
+          .where('shop_id', '=', shopId)
+          .where('owner_type', '=', s.owner.type)
+          .where('owner_id', '=', s.owner.id)
+          .where('list_id', '=', list)
+          .where('product_id', '=', s.productId)
+          .execute()
+      }
+      facts.push({
+        type: s.type,
+        ownerType: s.owner.type,
+        ownerId: s.owner.id,
+        productId: s.productId,
+        occurredAt: s.at,
+        ...(s.type === 'remove' && s.withListId !== false ? { listId: list } : {}),
+      })
+    }
+    await recordFacts(trx, shopId, facts)
+  })
+}
