@@ -14,6 +14,10 @@ import { authRoutes } from './modules/auth/auth.routes.js'
 import { type AuthService, createAuthService } from './modules/auth/auth.service.js'
 import { opsRoutes } from './modules/ops/ops.routes.js'
 import { createShopsService, type ShopsService } from './modules/shops/shops.service.js'
+import type { ResolveHost } from './modules/webhooks/ssrf-guard.js'
+import { createWebhookSender, type WebhookSender } from './modules/webhooks/webhook-sender.js'
+import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js'
+import { createWebhooksService, type WebhooksService } from './modules/webhooks/webhooks.service.js'
 import { authPlugin } from './plugins/auth.js'
 import { errorsPlugin } from './plugins/errors.js'
 import { metricsPlugin } from './plugins/metrics.js'
@@ -31,11 +35,16 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger']
   /** How long a node may serve a cached shop or API-key status (revocation reaches other nodes within it). */
   credentialCacheTtlMs?: number
+  /** Name resolution behind the webhook SSRF guard (tests map names to loopback with it). */
+  webhookResolve?: ResolveHost
 }
 
 export interface Services {
   shops: ShopsService
   auth: AuthService
+  webhooks: WebhooksService
+  /** Outbound HTTP of webhooks; closed with the app. */
+  webhookSender: WebhookSender
 }
 
 declare module 'fastify' {
@@ -68,7 +77,19 @@ export function createServices(deps: AppDeps): Services {
   const cacheTtlMs = deps.credentialCacheTtlMs ?? 5_000
   const shops = createShopsService({ db: deps.storage.db, cacheTtlMs })
   const auth = createAuthService({ db: deps.storage.db, jwtSecret: deps.config.jwtSecret, shops, cacheTtlMs })
-  return { shops, auth }
+  const { webhooks: wh } = deps.config
+  const webhookSender = createWebhookSender({
+    timeoutMs: wh.timeoutMs,
+    allowPrivateTargets: wh.allowPrivateTargets,
+    ...(deps.webhookResolve ? { resolve: deps.webhookResolve } : {}),
+  })
+  const webhooks = createWebhooksService({
+    storage: deps.storage,
+    policy: { allowInsecure: wh.allowInsecure, allowPrivateTargets: wh.allowPrivateTargets },
+    sender: webhookSender,
+    retryScheduleSec: wh.retryScheduleSec,
+  })
+  return { shops, auth, webhooks, webhookSender }
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -96,6 +117,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const services = createServices(deps)
   app.decorate('services', services)
+  app.addHook('onClose', async () => {
+    await services.webhookSender.close()
+  })
 
   await app.register(errorsPlugin)
   await app.register(metricsPlugin)
@@ -111,6 +135,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(opsRoutes, { storage: deps.storage, redis: deps.redis })
   await app.register(authRoutes, { auth: services.auth })
   await app.register(adminRoutes, { shops: services.shops, auth: services.auth })
+  await app.register(webhooksRoutes, { webhooks: services.webhooks })
 
   return app
 }

@@ -29,3 +29,12 @@ export async function tableExists(db: Kysely<unknown>, name: string): Promise<bo
   const tables = await db.introspection.getTables()
   return tables.some((t) => t.name === name)
 }
+
+/**
+ * A work-queue claim: on PostgreSQL the selected rows are locked and rows another worker
+ * holds are skipped (`FOR UPDATE SKIP LOCKED`), so concurrent workers never claim the
+ * same row. SQLite has one writer; the claim runs as one UPDATE statement there.
+ */
+export function lockSkippingLocked<QB extends { forUpdate(): QB; skipLocked(): QB }>(qb: QB, backend: Backend): QB {
+  return backend === 'postgres' ? qb.forUpdate().skipLocked() : qb
+}
