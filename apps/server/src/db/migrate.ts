@@ -1,4 +1,4 @@
-import { type Migration, type MigrationProvider, Migrator } from 'kysely'
+import { type Migration, type MigrationProvider, Migrator, sql } from 'kysely'
 import type { Kysely } from 'kysely'
 import type { Backend, Storage } from './connect.js'
 import * as m0001 from './migrations/0001_foundation.js'
@@ -27,7 +27,18 @@ class StaticProvider implements MigrationProvider {
 
 /** Applies pending migrations; safe to run concurrently from several processes (Kysely locks). */
 export async function migrateToLatest(storage: Storage): Promise<string[]> {
-  const migrator = new Migrator({ db: storage.db, provider: new StaticProvider(storage.backend) })
+  // Kysely looks for its own tables in every schema unless told which one: with several
+  // schemas in one PostgreSQL database (a schema per test file, or per tenant group) it
+  // would find another schema's table and skip creating its own. Pin the current schema.
+  const schema =
+    storage.backend === 'postgres'
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(storage.db)).rows[0]?.schema
+      : undefined
+  const migrator = new Migrator({
+    db: storage.db,
+    provider: new StaticProvider(storage.backend),
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  })
   const { error, results } = await migrator.migrateToLatest()
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')
