@@ -18,6 +18,14 @@ import type { ResolveHost } from './modules/webhooks/ssrf-guard.js'
 import { createWebhookSender, type WebhookSender } from './modules/webhooks/webhook-sender.js'
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js'
 import { createWebhooksService, type WebhooksService } from './modules/webhooks/webhooks.service.js'
+import { createImportService, type ImportService } from './modules/wishlists/import.service.js'
+import { importRoutes } from './modules/wishlists/import.routes.js'
+import { listRoutes } from './modules/wishlists/lists.routes.js'
+import { createListsService, type ListsService } from './modules/wishlists/lists.service.js'
+import { shareRoutes } from './modules/wishlists/share.routes.js'
+import { createShareService, type ShareService } from './modules/wishlists/share.service.js'
+import { wishlistRoutes } from './modules/wishlists/wishlists.routes.js'
+import { createWishlistsService, type WishlistsService } from './modules/wishlists/wishlists.service.js'
 import { authPlugin } from './plugins/auth.js'
 import { errorsPlugin } from './plugins/errors.js'
 import { metricsPlugin } from './plugins/metrics.js'
@@ -45,6 +53,10 @@ export interface Services {
   webhooks: WebhooksService
   /** Outbound HTTP of webhooks; closed with the app. */
   webhookSender: WebhookSender
+  wishlists: WishlistsService
+  lists: ListsService
+  share: ShareService
+  imports: ImportService
 }
 
 declare module 'fastify' {
@@ -89,7 +101,12 @@ export function createServices(deps: AppDeps): Services {
     sender: webhookSender,
     retryScheduleSec: wh.retryScheduleSec,
   })
-  return { shops, auth, webhooks, webhookSender }
+  const storage = { db: deps.storage.db, backend: deps.storage.backend }
+  const wishlists = createWishlistsService(storage)
+  const lists = createListsService(storage)
+  const share = createShareService({ ...storage, shops, publicBaseUrl: deps.config.publicBaseUrl })
+  const imports = createImportService(storage)
+  return { shops, auth, wishlists, lists, share, imports, webhooks, webhookSender }
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -136,6 +153,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(authRoutes, { auth: services.auth })
   await app.register(adminRoutes, { shops: services.shops, auth: services.auth })
   await app.register(webhooksRoutes, { webhooks: services.webhooks })
+  await app.register(wishlistRoutes, { wishlists: services.wishlists })
+  await app.register(listRoutes, { lists: services.lists })
+  await app.register(shareRoutes, { share: services.share })
+  await app.register(importRoutes, { imports: services.imports })
 
   return app
 }

@@ -2,6 +2,7 @@ import { type Migration, type MigrationProvider, Migrator, sql } from 'kysely'
 import type { Kysely } from 'kysely'
 import type { Backend, Storage } from './connect.js'
 import * as m0001 from './migrations/0001_foundation.js'
+import * as m0002 from './migrations/0002_wishlists.js'
 import * as m0003 from './migrations/0003_webhooks.js'
 
 interface BackendMigration {
@@ -11,6 +12,7 @@ interface BackendMigration {
 /** Ordered by name; add new files here. Each migration may branch on the backend. */
 const MIGRATIONS: Record<string, BackendMigration> = {
   '0001_foundation': m0001,
+  '0002_wishlists': m0002,
   '0003_webhooks': m0003,
 }
 

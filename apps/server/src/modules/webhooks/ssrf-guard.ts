@@ -8,7 +8,7 @@
  * that was checked (no second resolution, so no DNS-rebinding window).
  */
 import dns from 'node:dns'
-import type { LookupAddress, LookupOneOptions } from 'node:dns'
+import type { LookupAddress, LookupOptions } from 'node:dns'
 import ipaddr from 'ipaddr.js'
 
 /** True only for globally routable unicast addresses. IPv4-mapped IPv6 is unwrapped first. */
@@ -81,7 +81,7 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
  * socket only the checked ones. Node 20 asks for `all: true` (happy eyeballs) or one address.
  */
 export function guardedLookup(resolve: ResolveHost) {
-  return (hostname: string, options: LookupOneOptions & { all?: boolean }, callback: LookupCallback): void => {
+  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
     resolve(hostname).then(
       (found) => {
         const family = options.family === 4 || options.family === 6 ? options.family : undefined
