@@ -4,6 +4,7 @@ import type { Backend, Storage } from './connect.js'
 import * as m0001 from './migrations/0001_foundation.js'
 import * as m0002 from './migrations/0002_wishlists.js'
 import * as m0003 from './migrations/0003_webhooks.js'
+import * as m0004 from './migrations/0004_reviews.js'
 
 interface BackendMigration {
   up(db: Kysely<unknown>, backend: Backend): Promise<void>
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, BackendMigration> = {
   '0001_foundation': m0001,
   '0002_wishlists': m0002,
   '0003_webhooks': m0003,
+  '0004_reviews': m0004,
 }
 
 class StaticProvider implements MigrationProvider {
@@ -29,17 +31,18 @@ class StaticProvider implements MigrationProvider {
 
 /** Applies pending migrations; safe to run concurrently from several processes (Kysely locks). */
 export async function migrateToLatest(storage: Storage): Promise<string[]> {
-  // Kysely looks for its own tables in every schema unless told which one: with several
-  // schemas in one PostgreSQL database (a schema per test file, or per tenant group) it
-  // would find another schema's table and skip creating its own. Pin the current schema.
-  const schema =
-    storage.backend === 'postgres'
-      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(storage.db)).rows[0]?.schema
-      : undefined
+  // Kysely looks for its bookkeeping tables across every schema it can see unless told
+  // which one to use; pin it to the connection's own (search_path) schema so databases
+  // holding several schemas (one per test file, or per tenant group) never mix them up.
+  let migrationTableSchema: string | undefined
+  if (storage.backend === 'postgres') {
+    const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(storage.db)
+    migrationTableSchema = rows[0]?.schema
+  }
   const migrator = new Migrator({
     db: storage.db,
     provider: new StaticProvider(storage.backend),
-    ...(schema ? { migrationTableSchema: schema } : {}),
+    ...(migrationTableSchema ? { migrationTableSchema } : {}),
   })
   const { error, results } = await migrator.migrateToLatest()
   if (error) {
