@@ -12,6 +12,8 @@ import { newId } from './lib/ids.js'
 import { adminRoutes } from './modules/admin/admin.routes.js'
 import { authRoutes } from './modules/auth/auth.routes.js'
 import { type AuthService, createAuthService } from './modules/auth/auth.service.js'
+import { eventsRoutes } from './modules/events/events.routes.js'
+import { createEventsService, type EventsService } from './modules/events/events.service.js'
 import { opsRoutes } from './modules/ops/ops.routes.js'
 import { reviewsRoutes } from './modules/reviews/reviews.routes.js'
 import { createReviewsService, type ReviewsService } from './modules/reviews/reviews.service.js'
@@ -55,6 +57,7 @@ export interface Services {
   webhooks: WebhooksService
   /** Outbound HTTP of webhooks; closed with the app. */
   webhookSender: WebhookSender
+  events: EventsService
   wishlists: WishlistsService
   lists: ListsService
   share: ShareService
@@ -110,7 +113,8 @@ export function createServices(deps: AppDeps): Services {
   const share = createShareService({ ...storage, shops, publicBaseUrl: deps.config.publicBaseUrl })
   const imports = createImportService(storage)
   const reviews = createReviewsService({ db: deps.storage.db, backend: deps.storage.backend })
-  return { shops, auth, wishlists, lists, share, imports, reviews, webhooks, webhookSender }
+  const events = createEventsService({ ...storage, wishlists })
+  return { shops, auth, wishlists, lists, share, imports, reviews, webhooks, webhookSender, events }
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -157,6 +161,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(authRoutes, { auth: services.auth })
   await app.register(adminRoutes, { shops: services.shops, auth: services.auth })
   await app.register(webhooksRoutes, { webhooks: services.webhooks })
+  await app.register(eventsRoutes, { events: services.events })
   await app.register(wishlistRoutes, { wishlists: services.wishlists })
   await app.register(listRoutes, { lists: services.lists })
   await app.register(shareRoutes, { share: services.share })

@@ -1,7 +1,7 @@
 /**
  * The delivery worker. Each pass:
- * 1. fans undispatched outbox rows out into one delivery per endpoint subscribed at that
- *    moment (and marks the rows dispatched), in one transaction;
+ * 1. fans undispatched outbox rows out into one delivery per endpoint that existed and was
+ *    subscribed when the event was written (and marks the rows dispatched), in one transaction;
  * 2. claims due deliveries under a lease (PostgreSQL: FOR UPDATE SKIP LOCKED, so several
  *    worker processes never claim the same delivery), sends them concurrently and settles
  *    each. A lease left by a dead process expires, and the delivery is tried again.
@@ -91,7 +91,8 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
         if (domain === undefined) continue
         const body = deliveryBody(row.event, domain, row.occurred_at, JSON.parse(row.payload))
         for (const ep of endpoints) {
-          if (ep.shop_id !== row.shop_id || !subscribes(ep, row.event)) continue
+          // Endpoints receive the events that happened while they were subscribed.
+          if (ep.shop_id !== row.shop_id || ep.created_at > row.created_at || !subscribes(ep, row.event)) continue
           deliveries.push({
             shop_id: row.shop_id,
             id: newId('dlv', 16),

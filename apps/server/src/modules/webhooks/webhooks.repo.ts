@@ -102,7 +102,7 @@ export function createWebhooksRepo(db: Db, backend: Backend) {
     activeEndpoints(trx: Transaction<Database>, shopIds: string[]) {
       return trx
         .selectFrom('webhook_endpoints')
-        .select(['shop_id', 'id', 'events'])
+        .select(['shop_id', 'id', 'events', 'created_at'])
         .where('shop_id', 'in', shopIds)
         .where('disabled_at', 'is', null)
         .execute()
