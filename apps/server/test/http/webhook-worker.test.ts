@@ -5,7 +5,8 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { enqueueWebhookEvents } from '../../src/modules/events/outbox.js'
 import { createWebhookWorker } from '../../src/modules/webhooks/webhook-worker.js'
-import { createTestApp, type TestApp } from '../helpers/app.js'
+import { startServer } from '../../src/server.js'
+import { createTestApp, type TestApp, testConfig } from '../helpers/app.js'
 import { BACKEND, freshDatabase, type TestDatabase } from '../helpers/db.js'
 import { type Receiver, startReceiver } from '../helpers/receiver.js'
 
@@ -37,6 +38,30 @@ async function setup(t: TestApp) {
 }
 
 describe('the embedded worker', () => {
+  it('runs inside the server process: an item added over HTTP reaches the receiver', async () => {
+    receiver.received.length = 0
+    const server = await startServer({ ...testConfig({ ...FAST, LOG_LEVEL: 'silent' }), database: database.target, port: 0 })
+    try {
+      expect(server.worker).toBeDefined()
+      const shop = await server.app.services.shops.create({ domain: `embedded-${Date.now()}.myshopify.com`, plan: 'scale' })
+      const http = async (method: string, path: string, body: unknown, token?: string) => {
+        const res = await fetch(`${server.address}${path}`, {
+          method,
+          headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+          body: JSON.stringify(body),
+        })
+        return { status: res.status, body: (await res.json()) as { data: Record<string, string> } }
+      }
+      const token = (await http('POST', '/v1/auth/token', { api_key: shop.apiKey.keyId, api_secret: shop.apiKey.secret })).body.data.token
+      expect((await http('POST', '/v1/webhooks', { url: `${receiver.url}/hook`, events: ['wishlist.item.added'] }, token)).status).toBe(201)
+      expect((await http('POST', '/v1/wishlists/77/items', { product_id: '123' }, token)).status).toBe(201)
+      const [hit] = await receiver.waitFor(1)
+      expect(JSON.parse(hit!.body)).toMatchObject({ event: 'wishlist.item.added', data: { customerId: '77', productId: '123' } })
+    } finally {
+      await server.close()
+    }
+  })
+
   it('delivers an event left undelivered by a stopped process after a restart', async () => {
     receiver.received.length = 0
     // First process: no worker runs; the event stays in the outbox when it stops.

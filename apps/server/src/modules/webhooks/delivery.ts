@@ -40,6 +40,17 @@ export async function attemptDelivery(
   const next = result.ok || gone || !opts.retry ? null : nextAttemptAt(attempts, deps.retryScheduleSec, at)
   const status = result.ok ? 'succeeded' : next === null ? 'failed' : 'pending'
   await deps.db.transaction().execute(async (trx) => {
+    // Only the holder of the claim writes the outcome: a delivery deleted meanwhile (its
+    // webhook was deleted) or re-claimed after an expired lease is left alone.
+    const settled = await deps.repo.settle(trx, { shop_id: delivery.shop_id, id: delivery.id, claimToken }, {
+      status,
+      attempts,
+      next_attempt_at: next,
+      last_status_code: result.statusCode,
+      last_error: result.error ?? (result.ok ? null : `HTTP ${result.statusCode}`),
+      at,
+    })
+    if (!settled) return
     await deps.repo.recordAttempt(trx, {
       shop_id: delivery.shop_id,
       delivery_id: delivery.id,
@@ -50,14 +61,6 @@ export async function attemptDelivery(
       status_code: result.statusCode,
       error: result.error,
       response_body: result.responseBody,
-    })
-    await deps.repo.settle(trx, { shop_id: delivery.shop_id, id: delivery.id, claimToken }, {
-      status,
-      attempts,
-      next_attempt_at: next,
-      last_status_code: result.statusCode,
-      last_error: result.error ?? (result.ok ? null : `HTTP ${result.statusCode}`),
-      at,
     })
     if (gone) await deps.repo.disableEndpoint(trx, delivery.shop_id, endpoint.id, 'receiver answered 410 Gone', at)
   })
