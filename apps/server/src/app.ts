@@ -14,10 +14,16 @@ import { analyticsRoutes } from './modules/analytics/analytics.routes.js'
 import { type AnalyticsService, createAnalyticsService } from './modules/analytics/analytics.service.js'
 import { authRoutes } from './modules/auth/auth.routes.js'
 import { type AuthService, createAuthService } from './modules/auth/auth.service.js'
+import { eventsRoutes } from './modules/events/events.routes.js'
+import { createEventsService, type EventsService } from './modules/events/events.service.js'
 import { opsRoutes } from './modules/ops/ops.routes.js'
 import { reviewsRoutes } from './modules/reviews/reviews.routes.js'
 import { createReviewsService, type ReviewsService } from './modules/reviews/reviews.service.js'
 import { createShopsService, type ShopsService } from './modules/shops/shops.service.js'
+import type { ResolveHost } from './modules/webhooks/ssrf-guard.js'
+import { createWebhookSender, type WebhookSender } from './modules/webhooks/webhook-sender.js'
+import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js'
+import { createWebhooksService, type WebhooksService } from './modules/webhooks/webhooks.service.js'
 import { createImportService, type ImportService } from './modules/wishlists/import.service.js'
 import { importRoutes } from './modules/wishlists/import.routes.js'
 import { listRoutes } from './modules/wishlists/lists.routes.js'
@@ -43,11 +49,17 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger']
   /** How long a node may serve a cached shop or API-key status (revocation reaches other nodes within it). */
   credentialCacheTtlMs?: number
+  /** Name resolution behind the webhook SSRF guard (tests map names to loopback with it). */
+  webhookResolve?: ResolveHost
 }
 
 export interface Services {
   shops: ShopsService
   auth: AuthService
+  webhooks: WebhooksService
+  /** Outbound HTTP of webhooks; closed with the app. */
+  webhookSender: WebhookSender
+  events: EventsService
   wishlists: WishlistsService
   lists: ListsService
   share: ShareService
@@ -86,6 +98,18 @@ export function createServices(deps: AppDeps): Services {
   const cacheTtlMs = deps.credentialCacheTtlMs ?? 5_000
   const shops = createShopsService({ db: deps.storage.db, cacheTtlMs })
   const auth = createAuthService({ db: deps.storage.db, jwtSecret: deps.config.jwtSecret, shops, cacheTtlMs })
+  const { webhooks: wh } = deps.config
+  const webhookSender = createWebhookSender({
+    timeoutMs: wh.timeoutMs,
+    allowPrivateTargets: wh.allowPrivateTargets,
+    ...(deps.webhookResolve ? { resolve: deps.webhookResolve } : {}),
+  })
+  const webhooks = createWebhooksService({
+    storage: deps.storage,
+    policy: { allowInsecure: wh.allowInsecure, allowPrivateTargets: wh.allowPrivateTargets },
+    sender: webhookSender,
+    retryScheduleSec: wh.retryScheduleSec,
+  })
   const storage = { db: deps.storage.db, backend: deps.storage.backend }
   const wishlists = createWishlistsService(storage)
   const lists = createListsService(storage)
@@ -93,7 +117,8 @@ export function createServices(deps: AppDeps): Services {
   const imports = createImportService(storage)
   const reviews = createReviewsService(storage)
   const analytics = createAnalyticsService({ db: deps.storage.db })
-  return { shops, auth, wishlists, lists, share, imports, reviews, analytics }
+  const events = createEventsService({ ...storage, wishlists })
+  return { shops, auth, wishlists, lists, share, imports, reviews, analytics, webhooks, webhookSender, events }
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -121,6 +146,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const services = createServices(deps)
   app.decorate('services', services)
+  app.addHook('onClose', async () => {
+    await services.webhookSender.close()
+  })
 
   await app.register(errorsPlugin)
   await app.register(metricsPlugin)
@@ -136,6 +164,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(opsRoutes, { storage: deps.storage, redis: deps.redis })
   await app.register(authRoutes, { auth: services.auth })
   await app.register(adminRoutes, { shops: services.shops, auth: services.auth })
+  await app.register(webhooksRoutes, { webhooks: services.webhooks })
+  await app.register(eventsRoutes, { events: services.events })
   await app.register(wishlistRoutes, { wishlists: services.wishlists })
   await app.register(listRoutes, { lists: services.lists })
   await app.register(shareRoutes, { share: services.share })

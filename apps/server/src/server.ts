@@ -9,10 +9,13 @@ import { buildApp } from './app.js'
 import type { Config } from './config.js'
 import { openStorage, type Storage } from './db/connect.js'
 import { migrateToLatest } from './db/migrate.js'
+import { createWebhookWorker, type WebhookWorker } from './modules/webhooks/webhook-worker.js'
 
 export interface RunningServer {
   app: FastifyInstance
   storage: Storage
+  /** The embedded webhook delivery worker (absent with WEBHOOK_WORKER=off). */
+  worker: WebhookWorker | undefined
   address: string
   close(): Promise<void>
 }
@@ -31,16 +34,23 @@ export async function startServer(config: Config): Promise<RunningServer> {
   await migrateToLatest(storage)
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined
   const app = await buildApp({ config, storage, redis })
+  const worker = config.webhooks.workerEnabled
+    ? createWebhookWorker({ storage, webhooks: config.webhooks, sender: app.services.webhookSender, log: app.log.child({ component: 'webhook-worker' }) })
+    : undefined
   let closed = false
   const close = async () => {
     if (closed) return
     closed = true
+    // The attempts in flight finish (the worker shares the app's HTTP sender); events
+    // that requests still enqueue stay in the outbox for the next start.
+    await worker?.stop()
     await app.close()
     redis?.disconnect()
     await storage.destroy()
   }
   const address = await app.listen({ port: config.port, host: config.host })
-  return { app, storage, address, close }
+  worker?.start()
+  return { app, storage, worker, address, close }
 }
 
 /** Runs until SIGTERM/SIGINT; `onListening` prints whatever the caller wants once the port accepts. */

@@ -59,3 +59,12 @@ export function bulkInsertQuery(backend: Backend, table: string, columns: readon
   }
   return CompiledQuery.raw(`${target} values ${tuples.join(',')}`, params)
 }
+
+/**
+ * A work-queue claim: on PostgreSQL the selected rows are locked and rows another worker
+ * holds are skipped (`FOR UPDATE SKIP LOCKED`), so concurrent workers never claim the
+ * same row. SQLite has one writer; the claim runs as one UPDATE statement there.
+ */
+export function lockSkippingLocked<QB extends { forUpdate(): QB; skipLocked(): QB }>(qb: QB, backend: Backend): QB {
+  return backend === 'postgres' ? qb.forUpdate().skipLocked() : qb
+}

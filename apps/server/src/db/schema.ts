@@ -130,6 +130,57 @@ export interface CatalogProductsTable {
   updated_at: number
 }
 
+/** DECISIONS §10. `events` is a JSON array of event names; `secret` is `whsec_<base64>`. */
+export interface WebhookEndpointsTable {
+  shop_id: string
+  id: string
+  url: string
+  events: string
+  secret: string
+  created_at: number
+  /** Set when the receiver answered 410 Gone: no new deliveries, pending ones failed. */
+  disabled_at: number | null
+  disabled_reason: string | null
+}
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed'
+
+/**
+ * One outbox message for one endpoint. `body` holds the exact JSON sent on every attempt;
+ * `id` is the `webhook-id` header. `locked_until`/`locked_by` are the claim lease: a worker
+ * that dies mid-attempt leaves a lease that expires, and another worker retries.
+ */
+export interface WebhookDeliveriesTable {
+  shop_id: string
+  id: string
+  webhook_id: string
+  message_id: string
+  event: string
+  body: string
+  status: DeliveryStatus
+  attempts: number
+  next_attempt_at: number | null
+  locked_until: number | null
+  locked_by: string | null
+  last_status_code: number | null
+  last_error: string | null
+  created_at: number
+  updated_at: number
+}
+
+/** Every attempt, with the receiver's response body capped. */
+export interface WebhookAttemptsTable {
+  shop_id: string
+  delivery_id: string
+  attempt: number
+  worker_id: string
+  started_at: number
+  duration_ms: number
+  status_code: number | null
+  error: string | null
+  response_body: string | null
+}
+
 export type ReviewStatus = 'pending' | 'approved' | 'rejected'
 
 /**
@@ -270,6 +321,9 @@ export interface Database {
   wishlist_items: WishlistItemsTable
   share_links: ShareLinksTable
   catalog_products: CatalogProductsTable
+  webhook_endpoints: WebhookEndpointsTable
+  webhook_deliveries: WebhookDeliveriesTable
+  webhook_attempts: WebhookAttemptsTable
   reviews: ReviewsTable
   review_aggregates: ReviewAggregatesTable
   review_votes: ReviewVotesTable

@@ -8,6 +8,8 @@ import { migrateToLatest } from '../../src/db/migrate.js'
 import type { Plan } from '../../src/db/schema.js'
 import { JWT_AUDIENCE, JWT_ISSUER } from '../../src/modules/auth/auth.service.js'
 import type { ShopSettings } from '../../src/modules/shops/shops.types.js'
+import type { ResolveHost } from '../../src/modules/webhooks/ssrf-guard.js'
+import { createWebhookWorker, type WebhookWorker, type WebhookWorkerOptions } from '../../src/modules/webhooks/webhook-worker.js'
 import { freshDatabase, type TestDatabase } from './db.js'
 
 export const TEST_JWT_SECRET = 'test-secret-test-secret-test-secret-0123456789'
@@ -31,6 +33,8 @@ export interface TestApp {
   storage: Storage
   config: Config
   database: TestDatabase
+  /** The webhook worker, when the app was created with `worker`. */
+  worker: WebhookWorker | undefined
   inject(opts: InjectOptions): Promise<LightMyRequestResponse>
   /** Inject and parse JSON; returns status, headers and body. */
   call(method: InjectOptions['method'], url: string, opts?: { token?: string; headers?: Record<string, string>; body?: unknown }): Promise<{ status: number; headers: LightMyRequestResponse['headers']; body: any }>
@@ -47,6 +51,10 @@ export interface TestAppOptions {
   credentialCacheTtlMs?: number
   /** Reuse a database (two app instances on one database). */
   database?: TestDatabase
+  /** Run a webhook worker beside the app (started; stopped by close()). */
+  worker?: boolean | Partial<Omit<WebhookWorkerOptions, 'storage' | 'webhooks'>>
+  /** Name resolution behind the webhook SSRF guard. */
+  webhookResolve?: ResolveHost
 }
 
 export function testConfig(env: Record<string, string> = {}): Config {
@@ -74,8 +82,18 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     rateLimitNamespace: opts.rateLimitNamespace,
     logger: false,
     credentialCacheTtlMs: opts.credentialCacheTtlMs,
+    webhookResolve: opts.webhookResolve,
   })
   await app.ready()
+  const worker = opts.worker
+    ? createWebhookWorker({
+        storage,
+        webhooks: config.webhooks,
+        sender: app.services.webhookSender,
+        ...(typeof opts.worker === 'object' ? opts.worker : {}),
+      })
+    : undefined
+  worker?.start()
 
   const inject = (o: InjectOptions) => app.inject(o)
 
@@ -99,6 +117,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     storage,
     config,
     database,
+    worker,
     inject,
     call,
     async createShop(plan: Plan = 'scale', settings: Partial<ShopSettings> = {}) {
@@ -118,6 +137,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
       }
     },
     async close() {
+      await worker?.stop()
       await app.close()
       await storage.destroy()
       if (!opts.database) await database.drop()

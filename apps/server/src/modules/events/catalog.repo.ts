@@ -1,0 +1,40 @@
+/** What the intake knows about a shop's products (catalog_products). Every query is scoped by shop. */
+import type { Transaction } from 'kysely'
+import type { Backend } from '../../db/connect.js'
+import type { Database } from '../../db/schema.js'
+import type { VariantState } from './product-signals.js'
+
+export interface CatalogState {
+  handle: string | null
+  variants: VariantState[]
+}
+
+export function createCatalogRepo(backend: Backend) {
+  return {
+    /** The last known state, locked until commit on PostgreSQL so concurrent updates of one product compare in turn. */
+    async lockProduct(trx: Transaction<Database>, shopId: string, productId: string): Promise<CatalogState | undefined> {
+      let q = trx
+        .selectFrom('catalog_products')
+        .select(['handle', 'variants'])
+        .where('shop_id', '=', shopId)
+        .where('product_id', '=', productId)
+      if (backend === 'postgres') q = q.forUpdate()
+      const row = await q.executeTakeFirst()
+      return row ? { handle: row.handle, variants: JSON.parse(row.variants) as VariantState[] } : undefined
+    },
+
+    async upsertProduct(trx: Transaction<Database>, shopId: string, productId: string, state: CatalogState, at: number): Promise<void> {
+      const values = {
+        handle: state.handle,
+        default_variant_id: state.variants[0]?.variant_id ?? null,
+        variants: JSON.stringify(state.variants),
+        updated_at: at,
+      }
+      await trx
+        .insertInto('catalog_products')
+        .values({ shop_id: shopId, product_id: productId, ...values })
+        .onConflict((oc) => oc.columns(['shop_id', 'product_id']).doUpdateSet(values))
+        .execute()
+    },
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * DECISIONS §9: the platform events intake. The body schema checks the envelope (≤ 500
+ * flat objects with a known `type`); each event is then checked against the schema of its
+ * type, so an error names the failing event's `index` and the exact field.
+ */
+import { type Static, Type } from 'typebox'
+import { GUEST_ID_PATTERN, PLATFORM_ID_PATTERN } from '../../lib/platform-ids.js'
+
+export const MAX_EVENTS_PER_BATCH = 500
+export const EVENT_TYPES = ['cart.item_added', 'product.updated', 'order.created'] as const
+
+const PlatformId = Type.String({ pattern: PLATFORM_ID_PATTERN, description: '1..32 digits or a platform GID' })
+/** A decimal string such as "19.99"; a JSON number is accepted too. */
+const Price = Type.Union([
+  Type.String({ pattern: '^[0-9]{1,15}(\\.[0-9]{1,6})?$' }),
+  Type.Number({ minimum: 0, maximum: 1e15 }),
+])
+
+// Unknown fields are ignored: platforms send richer objects than the ones we read.
+export const CartItemAdded = Type.Object({
+  type: Type.Literal('cart.item_added'),
+  customer_id: Type.Optional(PlatformId),
+  guest_id: Type.Optional(Type.String({ pattern: GUEST_ID_PATTERN })),
+  product_id: PlatformId,
+  variant_id: Type.Optional(PlatformId),
+  occurred_at: Type.Optional(Type.String({ format: 'date-time' })),
+})
+
+export const ProductUpdated = Type.Object({
+  type: Type.Literal('product.updated'),
+  product_id: PlatformId,
+  handle: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  variants: Type.Array(
+    Type.Object({
+      variant_id: PlatformId,
+      price: Price,
+      inventory_quantity: Type.Integer({ minimum: -1_000_000_000, maximum: 1_000_000_000 }),
+    }),
+    { minItems: 1, maxItems: 2048 },
+  ),
+})
+
+export const OrderCreated = Type.Object({
+  type: Type.Literal('order.created'),
+  customer_id: Type.Optional(PlatformId),
+  email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
+  line_items: Type.Array(Type.Object({ product_id: PlatformId, variant_id: Type.Optional(PlatformId) }), { minItems: 1, maxItems: 1000 }),
+})
+
+export type CartItemAddedEvent = Static<typeof CartItemAdded>
+export type ProductUpdatedEvent = Static<typeof ProductUpdated>
+export type OrderCreatedEvent = Static<typeof OrderCreated>
+export type PlatformEvent = CartItemAddedEvent | ProductUpdatedEvent | OrderCreatedEvent
+
+export const EVENT_SCHEMAS = { 'cart.item_added': CartItemAdded, 'product.updated': ProductUpdated, 'order.created': OrderCreated } as const
+
+export const EventsBody = Type.Object(
+  {
+    events: Type.Array(
+      Type.Object(
+        { type: Type.Union(EVENT_TYPES.map((t) => Type.Literal(t))) },
+        { additionalProperties: true, description: 'cart.item_added | product.updated | order.created, with the fields of its type' },
+      ),
+      { maxItems: MAX_EVENTS_PER_BATCH },
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export const Accepted = Type.Object({ accepted: Type.Integer() })

@@ -1,0 +1,160 @@
+/**
+ * DECISIONS §9: platform events. A batch is validated as a whole (one bad event → 400 with
+ * its index, nothing applied), then applied in order in ONE transaction with the webhook
+ * events and analytics facts it causes.
+ */
+import { Ajv, type ErrorObject } from 'ajv'
+import addFormats from 'ajv-formats'
+import type { Transaction } from 'kysely'
+import type { Db } from '../../db/connect.js'
+import type { Backend } from '../../db/connect.js'
+import type { Database } from '../../db/schema.js'
+import { validationError, type ErrorDetail } from '../../lib/errors.js'
+import { normalizePlatformId } from '../../lib/platform-ids.js'
+import { now } from '../../lib/time.js'
+import { validationDetails } from '../../plugins/errors.js'
+import { recordFacts } from '../analytics/facts.js'
+import type { RequestContext } from '../auth/auth.types.js'
+import { recordPurchase } from '../reviews/purchases.js'
+import type { WishlistsService } from '../wishlists/wishlists.service.js'
+import { createCatalogRepo } from './catalog.repo.js'
+import {
+  type CartItemAddedEvent,
+  EVENT_SCHEMAS,
+  type OrderCreatedEvent,
+  type PlatformEvent,
+  type ProductUpdatedEvent,
+} from './events.schemas.js'
+import { enqueueWebhookEvents, type OutboxEvent } from './outbox.js'
+import { normalizePrice, productSignals, type VariantState } from './product-signals.js'
+
+/** customerIds listed in a product event's data; `truncated` says more exist. */
+export const MAX_CUSTOMER_IDS = 1_000
+/** Validation errors reported per batch; the rest are summarised by the first ones. */
+const MAX_REPORTED_ERRORS = 50
+
+export interface EventsServiceDeps {
+  db: Db
+  backend: Backend
+  /** Holders of a product and remove-on-purchase live with the wishlists. */
+  wishlists: Pick<WishlistsService, 'holdersOfProduct' | 'removeProductsForCustomer'>
+}
+
+const pid = (raw: string): string => normalizePlatformId(raw) as string // schema-checked already
+
+function compileValidators() {
+  const ajv = new Ajv({ allErrors: false, coerceTypes: false, useDefaults: true, strict: false })
+  addFormats.default(ajv)
+  return {
+    'cart.item_added': ajv.compile<CartItemAddedEvent>(EVENT_SCHEMAS['cart.item_added']),
+    'product.updated': ajv.compile<ProductUpdatedEvent>(EVENT_SCHEMAS['product.updated']),
+    'order.created': ajv.compile<OrderCreatedEvent>(EVENT_SCHEMAS['order.created']),
+  }
+}
+
+/** A union (price: string | number) fails once per branch; report it once, plainly. */
+function collapseAlternatives(errors: ErrorObject[]): ErrorObject[] {
+  const unions = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath))
+  if (unions.size === 0) return errors
+  return errors
+    .filter((e) => !unions.has(e.instancePath) || e.keyword === 'anyOf')
+    .map((e) => (e.keyword === 'anyOf' ? { ...e, message: 'must be a decimal string such as "19.99" or a non-negative number' } : e))
+}
+
+export function createEventsService(deps: EventsServiceDeps) {
+  const validators = compileValidators()
+  const catalog = createCatalogRepo(deps.backend)
+
+  /** Every event checked against its type's schema and rules; throws with all failing indexes. */
+  function validate(events: Array<{ type: string }>): PlatformEvent[] {
+    const details: ErrorDetail[] = []
+    const fail = (index: number, path: string, message: string) => details.push({ path: `body.events.${index}${path}`, message, index })
+    events.forEach((event, index) => {
+      if (details.length >= MAX_REPORTED_ERRORS) return
+      const check = validators[event.type as PlatformEvent['type']]
+      if (!check(event)) {
+        const errors = collapseAlternatives((check.errors ?? []) as ErrorObject[])
+        details.push(...validationDetails(errors.map((e) => ({ ...e, instancePath: `/events/${index}${e.instancePath}` })), 'body'))
+        return
+      }
+      if (event.type === 'cart.item_added') {
+        const e = event as CartItemAddedEvent
+        if ((e.customer_id === undefined) === (e.guest_id === undefined)) fail(index, '', 'must have exactly one of customer_id and guest_id')
+      }
+      if (event.type === 'product.updated') {
+        const seen = new Set<string>()
+        ;(event as ProductUpdatedEvent).variants.forEach((v, i) => {
+          const id = pid(v.variant_id)
+          if (seen.has(id)) fail(index, `.variants.${i}.variant_id`, 'must not repeat a variant')
+          seen.add(id)
+        })
+      }
+    })
+    if (details.length > 0) throw validationError(details, `${details[0]?.path} ${details[0]?.message}`)
+    return events as PlatformEvent[]
+  }
+
+  async function cartItemAdded(trx: Transaction<Database>, ctx: RequestContext, e: CartItemAddedEvent, at: number) {
+    const owner = e.customer_id !== undefined ? { ownerType: 'customer' as const, ownerId: pid(e.customer_id) } : { ownerType: 'guest' as const, ownerId: e.guest_id as string }
+    const occurredAt = e.occurred_at === undefined ? at : Date.parse(e.occurred_at)
+    await recordFacts(trx, ctx.shop.id, [{ type: 'cart_add', ...owner, productId: pid(e.product_id), occurredAt }])
+  }
+
+  async function productUpdated(trx: Transaction<Database>, ctx: RequestContext, e: ProductUpdatedEvent, at: number) {
+    const shopId = ctx.shop.id
+    const productId = pid(e.product_id)
+    const next: VariantState[] = e.variants.map((v) => ({ variant_id: pid(v.variant_id), price: normalizePrice(v.price), inventory_quantity: v.inventory_quantity }))
+    const previous = await catalog.lockProduct(trx, shopId, productId)
+    const handle = e.handle ?? previous?.handle ?? null
+    await catalog.upsertProduct(trx, shopId, productId, { handle, variants: next }, at)
+    const changes = productSignals(previous?.variants ?? null, next)
+    if (changes.length === 0) return
+    const holders = await deps.wishlists.holdersOfProduct(shopId, productId, { limit: MAX_CUSTOMER_IDS, db: trx })
+    if (holders.wishlistCount === 0) return
+    const view = (v: VariantState) => ({ price: v.price, inventoryQuantity: v.inventory_quantity })
+    const events: OutboxEvent[] = changes.map((c) => ({
+      event: c.event,
+      occurredAt: at,
+      data: {
+        productId,
+        variantId: c.variantId,
+        ...(handle === null ? {} : { handle }),
+        before: view(c.before),
+        after: view(c.after),
+        wishlistCount: holders.wishlistCount,
+        customerIds: holders.customerIds,
+        truncated: holders.truncated,
+      },
+    }))
+    await enqueueWebhookEvents(trx, shopId, events)
+  }
+
+  async function orderCreated(trx: Transaction<Database>, ctx: RequestContext, e: OrderCreatedEvent, at: number) {
+    const productIds = [...new Set(e.line_items.map((l) => pid(l.product_id)))]
+    const customerId = e.customer_id === undefined ? undefined : pid(e.customer_id)
+    if (customerId !== undefined && ctx.shop.settings.remove_on_purchase) {
+      await deps.wishlists.removeProductsForCustomer(trx, ctx.shop.id, customerId, productIds)
+    }
+    // Reviews by this buyer (customer id or e-mail) of these products become verified purchases.
+    await recordPurchase(trx, ctx.shop.id, { customerId, email: e.email, productIds }, at)
+  }
+
+  return {
+    /** Validates the whole batch, then applies it atomically. Returns the number of events accepted. */
+    async ingest(ctx: RequestContext, raw: Array<{ type: string }>): Promise<{ accepted: number }> {
+      const events = validate(raw)
+      if (events.length === 0) return { accepted: 0 }
+      const at = now()
+      await deps.db.transaction().execute(async (trx) => {
+        for (const e of events) {
+          if (e.type === 'cart.item_added') await cartItemAdded(trx, ctx, e, at)
+          else if (e.type === 'product.updated') await productUpdated(trx, ctx, e, at)
+          else await orderCreated(trx, ctx, e, at)
+        }
+      })
+      return { accepted: events.length }
+    },
+  }
+}
+
+export type EventsService = ReturnType<typeof createEventsService>

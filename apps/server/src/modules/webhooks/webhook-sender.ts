@@ -1,0 +1,104 @@
+/**
+ * One HTTP POST to a webhook receiver, with undici: a hard timeout over the whole exchange,
+ * no redirects (undici's `request` never follows them; a 3xx is just a failed attempt), the
+ * response body read up to a cap and dropped beyond it, and the SSRF guard on the way out.
+ */
+import { type Dispatcher, Agent, request } from 'undici'
+import { bareHostname, guardedLookup, isPublicAddress, addressRange, type ResolveHost, systemResolve } from './ssrf-guard.js'
+import ipaddr from 'ipaddr.js'
+
+/** How much of a receiver's answer is kept in the attempt log. */
+export const RESPONSE_BODY_CAP_BYTES = 1024
+
+export interface SendResult {
+  /** Any 2xx. */
+  ok: boolean
+  statusCode: number | null
+  /** The first RESPONSE_BODY_CAP_BYTES of the body, as text. */
+  responseBody: string | null
+  error: string | null
+  durationMs: number
+}
+
+export interface WebhookSenderOptions {
+  timeoutMs: number
+  allowPrivateTargets: boolean
+  /** Name resolution used by the SSRF guard (tests point names at loopback with it). */
+  resolve?: ResolveHost
+}
+
+export interface WebhookSender {
+  send(url: string, headers: Record<string, string>, body: string): Promise<SendResult>
+  close(): Promise<void>
+}
+
+async function readCapped(body: Dispatcher.ResponseData['body']): Promise<string> {
+  const chunks: Buffer[] = []
+  let size = 0
+  try {
+    for await (const chunk of body) {
+      const buf = chunk as Buffer
+      chunks.push(buf)
+      size += buf.length
+      if (size >= RESPONSE_BODY_CAP_BYTES) break
+    }
+  } finally {
+    // Stop reading a large or endless body; the connection is discarded with it.
+    if (size >= RESPONSE_BODY_CAP_BYTES) body.destroy()
+  }
+  return Buffer.concat(chunks).subarray(0, RESPONSE_BODY_CAP_BYTES).toString('utf8')
+}
+
+function describe(err: unknown): string {
+  if (!(err instanceof Error)) return String(err)
+  const cause = (err as { cause?: unknown }).cause
+  if (err.name === 'TimeoutError' || err.name === 'AbortError') return 'timeout'
+  const inner = cause instanceof Error ? `: ${cause.message}` : ''
+  return `${err.message}${inner}`.slice(0, 500)
+}
+
+export function createWebhookSender(opts: WebhookSenderOptions): WebhookSender {
+  const dispatcher = new Agent({
+    connect: {
+      timeout: opts.timeoutMs,
+      ...(opts.allowPrivateTargets ? {} : { lookup: guardedLookup(opts.resolve ?? systemResolve) }),
+    },
+    headersTimeout: opts.timeoutMs,
+    bodyTimeout: opts.timeoutMs,
+    keepAliveTimeout: 4_000,
+  })
+
+  return {
+    async send(url, headers, body) {
+      const started = performance.now()
+      const done = (r: Omit<SendResult, 'durationMs'>): SendResult => ({ ...r, durationMs: Math.round(performance.now() - started) })
+      let target: URL
+      try {
+        target = new URL(url)
+      } catch {
+        return done({ ok: false, statusCode: null, responseBody: null, error: 'invalid URL' })
+      }
+      if (!opts.allowPrivateTargets) {
+        // Sockets skip the lookup hook for IP literals: classify them here.
+        const host = bareHostname(target)
+        if (ipaddr.isValid(host) && !isPublicAddress(host)) {
+          return done({ ok: false, statusCode: null, responseBody: null, error: `refused: ${host} is a ${addressRange(host)} address` })
+        }
+      }
+      try {
+        const res = await request(target, {
+          method: 'POST',
+          dispatcher,
+          headers: { 'content-type': 'application/json', 'user-agent': 'wishlist-webhooks/1', ...headers },
+          body,
+          signal: AbortSignal.timeout(opts.timeoutMs),
+        })
+        const responseBody = await readCapped(res.body)
+        return done({ ok: res.statusCode >= 200 && res.statusCode < 300, statusCode: res.statusCode, responseBody, error: null })
+      } catch (err) {
+        return done({ ok: false, statusCode: null, responseBody: null, error: describe(err) })
+      }
+    },
+    close: () => dispatcher.close(),
+  }
+}

@@ -1,0 +1,195 @@
+/**
+ * The delivery worker. Each pass:
+ * 1. fans undispatched outbox rows out into one delivery per endpoint that existed and was
+ *    subscribed when the event was written (and marks the rows dispatched), in one transaction;
+ * 2. claims due deliveries under a lease (PostgreSQL: FOR UPDATE SKIP LOCKED, so several
+ *    worker processes never claim the same delivery), sends them concurrently and settles
+ *    each. A lease left by a dead process expires, and the delivery is tried again.
+ * `stop()` lets the attempts in flight finish (drain) before it resolves.
+ */
+import { randomBytes } from 'node:crypto'
+import type { Config } from '../../config.js'
+import type { Storage } from '../../db/connect.js'
+import type { WebhookDeliveriesTable } from '../../db/schema.js'
+import { newId } from '../../lib/ids.js'
+import { isoMillis } from '../../lib/time.js'
+import type { Insertable } from 'kysely'
+import { attemptDelivery } from './delivery.js'
+import type { ResolveHost } from './ssrf-guard.js'
+import { createWebhookSender, type WebhookSender } from './webhook-sender.js'
+import { createWebhooksRepo, type EndpointRow } from './webhooks.repo.js'
+
+export interface WorkerLog {
+  info(obj: object, msg?: string): void
+  warn(obj: object, msg?: string): void
+  error(obj: object, msg?: string): void
+}
+
+const silent: WorkerLog = { info() {}, warn() {}, error() {} }
+
+export interface WebhookWorkerOptions {
+  storage: Storage
+  webhooks: Config['webhooks']
+  /** Shared sender; by default the worker makes (and closes) its own. */
+  sender?: WebhookSender
+  resolve?: ResolveHost
+  log?: WorkerLog
+  workerId?: string
+  /** How long a claim lasts; must exceed the send timeout. Default: timeout + 30 s. */
+  leaseMs?: number
+  /** Deliveries claimed (and sent concurrently) per pass. */
+  batchSize?: number
+}
+
+export interface PassResult {
+  dispatched: number
+  attempted: number
+}
+
+export interface WebhookWorker {
+  readonly id: string
+  /** One pass: fan out the outbox, then claim and send one batch of due deliveries. */
+  runOnce(): Promise<PassResult>
+  start(): void
+  /** Stops polling and waits for the attempts in flight. */
+  stop(): Promise<void>
+}
+
+/** The HTTP body of every delivery (SPEC: Events, payload shape). */
+export function deliveryBody(event: string, shopDomain: string, occurredAt: number, data: unknown): string {
+  return JSON.stringify({ event, shopDomain, occurredAt: isoMillis(occurredAt), data })
+}
+
+export function subscribes(endpoint: Pick<EndpointRow, 'events'>, event: string): boolean {
+  return (JSON.parse(endpoint.events) as string[]).includes(event)
+}
+
+export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
+  const { db, backend } = opts.storage
+  const repo = createWebhooksRepo(db, backend)
+  const id = opts.workerId ?? `wrk_${randomBytes(6).toString('base64url')}`
+  const ownSender = opts.sender === undefined
+  const sender =
+    opts.sender ??
+    createWebhookSender({ timeoutMs: opts.webhooks.timeoutMs, allowPrivateTargets: opts.webhooks.allowPrivateTargets, ...(opts.resolve ? { resolve: opts.resolve } : {}) })
+  const leaseMs = opts.leaseMs ?? opts.webhooks.timeoutMs + 30_000
+  const batchSize = opts.batchSize ?? 25
+  const log = opts.log ?? silent
+  const attemptDeps = { db, repo, sender, retryScheduleSec: opts.webhooks.retryScheduleSec, workerId: id }
+
+  async function fanOut(): Promise<number> {
+    return db.transaction().execute(async (trx) => {
+      const rows = await repo.takeOutbox(trx, 200)
+      if (rows.length === 0) return 0
+      const shopIds = [...new Set(rows.map((r) => r.shop_id))]
+      const domains = new Map((await repo.shopDomains(trx, shopIds)).map((s) => [s.id, s.domain]))
+      const endpoints = await repo.activeEndpoints(trx, shopIds)
+      const at = Date.now()
+      const deliveries: Insertable<WebhookDeliveriesTable>[] = []
+      for (const row of rows) {
+        const domain = domains.get(row.shop_id)
+        if (domain === undefined) continue
+        const body = deliveryBody(row.event, domain, row.occurred_at, JSON.parse(row.payload))
+        for (const ep of endpoints) {
+          // Endpoints receive the events that happened while they were subscribed.
+          if (ep.shop_id !== row.shop_id || ep.created_at > row.created_at || !subscribes(ep, row.event)) continue
+          deliveries.push({
+            shop_id: row.shop_id,
+            id: newId('dlv', 16),
+            webhook_id: ep.id,
+            message_id: row.id,
+            event: row.event,
+            body,
+            status: 'pending',
+            attempts: 0,
+            next_attempt_at: at,
+            locked_until: null,
+            locked_by: null,
+            last_status_code: null,
+            last_error: null,
+            created_at: at,
+            updated_at: at,
+          })
+        }
+      }
+      await repo.insertDeliveries(trx, deliveries)
+      await repo.markDispatched(trx, rows)
+      return rows.length
+    })
+  }
+
+  async function sendDue(): Promise<number> {
+    const claimToken = `${id}:${randomBytes(6).toString('base64url')}`
+    const claimed = await repo.claimDue({ at: Date.now(), leaseMs, claimToken, limit: batchSize })
+    if (claimed.length === 0) return 0
+    const endpoints = await repo.endpointsFor(claimed)
+    const byKey = new Map(endpoints.map((e) => [`${e.shop_id} ${e.id}`, e]))
+    await Promise.all(
+      claimed.map(async (d) => {
+        const endpoint = byKey.get(`${d.shop_id} ${d.webhook_id}`)
+        if (endpoint === undefined) return // deleted meanwhile; its deliveries went with it
+        try {
+          const outcome = await attemptDelivery(attemptDeps, d, endpoint, claimToken)
+          if (!outcome.result.ok) {
+            log.warn({ deliveryId: d.id, webhookId: d.webhook_id, statusCode: outcome.result.statusCode, error: outcome.result.error, status: outcome.status }, 'webhook attempt failed')
+          }
+        } catch (err) {
+          // The lease expires and the delivery is tried again.
+          log.error({ err, deliveryId: d.id }, 'webhook attempt could not be recorded')
+        }
+      }),
+    )
+    return claimed.length
+  }
+
+  let running = false
+  let loop: Promise<void> | undefined
+  let wake: (() => void) | undefined
+
+  async function runOnce(): Promise<PassResult> {
+    let dispatched = 0
+    for (let n = await fanOut(); n > 0; n = await fanOut()) dispatched += n
+    const attempted = await sendDue()
+    return { dispatched, attempted }
+  }
+
+  async function run(): Promise<void> {
+    while (running) {
+      let busy = false
+      try {
+        const pass = await runOnce()
+        busy = pass.attempted > 0 || pass.dispatched > 0
+      } catch (err) {
+        log.error({ err }, 'webhook worker pass failed')
+      }
+      if (!running) break
+      if (!busy) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, opts.webhooks.pollIntervalMs)
+          wake = () => {
+            clearTimeout(timer)
+            resolve()
+          }
+        })
+        wake = undefined
+      }
+    }
+  }
+
+  return {
+    id,
+    runOnce,
+    start() {
+      if (running) return
+      running = true
+      loop = run()
+    },
+    async stop() {
+      running = false
+      wake?.()
+      await loop
+      loop = undefined
+      if (ownSender) await sender.close()
+    },
+  }
+}

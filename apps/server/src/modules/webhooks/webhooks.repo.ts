@@ -1,0 +1,198 @@
+/**
+ * Kysely queries of webhook endpoints, deliveries and attempts. Tenant reads and writes
+ * filter by shop_id; the worker's claim queries span shops on purpose (one worker serves
+ * every shop) and are marked as such.
+ */
+import type { Kysely, Transaction } from 'kysely'
+import type { Backend, Db } from '../../db/connect.js'
+import { lockSkippingLocked } from '../../db/dialect.js'
+import type { Database, DeliveryStatus, WebhookDeliveriesTable, WebhookEndpointsTable } from '../../db/schema.js'
+import type { Insertable, Selectable } from 'kysely'
+
+export type EndpointRow = Selectable<WebhookEndpointsTable>
+export type DeliveryRow = Selectable<WebhookDeliveriesTable>
+type Executor = Kysely<Database> | Transaction<Database>
+
+export function createWebhooksRepo(db: Db, backend: Backend) {
+  return {
+    async lockShop(trx: Transaction<Database>, shopId: string): Promise<void> {
+      // Serialises concurrent creates of one shop so the 20-per-shop limit holds.
+      if (backend === 'postgres') await trx.selectFrom('shops').select('id').where('id', '=', shopId).forUpdate().execute()
+    },
+
+    async countEndpoints(ex: Executor, shopId: string): Promise<number> {
+      const row = await ex
+        .selectFrom('webhook_endpoints')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('shop_id', '=', shopId)
+        .executeTakeFirstOrThrow()
+      return Number(row.n)
+    },
+
+    async insertEndpoint(ex: Executor, row: Insertable<WebhookEndpointsTable>): Promise<void> {
+      await ex.insertInto('webhook_endpoints').values(row).execute()
+    },
+
+    listEndpoints(shopId: string): Promise<EndpointRow[]> {
+      return db.selectFrom('webhook_endpoints').selectAll().where('shop_id', '=', shopId).orderBy('created_at').orderBy('id').execute()
+    },
+
+    getEndpoint(shopId: string, id: string): Promise<EndpointRow | undefined> {
+      return db.selectFrom('webhook_endpoints').selectAll().where('shop_id', '=', shopId).where('id', '=', id).executeTakeFirst()
+    },
+
+    /** Removes the endpoint with its deliveries and their attempts; false when unknown. */
+    async deleteEndpoint(trx: Transaction<Database>, shopId: string, id: string): Promise<boolean> {
+      const deleted = await trx.deleteFrom('webhook_endpoints').where('shop_id', '=', shopId).where('id', '=', id).executeTakeFirst()
+      if (Number(deleted.numDeletedRows) === 0) return false
+      await trx
+        .deleteFrom('webhook_attempts')
+        .where('shop_id', '=', shopId)
+        .where('delivery_id', 'in', (eb) =>
+          eb.selectFrom('webhook_deliveries').select('id').where('shop_id', '=', shopId).where('webhook_id', '=', id),
+        )
+        .execute()
+      await trx.deleteFrom('webhook_deliveries').where('shop_id', '=', shopId).where('webhook_id', '=', id).execute()
+      return true
+    },
+
+    listDeliveries(shopId: string, webhookId: string, limit: number): Promise<DeliveryRow[]> {
+      return db
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('shop_id', '=', shopId)
+        .where('webhook_id', '=', webhookId)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute()
+    },
+
+    getDelivery(shopId: string, id: string): Promise<DeliveryRow | undefined> {
+      return db.selectFrom('webhook_deliveries').selectAll().where('shop_id', '=', shopId).where('id', '=', id).executeTakeFirst()
+    },
+
+    async insertDeliveries(ex: Executor, rows: Insertable<WebhookDeliveriesTable>[]): Promise<void> {
+      // Chunked: SQLite allows at most 32,766 bound parameters per statement.
+      for (let i = 0; i < rows.length; i += 200) {
+        await ex.insertInto('webhook_deliveries').values(rows.slice(i, i + 200)).execute()
+      }
+    },
+
+    // --- worker (all shops) -------------------------------------------------------------
+
+    /** Undispatched outbox rows, oldest first, locked against other workers on PostgreSQL. */
+    takeOutbox(trx: Transaction<Database>, limit: number) {
+      return lockSkippingLocked(
+        trx.selectFrom('outbox').selectAll().where('dispatched', '=', 0).orderBy('created_at').orderBy('id').limit(limit),
+        backend,
+      ).execute()
+    },
+
+    async markDispatched(trx: Transaction<Database>, rows: { shop_id: string; id: string }[]): Promise<void> {
+      for (const r of rows) {
+        await trx.updateTable('outbox').set({ dispatched: 1 }).where('shop_id', '=', r.shop_id).where('id', '=', r.id).execute()
+      }
+    },
+
+    shopDomains(trx: Transaction<Database>, shopIds: string[]) {
+      return trx.selectFrom('shops').select(['id', 'domain']).where('id', 'in', shopIds).execute()
+    },
+
+    activeEndpoints(trx: Transaction<Database>, shopIds: string[]) {
+      return trx
+        .selectFrom('webhook_endpoints')
+        .select(['shop_id', 'id', 'events', 'created_at'])
+        .where('shop_id', 'in', shopIds)
+        .where('disabled_at', 'is', null)
+        .execute()
+    },
+
+    /**
+     * Claims up to `limit` due deliveries for `leaseMs`: one UPDATE whose subquery skips rows
+     * other workers hold (PostgreSQL). A lease that runs out (its worker died) makes the
+     * delivery due again.
+     */
+    claimDue(opts: { at: number; leaseMs: number; claimToken: string; limit: number }): Promise<DeliveryRow[]> {
+      const due = lockSkippingLocked(
+        db
+          .selectFrom('webhook_deliveries')
+          .select(['shop_id', 'id'])
+          .where('status', '=', 'pending')
+          .where('next_attempt_at', '<=', opts.at)
+          .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', opts.at)]))
+          .orderBy('next_attempt_at')
+          .limit(opts.limit),
+        backend,
+      )
+      return db
+        .updateTable('webhook_deliveries')
+        .set({ locked_until: opts.at + opts.leaseMs, locked_by: opts.claimToken, updated_at: opts.at })
+        .where((eb) => eb(eb.refTuple('shop_id', 'id'), 'in', due.$asTuple('shop_id', 'id')))
+        .returningAll()
+        .execute()
+    },
+
+    endpointsFor(keys: { shop_id: string; webhook_id: string }[]): Promise<EndpointRow[]> {
+      if (keys.length === 0) return Promise.resolve([])
+      return db
+        .selectFrom('webhook_endpoints')
+        .selectAll()
+        .where((eb) => eb.or(keys.map((k) => eb.and([eb('shop_id', '=', k.shop_id), eb('id', '=', k.webhook_id)]))))
+        .execute()
+    },
+
+    async recordAttempt(
+      trx: Transaction<Database>,
+      row: { shop_id: string; delivery_id: string; attempt: number; worker_id: string; started_at: number; duration_ms: number; status_code: number | null; error: string | null; response_body: string | null },
+    ): Promise<void> {
+      await trx.insertInto('webhook_attempts').values(row).onConflict((oc) => oc.doNothing()).execute()
+    },
+
+    /** Writes an attempt's outcome, only while the caller still holds the claim. */
+    async settle(
+      trx: Transaction<Database>,
+      d: { shop_id: string; id: string; claimToken: string },
+      patch: { status: DeliveryStatus; attempts: number; next_attempt_at: number | null; last_status_code: number | null; last_error: string | null; at: number },
+    ): Promise<boolean> {
+      const res = await trx
+        .updateTable('webhook_deliveries')
+        .set({
+          status: patch.status,
+          attempts: patch.attempts,
+          next_attempt_at: patch.next_attempt_at,
+          last_status_code: patch.last_status_code,
+          last_error: patch.last_error,
+          locked_until: null,
+          locked_by: null,
+          updated_at: patch.at,
+        })
+        .where('shop_id', '=', d.shop_id)
+        .where('id', '=', d.id)
+        .where('locked_by', '=', d.claimToken)
+        .executeTakeFirst()
+      return Number(res.numUpdatedRows) > 0
+    },
+
+    /** 410 Gone: the endpoint takes no new deliveries and its pending ones fail. */
+    async disableEndpoint(trx: Transaction<Database>, shopId: string, id: string, reason: string, at: number): Promise<void> {
+      await trx
+        .updateTable('webhook_endpoints')
+        .set({ disabled_at: at, disabled_reason: reason })
+        .where('shop_id', '=', shopId)
+        .where('id', '=', id)
+        .where('disabled_at', 'is', null)
+        .execute()
+      await trx
+        .updateTable('webhook_deliveries')
+        .set({ status: 'failed', next_attempt_at: null, updated_at: at, last_error: 'webhook disabled (410 Gone)' })
+        .where('shop_id', '=', shopId)
+        .where('webhook_id', '=', id)
+        .where('status', '=', 'pending')
+        .where('locked_by', 'is', null)
+        .execute()
+    },
+  }
+}
+
+export type WebhooksRepo = ReturnType<typeof createWebhooksRepo>

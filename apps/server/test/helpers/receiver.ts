@@ -1,0 +1,70 @@
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+export interface Received {
+  path: string
+  headers: IncomingHttpHeaders
+  body: string
+  at: number
+}
+
+export type Responder = (req: Received, res: ServerResponse) => void | Promise<void>
+
+/** A real HTTP receiver on 127.0.0.1 and a random port, recording every request. */
+export interface Receiver {
+  url: string
+  port: number
+  received: Received[]
+  /** Decides the answer per request (default 200 "ok"). */
+  respond: Responder
+  /** Resolves once `n` requests (matching `filter`) have arrived. */
+  waitFor(n: number, filter?: (r: Received) => boolean, timeoutMs?: number): Promise<Received[]>
+  close(): Promise<void>
+}
+
+export async function startReceiver(): Promise<Receiver> {
+  const received: Received[] = []
+  const waiters: (() => void)[] = []
+  const receiver: Receiver = {
+    url: '',
+    port: 0,
+    received,
+    respond: (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok')
+    },
+    async waitFor(n, filter = () => true, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs
+      for (;;) {
+        const hits = received.filter(filter)
+        if (hits.length >= n) return hits
+        if (Date.now() > deadline) throw new Error(`receiver: expected ${n} requests, got ${hits.length}`)
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, 50)
+          waiters.push(() => {
+            clearTimeout(timer)
+            resolve()
+          })
+        })
+      }
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      const r: Received = { path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() }
+      received.push(r)
+      for (const w of waiters.splice(0)) w()
+      void Promise.resolve(receiver.respond(r, res)).catch(() => res.destroy())
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  receiver.port = (server.address() as AddressInfo).port
+  receiver.url = `http://127.0.0.1:${receiver.port}`
+  return receiver
+}

@@ -1,0 +1,163 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { enqueueWebhookEvents } from '../../src/modules/events/outbox.js'
+import { createWebhookWorker } from '../../src/modules/webhooks/webhook-worker.js'
+import { startServer } from '../../src/server.js'
+import { createTestApp, type TestApp, testConfig } from '../helpers/app.js'
+import { BACKEND, freshDatabase, type TestDatabase } from '../helpers/db.js'
+import { type Receiver, startReceiver } from '../helpers/receiver.js'
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const FAST = { WEBHOOK_POLL_INTERVAL_MS: '20', WEBHOOK_RETRY_SCHEDULE: '0.1,0.1' }
+
+let dir: string
+let database: TestDatabase
+let receiver: Receiver
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'wh-worker-'))
+  // One database that several app instances and processes open in turn.
+  database = await freshDatabase({ sqliteFile: join(dir, 'shared.db') })
+  receiver = await startReceiver()
+})
+afterAll(async () => {
+  await receiver.close()
+  await database.drop()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+async function setup(t: TestApp) {
+  const shop = await t.createShop('free')
+  const admin = await shop.adminToken()
+  const res = await t.call('POST', '/v1/webhooks', { token: admin, body: { url: `${receiver.url}/hook`, events: ['wishlist.shared'] } })
+  expect(res.status).toBe(201)
+  return { shop, admin, webhookId: res.body.data.webhookId as string }
+}
+
+describe('the embedded worker', () => {
+  it('runs inside the server process: an item added over HTTP reaches the receiver', async () => {
+    receiver.received.length = 0
+    const server = await startServer({ ...testConfig({ ...FAST, LOG_LEVEL: 'silent' }), database: database.target, port: 0 })
+    try {
+      expect(server.worker).toBeDefined()
+      const shop = await server.app.services.shops.create({ domain: `embedded-${Date.now()}.myshopify.com`, plan: 'scale' })
+      const http = async (method: string, path: string, body: unknown, token?: string) => {
+        const res = await fetch(`${server.address}${path}`, {
+          method,
+          headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+          body: JSON.stringify(body),
+        })
+        return { status: res.status, body: (await res.json()) as { data: Record<string, string> } }
+      }
+      const token = (await http('POST', '/v1/auth/token', { api_key: shop.apiKey.keyId, api_secret: shop.apiKey.secret })).body.data.token
+      expect((await http('POST', '/v1/webhooks', { url: `${receiver.url}/hook`, events: ['wishlist.item.added'] }, token)).status).toBe(201)
+      expect((await http('POST', '/v1/wishlists/77/items', { product_id: '123' }, token)).status).toBe(201)
+      const [hit] = await receiver.waitFor(1)
+      expect(JSON.parse(hit!.body)).toMatchObject({ event: 'wishlist.item.added', data: { customerId: '77', productId: '123' } })
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('delivers an event left undelivered by a stopped process after a restart', async () => {
+    receiver.received.length = 0
+    // First process: no worker runs; the event stays in the outbox when it stops.
+    const first = await createTestApp({ database, env: FAST })
+    const { shop, admin, webhookId } = await setup(first)
+    await first.storage.db.transaction().execute((trx) => enqueueWebhookEvents(trx, shop.id, [{ event: 'wishlist.shared', data: { customerId: '5' } }]))
+    await first.close()
+    expect(receiver.received).toHaveLength(0)
+
+    const second = await createTestApp({ database, env: FAST, worker: true })
+    try {
+      const [hit] = await receiver.waitFor(1)
+      expect(JSON.parse(hit!.body)).toMatchObject({ event: 'wishlist.shared', shopDomain: shop.domain, data: { customerId: '5' } })
+      const log = (await second.call('GET', `/v1/webhooks/${webhookId}/deliveries`, { token: admin })).body.data.deliveries
+      expect(log).toMatchObject([{ status: 'succeeded', attempts: 1 }])
+    } finally {
+      await second.close()
+    }
+  })
+
+  it('retries an attempt that was in flight when its worker process was killed', async () => {
+    receiver.received.length = 0
+    const t = await createTestApp({ database, env: FAST })
+    const { shop, admin, webhookId } = await setup(t)
+    // The receiver holds the first request open: the attempt is in flight.
+    receiver.respond = (r, res) => {
+      if (receiver.received.indexOf(r) === 0) return
+      res.writeHead(200).end()
+    }
+    const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/worker-process.ts'], {
+      env: { ...process.env, ...FAST, DATABASE_URL: database.url, WORKER_LEASE_MS: '1500' },
+      stdio: 'ignore',
+    })
+    try {
+      await t.storage.db.transaction().execute((trx) => enqueueWebhookEvents(trx, shop.id, [{ event: 'wishlist.shared', data: { customerId: '6' } }]))
+      const [inFlight] = await receiver.waitFor(1, undefined, 20_000)
+      child.kill('SIGKILL')
+      await new Promise((r) => child.once('exit', r))
+
+      const worker = createWebhookWorker({ storage: t.storage, webhooks: t.config.webhooks })
+      try {
+        // The dead worker's lease still holds: nothing is sent twice meanwhile.
+        await worker.runOnce()
+        expect(receiver.received).toHaveLength(1)
+        worker.start()
+        const hits = await receiver.waitFor(2, undefined, 10_000)
+        expect(hits[1]!.headers['webhook-id']).toBe(inFlight!.headers['webhook-id'])
+        expect(hits[1]!.body).toBe(inFlight!.body)
+      } finally {
+        await worker.stop()
+      }
+      const log = (await t.call('GET', `/v1/webhooks/${webhookId}/deliveries`, { token: admin })).body.data.deliveries
+      expect(log).toMatchObject([{ status: 'succeeded', attempts: 1, lastStatusCode: 200 }])
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL')
+      receiver.respond = (_r, res) => {
+        res.writeHead(200).end()
+      }
+      await t.close()
+    }
+  })
+})
+
+// On PostgreSQL the claim is FOR UPDATE SKIP LOCKED; on SQLite (two connections to one
+// file) a single UPDATE statement. Either way no delivery is attempted twice.
+describe(`several workers on ${BACKEND}`, () => {
+  it('never attempt the same delivery twice', async () => {
+    receiver.received.length = 0
+    const t = await createTestApp({ database, env: FAST })
+    const { shop } = await setup(t)
+    const N = 300
+    await t.storage.db.transaction().execute((trx) =>
+      enqueueWebhookEvents(trx, shop.id, Array.from({ length: N }, (_, i) => ({ event: 'wishlist.shared' as const, data: { customerId: String(i) } }))),
+    )
+    // Two workers with their own connection pools, as two processes would have.
+    const other = await createTestApp({ database, env: FAST })
+    const a = createWebhookWorker({ storage: t.storage, webhooks: t.config.webhooks, workerId: 'a', batchSize: 10 })
+    const b = createWebhookWorker({ storage: other.storage, webhooks: other.config.webhooks, workerId: 'b', batchSize: 10 })
+    try {
+      a.start()
+      b.start()
+      const hits = await receiver.waitFor(N, undefined, 30_000)
+      await sleep(300)
+      const ids = receiver.received.map((r) => r.headers['webhook-id'])
+      expect(ids).toHaveLength(N)
+      expect(new Set(ids).size).toBe(N)
+      expect(new Set(hits.map((h) => JSON.parse(h.body).data.customerId)).size).toBe(N)
+      // Both really worked: the attempts log names both workers.
+      const byWorker = await t.storage.db.selectFrom('webhook_attempts').select(['worker_id']).where('shop_id', '=', shop.id).execute()
+      expect(byWorker).toHaveLength(N)
+      expect(new Set(byWorker.map((r) => r.worker_id))).toEqual(new Set(['a', 'b']))
+    } finally {
+      await a.stop()
+      await b.stop()
+      await other.close()
+      await t.close()
+    }
+  })
+})
