@@ -1,0 +1,13 @@
+import { readFileSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { expect, test } from 'vitest'
+import { renderOpenApi } from '../scripts/openapi-document.js'
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+
+test('the committed OpenAPI document and generated types match the server (run `npm run generate -w packages/sdk`)', async () => {
+  const { json, dts } = await renderOpenApi()
+  expect(readFileSync(resolve(root, 'openapi.json'), 'utf8'), 'packages/sdk/openapi.json is stale').toBe(json)
+  expect(readFileSync(resolve(root, 'src/generated/openapi.d.ts'), 'utf8'), 'src/generated/openapi.d.ts is stale').toBe(dts)
+})
