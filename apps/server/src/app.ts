@@ -14,6 +14,14 @@ import { authRoutes } from './modules/auth/auth.routes.js'
 import { type AuthService, createAuthService } from './modules/auth/auth.service.js'
 import { opsRoutes } from './modules/ops/ops.routes.js'
 import { createShopsService, type ShopsService } from './modules/shops/shops.service.js'
+import { createImportService, type ImportService } from './modules/wishlists/import.service.js'
+import { importRoutes } from './modules/wishlists/import.routes.js'
+import { listRoutes } from './modules/wishlists/lists.routes.js'
+import { createListsService, type ListsService } from './modules/wishlists/lists.service.js'
+import { shareRoutes } from './modules/wishlists/share.routes.js'
+import { createShareService, type ShareService } from './modules/wishlists/share.service.js'
+import { wishlistRoutes } from './modules/wishlists/wishlists.routes.js'
+import { createWishlistsService, type WishlistsService } from './modules/wishlists/wishlists.service.js'
 import { authPlugin } from './plugins/auth.js'
 import { errorsPlugin } from './plugins/errors.js'
 import { metricsPlugin } from './plugins/metrics.js'
@@ -36,6 +44,10 @@ export interface AppDeps {
 export interface Services {
   shops: ShopsService
   auth: AuthService
+  wishlists: WishlistsService
+  lists: ListsService
+  share: ShareService
+  imports: ImportService
 }
 
 declare module 'fastify' {
@@ -68,7 +80,12 @@ export function createServices(deps: AppDeps): Services {
   const cacheTtlMs = deps.credentialCacheTtlMs ?? 5_000
   const shops = createShopsService({ db: deps.storage.db, cacheTtlMs })
   const auth = createAuthService({ db: deps.storage.db, jwtSecret: deps.config.jwtSecret, shops, cacheTtlMs })
-  return { shops, auth }
+  const storage = { db: deps.storage.db, backend: deps.storage.backend }
+  const wishlists = createWishlistsService(storage)
+  const lists = createListsService(storage)
+  const share = createShareService({ ...storage, shops, publicBaseUrl: deps.config.publicBaseUrl })
+  const imports = createImportService(storage)
+  return { shops, auth, wishlists, lists, share, imports }
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -111,6 +128,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(opsRoutes, { storage: deps.storage, redis: deps.redis })
   await app.register(authRoutes, { auth: services.auth })
   await app.register(adminRoutes, { shops: services.shops, auth: services.auth })
+  await app.register(wishlistRoutes, { wishlists: services.wishlists })
+  await app.register(listRoutes, { lists: services.lists })
+  await app.register(shareRoutes, { share: services.share })
+  await app.register(importRoutes, { imports: services.imports })
 
   return app
 }

@@ -1,0 +1,83 @@
+/**
+ * Bulk import (DECISIONS §5, growth plan, admin token): ≤ 500 items into each customer's
+ * default list, all validated before anything is written, in one transaction. Skips items
+ * already stored, repeated within the call, or beyond the item limit. Records analytics
+ * adds; emits no webhooks. `dry_run` computes the same figures and writes nothing.
+ */
+import type { Backend, Db } from '../../db/connect.js'
+import { now } from '../../lib/time.js'
+import type { Owner } from '../../plugins/auth.js'
+import { recordFacts } from '../analytics/facts.js'
+import type { RequestContext } from '../auth/auth.types.js'
+import { productIdOf } from './list-scope.js'
+import { createWishlistsRepo, type NewItem, type WishlistsRepo } from './wishlists.repo.js'
+import { addFacts, serializeMetadata } from './wishlists.service.js'
+import { DEFAULT_LIST_ID, ITEM_LIMIT } from './wishlists.schemas.js'
+
+export interface ImportItemInput {
+  customer_id: string
+  product_id: string
+  variant_id?: string | undefined
+  handle?: string | undefined
+  added_at?: string | undefined
+  metadata?: object | undefined
+}
+
+export interface ImportResult {
+  customers: number
+  imported: number
+  skipped: number
+  dry_run: boolean
+}
+
+export function createImportService(deps: { db: Db; backend: Backend }, repo: WishlistsRepo = createWishlistsRepo(deps.backend)) {
+  const { db } = deps
+
+  return {
+    async run(ctx: RequestContext, input: ImportItemInput[], dryRun: boolean): Promise<ImportResult> {
+      const shopId = ctx.shop.id
+      const at = now()
+      // Validate everything first: one bad item refuses the whole call, naming its index.
+      const byCustomer = new Map<string, NewItem[]>()
+      for (const [index, item] of input.entries()) {
+        const customerId = productIdOf(item.customer_id, `body.items.${index}.customer_id`)
+        const row: NewItem = {
+          list_id: DEFAULT_LIST_ID,
+          product_id: productIdOf(item.product_id, `body.items.${index}.product_id`),
+          variant_id: item.variant_id === undefined ? null : productIdOf(item.variant_id, `body.items.${index}.variant_id`),
+          handle: item.handle ?? null,
+          metadata: serializeMetadata(item.metadata, `body.items.${index}.metadata`, index),
+          added_at: item.added_at === undefined ? at : Date.parse(item.added_at),
+        }
+        const list = byCustomer.get(customerId)
+        if (list) list.push(row)
+        else byCustomer.set(customerId, [row])
+      }
+
+      let imported = 0
+      let skipped = 0
+      await db.transaction().execute(async (trx) => {
+        // Owners are locked in id order so that concurrent imports cannot deadlock.
+        for (const customerId of [...byCustomer.keys()].sort()) {
+          const owner: Owner = { type: 'customer', id: customerId }
+          const rows = byCustomer.get(customerId) ?? []
+          const ownerRow = dryRun ? await repo.getOwner(trx, shopId, owner) : await repo.ensureOwner(trx, shopId, owner, at)
+          const unique = new Map<string, NewItem>()
+          for (const r of rows) if (!unique.has(r.product_id)) unique.set(r.product_id, r)
+          const present = ownerRow ? await repo.present(trx, shopId, owner, DEFAULT_LIST_ID, [...unique.keys()]) : new Set<string>()
+          const fresh = [...unique.values()].filter((r) => !present.has(r.product_id))
+          const added = fresh.slice(0, Math.max(0, ITEM_LIMIT - (ownerRow?.item_count ?? 0)))
+          imported += added.length
+          skipped += rows.length - added.length
+          if (dryRun || added.length === 0) continue
+          await repo.insertItems(trx, shopId, owner, added)
+          await repo.adjustItemCount(trx, shopId, owner, added.length, at)
+          await recordFacts(trx, shopId, addFacts('add', owner, added.map((a) => a.product_id), at))
+        }
+      })
+      return { customers: byCustomer.size, imported, skipped, dry_run: dryRun }
+    },
+  }
+}
+
+export type ImportService = ReturnType<typeof createImportService>

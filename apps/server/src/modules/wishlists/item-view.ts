@@ -1,0 +1,27 @@
+/** Wishlist items as the API shows them, and the webhook `data` that names their owner. */
+import { isoMillis } from '../../lib/time.js'
+import type { Owner } from '../../plugins/auth.js'
+import type { ItemRow } from './wishlists.repo.js'
+
+export interface ItemView {
+  productId: string
+  variantId: string | null
+  handle?: string
+  metadata?: Record<string, unknown>
+  addedAt: string
+}
+
+export function itemView(row: ItemRow): ItemView {
+  const view: ItemView = { productId: row.product_id, variantId: row.variant_id, addedAt: isoMillis(row.added_at) }
+  if (row.handle !== null) view.handle = row.handle
+  if (row.metadata !== null) view.metadata = JSON.parse(row.metadata) as Record<string, unknown>
+  return view
+}
+
+/**
+ * Who an event is about. SPEC names `customerId`; guests are not customers, so their events
+ * carry `customerId: null` and `guestId` (a receiver can tell them apart without guessing).
+ */
+export function ownerData(owner: Owner): { customerId: string | null; guestId?: string } {
+  return owner.type === 'customer' ? { customerId: owner.id } : { customerId: null, guestId: owner.id }
+}

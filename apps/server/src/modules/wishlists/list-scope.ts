@@ -1,0 +1,35 @@
+/**
+ * Which list a request acts on (DECISIONS §6): `wishlist_id` omitted or `default` works on
+ * every plan; any other id needs multi-wishlist (403 PLAN_UPGRADE_REQUIRED below growth,
+ * FEATURE_DISABLED with the setting off) and must name one of the owner's lists (404).
+ */
+import type { Kysely } from 'kysely'
+import type { Database } from '../../db/schema.js'
+import { AppError, notFound } from '../../lib/errors.js'
+import { normalizePlatformId } from '../../lib/platform-ids.js'
+import type { Owner } from '../../plugins/auth.js'
+import { requireMultiWishlist } from '../shops/plans.js'
+import type { Shop } from '../shops/shops.types.js'
+import type { WishlistsRepo } from './wishlists.repo.js'
+import { DEFAULT_LIST_ID } from './wishlists.schemas.js'
+
+export function resolveListId(shop: Shop, raw: string | undefined): string {
+  if (raw === undefined || raw === DEFAULT_LIST_ID) return DEFAULT_LIST_ID
+  requireMultiWishlist(shop)
+  return raw
+}
+
+/** The default list exists for every owner without a row; any other must have one. */
+export async function assertListExists(repo: WishlistsRepo, db: Kysely<Database>, shopId: string, owner: Owner, listId: string): Promise<void> {
+  if (listId === DEFAULT_LIST_ID) return
+  if (!(await repo.list(db, shopId, owner, listId))) throw notFound('Wishlist')
+}
+
+/** A product id from a path or body: digits, or a platform GID stored as its digits. */
+export function productIdOf(raw: string, path: string): string {
+  const id = normalizePlatformId(raw)
+  if (id === null) {
+    throw new AppError('VALIDATION_ERROR', `${path} must be 1 to 32 digits or a platform GID`, [{ path, message: 'must be 1 to 32 digits or a platform GID' }])
+  }
+  return id
+}

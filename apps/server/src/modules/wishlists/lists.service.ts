@@ -1,0 +1,146 @@
+/**
+ * Multi-wishlist (DECISIONS §6): the implicit default list, named lists, move.
+ * The default list has a row only once renamed; its name is "My Wishlist" until then.
+ */
+import type { Backend, Db } from '../../db/connect.js'
+import { AppError, notFound } from '../../lib/errors.js'
+import { newId } from '../../lib/ids.js'
+import { isoMillis, now } from '../../lib/time.js'
+import type { Owner } from '../../plugins/auth.js'
+import { recordFacts } from '../analytics/facts.js'
+import type { RequestContext } from '../auth/auth.types.js'
+import { multiWishlistActive, requireMultiWishlist } from '../shops/plans.js'
+import { assertListExists, productIdOf } from './list-scope.js'
+import { createWishlistsRepo, type WishlistsRepo } from './wishlists.repo.js'
+import { addFacts } from './wishlists.service.js'
+import { DEFAULT_LIST_ID, DEFAULT_LIST_NAME, LIST_LIMIT } from './wishlists.schemas.js'
+
+export interface ListRecordView {
+  wishlistId: string
+  name: string
+  itemCount: number
+  createdAt: string
+  updatedAt: string
+}
+
+/** Trimmed, 1..100 characters; returns the name and its case-insensitive key. */
+export function listName(raw: string): { name: string; key: string } {
+  const name = raw.trim()
+  if (name.length < 1 || name.length > 100) {
+    throw new AppError('VALIDATION_ERROR', 'name must be 1 to 100 characters after trimming', [{ path: 'body.name', message: 'must be 1 to 100 characters after trimming' }])
+  }
+  return { name, key: name.toLowerCase() }
+}
+
+const nameTaken = (name: string) => new AppError('LIST_NAME_TAKEN', `A wishlist named "${name}" already exists`)
+
+export function createListsService(deps: { db: Db; backend: Backend }, repo: WishlistsRepo = createWishlistsRepo(deps.backend)) {
+  const { db } = deps
+
+  return {
+    /** Default first, then by creation. With multi-wishlist inactive, the default list alone. */
+    async lists(ctx: RequestContext, owner: Owner): Promise<ListRecordView[]> {
+      const shopId = ctx.shop.id
+      const [ownerRow, rows, counts] = await Promise.all([
+        repo.getOwner(db, shopId, owner),
+        repo.lists(db, shopId, owner),
+        repo.countByList(db, shopId, owner),
+      ])
+      const at = now()
+      const defaultRow = rows.find((r) => r.id === DEFAULT_LIST_ID)
+      const createdAt = ownerRow?.created_at ?? defaultRow?.created_at ?? at
+      const out: ListRecordView[] = [
+        {
+          wishlistId: DEFAULT_LIST_ID,
+          name: defaultRow?.name ?? DEFAULT_LIST_NAME,
+          itemCount: counts.get(DEFAULT_LIST_ID) ?? 0,
+          createdAt: isoMillis(createdAt),
+          updatedAt: isoMillis(defaultRow?.updated_at ?? createdAt),
+        },
+      ]
+      if (!multiWishlistActive(ctx.shop)) return out
+      for (const r of rows) {
+        if (r.id === DEFAULT_LIST_ID) continue
+        out.push({ wishlistId: r.id, name: r.name, itemCount: counts.get(r.id) ?? 0, createdAt: isoMillis(r.created_at), updatedAt: isoMillis(r.updated_at) })
+      }
+      return out
+    },
+
+    async create(ctx: RequestContext, owner: Owner, rawName: string): Promise<ListRecordView> {
+      requireMultiWishlist(ctx.shop)
+      const { name, key } = listName(rawName)
+      const shopId = ctx.shop.id
+      return db.transaction().execute(async (trx) => {
+        const at = now()
+        await repo.ensureOwner(trx, shopId, owner, at)
+        const rows = await repo.lists(trx, shopId, owner)
+        const named = rows.filter((r) => r.id !== DEFAULT_LIST_ID)
+        if (named.length + 1 >= LIST_LIMIT) {
+          throw new AppError('WISHLIST_LIMIT', `A customer may have at most ${LIST_LIMIT} wishlists`, { limit: LIST_LIMIT })
+        }
+        const defaultKey = rows.find((r) => r.id === DEFAULT_LIST_ID)?.name_key ?? DEFAULT_LIST_NAME.toLowerCase()
+        if (key === defaultKey || named.some((r) => r.name_key === key)) throw nameTaken(name)
+        const id = newId('wl')
+        await repo.insertList(trx, shopId, owner, { id, name, name_key: key, created_at: at, updated_at: at })
+        return { wishlistId: id, name, itemCount: 0, createdAt: isoMillis(at), updatedAt: isoMillis(at) }
+      })
+    },
+
+    async rename(ctx: RequestContext, owner: Owner, listId: string, rawName: string): Promise<void> {
+      requireMultiWishlist(ctx.shop)
+      const { name, key } = listName(rawName)
+      const shopId = ctx.shop.id
+      await db.transaction().execute(async (trx) => {
+        const at = now()
+        const ownerRow = listId === DEFAULT_LIST_ID ? await repo.ensureOwner(trx, shopId, owner, at) : await repo.lockOwner(trx, shopId, owner)
+        if (!ownerRow) throw notFound('Wishlist')
+        const rows = await repo.lists(trx, shopId, owner)
+        const target = rows.find((r) => r.id === listId)
+        if (!target && listId !== DEFAULT_LIST_ID) throw notFound('Wishlist')
+        const otherKeys = rows.filter((r) => r.id !== listId).map((r) => r.name_key)
+        if (listId !== DEFAULT_LIST_ID && !rows.some((r) => r.id === DEFAULT_LIST_ID)) otherKeys.push(DEFAULT_LIST_NAME.toLowerCase())
+        if (otherKeys.includes(key)) throw nameTaken(name)
+        if (target) await repo.renameList(trx, shopId, owner, listId, name, key, at)
+        else await repo.insertList(trx, shopId, owner, { id: DEFAULT_LIST_ID, name, name_key: key, created_at: ownerRow.created_at, updated_at: at })
+      })
+    },
+
+    /** Deletes a named list and its items (analytics removes, no webhooks) and its share links. */
+    async remove(ctx: RequestContext, owner: Owner, listId: string): Promise<void> {
+      requireMultiWishlist(ctx.shop)
+      if (listId === DEFAULT_LIST_ID) throw new AppError('DEFAULT_LIST_PROTECTED', 'The default wishlist cannot be deleted')
+      const shopId = ctx.shop.id
+      await db.transaction().execute(async (trx) => {
+        const ownerRow = await repo.lockOwner(trx, shopId, owner)
+        if (!ownerRow || !(await repo.list(trx, shopId, owner, listId))) throw notFound('Wishlist')
+        const at = now()
+        const removed = await repo.deleteList(trx, shopId, owner, listId)
+        await repo.adjustItemCount(trx, shopId, owner, -removed.length, at)
+        await recordFacts(trx, shopId, addFacts('remove', owner, removed, at))
+      })
+    },
+
+    /** Keeps addedAt, variant, handle and metadata; if `to` holds the product already, the source item is just removed. Emits nothing. */
+    async move(ctx: RequestContext, owner: Owner, body: { product_id: string; from: string; to: string }): Promise<void> {
+      requireMultiWishlist(ctx.shop)
+      const productId = productIdOf(body.product_id, 'body.product_id')
+      if (body.from === body.to) throw new AppError('SAME_LIST', '"from" and "to" are the same wishlist')
+      const shopId = ctx.shop.id
+      await db.transaction().execute(async (trx) => {
+        const ownerRow = await repo.lockOwner(trx, shopId, owner)
+        await assertListExists(repo, trx, shopId, owner, body.from)
+        await assertListExists(repo, trx, shopId, owner, body.to)
+        const item = ownerRow && (await repo.one(trx, shopId, owner, body.from, productId))
+        if (!item) throw new AppError('ITEM_NOT_IN_LIST', `Product ${productId} is not in wishlist ${body.from}`)
+        if (await repo.one(trx, shopId, owner, body.to, productId)) {
+          await repo.deleteItems(trx, shopId, owner, body.from, { productIds: [productId] })
+          await repo.adjustItemCount(trx, shopId, owner, -1, now())
+        } else {
+          await repo.moveItem(trx, shopId, owner, productId, body.from, body.to)
+        }
+      })
+    },
+  }
+}
+
+export type ListsService = ReturnType<typeof createListsService>

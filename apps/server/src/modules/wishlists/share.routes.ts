@@ -1,0 +1,31 @@
+/** SPEC: share links (starter+, any mode) and the public shared read. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { errors, Ok } from '../../lib/http-schemas.js'
+import type { ShareService } from './share.service.js'
+import { ListQuery, OwnerParams, SharedTokenParams, SharedWishlist, ShareLinkView } from './wishlists.schemas.js'
+import { ownerRoute } from './wishlists.routes.js'
+
+export const shareRoutes: FastifyPluginAsyncTypebox<{ share: ShareService }> = async (app, { share }) => {
+  const tags = ['share']
+  const config = { ...ownerRoute(), plan: 'starter' as const }
+
+  app.get(
+    '/v1/wishlists/:customerId/share',
+    { config, schema: { tags, summary: 'The list\'s active share link, created when none is active', params: OwnerParams, querystring: ListQuery, response: { 200: Ok(ShareLinkView), ...errors(400, 401, 403, 404, 429) } } },
+    async (request) => ({ ok: true as const, data: await share.link(request.ctx, request.owner, request.query.wishlist_id) }),
+  )
+
+  app.delete(
+    '/v1/wishlists/:customerId/share',
+    { config, schema: { tags, summary: 'Revoke the list\'s active share link', params: OwnerParams, querystring: ListQuery, response: { 200: Ok(Type.Object({ revoked: Type.Boolean() })), ...errors(400, 401, 403, 404, 429) } } },
+    async (request) => ({ ok: true as const, data: await share.revoke(request.ctx, request.owner, request.query.wishlist_id) }),
+  )
+
+  // A static segment: find-my-way matches it before the `:customerId` routes.
+  app.get(
+    '/v1/wishlists/shared/:shareToken',
+    { config: { access: ['public'] }, schema: { tags, summary: 'Read a shared wishlist (no authentication)', params: SharedTokenParams, response: { 200: Ok(SharedWishlist), ...errors(403, 404, 410, 429) } } },
+    async (request) => ({ ok: true as const, data: await share.read(request.params.shareToken) }),
+  )
+}

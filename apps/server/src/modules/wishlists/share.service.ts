@@ -1,0 +1,96 @@
+/**
+ * Share links (DECISIONS §7): one active read-only link per list, reused until it expires
+ * or is revoked; a public read of the list as it is now.
+ */
+import { randomBytes } from 'node:crypto'
+import type { Backend, Db } from '../../db/connect.js'
+import { AppError, notFound } from '../../lib/errors.js'
+import { DAY_MS, isoMillis, now } from '../../lib/time.js'
+import type { Owner } from '../../plugins/auth.js'
+import { recordFacts } from '../analytics/facts.js'
+import type { RequestContext } from '../auth/auth.types.js'
+import { enqueueWebhookEvents } from '../events/outbox.js'
+import { multiWishlistActive, requirePlan } from '../shops/plans.js'
+import type { ShopsService } from '../shops/shops.service.js'
+import { ownerData } from './item-view.js'
+import { assertListExists, resolveListId } from './list-scope.js'
+import { createWishlistsRepo, type WishlistsRepo } from './wishlists.repo.js'
+import { DEFAULT_LIST_ID, DEFAULT_LIST_NAME } from './wishlists.schemas.js'
+
+/** 192 random bits (DECISIONS asks for at least 128), base64url: 32 characters. */
+export const newShareToken = (): string => randomBytes(24).toString('base64url')
+
+export const SHARED_PATH = '/v1/wishlists/shared/'
+
+export function createShareService(
+  deps: { db: Db; backend: Backend; shops: ShopsService; publicBaseUrl: string },
+  repo: WishlistsRepo = createWishlistsRepo(deps.backend),
+) {
+  const { db } = deps
+  const shareUrl = (token: string) => `${deps.publicBaseUrl}${SHARED_PATH}${token}`
+
+  return {
+    /** The list's active link, or a new one (TTL: the shop's share_link_ttl_days) that emits `wishlist.shared`. */
+    async link(ctx: RequestContext, owner: Owner, wishlistId: string | undefined): Promise<{ share_url: string; expires_at: string }> {
+      const shopId = ctx.shop.id
+      const listId = resolveListId(ctx.shop, wishlistId)
+      return db.transaction().execute(async (trx) => {
+        const at = now()
+        // Creating a link is a write: the owner row is its lock, so concurrent calls share one link.
+        await repo.ensureOwner(trx, shopId, owner, at)
+        await assertListExists(repo, trx, shopId, owner, listId)
+        const active = await repo.activeShareLink(trx, shopId, owner, listId, at)
+        if (active) return { share_url: shareUrl(active.token), expires_at: isoMillis(active.expires_at) }
+        const token = newShareToken()
+        const expiresAt = at + ctx.shop.settings.share_link_ttl_days * DAY_MS
+        await repo.insertShareLink(trx, { shop_id: shopId, token, owner_type: owner.type, owner_id: owner.id, list_id: listId, created_at: at, expires_at: expiresAt })
+        await enqueueWebhookEvents(trx, shopId, [
+          {
+            event: 'wishlist.shared',
+            data: { ...ownerData(owner), wishlistId: listId, shareUrl: shareUrl(token), expiresAt: isoMillis(expiresAt) },
+            occurredAt: at,
+          },
+        ])
+        // A share is about the list, not a product: the fact carries an empty product id.
+        await recordFacts(trx, shopId, [{ type: 'share', ownerType: owner.type, ownerId: owner.id, productId: '', occurredAt: at }])
+        return { share_url: shareUrl(token), expires_at: isoMillis(expiresAt) }
+      })
+    },
+
+    /** Revokes the list's active link; `revoked: false` when there was none. */
+    async revoke(ctx: RequestContext, owner: Owner, wishlistId: string | undefined): Promise<{ revoked: boolean }> {
+      const shopId = ctx.shop.id
+      const listId = resolveListId(ctx.shop, wishlistId)
+      return db.transaction().execute(async (trx) => {
+        const ownerRow = await repo.lockOwner(trx, shopId, owner)
+        await assertListExists(repo, trx, shopId, owner, listId)
+        if (!ownerRow) return { revoked: false }
+        return { revoked: (await repo.revokeShareLinks(trx, shopId, owner, listId, now())) > 0 }
+      })
+    },
+
+    /** Public: unknown or revoked → 404, past expires_at → 410; items carry productId, variantId, addedAt only. */
+    async read(token: string) {
+      const link = await repo.shareLinkByToken(db, token)
+      if (!link || link.revoked_at !== null) throw notFound('Share link')
+      const shop = await deps.shops.get(link.shop_id)
+      if (!shop) throw notFound('Share link')
+      requirePlan(shop, 'starter')
+      if (link.expires_at <= now()) throw new AppError('SHARE_EXPIRED', 'This share link has expired', { expired_at: isoMillis(link.expires_at) })
+      const owner: Owner = { type: link.owner_type, id: link.owner_id }
+      const listRow = await repo.list(db, shop.id, owner, link.list_id)
+      // A named list is hidden (not shared) while multi-wishlist is inactive.
+      if (link.list_id !== DEFAULT_LIST_ID && (!listRow || !multiWishlistActive(shop))) throw notFound('Share link')
+      const rows = await repo.all(db, shop.id, owner, link.list_id)
+      return {
+        name: listRow?.name ?? DEFAULT_LIST_NAME,
+        items: rows.map((r) => ({ productId: r.product_id, variantId: r.variant_id, addedAt: isoMillis(r.added_at) })),
+        count: rows.length,
+        created_at: isoMillis(link.created_at),
+        expires_at: isoMillis(link.expires_at),
+      }
+    },
+  }
+}
+
+export type ShareService = ReturnType<typeof createShareService>

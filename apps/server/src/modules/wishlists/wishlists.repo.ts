@@ -1,0 +1,397 @@
+/**
+ * Kysely queries of wishlists, lists and share links. Every query is scoped by shop and
+ * owner; pages read through `wishlist_items_page` (shop, owner, list, added_at, product_id),
+ * holders of a product through `wishlist_items_by_product` (shop, product).
+ */
+import type { Kysely, Transaction } from 'kysely'
+import type { Backend } from '../../db/connect.js'
+import { supportsRowLocks } from '../../db/dialect.js'
+import type { Database } from '../../db/schema.js'
+import type { Owner } from '../../plugins/auth.js'
+
+type Executor = Kysely<Database>
+type Trx = Transaction<Database>
+
+export interface ItemRow {
+  product_id: string
+  /** Stored variant, or the catalog's default variant when none was stored; null while unknown. */
+  variant_id: string | null
+  handle: string | null
+  metadata: string | null
+  added_at: number
+}
+
+export interface OwnerRow {
+  item_count: number
+  created_at: number
+  updated_at: number
+}
+
+export interface NewItem {
+  list_id: string
+  product_id: string
+  variant_id: string | null
+  handle: string | null
+  metadata: string | null
+  added_at: number
+}
+
+/** Rows per INSERT: SQLite binds at most 32,766 parameters per statement. */
+const CHUNK = 500
+
+function chunks<T>(all: T[], size = CHUNK): T[][] {
+  const out: T[][] = []
+  for (let i = 0; i < all.length; i += size) out.push(all.slice(i, i + size))
+  return out
+}
+
+export function createWishlistsRepo(backend: Backend) {
+  const items = (db: Executor, shopId: string, owner: Owner) =>
+    db
+      .selectFrom('wishlist_items as i')
+      .where('i.shop_id', '=', shopId)
+      .where('i.owner_type', '=', owner.type)
+      .where('i.owner_id', '=', owner.id)
+
+  /** Items with the default variant filled in from the catalog (resolved on read). */
+  const itemsWithVariant = (db: Executor, shopId: string, owner: Owner, listId: string) =>
+    items(db, shopId, owner)
+      .where('i.list_id', '=', listId)
+      .leftJoin('catalog_products as c', (j) => j.onRef('c.shop_id', '=', 'i.shop_id').onRef('c.product_id', '=', 'i.product_id'))
+      .select((eb) => [
+        'i.product_id',
+        eb.fn.coalesce('i.variant_id', 'c.default_variant_id').as('variant_id'),
+        'i.handle',
+        'i.metadata',
+        'i.added_at',
+      ])
+
+  return {
+    /** Locks the owner row (FOR UPDATE on PostgreSQL) and returns it; undefined when the owner has never written. */
+    async lockOwner(trx: Trx, shopId: string, owner: Owner): Promise<OwnerRow | undefined> {
+      let q = trx
+        .selectFrom('wishlist_owners')
+        .select(['item_count', 'created_at', 'updated_at'])
+        .where('shop_id', '=', shopId)
+        .where('owner_type', '=', owner.type)
+        .where('owner_id', '=', owner.id)
+      if (supportsRowLocks(backend)) q = q.forUpdate()
+      return q.executeTakeFirst()
+    },
+
+    /** Creates the owner row on its first write (concurrent creators meet on the primary key), then locks it. */
+    async ensureOwner(trx: Trx, shopId: string, owner: Owner, at: number): Promise<OwnerRow> {
+      await trx
+        .insertInto('wishlist_owners')
+        .values({ shop_id: shopId, owner_type: owner.type, owner_id: owner.id, item_count: 0, created_at: at, updated_at: at })
+        .onConflict((oc) => oc.columns(['shop_id', 'owner_type', 'owner_id']).doNothing())
+        .execute()
+      const row = await this.lockOwner(trx, shopId, owner)
+      if (!row) throw new Error('owner row vanished inside its transaction')
+      return row
+    },
+
+    async getOwner(db: Executor, shopId: string, owner: Owner): Promise<OwnerRow | undefined> {
+      return db
+        .selectFrom('wishlist_owners')
+        .select(['item_count', 'created_at', 'updated_at'])
+        .where('shop_id', '=', shopId)
+        .where('owner_type', '=', owner.type)
+        .where('owner_id', '=', owner.id)
+        .executeTakeFirst()
+    },
+
+    async adjustItemCount(trx: Trx, shopId: string, owner: Owner, delta: number, at: number): Promise<void> {
+      if (delta === 0) return
+      await trx
+        .updateTable('wishlist_owners')
+        .set((eb) => ({ item_count: eb('item_count', '+', delta), updated_at: at }))
+        .where('shop_id', '=', shopId)
+        .where('owner_type', '=', owner.type)
+        .where('owner_id', '=', owner.id)
+        .execute()
+    },
+
+    async deleteOwner(trx: Trx, shopId: string, owner: Owner): Promise<void> {
+      for (const table of ['share_links', 'wishlist_items', 'wishlist_lists', 'wishlist_owners'] as const) {
+        await trx.deleteFrom(table).where('shop_id', '=', shopId).where('owner_type', '=', owner.type).where('owner_id', '=', owner.id).execute()
+      }
+    },
+
+    // ---- items ----
+
+    async countItems(db: Executor, shopId: string, owner: Owner, listId: string): Promise<number> {
+      const row = await items(db, shopId, owner)
+        .where('i.list_id', '=', listId)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirst()
+      return Number(row?.n ?? 0)
+    },
+
+    /** Item counts per list of one owner (at most 2,500 rows to count). */
+    async countByList(db: Executor, shopId: string, owner: Owner): Promise<Map<string, number>> {
+      const rows = await items(db, shopId, owner)
+        .select((eb) => ['i.list_id', eb.fn.countAll<number>().as('n')])
+        .groupBy('i.list_id')
+        .execute()
+      return new Map(rows.map((r) => [r.list_id, Number(r.n)]))
+    },
+
+    /** Newest first; ties by product id (descending, so one backward index scan serves it). */
+    async page(db: Executor, shopId: string, owner: Owner, listId: string, limit: number, offset: number): Promise<ItemRow[]> {
+      return itemsWithVariant(db, shopId, owner, listId)
+        .orderBy('i.added_at', 'desc')
+        .orderBy('i.product_id', 'desc')
+        .limit(limit)
+        .offset(offset)
+        .execute()
+    },
+
+    async all(db: Executor, shopId: string, owner: Owner, listId: string): Promise<ItemRow[]> {
+      return itemsWithVariant(db, shopId, owner, listId).orderBy('i.added_at', 'desc').orderBy('i.product_id', 'desc').execute()
+    },
+
+    async one(db: Executor, shopId: string, owner: Owner, listId: string, productId: string): Promise<ItemRow | undefined> {
+      return itemsWithVariant(db, shopId, owner, listId).where('i.product_id', '=', productId).executeTakeFirst()
+    },
+
+    /** Which of `productIds` the list already holds. */
+    async present(db: Executor, shopId: string, owner: Owner, listId: string, productIds: string[]): Promise<Set<string>> {
+      const found = new Set<string>()
+      for (const part of chunks(productIds)) {
+        if (part.length === 0) continue
+        const rows = await items(db, shopId, owner).where('i.list_id', '=', listId).where('i.product_id', 'in', part).select('i.product_id').execute()
+        for (const r of rows) found.add(r.product_id)
+      }
+      return found
+    },
+
+    /** Every item of the owner in every list (merge of a guest's stored wishlist). */
+    async allOfOwner(db: Executor, shopId: string, owner: Owner): Promise<(ItemRow & { list_id: string })[]> {
+      return items(db, shopId, owner)
+        .select(['i.list_id', 'i.product_id', 'i.variant_id', 'i.handle', 'i.metadata', 'i.added_at'])
+        .orderBy('i.added_at', 'desc')
+        .orderBy('i.product_id', 'desc')
+        .execute()
+    },
+
+    async insertItems(trx: Trx, shopId: string, owner: Owner, rows: NewItem[]): Promise<void> {
+      for (const part of chunks(rows)) {
+        await trx
+          .insertInto('wishlist_items')
+          .values(part.map((r) => ({ shop_id: shopId, owner_type: owner.type, owner_id: owner.id, ...r })))
+          .execute()
+      }
+    },
+
+    async updateItem(
+      trx: Trx,
+      shopId: string,
+      owner: Owner,
+      listId: string,
+      productId: string,
+      patch: { variant_id?: string; handle?: string; metadata?: string },
+    ): Promise<void> {
+      if (Object.keys(patch).length === 0) return
+      await trx
+        .updateTable('wishlist_items')
+        .set(patch)
+        .where('shop_id', '=', shopId)
+        .where('owner_type', '=', owner.type)
+        .where('owner_id', '=', owner.id)
+        .where('list_id', '=', listId)
+        .where('product_id', '=', productId)
+        .execute()
+    },
+
+    /** Deletes the given products (or handles) from one list; returns what was really removed. */
+    async deleteItems(
+      trx: Trx,
+      shopId: string,
+      owner: Owner,
+      listId: string,
+      match: { productIds?: string[]; handles?: string[] },
+    ): Promise<{ product_id: string; variant_id: string | null }[]> {
+      const productIds = match.productIds ?? []
+      const handles = match.handles ?? []
+      if (productIds.length === 0 && handles.length === 0) return []
+      // Read first (with the catalog's default variant for the event), then delete by key.
+      const rows = await itemsWithVariant(trx, shopId, owner, listId)
+        .where((eb) => {
+          const ors = []
+          if (productIds.length) ors.push(eb('i.product_id', 'in', productIds))
+          if (handles.length) ors.push(eb('i.handle', 'in', handles))
+          return eb.or(ors)
+        })
+        .execute()
+      const keys = rows.map((r) => r.product_id)
+      for (const part of chunks(keys)) {
+        await trx
+          .deleteFrom('wishlist_items')
+          .where('shop_id', '=', shopId)
+          .where('owner_type', '=', owner.type)
+          .where('owner_id', '=', owner.id)
+          .where('list_id', '=', listId)
+          .where('product_id', 'in', part)
+          .execute()
+      }
+      return rows.map((r) => ({ product_id: r.product_id, variant_id: r.variant_id }))
+    },
+
+    /** Removes the products from every list of the owner; returns one row per removed item. */
+    async deleteProductsEverywhere(
+      trx: Trx,
+      shopId: string,
+      owner: Owner,
+      productIds: string[],
+    ): Promise<{ list_id: string; product_id: string; variant_id: string | null }[]> {
+      if (productIds.length === 0) return []
+      const rows = await items(trx, shopId, owner)
+        .where('i.product_id', 'in', productIds)
+        .leftJoin('catalog_products as c', (j) => j.onRef('c.shop_id', '=', 'i.shop_id').onRef('c.product_id', '=', 'i.product_id'))
+        .select((eb) => ['i.list_id', 'i.product_id', eb.fn.coalesce('i.variant_id', 'c.default_variant_id').as('variant_id')])
+        .execute()
+      await trx
+        .deleteFrom('wishlist_items')
+        .where('shop_id', '=', shopId)
+        .where('owner_type', '=', owner.type)
+        .where('owner_id', '=', owner.id)
+        .where('product_id', 'in', productIds)
+        .execute()
+      return rows
+    },
+
+    async deleteList(trx: Trx, shopId: string, owner: Owner, listId: string): Promise<string[]> {
+      const removed = await items(trx, shopId, owner).where('i.list_id', '=', listId).select('i.product_id').execute()
+      for (const table of ['wishlist_items', 'share_links'] as const) {
+        await trx.deleteFrom(table).where('shop_id', '=', shopId).where('owner_type', '=', owner.type).where('owner_id', '=', owner.id).where('list_id', '=', listId).execute()
+      }
+      await trx.deleteFrom('wishlist_lists').where('shop_id', '=', shopId).where('owner_type', '=', owner.type).where('owner_id', '=', owner.id).where('id', '=', listId).execute()
+      return removed.map((r) => r.product_id)
+    },
+
+    async moveItem(trx: Trx, shopId: string, owner: Owner, productId: string, from: string, to: string): Promise<void> {
+      await trx
+        .updateTable('wishlist_items')
+        .set({ list_id: to })
+        .where('shop_id', '=', shopId)
+        .where('owner_type', '=', owner.type)
+        .where('owner_id', '=', owner.id)
+        .where('list_id', '=', from)
+        .where('product_id', '=', productId)
+        .execute()
+    },
+
+    // ---- lists ----
+
+    async lists(db: Executor, shopId: string, owner: Owner) {
+      return db
+        .selectFrom('wishlist_lists')
+        .select(['id', 'name', 'name_key', 'created_at', 'updated_at'])
+        .where('shop_id', '=', shopId)
+        .where('owner_type', '=', owner.type)
+        .where('owner_id', '=', owner.id)
+        .orderBy('created_at', 'asc')
+        .orderBy('id', 'asc')
+        .execute()
+    },
+
+    async list(db: Executor, shopId: string, owner: Owner, listId: string) {
+      return db
+        .selectFrom('wishlist_lists')
+        .select(['id', 'name', 'name_key', 'created_at', 'updated_at'])
+        .where('shop_id', '=', shopId)
+        .where('owner_type', '=', owner.type)
+        .where('owner_id', '=', owner.id)
+        .where('id', '=', listId)
+        .executeTakeFirst()
+    },
+
+    async insertList(trx: Trx, shopId: string, owner: Owner, row: { id: string; name: string; name_key: string; created_at: number; updated_at: number }): Promise<void> {
+      await trx.insertInto('wishlist_lists').values({ shop_id: shopId, owner_type: owner.type, owner_id: owner.id, ...row }).execute()
+    },
+
+    async renameList(trx: Trx, shopId: string, owner: Owner, listId: string, name: string, nameKey: string, at: number): Promise<void> {
+      await trx
+        .updateTable('wishlist_lists')
+        .set({ name, name_key: nameKey, updated_at: at })
+        .where('shop_id', '=', shopId)
+        .where('owner_type', '=', owner.type)
+        .where('owner_id', '=', owner.id)
+        .where('id', '=', listId)
+        .execute()
+    },
+
+    // ---- share links ----
+
+    async activeShareLink(db: Executor, shopId: string, owner: Owner, listId: string, at: number) {
+      return db
+        .selectFrom('share_links')
+        .select(['token', 'created_at', 'expires_at'])
+        .where('shop_id', '=', shopId)
+        .where('owner_type', '=', owner.type)
+        .where('owner_id', '=', owner.id)
+        .where('list_id', '=', listId)
+        .where('revoked_at', 'is', null)
+        .where('expires_at', '>', at)
+        .orderBy('created_at', 'desc')
+        .executeTakeFirst()
+    },
+
+    async insertShareLink(trx: Trx, row: { shop_id: string; token: string; owner_type: Owner['type']; owner_id: string; list_id: string; created_at: number; expires_at: number }): Promise<void> {
+      await trx.insertInto('share_links').values({ ...row, revoked_at: null }).execute()
+    },
+
+    async revokeShareLinks(trx: Trx, shopId: string, owner: Owner, listId: string, at: number): Promise<number> {
+      const res = await trx
+        .updateTable('share_links')
+        .set({ revoked_at: at })
+        .where('shop_id', '=', shopId)
+        .where('owner_type', '=', owner.type)
+        .where('owner_id', '=', owner.id)
+        .where('list_id', '=', listId)
+        .where('revoked_at', 'is', null)
+        .where('expires_at', '>', at)
+        .executeTakeFirst()
+      return Number(res.numUpdatedRows)
+    },
+
+    /** The public read knows only the token: the one lookup not scoped by shop (≥128 random bits). */
+    async shareLinkByToken(db: Executor, token: string) {
+      return db.selectFrom('share_links').selectAll().where('token', '=', token).executeTakeFirst()
+    },
+
+    // ---- holders of a product ----
+
+    /** Distinct owners holding a product (any list), and the first `limit` customer ids of them. */
+    async holders(db: Executor, shopId: string, productId: string, limit: number) {
+      const distinctOwners = db
+        .selectFrom('wishlist_items')
+        .select(['owner_type', 'owner_id'])
+        .distinct()
+        .where('shop_id', '=', shopId)
+        .where('product_id', '=', productId)
+      const counted = await db
+        .selectFrom(distinctOwners.as('h'))
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirst()
+      const customers = await db
+        .selectFrom('wishlist_items')
+        .select('owner_id')
+        .distinct()
+        .where('shop_id', '=', shopId)
+        .where('product_id', '=', productId)
+        .where('owner_type', '=', 'customer')
+        .orderBy('owner_id', 'asc')
+        .limit(limit + 1)
+        .execute()
+      return {
+        wishlistCount: Number(counted?.n ?? 0),
+        customerIds: customers.slice(0, limit).map((r) => r.owner_id),
+        truncated: customers.length > limit,
+      }
+    },
+  }
+}
+
+export type WishlistsRepo = ReturnType<typeof createWishlistsRepo>

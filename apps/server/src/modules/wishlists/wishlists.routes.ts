@@ -1,0 +1,86 @@
+/** SPEC: Wishlist items. `/v1/wishlists/{customerId}` where customerId may be `me`. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { Access } from '../../plugins/auth.js'
+import { errors, Ok } from '../../lib/http-schemas.js'
+import type { WishlistsService } from './wishlists.service.js'
+import {
+  AddItemBody,
+  AddItemResult,
+  BulkDeleteBody,
+  BulkDeleteResult,
+  DeleteItemResult,
+  DeleteItemParams,
+  DeleteItemQuery,
+  ItemsPage,
+  ItemsQuery,
+  ListQuery,
+  MergeBody,
+  MergeResult,
+  OwnerParams,
+} from './wishlists.schemas.js'
+
+/** Customers, guests and admins on their own wishlist; the headless (bearer) API needs starter+. */
+export const ownerRoute = (access: Access[] = ['admin', 'customer', 'guest']) => ({ access, owner: 'customerId', bearerPlan: 'starter' as const })
+
+export const wishlistRoutes: FastifyPluginAsyncTypebox<{ wishlists: WishlistsService }> = async (app, { wishlists }) => {
+  const tags = ['wishlists']
+
+  app.get(
+    '/v1/wishlists/:customerId',
+    {
+      config: ownerRoute(),
+      schema: { tags, summary: 'A page of a wishlist, newest first', params: OwnerParams, querystring: ItemsQuery, response: { 200: Ok(ItemsPage), ...errors(400, 401, 403, 404, 429) } },
+    },
+    async (request) => ({ ok: true as const, data: await wishlists.getItems(request.ctx, request.owner, request.query) }),
+  )
+
+  app.post(
+    '/v1/wishlists/:customerId/items',
+    {
+      config: ownerRoute(),
+      schema: {
+        tags,
+        summary: 'Add a product (201 new, 200 already present)',
+        params: OwnerParams,
+        querystring: ListQuery,
+        body: AddItemBody,
+        response: { 200: Ok(AddItemResult), 201: Ok(AddItemResult), ...errors(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request, reply) => {
+      const { created, item, count } = await wishlists.addItem(request.ctx, request.owner, request.query.wishlist_id, request.body)
+      reply.code(created ? 201 : 200)
+      return { ok: true as const, data: { item, count } }
+    },
+  )
+
+  app.post(
+    '/v1/wishlists/:customerId/items/bulk-delete',
+    {
+      config: ownerRoute(),
+      schema: { tags, summary: 'Remove up to 100 products and handles', params: OwnerParams, querystring: ListQuery, body: BulkDeleteBody, response: { 200: Ok(BulkDeleteResult), ...errors(400, 401, 403, 404, 429) } },
+    },
+    async (request) => ({ ok: true as const, data: await wishlists.bulkDelete(request.ctx, request.owner, request.query.wishlist_id, request.body) }),
+  )
+
+  app.delete(
+    '/v1/wishlists/:customerId/items/:productId',
+    {
+      config: ownerRoute(),
+      schema: { tags, summary: 'Remove a product (or a handle with by=handle)', params: DeleteItemParams, querystring: DeleteItemQuery, response: { 200: Ok(DeleteItemResult), ...errors(400, 401, 403, 404, 429) } },
+    },
+    async (request) => ({
+      ok: true as const,
+      data: await wishlists.removeItem(request.ctx, request.owner, request.query.wishlist_id, request.params.productId, request.query.by),
+    }),
+  )
+
+  app.post(
+    '/v1/wishlists/:customerId/merge',
+    {
+      config: ownerRoute(['admin', 'customer']),
+      schema: { tags, summary: 'Merge guest items into a customer wishlist', params: OwnerParams, querystring: ListQuery, body: MergeBody, response: { 200: Ok(MergeResult), ...errors(400, 401, 403, 404, 429) } },
+    },
+    async (request) => ({ ok: true as const, data: await wishlists.merge(request.ctx, request.owner, request.query.wishlist_id, request.body) }),
+  )
+}

@@ -1,0 +1,269 @@
+/**
+ * Wishlist items (DECISIONS §5): read, add, remove, bulk delete, merge; and the functions
+ * other modules call (remove-on-purchase, holders of a product).
+ *
+ * Every write runs in one transaction that first locks the owner row (FOR UPDATE on
+ * PostgreSQL; SQLite's driver serialises transactions), so `item_count` stays exact and
+ * concurrent adds cannot pass the item limit. The owner row is created on the first write,
+ * never on a read. Webhook events and analytics facts are written in the same transaction.
+ */
+import type { Transaction } from 'kysely'
+import type { Backend, Db } from '../../db/connect.js'
+import type { Database } from '../../db/schema.js'
+import { AppError } from '../../lib/errors.js'
+import { normalizePlatformId } from '../../lib/platform-ids.js'
+import { now } from '../../lib/time.js'
+import type { Owner } from '../../plugins/auth.js'
+import { type AnalyticsFact, recordFacts } from '../analytics/facts.js'
+import type { RequestContext } from '../auth/auth.types.js'
+import { enqueueWebhookEvents, type OutboxEvent } from '../events/outbox.js'
+import { type ItemView, itemView, ownerData } from './item-view.js'
+import { assertListExists, productIdOf, resolveListId } from './list-scope.js'
+import { createWishlistsRepo, type NewItem, type WishlistsRepo } from './wishlists.repo.js'
+import { ITEM_LIMIT, METADATA_MAX_CHARS } from './wishlists.schemas.js'
+
+export interface WishlistsDeps {
+  db: Db
+  backend: Backend
+}
+
+export interface AddItemInput {
+  product_id: string
+  variant_id?: string | undefined
+  handle?: string | undefined
+  metadata?: object | undefined
+}
+
+export interface GuestItemInput {
+  product_id: string
+  handle?: string | undefined
+  added_at?: string | undefined
+}
+
+export const itemLimitError = () =>
+  new AppError('ITEM_LIMIT', `A wishlist owner may hold at most ${ITEM_LIMIT} items across all lists`, { limit: ITEM_LIMIT })
+
+/** Serialized metadata must fit in 200 characters; `path` and `index` locate it in the request. */
+export function serializeMetadata(metadata: object | undefined, path: string, index?: number): string | null {
+  if (metadata === undefined) return null
+  const text = JSON.stringify(metadata)
+  if (text.length > METADATA_MAX_CHARS) {
+    throw new AppError('VALIDATION_ERROR', `${path} must be at most ${METADATA_MAX_CHARS} characters when serialized`, [
+      { path, message: `must be at most ${METADATA_MAX_CHARS} characters when serialized`, ...(index === undefined ? {} : { index }) },
+    ])
+  }
+  return text
+}
+
+export const addFacts = (type: AnalyticsFact['type'], owner: Owner, productIds: string[], at: number): AnalyticsFact[] =>
+  productIds.map((productId) => ({ type, ownerType: owner.type, ownerId: owner.id, productId, occurredAt: at }))
+
+export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo = createWishlistsRepo(deps.backend)) {
+  const { db } = deps
+
+  async function removeFromList(
+    trx: Transaction<Database>,
+    ctx: RequestContext,
+    owner: Owner,
+    listId: string,
+    match: { productIds?: string[]; handles?: string[] },
+  ): Promise<{ removed: number; count: number }> {
+    const shopId = ctx.shop.id
+    const ownerRow = await repo.lockOwner(trx, shopId, owner)
+    await assertListExists(repo, trx, shopId, owner, listId)
+    if (!ownerRow) return { removed: 0, count: 0 }
+    const at = now()
+    const removed = await repo.deleteItems(trx, shopId, owner, listId, match)
+    if (removed.length > 0) {
+      await repo.adjustItemCount(trx, shopId, owner, -removed.length, at)
+      await enqueueWebhookEvents(
+        trx,
+        shopId,
+        removed.map((r) => ({
+          event: 'wishlist.item.removed',
+          data: { ...ownerData(owner), productId: r.product_id, variantId: r.variant_id, wishlistId: listId },
+          occurredAt: at,
+        })),
+      )
+      await recordFacts(trx, shopId, addFacts('remove', owner, removed.map((r) => r.product_id), at))
+    }
+    return { removed: removed.length, count: await repo.countItems(trx, shopId, owner, listId) }
+  }
+
+  return {
+    async getItems(ctx: RequestContext, owner: Owner, query: { wishlist_id?: string | undefined; limit: number; offset: number }) {
+      const shopId = ctx.shop.id
+      const listId = resolveListId(ctx.shop, query.wishlist_id)
+      await assertListExists(repo, db, shopId, owner, listId)
+      const [rows, total] = await Promise.all([
+        repo.page(db, shopId, owner, listId, query.limit, query.offset),
+        repo.countItems(db, shopId, owner, listId),
+      ])
+      return { items: rows.map(itemView), count: rows.length, total, has_more: query.offset + rows.length < total }
+    },
+
+    /** 201 (`created`) for a new item, 200 when present: `variantId`, `handle`, `metadata` updated where given, `addedAt` kept. */
+    async addItem(ctx: RequestContext, owner: Owner, wishlistId: string | undefined, input: AddItemInput): Promise<{ created: boolean; item: ItemView; count: number }> {
+      const shopId = ctx.shop.id
+      const listId = resolveListId(ctx.shop, wishlistId)
+      const productId = productIdOf(input.product_id, 'body.product_id')
+      const variantId = input.variant_id === undefined ? undefined : productIdOf(input.variant_id, 'body.variant_id')
+      const metadata = serializeMetadata(input.metadata, 'body.metadata')
+      return db.transaction().execute(async (trx) => {
+        const at = now()
+        const ownerRow = await repo.ensureOwner(trx, shopId, owner, at)
+        await assertListExists(repo, trx, shopId, owner, listId)
+        const existing = await repo.one(trx, shopId, owner, listId, productId)
+        let created = false
+        if (existing) {
+          await repo.updateItem(trx, shopId, owner, listId, productId, {
+            ...(variantId === undefined ? {} : { variant_id: variantId }),
+            ...(input.handle === undefined ? {} : { handle: input.handle }),
+            ...(metadata === null ? {} : { metadata }),
+          })
+        } else {
+          if (ownerRow.item_count >= ITEM_LIMIT) throw itemLimitError()
+          await repo.insertItems(trx, shopId, owner, [
+            { list_id: listId, product_id: productId, variant_id: variantId ?? null, handle: input.handle ?? null, metadata, added_at: at },
+          ])
+          await repo.adjustItemCount(trx, shopId, owner, 1, at)
+          created = true
+        }
+        const row = await repo.one(trx, shopId, owner, listId, productId)
+        if (!row) throw new Error('item vanished inside its transaction')
+        if (created) {
+          await enqueueWebhookEvents(trx, shopId, [
+            { event: 'wishlist.item.added', data: { ...ownerData(owner), productId, variantId: row.variant_id, wishlistId: listId }, occurredAt: at },
+          ])
+          await recordFacts(trx, shopId, addFacts('add', owner, [productId], at))
+        }
+        return { created, item: itemView(row), count: await repo.countItems(trx, shopId, owner, listId) }
+      })
+    },
+
+    /** DELETE by product id, or by handle (`by=handle`); absent → removed: false. */
+    async removeItem(ctx: RequestContext, owner: Owner, wishlistId: string | undefined, key: string, by: 'handle' | undefined) {
+      const listId = resolveListId(ctx.shop, wishlistId)
+      const match = by === 'handle' ? { handles: [key] } : { productIds: [productIdOf(key, 'params.productId')] }
+      const res = await db.transaction().execute((trx) => removeFromList(trx, ctx, owner, listId, match))
+      return { removed: res.removed > 0, count: res.count }
+    },
+
+    async bulkDelete(ctx: RequestContext, owner: Owner, wishlistId: string | undefined, body: { product_ids?: string[] | undefined; handles?: string[] | undefined }) {
+      const productIds = (body.product_ids ?? []).map((p, i) => productIdOf(p, `body.product_ids.${i}`))
+      const handles = body.handles ?? []
+      if (productIds.length === 0 && handles.length === 0) {
+        throw new AppError('VALIDATION_ERROR', 'Give product_ids or handles (a non-empty array)', [{ path: 'body', message: 'product_ids or handles must be a non-empty array' }])
+      }
+      if (productIds.length + handles.length > 100) {
+        throw new AppError('VALIDATION_ERROR', 'At most 100 entries in product_ids and handles combined', [{ path: 'body', message: 'at most 100 entries combined' }])
+      }
+      const listId = resolveListId(ctx.shop, wishlistId)
+      const res = await db.transaction().execute((trx) => removeFromList(trx, ctx, owner, listId, { productIds, handles }))
+      return { removed_count: res.removed, count: res.count }
+    },
+
+    /**
+     * Merge guest items (and the stored wishlist of `guest_id`, which is then deleted) into a
+     * customer's list. Present products are kept as they are; new ones beyond the item
+     * limit are skipped. The body's items come first, then the stored guest items, newest
+     * first. A retried merge finds everything present and adds nothing.
+     */
+    async merge(ctx: RequestContext, owner: Owner, wishlistId: string | undefined, body: { guest_items?: GuestItemInput[] | undefined; guest_id?: string | undefined }) {
+      const shopId = ctx.shop.id
+      const listId = resolveListId(ctx.shop, wishlistId)
+      return db.transaction().execute(async (trx) => {
+        const at = now()
+        const candidates = new Map<string, NewItem>()
+        for (const [i, g] of (body.guest_items ?? []).entries()) {
+          const productId = productIdOf(g.product_id, `body.guest_items.${i}.product_id`)
+          if (candidates.has(productId)) continue
+          candidates.set(productId, {
+            list_id: listId,
+            product_id: productId,
+            variant_id: null,
+            handle: g.handle ?? null,
+            metadata: null,
+            added_at: g.added_at === undefined ? at : Date.parse(g.added_at),
+          })
+        }
+        const ownerRow = await repo.ensureOwner(trx, shopId, owner, at)
+        await assertListExists(repo, trx, shopId, owner, listId)
+        // Lock order: the customer, then the guest (only merge holds two owner locks).
+        const guest: Owner | undefined = body.guest_id === undefined ? undefined : { type: 'guest', id: body.guest_id }
+        const guestRow = guest && (await repo.lockOwner(trx, shopId, guest))
+        const guestItems = guest && guestRow ? await repo.allOfOwner(trx, shopId, guest) : []
+        for (const g of guestItems) {
+          if (candidates.has(g.product_id)) continue
+          candidates.set(g.product_id, { list_id: listId, product_id: g.product_id, variant_id: g.variant_id, handle: g.handle, metadata: g.metadata, added_at: g.added_at })
+        }
+        const present = await repo.present(trx, shopId, owner, listId, [...candidates.keys()])
+        const fresh = [...candidates.values()].filter((c) => !present.has(c.product_id))
+        const room = Math.max(0, ITEM_LIMIT - ownerRow.item_count)
+        const added = fresh.slice(0, room)
+        if (added.length > 0) {
+          await repo.insertItems(trx, shopId, owner, added)
+          await repo.adjustItemCount(trx, shopId, owner, added.length, at)
+          await recordFacts(trx, shopId, addFacts('add', owner, added.map((a) => a.product_id), at))
+        }
+        if (guest && guestRow) {
+          // The guest's wishlist moves to the customer: its items leave the guest (analytics removes, no webhooks).
+          await recordFacts(trx, shopId, addFacts('remove', guest, guestItems.map((g) => g.product_id), at))
+          await repo.deleteOwner(trx, shopId, guest)
+        }
+        const rows = await repo.all(trx, shopId, owner, listId)
+        if (added.length > 0) {
+          const variants = new Map(rows.map((r) => [r.product_id, r.variant_id]))
+          await enqueueWebhookEvents(
+            trx,
+            shopId,
+            added.map((a): OutboxEvent => ({
+              event: 'wishlist.item.added',
+              data: { ...ownerData(owner), productId: a.product_id, variantId: variants.get(a.product_id) ?? null, wishlistId: listId },
+              occurredAt: at,
+            })),
+          )
+        }
+        return { merged_count: added.length, skipped_count: fresh.length - added.length, items: rows.map(itemView), count: rows.length }
+      })
+    },
+
+    /**
+     * For `order.created` with remove_on_purchase: removes the products from every list of
+     * the customer inside the caller's transaction. Records analytics removes and emits
+     * `wishlist.item.removed` with `reason: "purchased"` (the item did leave the wishlist).
+     * Returns the number of items removed.
+     */
+    async removeProductsForCustomer(trx: Transaction<Database>, shopId: string, customerId: string, productIds: string[]): Promise<number> {
+      const owner: Owner = { type: 'customer', id: customerId }
+      const ids = [...new Set(productIds.map((p) => normalizePlatformId(p)).filter((p): p is string => p !== null))]
+      if (ids.length === 0) return 0
+      if (!(await repo.lockOwner(trx, shopId, owner))) return 0
+      const at = now()
+      const removed = await repo.deleteProductsEverywhere(trx, shopId, owner, ids)
+      if (removed.length === 0) return 0
+      await repo.adjustItemCount(trx, shopId, owner, -removed.length, at)
+      await enqueueWebhookEvents(
+        trx,
+        shopId,
+        removed.map((r) => ({
+          event: 'wishlist.item.removed',
+          data: { ...ownerData(owner), productId: r.product_id, variantId: r.variant_id, wishlistId: r.list_id, reason: 'purchased' },
+          occurredAt: at,
+        })),
+      )
+      await recordFacts(trx, shopId, addFacts('remove', owner, removed.map((r) => r.product_id), at))
+      return removed.length
+    },
+
+    /**
+     * Who holds a product now (any list): `wishlistCount` distinct owners (customers and
+     * guests), the first `limit` customer ids in id order, and whether more exist.
+     */
+    holdersOfProduct(shopId: string, productId: string, opts: { limit?: number; db?: Db } = {}) {
+      return repo.holders(opts.db ?? db, shopId, productId, opts.limit ?? 1_000)
+    },
+  }
+}
+
+export type WishlistsService = ReturnType<typeof createWishlistsService>
