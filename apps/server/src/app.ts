@@ -13,6 +13,8 @@ import { adminRoutes } from './modules/admin/admin.routes.js'
 import { authRoutes } from './modules/auth/auth.routes.js'
 import { type AuthService, createAuthService } from './modules/auth/auth.service.js'
 import { opsRoutes } from './modules/ops/ops.routes.js'
+import { reviewsRoutes } from './modules/reviews/reviews.routes.js'
+import { createReviewsService, type ReviewsService } from './modules/reviews/reviews.service.js'
 import { createShopsService, type ShopsService } from './modules/shops/shops.service.js'
 import { authPlugin } from './plugins/auth.js'
 import { errorsPlugin } from './plugins/errors.js'
@@ -36,6 +38,7 @@ export interface AppDeps {
 export interface Services {
   shops: ShopsService
   auth: AuthService
+  reviews: ReviewsService
 }
 
 declare module 'fastify' {
@@ -68,7 +71,8 @@ export function createServices(deps: AppDeps): Services {
   const cacheTtlMs = deps.credentialCacheTtlMs ?? 5_000
   const shops = createShopsService({ db: deps.storage.db, cacheTtlMs })
   const auth = createAuthService({ db: deps.storage.db, jwtSecret: deps.config.jwtSecret, shops, cacheTtlMs })
-  return { shops, auth }
+  const reviews = createReviewsService({ db: deps.storage.db, backend: deps.storage.backend })
+  return { shops, auth, reviews }
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -111,6 +115,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(opsRoutes, { storage: deps.storage, redis: deps.redis })
   await app.register(authRoutes, { auth: services.auth })
   await app.register(adminRoutes, { shops: services.shops, auth: services.auth })
+  await app.register(reviewsRoutes, { reviews: services.reviews })
 
   return app
 }

@@ -2,6 +2,7 @@ import { type Migration, type MigrationProvider, Migrator } from 'kysely'
 import type { Kysely } from 'kysely'
 import type { Backend, Storage } from './connect.js'
 import * as m0001 from './migrations/0001_foundation.js'
+import * as m0004 from './migrations/0004_reviews.js'
 
 interface BackendMigration {
   up(db: Kysely<unknown>, backend: Backend): Promise<void>
@@ -10,6 +11,7 @@ interface BackendMigration {
 /** Ordered by name; add new files here. Each migration may branch on the backend. */
 const MIGRATIONS: Record<string, BackendMigration> = {
   '0001_foundation': m0001,
+  '0004_reviews': m0004,
 }
 
 class StaticProvider implements MigrationProvider {
