@@ -13,6 +13,8 @@ import { adminRoutes } from './modules/admin/admin.routes.js'
 import { authRoutes } from './modules/auth/auth.routes.js'
 import { type AuthService, createAuthService } from './modules/auth/auth.service.js'
 import { opsRoutes } from './modules/ops/ops.routes.js'
+import { reviewsRoutes } from './modules/reviews/reviews.routes.js'
+import { createReviewsService, type ReviewsService } from './modules/reviews/reviews.service.js'
 import { createShopsService, type ShopsService } from './modules/shops/shops.service.js'
 import { createImportService, type ImportService } from './modules/wishlists/import.service.js'
 import { importRoutes } from './modules/wishlists/import.routes.js'
@@ -48,6 +50,7 @@ export interface Services {
   lists: ListsService
   share: ShareService
   imports: ImportService
+  reviews: ReviewsService
 }
 
 declare module 'fastify' {
@@ -85,7 +88,8 @@ export function createServices(deps: AppDeps): Services {
   const lists = createListsService(storage)
   const share = createShareService({ ...storage, shops, publicBaseUrl: deps.config.publicBaseUrl })
   const imports = createImportService(storage)
-  return { shops, auth, wishlists, lists, share, imports }
+  const reviews = createReviewsService({ db: deps.storage.db, backend: deps.storage.backend })
+  return { shops, auth, wishlists, lists, share, imports, reviews }
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -132,6 +136,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(listRoutes, { lists: services.lists })
   await app.register(shareRoutes, { share: services.share })
   await app.register(importRoutes, { imports: services.imports })
+  await app.register(reviewsRoutes, { reviews: services.reviews })
 
   return app
 }

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely'
 import type { Backend, Storage } from './connect.js'
 import * as m0001 from './migrations/0001_foundation.js'
 import * as m0002 from './migrations/0002_wishlists.js'
+import * as m0004 from './migrations/0004_reviews.js'
 
 interface BackendMigration {
   up(db: Kysely<unknown>, backend: Backend): Promise<void>
@@ -12,6 +13,7 @@ interface BackendMigration {
 const MIGRATIONS: Record<string, BackendMigration> = {
   '0001_foundation': m0001,
   '0002_wishlists': m0002,
+  '0004_reviews': m0004,
 }
 
 class StaticProvider implements MigrationProvider {

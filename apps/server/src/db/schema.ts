@@ -130,6 +130,77 @@ export interface CatalogProductsTable {
   updated_at: number
 }
 
+export type ReviewStatus = 'pending' | 'approved' | 'rejected'
+
+/**
+ * Product reviews (DECISIONS §11). `id` is a global auto id (SPEC: `id integer`); every
+ * other index starts with `shop_id`. `created_at` is whole seconds (in ms) so the sort
+ * order matches the seconds-precision `createdAt` clients see.
+ */
+export interface ReviewsTable {
+  id: Generated<number>
+  shop_id: string
+  product_id: string
+  /** Lower-cased; null once erased (DECISIONS §14). */
+  customer_email: string | null
+  customer_id: string | null
+  customer_name: string
+  rating: number
+  title: string
+  body: string
+  /** JSON text: an array of https URLs. */
+  photos: string
+  has_photos: number
+  verified: number
+  helpful_count: number
+  status: ReviewStatus
+  reply_body: string | null
+  replied_at: number | null
+  created_at: number
+  updated_at: number
+}
+
+/**
+ * Per-product figures over approved reviews, changed in the same transaction as every
+ * review write, so the summary and unfiltered totals never count rows.
+ */
+export interface ReviewAggregatesTable {
+  shop_id: string
+  product_id: string
+  review_count: number
+  rating_sum: number
+  rating_1: number
+  rating_2: number
+  rating_3: number
+  rating_4: number
+  rating_5: number
+  verified_count: number
+  with_photos_count: number
+  updated_at: number
+}
+
+export type VoterType = 'customer' | 'guest'
+
+/** One helpful vote per voter per review. */
+export interface ReviewVotesTable {
+  shop_id: string
+  review_id: number
+  voter_type: VoterType
+  voter_id: string
+  created_at: number
+}
+
+/** Products bought, by customer id and/or e-mail (from `order.created`): the source of `verifiedPurchase`. */
+export interface PurchasesTable {
+  shop_id: string
+  product_id: string
+  /** `customer:<id>` or `email:<lower-cased e-mail>`: one row per buyer identity and product. */
+  buyer: string
+  customer_id: string | null
+  email: string | null
+  created_at: number
+}
+
 export interface Database {
   shops: ShopsTable
   api_keys: ApiKeysTable
@@ -140,9 +211,15 @@ export interface Database {
   wishlist_items: WishlistItemsTable
   share_links: ShareLinksTable
   catalog_products: CatalogProductsTable
+  reviews: ReviewsTable
+  review_aggregates: ReviewAggregatesTable
+  review_votes: ReviewVotesTable
+  purchases: PurchasesTable
 }
 
 export type ShopRow = Selectable<ShopsTable>
 export type NewShopRow = Insertable<ShopsTable>
 export type ShopUpdate = Updateable<ShopsTable>
 export type ApiKeyRow = Selectable<ApiKeysTable>
+export type ReviewRow = Selectable<ReviewsTable>
+export type ReviewAggregateRow = Selectable<ReviewAggregatesTable>

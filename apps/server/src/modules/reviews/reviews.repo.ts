@@ -1,0 +1,216 @@
+/**
+ * Kysely queries of the reviews module. Every query filters by `shop_id`; functions take
+ * the connection or the open transaction (`Db`) as their first argument.
+ */
+import type { Db } from '../../db/connect.js'
+import type { ReviewAggregateRow, ReviewRow, ReviewStatus, ReviewsTable, VoterType } from '../../db/schema.js'
+import type { Insertable } from 'kysely'
+import { sql } from 'kysely'
+
+export type ReviewSort = 'newest' | 'oldest' | 'highest' | 'lowest' | 'most_helpful'
+
+export interface ReviewFilters {
+  rating?: number | undefined
+  verified?: boolean | undefined
+  withPhotos?: boolean | undefined
+}
+
+/** What one review adds to its product's aggregate while it is approved. */
+export interface Contribution {
+  rating: number
+  verified: number
+  has_photos: number
+}
+
+export const reviewsRepo = {
+  async insert(db: Db, row: Insertable<ReviewsTable>): Promise<number> {
+    const { id } = await db.insertInto('reviews').values(row).returning('id').executeTakeFirstOrThrow()
+    return Number(id)
+  },
+
+  byId(db: Db, shopId: string, id: number, opts: { lock?: boolean } = {}): Promise<ReviewRow | undefined> {
+    let q = db.selectFrom('reviews').selectAll().where('shop_id', '=', shopId).where('id', '=', id)
+    if (opts.lock) q = q.forUpdate()
+    return q.executeTakeFirst()
+  },
+
+  async existsForEmail(db: Db, shopId: string, productId: string, email: string): Promise<boolean> {
+    const row = await db
+      .selectFrom('reviews')
+      .select('id')
+      .where('shop_id', '=', shopId)
+      .where('product_id', '=', productId)
+      .where('customer_email', '=', email)
+      .executeTakeFirst()
+    return row !== undefined
+  },
+
+  /** One page of a product's approved reviews, in one of the five documented orders (each backed by an index). */
+  approvedPage(db: Db, shopId: string, productId: string, filters: ReviewFilters, sort: ReviewSort, limit: number, offset: number) {
+    let q = db
+      .selectFrom('reviews')
+      .selectAll()
+      .where('shop_id', '=', shopId)
+      .where('product_id', '=', productId)
+      .where('status', '=', 'approved')
+    if (filters.rating !== undefined) q = q.where('rating', '=', filters.rating)
+    if (filters.verified !== undefined) q = q.where('verified', '=', filters.verified ? 1 : 0)
+    if (filters.withPhotos !== undefined) q = q.where('has_photos', '=', filters.withPhotos ? 1 : 0)
+    switch (sort) {
+      case 'oldest':
+        q = q.orderBy('created_at', 'asc').orderBy('id', 'asc')
+        break
+      case 'highest':
+        q = q.orderBy('rating', 'desc').orderBy('created_at', 'desc').orderBy('id', 'desc')
+        break
+      case 'lowest':
+        q = q.orderBy('rating', 'asc').orderBy('created_at', 'desc').orderBy('id', 'desc')
+        break
+      case 'most_helpful':
+        q = q.orderBy('helpful_count', 'desc').orderBy('created_at', 'desc').orderBy('id', 'desc')
+        break
+      default:
+        q = q.orderBy('created_at', 'desc').orderBy('id', 'desc')
+    }
+    return q.limit(limit).offset(offset)
+  },
+
+  /** Only for filter combinations the aggregate cannot answer (e.g. rating and verified together). */
+  async countApproved(db: Db, shopId: string, productId: string, filters: ReviewFilters): Promise<number> {
+    let q = db
+      .selectFrom('reviews')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('shop_id', '=', shopId)
+      .where('product_id', '=', productId)
+      .where('status', '=', 'approved')
+    if (filters.rating !== undefined) q = q.where('rating', '=', filters.rating)
+    if (filters.verified !== undefined) q = q.where('verified', '=', filters.verified ? 1 : 0)
+    if (filters.withPhotos !== undefined) q = q.where('has_photos', '=', filters.withPhotos ? 1 : 0)
+    const row = await q.executeTakeFirstOrThrow()
+    return Number(row.n)
+  },
+
+  aggregate(db: Db, shopId: string, productId: string): Promise<ReviewAggregateRow | undefined> {
+    return db
+      .selectFrom('review_aggregates')
+      .selectAll()
+      .where('shop_id', '=', shopId)
+      .where('product_id', '=', productId)
+      .executeTakeFirst()
+  },
+
+  /** Adds (sign +1) or removes (sign -1) one approved review's contribution to its product's aggregate. */
+  async applyToAggregate(db: Db, shopId: string, productId: string, c: Contribution, sign: 1 | -1, at: number): Promise<void> {
+    await db
+      .insertInto('review_aggregates')
+      .values({
+        shop_id: shopId,
+        product_id: productId,
+        review_count: 0,
+        rating_sum: 0,
+        rating_1: 0,
+        rating_2: 0,
+        rating_3: 0,
+        rating_4: 0,
+        rating_5: 0,
+        verified_count: 0,
+        with_photos_count: 0,
+        updated_at: at,
+      })
+      .onConflict((oc) => oc.columns(['shop_id', 'product_id']).doNothing())
+      .execute()
+    const r = (n: number) => (c.rating === n ? sign : 0)
+    await db
+      .updateTable('review_aggregates')
+      .set((eb) => ({
+        review_count: eb('review_count', '+', sign),
+        rating_sum: eb('rating_sum', '+', sign * c.rating),
+        rating_1: eb('rating_1', '+', r(1)),
+        rating_2: eb('rating_2', '+', r(2)),
+        rating_3: eb('rating_3', '+', r(3)),
+        rating_4: eb('rating_4', '+', r(4)),
+        rating_5: eb('rating_5', '+', r(5)),
+        verified_count: eb('verified_count', '+', sign * c.verified),
+        with_photos_count: eb('with_photos_count', '+', sign * c.has_photos),
+        updated_at: at,
+      }))
+      .where('shop_id', '=', shopId)
+      .where('product_id', '=', productId)
+      .execute()
+  },
+
+  async addVerifiedToAggregate(db: Db, shopId: string, productId: string, n: number, at: number): Promise<void> {
+    await db
+      .updateTable('review_aggregates')
+      .set((eb) => ({ verified_count: eb('verified_count', '+', n), updated_at: at }))
+      .where('shop_id', '=', shopId)
+      .where('product_id', '=', productId)
+      .execute()
+  },
+
+  async update(db: Db, shopId: string, id: number, patch: Partial<Pick<ReviewRow, 'status' | 'reply_body' | 'replied_at' | 'updated_at'>>): Promise<ReviewRow | undefined> {
+    return db.updateTable('reviews').set(patch).where('shop_id', '=', shopId).where('id', '=', id).returningAll().executeTakeFirst()
+  },
+
+  async delete(db: Db, shopId: string, id: number): Promise<ReviewRow | undefined> {
+    await db.deleteFrom('review_votes').where('shop_id', '=', shopId).where('review_id', '=', id).execute()
+    return db.deleteFrom('reviews').where('shop_id', '=', shopId).where('id', '=', id).returningAll().executeTakeFirst()
+  },
+
+  /** Moderation queue: any status, optionally one status and/or product; pending first when no status is given. */
+  adminPage(db: Db, shopId: string, f: { status?: ReviewStatus | undefined; productId?: string | undefined }, limit: number, offset: number) {
+    let q = db.selectFrom('reviews').selectAll().where('shop_id', '=', shopId)
+    if (f.status !== undefined) q = q.where('status', '=', f.status)
+    if (f.productId !== undefined) q = q.where('product_id', '=', f.productId)
+    if (f.status === undefined) q = q.orderBy(sql`case when status = 'pending' then 0 else 1 end`)
+    return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset)
+  },
+
+  async adminCount(db: Db, shopId: string, f: { status?: ReviewStatus | undefined; productId?: string | undefined }): Promise<number> {
+    let q = db.selectFrom('reviews').select((eb) => eb.fn.countAll<number>().as('n')).where('shop_id', '=', shopId)
+    if (f.status !== undefined) q = q.where('status', '=', f.status)
+    if (f.productId !== undefined) q = q.where('product_id', '=', f.productId)
+    return Number((await q.executeTakeFirstOrThrow()).n)
+  },
+
+  /** True when the vote is new. */
+  async addVote(db: Db, shopId: string, reviewId: number, voter: { type: VoterType; id: string }, at: number): Promise<boolean> {
+    const row = await db
+      .insertInto('review_votes')
+      .values({ shop_id: shopId, review_id: reviewId, voter_type: voter.type, voter_id: voter.id, created_at: at })
+      .onConflict((oc) => oc.columns(['shop_id', 'review_id', 'voter_type', 'voter_id']).doNothing())
+      .returning('review_id')
+      .executeTakeFirst()
+    return row !== undefined
+  },
+
+  /** True when a vote was there to take back. */
+  async removeVote(db: Db, shopId: string, reviewId: number, voter: { type: VoterType; id: string }): Promise<boolean> {
+    const row = await db
+      .deleteFrom('review_votes')
+      .where('shop_id', '=', shopId)
+      .where('review_id', '=', reviewId)
+      .where('voter_type', '=', voter.type)
+      .where('voter_id', '=', voter.id)
+      .returning('review_id')
+      .executeTakeFirst()
+    return row !== undefined
+  },
+
+  async addHelpful(db: Db, shopId: string, id: number, delta: number, at: number): Promise<number> {
+    const row = await db
+      .updateTable('reviews')
+      .set((eb) => ({ helpful_count: eb('helpful_count', '+', delta), updated_at: at }))
+      .where('shop_id', '=', shopId)
+      .where('id', '=', id)
+      .returning('helpful_count')
+      .executeTakeFirstOrThrow()
+    return Number(row.helpful_count)
+  },
+}
+
+export const contributionOf = (row: Pick<ReviewRow, 'rating' | 'verified' | 'has_photos'>): Contribution => ({
+  rating: row.rating,
+  verified: row.verified,
+  has_photos: row.has_photos,
+})

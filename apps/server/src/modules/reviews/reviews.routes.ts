@@ -1,0 +1,174 @@
+/**
+ * DECISIONS §11 under /api/v1. No `{ok, data}` envelope here, errors are `{error: {…}}`.
+ * Public routes take the storefront key (with or without a guest id), a customer token
+ * (which links the review / identifies the voter) or an admin token; moderation is admin only.
+ * Reviews are on every plan, so no route has a plan gate.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { type TSchema, Type } from 'typebox'
+import type { Access } from '../../plugins/auth.js'
+import type { ReviewsService } from './reviews.service.js'
+import {
+  AdminListQuery,
+  AdminReview,
+  Deleted,
+  HelpfulCount,
+  ListQuery,
+  Paged,
+  ProductParams,
+  PublicReview,
+  ReplyBody,
+  ReviewIdParams,
+  SubmitBody,
+  Submitted,
+  Summary,
+} from './reviews.schemas.js'
+
+/** Error responses of the reviews interface for OpenAPI (`{error}`, no `ok`). */
+export function reviewErrors(...statuses: number[]): Record<number, TSchema> {
+  const out: Record<number, TSchema> = {}
+  for (const s of statuses) out[s] = Type.Ref('ReviewsError')
+  return out
+}
+
+export const reviewsRoutes: FastifyPluginAsyncTypebox<{ reviews: ReviewsService }> = async (app, { reviews }) => {
+  const open = { access: ['storefront', 'guest', 'customer', 'admin'] as Access[] }
+  const admin = { access: ['admin'] as Access[] }
+  const tags = ['reviews']
+  const modTags = ['reviews moderation']
+
+  app.get(
+    '/api/v1/products/:productId/reviews',
+    {
+      config: open,
+      schema: {
+        tags,
+        summary: 'Approved reviews of a product, paged and sorted',
+        params: ProductParams,
+        querystring: ListQuery,
+        response: { 200: Paged(PublicReview), ...reviewErrors(400, 401, 429) },
+      },
+    },
+    async (request) => {
+      const q = request.query
+      return reviews.list(request.ctx, request.params.productId, {
+        page: q.page,
+        perPage: q.per_page,
+        sort: q.sort,
+        rating: q.rating,
+        verified: q.verified,
+        withPhotos: q.with_photos,
+      })
+    },
+  )
+
+  app.get(
+    '/api/v1/products/:productId/reviews/summary',
+    {
+      config: open,
+      schema: {
+        tags,
+        summary: 'Rating summary over approved reviews (enough for schema.org AggregateRating)',
+        params: ProductParams,
+        response: { 200: Summary, ...reviewErrors(400, 401, 429) },
+      },
+    },
+    async (request) => reviews.summary(request.ctx, request.params.productId),
+  )
+
+  app.get(
+    '/api/v1/reviews/:id',
+    {
+      config: open,
+      schema: {
+        tags,
+        summary: 'One review: approved only, unless the caller is an admin (who also sees customerEmail and status)',
+        params: ReviewIdParams,
+        response: { 200: Type.Union([AdminReview, PublicReview]), ...reviewErrors(400, 401, 404, 429) },
+      },
+    },
+    async (request) => reviews.get(request.ctx, request.params.id),
+  )
+
+  app.post(
+    '/api/v1/reviews',
+    {
+      config: open,
+      schema: {
+        tags,
+        summary: 'Submit a review (pending, or approved when the shop auto-approves)',
+        body: SubmitBody,
+        response: { 201: Submitted, ...reviewErrors(400, 401, 409, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const created = await reviews.submit(request.ctx, request.body)
+      reply.code(201).header('location', `/api/v1/reviews/${created.id}`)
+      return created
+    },
+  )
+
+  for (const method of ['PUT', 'DELETE'] as const) {
+    app.route({
+      method,
+      url: '/api/v1/reviews/:id/helpful',
+      config: open,
+      schema: {
+        tags,
+        summary: method === 'PUT' ? 'Vote a review helpful (idempotent)' : 'Take a helpful vote back (idempotent)',
+        params: ReviewIdParams,
+        response: { 200: HelpfulCount, ...reviewErrors(400, 401, 404, 429) },
+      },
+      handler: async (request) => reviews.vote(request.ctx, request.params.id, method === 'PUT'),
+    })
+  }
+
+  app.get(
+    '/api/v1/admin/reviews',
+    {
+      config: admin,
+      schema: {
+        tags: modTags,
+        summary: 'Moderation queue: every status (pending first when no status is given), with e-mail and status',
+        querystring: AdminListQuery,
+        response: { 200: Paged(AdminReview), ...reviewErrors(400, 401, 403, 429) },
+      },
+    },
+    async (request) => {
+      const q = request.query
+      return reviews.adminList(request.ctx, { status: q.status, productId: q.product_id, page: q.page, perPage: q.per_page })
+    },
+  )
+
+  const moderation = { tags: modTags, params: ReviewIdParams, response: { 200: AdminReview, ...reviewErrors(400, 401, 403, 404, 429) } }
+
+  app.post('/api/v1/reviews/:id/approve', { config: admin, schema: { ...moderation, summary: 'Approve (publish) a review' } }, async (request) =>
+    reviews.approve(request.ctx, request.params.id),
+  )
+
+  app.post('/api/v1/reviews/:id/reject', { config: admin, schema: { ...moderation, summary: 'Reject (unpublish) a review' } }, async (request) =>
+    reviews.reject(request.ctx, request.params.id),
+  )
+
+  app.put(
+    '/api/v1/reviews/:id/reply',
+    { config: admin, schema: { ...moderation, summary: 'Set or replace the merchant reply', body: ReplyBody } },
+    async (request) => reviews.reply(request.ctx, request.params.id, request.body.body),
+  )
+
+  app.delete('/api/v1/reviews/:id/reply', { config: admin, schema: { ...moderation, summary: 'Remove the merchant reply' } }, async (request) =>
+    reviews.deleteReply(request.ctx, request.params.id),
+  )
+
+  app.delete(
+    '/api/v1/reviews/:id',
+    {
+      config: admin,
+      schema: { tags: modTags, summary: 'Delete a review (and its votes)', params: ReviewIdParams, response: { 200: Deleted, ...reviewErrors(400, 401, 403, 404, 429) } },
+    },
+    async (request) => {
+      await reviews.remove(request.ctx, request.params.id)
+      return { deleted: true as const }
+    },
+  )
+}

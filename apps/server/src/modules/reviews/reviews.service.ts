@@ -1,0 +1,297 @@
+/**
+ * Product reviews (DECISIONS §11): listing, summary, submit, moderation and helpful votes.
+ * Every method takes the request context first. Aggregates (approved reviews only) change
+ * in the same transaction as the review write that changes them.
+ */
+import type { Backend, Db } from '../../db/connect.js'
+import type { ReviewRow, ReviewStatus, VoterType } from '../../db/schema.js'
+import { supportsRowLocks } from '../../db/dialect.js'
+import { AppError, type ErrorDetail, notFound } from '../../lib/errors.js'
+import { normalizePlatformId } from '../../lib/platform-ids.js'
+import { isoSeconds, now } from '../../lib/time.js'
+import type { RequestContext } from '../auth/auth.types.js'
+import { customerForEmail, hasPurchased, normalizeEmail } from './purchases.js'
+import { contributionOf, type ReviewFilters, type ReviewSort, reviewsRepo as repo } from './reviews.repo.js'
+import type { AdminReviewView, PublicReviewView, SubmitInput } from './reviews.schemas.js'
+
+export const LIMITS = { email: 254, name: 100, title: 150, body: 5000, reply: 5000, photos: 5, photoUrl: 2048 } as const
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+
+/** Lengths are counted in Unicode code points, after trimming. */
+const length = (s: string): number => [...s].length
+
+/** Review times are whole seconds: the order clients see (seconds precision) is the order we sort by. */
+const toSeconds = (ms: number): number => Math.floor(ms / 1000) * 1000
+
+export function publicView(row: ReviewRow): PublicReviewView {
+  return {
+    id: Number(row.id),
+    productId: row.product_id,
+    customerName: row.customer_name,
+    rating: row.rating,
+    title: row.title,
+    body: row.body,
+    photos: JSON.parse(row.photos) as string[],
+    verifiedPurchase: row.verified === 1,
+    helpfulCount: Number(row.helpful_count),
+    replyBody: row.reply_body,
+    repliedAt: row.replied_at === null ? null : isoSeconds(Number(row.replied_at)),
+    createdAt: isoSeconds(Number(row.created_at)),
+  }
+}
+
+export function adminView(row: ReviewRow): AdminReviewView {
+  return { ...publicView(row), customerEmail: row.customer_email, customerId: row.customer_id, status: row.status }
+}
+
+export interface Page<T> {
+  data: T[]
+  page: number
+  perPage: number
+  total: number
+  hasMore: boolean
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+}
+
+function productIdOf(raw: string, path: string): string {
+  const id = normalizePlatformId(raw.trim())
+  if (id === null) throw new AppError('VALIDATION_ERROR', `${path} must be 1 to 32 digits or a platform GID`, [{ path, message: 'must be 1 to 32 digits or a platform GID' }])
+  return id
+}
+
+interface CleanSubmission {
+  productId: string
+  email: string
+  name: string
+  rating: number
+  title: string
+  body: string
+  photos: string[]
+}
+
+/** Trims every string, then applies DECISIONS §11's rules; all failures are reported together. */
+function cleanSubmission(input: SubmitInput): CleanSubmission {
+  const details: ErrorDetail[] = []
+  const fail = (path: string, message: string) => details.push({ path, message })
+  const productId = normalizePlatformId(input.productId.trim())
+  if (productId === null) fail('body.productId', 'must be 1 to 32 digits or a platform GID')
+  const email = normalizeEmail(input.customerEmail)
+  if (length(email) > LIMITS.email) fail('body.customerEmail', `must be at most ${LIMITS.email} characters`)
+  else if (!EMAIL.test(email)) fail('body.customerEmail', 'must be an e-mail address')
+  const name = input.customerName.trim()
+  if (length(name) < 1 || length(name) > LIMITS.name) fail('body.customerName', `must be 1 to ${LIMITS.name} characters`)
+  const title = (input.title ?? '').trim()
+  if (length(title) > LIMITS.title) fail('body.title', `must be at most ${LIMITS.title} characters`)
+  const body = input.body.trim()
+  if (length(body) < 1 || length(body) > LIMITS.body) fail('body.body', `must be 1 to ${LIMITS.body} characters`)
+  const photos = (input.photos ?? []).map((p) => p.trim())
+  photos.forEach((p, i) => {
+    let ok = false
+    try {
+      ok = p.length <= LIMITS.photoUrl && new URL(p).protocol === 'https:'
+    } catch {
+      ok = false
+    }
+    if (!ok) details.push({ path: `body.photos.${i}`, message: `must be an https URL of at most ${LIMITS.photoUrl} characters`, index: i })
+  })
+  if (details.length > 0) throw new AppError('VALIDATION_ERROR', `${details[0]?.path} ${details[0]?.message}`, details)
+  return { productId: productId as string, email, name, rating: input.rating, title, body, photos }
+}
+
+function cleanReply(raw: string): string {
+  const body = raw.trim()
+  if (length(body) < 1 || length(body) > LIMITS.reply) {
+    throw new AppError('VALIDATION_ERROR', `body.body must be 1 to ${LIMITS.reply} characters`, [{ path: 'body.body', message: `must be 1 to ${LIMITS.reply} characters` }])
+  }
+  return body
+}
+
+function voterOf(ctx: RequestContext): { type: VoterType; id: string } {
+  if (ctx.actor.kind === 'customer') return { type: 'customer', id: ctx.actor.customerId }
+  if (ctx.actor.kind === 'guest') return { type: 'guest', id: ctx.actor.guestId }
+  throw new AppError('VALIDATION_ERROR', 'A helpful vote needs a voter: a customer token, or a guest id (X-Guest-Id header or guest_id query) beside the storefront key', [
+    { path: 'headers.x-guest-id', message: 'is required without a customer token' },
+  ])
+}
+
+export function createReviewsService(deps: { db: Db; backend: Backend; clock?: () => number }) {
+  const { db } = deps
+  const clock = deps.clock ?? now
+  const lock = supportsRowLocks(deps.backend)
+
+  /** A review of the caller's shop, or 404. */
+  async function mustGet(trx: Db, shopId: string, id: number, forUpdate = false): Promise<ReviewRow> {
+    const row = await repo.byId(trx, shopId, id, { lock: forUpdate && lock })
+    if (!row) throw notFound('Review')
+    return row
+  }
+
+  async function setStatus(ctx: RequestContext, id: number, to: ReviewStatus): Promise<AdminReviewView> {
+    const shopId = ctx.shop.id
+    return db.transaction().execute(async (trx) => {
+      const row = await mustGet(trx, shopId, id, true)
+      if (row.status === to) return adminView(row) // the same status again is a harmless 200
+      const at = clock()
+      const updated = await repo.update(trx, shopId, id, { status: to, updated_at: at })
+      if (row.status === 'approved') await repo.applyToAggregate(trx, shopId, row.product_id, contributionOf(row), -1, at)
+      if (to === 'approved') await repo.applyToAggregate(trx, shopId, row.product_id, contributionOf(row), 1, at)
+      return adminView(updated ?? row)
+    })
+  }
+
+  /** Answers `total` from the aggregate row whenever it can; counts only for combined filters. */
+  async function approvedTotal(shopId: string, productId: string, f: ReviewFilters): Promise<number> {
+    const active = [f.rating !== undefined, f.verified !== undefined, f.withPhotos !== undefined].filter(Boolean).length
+    if (active > 1) return repo.countApproved(db, shopId, productId, f)
+    const agg = await repo.aggregate(db, shopId, productId)
+    if (!agg) return 0
+    const count = Number(agg.review_count)
+    if (f.rating !== undefined) return Number(agg[`rating_${f.rating}` as 'rating_1'])
+    if (f.verified !== undefined) return f.verified ? Number(agg.verified_count) : count - Number(agg.verified_count)
+    if (f.withPhotos !== undefined) return f.withPhotos ? Number(agg.with_photos_count) : count - Number(agg.with_photos_count)
+    return count
+  }
+
+  return {
+    async list(
+      ctx: RequestContext,
+      rawProductId: string,
+      q: { page: number; perPage: number; sort: ReviewSort } & ReviewFilters,
+    ): Promise<Page<PublicReviewView>> {
+      const shopId = ctx.shop.id
+      const productId = productIdOf(rawProductId, 'params.productId')
+      const filters: ReviewFilters = { rating: q.rating, verified: q.verified, withPhotos: q.withPhotos }
+      const total = await approvedTotal(shopId, productId, filters)
+      const offset = (q.page - 1) * q.perPage
+      const rows = offset >= total ? [] : await repo.approvedPage(db, shopId, productId, filters, q.sort, q.perPage, offset).execute()
+      return { data: rows.map(publicView), page: q.page, perPage: q.perPage, total, hasMore: offset + rows.length < total }
+    },
+
+    async summary(ctx: RequestContext, rawProductId: string) {
+      const productId = productIdOf(rawProductId, 'params.productId')
+      const agg = await repo.aggregate(db, ctx.shop.id, productId)
+      const count = agg ? Number(agg.review_count) : 0
+      const n = (v: number | undefined) => Number(v ?? 0)
+      return {
+        productId,
+        reviewCount: count,
+        averageRating: count === 0 || !agg ? null : Math.round((Number(agg.rating_sum) * 100) / count) / 100,
+        ratingDistribution: { '1': n(agg?.rating_1), '2': n(agg?.rating_2), '3': n(agg?.rating_3), '4': n(agg?.rating_4), '5': n(agg?.rating_5) },
+        verifiedCount: n(agg?.verified_count),
+        withPhotosCount: n(agg?.with_photos_count),
+        bestRating: 5 as const,
+        worstRating: 1 as const,
+      }
+    },
+
+    /** Approved only, unless the caller is an admin (who also sees e-mail and status). */
+    async get(ctx: RequestContext, id: number): Promise<PublicReviewView | AdminReviewView> {
+      const row = await mustGet(db, ctx.shop.id, id)
+      if (ctx.actor.kind === 'admin') return adminView(row)
+      if (row.status !== 'approved') throw notFound('Review')
+      return publicView(row)
+    },
+
+    async submit(ctx: RequestContext, input: SubmitInput): Promise<{ id: number; status: 'pending' | 'approved' }> {
+      const shopId = ctx.shop.id
+      const r = cleanSubmission(input)
+      const status = ctx.shop.settings.reviews_auto_approve ? ('approved' as const) : ('pending' as const)
+      const at = clock()
+      try {
+        const id = await db.transaction().execute(async (trx) => {
+          if (await repo.existsForEmail(trx, shopId, r.productId, r.email)) throw duplicate()
+          const customerId = ctx.actor.kind === 'customer' ? ctx.actor.customerId : await customerForEmail(trx, shopId, r.email)
+          const verified = (await hasPurchased(trx, shopId, r.productId, { email: r.email, customerId })) ? 1 : 0
+          const row = {
+            shop_id: shopId,
+            product_id: r.productId,
+            customer_email: r.email,
+            customer_id: customerId,
+            customer_name: r.name,
+            rating: r.rating,
+            title: r.title,
+            body: r.body,
+            photos: JSON.stringify(r.photos),
+            has_photos: r.photos.length > 0 ? 1 : 0,
+            verified,
+            helpful_count: 0,
+            status,
+            reply_body: null,
+            replied_at: null,
+            created_at: toSeconds(at),
+            updated_at: at,
+          }
+          const newId = await repo.insert(trx, row)
+          if (status === 'approved') await repo.applyToAggregate(trx, shopId, r.productId, contributionOf(row), 1, at)
+          return newId
+        })
+        return { id, status }
+      } catch (err) {
+        // Two submissions racing past the existence check meet the unique index.
+        if (isUniqueViolation(err)) throw duplicate()
+        throw err
+      }
+    },
+
+    async adminList(
+      ctx: RequestContext,
+      q: { status?: ReviewStatus | undefined; productId?: string | undefined; page: number; perPage: number },
+    ): Promise<Page<AdminReviewView>> {
+      const f = { status: q.status, productId: q.productId === undefined ? undefined : productIdOf(q.productId, 'query.product_id') }
+      const total = await repo.adminCount(db, ctx.shop.id, f)
+      const offset = (q.page - 1) * q.perPage
+      const rows = offset >= total ? [] : await repo.adminPage(db, ctx.shop.id, f, q.perPage, offset).execute()
+      return { data: rows.map(adminView), page: q.page, perPage: q.perPage, total, hasMore: offset + rows.length < total }
+    },
+
+    approve: (ctx: RequestContext, id: number) => setStatus(ctx, id, 'approved'),
+    reject: (ctx: RequestContext, id: number) => setStatus(ctx, id, 'rejected'),
+
+    async reply(ctx: RequestContext, id: number, rawBody: string): Promise<AdminReviewView> {
+      const body = cleanReply(rawBody)
+      const at = clock()
+      const row = await repo.update(db, ctx.shop.id, id, { reply_body: body, replied_at: toSeconds(at), updated_at: at })
+      if (!row) throw notFound('Review')
+      return adminView(row)
+    },
+
+    async deleteReply(ctx: RequestContext, id: number): Promise<AdminReviewView> {
+      const row = await repo.update(db, ctx.shop.id, id, { reply_body: null, replied_at: null, updated_at: clock() })
+      if (!row) throw notFound('Review')
+      return adminView(row)
+    },
+
+    async remove(ctx: RequestContext, id: number): Promise<void> {
+      const shopId = ctx.shop.id
+      await db.transaction().execute(async (trx) => {
+        await mustGet(trx, shopId, id, true)
+        const row = await repo.delete(trx, shopId, id)
+        if (!row) throw notFound('Review')
+        if (row.status === 'approved') await repo.applyToAggregate(trx, shopId, row.product_id, contributionOf(row), -1, clock())
+      })
+    },
+
+    /** Idempotent: a second vote (or un-vote) by the same voter changes nothing. Approved reviews only. */
+    async vote(ctx: RequestContext, id: number, helpful: boolean): Promise<{ helpfulCount: number }> {
+      const voter = voterOf(ctx)
+      const shopId = ctx.shop.id
+      return db.transaction().execute(async (trx) => {
+        const row = await mustGet(trx, shopId, id, true)
+        if (row.status !== 'approved') throw notFound('Review')
+        const at = clock()
+        const changed = helpful ? await repo.addVote(trx, shopId, id, voter, at) : await repo.removeVote(trx, shopId, id, voter)
+        if (!changed) return { helpfulCount: Number(row.helpful_count) }
+        return { helpfulCount: await repo.addHelpful(trx, shopId, id, helpful ? 1 : -1, at) }
+      })
+    },
+  }
+}
+
+const duplicate = () => new AppError('DUPLICATE_REVIEW', 'This e-mail address has already reviewed this product')
+
+export type ReviewsService = ReturnType<typeof createReviewsService>
