@@ -24,6 +24,24 @@ const HEADER = `/**
 
 `
 
+/**
+ * The document as a caller sees it: @fastify/swagger lists a query parameter whose schema
+ * has a `default` as `required` (TypeBox puts it in the object's `required`), yet the
+ * server fills it in when it is missing. Such parameters are optional for the caller.
+ */
+function callerView(document: Record<string, unknown>): unknown {
+  const copy = structuredClone(document) as { paths?: Record<string, Record<string, { parameters?: unknown }>> }
+  for (const item of Object.values(copy.paths ?? {})) {
+    for (const op of Object.values(item)) {
+      if (!Array.isArray(op.parameters)) continue
+      for (const param of op.parameters as { in?: string; required?: boolean; schema?: { default?: unknown } }[]) {
+        if (param.in === 'query' && param.schema?.default !== undefined) param.required = false
+      }
+    }
+  }
+  return copy
+}
+
 export async function renderOpenApi(): Promise<RenderedOpenApi> {
   // A fixed base URL and secret keep the document independent of the local environment.
   const config = loadConfig({
@@ -41,9 +59,11 @@ export async function renderOpenApi(): Promise<RenderedOpenApi> {
       if (res.statusCode !== 200) throw new Error(`GET /v1/openapi.json answered ${res.statusCode}`)
       const document = res.json() as Record<string, unknown>
       const json = `${JSON.stringify(document, null, 2)}\n`
-      const ast = await openapiTS(structuredClone(document) as Parameters<typeof openapiTS>[0], {
+      const ast = await openapiTS(callerView(document) as Parameters<typeof openapiTS>[0], {
         alphabetize: true,
         exportType: false,
+        // A parameter with a default is still optional for the caller.
+        defaultNonNullable: false,
       })
       return { json, dts: HEADER + astToString(ast) }
     } finally {

@@ -3,7 +3,6 @@
  * in-memory SQLite database, listening on 127.0.0.1 on a free port.
  */
 import { createTestApp, type TestApp, type TestShop } from '../../../../apps/server/test/helpers/app.js'
-import openapi from '../../openapi.json' with { type: 'json' }
 
 export interface RunningServer {
   baseUrl: string
@@ -23,11 +22,6 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
     createShop: (...args) => testApp.createShop(...args),
     close: () => testApp.close(),
   }
-}
-
-/** Whether the committed OpenAPI document (the server this SDK was generated from) has a route. */
-export function serverHas(path: string): boolean {
-  return path in (openapi as { paths: Record<string, unknown> }).paths
 }
 
 export type { TestShop }
