@@ -8,5 +8,7 @@ export default defineConfig({
     // Tests build the server in-process; keep parallelism modest on shared machines.
     maxWorkers: 2,
     env: { DB: 'sqlite' },
+    // Hook tests call the real server on another origin; happy-dom would apply CORS.
+    environmentOptions: { happyDOM: { url: 'http://localhost/', settings: { fetch: { disableSameOriginPolicy: true } } } },
   },
 })
