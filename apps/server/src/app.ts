@@ -16,6 +16,7 @@ import { opsRoutes } from './modules/ops/ops.routes.js'
 import { reviewsRoutes } from './modules/reviews/reviews.routes.js'
 import { createReviewsService, type ReviewsService } from './modules/reviews/reviews.service.js'
 import { createShopsService, type ShopsService } from './modules/shops/shops.service.js'
+import { storefrontRoutes } from './modules/storefront/storefront.routes.js'
 import { createImportService, type ImportService } from './modules/wishlists/import.service.js'
 import { importRoutes } from './modules/wishlists/import.routes.js'
 import { listRoutes } from './modules/wishlists/lists.routes.js'
@@ -39,6 +40,8 @@ export interface AppDeps {
   /** Redis key prefix of the shared rate-limit budget. */
   rateLimitNamespace?: string
   logger?: FastifyServerOptions['logger']
+  /** Serve the demo storefront at /demo; defaults to NODE_ENV !== 'production'. */
+  demoPages?: boolean
   /** How long a node may serve a cached shop or API-key status (revocation reaches other nodes within it). */
   credentialCacheTtlMs?: number
 }
@@ -137,6 +140,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(shareRoutes, { share: services.share })
   await app.register(importRoutes, { imports: services.imports })
   await app.register(reviewsRoutes, { reviews: services.reviews })
+  await app.register(storefrontRoutes, {
+    shops: services.shops,
+    auth: services.auth,
+    demo: deps.demoPages ?? process.env.NODE_ENV !== 'production',
+  })
 
   return app
 }

@@ -39,8 +39,11 @@ export interface WishlistContextValue {
 const WishlistContext = createContext<WishlistContextValue | null>(null)
 
 // One merge per (service, customer, guest) even when React mounts a provider twice
-// (StrictMode) or several providers share a page.
-const merges = new Map<string, Promise<MergeResult | undefined>>()
+// (StrictMode), several providers share a page, or the storefront widget runs beside the
+// app: the registry lives on globalThis under a registered symbol the widget uses too.
+const registry = globalThis as { [key: symbol]: Map<string, Promise<unknown>> | undefined }
+const MERGES = Symbol.for('wishlist.merges')
+const merges = (registry[MERGES] ??= new Map<string, Promise<unknown>>()) as Map<string, Promise<MergeResult | undefined>>
 
 /**
  * Provides the client, the shared cache and the wishlist owner to the hooks. In customer
@@ -74,7 +77,7 @@ export function WishlistProvider(props: WishlistProviderProps) {
       const guestId = storage.getItem('wishlist:guest-id')
       let pendingMerge: Promise<MergeResult | undefined> | undefined
       if (items.length > 0 && guestId !== null) {
-        const key = `${baseUrl}|${customerId}|${guestId}`
+        const key = `${customerId}|${guestId}`
         pendingMerge = merges.get(key)
         if (!pendingMerge) {
           pendingMerge = client.wishlist.merge(customerId, { guest_items: items, guest_id: guestId }).then((result) => {
