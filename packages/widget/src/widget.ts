@@ -116,9 +116,11 @@ function paint(): void {
     button.setAttribute('aria-label', on ? `Remove ${title} from wishlist` : `Add ${title} to wishlist`)
     button.title = button.getAttribute('aria-label') ?? ''
   }
+  const count = String(saved.size)
   for (const badge of doc.querySelectorAll<HTMLElement>('[data-wishlist-count]')) {
-    badge.textContent = String(saved.size)
-    badge.setAttribute('data-wishlist-count', String(saved.size))
+    // Only real changes: the MutationObserver below would see a rewrite of the same text.
+    if (badge.textContent !== count) badge.textContent = count
+    badge.setAttribute('data-wishlist-count', count)
   }
 }
 
