@@ -61,9 +61,15 @@ describe('React demo (@wishlist/sdk/react)', () => {
 
     const token = await env.customerToken('3003')
     await page.evaluate((s) => sessionStorage.setItem('demo:session', JSON.stringify(s)), { customerId: '3003', token })
+    const merges: string[] = []
+    page.on('request', (r) => {
+      if (r.url().endsWith('/merge')) merges.push(r.url())
+    })
     await page.reload()
-    await expect.poll(() => page.getByRole('status').textContent()).toContain('merged')
+    // Whichever of the widget and the React app runs first performs the merge; the other waits for it.
     await expect.poll(() => items().count()).toBe(2)
+    await expect.poll(() => page.evaluate(() => localStorage.getItem('wishlist:guest-items'))).toBeNull()
+    expect(merges).toHaveLength(1)
     const list = await env.testApp.call('GET', '/v1/wishlists/3003', { token })
     expect(list.body.data.items.map((i: { productId: string }) => i.productId).sort()).toEqual(['1000001', '1000004'])
   })

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto'
 import { readFile, stat } from 'node:fs/promises'
+import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
@@ -16,10 +17,10 @@ import type { ShopsService } from '../shops/shops.service.js'
 
 // src/modules/storefront and dist/modules/storefront sit at the same depth below the
 // repository root, so this resolves in development (tsx) and after `npm run build`.
-const REPO_ROOT = new URL('../../../../../', import.meta.url)
-export const WIDGET_FILE = fileURLToPath(new URL('packages/widget/dist/widget.js', REPO_ROOT))
-const DEMO_HTML = fileURLToPath(new URL('apps/demo/index.html', REPO_ROOT))
-const DEMO_APP = fileURLToPath(new URL('apps/demo/dist/app.js', REPO_ROOT))
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../../..')
+export const WIDGET_FILE = resolve(REPO_ROOT, 'packages/widget/dist/widget.js')
+const DEMO_HTML = resolve(REPO_ROOT, 'apps/demo/index.html')
+const DEMO_APP = resolve(REPO_ROOT, 'apps/demo/dist/app.js')
 
 interface Asset {
   body: Buffer
