@@ -9,6 +9,8 @@ import type { Config } from '../config.js'
 import type { Storage } from '../db/connect.js'
 import type { Services } from '../app.js'
 import { AppError } from '../lib/errors.js'
+import type { RequestContext } from '../modules/auth/auth.types.js'
+import type { Shop } from '../modules/shops/shops.types.js'
 
 export const DEMO_DOMAIN = 'demo.myshopify.com'
 
@@ -35,6 +37,20 @@ async function keyStillWorks(services: Services, keyId: string, secret: string):
   }
 }
 
+/** A few items and a second list for customer 1001, so a fresh demo shows a non-empty wishlist. */
+async function addSampleWishlist(services: Services, shop: Shop): Promise<void> {
+  const ctx: RequestContext = { shop, actor: { kind: 'admin', keyId: 'demo' }, requestId: 'demo-seed' }
+  const owner = { type: 'customer' as const, id: '1001' }
+  const samples = [
+    { product_id: '7001', handle: 'classic-leather-bag' },
+    { product_id: '7002', handle: 'linen-shirt', variant_id: '70021' },
+    { product_id: '7003', handle: 'wool-scarf', metadata: { note: 'for winter' } },
+  ]
+  for (const item of samples) await services.wishlists.addItem(ctx, owner, undefined, item)
+  const gifts = await services.lists.create(ctx, owner, 'Gift ideas')
+  await services.wishlists.addItem(ctx, owner, gifts.wishlistId, { product_id: '7004', handle: 'ceramic-mug' })
+}
+
 export async function ensureDemoShop(services: Services, _storage: Storage, config: Config): Promise<DemoCredentials> {
   const file = credentialsFile(config)
   let shop = await services.shops.byDomain(DEMO_DOMAIN)
@@ -43,6 +59,7 @@ export async function ensureDemoShop(services: Services, _storage: Storage, conf
     const created = await services.shops.create({ domain: DEMO_DOMAIN, plan: 'scale' })
     shop = await services.shops.updateSettings(created.shop.id, { multi_wishlist_enabled: true, reviews_auto_approve: true })
     apiKey = { keyId: created.apiKey.keyId, secret: created.apiKey.secret }
+    await addSampleWishlist(services, shop)
   } else if (existsSync(file)) {
     const saved = JSON.parse(readFileSync(file, 'utf8')) as DemoCredentials
     if (await keyStillWorks(services, saved.apiKey.keyId, saved.apiKey.secret)) apiKey = saved.apiKey
