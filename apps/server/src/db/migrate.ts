@@ -1,4 +1,4 @@
-import { type Migration, type MigrationProvider, Migrator } from 'kysely'
+import { type Migration, type MigrationProvider, Migrator, sql } from 'kysely'
 import type { Kysely } from 'kysely'
 import type { Backend, Storage } from './connect.js'
 import * as m0001 from './migrations/0001_foundation.js'
@@ -29,7 +29,19 @@ class StaticProvider implements MigrationProvider {
 
 /** Applies pending migrations; safe to run concurrently from several processes (Kysely locks). */
 export async function migrateToLatest(storage: Storage): Promise<string[]> {
-  const migrator = new Migrator({ db: storage.db, provider: new StaticProvider(storage.backend) })
+  // Kysely looks for its bookkeeping tables across every schema it can see unless told
+  // which one to use; pin it to the connection's own (search_path) schema so databases
+  // holding several schemas (one per test file, or per tenant group) never mix them up.
+  let migrationTableSchema: string | undefined
+  if (storage.backend === 'postgres') {
+    const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(storage.db)
+    migrationTableSchema = rows[0]?.schema
+  }
+  const migrator = new Migrator({
+    db: storage.db,
+    provider: new StaticProvider(storage.backend),
+    ...(migrationTableSchema ? { migrationTableSchema } : {}),
+  })
   const { error, results } = await migrator.migrateToLatest()
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')

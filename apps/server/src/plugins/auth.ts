@@ -26,6 +26,15 @@ export interface Owner {
   id: string
 }
 
+export interface RouteEntry {
+  method: string
+  url: string
+  access: Access[]
+  owner?: string | undefined
+  plan?: Plan | undefined
+  bearerPlan?: Plan | undefined
+}
+
 interface ResolvedAuth {
   ctx?: RequestContext
   /** Set for bearer tokens: the rate limiter's admin bucket key. */
@@ -43,6 +52,10 @@ declare module 'fastify' {
     plan?: Plan
     /** Minimum plan for bearer-token callers (the headless API). */
     bearerPlan?: Plan
+  }
+  interface FastifyInstance {
+    /** Every route with its access rule, for the security matrix and docs. */
+    routeCatalog: RouteEntry[]
   }
   interface FastifyRequest {
     auth: ResolvedAuth
@@ -137,10 +150,16 @@ export const authPlugin = fp(
     app.decorateRequest('ctx', null as unknown as RequestContext)
     app.decorateRequest('owner', null as unknown as Owner)
 
+    const catalog: RouteEntry[] = []
+    app.decorate('routeCatalog', catalog)
     // Deny by default: a route without an access rule is a programming error caught at start.
     app.addHook('onRoute', (route) => {
-      if (route.config?.access === undefined && !route.url.startsWith('/docs')) {
-        throw new Error(`route ${String(route.method)} ${route.url} declares no config.access`)
+      if (route.url.startsWith('/docs')) return
+      const config = route.config
+      if (config?.access === undefined) throw new Error(`route ${String(route.method)} ${route.url} declares no config.access`)
+      for (const method of [route.method].flat()) {
+        if (method === 'HEAD') continue
+        catalog.push({ method, url: route.url, access: config.access, owner: config.owner, plan: config.plan, bearerPlan: config.bearerPlan })
       }
     })
 

@@ -1,0 +1,115 @@
+import { execFile } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestApp, TEST_JWT_SECRET, type TestApp } from '../helpers/app.js'
+import { freshDatabase, type TestDatabase } from '../helpers/db.js'
+
+const run = promisify(execFile)
+const dir = mkdtempSync(join(tmpdir(), 'wishlist-cli-'))
+let database: TestDatabase
+
+async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'test/helpers/cli-entry.ts', ...args], {
+      cwd: process.cwd(),
+      env: { ...process.env, DATABASE_URL: database.url, JWT_SECRET: TEST_JWT_SECRET },
+    })
+    return { code: 0, stdout, stderr }
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string }
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
+  }
+}
+
+beforeAll(async () => {
+  database = await freshDatabase({ sqliteFile: join(dir, 'cli.db') })
+})
+afterAll(async () => {
+  await database.drop()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+describe('wishlist CLI', () => {
+  let created: { shop: { id: string; domain: string; plan: string }; storefrontKey: string; apiKey: { keyId: string; secret: string } }
+
+  it('migrate applies migrations, then reports the database is up to date', async () => {
+    const first = await cli('migrate')
+    expect(first.code).toBe(0)
+    const again = await cli('migrate')
+    expect(again.stdout.trim()).toBe('database is up to date')
+  })
+
+  it('shops create --json prints exactly the documented JSON object', async () => {
+    const res = await cli('shops', 'create', '--domain', 'Cli-Shop.myshopify.com', '--plan', 'growth', '--json')
+    expect(res.code).toBe(0)
+    const lines = res.stdout.trim().split('\n')
+    expect(lines).toHaveLength(1)
+    created = JSON.parse(lines[0] as string)
+    expect(Object.keys(created).sort()).toEqual(['apiKey', 'shop', 'storefrontKey'])
+    expect(created).toEqual({
+      shop: { id: expect.stringMatching(/^shop_/), domain: 'cli-shop.myshopify.com', plan: 'growth' },
+      storefrontKey: expect.stringMatching(/^sfk_/),
+      apiKey: { keyId: expect.stringMatching(/^ak_/), secret: expect.stringMatching(/^sk_/) },
+    })
+  })
+
+  it('refuses a second shop with the same domain', async () => {
+    const res = await cli('shops', 'create', '--domain', 'cli-shop.myshopify.com', '--plan', 'growth', '--json')
+    expect(res.code).toBe(1)
+    expect(res.stdout).toBe('')
+    expect(res.stderr).toMatch(/already exists/)
+  })
+
+  it('keys create --json prints {keyId, secret, scope}', async () => {
+    const res = await cli('keys', 'create', '--domain', 'cli-shop.myshopify.com', '--scope', 'customer', '--json')
+    expect(res.code).toBe(0)
+    const key = JSON.parse(res.stdout)
+    expect(key).toEqual({ keyId: expect.stringMatching(/^ak_/), secret: expect.stringMatching(/^sk_/), scope: 'customer' })
+  })
+
+  it('set-plan and settings change what the API serves', async () => {
+    expect((await cli('shops', 'set-plan', '--domain', 'cli-shop.myshopify.com', '--plan', 'scale')).code).toBe(0)
+    const settings = await cli('shops', 'settings', '--domain', 'cli-shop.myshopify.com', '--set', 'multi_wishlist_enabled=true', 'share_link_ttl_days=9')
+    expect(settings.code).toBe(0)
+    expect(JSON.parse(settings.stdout)).toMatchObject({ multi_wishlist_enabled: true, share_link_ttl_days: 9 })
+
+    const t: TestApp = await createTestApp({ database })
+    try {
+      const token = await t.call('POST', '/v1/auth/token', { body: { api_key: created.apiKey.keyId, api_secret: created.apiKey.secret } })
+      expect(token.status).toBe(200)
+      const shop = await t.call('GET', '/v1/admin/shop', { token: token.body.data.token })
+      expect(shop.body.data).toMatchObject({ id: created.shop.id, plan: 'scale', storefrontKey: created.storefrontKey, settings: { multi_wishlist_enabled: true, share_link_ttl_days: 9 } })
+    } finally {
+      await t.close()
+    }
+  })
+
+  it('rejects bad input with usage errors (exit 2) and unknown shops (exit 2)', async () => {
+    expect((await cli('shops', 'create', '--domain', 'x.myshopify.com', '--plan', 'platinum')).code).toBe(2)
+    expect((await cli('shops', 'settings', '--domain', 'cli-shop.myshopify.com', '--set', 'share_link_ttl_days=0')).code).toBe(2)
+    expect((await cli('shops', 'settings', '--domain', 'cli-shop.myshopify.com', '--set', 'bogus=true')).code).toBe(2)
+    expect((await cli('keys', 'create', '--domain', 'nobody.myshopify.com')).code).toBe(2)
+    expect((await cli('frobnicate')).code).toBe(2)
+  })
+
+  it('demo creates the demo shop once and prints working credentials every time', async () => {
+    const first = await cli('demo')
+    expect(first.code).toBe(0)
+    expect(first.stdout).toMatch(/demo\.myshopify\.com/)
+    const key = /admin API key\s+(ak_\S+)/.exec(first.stdout)?.[1]
+    const secret = /secret\s+(sk_\S+)/.exec(first.stdout)?.[1]
+    expect(key).toBeDefined()
+    const second = await cli('demo')
+    expect(second.stdout).toContain(key as string)
+    const t: TestApp = await createTestApp({ database })
+    try {
+      const token = await t.call('POST', '/v1/auth/token', { body: { api_key: key, api_secret: secret } })
+      expect(token.status).toBe(200)
+    } finally {
+      await t.close()
+    }
+  })
+})

@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp } from '../../src/app.js'
+import { openStorage } from '../../src/db/connect.js'
+import { createTestApp, testConfig, type TestApp, type TestShop } from '../helpers/app.js'
+
+let t: TestApp
+let shop: TestShop
+let admin: string
+
+beforeAll(async () => {
+  t = await createTestApp()
+  shop = await t.createShop('scale')
+  admin = await shop.adminToken()
+})
+afterAll(() => t.close())
+
+const patch = (payload: string, contentType = 'application/json') =>
+  t.inject({ method: 'PATCH', url: '/v1/admin/settings', headers: { authorization: `Bearer ${admin}`, 'content-type': contentType }, payload })
+
+describe('error envelope', () => {
+  it('400 INVALID_JSON for a body that is not JSON', async () => {
+    const res = await patch('{"reviews_auto_approve": tru')
+    expect(res.statusCode).toBe(400)
+    expect(res.json()).toEqual({ ok: false, error: { code: 'INVALID_JSON', message: expect.any(String) } })
+  })
+
+  it('400 INVALID_JSON for an empty JSON body', async () => {
+    const res = await patch('')
+    expect(res.statusCode).toBe(400)
+    expect(res.json().error.code).toBe('INVALID_JSON')
+  })
+
+  it('415 UNSUPPORTED_MEDIA_TYPE for a body that is not application/json', async () => {
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
+      const res = await patch('reviews_auto_approve=true', type)
+      expect(res.statusCode).toBe(415)
+      expect(res.json().error.code).toBe('UNSUPPORTED_MEDIA_TYPE')
+    }
+  })
+
+  it('413 PAYLOAD_TOO_LARGE for a body over 1 MiB', async () => {
+    const res = await patch(JSON.stringify({ reviews_auto_approve: true, pad: 'x'.repeat(1024 * 1024) }))
+    expect(res.statusCode).toBe(413)
+    expect(res.json().error.code).toBe('PAYLOAD_TOO_LARGE')
+  })
+
+  it('400 VALIDATION_ERROR with details for a schema failure, nothing written', async () => {
+    const res = await patch(JSON.stringify({ share_link_ttl_days: 0 }))
+    expect(res.statusCode).toBe(400)
+    expect(res.json().error).toEqual({
+      code: 'VALIDATION_ERROR',
+      message: expect.any(String),
+      details: [{ path: 'body.share_link_ttl_days', message: expect.any(String) }],
+    })
+    const wrongType = await patch(JSON.stringify({ reviews_auto_approve: 'true' }))
+    expect(wrongType.statusCode).toBe(400)
+    const unknown = await patch(JSON.stringify({ multi_wishlist: true }))
+    expect(unknown.statusCode).toBe(400)
+    expect(unknown.json().error.details[0].path).toBe('body.multi_wishlist')
+    const view = await t.call('GET', '/v1/admin/shop', { token: admin })
+    expect(view.body.data.settings).toEqual({ multi_wishlist_enabled: false, reviews_auto_approve: false, share_link_ttl_days: 30, remove_on_purchase: false })
+  })
+
+  it('applies a valid settings patch and returns the full settings object', async () => {
+    const res = await patch(JSON.stringify({ share_link_ttl_days: 7, remove_on_purchase: true }))
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toEqual({ ok: true, data: { multi_wishlist_enabled: false, reviews_auto_approve: false, share_link_ttl_days: 7, remove_on_purchase: true } })
+  })
+
+  it('404 NOT_FOUND for an unknown route and for an unknown API key', async () => {
+    const route = await t.call('GET', '/v1/nothing-here')
+    expect(route.status).toBe(404)
+    expect(route.body).toEqual({ ok: false, error: { code: 'NOT_FOUND', message: expect.any(String) } })
+    const key = await t.call('DELETE', '/v1/admin/api-keys/ak_missing', { token: admin })
+    expect(key.status).toBe(404)
+    expect(key.body.error.code).toBe('NOT_FOUND')
+  })
+
+  it('uses the bare {error} shape under /api/', async () => {
+    const res = await t.call('GET', '/api/v1/nothing-here')
+    expect(res.status).toBe(404)
+    expect(res.body).toEqual({ error: { code: 'NOT_FOUND', message: expect.any(String) } })
+  })
+})
+
+describe('database unavailable', () => {
+  it('answers 503 UNAVAILABLE with Retry-After and no internals when the database cannot be reached', async () => {
+    // A PostgreSQL URL where nothing listens: every query fails to connect.
+    const storage = openStorage({ kind: 'postgres', url: 'postgres://postgres@127.0.0.1:1/none' })
+    const app = await buildApp({ config: testConfig(), storage, logger: false })
+    try {
+      const token = await app.inject({ method: 'POST', url: '/v1/auth/token', payload: { api_key: 'ak_x', api_secret: 'sk_y' } })
+      expect(token.statusCode).toBe(503)
+      expect(token.headers['retry-after']).toBe('5')
+      expect(token.json()).toEqual({ ok: false, error: { code: 'UNAVAILABLE', message: expect.any(String) } })
+      expect(token.body).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|select/i)
+      const ready = await app.inject({ method: 'GET', url: '/readyz' })
+      expect(ready.statusCode).toBe(503)
+      expect(ready.json().error.code).toBe('UNAVAILABLE')
+    } finally {
+      await app.close()
+      await storage.destroy()
+    }
+  })
+})
+
+describe('unexpected errors', () => {
+  it('answers 500 INTERNAL_ERROR without the message, stack or SQL of the failure', async () => {
+    const storage = openStorage({ kind: 'sqlite', file: ':memory:' })
+    const app = await buildApp({ config: testConfig(), storage, logger: false })
+    app.get('/v1/boom', { config: { access: ['public'] } }, async () => {
+      throw new Error('select secret_hash from api_keys where id = 1')
+    })
+    try {
+      const res = await app.inject({ method: 'GET', url: '/v1/boom' })
+      expect(res.statusCode).toBe(500)
+      expect(res.json()).toEqual({ ok: false, error: { code: 'INTERNAL_ERROR', message: 'Internal server error' } })
+      expect(res.body).not.toMatch(/select|secret_hash|at .*\.ts/)
+    } finally {
+      await app.close()
+      await storage.destroy()
+    }
+  })
+})

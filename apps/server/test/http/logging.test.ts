@@ -1,0 +1,39 @@
+import { Writable } from 'node:stream'
+import { describe, expect, it } from 'vitest'
+import { buildApp, LOG_REDACT } from '../../src/app.js'
+import { openStorage } from '../../src/db/connect.js'
+import { migrateToLatest } from '../../src/db/migrate.js'
+import { testConfig } from '../helpers/app.js'
+import { freshDatabase } from '../helpers/db.js'
+
+describe('logs', () => {
+  it('carry a request id per request and never a secret, token or storefront key', async () => {
+    const lines: string[] = []
+    const stream = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(chunk.toString())
+        done()
+      },
+    })
+    const database = await freshDatabase()
+    const storage = openStorage(database.target)
+    await migrateToLatest(storage)
+    const app = await buildApp({ config: testConfig(), storage, logger: { level: 'trace', redact: LOG_REDACT, stream } })
+    try {
+      const created = await app.services.shops.create({ domain: 'logs.myshopify.com', plan: 'starter' })
+      const token = await app.inject({ method: 'POST', url: '/v1/auth/token', payload: { api_key: created.apiKey.keyId, api_secret: created.apiKey.secret } })
+      const jwt = token.json().data.token as string
+      await app.inject({ method: 'GET', url: '/v1/admin/shop', headers: { authorization: `Bearer ${jwt}` } })
+      await app.inject({ method: 'GET', url: '/v1/admin/shop', headers: { 'x-storefront-key': created.shop.storefrontKey, 'x-guest-id': 'guest-12345678' } })
+      await app.inject({ method: 'POST', url: '/v1/admin/api-keys', headers: { authorization: `Bearer ${jwt}` }, payload: { name: 'x' } })
+      const log = lines.join('')
+      expect(lines.length).toBeGreaterThan(4)
+      expect(log).toMatch(/"reqId":"req_/)
+      for (const secret of [created.apiKey.secret, jwt, created.shop.storefrontKey]) expect(log).not.toContain(secret)
+    } finally {
+      await app.close()
+      await storage.destroy()
+      await database.drop()
+    }
+  })
+})

@@ -1,0 +1,171 @@
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Redis } from 'ioredis'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestApp, type TestApp } from '../helpers/app.js'
+import { freshDatabase, type TestDatabase } from '../helpers/db.js'
+
+const env = { RATE_LIMIT_STOREFRONT_PER_MIN: '3', RATE_LIMIT_ADMIN_PER_MIN: '5' }
+
+function expectLimitHeaders(headers: Record<string, unknown>, limit: number, remaining: number) {
+  expect(headers['x-ratelimit-limit']).toBe(String(limit))
+  expect(headers['x-ratelimit-remaining']).toBe(String(remaining))
+  expect(Number(headers['x-ratelimit-reset'])).toBeGreaterThan(0)
+  expect(Number(headers['x-ratelimit-reset'])).toBeLessThanOrEqual(60)
+}
+
+describe('rate limits in process', () => {
+  let t: TestApp
+  beforeAll(async () => {
+    t = await createTestApp({ env })
+  })
+  afterAll(() => t.close())
+
+  it('limits the token endpoint per client IP (storefront bucket) and answers 429 with Retry-After', async () => {
+    const ip = '198.51.100.7'
+    const body = { api_key: 'ak_x', api_secret: 'sk_y' }
+    for (let i = 0; i < 3; i++) {
+      const res = await t.inject({ method: 'POST', url: '/v1/auth/token', payload: body, remoteAddress: ip })
+      expect(res.statusCode).toBe(401)
+      expectLimitHeaders(res.headers, 3, 2 - i)
+    }
+    const limited = await t.inject({ method: 'POST', url: '/v1/auth/token', payload: body, remoteAddress: ip })
+    expect(limited.statusCode).toBe(429)
+    expect(limited.json()).toEqual({ ok: false, error: { code: 'RATE_LIMITED', message: expect.any(String) } })
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0)
+    expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(60)
+    // Another client is not affected.
+    const other = await t.inject({ method: 'POST', url: '/v1/auth/token', payload: body, remoteAddress: '198.51.100.8' })
+    expect(other.statusCode).toBe(401)
+  })
+
+  it('limits storefront-key requests per IP', async () => {
+    const shop = await t.createShop('starter')
+    const ip = '198.51.100.20'
+    const statuses: number[] = []
+    for (let i = 0; i < 4; i++) {
+      const res = await t.inject({ method: 'GET', url: '/v1/admin/shop', headers: shop.guest('guest-abcdefgh'), remoteAddress: ip })
+      statuses.push(res.statusCode)
+    }
+    expect(statuses).toEqual([403, 403, 403, 429])
+  })
+
+  it('limits bearer requests per API key (admin bucket), not per IP', async () => {
+    const shop = await t.createShop('starter')
+    const token = await t.call('POST', '/v1/auth/token', { body: { api_key: shop.keyId, api_secret: shop.secret } })
+    const admin = token.body.data.token
+    const statuses: number[] = []
+    for (let i = 0; i < 6; i++) {
+      // Different IPs: the budget follows the key.
+      const res = await t.inject({ method: 'GET', url: '/v1/admin/shop', headers: { authorization: `Bearer ${admin}` }, remoteAddress: `203.0.113.${i + 1}` })
+      statuses.push(res.statusCode)
+      if (i === 0) expectLimitHeaders(res.headers, 5, 4)
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429])
+    // A second key of the same shop has its own budget.
+    const created = await t.inject({ method: 'POST', url: '/v1/admin/api-keys', headers: { authorization: `Bearer ${admin}` }, payload: {}, remoteAddress: '203.0.113.99' })
+    expect(created.statusCode).toBe(429)
+    const other = await t.createShop('starter')
+    const otherToken = await other.adminToken()
+    const res = await t.inject({ method: 'GET', url: '/v1/admin/shop', headers: { authorization: `Bearer ${otherToken}` } })
+    expect(res.statusCode).toBe(200)
+  })
+
+  it('does not trust X-Forwarded-For without TRUST_PROXY', async () => {
+    const statuses: number[] = []
+    for (let i = 0; i < 4; i++) {
+      const res = await t.inject({
+        method: 'POST',
+        url: '/v1/auth/token',
+        payload: { api_key: 'ak_x', api_secret: 'sk_y' },
+        remoteAddress: '192.0.2.50',
+        headers: { 'x-forwarded-for': `10.0.0.${i}` },
+      })
+      statuses.push(res.statusCode)
+    }
+    expect(statuses).toEqual([401, 401, 401, 429])
+  })
+
+  it('does not limit operations endpoints', async () => {
+    for (let i = 0; i < 5; i++) {
+      const res = await t.inject({ method: 'GET', url: '/healthz', remoteAddress: '192.0.2.77' })
+      expect(res.statusCode).toBe(200)
+      expect(res.headers['x-ratelimit-limit']).toBeUndefined()
+    }
+  })
+})
+
+describe('rate limits with TRUST_PROXY', () => {
+  it('keys the storefront bucket by the forwarded client address', async () => {
+    const t = await createTestApp({ env: { ...env, TRUST_PROXY: 'true' } })
+    try {
+      const statuses: number[] = []
+      for (let i = 0; i < 4; i++) {
+        const res = await t.inject({
+          method: 'POST',
+          url: '/v1/auth/token',
+          payload: { api_key: 'ak_x', api_secret: 'sk_y' },
+          remoteAddress: '192.0.2.50',
+          headers: { 'x-forwarded-for': `10.0.0.${i}` },
+        })
+        statuses.push(res.statusCode)
+      }
+      expect(statuses).toEqual([401, 401, 401, 401])
+    } finally {
+      await t.close()
+    }
+  })
+})
+
+describe('rate limits shared through Redis', () => {
+  let redis: Redis
+  let a: TestApp
+  let b: TestApp
+  let database: TestDatabase
+  const dir = mkdtempSync(join(tmpdir(), 'wishlist-rl-'))
+  const namespace = `test:rl:${randomBytes(6).toString('hex')}:`
+
+  beforeAll(async () => {
+    redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 })
+    // Two nodes behind a balancer: one database (a file, for SQLite) and one Redis budget.
+    database = await freshDatabase({ sqliteFile: join(dir, 'shared.db') })
+    a = await createTestApp({ env, redis, rateLimitNamespace: namespace, database })
+    b = await createTestApp({ env, redis, rateLimitNamespace: namespace, database })
+  })
+  afterAll(async () => {
+    await b.close()
+    await a.close()
+    await database.drop()
+    rmSync(dir, { recursive: true, force: true })
+    const keys = await redis.keys(`${namespace}*`)
+    if (keys.length) await redis.del(...keys)
+    redis.disconnect()
+  })
+
+  it('two app instances share one per-IP budget', async () => {
+    const ip = '198.51.100.99'
+    const body = { api_key: 'ak_x', api_secret: 'sk_y' }
+    const statuses: number[] = []
+    for (let i = 0; i < 4; i++) {
+      const app = i % 2 === 0 ? a : b
+      const res = await app.inject({ method: 'POST', url: '/v1/auth/token', payload: body, remoteAddress: ip })
+      statuses.push(res.statusCode)
+      if (i < 3) expectLimitHeaders(res.headers, 3, 2 - i)
+    }
+    expect(statuses).toEqual([401, 401, 401, 429])
+    expect(await redis.keys(`${namespace}*`)).not.toHaveLength(0)
+  })
+
+  it('two app instances share one per-key budget', async () => {
+    const shop = await a.createShop('starter')
+    const token = await shop.adminToken()
+    const statuses: number[] = []
+    for (let i = 0; i < 6; i++) {
+      const app = i % 2 === 0 ? a : b
+      statuses.push((await app.inject({ method: 'GET', url: '/v1/admin/shop', headers: { authorization: `Bearer ${token}` } })).statusCode)
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429])
+  })
+})

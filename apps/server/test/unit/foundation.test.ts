@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest'
+import { ConfigError, loadConfig, parseDatabaseUrl } from '../../src/config.js'
+import { isGuestId, normalizePlatformId } from '../../src/lib/platform-ids.js'
+import { hashSecret, secretMatches } from '../../src/lib/secrets.js'
+import { TtlCache } from '../../src/lib/ttl-cache.js'
+import { planAtLeast } from '../../src/modules/shops/plans.js'
+
+describe('platform ids', () => {
+  it('accepts 1..32 digits and platform GIDs, stored as digits', () => {
+    expect(normalizePlatformId('123')).toBe('123')
+    expect(normalizePlatformId('gid://shopify/Product/123')).toBe('123')
+    expect(normalizePlatformId('gid://shopify/ProductVariant/9')).toBe('9')
+    expect(normalizePlatformId('1'.repeat(32))).toBe('1'.repeat(32))
+    for (const bad of ['', '1'.repeat(33), 'abc', '12a', 'gid://shopify/Product/', 'gid://shopify/Product/x', ' 1', '-1']) {
+      expect(normalizePlatformId(bad)).toBeNull()
+    }
+  })
+
+  it('guest ids are 8..64 chars of [A-Za-z0-9_-]', () => {
+    expect(isGuestId('g_abcdef')).toBe(true)
+    expect(isGuestId('8f14e45f-ceea-467f-a0e6-1b5d7a2c1e39')).toBe(true)
+    expect(isGuestId('short')).toBe(false)
+    expect(isGuestId('x'.repeat(65))).toBe(false)
+    expect(isGuestId('has space1')).toBe(false)
+  })
+})
+
+describe('secrets', () => {
+  it('match only the secret they were hashed from', () => {
+    const hash = hashSecret('sk_abc')
+    expect(hash).not.toContain('sk_abc')
+    expect(secretMatches('sk_abc', hash)).toBe(true)
+    expect(secretMatches('sk_abd', hash)).toBe(false)
+    expect(secretMatches('', hash)).toBe(false)
+  })
+})
+
+describe('TtlCache', () => {
+  it('expires entries and evicts the oldest when full', () => {
+    const cache = new TtlCache<string, number>(1000, 2)
+    cache.set('a', 1, 2000)
+    cache.set('b', 2, 2000)
+    expect(cache.get('a', 1500)).toBe(1)
+    expect(cache.get('a', 2000)).toBeUndefined()
+    cache.set('c', 3, 5000)
+    cache.set('d', 4, 5000)
+    expect(cache.get('b', 1000)).toBeUndefined()
+    expect(cache.get('c', 1000)).toBe(3)
+  })
+})
+
+describe('plans', () => {
+  it('are ordered free < starter < growth < scale', () => {
+    expect(planAtLeast('starter', 'starter')).toBe(true)
+    expect(planAtLeast('free', 'starter')).toBe(false)
+    expect(planAtLeast('scale', 'growth')).toBe(true)
+    expect(planAtLeast('growth', 'scale')).toBe(false)
+  })
+})
+
+describe('configuration', () => {
+  it('reads DATABASE_URL as DECISIONS §15 says', () => {
+    expect(parseDatabaseUrl(undefined, '/srv')).toEqual({ kind: 'sqlite', file: '/srv/data/wishlist.db' })
+    expect(parseDatabaseUrl('sqlite:./x.db', '/srv')).toEqual({ kind: 'sqlite', file: '/srv/x.db' })
+    expect(parseDatabaseUrl('postgres://u@h/db')).toEqual({ kind: 'postgres', url: 'postgres://u@h/db' })
+    expect(parseDatabaseUrl('postgresql://u@h/db')).toEqual({ kind: 'postgres', url: 'postgresql://u@h/db' })
+    expect(() => parseDatabaseUrl('mysql://x')).toThrow(ConfigError)
+  })
+
+  it('requires a shared JWT_SECRET with PostgreSQL and rejects bad numbers', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://u@h/db' })).toThrow(/JWT_SECRET/)
+    expect(() => loadConfig({ DATABASE_URL: 'sqlite::memory:', PORT: 'abc' })).toThrow(/PORT/)
+    expect(() => loadConfig({ DATABASE_URL: 'sqlite::memory:', JWT_SECRET: 'short' })).toThrow(/32 bytes/)
+    const config = loadConfig({ DATABASE_URL: 'sqlite::memory:' })
+    expect(config.rateLimit).toEqual({ storefrontPerMin: 60, adminPerMin: 120 })
+    expect(config.webhooks.retryScheduleSec).toEqual([5, 300, 1800, 7200, 18000, 36000, 36000])
+    expect(config.port).toBe(3000)
+    expect(config.host).toBe('127.0.0.1')
+  })
+})
