@@ -24,6 +24,7 @@ import type { ResolveHost } from './modules/webhooks/ssrf-guard.js'
 import { createWebhookSender, type WebhookSender } from './modules/webhooks/webhook-sender.js'
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js'
 import { createWebhooksService, type WebhooksService } from './modules/webhooks/webhooks.service.js'
+import { storefrontRoutes } from './modules/storefront/storefront.routes.js'
 import { createImportService, type ImportService } from './modules/wishlists/import.service.js'
 import { importRoutes } from './modules/wishlists/import.routes.js'
 import { listRoutes } from './modules/wishlists/lists.routes.js'
@@ -47,6 +48,8 @@ export interface AppDeps {
   /** Redis key prefix of the shared rate-limit budget. */
   rateLimitNamespace?: string
   logger?: FastifyServerOptions['logger']
+  /** Serve the demo storefront at /demo; defaults to NODE_ENV !== 'production'. */
+  demoPages?: boolean
   /** How long a node may serve a cached shop or API-key status (revocation reaches other nodes within it). */
   credentialCacheTtlMs?: number
   /** Name resolution behind the webhook SSRF guard (tests map names to loopback with it). */
@@ -172,6 +175,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(importRoutes, { imports: services.imports })
   await app.register(reviewsRoutes, { reviews: services.reviews })
   await app.register(analyticsRoutes, { analytics: services.analytics })
+  await app.register(storefrontRoutes, {
+    shops: services.shops,
+    auth: services.auth,
+    demo: deps.demoPages ?? process.env.NODE_ENV !== 'production',
+  })
 
   return app
 }

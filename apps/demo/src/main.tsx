@@ -1,0 +1,90 @@
+/** The React half of the demo: @wishlist/sdk/react against the same server and shop. */
+import { useEffect } from 'react'
+import { createRoot } from 'react-dom/client'
+import { useGuestMerge, useReviewSummary, useWishlist, WishlistProvider } from '@wishlist/sdk/react'
+
+interface DemoGlobals {
+  DEMO: { storefrontKey: string; ready: boolean; session: { customerId: string; token: string } | null }
+}
+const demo = (window as unknown as DemoGlobals).DEMO
+
+const PRODUCTS: Record<string, string> = {
+  '1000001': 'Canvas tote',
+  '1000002': 'Wool beanie',
+  '1000003': 'Linen shirt',
+  '1000004': 'Leather belt',
+  '1000005': 'Rain jacket',
+  '1000006': 'Trail socks',
+}
+
+function Wishlist() {
+  const wishlist = useWishlist()
+  const merge = useGuestMerge()
+  const { refresh } = wishlist
+  // The widget and this app keep separate caches; the widget announces its changes.
+  useEffect(() => {
+    const onChange = () => void refresh()
+    document.addEventListener('wishlist:change', onChange)
+    return () => document.removeEventListener('wishlist:change', onChange)
+  }, [refresh])
+  return (
+    <section>
+      <h2>
+        My wishlist (React) <span data-testid="react-count">{wishlist.total}</span>
+      </h2>
+      {merge.status === 'merged' && <p role="status">Your guest wishlist was merged into your account.</p>}
+      {wishlist.error && (
+        <p role="alert" data-testid="react-error">
+          Could not update the wishlist: {wishlist.error.code}
+        </p>
+      )}
+      <ul data-testid="react-items">
+        {wishlist.items.map((item) => (
+          <li key={item.productId} data-product-id={item.productId}>
+            {PRODUCTS[item.productId] ?? item.productId}{' '}
+            <button type="button" onClick={() => void wishlist.remove(item.productId)}>
+              Remove
+            </button>
+          </li>
+        ))}
+      </ul>
+      <p>
+        {Object.entries(PRODUCTS)
+          .filter(([id]) => !wishlist.has(id))
+          .slice(0, 3)
+          .map(([id, name]) => (
+            <button key={id} type="button" data-testid={`react-add-${id}`} onClick={() => void wishlist.add(id)}>
+              Add {name}
+            </button>
+          ))}
+      </p>
+    </section>
+  )
+}
+
+function Rating() {
+  const { summary } = useReviewSummary('1000001')
+  if (!summary) return null
+  return (
+    <p>
+      Canvas tote: {summary.averageRating ?? '–'} / 5 from {summary.reviewCount} reviews
+    </p>
+  )
+}
+
+function App() {
+  return (
+    <WishlistProvider
+      baseUrl={location.origin}
+      storefrontKey={demo.storefrontKey}
+      customerId={demo.session?.customerId}
+      customerToken={demo.session?.token}
+    >
+      <Wishlist />
+      <Rating />
+    </WishlistProvider>
+  )
+}
+
+const host = document.getElementById('react-app')
+if (host && demo.ready) createRoot(host).render(<App />)

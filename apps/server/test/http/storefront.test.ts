@@ -1,0 +1,71 @@
+import { existsSync } from 'node:fs'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { DEMO_DOMAIN } from '../../src/cli/demo.js'
+import { WIDGET_FILE } from '../../src/modules/storefront/storefront.routes.js'
+import { createTestApp, type TestApp } from '../helpers/app.js'
+
+// The widget is built by the root `npm install` (prepare → build); packages/widget tests
+// check its behaviour and size, this file the way the server serves it.
+describe.skipIf(!existsSync(WIDGET_FILE))('GET /widget.js', () => {
+  let t: TestApp
+  beforeAll(async () => {
+    t = await createTestApp()
+  })
+  afterAll(() => t.close())
+
+  test('serves the built script with an ETag and long cache headers, no credentials needed', async () => {
+    const res = await t.inject({ method: 'GET', url: '/widget.js' })
+    expect(res.statusCode).toBe(200)
+    expect(res.headers['content-type']).toBe('application/javascript; charset=utf-8')
+    expect(res.headers['cache-control']).toContain('max-age=86400')
+    expect(res.headers.etag).toMatch(/^"[\w-]{16}"$/)
+    expect(res.headers['x-ratelimit-limit']).toBeUndefined()
+    expect(res.body.length).toBeGreaterThan(1000)
+
+    const again = await t.inject({ method: 'GET', url: '/widget.js', headers: { 'if-none-match': String(res.headers.etag) } })
+    expect(again.statusCode).toBe(304)
+    expect(again.body).toBe('')
+
+    const versioned = await t.inject({ method: 'GET', url: `/widget.js?v=${String(res.headers['x-widget-version'])}` })
+    expect(versioned.headers['cache-control']).toBe('public, max-age=31536000, immutable')
+  })
+})
+
+describe('/demo', () => {
+  test('is not served in production', async () => {
+    const t = await createTestApp()
+    try {
+      // createTestApp builds with the default (NODE_ENV is "test" under vitest): on.
+      expect((await t.inject({ method: 'GET', url: '/demo' })).statusCode).toBe(200)
+    } finally {
+      await t.close()
+    }
+    const { buildApp } = await import('../../src/app.js')
+    const prod = await createTestApp()
+    try {
+      const app = await buildApp({ config: prod.config, storage: prod.storage, logger: false, demoPages: false })
+      expect((await app.inject({ method: 'GET', url: '/demo' })).statusCode).toBe(404)
+      expect((await app.inject({ method: 'POST', url: '/demo/login', payload: { customerId: '1' } })).statusCode).toBe(404)
+      await app.close()
+    } finally {
+      await prod.close()
+    }
+  })
+
+  test('demo login mints customer tokens for the demo shop only', async () => {
+    const t = await createTestApp()
+    try {
+      expect((await t.call('POST', '/demo/login', { body: { customerId: '1001' } })).status).toBe(404)
+      await t.app.services.shops.create({ domain: DEMO_DOMAIN, plan: 'scale' })
+      const res = await t.call('POST', '/demo/login', { body: { customerId: '1001' } })
+      expect(res.status).toBe(200)
+      const list = await t.call('GET', '/v1/wishlists/1001', { token: res.body.data.token })
+      expect(list.status).toBe(200)
+      expect((await t.call('GET', '/v1/wishlists/1002', { token: res.body.data.token })).status).toBe(403)
+      const page = await t.inject({ method: 'GET', url: '/demo' })
+      expect(page.body).toContain('sfk_')
+    } finally {
+      await t.close()
+    }
+  })
+})

@@ -1,0 +1,12 @@
+/** `npm run generate -w packages/sdk`: refresh openapi.json and src/generated/openapi.d.ts. */
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { renderOpenApi } from './openapi-document.js'
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+const { json, dts } = await renderOpenApi()
+writeFileSync(resolve(root, 'openapi.json'), json)
+mkdirSync(resolve(root, 'src/generated'), { recursive: true })
+writeFileSync(resolve(root, 'src/generated/openapi.d.ts'), dts)
+process.stdout.write(`wrote openapi.json (${json.length} B) and src/generated/openapi.d.ts (${dts.length} B)\n`)

@@ -1,0 +1,177 @@
+/**
+ * `createWishlistClient()`: one typed method per endpoint of the wishlist service (/v1)
+ * and the reviews interface (/api/v1). Shapes come from the server's OpenAPI document.
+ */
+import { type ClientOptions, fillPath, HttpCore } from './http.js'
+import type * as T from './types.js'
+
+/** The owner of a wishlist: a customer id, the guest id in guest mode, or `me`. */
+export type Owner = string
+
+/** Options shared by the item endpoints that act on one list. */
+export interface ListScope {
+  /** A list id from {@link WishlistClient.lists}; the default list when omitted. */
+  wishlistId?: string
+}
+
+const listQuery = (scope?: ListScope) => (scope?.wishlistId === undefined ? {} : { wishlist_id: scope.wishlistId })
+
+/** Creates a client. See the package README for the credential modes. */
+export function createWishlistClient(options: ClientOptions) {
+  const http = new HttpCore(options)
+  const get = <R>(path: string, query?: object) => http.request<R>('GET', path, { query })
+  const post = <R>(path: string, body?: unknown, query?: object) => http.request<R>('POST', path, { body, query })
+  const put = <R>(path: string, body?: unknown) => http.request<R>('PUT', path, { body })
+  const patch = <R>(path: string, body?: unknown) => http.request<R>('PATCH', path, { body })
+  const del = <R>(path: string, query?: object) => http.request<R>('DELETE', path, { query })
+  const owner = (customerId: Owner) => ({ customerId })
+
+  return {
+    /** The transport (credentials, retries); exposed for advanced use. */
+    http,
+
+    auth: {
+      /** POST /v1/auth/token: exchange an API key for an admin token, or a customer token with `customer_id`. */
+      token: (body: T.TokenRequest): Promise<T.TokenResponse> => http.exchange(body),
+      /** The bearer token the client currently uses (minting one with API-key credentials). */
+      currentToken: (): Promise<string | undefined> => http.bearerToken(),
+    },
+
+    wishlist: {
+      /** GET /v1/wishlists/{customerId}: one page of a list, newest first. */
+      get: (customerId: Owner, query: T.WishlistQuery = {}): Promise<T.WishlistPage> =>
+        get(fillPath('/v1/wishlists/{customerId}', owner(customerId)), query),
+      /** POST …/items: add (or update) a product; 201 when new, 200 when it was there. */
+      add: (customerId: Owner, item: T.AddItemInput, scope?: ListScope): Promise<T.AddItemResult> =>
+        post(fillPath('/v1/wishlists/{customerId}/items', owner(customerId)), item, listQuery(scope)),
+      /** DELETE …/items/{productId}; `by: 'handle'` removes by product handle. */
+      remove: (customerId: Owner, productIdOrHandle: string, opts: ListScope & { by?: 'handle' } = {}): Promise<T.RemoveItemResult> =>
+        del(fillPath('/v1/wishlists/{customerId}/items/{productId}', { customerId, productId: productIdOrHandle }), {
+          ...listQuery(opts),
+          ...(opts.by === undefined ? {} : { by: opts.by }),
+        }),
+      /** POST …/items/bulk-delete: up to 100 product ids and handles together. */
+      bulkDelete: (customerId: Owner, input: T.BulkDeleteInput, scope?: ListScope): Promise<T.BulkDeleteResult> =>
+        post(fillPath('/v1/wishlists/{customerId}/items/bulk-delete', owner(customerId)), input, listQuery(scope)),
+      /** POST …/merge: merge a guest's items (and server-side guest list with `guest_id`) into a customer. */
+      merge: (customerId: Owner, input: T.MergeInput): Promise<T.MergeResult> =>
+        post(fillPath('/v1/wishlists/{customerId}/merge', owner(customerId)), input),
+      /** POST …/items/move: move a product between two lists. */
+      move: (customerId: Owner, input: T.MoveInput): Promise<T.MoveResult> =>
+        post(fillPath('/v1/wishlists/{customerId}/items/move', owner(customerId)), input),
+      /** POST /v1/wishlists/import (admin, growth+): up to 500 items; `dry_run` validates only. */
+      import: (input: T.ImportInput): Promise<T.ImportResult> => post('/v1/wishlists/import', input),
+    },
+
+    lists: {
+      /** GET …/lists: the default list first, then by creation. */
+      list: (customerId: Owner): Promise<T.ListsResult> => get(fillPath('/v1/wishlists/{customerId}/lists', owner(customerId))),
+      /** POST …/lists: a new named list (at most 20 per owner). */
+      create: (customerId: Owner, name: string): Promise<T.CreateListResult> =>
+        post(fillPath('/v1/wishlists/{customerId}/lists', owner(customerId)), { name }),
+      /** PUT …/lists/{listId}: rename. */
+      rename: (customerId: Owner, listId: string, name: string): Promise<T.RenameListResult> =>
+        put(fillPath('/v1/wishlists/{customerId}/lists/{listId}', { customerId, listId }), { name }),
+      /** DELETE …/lists/{listId}: deletes the list and its items (not the default list). */
+      delete: (customerId: Owner, listId: string): Promise<T.DeleteListResult> =>
+        del(fillPath('/v1/wishlists/{customerId}/lists/{listId}', { customerId, listId })),
+    },
+
+    share: {
+      /** GET …/share: the list's active share link, created when none is active. */
+      get: (customerId: Owner, scope?: ListScope): Promise<T.ShareLink> =>
+        get(fillPath('/v1/wishlists/{customerId}/share', owner(customerId)), listQuery(scope)),
+      /** DELETE …/share: revoke the active link. */
+      revoke: (customerId: Owner, scope?: ListScope): Promise<T.RevokeShareResult> =>
+        del(fillPath('/v1/wishlists/{customerId}/share', owner(customerId)), listQuery(scope)),
+      /** GET /v1/wishlists/shared/{shareToken}: public read, no credentials sent. */
+      read: (shareToken: string): Promise<T.SharedWishlist> =>
+        http.request('GET', fillPath('/v1/wishlists/shared/{shareToken}', { shareToken }), { auth: false }),
+    },
+
+    analytics: {
+      /** GET /v1/analytics/overview (admin). */
+      overview: (query: T.AnalyticsPeriodQuery = {}): Promise<T.AnalyticsOverview> => get('/v1/analytics/overview', query),
+      /** GET /v1/analytics/top-products (admin). */
+      topProducts: (query: T.TopProductsQuery = {}): Promise<T.TopProducts> => get('/v1/analytics/top-products', query),
+      /** GET /v1/analytics/product/{productId} (admin). */
+      product: (productId: string): Promise<T.ProductStats> => get(fillPath('/v1/analytics/product/{productId}', { productId })),
+      /** GET /v1/analytics/daily (admin). */
+      daily: (query: T.DailyQuery = {}): Promise<T.DailyStats> => get('/v1/analytics/daily', query),
+    },
+
+    webhooks: {
+      /** POST /v1/webhooks: the response carries the signing `secret`, shown only here. */
+      create: (input: T.CreateWebhookInput): Promise<T.CreatedWebhook> => post('/v1/webhooks', input),
+      /** GET /v1/webhooks. */
+      list: (): Promise<T.WebhookList> => get('/v1/webhooks'),
+      /** DELETE /v1/webhooks/{webhookId}. */
+      delete: (webhookId: string): Promise<T.DeleteWebhookResult> => del(fillPath('/v1/webhooks/{webhookId}', { webhookId })),
+      /** GET /v1/webhooks/{webhookId}/deliveries. */
+      deliveries: (webhookId: string): Promise<T.WebhookDeliveries> => get(fillPath('/v1/webhooks/{webhookId}/deliveries', { webhookId })),
+      /** POST /v1/webhooks/{webhookId}/test: sends a signed `webhook.test` event. */
+      test: (webhookId: string): Promise<T.WebhookTestResult> => post(fillPath('/v1/webhooks/{webhookId}/test', { webhookId })),
+    },
+
+    events: {
+      /** POST /v1/events (admin): platform events (cart adds, product updates, orders). */
+      send: (input: T.EventsInput): Promise<T.EventsResult> => post('/v1/events', input),
+    },
+
+    admin: {
+      /** GET /v1/admin/shop. */
+      shop: (): Promise<T.Shop> => get('/v1/admin/shop'),
+      /** PATCH /v1/admin/settings: returns the full settings. */
+      updateSettings: (input: T.SettingsPatch): Promise<T.ShopSettings> => patch('/v1/admin/settings', input),
+      /** GET /v1/admin/api-keys. */
+      apiKeys: (): Promise<T.ApiKeyList> => get('/v1/admin/api-keys'),
+      /** POST /v1/admin/api-keys: the secret is returned only here. */
+      createApiKey: (input: T.CreateApiKeyInput = {}): Promise<T.CreatedApiKey> => post('/v1/admin/api-keys', input),
+      /** DELETE /v1/admin/api-keys/{keyId}: revokes the key and every token minted from it. */
+      deleteApiKey: (keyId: string): Promise<{ deleted: true }> => del(fillPath('/v1/admin/api-keys/{keyId}', { keyId })),
+      /** POST /v1/admin/storefront-key/rotate. */
+      rotateStorefrontKey: (): Promise<{ storefrontKey: string }> => post('/v1/admin/storefront-key/rotate'),
+      /** GET /v1/admin/customers/{customerId}/export: everything held about one customer. */
+      exportCustomer: (customerId: string): Promise<T.CustomerExport> =>
+        get(fillPath('/v1/admin/customers/{customerId}/export', { customerId })),
+      /** DELETE /v1/admin/customers/{customerId}: erase a customer. */
+      eraseCustomer: (customerId: string): Promise<T.CustomerErasure> => del(fillPath('/v1/admin/customers/{customerId}', { customerId })),
+      /** GET /v1/admin/export/wishlists.csv as text. */
+      exportWishlistsCsv: (): Promise<string> => http.request('GET', '/v1/admin/export/wishlists.csv', { text: true }),
+    },
+
+    reviews: {
+      /** GET /api/v1/products/{productId}/reviews: approved reviews, paged. */
+      list: (productId: string, query: T.ReviewQuery = {}): Promise<T.ReviewPage> =>
+        get(fillPath('/api/v1/products/{productId}/reviews', { productId }), query),
+      /** GET /api/v1/products/{productId}/reviews/summary: counts and average (schema.org AggregateRating). */
+      summary: (productId: string): Promise<T.ReviewSummary> => get(fillPath('/api/v1/products/{productId}/reviews/summary', { productId })),
+      /** GET /api/v1/reviews/{id}. */
+      get: (id: number): Promise<T.Review> => get(fillPath('/api/v1/reviews/{id}', { id })),
+      /** POST /api/v1/reviews: 201 with `{id, status}`. */
+      submit: (input: T.SubmitReviewInput): Promise<T.SubmitReviewResult> => post('/api/v1/reviews', input),
+      /** PUT /api/v1/reviews/{id}/helpful: vote (idempotent). */
+      voteHelpful: (id: number): Promise<T.HelpfulResult> => put(fillPath('/api/v1/reviews/{id}/helpful', { id })),
+      /** DELETE /api/v1/reviews/{id}/helpful: take the vote back (idempotent). */
+      unvoteHelpful: (id: number): Promise<T.HelpfulResult> => del(fillPath('/api/v1/reviews/{id}/helpful', { id })),
+      /** Moderation (admin token). */
+      admin: {
+        /** GET /api/v1/admin/reviews. */
+        list: (query: T.AdminReviewQuery = {}): Promise<T.AdminReviewPage> => get('/api/v1/admin/reviews', query),
+        /** POST /api/v1/reviews/{id}/approve. */
+        approve: (id: number): Promise<T.ModeratedReview> => post(fillPath('/api/v1/reviews/{id}/approve', { id })),
+        /** POST /api/v1/reviews/{id}/reject. */
+        reject: (id: number): Promise<T.ModeratedReview> => post(fillPath('/api/v1/reviews/{id}/reject', { id })),
+        /** PUT /api/v1/reviews/{id}/reply. */
+        reply: (id: number, body: string): Promise<T.RepliedReview> => put(fillPath('/api/v1/reviews/{id}/reply', { id }), { body }),
+        /** DELETE /api/v1/reviews/{id}/reply. */
+        deleteReply: (id: number): Promise<T.RepliedReview> => del(fillPath('/api/v1/reviews/{id}/reply', { id })),
+        /** DELETE /api/v1/reviews/{id}. */
+        delete: (id: number): Promise<T.DeleteReviewResult> => del(fillPath('/api/v1/reviews/{id}', { id })),
+      },
+    },
+  }
+}
+
+/** The client returned by {@link createWishlistClient}. */
+export type WishlistClient = ReturnType<typeof createWishlistClient>

@@ -1,0 +1,107 @@
+/**
+ * The error every failed call rejects with. Both error bodies of DECISIONS §4 are read:
+ * `{ok: false, error: {code, message, details?}}` (/v1) and `{error: {…}}` (/api/v1).
+ */
+
+/** Error codes the service documents (DECISIONS §4); other strings may appear. */
+export type KnownErrorCode =
+  | 'VALIDATION_ERROR'
+  | 'INVALID_JSON'
+  | 'WISHLIST_LIMIT'
+  | 'ITEM_LIMIT'
+  | 'ITEM_NOT_IN_LIST'
+  | 'SAME_LIST'
+  | 'DEFAULT_LIST_PROTECTED'
+  | 'WEBHOOK_LIMIT'
+  | 'UNAUTHORIZED'
+  | 'INVALID_TOKEN'
+  | 'TOKEN_EXPIRED'
+  | 'INVALID_CREDENTIALS'
+  | 'FORBIDDEN'
+  | 'PLAN_UPGRADE_REQUIRED'
+  | 'FEATURE_DISABLED'
+  | 'NOT_FOUND'
+  | 'LIST_NAME_TAKEN'
+  | 'DUPLICATE_REVIEW'
+  | 'SHARE_EXPIRED'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'RATE_LIMITED'
+  | 'INTERNAL_ERROR'
+  | 'UNAVAILABLE'
+  /** Client side: the request never got an HTTP answer (network failure, abort). */
+  | 'NETWORK_ERROR'
+  /** Client side: an error status whose body was not one of the documented envelopes. */
+  | 'HTTP_ERROR'
+
+export type ErrorCode = KnownErrorCode | (string & {})
+
+export interface WishlistApiErrorInit {
+  code: ErrorCode
+  message: string
+  status: number
+  details?: unknown
+  retryAfter?: number | undefined
+  requestId?: string | undefined
+  cause?: unknown
+}
+
+/** A failed API call: the server's error code, HTTP status, details and `Retry-After`. */
+export class WishlistApiError extends Error {
+  override readonly name = 'WishlistApiError'
+  /** Machine-readable code, e.g. `WISHLIST_LIMIT` or `RATE_LIMITED`. */
+  readonly code: ErrorCode
+  /** HTTP status; 0 when no response arrived. */
+  readonly status: number
+  /** The `details` of the error body (validation issues, plan requirements …). */
+  readonly details: unknown
+  /** Seconds to wait before retrying (from `Retry-After`), when the server sent it. */
+  readonly retryAfter: number | undefined
+  /** The server's `x-request-id`, useful in support requests. */
+  readonly requestId: string | undefined
+
+  constructor(init: WishlistApiErrorInit) {
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause })
+    this.code = init.code
+    this.status = init.status
+    this.details = init.details
+    this.retryAfter = init.retryAfter
+    this.requestId = init.requestId
+  }
+}
+
+/** True when `err` is a {@link WishlistApiError}, optionally with the given code. */
+export function isWishlistApiError(err: unknown, code?: ErrorCode): err is WishlistApiError {
+  return err instanceof WishlistApiError && (code === undefined || err.code === code)
+}
+
+/** Parses `Retry-After` (delta seconds or an HTTP date) into seconds. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+  if (value === null || value.trim() === '') return undefined
+  const seconds = Number(value)
+  if (Number.isFinite(seconds)) return Math.max(0, seconds)
+  const date = Date.parse(value)
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000))
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null
+}
+
+/** Builds the error of a non-2xx response from its status, headers and parsed body. */
+export function errorFromResponse(status: number, headers: Headers, body: unknown): WishlistApiError {
+  const retryAfter = parseRetryAfter(headers.get('retry-after'))
+  const requestId = headers.get('x-request-id') ?? undefined
+  const error = isRecord(body) && isRecord(body.error) ? body.error : undefined
+  if (error && typeof error.code === 'string') {
+    return new WishlistApiError({
+      code: error.code,
+      message: typeof error.message === 'string' ? error.message : error.code,
+      status,
+      details: error.details,
+      retryAfter,
+      requestId,
+    })
+  }
+  return new WishlistApiError({ code: 'HTTP_ERROR', message: `HTTP ${status}`, status, details: body, retryAfter, requestId })
+}

@@ -1,0 +1,247 @@
+/**
+ * The transport: credentials on every request, token exchange and refresh, error bodies
+ * turned into {@link WishlistApiError}, bounded retries on 429 and 503.
+ */
+import { errorFromResponse, WishlistApiError } from './errors.js'
+import type { TokenResponse } from './types.js'
+
+/** Server side (merchant backend): an API key; tokens are minted and refreshed for you. */
+export interface ApiKeyCredentials {
+  apiKey: string
+  apiSecret: string
+  /** Mint customer tokens bound to this customer instead of admin tokens. */
+  customerId?: string
+  /** Also sent as `X-Storefront-Key` (not needed with a token). */
+  storefrontKey?: string
+}
+
+/** A token minted elsewhere (e.g. your backend hands a customer token to the browser). */
+export interface TokenCredentials {
+  /** The bearer token, or a function returning the current one (called on every request). */
+  token: string | (() => string | Promise<string>)
+  /** Sent beside the token, e.g. for review submission from a storefront. */
+  storefrontKey?: string
+}
+
+/** Browser/storefront: the public storefront key; with a guest id it is guest mode. */
+export interface StorefrontCredentials {
+  storefrontKey: string
+  /** 8..64 characters of `[A-Za-z0-9_-]`; see {@link createGuestId}. */
+  guestId?: string
+}
+
+export type Credentials = ApiKeyCredentials | TokenCredentials | StorefrontCredentials
+
+export interface RetryOptions {
+  /** Retries after the first attempt (429 and 503 only). Default 3. */
+  retries?: number
+  /** First backoff delay when the server sent no `Retry-After`. Default 250 ms. */
+  baseDelayMs?: number
+  /** Longest wait for one retry; a longer `Retry-After` fails at once. Default 10 s. */
+  maxDelayMs?: number
+}
+
+export interface ClientOptions {
+  /** Where the service listens, e.g. `https://wishlist.example.com` (no trailing `/v1`). */
+  baseUrl: string
+  credentials?: Credentials
+  /** Defaults to the global `fetch`. */
+  fetch?: typeof fetch
+  retry?: RetryOptions
+  /** Refresh a minted token this many seconds before it expires. Default: 10 % of its lifetime, at most 300 s. */
+  refreshLeewaySeconds?: number
+  /** Clock (ms since epoch); for tests. */
+  now?: () => number
+  /** Wait function; for tests. */
+  sleep?: (ms: number) => Promise<void>
+  /** Extra headers on every request. */
+  headers?: Record<string, string>
+}
+
+export type QueryValue = string | number | boolean | undefined | null
+export type QueryParams = Record<string, QueryValue>
+
+export interface RequestOptions {
+  query?: object | undefined
+  body?: unknown
+  /** `false` for the public endpoints (token exchange, shared read). */
+  auth?: boolean
+  signal?: AbortSignal | undefined
+  /** Response body is text (CSV export) instead of JSON. */
+  text?: boolean
+}
+
+const RETRYABLE = new Set([429, 503])
+
+/** A guest id as DECISIONS §3 asks: `g_` plus 20 url-safe random characters. */
+export function createGuestId(): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
+  const bytes = new Uint8Array(20)
+  globalThis.crypto.getRandomValues(bytes)
+  let id = 'g_'
+  for (const b of bytes) id += alphabet[b % alphabet.length]
+  return id
+}
+
+/** Fills `{name}` segments of an OpenAPI path template, URL-encoding each value. */
+export function fillPath(template: string, params: Record<string, string | number>): string {
+  return template.replace(/\{(\w+)\}/g, (_m, name: string) => {
+    const value = params[name]
+    if (value === undefined) throw new TypeError(`missing path parameter ${name}`)
+    return encodeURIComponent(String(value))
+  })
+}
+
+function isApiKey(c: Credentials | undefined): c is ApiKeyCredentials {
+  return c !== undefined && 'apiKey' in c
+}
+function isToken(c: Credentials | undefined): c is TokenCredentials {
+  return c !== undefined && 'token' in c
+}
+
+export class HttpCore {
+  private readonly baseUrl: string
+  private readonly fetchImpl: typeof fetch
+  private readonly now: () => number
+  private readonly sleep: (ms: number) => Promise<void>
+  private readonly retries: number
+  private readonly baseDelayMs: number
+  private readonly maxDelayMs: number
+  private minted: { token: string; refreshAt: number; expiresAt: number } | undefined
+  private minting: Promise<string> | undefined
+
+  constructor(private readonly options: ClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '')
+    const f = options.fetch ?? globalThis.fetch
+    if (typeof f !== 'function') throw new TypeError('No fetch available: pass options.fetch')
+    this.fetchImpl = f.bind(globalThis)
+    this.now = options.now ?? Date.now
+    this.sleep = options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)))
+    this.retries = options.retry?.retries ?? 3
+    this.baseDelayMs = options.retry?.baseDelayMs ?? 250
+    this.maxDelayMs = options.retry?.maxDelayMs ?? 10_000
+  }
+
+  get credentials(): Credentials | undefined {
+    return this.options.credentials
+  }
+
+  /** POST /v1/auth/token without touching the client's own credentials. */
+  async exchange(body: { api_key: string; api_secret: string; customer_id?: string }): Promise<TokenResponse> {
+    return this.request<TokenResponse>('POST', '/v1/auth/token', { body, auth: false })
+  }
+
+  /** The current bearer token of API-key credentials, minted or refreshed as needed. */
+  async bearerToken(forceRefresh = false): Promise<string | undefined> {
+    const c = this.options.credentials
+    if (isToken(c)) return typeof c.token === 'function' ? await c.token() : c.token
+    if (!isApiKey(c)) return undefined
+    const at = this.now()
+    if (!forceRefresh && this.minted && at < this.minted.refreshAt) return this.minted.token
+    // One exchange at a time, however many requests need a token.
+    this.minting ??= (async () => {
+      try {
+        const res = await this.exchange({
+          api_key: c.apiKey,
+          api_secret: c.apiSecret,
+          ...(c.customerId === undefined ? {} : { customer_id: c.customerId }),
+        })
+        const lifetimeMs = res.expires_in * 1000
+        const leewayMs = (this.options.refreshLeewaySeconds ?? Math.min(300, res.expires_in * 0.1)) * 1000
+        const issuedAt = this.now()
+        this.minted = { token: res.token, expiresAt: issuedAt + lifetimeMs, refreshAt: issuedAt + Math.max(0, lifetimeMs - leewayMs) }
+        return res.token
+      } finally {
+        this.minting = undefined
+      }
+    })()
+    return this.minting
+  }
+
+  private async headersFor(auth: boolean, forceRefresh: boolean): Promise<Record<string, string>> {
+    const headers: Record<string, string> = { accept: 'application/json', ...(this.options.headers ?? {}) }
+    if (!auth) return headers
+    const c = this.options.credentials
+    const token = await this.bearerToken(forceRefresh)
+    if (token !== undefined) headers.authorization = `Bearer ${token}`
+    if (c !== undefined && 'storefrontKey' in c && c.storefrontKey !== undefined) headers['x-storefront-key'] = c.storefrontKey
+    if (c !== undefined && 'guestId' in c && c.guestId !== undefined && token === undefined) headers['x-guest-id'] = c.guestId
+    return headers
+  }
+
+  private url(path: string, query: object | undefined): string {
+    const search = new URLSearchParams()
+    for (const [k, v] of Object.entries(query ?? {}) as [string, QueryValue][]) {
+      if (v !== undefined && v !== null) search.append(k, String(v))
+    }
+    const qs = search.toString()
+    return `${this.baseUrl}${path}${qs ? `?${qs}` : ''}`
+  }
+
+  private backoff(attempt: number, retryAfter: number | undefined): number | undefined {
+    if (retryAfter !== undefined) {
+      const ms = retryAfter * 1000
+      return ms <= this.maxDelayMs ? ms : undefined
+    }
+    const exp = this.baseDelayMs * 2 ** attempt
+    // Full jitter keeps many clients that failed together from retrying together.
+    return Math.min(this.maxDelayMs, exp / 2 + Math.random() * (exp / 2))
+  }
+
+  /** Sends one API call; resolves with the unwrapped `data` (or the bare reviews body). */
+  async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    const auth = opts.auth ?? true
+    let refreshed = false
+    for (let attempt = 0; ; attempt++) {
+      const headers = await this.headersFor(auth, false)
+      let payload: string | undefined
+      if (opts.body !== undefined) {
+        headers['content-type'] = 'application/json'
+        payload = JSON.stringify(opts.body)
+      }
+      let res: Response
+      try {
+        res = await this.fetchImpl(this.url(path, opts.query), {
+          method,
+          headers,
+          ...(payload === undefined ? {} : { body: payload }),
+          ...(opts.signal ? { signal: opts.signal } : {}),
+        })
+      } catch (err) {
+        throw new WishlistApiError({
+          code: 'NETWORK_ERROR',
+          message: err instanceof Error ? err.message : 'Network request failed',
+          status: 0,
+          cause: err,
+        })
+      }
+      if (res.ok) {
+        if (opts.text) return (await res.text()) as T
+        if (res.status === 204) return undefined as T
+        const body: unknown = await res.json()
+        const isEnvelope = typeof body === 'object' && body !== null && (body as { ok?: unknown }).ok === true && 'data' in body
+        return (isEnvelope ? (body as { data: unknown }).data : body) as T
+      }
+      const text = await res.text()
+      let parsed: unknown = text
+      try {
+        parsed = text === '' ? undefined : JSON.parse(text)
+      } catch {
+        // not JSON: keep the text as details
+      }
+      const error = errorFromResponse(res.status, res.headers, parsed)
+      // A minted token that the server no longer accepts (expired early, key rotated on
+      // another node's clock): mint once more and repeat the call.
+      if (res.status === 401 && isApiKey(this.options.credentials) && !refreshed && (error.code === 'TOKEN_EXPIRED' || error.code === 'INVALID_TOKEN')) {
+        refreshed = true
+        this.minted = undefined
+        attempt--
+        continue
+      }
+      if (!RETRYABLE.has(res.status) || attempt >= this.retries) throw error
+      const delay = this.backoff(attempt, error.retryAfter)
+      if (delay === undefined) throw error
+      await this.sleep(delay)
+    }
+  }
+}

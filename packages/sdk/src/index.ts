@@ -1,0 +1,18 @@
+/**
+ * @wishlist/sdk: typed client of the wishlist service and the reviews interface.
+ * React bindings live in `@wishlist/sdk/react`.
+ */
+export { createWishlistClient, type ListScope, type Owner, type WishlistClient } from './client.js'
+export {
+  type ApiKeyCredentials,
+  type ClientOptions,
+  type Credentials,
+  createGuestId,
+  fillPath,
+  type RetryOptions,
+  type StorefrontCredentials,
+  type TokenCredentials,
+} from './http.js'
+export { type ErrorCode, isWishlistApiError, type KnownErrorCode, parseRetryAfter, WishlistApiError } from './errors.js'
+export type { paths } from './generated/openapi.js'
+export type * from './types.js'

@@ -1,0 +1,95 @@
+/**
+ * Public shapes of the SDK, every one derived from the generated OpenAPI types
+ * (src/generated/openapi.d.ts). `Pending` supplies a fallback only for routes the server
+ * does not have yet; see pending-shapes.ts.
+ */
+import type { HttpMethod, RequestBody, RequestQuery, ResponseData } from './openapi-helpers.js'
+import type { Pending } from './pending-shapes.js'
+
+type PendingPart<K extends string, F extends 'data' | 'body' | 'query'> = K extends keyof Pending
+  ? Pending[K] extends Record<F, infer T>
+    ? T
+    : never
+  : never
+
+/** `data` of the success response of `"method /path"`. */
+export type Data<K extends string> = K extends `${infer M extends HttpMethod} ${infer P}` ? ResponseData<P, M, PendingPart<K, 'data'>> : never
+/** JSON body of `"method /path"`. */
+export type Body<K extends string> = K extends `${infer M extends HttpMethod} ${infer P}` ? RequestBody<P, M, PendingPart<K, 'body'>> : never
+/** Query parameters of `"method /path"`. */
+export type Query<K extends string> = K extends `${infer M extends HttpMethod} ${infer P}` ? RequestQuery<P, M, PendingPart<K, 'query'>> : never
+
+// Auth and admin
+export type TokenRequest = Body<'post /v1/auth/token'>
+export type TokenResponse = Data<'post /v1/auth/token'>
+export type Shop = Data<'get /v1/admin/shop'>
+export type ShopSettings = Data<'patch /v1/admin/settings'>
+export type SettingsPatch = Body<'patch /v1/admin/settings'>
+export type ApiKeyList = Data<'get /v1/admin/api-keys'>
+export type ApiKeyInfo = ApiKeyList['apiKeys'][number]
+export type CreateApiKeyInput = NonNullable<Body<'post /v1/admin/api-keys'>>
+export type CreatedApiKey = Data<'post /v1/admin/api-keys'>
+
+// Wishlist items
+export type WishlistPage = Data<'get /v1/wishlists/{customerId}'>
+export type WishlistItem = WishlistPage['items'][number]
+export type WishlistQuery = Query<'get /v1/wishlists/{customerId}'>
+export type AddItemInput = Body<'post /v1/wishlists/{customerId}/items'>
+export type AddItemResult = Data<'post /v1/wishlists/{customerId}/items'>
+export type RemoveItemResult = Data<'delete /v1/wishlists/{customerId}/items/{productId}'>
+export type BulkDeleteInput = Body<'post /v1/wishlists/{customerId}/items/bulk-delete'>
+export type BulkDeleteResult = Data<'post /v1/wishlists/{customerId}/items/bulk-delete'>
+export type MergeInput = Body<'post /v1/wishlists/{customerId}/merge'>
+export type GuestItem = NonNullable<MergeInput['guest_items']>[number]
+export type MergeResult = Data<'post /v1/wishlists/{customerId}/merge'>
+export type MoveInput = Body<'post /v1/wishlists/{customerId}/items/move'>
+export type MoveResult = Data<'post /v1/wishlists/{customerId}/items/move'>
+
+// Lists
+export type ListsResult = Data<'get /v1/wishlists/{customerId}/lists'>
+export type WishlistList = ListsResult['wishlists'][number]
+export type CreateListResult = Data<'post /v1/wishlists/{customerId}/lists'>
+export type RenameListResult = Data<'put /v1/wishlists/{customerId}/lists/{listId}'>
+export type DeleteListResult = Data<'delete /v1/wishlists/{customerId}/lists/{listId}'>
+
+// Sharing and import
+export type ShareLink = Data<'get /v1/wishlists/{customerId}/share'>
+export type RevokeShareResult = Data<'delete /v1/wishlists/{customerId}/share'>
+export type SharedWishlist = Data<'get /v1/wishlists/shared/{shareToken}'>
+export type ImportInput = Body<'post /v1/wishlists/import'>
+export type ImportItem = ImportInput['items'][number]
+export type ImportResult = Data<'post /v1/wishlists/import'>
+
+// Analytics, webhooks, events, privacy
+export type AnalyticsOverview = Data<'get /v1/analytics/overview'>
+export type AnalyticsPeriodQuery = Query<'get /v1/analytics/overview'>
+export type TopProducts = Data<'get /v1/analytics/top-products'>
+export type TopProductsQuery = Query<'get /v1/analytics/top-products'>
+export type ProductStats = Data<'get /v1/analytics/product/{productId}'>
+export type DailyStats = Data<'get /v1/analytics/daily'>
+export type DailyQuery = Query<'get /v1/analytics/daily'>
+export type CreateWebhookInput = Body<'post /v1/webhooks'>
+export type CreatedWebhook = Data<'post /v1/webhooks'>
+export type WebhookList = Data<'get /v1/webhooks'>
+export type DeleteWebhookResult = Data<'delete /v1/webhooks/{webhookId}'>
+export type WebhookDeliveries = Data<'get /v1/webhooks/{webhookId}/deliveries'>
+export type WebhookTestResult = Data<'post /v1/webhooks/{webhookId}/test'>
+export type EventsInput = Body<'post /v1/events'>
+export type EventsResult = Data<'post /v1/events'>
+export type CustomerExport = Data<'get /v1/admin/customers/{customerId}/export'>
+export type CustomerErasure = Data<'delete /v1/admin/customers/{customerId}'>
+
+// Reviews
+export type ReviewPage = Data<'get /api/v1/products/{productId}/reviews'>
+export type Review = ReviewPage['data'][number]
+export type ReviewQuery = Query<'get /api/v1/products/{productId}/reviews'>
+export type ReviewSummary = Data<'get /api/v1/products/{productId}/reviews/summary'>
+export type SubmitReviewInput = Body<'post /api/v1/reviews'>
+export type SubmitReviewResult = Data<'post /api/v1/reviews'>
+export type AdminReviewPage = Data<'get /api/v1/admin/reviews'>
+export type AdminReviewQuery = Query<'get /api/v1/admin/reviews'>
+export type ModeratedReview = Data<'post /api/v1/reviews/{id}/approve'>
+export type RepliedReview = Data<'put /api/v1/reviews/{id}/reply'>
+export type ReplyInput = Body<'put /api/v1/reviews/{id}/reply'>
+export type DeleteReviewResult = Data<'delete /api/v1/reviews/{id}'>
+export type HelpfulResult = Data<'put /api/v1/reviews/{id}/helpful'>

@@ -1,0 +1,206 @@
+// @vitest-environment happy-dom
+import { act, cleanup, renderHook, waitFor } from '@testing-library/react'
+import type { ReactNode } from 'react'
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
+import { createWishlistClient } from '../src/index.js'
+import { GUEST_ID_KEY, GUEST_ITEMS_KEY, useLists, useReviewSummary, useReviews, useWishlist, WishlistProvider, type WishlistProviderProps } from '../src/react/index.js'
+import { type RunningServer, startServer, type TestShop } from './helpers/server.js'
+
+let server: RunningServer
+let shop: TestShop
+
+beforeAll(async () => {
+  server = await startServer()
+  shop = await server.createShop('scale', { multi_wishlist_enabled: true, reviews_auto_approve: true })
+})
+afterAll(() => server.close())
+afterEach(() => {
+  cleanup()
+  localStorage.clear()
+})
+
+/** Records requests; `hold` delays matching requests until released. */
+function instrumentedFetch() {
+  const calls: string[] = []
+  let gate: { match: (s: string) => boolean; promise: Promise<void>; release: () => void } | undefined
+  const f: typeof fetch = async (input, init) => {
+    const url = new URL(String(input))
+    const call = `${init?.method ?? 'GET'} ${url.pathname}`
+    calls.push(call)
+    if (gate?.match(call)) await gate.promise
+    return fetch(input, init)
+  }
+  return {
+    calls,
+    fetch: f,
+    hold(match: (s: string) => boolean) {
+      let release = () => {}
+      const promise = new Promise<void>((r) => (release = r))
+      gate = { match, promise, release }
+      return () => {
+        gate = undefined
+        release()
+      }
+    },
+  }
+}
+
+function wrapperFor(props: Omit<WishlistProviderProps, 'children' | 'baseUrl' | 'storefrontKey'> = {}) {
+  return ({ children }: { children: ReactNode }) => (
+    <WishlistProvider baseUrl={server.baseUrl} storefrontKey={shop.storefrontKey} {...props}>
+      {children}
+    </WishlistProvider>
+  )
+}
+
+describe('useWishlist', () => {
+  test('several components share one request; an add shows at once and is then confirmed', async () => {
+    const net = instrumentedFetch()
+    const wrapper = wrapperFor({ fetch: net.fetch })
+    const { result } = renderHook(() => ({ a: useWishlist(), b: useWishlist(), c: useWishlist() }), { wrapper })
+    await waitFor(() => expect(result.current.a.status).toBe('ready'))
+    expect(net.calls.filter((c) => c.startsWith('GET /v1/wishlists/'))).toHaveLength(1)
+    expect(result.current.a.mode).toBe('guest')
+
+    const release = net.hold((c) => c.startsWith('POST'))
+    let done: Promise<unknown> = Promise.resolve()
+    act(() => {
+      done = result.current.a.add('501')
+    })
+    // Optimistic: visible in every component before the server answered.
+    expect(result.current.b.has('501')).toBe(true)
+    expect(result.current.c.pending).toBe(1)
+    release()
+    await act(async () => {
+      await done
+    })
+    expect(result.current.c.pending).toBe(0)
+    expect(result.current.c.items[0]?.productId).toBe('501')
+    const guestId = localStorage.getItem(GUEST_ID_KEY) ?? ''
+    const check = createWishlistClient({ baseUrl: server.baseUrl, credentials: { storefrontKey: shop.storefrontKey, guestId } })
+    expect((await check.wishlist.get(guestId)).items.map((i) => i.productId)).toEqual(['501'])
+  })
+
+  test('a failing call rolls back and surfaces the error', async () => {
+    const errors: string[] = []
+    const net = instrumentedFetch()
+    const wrapper = wrapperFor({ fetch: net.fetch, onError: (e) => errors.push(e.code) })
+    const { result } = renderHook(() => useWishlist(), { wrapper })
+    await waitFor(() => expect(result.current.status).toBe('ready'))
+    await act(async () => {
+      await result.current.add('601')
+    })
+    const release = net.hold((c) => c.startsWith('POST'))
+    let pending: ReturnType<typeof result.current.add> | undefined
+    // The server refuses: a product id must be digits.
+    act(() => {
+      pending = result.current.add('not-a-product')
+    })
+    expect(result.current.has('not-a-product')).toBe(true)
+    release()
+    let outcome: Awaited<ReturnType<typeof result.current.add>> | undefined
+    await act(async () => {
+      outcome = await pending
+    })
+    expect(outcome?.ok).toBe(false)
+    expect(result.current.has('not-a-product')).toBe(false)
+    expect(result.current.items.map((i) => i.productId)).toEqual(['601'])
+    expect(result.current.error?.code).toBe('VALIDATION_ERROR')
+    expect(result.current.error?.status).toBe(400)
+    expect(errors).toEqual(['VALIDATION_ERROR'])
+  })
+
+  test('remove rolls back when the server is unavailable', async () => {
+    const net = instrumentedFetch()
+    let refuse = false
+    const failing: typeof fetch = async (input, init) =>
+      refuse && init?.method === 'DELETE'
+        ? new Response(JSON.stringify({ ok: false, error: { code: 'INTERNAL_ERROR', message: 'boom' } }), { status: 500 })
+        : net.fetch(input, init)
+    const { result } = renderHook(() => useWishlist(), { wrapper: wrapperFor({ fetch: failing }) })
+    await waitFor(() => expect(result.current.status).toBe('ready'))
+    await act(async () => {
+      await result.current.add('701')
+    })
+    refuse = true
+    await act(async () => {
+      await result.current.toggle('701')
+    })
+    expect(result.current.has('701')).toBe(true)
+    expect(result.current.error?.code).toBe('INTERNAL_ERROR')
+  })
+
+  test('login merges the guest items once, then clears them', async () => {
+    const guest = renderHook(() => useWishlist(), { wrapper: wrapperFor() })
+    await waitFor(() => expect(guest.result.current.status).toBe('ready'))
+    await act(async () => {
+      await guest.result.current.add('801')
+      await guest.result.current.add('802', { handle: 'blue-hat' })
+    })
+    expect(JSON.parse(localStorage.getItem(GUEST_ITEMS_KEY) ?? '[]')).toHaveLength(2)
+    guest.unmount()
+
+    const token = await shop.customerToken('9001')
+    const net = instrumentedFetch()
+    const merged: number[] = []
+    const wrapper = wrapperFor({ customerId: '9001', customerToken: token, fetch: net.fetch, onMerged: (r) => merged.push(r.merged_count) })
+    const customer = renderHook(() => useWishlist(), { wrapper })
+    await waitFor(() => expect(customer.result.current.status).toBe('ready'))
+    expect(customer.result.current.mode).toBe('customer')
+    expect(customer.result.current.items.map((i) => i.productId).sort()).toEqual(['801', '802'])
+    await waitFor(() => expect(merged).toEqual([2]))
+    expect(localStorage.getItem(GUEST_ITEMS_KEY)).toBeNull()
+    expect(localStorage.getItem(GUEST_ID_KEY)).toBeNull()
+    customer.unmount()
+
+    // A second mount (page reload) does not merge again.
+    renderHook(() => useWishlist(), { wrapper })
+    await new Promise((r) => setTimeout(r, 100))
+    expect(net.calls.filter((c) => c.endsWith('/merge'))).toHaveLength(1)
+  })
+})
+
+describe('useLists and reviews', () => {
+  test('creating a list with a taken name rolls back with LIST_NAME_TAKEN', async () => {
+    const token = await shop.customerToken('9100')
+    const net = instrumentedFetch()
+    const { result } = renderHook(() => useLists(), { wrapper: wrapperFor({ customerId: '9100', customerToken: token, fetch: net.fetch }) })
+    await waitFor(() => expect(result.current.status).toBe('ready'))
+    await act(async () => {
+      expect((await result.current.create('Gifts')).ok).toBe(true)
+    })
+    expect(result.current.lists.map((l) => l.name)).toEqual(['My Wishlist', 'Gifts'])
+    const release = net.hold((c) => c.startsWith('POST'))
+    let pending: Promise<unknown> = Promise.resolve()
+    act(() => {
+      pending = result.current.create('gifts')
+    })
+    expect(result.current.lists).toHaveLength(3)
+    release()
+    await act(async () => {
+      await pending
+    })
+    expect(result.current.lists.map((l) => l.name)).toEqual(['My Wishlist', 'Gifts'])
+    expect(result.current.error?.code).toBe('LIST_NAME_TAKEN')
+    expect(result.current.error?.status).toBe(409)
+  })
+
+  test('reviews and summary; votes and submissions refresh them', async () => {
+    const admin = createWishlistClient({ baseUrl: server.baseUrl, credentials: { storefrontKey: shop.storefrontKey } })
+    await admin.reviews.submit({ productId: '950', customerEmail: 'r@example.com', customerName: 'Rae', rating: 4, body: 'Good' })
+    const { result } = renderHook(() => ({ list: useReviews('950'), summary: useReviewSummary('950') }), { wrapper: wrapperFor() })
+    await waitFor(() => expect(result.current.list.status).toBe('ready'))
+    await waitFor(() => expect(result.current.summary.status).toBe('ready'))
+    expect(result.current.summary.summary?.reviewCount).toBe(1)
+    const id = result.current.list.reviews[0]?.id ?? 0
+    await act(async () => {
+      expect((await result.current.list.voteHelpful(id)).ok).toBe(true)
+    })
+    expect(result.current.list.reviews[0]?.helpfulCount).toBe(1)
+    await act(async () => {
+      await result.current.list.submit({ customerEmail: 's@example.com', customerName: 'Sam', rating: 2, body: 'Meh' })
+    })
+    await waitFor(() => expect(result.current.summary.summary?.reviewCount).toBe(2))
+    await waitFor(() => expect(result.current.list.reviews).toHaveLength(2))
+  })
+})

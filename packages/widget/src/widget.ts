@@ -1,0 +1,278 @@
+/**
+ * The storefront widget: one async <script> turns `[data-wishlist-product-id]` elements into
+ * heart toggles, fills `[data-wishlist-count]` badges and renders reviews where
+ * `[data-reviews-product-id]` asks. No framework; all text goes through textContent.
+ * Guest identity and guest items use the same localStorage keys as @wishlist/sdk/react.
+ */
+
+interface PageConfig {
+  storefrontKey?: string
+  apiBase?: string
+  customerId?: string
+  customerToken?: string
+}
+interface Item {
+  productId: string
+}
+interface GuestItem {
+  product_id: string
+  handle?: string
+  added_at?: string
+}
+interface Review {
+  id: number
+  customerName: string
+  rating: number
+  title: string | null
+  body: string
+  verifiedPurchase: boolean
+  replyBody: string | null
+  createdAt: string
+}
+interface Summary {
+  reviewCount: number
+  averageRating: number | null
+  bestRating: number
+  worstRating: number
+}
+
+const GUEST_ID_KEY = 'wishlist:guest-id'
+const GUEST_ITEMS_KEY = 'wishlist:guest-items'
+const PRODUCT_ATTR = 'data-wishlist-product-id'
+const doc = document
+const win = window as Window & { WishlistConfig?: PageConfig; Wishlist?: unknown }
+const script = (doc.currentScript ?? doc.querySelector('script[data-storefront-key]')) as HTMLScriptElement | null
+const data = (name: string) => script?.getAttribute(`data-${name}`) ?? undefined
+const config: PageConfig = win.WishlistConfig ?? {}
+const storefrontKey = config.storefrontKey ?? data('storefront-key') ?? ''
+const apiBase = (config.apiBase ?? data('api-base') ?? (script?.src ? new URL(script.src).origin : location.origin)).replace(/\/+$/, '')
+const customerId = config.customerId ?? data('customer-id')
+const customerToken = config.customerToken ?? data('customer-token')
+const customer = !!(customerId && customerToken)
+
+let store: Storage | undefined
+try {
+  store = localStorage
+  store.getItem(GUEST_ID_KEY)
+} catch {
+  store = undefined
+}
+const read = (key: string) => store?.getItem(key) ?? null
+const write = (key: string, value: string | null) => {
+  try {
+    if (value === null) store?.removeItem(key)
+    else store?.setItem(key, value)
+  } catch {
+    /* storage full or blocked: the server still has the state */
+  }
+}
+const guestItems = (): GuestItem[] => {
+  try {
+    const v: unknown = JSON.parse(read(GUEST_ITEMS_KEY) ?? '[]')
+    return Array.isArray(v) ? (v as GuestItem[]) : []
+  } catch {
+    return []
+  }
+}
+
+let guestId = read(GUEST_ID_KEY)
+if (!customer && !(guestId && /^[\w-]{8,64}$/.test(guestId))) {
+  const bytes = crypto.getRandomValues(new Uint8Array(15))
+  guestId = `g_${Array.from(bytes, (b) => (b % 36).toString(36)).join('')}`
+  write(GUEST_ID_KEY, guestId)
+}
+const owner = encodeURIComponent((customer ? customerId : guestId) ?? '')
+
+async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json', 'x-storefront-key': storefrontKey }
+  if (customer) headers.authorization = `Bearer ${customerToken}`
+  else if (guestId) headers['x-guest-id'] = guestId
+  if (body !== undefined) headers['content-type'] = 'application/json'
+  const res = await fetch(apiBase + path, { method, headers, body: body === undefined ? null : JSON.stringify(body) })
+  const json = (await res.json().catch(() => ({}))) as { ok?: boolean; data?: T; error?: { code?: string; message?: string } }
+  if (!res.ok) throw Object.assign(new Error(json.error?.message ?? `HTTP ${res.status}`), { code: json.error?.code ?? 'HTTP_ERROR', status: res.status })
+  return (json.ok ? json.data : json) as T
+}
+
+const saved = new Set<string>()
+const emit = (name: string, detail: unknown) => doc.dispatchEvent(new CustomEvent(`wishlist:${name}`, { detail }))
+
+function paint(): void {
+  for (const host of doc.querySelectorAll<HTMLElement>(`[${PRODUCT_ATTR}]`)) {
+    const id = host.getAttribute(PRODUCT_ATTR) ?? ''
+    let button = host.querySelector<HTMLButtonElement>('button.wl-heart')
+    if (!button) {
+      button = doc.createElement('button')
+      button.type = 'button'
+      button.className = 'wl-heart'
+      button.innerHTML =
+        '<svg viewBox="0 0 24 24" width="24" height="24" aria-hidden="true" focusable="false"><path d="M12 21s-7.5-4.6-9.6-9.2C.9 8.4 3 4.5 6.8 4.5c2.1 0 3.6 1.2 5.2 3 1.6-1.8 3.1-3 5.2-3 3.8 0 5.9 3.9 4.4 7.3C19.5 16.4 12 21 12 21z"/></svg>'
+      button.addEventListener('click', () => void toggle(host))
+      host.append(button)
+    }
+    const on = saved.has(id)
+    const title = host.getAttribute('data-wishlist-product-title') ?? 'this product'
+    button.setAttribute('aria-pressed', String(on))
+    button.setAttribute('aria-label', on ? `Remove ${title} from wishlist` : `Add ${title} to wishlist`)
+    button.title = button.getAttribute('aria-label') ?? ''
+  }
+  const count = String(saved.size)
+  for (const badge of doc.querySelectorAll<HTMLElement>('[data-wishlist-count]')) {
+    // Only real changes: the MutationObserver below would see a rewrite of the same text.
+    if (badge.textContent !== count) badge.textContent = count
+    badge.setAttribute('data-wishlist-count', count)
+  }
+}
+
+async function toggle(host: HTMLElement): Promise<void> {
+  const id = host.getAttribute(PRODUCT_ATTR) ?? ''
+  const adding = !saved.has(id)
+  const handle = host.getAttribute('data-wishlist-handle') ?? undefined
+  const variant = host.getAttribute('data-wishlist-variant-id') ?? undefined
+  // Optimistic: flip at once, roll back if the server refuses.
+  if (adding) saved.add(id)
+  else saved.delete(id)
+  host.removeAttribute('data-wishlist-error')
+  paint()
+  try {
+    if (adding) {
+      await api('POST', `/v1/wishlists/${owner}/items`, { product_id: id, ...(variant ? { variant_id: variant } : {}), ...(handle ? { handle } : {}) })
+    } else {
+      await api('DELETE', `/v1/wishlists/${owner}/items/${encodeURIComponent(id)}`)
+    }
+    if (!customer) {
+      const rest = guestItems().filter((i) => i.product_id !== id)
+      write(GUEST_ITEMS_KEY, JSON.stringify(adding ? [{ product_id: id, added_at: new Date().toISOString(), ...(handle ? { handle } : {}) }, ...rest] : rest))
+    }
+    emit('change', { productId: id, saved: adding, count: saved.size })
+  } catch (err) {
+    if (adding) saved.delete(id)
+    else saved.add(id)
+    host.setAttribute('data-wishlist-error', (err as { code?: string }).code ?? 'ERROR')
+    paint()
+    emit('error', { productId: id, error: err })
+  }
+}
+
+/** Guest items of this browser are merged once into the customer on login, then forgotten. */
+async function mergeGuest(): Promise<void> {
+  const items = guestItems()
+  if (!customer || !guestId) return
+  if (!items.length) {
+    write(GUEST_ID_KEY, null)
+    return
+  }
+  const registry = globalThis as unknown as Record<symbol, Map<string, Promise<unknown>> | undefined>
+  const merges = (registry[Symbol.for('wishlist.merges')] ??= new Map())
+  const key = `${customerId}|${guestId}`
+  let pending = merges.get(key)
+  if (!pending) {
+    pending = api('POST', `/v1/wishlists/${owner}/merge`, { guest_items: items, guest_id: guestId }).then(() => {
+      write(GUEST_ITEMS_KEY, null)
+      write(GUEST_ID_KEY, null)
+    })
+    merges.set(key, pending)
+  }
+  await pending.catch((err: unknown) => emit('error', { error: err }))
+}
+
+async function load(): Promise<void> {
+  await mergeGuest()
+  try {
+    const page = await api<{ items: Item[] }>('GET', `/v1/wishlists/${owner}?limit=200`)
+    saved.clear()
+    for (const item of page.items) saved.add(item.productId)
+  } catch (err) {
+    emit('error', { error: err })
+  }
+  paint()
+}
+
+const el = <K extends keyof HTMLElementTagNameMap>(tag: K, className: string, text?: string): HTMLElementTagNameMap[K] => {
+  const node = doc.createElement(tag)
+  node.className = className
+  if (text !== undefined) node.textContent = text
+  return node
+}
+const stars = (rating: number) => '★★★★★'.slice(0, Math.round(rating)) + '☆☆☆☆☆'.slice(0, 5 - Math.round(rating))
+
+async function renderReviews(host: HTMLElement): Promise<void> {
+  if (host.getAttribute('data-reviews-state')) return
+  host.setAttribute('data-reviews-state', 'loading')
+  const id = encodeURIComponent(host.getAttribute('data-reviews-product-id') ?? '')
+  const perPage = Number(host.getAttribute('data-reviews-per-page') ?? 5)
+  try {
+    const [summary, page] = await Promise.all([
+      api<Summary>('GET', `/api/v1/products/${id}/reviews/summary`),
+      api<{ data: Review[] }>('GET', `/api/v1/products/${id}/reviews?per_page=${perPage}`),
+    ])
+    const box = el('div', 'wl-reviews')
+    const head = el('div', 'wl-summary')
+    const avg = summary.averageRating ?? 0
+    head.append(el('span', 'wl-stars', stars(avg)), ` ${summary.averageRating === null ? '–' : avg.toFixed(1)} · ${summary.reviewCount} review${summary.reviewCount === 1 ? '' : 's'}`)
+    head.setAttribute('aria-label', `Rated ${avg.toFixed(1)} out of 5 from ${summary.reviewCount} reviews`)
+    box.append(head)
+    const list = el('ul', 'wl-review-list')
+    for (const r of page.data) {
+      const li = el('li', 'wl-review')
+      const stars_ = el('span', 'wl-stars', stars(r.rating))
+      stars_.setAttribute('aria-label', `${r.rating} out of 5`)
+      li.append(stars_)
+      if (r.title) li.append(el('strong', 'wl-review-title', ` ${r.title}`))
+      li.append(el('p', 'wl-review-body', r.body))
+      li.append(el('small', 'wl-review-meta', `${r.customerName}${r.verifiedPurchase ? ' · Verified purchase' : ''} · ${r.createdAt.slice(0, 10)}`))
+      if (r.replyBody) li.append(el('p', 'wl-review-reply', r.replyBody))
+      list.append(li)
+    }
+    box.append(list)
+    if (summary.reviewCount > 0) {
+      const ld = doc.createElement('script')
+      ld.type = 'application/ld+json'
+      ld.textContent = JSON.stringify({
+        '@context': 'https://schema.org',
+        '@type': 'Product',
+        name: host.getAttribute('data-reviews-product-name') ?? undefined,
+        aggregateRating: {
+          '@type': 'AggregateRating',
+          ratingValue: summary.averageRating,
+          reviewCount: summary.reviewCount,
+          bestRating: summary.bestRating,
+          worstRating: summary.worstRating,
+        },
+      }).replace(/</g, '\\u003c')
+      box.append(ld)
+    }
+    host.replaceChildren(box)
+    host.setAttribute('data-reviews-state', 'ready')
+  } catch (err) {
+    host.setAttribute('data-reviews-state', 'error')
+    emit('error', { error: err })
+  }
+}
+
+function scan(): void {
+  paint()
+  for (const host of doc.querySelectorAll<HTMLElement>('[data-reviews-product-id]')) void renderReviews(host)
+}
+
+const style = el('style', '')
+// Sizes match the recommended placeholder CSS (README) so nothing moves when the widget runs.
+style.textContent =
+  '.wl-heart{all:unset;box-sizing:border-box;display:inline-flex;align-items:center;justify-content:center;width:100%;height:100%;min-width:40px;min-height:40px;cursor:pointer;border-radius:50%}' +
+  '.wl-heart svg{fill:none;stroke:currentColor;stroke-width:2}.wl-heart[aria-pressed=true] svg{fill:#d33;stroke:#d33}' +
+  '.wl-heart:focus-visible{outline:2px solid #1a73e8;outline-offset:2px}.wl-review-list{list-style:none;padding:0}.wl-stars{color:#e6a700}'
+doc.head.append(style)
+
+let queued = false
+new MutationObserver(() => {
+  if (queued) return
+  queued = true
+  queueMicrotask(() => {
+    queued = false
+    scan()
+  })
+}).observe(doc.documentElement, { childList: true, subtree: true })
+
+win.Wishlist = { refresh: load, scan, has: (id: string) => saved.has(id), get count() { return saved.size } }
+scan()
+void load()
