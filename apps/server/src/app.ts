@@ -34,6 +34,7 @@ import { createShareService, type ShareService } from './modules/wishlists/share
 import { wishlistRoutes } from './modules/wishlists/wishlists.routes.js'
 import { createWishlistsService, type WishlistsService } from './modules/wishlists/wishlists.service.js'
 import { authPlugin } from './plugins/auth.js'
+import { corsPlugin } from './plugins/cors.js'
 import { errorsPlugin } from './plugins/errors.js'
 import { metricsPlugin } from './plugins/metrics.js'
 import { openapiPlugin } from './plugins/openapi.js'
@@ -155,6 +156,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(errorsPlugin)
   await app.register(metricsPlugin)
+  await app.register(corsPlugin)
   await app.register(authPlugin, { auth: services.auth, shops: services.shops })
   await app.register(rateLimitPlugin, {
     storefrontPerMin: config.rateLimit.storefrontPerMin,
