@@ -13,6 +13,8 @@ import { adminRoutes } from './modules/admin/admin.routes.js'
 import { authRoutes } from './modules/auth/auth.routes.js'
 import { type AuthService, createAuthService } from './modules/auth/auth.service.js'
 import { opsRoutes } from './modules/ops/ops.routes.js'
+import { privacyRoutes } from './modules/privacy/privacy.routes.js'
+import { createPrivacyService, type PrivacyService } from './modules/privacy/privacy.service.js'
 import { reviewsRoutes } from './modules/reviews/reviews.routes.js'
 import { createReviewsService, type ReviewsService } from './modules/reviews/reviews.service.js'
 import { createShopsService, type ShopsService } from './modules/shops/shops.service.js'
@@ -51,6 +53,7 @@ export interface Services {
   share: ShareService
   imports: ImportService
   reviews: ReviewsService
+  privacy: PrivacyService
 }
 
 declare module 'fastify' {
@@ -89,7 +92,8 @@ export function createServices(deps: AppDeps): Services {
   const share = createShareService({ ...storage, shops, publicBaseUrl: deps.config.publicBaseUrl })
   const imports = createImportService(storage)
   const reviews = createReviewsService(storage)
-  return { shops, auth, wishlists, lists, share, imports, reviews }
+  const privacy = createPrivacyService({ ...storage, publicBaseUrl: deps.config.publicBaseUrl })
+  return { shops, auth, wishlists, lists, share, imports, reviews, privacy }
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -137,6 +141,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(shareRoutes, { share: services.share })
   await app.register(importRoutes, { imports: services.imports })
   await app.register(reviewsRoutes, { reviews: services.reviews })
+  await app.register(privacyRoutes, { privacy: services.privacy })
 
   return app
 }
