@@ -28,6 +28,7 @@ const large = Number(process.argv[3] ?? 1_000_000)
 const SIZES = [10_000, large]
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const ITEMS_PER_CUSTOMER = 400
+const JWT_SECRET = 'bench-secret-bench-secret-bench-secret-0123'
 
 interface Target {
   url: string
@@ -68,12 +69,16 @@ async function fill(storage: Storage, shopId: string, n: number): Promise<void> 
              case when i % 10 = 0 then 'handle, "quoted" ' || i else 'handle-' || i end, null, ${at} + i
       from seq`.execute(storage.db)
   } else {
-    await sql`
-      insert into wishlist_items (shop_id, owner_type, owner_id, list_id, product_id, variant_id, handle, metadata, added_at)
-      select ${shopId}, 'customer', (100000 + i / ${ITEMS_PER_CUSTOMER})::text, 'default', (i % ${ITEMS_PER_CUSTOMER} + 1)::text,
-             case when i % 3 = 0 then i::text end,
-             case when i % 10 = 0 then 'handle, "quoted" ' || i else 'handle-' || i end, null, ${at}::bigint + i
-      from generate_series(0, ${n - 1}) as i`.execute(storage.db)
+    // In slices: one statement per 100,000 rows stays well inside the pool's statement_timeout.
+    for (let from = 0; from < n; from += 100_000) {
+      const to = Math.min(n, from + 100_000) - 1
+      await sql`
+        insert into wishlist_items (shop_id, owner_type, owner_id, list_id, product_id, variant_id, handle, metadata, added_at)
+        select ${shopId}, 'customer', (100000 + i / ${ITEMS_PER_CUSTOMER})::text, 'default', (i % ${ITEMS_PER_CUSTOMER} + 1)::text,
+               case when i % 3 = 0 then i::text end,
+               case when i % 10 = 0 then 'handle, "quoted" ' || i else 'handle-' || i end, null, ${at}::bigint + i
+        from generate_series(${from}::int, ${to}::int) as i`.execute(storage.db)
+    }
     await sql`analyze wishlist_items`.execute(storage.db)
   }
 }
@@ -81,7 +86,7 @@ async function fill(storage: Storage, shopId: string, n: number): Promise<void> 
 function startServer(databaseUrl: string): Promise<{ child: ChildProcess; base: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/serve-entry.ts', 'serve'], {
     cwd: new URL('..', import.meta.url).pathname,
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_ADMIN_PER_MIN: '100000' },
+    env: { ...process.env, DATABASE_URL: databaseUrl, JWT_SECRET, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_ADMIN_PER_MIN: '100000' },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   return new Promise((resolve, reject) => {
@@ -123,7 +128,7 @@ async function countRecords(body: ReadableStream<Uint8Array>): Promise<{ records
 
 async function runOnce(n: number) {
   const target = await newTarget()
-  const config = loadConfig({ ...process.env, DATABASE_URL: target.url, JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123' })
+  const config = loadConfig({ ...process.env, DATABASE_URL: target.url, JWT_SECRET })
   const storage = openStorage(parseDatabaseUrl(target.url))
   let child: ChildProcess | undefined
   try {
