@@ -17,6 +17,8 @@ import { type AuthService, createAuthService } from './modules/auth/auth.service
 import { eventsRoutes } from './modules/events/events.routes.js'
 import { createEventsService, type EventsService } from './modules/events/events.service.js'
 import { opsRoutes } from './modules/ops/ops.routes.js'
+import { privacyRoutes } from './modules/privacy/privacy.routes.js'
+import { createPrivacyService, type PrivacyService } from './modules/privacy/privacy.service.js'
 import { reviewsRoutes } from './modules/reviews/reviews.routes.js'
 import { createReviewsService, type ReviewsService } from './modules/reviews/reviews.service.js'
 import { createShopsService, type ShopsService } from './modules/shops/shops.service.js'
@@ -70,6 +72,7 @@ export interface Services {
   imports: ImportService
   reviews: ReviewsService
   analytics: AnalyticsService
+  privacy: PrivacyService
 }
 
 declare module 'fastify' {
@@ -122,7 +125,8 @@ export function createServices(deps: AppDeps): Services {
   const reviews = createReviewsService(storage)
   const analytics = createAnalyticsService({ db: deps.storage.db })
   const events = createEventsService({ ...storage, wishlists })
-  return { shops, auth, wishlists, lists, share, imports, reviews, analytics, webhooks, webhookSender, events }
+  const privacy = createPrivacyService({ ...storage, publicBaseUrl: deps.config.publicBaseUrl })
+  return { shops, auth, wishlists, lists, share, imports, reviews, analytics, webhooks, webhookSender, events, privacy }
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -182,6 +186,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     auth: services.auth,
     demo: deps.demoPages ?? process.env.NODE_ENV !== 'production',
   })
+  await app.register(privacyRoutes, { privacy: services.privacy })
 
   return app
 }

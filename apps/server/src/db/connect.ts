@@ -3,6 +3,7 @@ import { dirname } from 'node:path'
 import SQLite from 'better-sqlite3'
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely'
 import pg from 'pg'
+import Cursor from 'pg-cursor'
 import type { DatabaseTarget } from '../config.js'
 import type { Database } from './schema.js'
 
@@ -57,7 +58,8 @@ function openPostgres(url: string, schema: string | undefined): Storage {
   // An idle client losing its connection (server restart) must not crash the process;
   // the pool replaces it and the next query reconnects.
   pool.on('error', () => {})
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  // `cursor`: Kysely's `.stream()` reads through a server-side cursor (the shop's CSV export).
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) })
   return {
     db,
     backend: 'postgres',
