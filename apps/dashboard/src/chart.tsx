@@ -10,7 +10,7 @@ type Day = DailyStats['days'][number]
 
 const W = 720
 const H = 260
-const PAD = { top: 16, right: 48, bottom: 28, left: 40 }
+const PAD = { top: 20, right: 76, bottom: 36, left: 56 }
 
 function niceMax(n: number): number {
   if (n <= 0) return 1

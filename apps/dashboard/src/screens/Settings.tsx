@@ -35,9 +35,11 @@ export function Settings() {
   if (!shop) return <LoadState loading={loading} error={error} />
 
   const multiAllowed = MULTI_WISHLIST_PLANS.has(shop.plan)
+  // Optimistic: the control shows the new value at once and goes back if the server refuses.
   const update = async (patch: SettingsPatch, done: string) => {
+    setData({ ...shop, settings: { ...shop.settings, ...patch } })
     const settings = await run(() => client.admin.updateSettings(patch), done)
-    if (settings) setData({ ...shop, settings })
+    setData({ ...shop, settings: settings ?? shop.settings })
   }
 
   const saveTtl = (e: FormEvent<HTMLFormElement>) => {
