@@ -122,13 +122,12 @@ function Shell({ session, signOut }: { session: Session; signOut(reason?: string
   const route = useRoute()
   const screen = SCREENS.find((s) => s.id === route) ?? SCREENS[0]
   const heading = useRef<HTMLHeadingElement>(null)
-  const first = useRef(true)
   const value = useMemo<SessionContextValue>(() => ({ session, signOut }), [session, signOut])
 
   useEffect(() => {
     document.title = `${screen.title} · Wishlist dashboard`
-    // Move focus to the new screen's heading (not on the first render after sign-in, where it goes anyway).
-    if (first.current) first.current = false
+    // Focus goes to the screen's heading after sign-in and on every navigation, so screen
+    // readers announce where the user is and Tab continues from the top of the screen.
     heading.current?.focus()
   }, [screen])
 
