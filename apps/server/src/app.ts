@@ -13,6 +13,7 @@ import { adminRoutes } from './modules/admin/admin.routes.js'
 import { analyticsRoutes } from './modules/analytics/analytics.routes.js'
 import { type AnalyticsService, createAnalyticsService } from './modules/analytics/analytics.service.js'
 import { authRoutes } from './modules/auth/auth.routes.js'
+import { dashboardRoutes } from './modules/dashboard/dashboard.routes.js'
 import { type AuthService, createAuthService } from './modules/auth/auth.service.js'
 import { eventsRoutes } from './modules/events/events.routes.js'
 import { createEventsService, type EventsService } from './modules/events/events.service.js'
@@ -55,6 +56,8 @@ export interface AppDeps {
   demoPages?: boolean
   /** How long a node may serve a cached shop or API-key status (revocation reaches other nodes within it). */
   credentialCacheTtlMs?: number
+  /** Where the built dashboard lives (tests point it elsewhere); defaults to apps/dashboard/dist. */
+  dashboardDist?: string
   /** Name resolution behind the webhook SSRF guard (tests map names to loopback with it). */
   webhookResolve?: ResolveHost
 }
@@ -187,6 +190,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     demo: deps.demoPages ?? process.env.NODE_ENV !== 'production',
   })
   await app.register(privacyRoutes, { privacy: services.privacy })
+  await app.register(dashboardRoutes, deps.dashboardDist ? { distDir: deps.dashboardDist } : {})
 
   return app
 }
