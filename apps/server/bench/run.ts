@@ -239,7 +239,7 @@ async function runBackend(backend: BenchBackend, bodyFile: string, needBody: boo
   if (seeded) log(`${backend}: seed times ${JSON.stringify(info.seedMs)}`)
   const figures = new Map<ScenarioName, LoadFigures>()
   try {
-    const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`, `--cpu-prof-name=service-${backend}.cpuprofile`] : []
+    const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(opts.cpuProfDir, backend)}`] : []
     const service = await startChild(
       'bench/http/service-server.ts',
       {
