@@ -22,6 +22,8 @@ export interface LoadFigures {
   requests: number
   non2xx: number
   errors: number
+  /** Answers outside 2xx by status code. */
+  statuses: Record<number, number>
 }
 
 function percentile(sorted: Float64Array, p: number): number {
@@ -33,6 +35,7 @@ function percentile(sorted: Float64Array, p: number): number {
 export async function load(spec: LoadSpec): Promise<LoadFigures> {
   let samples = new Float64Array(1 << 16)
   let n = 0
+  const statuses: Record<number, number> = {}
   const instance = autocannon({
     url: spec.url,
     connections: spec.connections,
@@ -45,7 +48,10 @@ export async function load(spec: LoadSpec): Promise<LoadFigures> {
     ...(spec.requests ? { requests: spec.requests } : {}),
   })
   instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
-    if (status < 200 || status > 299) return
+    if (status < 200 || status > 299) {
+      statuses[status] = (statuses[status] ?? 0) + 1
+      return
+    }
     if (n === samples.length) {
       const grown = new Float64Array(samples.length * 2)
       grown.set(samples)
@@ -63,6 +69,7 @@ export async function load(spec: LoadSpec): Promise<LoadFigures> {
     requests: ok,
     non2xx: result.non2xx,
     errors: result.errors,
+    statuses,
   }
 }
 
