@@ -1,4 +1,378 @@
-/** `npm run bench`: bounded, loopback-only scenarios; each prints its own figures. */
-import { benchWebhookDelivery } from './webhook-delivery.js'
+/**
+ * `npm run bench` (repository root): the one command that measures the service.
+ *
+ * In one run: a ceiling server (bare Fastify answering the GET page's exact bytes), then
+ * the service on SQLite and on PostgreSQL, each as a child process (`startServer()`, the
+ * production logger and rate limiter included), pinned to CPU 0 with taskset while this
+ * process and autocannon stay on CPU 1; loopback only; every scenario bounded. The ceiling
+ * is measured before, between and after the backends, and each backend's ratios use the
+ * ceiling runs around it, so shared-machine noise cancels out as far as it can.
+ *
+ *   npm run bench                         # full: 1M analytics events, 8 s per scenario
+ *   npm run bench -- --quick              # development: 10k events, 3 s per scenario
+ *   npm run bench -- --backends sqlite --scenarios get-page,guest-get --duration 5
+ *   npm run bench -- --customers 1000000 --scenarios get-page --out bench/results/scale-1m.json
+ *
+ * Flags (env in brackets): --duration s [BENCH_DURATION], --warmup s [BENCH_WARMUP],
+ * --connections n [BENCH_CONNECTIONS], --backends [BENCH_BACKENDS], --scenarios
+ * [BENCH_SCENARIOS], --analytics-events n [BENCH_ANALYTICS_EVENTS], --customers n
+ * [BENCH_CUSTOMERS], --webhook-events n [BENCH_WEBHOOK_EVENTS], --pg-url [BENCH_PG_URL],
+ * --data-dir [BENCH_DATA_DIR], --out path, --reseed (rebuild the dataset templates),
+ * --cpu-prof dir (the service writes a V8 CPU profile per backend there).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpus, totalmem } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import type { RequestSpec } from 'autocannon'
+import { BENCH_JWT_SECRET, type BenchBackend, type DatasetInfo, prepareRunDatabase } from './http/dataset.js'
+import { type LoadFigures, type LoadSpec, warmThenLoad } from './http/load.js'
 
-await benchWebhookDelivery()
+const here = dirname(fileURLToPath(import.meta.url))
+const serverDir = resolve(here, '..')
+const repoRoot = resolve(serverDir, '../..')
+
+const SCENARIOS = ['get-page', 'add-remove', 'guest-get', 'shared-read', 'token', 'reviews-list', 'analytics-overview', 'import-500', 'webhook-delivery'] as const
+type ScenarioName = (typeof SCENARIOS)[number]
+
+export interface ScenarioRow {
+  name: ScenarioName | 'ceiling'
+  backend: BenchBackend | 'none'
+  rps: number
+  p50_ms: number | null
+  p99_ms: number | null
+  ratio: number
+}
+
+const { values: flags } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    duration: { type: 'string' },
+    warmup: { type: 'string' },
+    connections: { type: 'string' },
+    backends: { type: 'string' },
+    scenarios: { type: 'string' },
+    'analytics-events': { type: 'string' },
+    customers: { type: 'string' },
+    'webhook-events': { type: 'string' },
+    'pg-url': { type: 'string' },
+    'data-dir': { type: 'string' },
+    out: { type: 'string' },
+    reseed: { type: 'boolean', default: false },
+    'cpu-prof': { type: 'string' },
+  },
+})
+const env = process.env
+const quick = flags.quick === true
+const num = (flag: string | undefined, envValue: string | undefined, fallback: number) => Number(flag ?? envValue ?? fallback)
+const opts = {
+  durationSec: num(flags.duration, env.BENCH_DURATION, quick ? 3 : 8),
+  warmupSec: num(flags.warmup, env.BENCH_WARMUP, quick ? 1 : 2),
+  connections: num(flags.connections, env.BENCH_CONNECTIONS, 32),
+  backends: (flags.backends ?? env.BENCH_BACKENDS ?? 'sqlite,postgres').split(',') as BenchBackend[],
+  scenarios: (flags.scenarios ?? env.BENCH_SCENARIOS ?? SCENARIOS.join(',')).split(',') as ScenarioName[],
+  analyticsEvents: num(flags['analytics-events'], env.BENCH_ANALYTICS_EVENTS, quick ? 10_000 : 1_000_000),
+  customers: num(flags.customers, env.BENCH_CUSTOMERS, quick ? 1_000 : 10_000),
+  webhookEvents: num(flags['webhook-events'], env.BENCH_WEBHOOK_EVENTS, quick ? 500 : 2_000),
+  pgUrl: flags['pg-url'] ?? env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+  dataDir: resolve(flags['data-dir'] ?? env.BENCH_DATA_DIR ?? join(serverDir, 'bench/data')),
+  out: resolve(repoRoot, flags.out ?? 'bench/results/latest.json'),
+  cpuProfDir: flags['cpu-prof'] ? resolve(flags['cpu-prof']) : undefined,
+}
+for (const s of opts.scenarios) if (!(SCENARIOS as readonly string[]).includes(s)) throw new Error(`unknown scenario ${s}`)
+
+const log = (line: string) => process.stderr.write(`${line}\n`)
+const hasTaskset = spawnSync('taskset', ['-p', String(process.pid)]).status === 0
+const pinned = hasTaskset && cpus().length >= 2
+// The client side (this process and autocannon) on CPU 1; servers are started on CPU 0.
+if (pinned) spawnSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)])
+
+function nodeCommand(script: string, nodeArgs: string[] = []): [string, string[]] {
+  const args = [...nodeArgs, '--import', 'tsx', join(serverDir, script)]
+  return pinned ? ['taskset', ['-c', '0', process.execPath, ...args]] : [process.execPath, args]
+}
+
+interface Child {
+  url: string
+  proc: ChildProcess
+  stop(): Promise<void>
+}
+
+/** Starts a server script; resolves with the URL it reports over IPC once it listens. */
+async function startChild(script: string, childEnv: Record<string, string>, nodeArgs: string[] = []): Promise<Child> {
+  const [cmd, args] = nodeCommand(script, nodeArgs)
+  // The service's logs go to /dev/null: still serialized and written (that cost is
+  // measured) but never read on the client's CPU.
+  const devNull = openSync('/dev/null', 'w')
+  const proc = spawn(cmd, args, { cwd: serverDir, env: { ...env, ...childEnv }, stdio: ['ignore', devNull, 'inherit', 'ipc'] })
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    proc.once('message', (m: { listening: string }) => resolveUrl(m.listening))
+    proc.once('exit', (code) => reject(new Error(`${script} exited with ${code} before listening`)))
+  })
+  return {
+    url,
+    proc,
+    stop: () =>
+      new Promise<void>((done) => {
+        if (proc.exitCode !== null) return done()
+        proc.once('exit', () => done())
+        proc.kill('SIGTERM')
+      }),
+  }
+}
+
+async function fetchJson(url: string, init: RequestInit = {}): Promise<Record<string, unknown>> {
+  const res = await fetch(url, init)
+  const text = await res.text()
+  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${url}: ${res.status} ${text}`)
+  return JSON.parse(text) as Record<string, unknown>
+}
+
+async function mintToken(base: string, keyId: string, secret: string, customerId?: string): Promise<string> {
+  const body = await fetchJson(`${base}/v1/auth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ api_key: keyId, api_secret: secret, ...(customerId ? { customer_id: customerId } : {}) }),
+  })
+  return (body.data as { token: string }).token
+}
+
+type Spec = Omit<LoadSpec, 'connections'> & { connections?: number }
+
+const measure = async (spec: Spec): Promise<LoadFigures> => {
+  const figures = await warmThenLoad({ ...spec, connections: spec.connections ?? opts.connections }, opts.warmupSec)
+  if (figures.non2xx > 0 || figures.errors > 0) {
+    // Counted, reported and excluded from req/s and latencies; the run goes on.
+    const note = `${spec.method ?? 'GET'} ${spec.url}: ${figures.non2xx} non-2xx answers ${JSON.stringify(figures.statuses)} and ${figures.errors} socket errors beside ${figures.requests} 2xx`
+    notes.push(note)
+    log(`  WARNING ${note}`)
+  }
+  return figures
+}
+
+/** Builds the autocannon spec of one scenario against a running service. */
+async function scenarioSpec(name: Exclude<ScenarioName, 'webhook-delivery'>, base: string, info: DatasetInfo): Promise<Spec> {
+  const json = { 'content-type': 'application/json' }
+  switch (name) {
+    case 'get-page': {
+      const token = await mintToken(base, info.keyId, info.secret, info.customerId)
+      return { url: `${base}/v1/wishlists/me?limit=50`, durationSec: opts.durationSec, headers: { authorization: `Bearer ${token}` } }
+    }
+    case 'guest-get':
+      return { url: `${base}/v1/wishlists/me?limit=50`, durationSec: opts.durationSec, headers: { 'x-storefront-key': info.storefrontKey, 'x-guest-id': info.guestId } }
+    case 'shared-read':
+      return { url: `${base}/v1/wishlists/shared/${info.shareToken}`, durationSec: opts.durationSec }
+    case 'token':
+      return {
+        url: `${base}/v1/auth/token`,
+        durationSec: opts.durationSec,
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ api_key: info.keyId, api_secret: info.secret, customer_id: info.customerId }),
+      }
+    case 'reviews-list':
+      return { url: `${base}/api/v1/products/${info.reviewProductId}/reviews?per_page=20`, durationSec: opts.durationSec, headers: { 'x-storefront-key': info.storefrontKey } }
+    case 'analytics-overview': {
+      const token = await mintToken(base, info.analyticsKeyId, info.analyticsSecret)
+      return { url: `${base}/v1/analytics/overview?period=30d`, durationSec: opts.durationSec, headers: { authorization: `Bearer ${token}` } }
+    }
+    case 'add-remove': {
+      // One add and its remove per cycle, each cycle on one of 64 customers (one per
+      // connection, more or less) with a product id of its own; req/s counts both requests.
+      const tokens: string[] = []
+      for (let i = 0; i < 64; i++) tokens.push(`Bearer ${await mintToken(base, info.keyId, info.secret, String(3_000_001 + i))}`)
+      let cycle = 0
+      const requests: RequestSpec[] = [
+        {
+          method: 'POST',
+          path: '/v1/wishlists/me/items',
+          setupRequest: (req, context) => {
+            const n = cycle++
+            context.auth = tokens[n % tokens.length]
+            context.product = String(100_000 + (n % 1_000_000))
+            return { ...req, headers: { ...json, authorization: context.auth as string }, body: JSON.stringify({ product_id: context.product, variant_id: '42' }) }
+          },
+        },
+        {
+          method: 'DELETE',
+          setupRequest: (req, context) => ({ ...req, path: `/v1/wishlists/me/items/${context.product as string}`, headers: { authorization: context.auth as string } }),
+        },
+      ]
+      return { url: base, durationSec: opts.durationSec, requests }
+    }
+    case 'import-500': {
+      // 500 new items per request: 50 customers never seen before × 10 products.
+      const token = `Bearer ${await mintToken(base, info.keyId, info.secret)}`
+      let batch = 0
+      const requests: RequestSpec[] = [
+        {
+          method: 'POST',
+          path: '/v1/wishlists/import',
+          setupRequest: (req) => {
+            const first = 80_000_000 + 50 * batch++
+            const items = []
+            for (let c = 0; c < 50; c++) for (let p = 0; p < 10; p++) items.push({ customer_id: String(first + c), product_id: String(900 + p), handle: `imported-${p}` })
+            return { ...req, headers: { ...json, authorization: token }, body: JSON.stringify({ items }) }
+          },
+        },
+      ]
+      return { url: base, durationSec: opts.durationSec, connections: Math.min(opts.connections, 8), requests }
+    }
+  }
+}
+
+async function ceiling(bodyFile: string): Promise<LoadFigures> {
+  const child = await startChild('bench/http/ceiling-server.ts', { BENCH_BODY_FILE: bodyFile })
+  try {
+    return await measure({ url: `${child.url}/v1/wishlists/me?limit=50`, durationSec: opts.durationSec })
+  } finally {
+    await child.stop()
+  }
+}
+
+interface BackendResult {
+  backend: BenchBackend
+  figures: Map<ScenarioName, LoadFigures>
+}
+
+async function runBackend(backend: BenchBackend, bodyFile: string, needBody: boolean): Promise<BackendResult> {
+  const { run, info, seeded } = await prepareRunDatabase(backend, { analyticsEvents: opts.analyticsEvents, customers: opts.customers }, { dataDir: opts.dataDir, pgUrl: opts.pgUrl, reseed: flags.reseed === true, log })
+  if (seeded) log(`${backend}: seed times ${JSON.stringify(info.seedMs)}`)
+  const figures = new Map<ScenarioName, LoadFigures>()
+  try {
+    const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(opts.cpuProfDir, backend)}`] : []
+    const service = await startChild(
+      'bench/http/service-server.ts',
+      {
+        DATABASE_URL: run.url,
+        JWT_SECRET: BENCH_JWT_SECRET,
+        RATE_LIMIT_ADMIN_PER_MIN: '1000000',
+        RATE_LIMIT_STOREFRONT_PER_MIN: '1000000',
+        NODE_ENV: 'production',
+        WEBHOOK_WORKER: 'on',
+      },
+      nodeArgs,
+    )
+    let rssPeakMb = 0
+    const rssTimer = setInterval(() => {
+      const r = spawnSync('ps', ['-o', 'rss=', '-p', String(service.proc.pid)])
+      const kb = Number(r.stdout.toString().trim())
+      if (kb > 0) rssPeakMb = Math.max(rssPeakMb, kb / 1024)
+    }, 1000)
+    try {
+      if (needBody) {
+        const token = await mintToken(service.url, info.keyId, info.secret, info.customerId)
+        const res = await fetch(`${service.url}/v1/wishlists/me?limit=50`, { headers: { authorization: `Bearer ${token}` } })
+        writeFileSync(bodyFile, await res.text())
+      }
+      for (const name of opts.scenarios) {
+        if (name === 'webhook-delivery') continue
+        const f = await measure(await scenarioSpec(name, service.url, info))
+        figures.set(name, f)
+        log(`  ${backend.padEnd(8)} ${name.padEnd(19)} ${Math.round(f.rps).toString().padStart(6)} req/s  p50 ${f.p50_ms.toFixed(2)} ms  p99 ${f.p99_ms.toFixed(2)} ms`)
+      }
+    } finally {
+      clearInterval(rssTimer)
+      await service.stop()
+    }
+    log(`  ${backend}: service peak RSS ${rssPeakMb.toFixed(0)} MB`)
+    if (opts.scenarios.includes('webhook-delivery')) {
+      const [cmd, args] = nodeCommand('bench/webhook-delivery.ts')
+      const r = spawnSync(cmd, [...args, '--json'], { cwd: serverDir, env: { ...env, BENCH_DATABASE_URL: run.url, BENCH_WEBHOOK_EVENTS: String(opts.webhookEvents) }, encoding: 'utf8' })
+      if (r.status !== 0) throw new Error(`webhook bench failed: ${r.stderr}`)
+      const w = JSON.parse(r.stdout.trim().split('\n').pop() as string) as { deliveriesPerSec: number }
+      figures.set('webhook-delivery', { rps: w.deliveriesPerSec, p50_ms: Number.NaN, p99_ms: Number.NaN, requests: opts.webhookEvents, non2xx: 0, errors: 0, statuses: {} })
+      log(`  ${backend.padEnd(8)} webhook-delivery    ${Math.round(w.deliveriesPerSec).toString().padStart(6)} deliveries/s`)
+    }
+    rssByBackend[backend] = Math.round(rssPeakMb)
+  } finally {
+    await run.drop()
+  }
+  return { backend, figures }
+}
+const rssByBackend: Partial<Record<BenchBackend, number>> = {}
+const notes: string[] = []
+
+async function main(): Promise<void> {
+  const started = Date.now()
+  mkdirSync(opts.dataDir, { recursive: true })
+  if (opts.cpuProfDir) mkdirSync(opts.cpuProfDir, { recursive: true })
+  const bodyFile = join(opts.dataDir, `ceiling-body-${process.pid}.json`)
+  log(`bench: ${opts.backends.join('+')}, ${opts.durationSec} s per scenario after ${opts.warmupSec} s warm-up, ${opts.connections} connections, ${pinned ? 'servers on CPU 0, client on CPU 1' : 'not pinned (no taskset or one CPU)'}`)
+
+  const results: BackendResult[] = []
+  const ceilings: LoadFigures[] = []
+  // Ceiling, backend, ceiling, backend, ceiling: the first backend also writes the body.
+  for (const [i, backend] of opts.backends.entries()) {
+    const result = await runBackend(backend, bodyFile, i === 0)
+    if (i === 0) {
+      ceilings.push(await ceiling(bodyFile))
+      log(`  ceiling  ${Math.round(ceilings[0]!.rps)} req/s  p50 ${ceilings[0]!.p50_ms.toFixed(2)} ms  p99 ${ceilings[0]!.p99_ms.toFixed(2)} ms`)
+    }
+    results.push(result)
+    const c = await ceiling(bodyFile)
+    ceilings.push(c)
+    log(`  ceiling  ${Math.round(c.rps)} req/s  p50 ${c.p50_ms.toFixed(2)} ms  p99 ${c.p99_ms.toFixed(2)} ms`)
+  }
+
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
+  const rows: ScenarioRow[] = []
+  const ceilingRps = mean(ceilings.map((c) => c.rps))
+  rows.push({ name: 'ceiling', backend: 'none', rps: round(ceilingRps), p50_ms: round2(mean(ceilings.map((c) => c.p50_ms))), p99_ms: round2(mean(ceilings.map((c) => c.p99_ms))), ratio: 1 })
+  for (const [i, r] of results.entries()) {
+    // The ceiling runs bracketing this backend (i and i+1).
+    const local = mean([ceilings[i]!.rps, ceilings[i + 1]!.rps])
+    for (const name of opts.scenarios) {
+      const f = r.figures.get(name)
+      if (!f) continue
+      rows.push({
+        name,
+        backend: r.backend,
+        rps: round(f.rps),
+        p50_ms: Number.isNaN(f.p50_ms) ? null : round2(f.p50_ms),
+        p99_ms: Number.isNaN(f.p99_ms) ? null : round2(f.p99_ms),
+        ratio: Math.round((f.rps / local) * 1000) / 1000,
+      })
+    }
+  }
+
+  const machine = {
+    cpus: cpus().length,
+    cpu_model: cpus()[0]?.model ?? 'unknown',
+    memory_gb: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+    pinned,
+    connections: opts.connections,
+    duration_s: opts.durationSec,
+    warmup_s: opts.warmupSec,
+    analytics_events: opts.analyticsEvents,
+    customers: opts.customers,
+    webhook_events: opts.webhookEvents,
+    service_peak_rss_mb: rssByBackend,
+    ceiling_runs_rps: ceilings.map((c) => round(c.rps)),
+    ceiling_body_bytes: Buffer.byteLength(readBody(bodyFile)),
+    date: new Date().toISOString(),
+    wall_s: Math.round((Date.now() - started) / 1000),
+    notes,
+  }
+  mkdirSync(dirname(opts.out), { recursive: true })
+  writeFileSync(opts.out, `${JSON.stringify({ machine, scenarios: rows }, null, 2)}\n`)
+
+  const lines = ['| scenario | backend | req/s | p50 ms | p99 ms | ratio |', '|---|---|---:|---:|---:|---:|']
+  for (const r of rows) lines.push(`| ${r.name} | ${r.backend} | ${r.rps.toLocaleString('en')} | ${r.p50_ms ?? '–'} | ${r.p99_ms ?? '–'} | ${r.ratio.toFixed(3)} |`)
+  process.stdout.write(`\n${lines.join('\n')}\n\nwritten to ${opts.out} (${machine.wall_s} s)\n`)
+}
+
+const readBody = (file: string) => readFileSync(file)
+const round = (n: number) => Math.round(n)
+const round2 = (n: number) => Math.round(n * 100) / 100
+
+main()
+  .catch((err: unknown) => {
+    log(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`)
+    process.exitCode = 1
+  })
+  .finally(() => rmSync(join(opts.dataDir, `ceiling-body-${process.pid}.json`), { force: true }))

@@ -8,6 +8,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { loadConfig } from '../src/config.js'
 import { openStorage } from '../src/db/connect.js'
 import { migrateToLatest } from '../src/db/migrate.js'
@@ -17,7 +18,14 @@ import { createWebhookSender } from '../src/modules/webhooks/webhook-sender.js'
 import { createWebhookWorker } from '../src/modules/webhooks/webhook-worker.js'
 import { createWebhooksService } from '../src/modules/webhooks/webhooks.service.js'
 
-export async function benchWebhookDelivery(events = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 2000)): Promise<void> {
+export interface WebhookDeliveryFigure {
+  backend: 'sqlite' | 'postgres'
+  events: number
+  seconds: number
+  deliveriesPerSec: number
+}
+
+export async function benchWebhookDelivery(events = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 2000), log: (line: string) => void = console.log): Promise<WebhookDeliveryFigure> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-webhooks-'))
   let received = 0
   const server = createServer((req, res) => {
@@ -58,10 +66,19 @@ export async function benchWebhookDelivery(events = Number(process.env.BENCH_WEB
     const seconds = (performance.now() - started) / 1000
     await worker.stop()
     await sender.close()
-    console.log(`webhook delivery (${storage.backend}): ${events} deliveries in ${seconds.toFixed(2)} s = ${Math.round(events / seconds)} deliveries/s (one worker, batches of 50, loopback receiver)`)
+    log(`webhook delivery (${storage.backend}): ${events} deliveries in ${seconds.toFixed(2)} s = ${Math.round(events / seconds)} deliveries/s (one worker, batches of 50, loopback receiver)`)
+    return { backend: storage.backend, events, seconds, deliveriesPerSec: events / seconds }
   } finally {
     await storage.destroy()
     server.close()
     rmSync(dir, { recursive: true, force: true })
   }
+}
+
+// `node --import tsx bench/webhook-delivery.ts [--json]`: the `npm run bench` harness runs it
+// as a child pinned to the server's core and reads the one JSON line.
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const json = process.argv.includes('--json')
+  const figure = await benchWebhookDelivery(undefined, json ? () => {} : console.log)
+  if (json) process.stdout.write(`${JSON.stringify(figure)}\n`)
 }

@@ -15,7 +15,8 @@ export interface Config {
   jwtSecret: string
   publicBaseUrl: string
   trustProxy: boolean | number | string
-  rateLimit: { storefrontPerMin: number; adminPerMin: number }
+  /** `redisPrefix`: key prefix of the shared budget in Redis (deployments sharing one Redis use their own). */
+  rateLimit: { storefrontPerMin: number; adminPerMin: number; redisPrefix: string | undefined }
   webhooks: {
     allowInsecure: boolean
     allowPrivateTargets: boolean
@@ -114,6 +115,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimit: {
       storefrontPerMin: int(env, 'RATE_LIMIT_STOREFRONT_PER_MIN', 60, 1, 1_000_000),
       adminPerMin: int(env, 'RATE_LIMIT_ADMIN_PER_MIN', 120, 1, 1_000_000),
+      redisPrefix: env.RATE_LIMIT_REDIS_PREFIX || undefined,
     },
     webhooks: {
       allowInsecure: bool(env, 'WEBHOOK_ALLOW_INSECURE'),

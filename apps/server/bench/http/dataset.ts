@@ -1,0 +1,252 @@
+/**
+ * The benchmark dataset, built once per parameter set as a template and copied for every
+ * run (SQLite: a file copy; PostgreSQL: CREATE DATABASE … TEMPLATE), so a run always starts
+ * from the same data and the expensive parts (1M analytics events, 1M customers × 10
+ * items) are seeded once.
+ *
+ * Contents: shop "bench" (plan scale, reviews auto-approved) with customer 1000001 holding
+ * 50 items (the GET page), a guest holding 50 items, a share link to the customer's list,
+ * product 777 with 50 approved reviews, `customers` background customers × 10 items
+ * (owner ids 5000001…); shop "analytics" (plan growth) with `analyticsEvents` facts from
+ * the analytics seed. The credentials live in the table `bench_dataset`.
+ */
+import { randomBytes } from 'node:crypto'
+import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { sql } from 'kysely'
+import pg from 'pg'
+import { buildApp } from '../../src/app.js'
+import { loadConfig } from '../../src/config.js'
+import { openStorage, type Storage } from '../../src/db/connect.js'
+import { migrateToLatest } from '../../src/db/migrate.js'
+import { seedAnalytics } from '../../src/modules/analytics/analytics.seed.js'
+
+export type BenchBackend = 'sqlite' | 'postgres'
+
+export interface DatasetSpec {
+  analyticsEvents: number
+  customers: number
+}
+
+export interface DatasetInfo {
+  shopId: string
+  keyId: string
+  secret: string
+  storefrontKey: string
+  customerId: string
+  guestId: string
+  shareToken: string
+  reviewProductId: string
+  analyticsKeyId: string
+  analyticsSecret: string
+  seedMs: { total: number; analytics: number; customers: number }
+}
+
+export interface RunDatabase {
+  url: string
+  drop(): Promise<void>
+}
+
+const JWT_SECRET = 'bench-secret-bench-secret-bench-secret-0123'
+export const PAGE_ITEMS = 50
+const POPULATION_BASE = 5_000_000
+
+const templateName = (spec: DatasetSpec) => `bench_tpl_v1_a${spec.analyticsEvents}_c${spec.customers}`
+
+async function pgAdmin<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: url })
+  await c.connect()
+  try {
+    return await fn(c)
+  } finally {
+    await c.end()
+  }
+}
+
+const dbUrl = (adminUrl: string, name: string) => {
+  const u = new URL(adminUrl)
+  u.pathname = `/${name}`
+  return u.toString()
+}
+
+async function call(app: Awaited<ReturnType<typeof buildApp>>, method: 'GET' | 'POST' | 'PATCH', url: string, headers: Record<string, string>, body?: unknown) {
+  const res = await app.inject({ method, url, headers, ...(body === undefined ? {} : { payload: body as object }) })
+  if (res.statusCode >= 300) throw new Error(`seed ${method} ${url}: ${res.statusCode} ${res.body}`)
+  return res.json() as { data?: Record<string, unknown> } & Record<string, unknown>
+}
+
+/** N customers × 10 items in one statement per 100k customers, generated inside the database. */
+async function seedPopulation(storage: Storage, shopId: string, customers: number, at: number, log: (s: string) => void): Promise<void> {
+  const chunk = 100_000
+  for (let from = 1; from <= customers; from += chunk) {
+    const to = Math.min(customers, from + chunk - 1)
+    const lo = POPULATION_BASE + from
+    const hi = POPULATION_BASE + to
+    await storage.db.transaction().execute(async (trx) => {
+      if (storage.backend === 'postgres') {
+        await sql`insert into wishlist_owners (shop_id, owner_type, owner_id, item_count, created_at, updated_at)
+          select ${shopId}, 'customer', c::text, 10, ${at}::bigint, ${at}::bigint from generate_series(${lo}::int, ${hi}::int) c`.execute(trx)
+        await sql`insert into wishlist_items (shop_id, owner_type, owner_id, list_id, product_id, variant_id, handle, metadata, added_at)
+          select ${shopId}, 'customer', c::text, 'default', (100 + (c * 7 + p) % 5000)::text, null, null, null, ${at}::bigint - p * 60000
+          from generate_series(${lo}::int, ${hi}::int) c, generate_series(1, 10) p`.execute(trx)
+      } else {
+        await sql`with recursive c(n) as (select ${lo} union all select n + 1 from c where n < ${hi})
+          insert into wishlist_owners (shop_id, owner_type, owner_id, item_count, created_at, updated_at)
+          select ${shopId}, 'customer', cast(n as text), 10, ${at}, ${at} from c`.execute(trx)
+        await sql`with recursive c(n) as (select ${lo} union all select n + 1 from c where n < ${hi}),
+          p(k) as (select 1 union all select k + 1 from p where k < 10)
+          insert into wishlist_items (shop_id, owner_type, owner_id, list_id, product_id, variant_id, handle, metadata, added_at)
+          select ${shopId}, 'customer', cast(n as text), 'default', cast(100 + (n * 7 + k) % 5000 as text), null, null, null, ${at} - k * 60000
+          from c, p`.execute(trx)
+      }
+    })
+    if (to % 500_000 === 0 || to === customers) log(`  population: ${to.toLocaleString('en')} customers`)
+  }
+}
+
+async function seedTemplate(storage: Storage, spec: DatasetSpec, log: (s: string) => void): Promise<DatasetInfo> {
+  const started = Date.now()
+  await migrateToLatest(storage)
+  const config = loadConfig({ JWT_SECRET, DATABASE_URL: 'sqlite::memory:', RATE_LIMIT_ADMIN_PER_MIN: '1000000', RATE_LIMIT_STOREFRONT_PER_MIN: '1000000' })
+  const app = await buildApp({ config, storage, logger: false, demoPages: false })
+  await app.ready()
+  try {
+    const created = await app.services.shops.create({ domain: 'bench.example.com', plan: 'scale' })
+    const { shop, apiKey } = created
+    const token = async (customerId?: string) => {
+      const r = await call(app, 'POST', '/v1/auth/token', {}, { api_key: apiKey.keyId, api_secret: apiKey.secret, ...(customerId ? { customer_id: customerId } : {}) })
+      return `Bearer ${(r.data as { token: string }).token}`
+    }
+    const admin = { authorization: await token() }
+    await call(app, 'PATCH', '/v1/admin/settings', admin, { reviews_auto_approve: true })
+
+    const customerId = '1000001'
+    const customer = { authorization: await token(customerId) }
+    const guestId = 'bench-guest-0001'
+    const guest = { 'x-storefront-key': shop.storefrontKey, 'x-guest-id': guestId }
+    for (let i = 1; i <= PAGE_ITEMS; i++) {
+      const item = { product_id: String(10_000 + i), variant_id: String(20_000 + i), handle: `bench-product-${i}`, metadata: { source: 'bench', position: i } }
+      await call(app, 'POST', '/v1/wishlists/me/items', customer, item)
+      await call(app, 'POST', '/v1/wishlists/me/items', guest, item)
+    }
+    const share = await call(app, 'GET', '/v1/wishlists/me/share', customer)
+    const shareToken = String((share.data as { share_url: string }).share_url).split('/').pop() as string
+
+    const reviewProductId = '777'
+    for (let i = 1; i <= PAGE_ITEMS; i++) {
+      await call(app, 'POST', '/api/v1/reviews', { 'x-storefront-key': shop.storefrontKey }, {
+        productId: reviewProductId,
+        customerEmail: `reviewer${i}@example.com`,
+        customerName: `Reviewer ${i}`,
+        rating: 1 + (i % 5),
+        title: `Review number ${i}`,
+        body: 'A benchmark review of moderate length, roughly the size of a real one. '.repeat(2),
+      })
+    }
+
+    const t0 = Date.now()
+    await seedPopulation(storage, shop.id, spec.customers, Date.now() - 86_400_000, log)
+    const customersMs = Date.now() - t0
+
+    const analyticsShop = await app.services.shops.create({ domain: 'analytics.bench.example.com', plan: 'growth' })
+    const t1 = Date.now()
+    await seedAnalytics(storage.db, analyticsShop.shop.id, { events: spec.analyticsEvents, now: Date.now(), seed: 42 })
+    const analyticsMs = Date.now() - t1
+    await sql`analyze`.execute(storage.db)
+
+    const info: DatasetInfo = {
+      shopId: shop.id,
+      keyId: apiKey.keyId,
+      secret: apiKey.secret,
+      storefrontKey: shop.storefrontKey,
+      customerId,
+      guestId,
+      shareToken,
+      reviewProductId,
+      analyticsKeyId: analyticsShop.apiKey.keyId,
+      analyticsSecret: analyticsShop.apiKey.secret,
+      seedMs: { total: Date.now() - started, analytics: analyticsMs, customers: customersMs },
+    }
+    await sql`create table bench_dataset (k text primary key, v text not null)`.execute(storage.db)
+    await sql`insert into bench_dataset (k, v) values ('info', ${JSON.stringify(info)})`.execute(storage.db)
+    return info
+  } finally {
+    await app.close()
+  }
+}
+
+async function readInfo(storage: Storage): Promise<DatasetInfo> {
+  const { rows } = await sql<{ v: string }>`select v from bench_dataset where k = 'info'`.execute(storage.db)
+  if (!rows[0]) throw new Error('bench dataset has no info row')
+  return JSON.parse(rows[0].v) as DatasetInfo
+}
+
+/**
+ * A fresh copy of the template for one run (the template is seeded first when missing or
+ * when `reseed`). `dataDir` holds SQLite templates and run files; PostgreSQL templates are
+ * databases named bench_tpl_v1_a<events>_c<customers> on `pgUrl`'s server.
+ */
+export async function prepareRunDatabase(
+  backend: BenchBackend,
+  spec: DatasetSpec,
+  opts: { dataDir: string; pgUrl: string; reseed: boolean; log: (s: string) => void },
+): Promise<{ run: RunDatabase; info: DatasetInfo; seeded: boolean }> {
+  const name = templateName(spec)
+  const runName = `bench_run_${process.pid}_${randomBytes(3).toString('hex')}`
+  let seeded = false
+  if (backend === 'sqlite') {
+    mkdirSync(opts.dataDir, { recursive: true })
+    const tpl = join(opts.dataDir, `${name}.db`)
+    if (opts.reseed) rmSync(tpl, { force: true })
+    if (!existsSync(tpl)) {
+      const partial = `${tpl}.partial`
+      for (const f of [partial, `${partial}-wal`, `${partial}-shm`]) rmSync(f, { force: true })
+      opts.log(`sqlite: seeding template ${tpl} (${spec.analyticsEvents.toLocaleString('en')} analytics events, ${spec.customers.toLocaleString('en')} customers × 10 items)`)
+      const storage = openStorage({ kind: 'sqlite', file: partial })
+      const info = await seedTemplate(storage, spec, opts.log)
+      await sql`pragma wal_checkpoint(TRUNCATE)`.execute(storage.db)
+      await storage.destroy()
+      renameSync(partial, tpl)
+      opts.log(`sqlite: template seeded in ${(info.seedMs.total / 1000).toFixed(1)} s`)
+      seeded = true
+    }
+    const file = join(opts.dataDir, `${runName}.db`)
+    copyFileSync(tpl, file)
+    const storage = openStorage({ kind: 'sqlite', file })
+    const info = await readInfo(storage)
+    await storage.destroy()
+    return {
+      run: { url: `sqlite:${file}`, drop: async () => { for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true }) } },
+      info,
+      seeded,
+    }
+  }
+  const exists = async (db: string) => pgAdmin(opts.pgUrl, async (c) => (await c.query('select 1 from pg_database where datname = $1', [db])).rowCount === 1)
+  if (opts.reseed) await pgAdmin(opts.pgUrl, (c) => c.query(`drop database if exists ${name}`))
+  if (!(await exists(name))) {
+    const partial = `${name}_partial`
+    await pgAdmin(opts.pgUrl, async (c) => {
+      await c.query(`drop database if exists ${partial}`)
+      await c.query(`create database ${partial}`)
+    })
+    opts.log(`postgres: seeding template database ${name} (${spec.analyticsEvents.toLocaleString('en')} analytics events, ${spec.customers.toLocaleString('en')} customers × 10 items)`)
+    const storage = openStorage({ kind: 'postgres', url: dbUrl(opts.pgUrl, partial) })
+    const info = await seedTemplate(storage, spec, opts.log)
+    await storage.destroy()
+    await pgAdmin(opts.pgUrl, (c) => c.query(`alter database ${partial} rename to ${name}`))
+    opts.log(`postgres: template seeded in ${(info.seedMs.total / 1000).toFixed(1)} s`)
+    seeded = true
+  }
+  await pgAdmin(opts.pgUrl, (c) => c.query(`create database ${runName} template ${name}`))
+  const url = dbUrl(opts.pgUrl, runName)
+  const storage = openStorage({ kind: 'postgres', url })
+  const info = await readInfo(storage)
+  await storage.destroy()
+  return {
+    run: { url, drop: () => pgAdmin(opts.pgUrl, async (c) => void (await c.query(`drop database if exists ${runName} with (force)`))) },
+    info,
+    seeded,
+  }
+}
+
+export { JWT_SECRET as BENCH_JWT_SECRET }
