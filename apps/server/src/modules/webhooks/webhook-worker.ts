@@ -35,7 +35,7 @@ export interface WebhookWorkerOptions {
   resolve?: ResolveHost
   log?: WorkerLog
   workerId?: string
-  /** How long a claim lasts; must exceed the send timeout. Default: timeout + 30 s. */
+  /** How long a claim lasts; must exceed the send timeout. Default: WEBHOOK_LEASE_MS (timeout + 30 s). */
   leaseMs?: number
   /** Deliveries claimed (and sent concurrently) per pass. */
   batchSize?: number
@@ -72,7 +72,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
   const sender =
     opts.sender ??
     createWebhookSender({ timeoutMs: opts.webhooks.timeoutMs, allowPrivateTargets: opts.webhooks.allowPrivateTargets, ...(opts.resolve ? { resolve: opts.resolve } : {}) })
-  const leaseMs = opts.leaseMs ?? opts.webhooks.timeoutMs + 30_000
+  const leaseMs = opts.leaseMs ?? opts.webhooks.leaseMs
   const batchSize = opts.batchSize ?? 25
   const log = opts.log ?? silent
   const attemptDeps = { db, repo, sender, retryScheduleSec: opts.webhooks.retryScheduleSec, workerId: id }
