@@ -5,15 +5,15 @@
  * rows, each item has its outbox event), and every event reaches the receiver at least once.
  * Runs on a SQLite file and on PostgreSQL (DB=…).
  */
-import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openStorage, type Storage } from '../../src/db/connect.js'
-import { createTestApp, TEST_JWT_SECRET } from '../helpers/app.js'
+import { createTestApp } from '../helpers/app.js'
 import { BACKEND, freshDatabase, type TestDatabase } from '../helpers/db.js'
 import { type Receiver, startReceiver } from '../helpers/receiver.js'
+import { startServerProcess } from '../helpers/server-process.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'wishlist-crash-'))
 let database: TestDatabase
@@ -48,44 +48,18 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-interface Server {
-  child: ChildProcess
-  url: string
-  exited: Promise<number | null>
-}
-
-async function startServerProcess(): Promise<Server> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/cli-entry.ts', 'serve'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: database.url,
-      JWT_SECRET: TEST_JWT_SECRET,
-      PORT: '0',
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_ADMIN_PER_MIN: '1000000',
-      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-      WEBHOOK_ALLOW_INSECURE: 'true',
-      WEBHOOK_POLL_INTERVAL_MS: '20',
-      WEBHOOK_RETRY_SCHEDULE: '0.2,0.2,0.2,0.2,0.2',
-      WEBHOOK_TIMEOUT_MS: '2000',
-      // A claim of the killed process expires after this; then the restarted worker retries.
-      WEBHOOK_LEASE_MS: '3000',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+function startServer() {
+  return startServerProcess({
+    DATABASE_URL: database.url,
+    RATE_LIMIT_ADMIN_PER_MIN: '1000000',
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    WEBHOOK_ALLOW_INSECURE: 'true',
+    WEBHOOK_POLL_INTERVAL_MS: '20',
+    WEBHOOK_RETRY_SCHEDULE: '0.2,0.2,0.2,0.2,0.2',
+    WEBHOOK_TIMEOUT_MS: '2000',
+    // A claim of the killed process expires after this; then the restarted worker retries.
+    WEBHOOK_LEASE_MS: '3000',
   })
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = ''
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString()
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)
-      if (m) resolve(m[1] as string)
-    }
-    child.stdout?.on('data', onData)
-    child.stderr?.on('data', onData)
-    child.on('exit', () => reject(new Error(`server exited early: ${out}`)))
-  })
-  return { child, url, exited }
 }
 
 async function add(url: string, customerId: string, productId: string): Promise<number> {
@@ -116,7 +90,7 @@ async function integrity(storage: Storage) {
 
 describe(`SIGKILL during a burst of adds and webhook deliveries (${BACKEND})`, { timeout: 120_000 }, () => {
   it('loses no acknowledged add, leaves nothing half-written and delivers every event after the restart', async () => {
-    const first = await startServerProcess()
+    const first = await startServer()
     const acknowledged: string[] = []
     let next = 1
     let killed = false
@@ -136,7 +110,7 @@ describe(`SIGKILL during a burst of adds and webhook deliveries (${BACKEND})`, {
     await Promise.all(writers)
     const deliveredBeforeKill = receiver.received.length
 
-    const second = await startServerProcess()
+    const second = await startServer()
     const storage = openStorage(database.target)
     try {
       const after = await integrity(storage)
