@@ -8,7 +8,9 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Redis } from 'ioredis'
 import type { Config } from './config.js'
 import type { Storage } from './db/connect.js'
+import { AppError } from './lib/errors.js'
 import { newId } from './lib/ids.js'
+import { findNul } from './lib/nul-guard.js'
 import { adminRoutes } from './modules/admin/admin.routes.js'
 import { analyticsRoutes } from './modules/analytics/analytics.routes.js'
 import { type AnalyticsService, createAnalyticsService } from './modules/analytics/analytics.service.js'
@@ -34,7 +36,7 @@ import { createShareService, type ShareService } from './modules/wishlists/share
 import { wishlistRoutes } from './modules/wishlists/wishlists.routes.js'
 import { createWishlistsService, type WishlistsService } from './modules/wishlists/wishlists.service.js'
 import { authPlugin } from './plugins/auth.js'
-import { errorsPlugin } from './plugins/errors.js'
+import { errorsPlugin, sendError } from './plugins/errors.js'
 import { metricsPlugin } from './plugins/metrics.js'
 import { openapiPlugin } from './plugins/openapi.js'
 import { rateLimitPlugin } from './plugins/rate-limit.js'
@@ -133,12 +135,24 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // A hop count is valid for proxy-addr though Fastify's types omit it.
     trustProxy: config.trustProxy as boolean | string,
     routerOptions: { ignoreTrailingSlash: true },
+    // Errors the router raises before any route runs (a malformed %-escape, a path
+    // parameter over 100 characters) get the documented envelope, not Fastify's own body.
+    frameworkErrors: (err, request, reply) => {
+      const tooLong = err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      const message = tooLong ? 'A path parameter is longer than 100 characters' : 'The URL is not valid (malformed percent-encoding)'
+      return sendError(request, reply, new AppError('VALIDATION_ERROR', message, [{ path: 'params', message: tooLong ? 'must be at most 100 characters' : 'must be a valid URL component' }]))
+    },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   const validators = createValidators()
   app.setValidatorCompiler(({ schema, httpPart }) =>
     (httpPart === 'body' ? validators.body : validators.text).compile(schema),
   )
+  app.addHook('preValidation', async (request) => {
+    const at = findNul(request.params, 'params') ?? findNul(request.query, 'query') ?? findNul(request.body, 'body')
+    if (at !== null) throw new AppError('VALIDATION_ERROR', `${at} must not contain the NUL character (U+0000)`, [{ path: at, message: 'must not contain U+0000' }])
+  })
+
   // Only JSON bodies: Fastify's built-in text/plain parser would let a text body reach
   // schema validation instead of the documented 415.
   app.removeContentTypeParser('text/plain')
