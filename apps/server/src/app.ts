@@ -88,6 +88,31 @@ export const LOG_REDACT = [
   '*.token',
 ]
 
+/** A share token in a URL is a bearer credential: logged URLs carry a placeholder instead. */
+export function redactUrl(url: string): string {
+  return url.replace(/(\/wishlists\/shared\/)[^/?#]+/, '$1[redacted]')
+}
+
+interface LoggedRequest {
+  method: string
+  url: string
+  host?: string
+  ip?: string
+  socket?: { remotePort?: number }
+}
+
+/** Fastify's request serializer, with the URL redacted. */
+export const LOG_SERIALIZERS = {
+  req: (req: LoggedRequest) => ({ method: req.method, url: redactUrl(req.url), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort }),
+}
+
+function loggerOptions(deps: AppDeps): FastifyServerOptions['logger'] {
+  if (deps.logger === undefined) return { level: deps.config.logLevel, redact: LOG_REDACT, serializers: LOG_SERIALIZERS }
+  // Callers passing their own options (tests with a stream) get the same URL redaction.
+  if (typeof deps.logger === 'object' && deps.logger !== null) return { ...deps.logger, serializers: { ...LOG_SERIALIZERS, ...(deps.logger.serializers ?? {}) } }
+  return deps.logger
+}
+
 function createValidators() {
   // Query strings and paths arrive as text and are coerced to their declared types;
   // bodies are JSON and must already carry the right types ("5" is not a rating).
@@ -129,7 +154,7 @@ export function createServices(deps: AppDeps): Services {
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps
   const app = Fastify({
-    logger: deps.logger ?? { level: config.logLevel, redact: LOG_REDACT },
+    logger: loggerOptions(deps),
     genReqId: () => newId('req'),
     bodyLimit: BODY_LIMIT_BYTES,
     // A hop count is valid for proxy-addr though Fastify's types omit it.
