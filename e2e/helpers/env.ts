@@ -14,6 +14,8 @@ export interface Env {
   baseUrl: string
   testApp: TestApp
   storefrontKey: string
+  /** The admin API key of the demo shop. */
+  adminKey: { keyId: string; secret: string }
   /** A customer token of the demo shop (through the dev-only /demo/login). */
   customerToken(customerId: string): Promise<string>
   close(): Promise<void>
@@ -31,6 +33,7 @@ export async function startEnv(env: Record<string, string> = {}): Promise<Env> {
     baseUrl,
     testApp,
     storefrontKey: created.shop.storefrontKey,
+    adminKey: { keyId: created.apiKey.keyId, secret: created.apiKey.secret },
     async customerToken(customerId) {
       const res = await testApp.call('POST', '/demo/login', { body: { customerId } })
       return res.body.data.token as string

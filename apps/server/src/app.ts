@@ -15,10 +15,13 @@ import { adminRoutes } from './modules/admin/admin.routes.js'
 import { analyticsRoutes } from './modules/analytics/analytics.routes.js'
 import { type AnalyticsService, createAnalyticsService } from './modules/analytics/analytics.service.js'
 import { authRoutes } from './modules/auth/auth.routes.js'
+import { dashboardRoutes } from './modules/dashboard/dashboard.routes.js'
 import { type AuthService, createAuthService } from './modules/auth/auth.service.js'
 import { eventsRoutes } from './modules/events/events.routes.js'
 import { createEventsService, type EventsService } from './modules/events/events.service.js'
 import { opsRoutes } from './modules/ops/ops.routes.js'
+import { privacyRoutes } from './modules/privacy/privacy.routes.js'
+import { createPrivacyService, type PrivacyService } from './modules/privacy/privacy.service.js'
 import { reviewsRoutes } from './modules/reviews/reviews.routes.js'
 import { createReviewsService, type ReviewsService } from './modules/reviews/reviews.service.js'
 import { createShopsService, type ShopsService } from './modules/shops/shops.service.js'
@@ -36,6 +39,7 @@ import { createShareService, type ShareService } from './modules/wishlists/share
 import { wishlistRoutes } from './modules/wishlists/wishlists.routes.js'
 import { createWishlistsService, type WishlistsService } from './modules/wishlists/wishlists.service.js'
 import { authPlugin } from './plugins/auth.js'
+import { corsPlugin } from './plugins/cors.js'
 import { errorsPlugin, sendError } from './plugins/errors.js'
 import { metricsPlugin } from './plugins/metrics.js'
 import { openapiPlugin } from './plugins/openapi.js'
@@ -54,6 +58,8 @@ export interface AppDeps {
   demoPages?: boolean
   /** How long a node may serve a cached shop or API-key status (revocation reaches other nodes within it). */
   credentialCacheTtlMs?: number
+  /** Where the built dashboard lives (tests point it elsewhere); defaults to apps/dashboard/dist. */
+  dashboardDist?: string
   /** Name resolution behind the webhook SSRF guard (tests map names to loopback with it). */
   webhookResolve?: ResolveHost
 }
@@ -71,6 +77,7 @@ export interface Services {
   imports: ImportService
   reviews: ReviewsService
   analytics: AnalyticsService
+  privacy: PrivacyService
 }
 
 declare module 'fastify' {
@@ -148,7 +155,8 @@ export function createServices(deps: AppDeps): Services {
   const reviews = createReviewsService(storage)
   const analytics = createAnalyticsService({ db: deps.storage.db })
   const events = createEventsService({ ...storage, wishlists })
-  return { shops, auth, wishlists, lists, share, imports, reviews, analytics, webhooks, webhookSender, events }
+  const privacy = createPrivacyService({ ...storage, publicBaseUrl: deps.config.publicBaseUrl })
+  return { shops, auth, wishlists, lists, share, imports, reviews, analytics, webhooks, webhookSender, events, privacy }
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -194,6 +202,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(errorsPlugin)
   await app.register(metricsPlugin)
+  await app.register(corsPlugin)
   await app.register(authPlugin, { auth: services.auth, shops: services.shops })
   await app.register(rateLimitPlugin, {
     storefrontPerMin: config.rateLimit.storefrontPerMin,
@@ -219,6 +228,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     auth: services.auth,
     demo: deps.demoPages ?? process.env.NODE_ENV !== 'production',
   })
+  await app.register(privacyRoutes, { privacy: services.privacy })
+  await app.register(dashboardRoutes, deps.dashboardDist ? { distDir: deps.dashboardDist } : {})
 
   return app
 }

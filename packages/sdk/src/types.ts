@@ -1,23 +1,15 @@
 /**
  * Public shapes of the SDK, every one derived from the generated OpenAPI types
- * (src/generated/openapi.d.ts). `Pending` supplies a fallback only for routes the server
- * does not have yet; see pending-shapes.ts.
+ * (src/generated/openapi.d.ts): a route the server does not have types as `never`.
  */
 import type { HttpMethod, RequestBody, RequestQuery, ResponseData } from './openapi-helpers.js'
-import type { Pending } from './pending-shapes.js'
-
-type PendingPart<K extends string, F extends 'data' | 'body' | 'query'> = K extends keyof Pending
-  ? Pending[K] extends Record<F, infer T>
-    ? T
-    : never
-  : never
 
 /** `data` of the success response of `"method /path"`. */
-export type Data<K extends string> = K extends `${infer M extends HttpMethod} ${infer P}` ? ResponseData<P, M, PendingPart<K, 'data'>> : never
+export type Data<K extends string> = K extends `${infer M extends HttpMethod} ${infer P}` ? ResponseData<P, M> : never
 /** JSON body of `"method /path"`. */
-export type Body<K extends string> = K extends `${infer M extends HttpMethod} ${infer P}` ? RequestBody<P, M, PendingPart<K, 'body'>> : never
+export type Body<K extends string> = K extends `${infer M extends HttpMethod} ${infer P}` ? RequestBody<P, M> : never
 /** Query parameters of `"method /path"`. */
-export type Query<K extends string> = K extends `${infer M extends HttpMethod} ${infer P}` ? RequestQuery<P, M, PendingPart<K, 'query'>> : never
+export type Query<K extends string> = K extends `${infer M extends HttpMethod} ${infer P}` ? RequestQuery<P, M> : never
 
 // Auth and admin
 export type TokenRequest = Body<'post /v1/auth/token'>

@@ -87,6 +87,7 @@ export function printDemoBanner(demo: DemoCredentials, baseUrl: string): void {
     `    -d '{"api_key":"${demo.apiKey.keyId}","api_secret":"${demo.apiKey.secret}","customer_id":"${demo.customerId}"}' | sed -E 's/.*"token":"([^"]+)".*/\\1/')`,
     `  curl -s ${baseUrl}/v1/wishlists/me -H "authorization: Bearer $TOKEN"`,
     '',
+    `Dashboard: ${baseUrl}/dashboard (sign in with the admin API key and secret above)`,
     `API reference: ${baseUrl}/docs   OpenAPI: ${baseUrl}/v1/openapi.json`,
     '',
   ]

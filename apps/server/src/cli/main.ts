@@ -8,6 +8,7 @@ import { openStorage, type Storage } from '../db/connect.js'
 import { migrateToLatest } from '../db/migrate.js'
 import type { KeyScope, Plan } from '../db/schema.js'
 import { AppError } from '../lib/errors.js'
+import { normalizePlatformId } from '../lib/platform-ids.js'
 import { createServices, type Services } from '../app.js'
 import { isPlan, PLANS } from '../modules/shops/plans.js'
 import { SETTING_NAMES, type ShopSettings } from '../modules/shops/shops.types.js'
@@ -22,6 +23,10 @@ const USAGE = `Usage: wishlist <command>
   shops set-plan --domain D --plan P
   shops settings --domain D --set key=value [key=value…]
   keys create --domain D [--scope admin|customer] [--json]
+  customers export --domain D --customer C [--email E]
+                                          print everything held about the customer (JSON)
+  customers erase --domain D --customer C [--email E]
+                                          erase the customer, print the erased counts (JSON)
   demo                                    create the demo shop with sample data, print its credentials
 
 Plans: ${PLANS.join(', ')}. Settings: ${SETTING_NAMES.join(', ')}.`
@@ -75,6 +80,18 @@ export function parseSettings(pairs: string[]): Partial<ShopSettings> {
   return patch as Partial<ShopSettings>
 }
 
+async function shopByDomain(services: Services, domain: string) {
+  const shop = await services.shops.byDomain(domain)
+  if (!shop) throw new UsageError(`no shop with domain ${domain}`)
+  return shop
+}
+
+function requireCustomerOption(values: Record<string, unknown>): string {
+  const id = normalizePlatformId(requireOption(values, 'customer'))
+  if (id === null) throw new UsageError('--customer must be 1 to 32 digits or a platform GID')
+  return id
+}
+
 async function shopIdByDomain(services: Services, domain: string): Promise<string> {
   const shop = await services.shops.byDomain(domain)
   if (!shop) throw new UsageError(`no shop with domain ${domain}`)
@@ -91,6 +108,8 @@ async function run(argv: string[]): Promise<number> {
       plan: { type: 'string' },
       scope: { type: 'string' },
       set: { type: 'string', multiple: true },
+      customer: { type: 'string' },
+      email: { type: 'string' },
       json: { type: 'boolean', default: false },
       demo: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -160,6 +179,21 @@ async function run(argv: string[]): Promise<number> {
       const key = await withServices(async (s) => s.shops.createApiKey(await shopIdByDomain(s, domain), { scope }))
       if (values.json) out(JSON.stringify({ keyId: key.keyId, secret: key.secret, scope: key.scope }))
       else out(`API key ${key.keyId} (${key.scope})\nsecret: ${key.secret}   (shown once)`)
+      return 0
+    }
+    // Platform data-request / redact notifications (DECISIONS §14).
+    case 'customers export': {
+      const domain = requireOption(values, 'domain')
+      const customerId = requireCustomerOption(values)
+      const doc = await withServices(async (s) => s.privacy.exportCustomer({ shop: await shopByDomain(s, domain) }, { customerId, email: values.email }))
+      out(JSON.stringify(doc, null, 2))
+      return 0
+    }
+    case 'customers erase': {
+      const domain = requireOption(values, 'domain')
+      const customerId = requireCustomerOption(values)
+      const erased = await withServices(async (s) => s.privacy.eraseCustomer({ shop: await shopByDomain(s, domain) }, { customerId, email: values.email }))
+      out(JSON.stringify(erased))
       return 0
     }
     case 'demo': {

@@ -3,6 +3,7 @@ import { dirname } from 'node:path'
 import SQLite from 'better-sqlite3'
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely'
 import pg from 'pg'
+import Cursor from 'pg-cursor'
 import type { DatabaseTarget } from '../config.js'
 import type { Database } from './schema.js'
 
@@ -65,7 +66,8 @@ function openPostgres(url: string, schema: string | undefined): Storage {
   pool.on('connect', (client) => {
     client.on('error', () => {})
   })
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  // `cursor`: Kysely's `.stream()` reads through a server-side cursor (the shop's CSV export).
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) })
   return {
     db,
     backend: 'postgres',

@@ -169,6 +169,7 @@ export const authPlugin = fp(
 
     app.addHook('preParsing', async (request) => {
       if (request.routeOptions.url === undefined) return // 404: the not-found handler answers
+      if (request.method === 'OPTIONS') return // CORS preflights; anything else falls through to 404
       if (request.url.startsWith('/docs')) return
       enforceAccess(request)
     })

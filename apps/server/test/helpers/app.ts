@@ -55,6 +55,8 @@ export interface TestAppOptions {
   worker?: boolean | Partial<Omit<WebhookWorkerOptions, 'storage' | 'webhooks'>>
   /** Name resolution behind the webhook SSRF guard. */
   webhookResolve?: ResolveHost
+  /** Serve the dashboard from this folder instead of apps/dashboard/dist. */
+  dashboardDist?: string
 }
 
 export function testConfig(env: Record<string, string> = {}): Config {
@@ -83,6 +85,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     logger: false,
     credentialCacheTtlMs: opts.credentialCacheTtlMs,
     webhookResolve: opts.webhookResolve,
+    dashboardDist: opts.dashboardDist,
   })
   await app.ready()
   const worker = opts.worker

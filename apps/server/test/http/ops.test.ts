@@ -54,3 +54,26 @@ describe('operations endpoints', () => {
     expect(res.headers['x-request-id']).toMatch(/^req_/)
   })
 })
+
+describe('CORS for storefronts on other origins', () => {
+  it('answers a preflight for the storefront headers from any origin', async () => {
+    const res = await t.inject({
+      method: 'OPTIONS',
+      url: '/v1/wishlists/me/items',
+      headers: { origin: 'https://shop.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-storefront-key,x-guest-id' },
+    })
+    expect(res.statusCode).toBe(204)
+    expect(res.headers['access-control-allow-origin']).toBe('https://shop.example.com')
+    expect(String(res.headers['access-control-allow-headers'])).toContain('x-storefront-key')
+    expect(String(res.headers['access-control-allow-methods'])).toContain('POST')
+    expect(res.headers['access-control-allow-credentials']).toBeUndefined()
+  })
+
+  it('lets the browser read the API answer and the rate-limit headers', async () => {
+    const shop = await t.createShop('starter')
+    const res = await t.inject({ method: 'GET', url: '/v1/wishlists/me', headers: { ...shop.guest('guest-cors-01'), origin: 'https://shop.example.com' } })
+    expect(res.statusCode).toBe(200)
+    expect(res.headers['access-control-allow-origin']).toBe('https://shop.example.com')
+    expect(String(res.headers['access-control-expose-headers'])).toContain('retry-after')
+  })
+})

@@ -46,7 +46,9 @@ function urlFor(route: RouteEntry, owner: string): string {
 async function send(route: RouteEntry, owner: string, headers: Record<string, string>) {
   const opts: InjectOptions = { method: route.method as InjectOptions['method'], url: urlFor(route, owner), headers }
   const res = await t.inject(opts)
-  return { status: res.statusCode, code: (res.json() as { error?: { code?: string } }).error?.code }
+  // Not every success is JSON (the CSV export); every refusal is.
+  const json = String(res.headers['content-type'] ?? '').includes('json')
+  return { status: res.statusCode, code: json ? (res.json() as { error?: { code?: string } }).error?.code : undefined }
 }
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` })

@@ -5,10 +5,12 @@ import { WIDGET_FILE } from '../../src/modules/storefront/storefront.routes.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
 
 // The widget is built by the root `npm install` (prepare → build); packages/widget tests
-// check its behaviour and size, this file the way the server serves it.
-describe.skipIf(!existsSync(WIDGET_FILE))('GET /widget.js', () => {
+// check its behaviour and size, this file the way the server serves it. A missing build
+// fails here rather than skipping: the server would serve nothing at /widget.js.
+describe('GET /widget.js', () => {
   let t: TestApp
   beforeAll(async () => {
+    if (!existsSync(WIDGET_FILE)) throw new Error(`${WIDGET_FILE} is missing: run \`npm run build\` at the repository root`)
     t = await createTestApp()
   })
   afterAll(() => t.close())

@@ -1459,6 +1459,356 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/customers/{customerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Erase one customer (a redact request) in one transaction; returns what was erased; idempotent */
+        delete: {
+            parameters: {
+                query?: {
+                    /** @description Also covers reviews and purchases by this e-mail address, which nothing ties to the customer id */
+                    email?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description Digits or a URL-encoded platform GID */
+                    customerId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                analyticsEventsPseudonymized: number;
+                                helpfulVotes: number;
+                                items: number;
+                                purchases: number;
+                                reviewsAnonymized: number;
+                                shareLinks: number;
+                                wishlists: number;
+                            };
+                            /** @enum {boolean} */
+                            ok: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/customers/{customerId}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Everything held about one customer (a data request); the empty structure when nothing is held */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Also covers reviews and purchases by this e-mail address, which nothing ties to the customer id */
+                    email?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description Digits or a URL-encoded platform GID */
+                    customerId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                analyticsEvents: {
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC
+                                     */
+                                    occurredAt: string;
+                                    productId: string | null;
+                                    type: string;
+                                }[];
+                                customerId: string;
+                                /** @description E-mail addresses attributed to the customer (linked reviews, purchases, `email`) */
+                                emails: string[];
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                generatedAt: string;
+                                helpfulVotes: {
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC
+                                     */
+                                    createdAt: string;
+                                    reviewId: number;
+                                }[];
+                                lists: {
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC
+                                     */
+                                    createdAt: string;
+                                    itemCount: number;
+                                    items: {
+                                        /**
+                                         * Format: date-time
+                                         * @description ISO 8601 UTC
+                                         */
+                                        addedAt: string;
+                                        handle: string | null;
+                                        metadata: {
+                                            [key: string]: unknown;
+                                        } | null;
+                                        productId: string;
+                                        variantId: string | null;
+                                    }[];
+                                    name: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC
+                                     */
+                                    updatedAt: string;
+                                    wishlistId: string;
+                                }[];
+                                purchases: {
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC
+                                     */
+                                    createdAt: string;
+                                    customerId: string | null;
+                                    email: string | null;
+                                    productId: string;
+                                }[];
+                                reviews: {
+                                    body: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC, seconds precision: 2026-01-02T03:04:05Z
+                                     */
+                                    createdAt: string;
+                                    customerEmail: string | null;
+                                    customerId: string | null;
+                                    customerName: string;
+                                    helpfulCount: number;
+                                    id: number;
+                                    photos: string[];
+                                    productId: string;
+                                    rating: number;
+                                    repliedAt: string | null;
+                                    replyBody: string | null;
+                                    status: "pending" | "approved" | "rejected";
+                                    /** @description Empty string when none was given */
+                                    title: string;
+                                    verifiedPurchase: boolean;
+                                }[];
+                                shareLinks: {
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC
+                                     */
+                                    createdAt: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC
+                                     */
+                                    expiresAt: string;
+                                    revokedAt: string | null;
+                                    shareUrl: string;
+                                    token: string;
+                                    wishlistId: string;
+                                }[];
+                                wishlistOwner: {
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC
+                                     */
+                                    createdAt: string;
+                                    itemCount: number;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC
+                                     */
+                                    updatedAt: string;
+                                } | null;
+                            };
+                            /** @enum {boolean} */
+                            ok: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/export/wishlists.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every wishlist item of the shop as CSV (RFC 4180, CRLF), streamed */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description customer_id,wishlist_id,list_name,product_id,variant_id,handle,added_at */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": string;
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/settings": {
         parameters: {
             query?: never;

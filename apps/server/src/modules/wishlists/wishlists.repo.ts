@@ -12,6 +12,13 @@ import type { Owner } from '../../plugins/auth.js'
 type Executor = Kysely<Database>
 type Trx = Transaction<Database>
 
+
+/** An item a delete really removed, with the variant the `wishlist.item.removed` event reports. */
+export interface RemovedItem {
+  list_id: string
+  product_id: string
+  variant_id: string | null
+}
 export interface ItemRow {
   product_id: string
   /** Stored variant, or the catalog's default variant when none was stored; null while unknown. */
@@ -211,7 +218,7 @@ export function createWishlistsRepo(backend: Backend) {
       owner: Owner,
       listId: string,
       match: { productIds?: string[]; handles?: string[] },
-    ): Promise<{ product_id: string; variant_id: string | null }[]> {
+    ): Promise<RemovedItem[]> {
       const productIds = match.productIds ?? []
       const handles = match.handles ?? []
       if (productIds.length === 0 && handles.length === 0) return []
@@ -235,7 +242,7 @@ export function createWishlistsRepo(backend: Backend) {
           .where('product_id', 'in', part)
           .execute()
       }
-      return rows.map((r) => ({ product_id: r.product_id, variant_id: r.variant_id }))
+      return rows.map((r) => ({ list_id: listId, product_id: r.product_id, variant_id: r.variant_id }))
     },
 
     /** Removes the products from every list of the owner; returns one row per removed item. */
@@ -244,7 +251,7 @@ export function createWishlistsRepo(backend: Backend) {
       shopId: string,
       owner: Owner,
       productIds: string[],
-    ): Promise<{ list_id: string; product_id: string; variant_id: string | null }[]> {
+    ): Promise<RemovedItem[]> {
       if (productIds.length === 0) return []
       const rows = await items(trx, shopId, owner)
         .where('i.product_id', 'in', productIds)

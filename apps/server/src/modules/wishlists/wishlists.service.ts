@@ -19,7 +19,7 @@ import type { RequestContext } from '../auth/auth.types.js'
 import { enqueueWebhookEvents, type OutboxEvent } from '../events/outbox.js'
 import { type ItemView, itemView, ownerData } from './item-view.js'
 import { assertListExists, productIdOf, resolveListId } from './list-scope.js'
-import { createWishlistsRepo, type NewItem, type WishlistsRepo } from './wishlists.repo.js'
+import { createWishlistsRepo, type NewItem, type RemovedItem, type WishlistsRepo } from './wishlists.repo.js'
 import { ITEM_LIMIT, METADATA_MAX_CHARS } from './wishlists.schemas.js'
 
 export interface WishlistsDeps {
@@ -61,6 +61,21 @@ export const addFacts = (type: AnalyticsFact['type'], owner: Owner, productIds: 
 export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo = createWishlistsRepo(deps.backend)) {
   const { db } = deps
 
+  /** The bookkeeping of removed items, in the removing transaction: count, events, facts. */
+  async function recordRemovals(trx: Transaction<Database>, shopId: string, owner: Owner, removed: RemovedItem[], at: number, extra: Record<string, unknown> = {}) {
+    await repo.adjustItemCount(trx, shopId, owner, -removed.length, at)
+    await enqueueWebhookEvents(
+      trx,
+      shopId,
+      removed.map((r) => ({
+        event: 'wishlist.item.removed',
+        data: { ...ownerData(owner), productId: r.product_id, variantId: r.variant_id, wishlistId: r.list_id, ...extra },
+        occurredAt: at,
+      })),
+    )
+    await recordFacts(trx, shopId, addFacts('remove', owner, removed.map((r) => r.product_id), at))
+  }
+
   async function removeFromList(
     trx: Transaction<Database>,
     ctx: RequestContext,
@@ -74,19 +89,7 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
     if (!ownerRow) return { removed: 0, count: 0 }
     const at = now()
     const removed = await repo.deleteItems(trx, shopId, owner, listId, match)
-    if (removed.length > 0) {
-      await repo.adjustItemCount(trx, shopId, owner, -removed.length, at)
-      await enqueueWebhookEvents(
-        trx,
-        shopId,
-        removed.map((r) => ({
-          event: 'wishlist.item.removed',
-          data: { ...ownerData(owner), productId: r.product_id, variantId: r.variant_id, wishlistId: listId },
-          occurredAt: at,
-        })),
-      )
-      await recordFacts(trx, shopId, addFacts('remove', owner, removed.map((r) => r.product_id), at))
-    }
+    if (removed.length > 0) await recordRemovals(trx, shopId, owner, removed, at)
     return { removed: removed.length, count: await repo.countItems(trx, shopId, owner, listId) }
   }
 
@@ -243,17 +246,7 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
       const at = now()
       const removed = await repo.deleteProductsEverywhere(trx, shopId, owner, ids)
       if (removed.length === 0) return 0
-      await repo.adjustItemCount(trx, shopId, owner, -removed.length, at)
-      await enqueueWebhookEvents(
-        trx,
-        shopId,
-        removed.map((r) => ({
-          event: 'wishlist.item.removed',
-          data: { ...ownerData(owner), productId: r.product_id, variantId: r.variant_id, wishlistId: r.list_id, reason: 'purchased' },
-          occurredAt: at,
-        })),
-      )
-      await recordFacts(trx, shopId, addFacts('remove', owner, removed.map((r) => r.product_id), at))
+      await recordRemovals(trx, shopId, owner, removed, at, { reason: 'purchased' })
       return removed.length
     },
 

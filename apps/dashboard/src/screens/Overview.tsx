@@ -1,0 +1,111 @@
+/** Analytics: the overview cards for a period, the daily chart and the top products. */
+import type { AnalyticsPeriodQuery } from '@wishlist/sdk'
+import { useId, useState } from 'react'
+import { DailyChart } from '../chart.js'
+import { LoadState, useLoad, useSession } from '../ui.js'
+
+type Period = NonNullable<AnalyticsPeriodQuery['period']>
+const PERIODS: { value: Period; label: string }[] = [
+  { value: '7d', label: '7 days' },
+  { value: '14d', label: '14 days' },
+  { value: '30d', label: '30 days' },
+  { value: '90d', label: '90 days' },
+  { value: '1y', label: '1 year' },
+  { value: 'all', label: 'All time' },
+]
+
+const number = new Intl.NumberFormat()
+
+export function Overview() {
+  const { session } = useSession()
+  const [period, setPeriod] = useState<Period>('30d')
+  const name = useId()
+  const { client } = session
+  const { data, loading, error } = useLoad(
+    () => Promise.all([client.analytics.overview({ period }), client.analytics.daily({ period }), client.analytics.topProducts({ limit: 10 })]),
+    [client, period],
+  )
+  const [overview, daily, top] = data ?? []
+  const label = PERIODS.find((p) => p.value === period)?.label ?? period
+
+  return (
+    <>
+      <fieldset className="segmented">
+        <legend>Period</legend>
+        {PERIODS.map((p) => (
+          <label key={p.value}>
+            <input type="radio" name={name} value={p.value} checked={period === p.value} onChange={() => setPeriod(p.value)} />
+            <span>{p.label}</span>
+          </label>
+        ))}
+      </fieldset>
+      <LoadState loading={loading && !data} error={error} />
+      <p className="visually-hidden" role="status">
+        {loading ? '' : data ? `Showing the last ${label}` : ''}
+      </p>
+      {overview && (
+        <ul className="cards" aria-label={`Figures for ${label}`} aria-busy={loading}>
+          <li className="card stat">
+            <span className="stat-label">Wishlisted items</span>
+            <span className="stat-value" data-testid="stat-total">
+              {number.format(overview.totalWishlistedItems)}
+            </span>
+            <span className="muted small">adds minus removes</span>
+          </li>
+          <li className="card stat">
+            <span className="stat-label">Active shoppers</span>
+            <span className="stat-value" data-testid="stat-shoppers">
+              {number.format(overview.activeShoppers)}
+            </span>
+            <span className="muted small">customers and guests</span>
+          </li>
+          <li className="card stat">
+            <span className="stat-label">Wishlist to cart</span>
+            <span className="stat-value" data-testid="stat-rate">
+              {overview.wishlistToCartRate.toFixed(2)} %
+            </span>
+            <span className="muted small">of items added, later put in the cart</span>
+          </li>
+        </ul>
+      )}
+      {daily && (
+        <section className="card" aria-labelledby="daily-heading">
+          <h2 id="daily-heading">Daily activity</h2>
+          <DailyChart days={daily.days} />
+        </section>
+      )}
+      {top && (
+        <section className="card" aria-labelledby="top-heading">
+          <h2 id="top-heading">Top products</h2>
+          <p className="muted small">Shoppers who hold the product in any list now.</p>
+          {top.products.length === 0 ? (
+            <p>No product is on a wishlist yet.</p>
+          ) : (
+            <div className="table-wrap">
+              <table data-testid="top-products">
+                <thead>
+                  <tr>
+                    <th scope="col">Rank</th>
+                    <th scope="col">Product id</th>
+                    <th scope="col" className="num">
+                      Wishlisted by
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {top.products.map((p, i) => (
+                    <tr key={p.productId}>
+                      <td>{i + 1}</td>
+                      <td className="mono">{p.productId}</td>
+                      <td className="num">{number.format(p.wishlistCount)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </section>
+      )}
+    </>
+  )
+}

@@ -1,0 +1,102 @@
+/**
+ * Signing in: an admin API key and secret. The secret stays in this page's memory only
+ * (the SDK mints an admin token from it and re-mints before the token expires); the
+ * current token is mirrored in sessionStorage so a reload of the tab stays signed in
+ * until that token expires. Sign out forgets both.
+ */
+import { createWishlistClient, isWishlistApiError, type Shop, type WishlistClient } from '@wishlist/sdk'
+
+const STORAGE_KEY = 'wishlist-dashboard:session'
+
+export interface Session {
+  client: WishlistClient
+  /** The API key the dashboard signed in with (revoking it signs the dashboard out). */
+  keyId: string
+  shop: Shop
+}
+
+interface Stored {
+  keyId: string
+  token: string
+}
+
+const baseUrl = () => window.location.origin
+
+function save(stored: Stored): void {
+  try {
+    sessionStorage.setItem(STORAGE_KEY, JSON.stringify(stored))
+  } catch {
+    // Storage may be disabled; the session then lives in memory only.
+  }
+}
+
+function load(): Stored | undefined {
+  try {
+    const raw = sessionStorage.getItem(STORAGE_KEY)
+    if (!raw) return undefined
+    const parsed: unknown = JSON.parse(raw)
+    if (typeof parsed === 'object' && parsed !== null && 'keyId' in parsed && 'token' in parsed) {
+      const { keyId, token } = parsed
+      if (typeof keyId === 'string' && typeof token === 'string') return { keyId, token }
+    }
+  } catch {
+    // Corrupt entry: treat as signed out.
+  }
+  return undefined
+}
+
+export function forgetSession(): void {
+  try {
+    sessionStorage.removeItem(STORAGE_KEY)
+  } catch {
+    // Nothing stored.
+  }
+}
+
+/** Exchanges the key for an admin token (via the SDK) and reads the shop. */
+export async function signIn(apiKey: string, apiSecret: string): Promise<Session> {
+  const keyId = apiKey.trim()
+  // The minter holds the key and secret; the SDK caches its token and refreshes it before
+  // `expires_in` runs out. The dashboard's client asks it for the current token per call.
+  const minter = createWishlistClient({ baseUrl: baseUrl(), credentials: { apiKey: keyId, apiSecret: apiSecret.trim() } })
+  const client = createWishlistClient({
+    baseUrl: baseUrl(),
+    credentials: {
+      token: async () => {
+        const token = await minter.auth.currentToken()
+        if (!token) throw new Error('no token')
+        save({ keyId, token })
+        return token
+      },
+    },
+  })
+  const shop = await client.admin.shop()
+  return { client, keyId, shop }
+}
+
+/** The session of this tab after a reload, while its token is still accepted. */
+export async function restoreSession(): Promise<Session | undefined> {
+  const stored = load()
+  if (!stored) return undefined
+  const client = createWishlistClient({ baseUrl: baseUrl(), credentials: { token: stored.token } })
+  try {
+    const shop = await client.admin.shop()
+    return { client, keyId: stored.keyId, shop }
+  } catch (err) {
+    if (isWishlistApiError(err) && err.status === 401) forgetSession()
+    return undefined
+  }
+}
+
+/** A 401 means the token expired or its key was revoked: the user must sign in again. */
+export const isSignedOutError = (err: unknown): boolean => isWishlistApiError(err) && err.status === 401
+
+/** A message for people: the server's message and code, or the request id when there is one. */
+export function describeError(err: unknown): string {
+  if (isWishlistApiError(err)) {
+    if (err.code === 'NETWORK_ERROR') return 'The service could not be reached. Check your connection and try again.'
+    const id = err.requestId ? ` Request id ${err.requestId}.` : ''
+    return `${err.message} (${err.code}).${id}`
+  }
+  return err instanceof Error ? err.message : String(err)
+}

@@ -1,0 +1,228 @@
+/**
+ * Shared pieces: the session context, an action runner that reports results in live
+ * regions, a loader, the confirmation dialog (native <dialog>: focus trapped, Escape
+ * cancels, focus returns to the opener), copy buttons and the "shown once" secret panel.
+ */
+import { createContext, type DependencyList, type ReactNode, useCallback, useContext, useEffect, useId, useRef, useState } from 'react'
+import { describeError, isSignedOutError, type Session } from './session.js'
+
+export interface SessionContextValue {
+  session: Session
+  signOut(reason?: string): void
+}
+
+export const SessionContext = createContext<SessionContextValue | null>(null)
+
+export function useSession(): SessionContextValue {
+  const value = useContext(SessionContext)
+  if (!value) throw new Error('useSession outside the signed-in layout')
+  return value
+}
+
+export interface Message {
+  kind: 'ok' | 'error'
+  text: string
+}
+
+/** Runs API calls: tracks `busy`, reports success or failure, signs out on 401. */
+export function useAction() {
+  const { signOut } = useSession()
+  const [busy, setBusy] = useState(false)
+  const [message, setMessage] = useState<Message | null>(null)
+  const run = useCallback(
+    async <R,>(fn: () => Promise<R>, success?: string | ((result: R) => string)): Promise<R | undefined> => {
+      setBusy(true)
+      setMessage(null)
+      try {
+        const result = await fn()
+        if (success) setMessage({ kind: 'ok', text: typeof success === 'function' ? success(result) : success })
+        return result
+      } catch (err) {
+        if (isSignedOutError(err)) signOut('Your session ended (the token expired or its API key was revoked). Sign in again.')
+        else setMessage({ kind: 'error', text: describeError(err) })
+        return undefined
+      } finally {
+        setBusy(false)
+      }
+    },
+    [signOut],
+  )
+  return { busy, message, setMessage, run }
+}
+
+/** Loads data when `deps` change; `reload()` loads again. */
+export function useLoad<T>(load: () => Promise<T>, deps: DependencyList) {
+  const { signOut } = useSession()
+  const [state, setState] = useState<{ data?: T; error?: string; loading: boolean }>({ loading: true })
+  const [tick, setTick] = useState(0)
+  useEffect(() => {
+    let live = true
+    setState((s) => ({ ...s, loading: true }))
+    load().then(
+      (data) => live && setState({ data, loading: false }),
+      (err: unknown) => {
+        if (!live) return
+        if (isSignedOutError(err)) signOut('Your session ended (the token expired or its API key was revoked). Sign in again.')
+        else setState({ error: describeError(err), loading: false })
+      },
+    )
+    return () => {
+      live = false
+    }
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [...deps, tick])
+  const reload = useCallback(() => setTick((t) => t + 1), [])
+  return { ...state, reload, setData: (data: T) => setState({ data, loading: false }) }
+}
+
+/** Polite status and assertive error regions, present before anything is announced. */
+export function Announcer({ message, testId }: { message: Message | null; testId?: string }) {
+  return (
+    <div className="announcer" data-testid={testId}>
+      <p role="status" className={message?.kind === 'ok' ? 'msg ok' : 'msg'}>
+        {message?.kind === 'ok' ? message.text : ''}
+      </p>
+      <p role="alert" className={message?.kind === 'error' ? 'msg error' : 'msg'}>
+        {message?.kind === 'error' ? message.text : ''}
+      </p>
+    </div>
+  )
+}
+
+export function LoadState({ loading, error }: { loading: boolean; error?: string | undefined }) {
+  if (error) return <p role="alert" className="msg error">{error}</p>
+  return loading ? <p className="muted" role="status">Loading…</p> : null
+}
+
+export interface ConfirmOptions {
+  title: string
+  body: ReactNode
+  confirmLabel: string
+  danger?: boolean
+}
+
+/** `[dialogElement, confirm]`: `await confirm({...})` resolves true when confirmed. */
+export function useConfirm(): [ReactNode, (options: ConfirmOptions) => Promise<boolean>] {
+  const ref = useRef<HTMLDialogElement>(null)
+  const [pending, setPending] = useState<(ConfirmOptions & { resolve(ok: boolean): void; opener: Element | null }) | null>(null)
+  const titleId = useId()
+  const bodyId = useId()
+
+  useEffect(() => {
+    if (pending && ref.current && !ref.current.open) ref.current.showModal()
+  }, [pending])
+
+  const confirm = useCallback(
+    (options: ConfirmOptions) => new Promise<boolean>((resolve) => setPending({ ...options, resolve, opener: document.activeElement })),
+    [],
+  )
+
+  const onClose = () => {
+    const dialog = ref.current
+    if (!pending || !dialog) return
+    pending.resolve(dialog.returnValue === 'confirm')
+    const opener = pending.opener
+    setPending(null)
+    dialog.returnValue = ''
+    if (opener instanceof HTMLElement && opener.isConnected) opener.focus()
+  }
+
+  const element = (
+    <dialog ref={ref} className="dialog" aria-labelledby={titleId} aria-describedby={bodyId} onClose={onClose}>
+      {pending && (
+        <form method="dialog">
+          <h2 id={titleId}>{pending.title}</h2>
+          <div id={bodyId}>{pending.body}</div>
+          <div className="actions">
+            <button value="cancel" autoFocus>
+              Cancel
+            </button>
+            <button value="confirm" className={pending.danger ? 'danger' : 'primary'}>
+              {pending.confirmLabel}
+            </button>
+          </div>
+        </form>
+      )}
+    </dialog>
+  )
+  return [element, confirm]
+}
+
+async function writeClipboard(text: string): Promise<void> {
+  try {
+    await navigator.clipboard.writeText(text)
+  } catch {
+    // Clipboard API unavailable (insecure context or denied): fall back to a selection copy.
+    const area = document.createElement('textarea')
+    area.value = text
+    area.setAttribute('readonly', '')
+    area.className = 'offscreen'
+    document.body.append(area)
+    area.select()
+    const ok = document.execCommand('copy')
+    area.remove()
+    if (!ok) throw new Error('copy failed')
+  }
+}
+
+export function CopyButton({ value, label }: { value: string; label: string }) {
+  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle')
+  useEffect(() => {
+    if (state === 'idle') return
+    const t = setTimeout(() => setState('idle'), 2500)
+    return () => clearTimeout(t)
+  }, [state])
+  return (
+    <>
+      <button type="button" aria-label={`Copy ${label}`} onClick={() => writeClipboard(value).then(() => setState('copied'), () => setState('failed'))}>
+        {state === 'copied' ? 'Copied' : 'Copy'}
+      </button>
+      <span role="status" className="visually-hidden">
+        {state === 'copied' ? `${label} copied to the clipboard` : state === 'failed' ? `Could not copy; select the ${label} and copy it yourself` : ''}
+      </span>
+    </>
+  )
+}
+
+/** A read-only value with a copy button. */
+export function CopyField({ label, value, testId }: { label: string; value: string; testId?: string }) {
+  const id = useId()
+  return (
+    <div className="field copy-field">
+      <label htmlFor={id}>{label}</label>
+      <div className="row">
+        <input id={id} readOnly value={value} className="mono" data-testid={testId} onFocus={(e) => e.currentTarget.select()} />
+        <CopyButton value={value} label={label.toLowerCase()} />
+      </div>
+    </div>
+  )
+}
+
+/** A newly created secret, shown once: focused when it appears so screen readers read it. */
+export function SecretOnce({ title, children, onDone, testId }: { title: string; children: ReactNode; onDone(): void; testId?: string }) {
+  const headingRef = useRef<HTMLHeadingElement>(null)
+  const headingId = useId()
+  useEffect(() => headingRef.current?.focus(), [])
+  return (
+    <section className="secret-once" aria-labelledby={headingId} data-testid={testId}>
+      <h3 id={headingId} ref={headingRef} tabIndex={-1}>
+        {title}
+      </h3>
+      <p>
+        <strong>Copy the secret now: it is shown only once.</strong> Store it in your backend's secret store; the service keeps only a hash.
+      </p>
+      {children}
+      <button type="button" onClick={onDone}>
+        I have stored it
+      </button>
+    </section>
+  )
+}
+
+const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' })
+
+export function When({ iso, empty = '—' }: { iso: string | null | undefined; empty?: string }) {
+  if (!iso) return <>{empty}</>
+  const d = new Date(iso)
+  return <time dateTime={iso}>{Number.isNaN(d.getTime()) ? iso : dateFormat.format(d)}</time>
+}

@@ -1,0 +1,290 @@
+/**
+ * Kysely queries of privacy requests (DECISIONS §14): everything held about one customer,
+ * its erasure, and the shop's item export. Every query filters by `shop_id`.
+ *
+ * Tables that hold a wishlist owner's data are listed once, in OWNER_TABLES below: a
+ * module that adds a per-owner table adds one line there and both export-side counts and
+ * the erase pick it up.
+ */
+import type { Kysely, Transaction } from 'kysely'
+import type { Backend, Db } from '../../db/connect.js'
+import { supportsRowLocks } from '../../db/dialect.js'
+import type { Database } from '../../db/schema.js'
+import type { Owner } from '../../plugins/auth.js'
+
+type Trx = Transaction<Database>
+
+/**
+ * Per-owner tables (columns `shop_id`, `owner_type`, `owner_id`) and what erasure does to them.
+ * - `delete`: the rows are the customer's data and go (children before parents).
+ * - `pseudonymize`: the rows feed figures that must keep their counts (DECISIONS §14:
+ *   "analytics rollups keep their counts"); `owner_id` is replaced by one random pseudonym
+ *   per erasure, so distinct-shopper and same-shopper figures computed from them stay exact.
+ */
+export const OWNER_TABLES = {
+  share_links: 'delete',
+  wishlist_items: 'delete',
+  wishlist_lists: 'delete',
+  wishlist_owners: 'delete',
+  analytics_events: 'pseudonymize',
+  analytics_shoppers: 'pseudonymize',
+  analytics_shopper_days: 'pseudonymize',
+  analytics_pending_adds: 'pseudonymize',
+} as const satisfies Partial<Record<keyof Database, 'delete' | 'pseudonymize'>>
+
+export type OwnerTable = keyof typeof OWNER_TABLES
+
+/** One CSV row of the shop export, before formatting. */
+export interface ExportRow {
+  owner_type: Owner['type']
+  owner_id: string
+  list_id: string
+  list_name: string | null
+  product_id: string
+  variant_id: string | null
+  handle: string | null
+  added_at: number
+}
+
+/** Rows per round trip of the shop export. */
+export const EXPORT_BATCH = 1_000
+
+type Executor = Kysely<Database>
+
+function exportQuery(db: Executor, shopId: string) {
+  return db
+    .selectFrom('wishlist_items as i')
+    .leftJoin('wishlist_lists as l', (j) =>
+      j.onRef('l.shop_id', '=', 'i.shop_id').onRef('l.owner_type', '=', 'i.owner_type').onRef('l.owner_id', '=', 'i.owner_id').onRef('l.id', '=', 'i.list_id'),
+    )
+    .leftJoin('catalog_products as c', (j) => j.onRef('c.shop_id', '=', 'i.shop_id').onRef('c.product_id', '=', 'i.product_id'))
+    .select((eb) => [
+      'i.owner_type',
+      'i.owner_id',
+      'i.list_id',
+      'l.name as list_name',
+      'i.product_id',
+      eb.fn.coalesce('i.variant_id', 'c.default_variant_id').as('variant_id'),
+      'i.handle',
+      'i.added_at',
+    ])
+    .where('i.shop_id', '=', shopId)
+    // Primary-key order: customers by id, each customer's lists together.
+    .orderBy('i.owner_type')
+    .orderBy('i.owner_id')
+    .orderBy('i.list_id')
+    .orderBy('i.product_id')
+}
+
+export function createPrivacyRepo(backend: Backend) {
+  return {
+    // ---- one customer ----
+
+    /** `lock`: FOR UPDATE on PostgreSQL, as every wishlist writer locks the owner row first. */
+    owner(db: Db, shopId: string, owner: Owner, opts: { lock?: boolean } = {}) {
+      let q = db
+        .selectFrom('wishlist_owners')
+        .select(['item_count', 'created_at', 'updated_at'])
+        .where('shop_id', '=', shopId)
+        .where('owner_type', '=', owner.type)
+        .where('owner_id', '=', owner.id)
+      if (opts.lock && supportsRowLocks(backend)) q = q.forUpdate()
+      return q.executeTakeFirst()
+    },
+
+    lists(db: Db, shopId: string, owner: Owner) {
+      return db
+        .selectFrom('wishlist_lists')
+        .select(['id', 'name', 'created_at', 'updated_at'])
+        .where('shop_id', '=', shopId)
+        .where('owner_type', '=', owner.type)
+        .where('owner_id', '=', owner.id)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute()
+    },
+
+    /** All items of the owner (at most 2,500), variant resolved like the API. */
+    items(db: Db, shopId: string, owner: Owner) {
+      return db
+        .selectFrom('wishlist_items as i')
+        .leftJoin('catalog_products as c', (j) => j.onRef('c.shop_id', '=', 'i.shop_id').onRef('c.product_id', '=', 'i.product_id'))
+        .select((eb) => ['i.list_id', 'i.product_id', eb.fn.coalesce('i.variant_id', 'c.default_variant_id').as('variant_id'), 'i.handle', 'i.metadata', 'i.added_at'])
+        .where('i.shop_id', '=', shopId)
+        .where('i.owner_type', '=', owner.type)
+        .where('i.owner_id', '=', owner.id)
+        .orderBy('i.added_at', 'desc')
+        .orderBy('i.product_id', 'desc')
+        .execute()
+    },
+
+    shareLinks(db: Db, shopId: string, owner: Owner) {
+      return db
+        .selectFrom('share_links')
+        .select(['token', 'list_id', 'created_at', 'expires_at', 'revoked_at'])
+        .where('shop_id', '=', shopId)
+        .where('owner_type', '=', owner.type)
+        .where('owner_id', '=', owner.id)
+        .orderBy('created_at')
+        .execute()
+    },
+
+    analyticsEvents(db: Db, shopId: string, owner: Owner) {
+      return db
+        .selectFrom('analytics_events')
+        .select(['type', 'product_id', 'occurred_at'])
+        .where('shop_id', '=', shopId)
+        .where('owner_type', '=', owner.type)
+        .where('owner_id', '=', owner.id)
+        .orderBy('occurred_at')
+        .orderBy('id')
+        .execute()
+    },
+
+    /**
+     * E-mail addresses the service itself ties to the customer: of reviews linked to it and of
+     * its recorded purchases. Reviews and purchases by these addresses are the customer's too.
+     */
+    async emailsOf(db: Db, shopId: string, customerId: string): Promise<string[]> {
+      const fromReviews = await db
+        .selectFrom('reviews')
+        .select('customer_email as email')
+        .where('shop_id', '=', shopId)
+        .where('customer_id', '=', customerId)
+        .where('customer_email', 'is not', null)
+        .execute()
+      const fromPurchases = await db
+        .selectFrom('purchases')
+        .select('email')
+        .where('shop_id', '=', shopId)
+        .where('customer_id', '=', customerId)
+        .where('email', 'is not', null)
+        .execute()
+      return [...new Set([...fromReviews, ...fromPurchases].map((r) => r.email).filter((e): e is string => e !== null))].sort()
+    },
+
+    reviews(db: Db, shopId: string, customerId: string, emails: string[]) {
+      return db
+        .selectFrom('reviews')
+        .selectAll()
+        .where('shop_id', '=', shopId)
+        .where((eb) => eb.or([eb('customer_id', '=', customerId), ...(emails.length ? [eb('customer_email', 'in', emails)] : [])]))
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute()
+    },
+
+    votes(db: Db, shopId: string, customerId: string) {
+      return db
+        .selectFrom('review_votes')
+        .select(['review_id', 'created_at'])
+        .where('shop_id', '=', shopId)
+        .where('voter_type', '=', 'customer')
+        .where('voter_id', '=', customerId)
+        .orderBy('created_at')
+        .orderBy('review_id')
+        .execute()
+    },
+
+    purchases(db: Db, shopId: string, customerId: string, emails: string[]) {
+      return db
+        .selectFrom('purchases')
+        .select(['product_id', 'customer_id', 'email', 'created_at'])
+        .where('shop_id', '=', shopId)
+        .where((eb) => eb.or([eb('customer_id', '=', customerId), ...(emails.length ? [eb('email', 'in', emails)] : [])]))
+        .orderBy('created_at')
+        .orderBy('product_id')
+        .orderBy('buyer')
+        .execute()
+    },
+
+    // ---- erasure (inside the caller's transaction) ----
+
+    async deleteOwnerRows(trx: Trx, table: OwnerTable, shopId: string, owner: Owner): Promise<number> {
+      const res = await trx.deleteFrom(table).where('shop_id', '=', shopId).where('owner_type', '=', owner.type).where('owner_id', '=', owner.id).executeTakeFirst()
+      return Number(res.numDeletedRows)
+    },
+
+    async pseudonymizeOwnerRows(trx: Trx, table: OwnerTable, shopId: string, owner: Owner, pseudonym: string): Promise<number> {
+      const res = await trx
+        .updateTable(table)
+        .set({ owner_id: pseudonym })
+        .where('shop_id', '=', shopId)
+        .where('owner_type', '=', owner.type)
+        .where('owner_id', '=', owner.id)
+        .executeTakeFirst()
+      return Number(res.numUpdatedRows)
+    },
+
+    /** Name "Anonymous", no e-mail, no customer link; status, rating, verified and helpful count stay (aggregates unchanged). */
+    async anonymizeReviews(trx: Trx, shopId: string, customerId: string, emails: string[], at: number): Promise<number> {
+      const res = await trx
+        .updateTable('reviews')
+        .set({ customer_name: 'Anonymous', customer_email: null, customer_id: null, updated_at: at })
+        .where('shop_id', '=', shopId)
+        .where((eb) => eb.or([eb('customer_id', '=', customerId), ...(emails.length ? [eb('customer_email', 'in', emails)] : [])]))
+        .executeTakeFirst()
+      return Number(res.numUpdatedRows)
+    },
+
+    /** The vote rows go; reviews keep their helpfulCount (a count no longer tied to anyone). */
+    async deleteVotes(trx: Trx, shopId: string, customerId: string): Promise<number> {
+      const res = await trx
+        .deleteFrom('review_votes')
+        .where('shop_id', '=', shopId)
+        .where('voter_type', '=', 'customer')
+        .where('voter_id', '=', customerId)
+        .executeTakeFirst()
+      return Number(res.numDeletedRows)
+    },
+
+    async deletePurchases(trx: Trx, shopId: string, customerId: string, emails: string[]): Promise<number> {
+      const res = await trx
+        .deleteFrom('purchases')
+        .where('shop_id', '=', shopId)
+        .where((eb) => eb.or([eb('customer_id', '=', customerId), ...(emails.length ? [eb('email', 'in', emails)] : [])]))
+        .executeTakeFirst()
+      return Number(res.numDeletedRows)
+    },
+
+    // ---- the shop's item export ----
+
+    /**
+     * Every item of the shop in primary-key order, in batches of EXPORT_BATCH rows, never more
+     * in memory. PostgreSQL: one query read through a server-side cursor (Kysely `.stream()`
+     * with pg-cursor), a consistent snapshot that holds one pool connection. SQLite: keyset
+     * pages over the primary key, because Kysely's SQLite driver has ONE connection behind a
+     * mutex: a `.stream()` would hold it, and every other request, for the whole download.
+     */
+    async *exportRows(db: Db, shopId: string): AsyncGenerator<ExportRow[]> {
+      if (backend === 'postgres') {
+        let batch: ExportRow[] = []
+        for await (const row of exportQuery(db, shopId).stream(EXPORT_BATCH)) {
+          batch.push(row)
+          if (batch.length === EXPORT_BATCH) {
+            yield batch
+            batch = []
+          }
+        }
+        if (batch.length) yield batch
+        return
+      }
+      let after: ExportRow | undefined
+      while (true) {
+        let q = exportQuery(db, shopId)
+        if (after) {
+          const a = after
+          q = q.where((eb) =>
+            eb(eb.refTuple('i.owner_type', 'i.owner_id', 'i.list_id', 'i.product_id'), '>', eb.tuple(a.owner_type, a.owner_id, a.list_id, a.product_id)),
+          )
+        }
+        const rows = await q.limit(EXPORT_BATCH).execute()
+        if (rows.length) yield rows
+        if (rows.length < EXPORT_BATCH) return
+        after = rows[rows.length - 1]
+      }
+    },
+  }
+}
+
+export type PrivacyRepo = ReturnType<typeof createPrivacyRepo>

@@ -1,0 +1,83 @@
+/** DECISIONS §14: privacy requests and the shop's CSV export. Admin tokens only. */
+import { Readable } from 'node:stream'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { validationError } from '../../lib/errors.js'
+import { errors, Ok } from '../../lib/http-schemas.js'
+import { normalizePlatformId } from '../../lib/platform-ids.js'
+import { CustomerExport, CustomerParams, EmailQuery, ErasedCounts } from './privacy.schemas.js'
+import type { PrivacyService } from './privacy.service.js'
+
+/** The body is a stream of CSV text; typed as what the handler sends. */
+const CsvBody = Type.Unsafe<Readable>({ type: 'string', description: 'CSV text' })
+
+function customerIdOf(raw: string): string {
+  const id = normalizePlatformId(raw)
+  if (id === null) throw validationError([{ path: 'params.customerId', message: 'must be 1 to 32 digits or a platform GID' }])
+  return id
+}
+
+export const privacyRoutes: FastifyPluginAsyncTypebox<{ privacy: PrivacyService }> = async (app, { privacy }) => {
+  const config = { access: ['admin' as const] }
+  const tags = ['privacy']
+
+  app.get(
+    '/v1/admin/customers/:customerId/export',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Everything held about one customer (a data request); the empty structure when nothing is held',
+        params: CustomerParams,
+        querystring: EmailQuery,
+        response: { 200: Ok(CustomerExport), ...errors(400, 401, 403, 429) },
+      },
+    },
+    async (request) => ({
+      ok: true as const,
+      data: await privacy.exportCustomer(request.ctx, { customerId: customerIdOf(request.params.customerId), email: request.query.email }),
+    }),
+  )
+
+  app.delete(
+    '/v1/admin/customers/:customerId',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Erase one customer (a redact request) in one transaction; returns what was erased; idempotent',
+        params: CustomerParams,
+        querystring: EmailQuery,
+        response: { 200: Ok(ErasedCounts), ...errors(400, 401, 403, 429) },
+      },
+    },
+    async (request) => ({
+      ok: true as const,
+      data: await privacy.eraseCustomer(request.ctx, { customerId: customerIdOf(request.params.customerId), email: request.query.email }),
+    }),
+  )
+
+  app.get(
+    '/v1/admin/export/wishlists.csv',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Every wishlist item of the shop as CSV (RFC 4180, CRLF), streamed',
+        response: {
+          200: { description: 'customer_id,wishlist_id,list_name,product_id,variant_id,handle,added_at', content: { 'text/csv': { schema: CsvBody } } },
+          ...errors(401, 403, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const date = new Date().toISOString().slice(0, 10)
+      reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="wishlists-${date}.csv"`)
+        .header('cache-control', 'no-store')
+      // Readable.from pulls the next chunk only when the socket has drained (backpressure).
+      return reply.send(Readable.from(privacy.csv(request.ctx), { objectMode: false }))
+    },
+  )
+}

@@ -1,0 +1,71 @@
+/** TypeBox schemas of privacy requests and the shop export (DECISIONS §14). */
+import { Type } from 'typebox'
+import { Timestamp } from '../../lib/http-schemas.js'
+import { PLATFORM_ID_PATTERN } from '../../lib/platform-ids.js'
+import { AdminReview } from '../reviews/reviews.schemas.js'
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
+
+export const CustomerParams = Type.Object({
+  customerId: Type.String({ pattern: PLATFORM_ID_PATTERN, description: 'Digits or a URL-encoded platform GID' }),
+})
+
+export const EmailQuery = Type.Object({
+  email: Type.Optional(
+    Type.String({ minLength: 3, maxLength: 254, description: 'Also covers reviews and purchases by this e-mail address, which nothing ties to the customer id' }),
+  ),
+})
+
+const ExportItem = Type.Object(
+  {
+    productId: Type.String(),
+    variantId: Nullable(Type.String()),
+    handle: Nullable(Type.String()),
+    metadata: Nullable(Type.Object({}, { additionalProperties: true })),
+    addedAt: Timestamp,
+  },
+  { additionalProperties: false },
+)
+
+const ExportList = Type.Object(
+  { wishlistId: Type.String(), name: Type.String(), createdAt: Timestamp, updatedAt: Timestamp, itemCount: Type.Integer(), items: Type.Array(ExportItem) },
+  { additionalProperties: false },
+)
+
+export const CustomerExport = Type.Object(
+  {
+    generatedAt: Timestamp,
+    customerId: Type.String(),
+    emails: Type.Array(Type.String(), { description: 'E-mail addresses attributed to the customer (linked reviews, purchases, `email`)' }),
+    wishlistOwner: Nullable(Type.Object({ itemCount: Type.Integer(), createdAt: Timestamp, updatedAt: Timestamp }, { additionalProperties: false })),
+    lists: Type.Array(ExportList),
+    shareLinks: Type.Array(
+      Type.Object(
+        { token: Type.String(), shareUrl: Type.String(), wishlistId: Type.String(), createdAt: Timestamp, expiresAt: Timestamp, revokedAt: Nullable(Timestamp) },
+        { additionalProperties: false },
+      ),
+    ),
+    reviews: Type.Array(AdminReview),
+    helpfulVotes: Type.Array(Type.Object({ reviewId: Type.Integer(), createdAt: Timestamp }, { additionalProperties: false })),
+    purchases: Type.Array(
+      Type.Object({ productId: Type.String(), customerId: Nullable(Type.String()), email: Nullable(Type.String()), createdAt: Timestamp }, { additionalProperties: false }),
+    ),
+    analyticsEvents: Type.Array(
+      Type.Object({ type: Type.String(), productId: Nullable(Type.String()), occurredAt: Timestamp }, { additionalProperties: false }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export const ErasedCounts = Type.Object(
+  {
+    wishlists: Type.Integer(),
+    items: Type.Integer(),
+    shareLinks: Type.Integer(),
+    reviewsAnonymized: Type.Integer(),
+    helpfulVotes: Type.Integer(),
+    purchases: Type.Integer(),
+    analyticsEventsPseudonymized: Type.Integer(),
+  },
+  { additionalProperties: false },
+)

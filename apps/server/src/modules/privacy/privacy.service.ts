@@ -1,0 +1,187 @@
+/**
+ * Privacy requests and the shop's export (DECISIONS §14): everything held about one
+ * customer as one JSON document, its erasure in one transaction, and every item of the
+ * shop as CSV, streamed in batches (constant memory).
+ */
+import { randomBytes } from 'node:crypto'
+import type { Backend, Db } from '../../db/connect.js'
+import { csvRecord } from '../../lib/csv.js'
+import { isoMillis, now } from '../../lib/time.js'
+import type { Owner } from '../../plugins/auth.js'
+import type { RequestContext } from '../auth/auth.types.js'
+import { normalizeEmail } from '../reviews/purchases.js'
+import { adminView } from '../reviews/reviews.service.js'
+import { SHARED_PATH } from '../wishlists/share.service.js'
+import { DEFAULT_LIST_ID, DEFAULT_LIST_NAME } from '../wishlists/wishlists.schemas.js'
+import { syncHoldings } from '../analytics/facts.js'
+import { createPrivacyRepo, OWNER_TABLES, type OwnerTable, type PrivacyRepo } from './privacy.repo.js'
+
+/** The CLI has no request; it passes `{shop}` alone. */
+export type PrivacyContext = Pick<RequestContext, 'shop'>
+
+export interface CustomerRequest {
+  /** A bare customer id (already normalized from digits or a GID). */
+  customerId: string
+  /** An extra address whose reviews and purchases nothing ties to the customer id. */
+  email?: string | undefined
+}
+
+export interface ErasedCounts {
+  wishlists: number
+  items: number
+  shareLinks: number
+  reviewsAnonymized: number
+  helpfulVotes: number
+  purchases: number
+  analyticsEventsPseudonymized: number
+}
+
+export const CSV_HEADER = ['customer_id', 'wishlist_id', 'list_name', 'product_id', 'variant_id', 'handle', 'added_at'] as const
+
+/** Bytes of CSV gathered before one chunk is handed to the response stream. */
+const CSV_CHUNK_CHARS = 64 * 1024
+
+export function createPrivacyService(deps: { db: Db; backend: Backend; publicBaseUrl: string }, repo: PrivacyRepo = createPrivacyRepo(deps.backend)) {
+  const { db } = deps
+  const customer = (id: string): Owner => ({ type: 'customer', id })
+
+  async function attributedEmails(executor: Db, shopId: string, req: CustomerRequest): Promise<string[]> {
+    const known = await repo.emailsOf(executor, shopId, req.customerId)
+    const extra = req.email ? normalizeEmail(req.email) : ''
+    return [...new Set([...known, ...(extra ? [extra] : [])])].sort()
+  }
+
+  return {
+    /** Everything held about the customer; a customer with nothing held gets the empty structure. */
+    async exportCustomer(ctx: PrivacyContext, req: CustomerRequest) {
+      const shopId = ctx.shop.id
+      const owner = customer(req.customerId)
+      const emails = await attributedEmails(db, shopId, req)
+      const [ownerRow, listRows, items, links, reviews, votes, purchases, events] = await Promise.all([
+        repo.owner(db, shopId, owner),
+        repo.lists(db, shopId, owner),
+        repo.items(db, shopId, owner),
+        repo.shareLinks(db, shopId, owner),
+        repo.reviews(db, shopId, req.customerId, emails),
+        repo.votes(db, shopId, req.customerId),
+        repo.purchases(db, shopId, req.customerId, emails),
+        repo.analyticsEvents(db, shopId, owner),
+      ])
+
+      // The default list exists without a row (a row appears when it is renamed).
+      const defaultRow = listRows.find((r) => r.id === DEFAULT_LIST_ID)
+      const listMeta: { id: string; name: string; created_at: number; updated_at: number }[] = []
+      if (ownerRow || defaultRow || items.some((i) => i.list_id === DEFAULT_LIST_ID)) {
+        const createdAt = ownerRow?.created_at ?? defaultRow?.created_at ?? 0
+        listMeta.push({ id: DEFAULT_LIST_ID, name: defaultRow?.name ?? DEFAULT_LIST_NAME, created_at: createdAt, updated_at: defaultRow?.updated_at ?? createdAt })
+      }
+      for (const r of listRows) if (r.id !== DEFAULT_LIST_ID) listMeta.push(r)
+
+      const lists = listMeta.map((l) => {
+        const own = items.filter((i) => i.list_id === l.id)
+        return {
+          wishlistId: l.id,
+          name: l.name,
+          createdAt: isoMillis(l.created_at),
+          updatedAt: isoMillis(l.updated_at),
+          itemCount: own.length,
+          items: own.map((i) => ({
+            productId: i.product_id,
+            variantId: i.variant_id,
+            handle: i.handle,
+            metadata: i.metadata === null ? null : (JSON.parse(i.metadata) as Record<string, unknown>),
+            addedAt: isoMillis(i.added_at),
+          })),
+        }
+      })
+
+      return {
+        generatedAt: isoMillis(now()),
+        customerId: req.customerId,
+        emails,
+        wishlistOwner: ownerRow ? { itemCount: ownerRow.item_count, createdAt: isoMillis(ownerRow.created_at), updatedAt: isoMillis(ownerRow.updated_at) } : null,
+        lists,
+        shareLinks: links.map((s) => ({
+          token: s.token,
+          shareUrl: `${deps.publicBaseUrl}${SHARED_PATH}${s.token}`,
+          wishlistId: s.list_id,
+          createdAt: isoMillis(s.created_at),
+          expiresAt: isoMillis(s.expires_at),
+          revokedAt: s.revoked_at === null ? null : isoMillis(s.revoked_at),
+        })),
+        reviews: reviews.map((r) => adminView(r)),
+        helpfulVotes: votes.map((v) => ({ reviewId: Number(v.review_id), createdAt: isoMillis(v.created_at) })),
+        purchases: purchases.map((p) => ({ productId: p.product_id, customerId: p.customer_id, email: p.email, createdAt: isoMillis(p.created_at) })),
+        analyticsEvents: events.map((e) => ({ type: e.type, productId: e.product_id === '' ? null : e.product_id, occurredAt: isoMillis(e.occurred_at) })),
+      }
+    },
+
+    /**
+     * Erases the customer in ONE transaction: wishlist rows deleted (share links with them, so
+     * the public read 404s at once), reviews anonymized, helpful-vote rows and purchases
+     * deleted, analytics events pseudonymized. Idempotent: a second call counts zeros.
+     */
+    async eraseCustomer(ctx: PrivacyContext, req: CustomerRequest): Promise<ErasedCounts> {
+      const shopId = ctx.shop.id
+      const owner = customer(req.customerId)
+      const at = now()
+      // Not derived from the customer id: nothing maps the pseudonym back to the person.
+      const pseudonym = `erased_${randomBytes(12).toString('base64url')}`
+      return db.transaction().execute(async (trx) => {
+        // Lock the owner row first, as every wishlist writer does, so no add slips in between.
+        const ownerRow = await repo.owner(trx, shopId, owner, { lock: true })
+        const lists = await repo.lists(trx, shopId, owner)
+        const emails = await attributedEmails(trx, shopId, req)
+
+        const rows: Partial<Record<OwnerTable, number>> = {}
+        for (const [table, action] of Object.entries(OWNER_TABLES) as [OwnerTable, 'delete' | 'pseudonymize'][]) {
+          rows[table] =
+            action === 'delete'
+              ? await repo.deleteOwnerRows(trx, table, shopId, owner)
+              : await repo.pseudonymizeOwnerRows(trx, table, shopId, owner, pseudonym)
+        }
+        // The customer holds nothing any more: top-products and product stats ("owners that
+        // now hold it") drop them, while the daily rollups keep their counts.
+        await syncHoldings(trx, shopId, owner.type, owner.id)
+        return {
+          wishlists: (ownerRow ? 1 : 0) + lists.filter((l) => l.id !== DEFAULT_LIST_ID).length,
+          items: rows.wishlist_items ?? 0,
+          shareLinks: rows.share_links ?? 0,
+          reviewsAnonymized: await repo.anonymizeReviews(trx, shopId, req.customerId, emails, at),
+          helpfulVotes: await repo.deleteVotes(trx, shopId, req.customerId),
+          purchases: await repo.deletePurchases(trx, shopId, req.customerId, emails),
+          analyticsEventsPseudonymized: rows.analytics_events ?? 0,
+        }
+      })
+    },
+
+    /**
+     * The shop's items as CSV chunks (header first), generated batch by batch as the consumer
+     * pulls: with `Readable.from()` the next batch is read only when the socket drains.
+     * Guests are not customers: their rows have an empty customer_id.
+     */
+    async *csv(ctx: PrivacyContext): AsyncGenerator<string> {
+      let chunk = csvRecord(CSV_HEADER)
+      for await (const batch of repo.exportRows(db, ctx.shop.id)) {
+        for (const r of batch) {
+          chunk += csvRecord([
+            r.owner_type === 'customer' ? r.owner_id : '',
+            r.list_id,
+            r.list_name ?? (r.list_id === DEFAULT_LIST_ID ? DEFAULT_LIST_NAME : ''),
+            r.product_id,
+            r.variant_id,
+            r.handle,
+            isoMillis(Number(r.added_at)),
+          ])
+        }
+        if (chunk.length >= CSV_CHUNK_CHARS) {
+          yield chunk
+          chunk = ''
+        }
+      }
+      if (chunk) yield chunk
+    },
+  }
+}
+
+export type PrivacyService = ReturnType<typeof createPrivacyService>

@@ -1,0 +1,79 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { DASHBOARD_CSP } from '../../src/modules/dashboard/dashboard.routes.js'
+import { createTestApp, type TestApp } from '../helpers/app.js'
+
+// A stand-in build, so these tests do not depend on `npm run build`; the e2e suite drives
+// the real dashboard build in Chromium.
+const dist = mkdtempSync(join(tmpdir(), 'dashboard-dist-'))
+mkdirSync(join(dist, 'assets'))
+writeFileSync(join(dist, 'index.html'), '<!doctype html><title>Wishlist dashboard</title><script type="module" src="/dashboard/assets/index-AbC123.js"></script>')
+writeFileSync(join(dist, 'assets', 'index-AbC123.js'), 'console.log("dashboard")')
+writeFileSync(join(dist, 'assets', 'index-AbC123.css'), 'body{margin:0}')
+writeFileSync(join(dist, 'secret.txt'), 'not an asset')
+
+describe('GET /dashboard', () => {
+  let t: TestApp
+  beforeAll(async () => {
+    t = await createTestApp({ dashboardDist: dist })
+  })
+  afterAll(async () => {
+    await t.close()
+    rmSync(dist, { recursive: true, force: true })
+  })
+
+  test('serves index.html without credentials, revalidated on every load, with a strict CSP', async () => {
+    for (const url of ['/dashboard', '/dashboard/']) {
+      const res = await t.inject({ method: 'GET', url })
+      expect(res.statusCode).toBe(200)
+      expect(res.headers['content-type']).toBe('text/html; charset=utf-8')
+      expect(res.headers['cache-control']).toBe('no-cache')
+      expect(res.headers['content-security-policy']).toBe(DASHBOARD_CSP)
+      expect(res.headers['x-frame-options']).toBe('DENY')
+      expect(res.headers['x-ratelimit-limit']).toBeUndefined()
+      expect(res.body).toContain('<title>Wishlist dashboard</title>')
+    }
+    const first = await t.inject({ method: 'GET', url: '/dashboard' })
+    const again = await t.inject({ method: 'GET', url: '/dashboard', headers: { 'if-none-match': String(first.headers.etag) } })
+    expect(again.statusCode).toBe(304)
+  })
+
+  test('serves hashed assets with a year-long immutable cache and the right types', async () => {
+    const js = await t.inject({ method: 'GET', url: '/dashboard/assets/index-AbC123.js' })
+    expect(js.statusCode).toBe(200)
+    expect(js.headers['content-type']).toBe('application/javascript; charset=utf-8')
+    expect(js.headers['cache-control']).toBe('public, max-age=31536000, immutable')
+    expect(js.body).toBe('console.log("dashboard")')
+    const css = await t.inject({ method: 'GET', url: '/dashboard/assets/index-AbC123.css' })
+    expect(css.headers['content-type']).toBe('text/css; charset=utf-8')
+  })
+
+  test('answers 404 for unknown assets and never leaves the assets folder', async () => {
+    for (const url of ['/dashboard/assets/missing-1.js', '/dashboard/assets/..%2Fsecret.txt', '/dashboard/assets/%2E%2E%2Findex.html', '/dashboard/assets/.hidden.js', '/dashboard/secret.txt']) {
+      const res = await t.inject({ method: 'GET', url })
+      expect([400, 404], url).toContain(res.statusCode)
+      expect(res.body, url).not.toContain('not an asset')
+    }
+    const missing = await t.inject({ method: 'GET', url: '/dashboard/assets/missing-1.js' })
+    expect(missing.json().error.code).toBe('NOT_FOUND')
+  })
+
+  test('is not part of the API document', async () => {
+    const doc = (await t.inject({ method: 'GET', url: '/v1/openapi.json' })).json() as { paths: Record<string, unknown> }
+    expect(Object.keys(doc.paths).filter((p) => p.startsWith('/dashboard'))).toEqual([])
+  })
+})
+
+test('without a build, /dashboard says how to build it (503)', async () => {
+  const t = await createTestApp({ dashboardDist: join(dist, 'does-not-exist') })
+  try {
+    const res = await t.inject({ method: 'GET', url: '/dashboard' })
+    expect(res.statusCode).toBe(503)
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8')
+    expect(res.body).toContain('npm run build')
+  } finally {
+    await t.close()
+  }
+})
