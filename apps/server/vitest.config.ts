@@ -10,6 +10,8 @@ export default defineConfig({
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       { extends: true, test: { name: 'sqlite', include: ['test/http/**/*.test.ts'], env: { DB: 'sqlite' } } },
       { extends: true, test: { name: 'postgres', include: ['test/http/**/*.test.ts'], env: { DB: 'postgres' } } },
+      // Fault tests that pick their own databases (a private PostgreSQL cluster): run once.
+      { extends: true, test: { name: 'faults', include: ['test/faults/**/*.test.ts'] } },
     ],
   },
 })

@@ -8,7 +8,9 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController
 import type { Redis } from 'ioredis'
 import type { Config } from './config.js'
 import type { Storage } from './db/connect.js'
+import { AppError } from './lib/errors.js'
 import { newId } from './lib/ids.js'
+import { findNul } from './lib/nul-guard.js'
 import { adminRoutes } from './modules/admin/admin.routes.js'
 import { analyticsRoutes } from './modules/analytics/analytics.routes.js'
 import { type AnalyticsService, createAnalyticsService } from './modules/analytics/analytics.service.js'
@@ -38,7 +40,7 @@ import { wishlistRoutes } from './modules/wishlists/wishlists.routes.js'
 import { createWishlistsService, type WishlistsService } from './modules/wishlists/wishlists.service.js'
 import { authPlugin } from './plugins/auth.js'
 import { corsPlugin } from './plugins/cors.js'
-import { errorsPlugin } from './plugins/errors.js'
+import { errorsPlugin, sendError } from './plugins/errors.js'
 import { metricsPlugin } from './plugins/metrics.js'
 import { openapiPlugin } from './plugins/openapi.js'
 import { rateLimitPlugin } from './plugins/rate-limit.js'
@@ -93,6 +95,31 @@ export const LOG_REDACT = [
   '*.token',
 ]
 
+/** A share token in a URL is a bearer credential: logged URLs carry a placeholder instead. */
+export function redactUrl(url: string): string {
+  return url.replace(/(\/wishlists\/shared\/)[^/?#]+/, '$1[redacted]')
+}
+
+interface LoggedRequest {
+  method: string
+  url: string
+  host?: string
+  ip?: string
+  socket?: { remotePort?: number }
+}
+
+/** Fastify's request serializer, with the URL redacted. */
+export const LOG_SERIALIZERS = {
+  req: (req: LoggedRequest) => ({ method: req.method, url: redactUrl(req.url), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort }),
+}
+
+function loggerOptions(deps: AppDeps): FastifyServerOptions['logger'] {
+  if (deps.logger === undefined) return { level: deps.config.logLevel, redact: LOG_REDACT, serializers: LOG_SERIALIZERS }
+  // Callers passing their own options (tests with a stream) get the same URL redaction.
+  if (typeof deps.logger === 'object' && deps.logger !== null) return { ...deps.logger, serializers: { ...LOG_SERIALIZERS, ...(deps.logger.serializers ?? {}) } }
+  return deps.logger
+}
+
 function createValidators() {
   // Query strings and paths arrive as text and are coerced to their declared types;
   // bodies are JSON and must already carry the right types ("5" is not a rating).
@@ -135,7 +162,7 @@ export function createServices(deps: AppDeps): Services {
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps
   const app = Fastify({
-    logger: deps.logger ?? { level: config.logLevel, redact: LOG_REDACT },
+    logger: loggerOptions(deps),
     genReqId: () => newId('req'),
     bodyLimit: BODY_LIMIT_BYTES,
     // A hop count is valid for proxy-addr though Fastify's types omit it.
@@ -145,12 +172,24 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // completed"); one line at the end (onResponse below) carries the same facts at half the
     // cost (bench). Our error handler (plugins/errors.ts) logs errors itself.
     logController: new LogController({ disableRequestLogging: true }),
+    // Errors the router raises before any route runs (a malformed %-escape, a path
+    // parameter over 100 characters) get the documented envelope, not Fastify's own body.
+    frameworkErrors: (err, request, reply) => {
+      const tooLong = err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      const message = tooLong ? 'A path parameter is longer than 100 characters' : 'The URL is not valid (malformed percent-encoding)'
+      return sendError(request, reply, new AppError('VALIDATION_ERROR', message, [{ path: 'params', message: tooLong ? 'must be at most 100 characters' : 'must be a valid URL component' }]))
+    },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   const validators = createValidators()
   app.setValidatorCompiler(({ schema, httpPart }) =>
     (httpPart === 'body' ? validators.body : validators.text).compile(schema),
   )
+  app.addHook('preValidation', async (request) => {
+    const at = findNul(request.params, 'params') ?? findNul(request.query, 'query') ?? findNul(request.body, 'body')
+    if (at !== null) throw new AppError('VALIDATION_ERROR', `${at} must not contain the NUL character (U+0000)`, [{ path: at, message: 'must not contain U+0000' }])
+  })
+
   // Only JSON bodies: Fastify's built-in text/plain parser would let a text body reach
   // schema validation instead of the documented 415.
   app.removeContentTypeParser('text/plain')
@@ -160,7 +199,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   })
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
-      { req: { method: request.method, url: request.url, remoteAddress: request.ip }, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime },
+      // `req` goes through LOG_SERIALIZERS (share tokens redacted from the URL).
+      { req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime },
       'request completed',
     )
   })

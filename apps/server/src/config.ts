@@ -23,6 +23,8 @@ export interface Config {
     /** Delays before retry n (seconds): after the 1st failure wait [0], … */
     retryScheduleSec: number[]
     timeoutMs: number
+    /** How long a claimed delivery stays claimed; a dead worker's claim expires after it. */
+    leaseMs: number
     pollIntervalMs: number
     /** Run the delivery worker inside the server process. */
     workerEnabled: boolean
@@ -102,6 +104,9 @@ function parseSchedule(raw: string | undefined): number[] {
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const database = parseDatabaseUrl(env.DATABASE_URL)
+  const webhookTimeoutMs = int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 120_000)
+  // The lease must outlive an attempt, or a slow attempt could be claimed (and sent) twice.
+  const webhookLeaseMs = int(env, 'WEBHOOK_LEASE_MS', webhookTimeoutMs + 30_000, webhookTimeoutMs + 1, 3_600_000)
   const port = int(env, 'PORT', 3000, 0, 65535)
   const host = env.HOST || '127.0.0.1'
   return {
@@ -121,7 +126,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       allowInsecure: bool(env, 'WEBHOOK_ALLOW_INSECURE'),
       allowPrivateTargets: bool(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'),
       retryScheduleSec: parseSchedule(env.WEBHOOK_RETRY_SCHEDULE),
-      timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 120_000),
+      timeoutMs: webhookTimeoutMs,
+      leaseMs: webhookLeaseMs,
       pollIntervalMs: int(env, 'WEBHOOK_POLL_INTERVAL_MS', 1000, 10, 60_000),
       workerEnabled: env.WEBHOOK_WORKER !== 'off',
     },

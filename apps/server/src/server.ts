@@ -9,6 +9,7 @@ import { buildApp } from './app.js'
 import type { Config } from './config.js'
 import { openStorage, type Storage } from './db/connect.js'
 import { migrateToLatest } from './db/migrate.js'
+import { drainKeepAliveGracefully } from './lib/keep-alive-drain.js'
 import { createWebhookWorker, type WebhookWorker } from './modules/webhooks/webhook-worker.js'
 
 export interface RunningServer {
@@ -48,6 +49,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     redis?.disconnect()
     await storage.destroy()
   }
+  drainKeepAliveGracefully(app.server)
   const address = await app.listen({ port: config.port, host: config.host })
   worker?.start()
   return { app, storage, worker, address, close }

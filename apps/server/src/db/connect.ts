@@ -82,6 +82,14 @@ function openPostgres(url: string, schema: string | undefined): Storage {
   // An idle client losing its connection (server restart) must not crash the process;
   // the pool replaces it and the next query reconnects.
   pool.on('error', () => {})
+  // A client checked out of the pool (a request mid-transaction) has no pool listener: when
+  // the server goes away (restart, crash, failover) pg emits 'error' on it, and without a
+  // listener that is an uncaught exception that kills the process. The query in flight
+  // already rejects with the same error (→ 503), and the pool discards the broken client
+  // on release, so the listener only has to exist.
+  pool.on('connect', (client) => {
+    client.on('error', () => {})
+  })
   // `cursor`: Kysely's `.stream()` reads through a server-side cursor (the shop's CSV export).
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) })
   return {

@@ -20,6 +20,10 @@ export interface Receiver {
   /** Resolves once `n` requests (matching `filter`) have arrived. */
   waitFor(n: number, filter?: (r: Received) => boolean, timeoutMs?: number): Promise<Received[]>
   close(): Promise<void>
+  /** Stops listening (connections are refused) until `comeBack()`. */
+  goDown(): Promise<void>
+  /** Listens again on the same port. */
+  comeBack(): Promise<void>
 }
 
 export async function startReceiver(): Promise<Receiver> {
@@ -52,6 +56,8 @@ export async function startReceiver(): Promise<Receiver> {
         server.closeAllConnections()
         server.close(() => resolve())
       }),
+    goDown: () => receiver.close(),
+    comeBack: () => new Promise<void>((resolve) => server.listen(receiver.port, '127.0.0.1', resolve)),
   }
   const server = createServer((req, res) => {
     const chunks: Buffer[] = []

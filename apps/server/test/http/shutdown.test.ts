@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TEST_JWT_SECRET } from '../helpers/app.js'
+import { openStorage } from '../../src/db/connect.js'
 import { freshDatabase, type TestDatabase } from '../helpers/db.js'
+import { createShopWithCli, startServerProcess } from '../helpers/server-process.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'wishlist-shutdown-'))
 let database: TestDatabase
@@ -70,5 +72,95 @@ describe('graceful shutdown', { timeout: 60_000 }, () => {
     expect(response).toMatch(/^HTTP\/1\.1 401 /)
     expect(response).toContain('INVALID_CREDENTIALS')
     expect(await exited).toBe(0)
+  })
+})
+
+describe('graceful shutdown under load', { timeout: 90_000 }, () => {
+  it('answers every request in flight on keep-alive connections, closes idle ones cleanly, refuses new connections and exits 0', async () => {
+    const created = await createShopWithCli(database.url)
+    const server = await startServerProcess({ DATABASE_URL: database.url, RATE_LIMIT_ADMIN_PER_MIN: '1000000', WEBHOOK_WORKER: 'off' })
+    const tokenRes = await fetch(`${server.url}/v1/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: created.apiKey.keyId, api_secret: created.apiKey.secret }),
+    })
+    const token = ((await tokenRes.json()) as { data: { token: string } }).data.token
+    const addRequest = (customerId: string, productId: string) => {
+      const body = JSON.stringify({ product_id: productId })
+      const head = `POST /v1/wishlists/${customerId}/items HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: keep-alive\r\n\r\n`
+      return { head, body }
+    }
+
+    // Keep-alive clients: each has had one add answered on its connection and now has a
+    // second add in flight (headers and half the body sent) when SIGTERM arrives.
+    const CLIENTS = 24
+    const clients = await Promise.all(
+      Array.from({ length: CLIENTS }, async (_, i) => {
+        const socket = connect(server.port, '127.0.0.1')
+        await new Promise<void>((resolve) => socket.once('connect', () => resolve()))
+        const state = { socket, data: '', rest: '', error: undefined as Error | undefined, closed: undefined as Promise<void> | undefined }
+        socket.on('data', (chunk: Buffer) => {
+          state.data += chunk.toString()
+        })
+        socket.on('error', (err) => {
+          state.error = err
+        })
+        state.closed = new Promise<void>((resolve) => socket.on('close', () => resolve()))
+        const first = addRequest(String(500 + i), '1')
+        socket.write(first.head + first.body)
+        while (!/\r\n\r\n[\s\S]*\}$/.test(state.data)) await new Promise((r) => setTimeout(r, 10))
+        expect(state.data).toMatch(/^HTTP\/1\.1 201 /)
+        expect(state.data.toLowerCase()).toContain('connection: keep-alive')
+        state.data = ''
+        const second = addRequest(String(500 + i), '2')
+        socket.write(second.head + second.body.slice(0, 5))
+        state.rest = second.body.slice(5)
+        return state
+      }),
+    )
+    // One more keep-alive connection that is idle when SIGTERM arrives.
+    const idle = connect(server.port, '127.0.0.1')
+    let idleError: Error | undefined
+    idle.on('error', (err) => {
+      idleError = err
+    })
+    const idleClosed = new Promise<void>((resolve) => idle.on('close', () => resolve()))
+    await new Promise<void>((resolve) => idle.once('connect', () => resolve()))
+    await new Promise((r) => setTimeout(r, 200))
+
+    server.child.kill('SIGTERM')
+    await new Promise((r) => setTimeout(r, 300))
+
+    const refused = await new Promise<boolean>((resolve) => {
+      const probe = connect(server.port, '127.0.0.1')
+      probe.once('connect', () => {
+        probe.destroy()
+        resolve(false)
+      })
+      probe.once('error', () => resolve(true))
+    })
+    expect(refused).toBe(true)
+    // The idle connection is closed by the server without a reset.
+    await idleClosed
+    expect(idleError).toBeUndefined()
+
+    for (const c of clients) c.socket.write(c.rest)
+    await Promise.all(clients.map((c) => c.closed))
+    for (const c of clients) {
+      expect(c.error).toBeUndefined()
+      expect(c.data).toMatch(/^HTTP\/1\.1 201 /)
+      // The answer tells the client not to reuse the connection.
+      expect(c.data.toLowerCase()).toContain('connection: close')
+    }
+    expect(await server.exited).toBe(0)
+
+    // Both adds of every client are stored.
+    const storage = openStorage(database.target)
+    try {
+      const rows = await storage.db.selectFrom('wishlist_items').select((eb) => eb.fn.countAll<number>().as('n')).where('shop_id', '=', created.shop.id).executeTakeFirstOrThrow()
+      expect(Number(rows.n)).toBe(2 * CLIENTS)
+    } finally {
+      await storage.destroy()
+    }
   })
 })

@@ -75,8 +75,10 @@ describe('the embedded worker', () => {
     try {
       const [hit] = await receiver.waitFor(1)
       expect(JSON.parse(hit!.body)).toMatchObject({ event: 'wishlist.shared', shopDomain: shop.domain, data: { customerId: '5' } })
-      const log = (await second.call('GET', `/v1/webhooks/${webhookId}/deliveries`, { token: admin })).body.data.deliveries
-      expect(log).toMatchObject([{ status: 'succeeded', attempts: 1 }])
+      // The receiver sees the request a moment before the worker records the outcome.
+      const deliveries = async () => (await second.call('GET', `/v1/webhooks/${webhookId}/deliveries`, { token: admin })).body.data.deliveries
+      for (let i = 0; i < 100 && (await deliveries())[0]?.status !== 'succeeded'; i++) await sleep(50)
+      expect(await deliveries()).toMatchObject([{ status: 'succeeded', attempts: 1 }])
     } finally {
       await second.close()
     }

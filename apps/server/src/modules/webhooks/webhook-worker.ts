@@ -17,7 +17,7 @@ import type { Insertable } from 'kysely'
 import { attemptDelivery } from './delivery.js'
 import type { ResolveHost } from './ssrf-guard.js'
 import { createWebhookSender, type WebhookSender } from './webhook-sender.js'
-import { createWebhooksRepo, type EndpointRow } from './webhooks.repo.js'
+import { createWebhooksRepo, type DeliveryRow, type EndpointRow } from './webhooks.repo.js'
 
 export interface WorkerLog {
   info(obj: object, msg?: string): void
@@ -35,10 +35,17 @@ export interface WebhookWorkerOptions {
   resolve?: ResolveHost
   log?: WorkerLog
   workerId?: string
-  /** How long a claim lasts; must exceed the send timeout. Default: timeout + 30 s. */
+  /** How long a claim lasts; must exceed the send timeout. Default: WEBHOOK_LEASE_MS (timeout + 30 s). */
   leaseMs?: number
-  /** Deliveries claimed (and sent concurrently) per pass. */
+  /** Deliveries claimed per pass. */
   batchSize?: number
+  /** Attempts in flight at once (default 2 × batchSize): the loop claims more as slots free up. */
+  maxInFlight?: number
+  /**
+   * Attempts in flight per endpoint before the worker stops claiming its deliveries (default
+   * 5), so that a slow or hanging receiver cannot take every slot from the healthy ones.
+   */
+  maxInFlightPerEndpoint?: number
 }
 
 export interface PassResult {
@@ -72,8 +79,10 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
   const sender =
     opts.sender ??
     createWebhookSender({ timeoutMs: opts.webhooks.timeoutMs, allowPrivateTargets: opts.webhooks.allowPrivateTargets, ...(opts.resolve ? { resolve: opts.resolve } : {}) })
-  const leaseMs = opts.leaseMs ?? opts.webhooks.timeoutMs + 30_000
+  const leaseMs = opts.leaseMs ?? opts.webhooks.leaseMs
   const batchSize = opts.batchSize ?? 25
+  const maxInFlight = Math.max(opts.maxInFlight ?? 2 * batchSize, 1)
+  const perEndpoint = Math.max(opts.maxInFlightPerEndpoint ?? 5, 1)
   const log = opts.log ?? silent
   const attemptDeps = { db, repo, sender, retryScheduleSec: opts.webhooks.retryScheduleSec, workerId: id }
 
@@ -118,47 +127,84 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
     })
   }
 
-  async function sendDue(): Promise<number> {
+  // Attempts in flight, and how many per endpoint: the loop never waits for a whole batch,
+  // so one receiver that hangs until the timeout does not hold back the others.
+  const inFlight = new Set<Promise<void>>()
+  const perWebhook = new Map<string, number>()
+  let wake: (() => void) | undefined
+
+  async function attempt(d: DeliveryRow, endpoint: EndpointRow | undefined, claimToken: string): Promise<void> {
+    if (endpoint === undefined) return // deleted meanwhile; its deliveries went with it
+    try {
+      const outcome = await attemptDelivery(attemptDeps, d, endpoint, claimToken)
+      if (!outcome.result.ok) {
+        log.warn({ deliveryId: d.id, webhookId: d.webhook_id, statusCode: outcome.result.statusCode, error: outcome.result.error, status: outcome.status }, 'webhook attempt failed')
+      }
+    } catch (err) {
+      // The lease expires and the delivery is tried again.
+      log.error({ err, deliveryId: d.id }, 'webhook attempt could not be recorded')
+    }
+  }
+
+  /** Claims up to `limit` due deliveries and starts their attempts; returns them, tracked. */
+  async function claimAndStart(limit: number): Promise<Promise<void>[]> {
     const claimToken = `${id}:${randomBytes(6).toString('base64url')}`
-    const claimed = await repo.claimDue({ at: Date.now(), leaseMs, claimToken, limit: batchSize })
-    if (claimed.length === 0) return 0
+    const skipWebhooks = [...perWebhook].filter(([, n]) => n >= perEndpoint).map(([w]) => w)
+    const candidates = await repo.claimDue({ at: Date.now(), leaseMs, claimToken, limit, skipWebhooks })
+    if (candidates.length === 0) return []
+    // One claim may hold more of an endpoint's deliveries than it may have in flight: keep
+    // what fits and hand the rest back at once.
+    const claimed: DeliveryRow[] = []
+    const extra: DeliveryRow[] = []
+    const taken = new Map<string, number>()
+    for (const d of candidates) {
+      const n = (perWebhook.get(d.webhook_id) ?? 0) + (taken.get(d.webhook_id) ?? 0)
+      if (n >= perEndpoint) extra.push(d)
+      else {
+        taken.set(d.webhook_id, (taken.get(d.webhook_id) ?? 0) + 1)
+        claimed.push(d)
+      }
+    }
+    await repo.release(extra, claimToken)
+    if (claimed.length === 0) return []
     const endpoints = await repo.endpointsFor(claimed)
     const byKey = new Map(endpoints.map((e) => [`${e.shop_id} ${e.id}`, e]))
-    await Promise.all(
-      claimed.map(async (d) => {
-        const endpoint = byKey.get(`${d.shop_id} ${d.webhook_id}`)
-        if (endpoint === undefined) return // deleted meanwhile; its deliveries went with it
-        try {
-          const outcome = await attemptDelivery(attemptDeps, d, endpoint, claimToken)
-          if (!outcome.result.ok) {
-            log.warn({ deliveryId: d.id, webhookId: d.webhook_id, statusCode: outcome.result.statusCode, error: outcome.result.error, status: outcome.status }, 'webhook attempt failed')
-          }
-        } catch (err) {
-          // The lease expires and the delivery is tried again.
-          log.error({ err, deliveryId: d.id }, 'webhook attempt could not be recorded')
-        }
-      }),
-    )
-    return claimed.length
+    return claimed.map((d) => {
+      perWebhook.set(d.webhook_id, (perWebhook.get(d.webhook_id) ?? 0) + 1)
+      const p: Promise<void> = attempt(d, byKey.get(`${d.shop_id} ${d.webhook_id}`), claimToken).finally(() => {
+        const left = (perWebhook.get(d.webhook_id) ?? 1) - 1
+        if (left <= 0) perWebhook.delete(d.webhook_id)
+        else perWebhook.set(d.webhook_id, left)
+        inFlight.delete(p)
+        wake?.() // a slot is free: claim more now rather than after the poll interval
+      })
+      inFlight.add(p)
+      return p
+    })
   }
 
   let running = false
   let loop: Promise<void> | undefined
-  let wake: (() => void) | undefined
 
   async function runOnce(): Promise<PassResult> {
     let dispatched = 0
     for (let n = await fanOut(); n > 0; n = await fanOut()) dispatched += n
-    const attempted = await sendDue()
-    return { dispatched, attempted }
+    const started = await claimAndStart(batchSize)
+    await Promise.all(started)
+    return { dispatched, attempted: started.length }
   }
 
   async function run(): Promise<void> {
     while (running) {
       let busy = false
       try {
-        const pass = await runOnce()
-        busy = pass.attempted > 0 || pass.dispatched > 0
+        let dispatched = 0
+        for (let n = await fanOut(); n > 0; n = await fanOut()) dispatched += n
+        const free = maxInFlight - inFlight.size
+        const started = free > 0 ? (await claimAndStart(Math.min(batchSize, free))).length : 0
+        // Claim again at once while there is work and room; otherwise wait for the poll
+        // interval or for an attempt to finish.
+        busy = dispatched > 0 || (started > 0 && inFlight.size < maxInFlight)
       } catch (err) {
         log.error({ err }, 'webhook worker pass failed')
       }
@@ -189,6 +235,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
       wake?.()
       await loop
       loop = undefined
+      await Promise.all([...inFlight])
       if (ownSender) await sender.close()
     },
   }

@@ -113,7 +113,9 @@ export function createWebhooksRepo(db: Db, backend: Backend) {
      * other workers hold (PostgreSQL). A lease that runs out (its worker died) makes the
      * delivery due again.
      */
-    claimDue(opts: { at: number; leaseMs: number; claimToken: string; limit: number }): Promise<DeliveryRow[]> {
+    /** `skipWebhooks`: endpoints that already have as many attempts in flight as they may. */
+    claimDue(opts: { at: number; leaseMs: number; claimToken: string; limit: number; skipWebhooks?: string[] }): Promise<DeliveryRow[]> {
+      const skip = opts.skipWebhooks ?? []
       const due = lockSkippingLocked(
         db
           .selectFrom('webhook_deliveries')
@@ -121,6 +123,7 @@ export function createWebhooksRepo(db: Db, backend: Backend) {
           .where('status', '=', 'pending')
           .where('next_attempt_at', '<=', opts.at)
           .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', opts.at)]))
+          .$if(skip.length > 0, (qb) => qb.where('webhook_id', 'not in', skip))
           .orderBy('next_attempt_at')
           .limit(opts.limit),
         backend,
@@ -130,6 +133,17 @@ export function createWebhooksRepo(db: Db, backend: Backend) {
         .set({ locked_until: opts.at + opts.leaseMs, locked_by: opts.claimToken, updated_at: opts.at })
         .where((eb) => eb(eb.refTuple('shop_id', 'id'), 'in', due.$asTuple('shop_id', 'id')))
         .returningAll()
+        .execute()
+    },
+
+    /** Gives claimed deliveries back unattempted (their endpoint has enough attempts in flight). */
+    async release(rows: { shop_id: string; id: string }[], claimToken: string): Promise<void> {
+      if (rows.length === 0) return
+      await db
+        .updateTable('webhook_deliveries')
+        .set({ locked_until: null, locked_by: null })
+        .where('locked_by', '=', claimToken)
+        .where((eb) => eb.or(rows.map((r) => eb.and([eb('shop_id', '=', r.shop_id), eb('id', '=', r.id)]))))
         .execute()
     },
 

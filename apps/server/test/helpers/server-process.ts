@@ -1,0 +1,45 @@
+// `wishlist serve` in a child process (from source), for crash and shutdown tests.
+import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { promisify } from 'node:util'
+import { TEST_JWT_SECRET } from './app.js'
+
+export interface ServerProcess {
+  child: ChildProcess
+  /** http://127.0.0.1:<port> */
+  url: string
+  port: number
+  /** Resolves with the exit code (null when killed by a signal). */
+  exited: Promise<number | null>
+  /** Everything the process printed so far. */
+  output(): string
+}
+
+export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/cli-entry.ts', 'serve'], {
+    env: { ...process.env, JWT_SECRET: TEST_JWT_SECRET, PORT: '0', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  const url = await new Promise<string>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString()
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)
+      if (m) resolve(m[1] as string)
+    }
+    child.stdout?.on('data', onData)
+    child.stderr?.on('data', onData)
+    child.on('exit', () => reject(new Error(`server exited early: ${out}`)))
+  })
+  return { child, url, port: Number(new URL(url).port), exited, output: () => out }
+}
+
+/** `wishlist shops create --json` against a database: the shop, its storefront key and API key. */
+export async function createShopWithCli(databaseUrl: string, plan = 'scale') {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', 'test/helpers/cli-entry.ts', 'shops', 'create', '--domain', `cli-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.myshopify.com`, '--plan', plan, '--json'],
+    { env: { ...process.env, DATABASE_URL: databaseUrl, JWT_SECRET: TEST_JWT_SECRET } },
+  )
+  return JSON.parse(stdout) as { shop: { id: string; domain: string }; storefrontKey: string; apiKey: { keyId: string; secret: string } }
+}

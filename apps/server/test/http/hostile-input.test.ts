@@ -1,0 +1,272 @@
+/**
+ * Hostile input, property-based (fast-check): every route of app.routeCatalog gets
+ * generated bodies, query strings and path parameters, guided by the OpenAPI document
+ * (built from the same schemas that validate requests). The service never answers 5xx,
+ * and every error has the documented shape. Then: deeply nested and oversized JSON, and
+ * unicode and control characters that must be stored and returned faithfully.
+ */
+import fc from 'fast-check'
+import type { InjectOptions } from 'fastify'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { RouteEntry } from '../../src/plugins/auth.js'
+import { createTestApp, type TestApp, type TestShop } from '../helpers/app.js'
+
+let t: TestApp
+let shop: TestShop
+let admin: string
+let customer: string
+let routes: RouteEntry[]
+let openapi: { paths: Record<string, Record<string, { parameters?: { name: string; in: string }[]; requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> } }>> }
+
+const CUSTOMER = '777'
+const GUEST = 'guest-hostile-01'
+
+beforeAll(async () => {
+  t = await createTestApp()
+  shop = await t.createShop('scale', { multi_wishlist_enabled: true })
+  admin = await shop.adminToken()
+  customer = await shop.customerToken(CUSTOMER)
+  // The API (the HTML pages /dashboard, /demo and the widget script are not JSON endpoints).
+  routes = t.app.routeCatalog.filter((r) => r.url.startsWith('/v1/') || r.url.startsWith('/api/'))
+  openapi = (await t.call('GET', '/v1/openapi.json')).body
+})
+afterAll(() => t.close())
+
+const nasty = fc.constantFrom(
+  '',
+  ' ',
+  '\u0000',
+  'a\u0000b',
+  '\u0007\u001b[31m',
+  '\r\n\r\nHTTP/1.1 200 OK',
+  '../../etc/passwd',
+  "' or 1=1 --",
+  '"; drop table shops; --',
+  '%00',
+  '%',
+  '\uD800',
+  '\uFEFF',
+  '𝕳𝖊𝖑𝖑𝖔 👩‍👩‍👧‍👦',
+  'gid://shopify/Product/1',
+  '9'.repeat(40),
+  '1e309',
+  '-1',
+  '0',
+  '1.5',
+  'NaN',
+  'true',
+  'null',
+  '__proto__',
+  'constructor',
+  'me',
+  '<script>alert(1)</script>',
+  'x'.repeat(5000),
+)
+const text = fc.oneof(nasty, fc.string({ unit: 'binary', maxLength: 40 }), fc.string({ maxLength: 12 }))
+const json = fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 3 }), text, fc.integer(), fc.constant(null))
+
+function operation(route: RouteEntry) {
+  return openapi.paths[route.url.replace(/:(\w+)/g, '{$1}')]?.[route.method.toLowerCase()]
+}
+
+function requestFor(route: RouteEntry) {
+  const op = operation(route)
+  const queryNames = (op?.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name)
+  const bodyNames = Object.keys(op?.requestBody?.content?.['application/json']?.schema?.properties ?? {})
+  const params = [...route.url.matchAll(/:(\w+)/g)].map((m) => m[1] as string)
+  const key = (names: string[]) => (names.length ? fc.oneof(fc.constantFrom(...names), fc.string({ maxLength: 8 })) : fc.string({ maxLength: 8 }))
+  const body = fc.oneof(
+    fc.dictionary(key(bodyNames), json, { maxKeys: 6 }),
+    json,
+    fc.constant(undefined),
+  )
+  const query = fc.dictionary(key([...queryNames, 'guest_id']), fc.oneof(text, fc.array(text, { maxLength: 3 })), { maxKeys: 4 })
+  const path = fc.tuple(...params.map(() => fc.oneof(text, fc.constantFrom('me', CUSTOMER, GUEST, '1'))))
+  const as = fc.constantFrom(...(['admin', 'customer', 'guest', 'storefront', 'none'] as const))
+  return fc.record({ body, query, path, as })
+}
+
+async function credentials(kind: 'admin' | 'customer' | 'guest' | 'storefront' | 'none'): Promise<Record<string, string>> {
+  const key = (await t.app.services.shops.get(shop.id))?.storefrontKey ?? shop.storefrontKey
+  switch (kind) {
+    case 'admin':
+      return { authorization: `Bearer ${admin}` }
+    case 'customer':
+      return { authorization: `Bearer ${customer}` }
+    case 'guest':
+      return { 'x-storefront-key': key, 'x-guest-id': GUEST }
+    case 'storefront':
+      return { 'x-storefront-key': key }
+    default:
+      return {}
+  }
+}
+
+/** encodeURIComponent, but a lone surrogate goes out as the raw (invalid UTF-8) bytes it would be. */
+function encode(s: string): string {
+  try {
+    return encodeURIComponent(s)
+  } catch {
+    return s.replace(/[\uD800-\uDFFF]/g, '%ED%A0%80').split('%ED%A0%80').map(encodeURIComponent).join('%ED%A0%80')
+  }
+}
+
+function queryString(q: Record<string, string | string[]>): string {
+  const parts: string[] = []
+  for (const [k, v] of Object.entries(q)) for (const one of [v].flat()) parts.push(`${encode(k)}=${encode(one)}`)
+  return parts.length ? `?${parts.join('&')}` : ''
+}
+
+function expectDocumentedAnswer(route: RouteEntry, url: string, res: { statusCode: number; body: string; headers: Record<string, unknown> }) {
+  const where = `${route.method} ${url}`
+  expect({ where, status: res.statusCode < 500 ? 'not 5xx' : `${res.statusCode} ${res.body}` }).toEqual({ where, status: 'not 5xx' })
+  if (res.statusCode < 400) return
+  const parsed = JSON.parse(res.body) as Record<string, unknown>
+  const error = { code: expect.any(String), message: expect.any(String) }
+  if (url.startsWith('/api/')) expect(parsed).toMatchObject({ error })
+  else expect(parsed).toMatchObject({ ok: false, error })
+  if (!url.startsWith('/api/')) expect(Object.keys(parsed).sort()).toEqual(['error', 'ok'])
+}
+
+describe('generated requests on every route', () => {
+  it('never answer 5xx and always use the documented error shape', { timeout: 240_000 }, async () => {
+    const arbitrary = fc.constantFrom(...routes).chain((route) => requestFor(route).map((req) => ({ route, ...req })))
+    let sent = 0
+    await fc.assert(
+      fc.asyncProperty(arbitrary, async ({ route, body, query, path, as }) => {
+        let i = 0
+        const url = route.url.replace(/:(\w+)/g, () => encode(path[i++] as string)) + queryString(query)
+        const opts: InjectOptions = { method: route.method as InjectOptions['method'], url, headers: await credentials(as) }
+        if (body !== undefined && route.method !== 'GET' && route.method !== 'DELETE') {
+          opts.payload = JSON.stringify(body)
+          opts.headers = { ...opts.headers, 'content-type': 'application/json' }
+        }
+        const res = await t.inject(opts)
+        sent++
+        expectDocumentedAnswer(route, url, res)
+      }),
+      { numRuns: Math.max(600, routes.length * 12) },
+    )
+    expect(sent).toBeGreaterThanOrEqual(600)
+  })
+
+  it('never answer 5xx to raw bodies that are not JSON, or JSON that lies about its type', async () => {
+    const bodies = ['{', '{"a":', 'nul', '\u0000', '[1,2', '{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"x":1}}}', '"just a string"', '123', 'true', '\uFEFF{}']
+    for (const route of routes.filter((r) => r.method === 'POST' || r.method === 'PUT' || r.method === 'PATCH')) {
+      const url = route.url.replace(/:(\w+)/g, '1')
+      for (const payload of bodies) {
+        for (const as of ['admin', 'guest'] as const) {
+          const res = await t.inject({ method: route.method as InjectOptions['method'], url, payload, headers: { ...(await credentials(as)), 'content-type': 'application/json' } })
+          expectDocumentedAnswer(route, url, res)
+        }
+      }
+    }
+  })
+})
+
+describe('deeply nested and oversized JSON', () => {
+  const nested = (depth: number, open = '[', close = ']') => open.repeat(depth) + close.repeat(depth)
+  const objects = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth)
+
+  it.each([
+    ['10,000 nested arrays', nested(10_000)],
+    ['100,000 nested arrays', nested(100_000)],
+    ['50,000 nested objects', objects(50_000)],
+    ['nested arrays inside a field', `{"product_id":${nested(20_000)}}`],
+  ])('answers %s with a 4xx on every JSON route, and keeps serving', async (_name, payload) => {
+    for (const route of routes.filter((r) => r.method === 'POST' || r.method === 'PUT' || r.method === 'PATCH')) {
+      const url = route.url.replace(/:(\w+)/g, (_m, name: string) => (name === route.owner ? CUSTOMER : '1'))
+      const res = await t.inject({ method: route.method as InjectOptions['method'], url, payload, headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' } })
+      expectDocumentedAnswer(route, url, res)
+    }
+    const ok = await t.call('GET', `/v1/wishlists/${CUSTOMER}`, { token: admin })
+    expect(ok.status).toBe(200)
+  })
+
+  it('answers a body over 1 MiB with 413 PAYLOAD_TOO_LARGE on every JSON route', async () => {
+    const payload = JSON.stringify({ name: 'x'.repeat(1024 * 1024 + 10), product_id: '1' })
+    for (const route of routes.filter((r) => r.method === 'POST' || r.method === 'PUT' || r.method === 'PATCH')) {
+      const url = route.url.replace(/:(\w+)/g, (_m, name: string) => (name === route.owner ? CUSTOMER : '1'))
+      const res = await t.inject({ method: route.method as InjectOptions['method'], url, payload, headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' } })
+      expect({ url, status: res.statusCode }).toEqual({ url, status: 413 })
+      expectDocumentedAnswer(route, url, res)
+    }
+  })
+
+  it('answers a 1 MiB query string or path without a 5xx', async () => {
+    for (const url of [`/v1/wishlists/${CUSTOMER}?limit=${'9'.repeat(100_000)}`, `/v1/wishlists/${'1'.repeat(50_000)}/items`, `/api/v1/products/${'%'.repeat(1000)}/reviews`]) {
+      const res = await t.inject({ method: 'GET', url, headers: { authorization: `Bearer ${admin}` } })
+      expect(res.statusCode).toBeLessThan(500)
+    }
+  })
+})
+
+describe('unicode and control characters', () => {
+  // Any code point (fast-check 'binary': the whole range, control characters included)
+  // and some characters that are known trouble for databases and terminals.
+  const wild = fc.oneof(
+    fc.string({ unit: 'binary', minLength: 1, maxLength: 60 }),
+    fc.constantFrom('\u0001\u001f\u007f', '\u202Eevil', 'ZWJ\u200D👩‍💻', '\uFFFF', 'é vs é', '\t\n\r\u000b\u000c', '𝕏', '\u0085'),
+  )
+
+  it('refuses the NUL character with 400 VALIDATION_ERROR (PostgreSQL text cannot hold it) on both backends', async () => {
+    const res = await t.call('POST', `/v1/wishlists/${CUSTOMER}/items`, { token: admin, body: { product_id: '5', handle: 'a\u0000b' } })
+    expect(res.status).toBe(400)
+    expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'body.handle', message: 'must not contain U+0000' }] })
+    const q = await t.call('GET', `/v1/wishlists/${CUSTOMER}?wishlist_id=%00`, { token: admin })
+    expect(q.status).toBe(400)
+  })
+
+  const storable = (s: string) => !s.includes('\u0000')
+
+  it('stores item handles as given and returns them unchanged', { timeout: 120_000 }, async () => {
+    let n = 0
+    await fc.assert(
+      fc.asyncProperty(wild.filter((s) => s.length <= 255 && storable(s)), async (handle) => {
+        const productId = String(100_000 + n++)
+        const res = await t.call('POST', `/v1/wishlists/${CUSTOMER}/items`, { token: admin, body: { product_id: productId, handle } })
+        expect(res.status).toBe(201)
+        expect(res.body.data.item.handle).toBe(handle)
+        const list = await t.call('GET', `/v1/wishlists/${CUSTOMER}?limit=1`, { token: admin })
+        expect(list.body.data.items[0]).toMatchObject({ productId, handle })
+      }),
+      { numRuns: 60 },
+    )
+  })
+
+  it('stores list names as given (trimmed) or refuses them with a 4xx, never a 5xx', { timeout: 120_000 }, async () => {
+    const owner = '778'
+    await fc.assert(
+      fc.asyncProperty(wild.filter(storable), async (name) => {
+        const res = await t.call('POST', `/v1/wishlists/${owner}/lists`, { token: admin, body: { name } })
+        expect(res.status).toBeLessThan(500)
+        if (res.status === 201) {
+          expect(res.body.data.wishlist.name).toBe(name.trim())
+          const lists = await t.call('GET', `/v1/wishlists/${owner}/lists`, { token: admin })
+          expect(lists.body.data.wishlists.map((w: { name: string }) => w.name)).toContain(name.trim())
+          await t.call('DELETE', `/v1/wishlists/${owner}/lists/${res.body.data.wishlist.wishlistId}`, { token: admin })
+        } else {
+          expect(res.body).toMatchObject({ ok: false, error: { code: expect.stringMatching(/^(VALIDATION_ERROR|LIST_NAME_TAKEN)$/) } })
+        }
+      }),
+      { numRuns: 60 },
+    )
+  })
+
+  it('stores review names, titles and bodies as given (trimmed) and returns them unchanged', { timeout: 120_000 }, async () => {
+    const sf = { 'x-storefront-key': (await t.app.services.shops.get(shop.id))?.storefrontKey ?? shop.storefrontKey }
+    let n = 0
+    const nonBlank = wild.filter((s) => s.trim().length > 0 && storable(s))
+    await fc.assert(
+      fc.asyncProperty(nonBlank.filter((s) => s.trim().length <= 100), wild.filter((s) => s.trim().length <= 150 && storable(s)), nonBlank, async (customerName, title, body) => {
+        const productId = String(200_000 + n++)
+        const res = await t.call('POST', '/api/v1/reviews', { headers: sf, body: { productId, customerEmail: `u${n}@example.com`, customerName, rating: 4, title, body } })
+        expect(res.status).toBe(201)
+        const one = await t.call('GET', `/api/v1/reviews/${res.body.id}`, { token: admin })
+        expect(one.status).toBe(200)
+        expect({ customerName: one.body.customerName, title: one.body.title, body: one.body.body }).toEqual({ customerName: customerName.trim(), title: title.trim(), body: body.trim() })
+      }),
+      { numRuns: 40 },
+    )
+  })
+})
