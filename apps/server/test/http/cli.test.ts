@@ -1,28 +1,15 @@
-import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, TEST_JWT_SECRET, type TestApp } from '../helpers/app.js'
+import { createTestApp, type TestApp } from '../helpers/app.js'
+import { runCli } from '../helpers/cli.js'
 import { freshDatabase, type TestDatabase } from '../helpers/db.js'
 
-const run = promisify(execFile)
 const dir = mkdtempSync(join(tmpdir(), 'wishlist-cli-'))
 let database: TestDatabase
 
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'test/helpers/cli-entry.ts', ...args], {
-      cwd: process.cwd(),
-      env: { ...process.env, DATABASE_URL: database.url, JWT_SECRET: TEST_JWT_SECRET },
-    })
-    return { code: 0, stdout, stderr }
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string }
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
-  }
-}
+const cli = (...args: string[]) => runCli(database, ...args)
 
 beforeAll(async () => {
   database = await freshDatabase({ sqliteFile: join(dir, 'cli.db') })
