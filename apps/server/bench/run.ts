@@ -62,6 +62,7 @@ const { values: flags } = parseArgs({
     out: { type: 'string' },
     reseed: { type: 'boolean', default: false },
     'cpu-prof': { type: 'string' },
+    'csv-items': { type: 'string' },
   },
 })
 const env = process.env
@@ -80,6 +81,8 @@ const opts = {
   dataDir: resolve(flags['data-dir'] ?? env.BENCH_DATA_DIR ?? join(serverDir, 'bench/data')),
   out: resolve(repoRoot, flags.out ?? 'bench/results/latest.json'),
   cpuProfDir: flags['cpu-prof'] ? resolve(flags['cpu-prof']) : undefined,
+  /** Items of the CSV-export memory check (bench/csv-export.ts, SQLite); 0 skips it. */
+  csvItems: num(flags['csv-items'], env.BENCH_CSV_ITEMS, quick ? 100_000 : 1_000_000),
 }
 for (const s of opts.scenarios) if (!(SCENARIOS as readonly string[]).includes(s)) throw new Error(`unknown scenario ${s}`)
 
@@ -364,6 +367,15 @@ async function main(): Promise<void> {
   const lines = ['| scenario | backend | req/s | p50 ms | p99 ms | ratio |', '|---|---|---:|---:|---:|---:|']
   for (const r of rows) lines.push(`| ${r.name} | ${r.backend} | ${r.rps.toLocaleString('en')} | ${r.p50_ms ?? '–'} | ${r.p99_ms ?? '–'} | ${r.ratio.toFixed(3)} |`)
   process.stdout.write(`\n${lines.join('\n')}\n\nwritten to ${opts.out} (${machine.wall_s} s)\n`)
+
+  if (opts.csvItems > 0) {
+    // Constant memory of the streamed shop export (issue 7): peak server RSS at 10 thousand
+    // and at csvItems items, in one run.
+    log(`csv export: ${opts.csvItems.toLocaleString('en')} items, server peak RSS`)
+    const [cmd, args] = nodeCommand('bench/csv-export.ts')
+    const res = spawnSync(cmd, [...args, 'sqlite', String(opts.csvItems)], { stdio: 'inherit', cwd: serverDir })
+    if (res.status !== 0) throw new Error(`bench/csv-export.ts exited with ${String(res.status)}`)
+  }
 }
 
 const readBody = (file: string) => readFileSync(file)
