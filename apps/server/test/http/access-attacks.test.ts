@@ -4,18 +4,14 @@
  * scenario's log output searched for secrets.
  */
 import { generateKeyPairSync } from 'node:crypto'
-import { Writable } from 'node:stream'
 import type { InjectOptions } from 'fastify'
 import { SignJWT } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildApp, LOG_REDACT } from '../../src/app.js'
-import { openStorage } from '../../src/db/connect.js'
-import { migrateToLatest } from '../../src/db/migrate.js'
 import { JWT_AUDIENCE, JWT_ISSUER } from '../../src/modules/auth/auth.service.js'
 import type { RouteEntry } from '../../src/plugins/auth.js'
 import type { ResolveHost } from '../../src/modules/webhooks/ssrf-guard.js'
-import { createTestApp, forgeToken, type TestApp, type TestShop, testConfig } from '../helpers/app.js'
-import { freshDatabase } from '../helpers/db.js'
+import { createTestApp, forgeToken, type TestApp, type TestShop } from '../helpers/app.js'
+import { loggingApp } from '../helpers/logs.js'
 import { type Receiver, startReceiver } from '../helpers/receiver.js'
 
 let t: TestApp
@@ -274,17 +270,7 @@ describe('SSRF in every address form', () => {
 
 describe('secrets in logs', () => {
   it('a whole scenario at trace level logs no API secret, token, webhook secret, storefront key or share token', async () => {
-    const lines: string[] = []
-    const stream = new Writable({
-      write(chunk, _enc, done) {
-        lines.push(chunk.toString())
-        done()
-      },
-    })
-    const database = await freshDatabase()
-    const storage = openStorage(database.target)
-    await migrateToLatest(storage)
-    const app = await buildApp({ config: testConfig(), storage, logger: { level: 'trace', redact: LOG_REDACT, stream } })
+    const { app, lines, close } = await loggingApp()
     const secrets: string[] = []
     try {
       const created = await app.services.shops.create({ domain: `logs-${Date.now()}.myshopify.com`, plan: 'scale' })
@@ -325,9 +311,7 @@ describe('secrets in logs', () => {
         expect({ secret: secret.slice(0, 6), logged: log.includes(secret) }).toEqual({ secret: secret.slice(0, 6), logged: false })
       }
     } finally {
-      await app.close()
-      await storage.destroy()
-      await database.drop()
+      await close()
     }
   })
 })

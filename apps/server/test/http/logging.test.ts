@@ -1,24 +1,9 @@
-import { Writable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
-import { buildApp, LOG_REDACT } from '../../src/app.js'
-import { openStorage } from '../../src/db/connect.js'
-import { migrateToLatest } from '../../src/db/migrate.js'
-import { testConfig } from '../helpers/app.js'
-import { freshDatabase } from '../helpers/db.js'
+import { loggingApp } from '../helpers/logs.js'
 
 describe('logs', () => {
   it('carry a request id per request and never a secret, token or storefront key', async () => {
-    const lines: string[] = []
-    const stream = new Writable({
-      write(chunk, _enc, done) {
-        lines.push(chunk.toString())
-        done()
-      },
-    })
-    const database = await freshDatabase()
-    const storage = openStorage(database.target)
-    await migrateToLatest(storage)
-    const app = await buildApp({ config: testConfig(), storage, logger: { level: 'trace', redact: LOG_REDACT, stream } })
+    const { app, lines, close } = await loggingApp()
     try {
       const created = await app.services.shops.create({ domain: 'logs.myshopify.com', plan: 'starter' })
       const token = await app.inject({ method: 'POST', url: '/v1/auth/token', payload: { api_key: created.apiKey.keyId, api_secret: created.apiKey.secret } })
@@ -33,9 +18,7 @@ describe('logs', () => {
       for (const line of completed) expect(line).toMatch(/"reqId":"req_[^"]+".*"statusCode":\d{3}/)
       for (const secret of [created.apiKey.secret, jwt, created.shop.storefrontKey]) expect(log).not.toContain(secret)
     } finally {
-      await app.close()
-      await storage.destroy()
-      await database.drop()
+      await close()
     }
   })
 })
