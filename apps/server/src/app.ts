@@ -6,6 +6,7 @@ import { Ajv } from 'ajv'
 import addFormats from 'ajv-formats'
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify'
 import type { Redis } from 'ioredis'
+import { pino } from 'pino'
 import type { Config } from './config.js'
 import type { Storage } from './db/connect.js'
 import { AppError } from './lib/errors.js'
@@ -37,6 +38,7 @@ import { createListsService, type ListsService } from './modules/wishlists/lists
 import { shareRoutes } from './modules/wishlists/share.routes.js'
 import { createShareService, type ShareService } from './modules/wishlists/share.service.js'
 import { wishlistRoutes } from './modules/wishlists/wishlists.routes.js'
+import { createPageCache } from './modules/wishlists/page-cache.js'
 import { createWishlistsService, type WishlistsService } from './modules/wishlists/wishlists.service.js'
 import { authPlugin } from './plugins/auth.js'
 import { corsPlugin } from './plugins/cors.js'
@@ -86,13 +88,21 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * What pino censors. Request lines need nothing: LOG_SERIALIZERS writes no headers and a
+ * redacted URL. The other lines log ids, statuses and `err`; an error object is the one
+ * place a credential could ride along (a library error carrying the request it failed on),
+ * so its credential fields are censored. Paths are named, not wildcards: a wildcard makes
+ * pino run the censor over every field of every line (bench: 6% of a GET page's CPU).
+ */
 export const LOG_REDACT = [
-  'req.headers.authorization',
-  'req.headers["x-storefront-key"]',
-  'req.headers.cookie',
-  '*.api_secret',
-  '*.secret',
-  '*.token',
+  'err.api_secret',
+  'err.secret',
+  'err.token',
+  'err.headers.authorization',
+  'err.headers["x-storefront-key"]',
+  'err.headers.cookie',
+  'err.config.headers.authorization',
 ]
 
 /** A share token in a URL is a bearer credential: logged URLs carry a placeholder instead. */
@@ -114,7 +124,13 @@ export const LOG_SERIALIZERS = {
 }
 
 function loggerOptions(deps: AppDeps): FastifyServerOptions['logger'] {
-  if (deps.logger === undefined) return { level: deps.config.logLevel, redact: LOG_REDACT, serializers: LOG_SERIALIZERS }
+  if (deps.logger === undefined) {
+    // Lines go to stdout in batches of 4 KiB, and at least every second (pino's default
+    // writes each line with its own blocking syscall; bench: 6% of a GET page's CPU).
+    // Buffered lines are flushed when the process exits.
+    const stream = pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 1000 })
+    return { level: deps.config.logLevel, redact: LOG_REDACT, serializers: LOG_SERIALIZERS, stream }
+  }
   // Callers passing their own options (tests with a stream) get the same URL redaction.
   if (typeof deps.logger === 'object' && deps.logger !== null) return { ...deps.logger, serializers: { ...LOG_SERIALIZERS, ...(deps.logger.serializers ?? {}) } }
   return deps.logger
@@ -148,7 +164,7 @@ export function createServices(deps: AppDeps): Services {
     retryScheduleSec: wh.retryScheduleSec,
   })
   const storage = { db: deps.storage.db, backend: deps.storage.backend }
-  const wishlists = createWishlistsService(storage)
+  const wishlists = createWishlistsService({ ...storage, pageCache: createPageCache(deps.config.pageCacheMb * 1024 * 1024), changeStamp: deps.storage.changeStamp })
   const lists = createListsService(storage)
   const share = createShareService({ ...storage, shops, publicBaseUrl: deps.config.publicBaseUrl })
   const imports = createImportService(storage)

@@ -30,6 +30,8 @@ export interface Config {
     workerEnabled: boolean
   }
   logLevel: string
+  /** In-process cache of serialized GET pages (modules/wishlists/page-cache.ts), in MB; 0 turns it off. */
+  pageCacheMb: number
 }
 
 export class ConfigError extends Error {}
@@ -132,5 +134,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       workerEnabled: env.WEBHOOK_WORKER !== 'off',
     },
     logLevel: env.LOG_LEVEL || 'info',
+    pageCacheMb: int(env, 'PAGE_CACHE_MB', 32, 0, 65_536),
   }
 }

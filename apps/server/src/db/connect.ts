@@ -13,6 +13,13 @@ export type Backend = 'sqlite' | 'postgres'
 export interface Storage {
   db: Db
   backend: Backend
+  /**
+   * SQLite only: a value that changes whenever the database may have changed: a write
+   * statement of this process (counted when it is prepared, before it runs) or a commit by
+   * another connection (`PRAGMA data_version`). Equal values mean nothing was written in
+   * between, so what was read at the first is still true at the second.
+   */
+  changeStamp?: () => string
   /** A cheap round trip used by /readyz. */
   ping(): Promise<void>
   destroy(): Promise<void>
@@ -34,20 +41,26 @@ const pgTypes = {
  * `stream()`), so the same text gets the same prepared statement. Bounded: bulk inserts
  * produce many distinct texts, so long ones are not kept and the oldest entry goes first.
  */
-export function cachingPrepare(sqlite: SQLite.Database, maxEntries = 500, maxSqlLength = 4000): SqliteDatabase {
+export function cachingPrepare(sqlite: SQLite.Database, maxEntries = 500, maxSqlLength = 4000): SqliteDatabase & { writes(): number } {
   const statements = new Map<string, SQLite.Statement>()
+  let writes = 0
   return {
     close: () => sqlite.close(),
+    // Kysely's driver prepares every statement right before running it, so this sees each
+    // write (and BEGIN/COMMIT) before it happens.
     prepare(sql: string) {
-      const hit = statements.get(sql)
-      if (hit) return hit
-      const stmt = sqlite.prepare(sql)
-      if (sql.length <= maxSqlLength) {
-        if (statements.size >= maxEntries) statements.delete(statements.keys().next().value as string)
-        statements.set(sql, stmt)
+      let stmt = statements.get(sql)
+      if (stmt === undefined) {
+        stmt = sqlite.prepare(sql)
+        if (sql.length <= maxSqlLength) {
+          if (statements.size >= maxEntries) statements.delete(statements.keys().next().value as string)
+          statements.set(sql, stmt)
+        }
       }
+      if (!stmt.reader) writes++
       return stmt
     },
+    writes: () => writes,
   }
 }
 
@@ -58,10 +71,13 @@ function openSqlite(file: string): Storage {
   sqlite.pragma('synchronous = NORMAL')
   sqlite.pragma('foreign_keys = ON')
   sqlite.pragma('busy_timeout = 5000')
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingPrepare(sqlite) }) })
+  const database = cachingPrepare(sqlite)
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) })
+  const dataVersion = sqlite.prepare('PRAGMA data_version').pluck()
   return {
     db,
     backend: 'sqlite',
+    changeStamp: () => `${database.writes()}:${dataVersion.get() as number}`,
     async ping() {
       sqlite.prepare('select 1').get()
     },

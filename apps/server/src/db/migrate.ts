@@ -6,6 +6,7 @@ import * as m0002 from './migrations/0002_wishlists.js'
 import * as m0003 from './migrations/0003_webhooks.js'
 import * as m0004 from './migrations/0004_reviews.js'
 import * as m0005 from './migrations/0005_analytics.js'
+import * as m0006 from './migrations/0006_owner_versions.js'
 
 interface BackendMigration {
   up(db: Kysely<unknown>, backend: Backend): Promise<void>
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, BackendMigration> = {
   '0003_webhooks': m0003,
   '0004_reviews': m0004,
   '0005_analytics': m0005,
+  '0006_owner_versions': m0006,
 }
 
 class StaticProvider implements MigrationProvider {

@@ -3,7 +3,7 @@
  * Times are integer epoch milliseconds; booleans are 0/1 integers; JSON is text.
  * Every table is keyed by `shop_id` first so it can be distributed by shop (Citus).
  */
-import type { Generated, Insertable, Selectable, Updateable } from 'kysely'
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely'
 
 export type Plan = 'free' | 'starter' | 'growth' | 'scale'
 export type KeyScope = 'admin' | 'customer'
@@ -74,6 +74,8 @@ export interface WishlistOwnersTable {
   item_count: number
   created_at: number
   updated_at: number
+  /** Moved by triggers on every change a wishlist page shows (migration 0006); bigint, read as a number (connect.ts). */
+  version: ColumnType<number, never, never>
 }
 
 /**

@@ -27,11 +27,21 @@ export const metricsPlugin = fp(
       registers: [registry],
     })
     app.decorate('metrics', registry)
+    // One pair of labelled children per (method, route, status), found by a string key:
+    // prom-client hashes a labels object on every call otherwise.
+    const children = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>()
     app.addHook('onResponse', async (request, reply) => {
       // The route pattern, never the raw URL: ids in paths would explode the label space.
-      const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: String(reply.statusCode) }
-      requests.inc(labels)
-      latency.observe(labels, reply.elapsedTime / 1000)
+      const route = request.routeOptions.url ?? 'unmatched'
+      const key = `${request.method} ${reply.statusCode} ${route}`
+      let child = children.get(key)
+      if (child === undefined) {
+        const labels = { method: request.method, route, status_code: String(reply.statusCode) }
+        child = { count: requests.labels(labels), time: latency.labels(labels) }
+        children.set(key, child)
+      }
+      child.count.inc()
+      child.time.observe(reply.elapsedTime / 1000)
     })
   },
   { name: 'metrics' },

@@ -82,6 +82,9 @@ export function createWishlistsRepo(backend: Backend) {
       .limit(limit)
       .offset(offset),
   )
+  const versionQuery = precompiled(3, (db, shopId: string, ownerType: Owner['type'], ownerId: string) =>
+    db.selectFrom('wishlist_owners').select('version').where('shop_id', '=', shopId).where('owner_type', '=', ownerType).where('owner_id', '=', ownerId),
+  )
   const countQuery = precompiled(4, (db, shopId: string, ownerType: Owner['type'], ownerId: string, listId: string) =>
     items(db, shopId, { type: ownerType, id: ownerId })
       .where('i.list_id', '=', listId)
@@ -111,6 +114,12 @@ export function createWishlistsRepo(backend: Backend) {
       const row = await this.lockOwner(trx, shopId, owner)
       if (!row) throw new Error('owner row vanished inside its transaction')
       return row
+    },
+
+    /** The owner's page version (migration 0006) as text; 'none' while the owner has no row (and so no items or lists). */
+    async ownerVersion(db: Executor, shopId: string, owner: Owner): Promise<string> {
+      const [row] = await versionQuery(db, shopId, owner.type, owner.id)
+      return row === undefined ? 'none' : String(row.version)
     },
 
     async getOwner(db: Executor, shopId: string, owner: Owner): Promise<OwnerRow | undefined> {

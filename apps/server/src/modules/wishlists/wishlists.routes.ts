@@ -1,5 +1,7 @@
 /** SPEC: Wishlist items. `/v1/wishlists/{customerId}` where customerId may be `me`. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyReply } from 'fastify'
+import { Counter } from 'prom-client'
 import type { Access } from '../../plugins/auth.js'
 import { errors, Ok } from '../../lib/http-schemas.js'
 import type { WishlistsService } from './wishlists.service.js'
@@ -24,6 +26,18 @@ export const ownerRoute = (access: Access[] = ['admin', 'customer', 'guest']) =>
 
 export const wishlistRoutes: FastifyPluginAsyncTypebox<{ wishlists: WishlistsService }> = async (app, { wishlists }) => {
   const tags = ['wishlists']
+  const { pageCacheStats } = wishlists
+  new Counter({
+    name: 'wishlist_page_cache_lookups_total',
+    help: 'GET-page cache lookups by result (hit: served from memory at the current owner version)',
+    labelNames: ['result'] as const,
+    registers: [app.metrics],
+    collect() {
+      this.reset()
+      this.inc({ result: 'hit' }, pageCacheStats.hits)
+      this.inc({ result: 'miss' }, pageCacheStats.misses)
+    },
+  })
 
   app.get(
     '/v1/wishlists/:customerId',
@@ -31,7 +45,12 @@ export const wishlistRoutes: FastifyPluginAsyncTypebox<{ wishlists: WishlistsSer
       config: ownerRoute(),
       schema: { tags, summary: 'A page of a wishlist, newest first', params: OwnerParams, querystring: ItemsQuery, response: { 200: Ok(ItemsPage), ...errors(400, 401, 403, 404, 429) } },
     },
-    async (request) => ({ ok: true as const, data: await wishlists.getItems(request.ctx, request.owner, request.query) }),
+    async (request, reply) => {
+      // Serialized with this route's response schema, once per owner version (page-cache.ts).
+      // The body is serialized bytes, so Fastify sends it as it is (the typed reply only takes the object).
+      const body = await wishlists.getItemsBody(request.ctx, request.owner, request.query, (data) => reply.serialize({ ok: true, data }) as string)
+      return (reply as FastifyReply).type('application/json; charset=utf-8').send(body)
+    },
   )
 
   app.post(

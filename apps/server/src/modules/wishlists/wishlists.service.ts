@@ -19,12 +19,22 @@ import type { RequestContext } from '../auth/auth.types.js'
 import { enqueueWebhookEvents, type OutboxEvent } from '../events/outbox.js'
 import { type ItemView, itemView, ownerData } from './item-view.js'
 import { assertListExists, productIdOf, resolveListId } from './list-scope.js'
+import { createPageCache, type PageCache } from './page-cache.js'
 import { createWishlistsRepo, type NewItem, type RemovedItem, type WishlistsRepo } from './wishlists.repo.js'
 import { ITEM_LIMIT, METADATA_MAX_CHARS } from './wishlists.schemas.js'
 
 export interface WishlistsDeps {
   db: Db
   backend: Backend
+  /** GET-page bodies by owner version; absent: every read builds its page. */
+  pageCache?: PageCache
+  changeStamp?: (() => string) | undefined
+}
+
+export interface ItemsQuery {
+  wishlist_id?: string | undefined
+  limit: number
+  offset: number
 }
 
 export interface AddItemInput {
@@ -60,6 +70,18 @@ export const addFacts = (type: AnalyticsFact['type'], owner: Owner, productIds: 
 
 export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo = createWishlistsRepo(deps.backend)) {
   const { db } = deps
+  const pageCache = deps.pageCache ?? createPageCache(0)
+
+  async function getItems(ctx: RequestContext, owner: Owner, query: ItemsQuery) {
+    const shopId = ctx.shop.id
+    const listId = resolveListId(ctx.shop, query.wishlist_id)
+    await assertListExists(repo, db, shopId, owner, listId)
+    const [rows, total] = await Promise.all([
+      repo.page(db, shopId, owner, listId, query.limit, query.offset),
+      repo.countItems(db, shopId, owner, listId),
+    ])
+    return { items: rows.map(itemView), count: rows.length, total, has_more: query.offset + rows.length < total }
+  }
 
   /** The bookkeeping of removed items, in the removing transaction: count, events, facts. */
   async function recordRemovals(trx: Transaction<Database>, shopId: string, owner: Owner, removed: RemovedItem[], at: number, extra: Record<string, unknown> = {}) {
@@ -94,15 +116,26 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
   }
 
   return {
-    async getItems(ctx: RequestContext, owner: Owner, query: { wishlist_id?: string | undefined; limit: number; offset: number }) {
-      const shopId = ctx.shop.id
-      const listId = resolveListId(ctx.shop, query.wishlist_id)
-      await assertListExists(repo, db, shopId, owner, listId)
-      const [rows, total] = await Promise.all([
-        repo.page(db, shopId, owner, listId, query.limit, query.offset),
-        repo.countItems(db, shopId, owner, listId),
-      ])
-      return { items: rows.map(itemView), count: rows.length, total, has_more: query.offset + rows.length < total }
+    getItems,
+    pageCacheStats: pageCache.stats,
+
+    /**
+     * The GET page as its response body, from the page cache when the owner's version is
+     * the one it was built at (page-cache.ts). The version is read before the page, so a
+     * body is never filed under a version newer than what it shows.
+     */
+    async getItemsBody(ctx: RequestContext, owner: Owner, query: ItemsQuery, serialize: (page: Awaited<ReturnType<typeof getItems>>) => string): Promise<Buffer> {
+      if (!pageCache.enabled) return Buffer.from(serialize(await getItems(ctx, owner, query)))
+      const key = `${ctx.shop.id}\u0000${owner.type}\u0000${owner.id}\u0000${resolveListId(ctx.shop, query.wishlist_id)}\u0000${query.limit}\u0000${query.offset}`
+      const stamp = deps.changeStamp?.()
+      const fresh = stamp === undefined ? undefined : pageCache.fresh(key, stamp)
+      if (fresh !== undefined) return fresh
+      const version = await repo.ownerVersion(db, ctx.shop.id, owner)
+      const cached = pageCache.get(key, version, stamp)
+      if (cached !== undefined) return cached
+      const body = Buffer.from(serialize(await getItems(ctx, owner, query)))
+      pageCache.set(key, version, body, stamp)
+      return body
     },
 
     /** 201 (`created`) for a new item, 200 when present: `variantId`, `handle`, `metadata` updated where given, `addedAt` kept. */

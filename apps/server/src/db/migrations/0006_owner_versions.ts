@@ -1,0 +1,88 @@
+import { type Kysely, sql } from 'kysely'
+import type { Backend } from '../connect.js'
+
+/**
+ * `wishlist_owners.version`: a value that changes, inside the writing transaction, whenever
+ * anything a wishlist page shows changes for that owner: an item or a list of the owner is
+ * inserted, updated or deleted, or the catalog's default variant of a product the owner
+ * holds changes (items without a stored variant show it). The GET-page cache
+ * (modules/wishlists/page-cache.ts) keys its entries by it.
+ *
+ * Triggers, not application code, keep it: every writer (the API, the events intake, the
+ * privacy CLI in another process, a future module) moves it without having to remember to.
+ *
+ * Values are never reused for an owner, so an owner erased and created again cannot meet
+ * an entry cached before: SQLite takes a random 53-bit integer per change (a repeat is a
+ * 2^-53 chance), PostgreSQL the writing transaction's id (64-bit, never reused; one
+ * transaction moves an owner once however many rows it writes).
+ */
+export async function up(db: Kysely<unknown>, backend: Backend): Promise<void> {
+  await db.schema.alterTable('wishlist_owners').addColumn('version', 'bigint', (c) => c.notNull().defaultTo(0)).execute()
+
+  if (backend === 'sqlite') {
+    const bump = (row: 'NEW' | 'OLD') =>
+      `UPDATE wishlist_owners SET version = (random() >> 11) WHERE shop_id = ${row}.shop_id AND owner_type = ${row}.owner_type AND owner_id = ${row}.owner_id;`
+    await sql.raw(`CREATE TRIGGER wishlist_owners_version_ai AFTER INSERT ON wishlist_owners BEGIN ${bump('NEW')} END`).execute(db)
+    for (const table of ['wishlist_items', 'wishlist_lists']) {
+      await sql.raw(`CREATE TRIGGER ${table}_version_ai AFTER INSERT ON ${table} BEGIN ${bump('NEW')} END`).execute(db)
+      await sql.raw(`CREATE TRIGGER ${table}_version_ad AFTER DELETE ON ${table} BEGIN ${bump('OLD')} END`).execute(db)
+      await sql.raw(`CREATE TRIGGER ${table}_version_au AFTER UPDATE ON ${table} BEGIN ${bump('OLD')} ${bump('NEW')} END`).execute(db)
+    }
+    const holders = (row: 'NEW' | 'OLD') =>
+      `UPDATE wishlist_owners SET version = (random() >> 11) WHERE shop_id = ${row}.shop_id AND (owner_type, owner_id) IN (SELECT owner_type, owner_id FROM wishlist_items WHERE shop_id = ${row}.shop_id AND product_id = ${row}.product_id);`
+    await sql.raw(`CREATE TRIGGER catalog_products_version_ai AFTER INSERT ON catalog_products WHEN NEW.default_variant_id IS NOT NULL BEGIN ${holders('NEW')} END`).execute(db)
+    await sql
+      .raw(`CREATE TRIGGER catalog_products_version_au AFTER UPDATE ON catalog_products WHEN NEW.default_variant_id IS NOT OLD.default_variant_id BEGIN ${holders('NEW')} END`)
+      .execute(db)
+    await sql.raw(`CREATE TRIGGER catalog_products_version_ad AFTER DELETE ON catalog_products WHEN OLD.default_variant_id IS NOT NULL BEGIN ${holders('OLD')} END`).execute(db)
+    return
+  }
+
+  // PostgreSQL: the transaction id; the `IS DISTINCT FROM` skips rewriting a row the
+  // transaction has already moved (a 500-item import updates its owner once, not 500 times).
+  await sql`
+    CREATE FUNCTION wishlist_owner_version_now() RETURNS bigint LANGUAGE sql VOLATILE AS $$ SELECT pg_current_xact_id()::text::bigint $$
+  `.execute(db)
+  await sql`
+    CREATE FUNCTION wishlist_owner_version_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      NEW.version := wishlist_owner_version_now();
+      RETURN NEW;
+    END $$
+  `.execute(db)
+  await sql`CREATE TRIGGER wishlist_owners_version_bi BEFORE INSERT ON wishlist_owners FOR EACH ROW EXECUTE FUNCTION wishlist_owner_version_insert()`.execute(db)
+  await sql`
+    CREATE FUNCTION wishlist_owner_version_bump() RETURNS trigger LANGUAGE plpgsql AS $$
+    DECLARE v bigint := wishlist_owner_version_now();
+    BEGIN
+      IF TG_OP IN ('UPDATE', 'DELETE') THEN
+        UPDATE wishlist_owners SET version = v
+          WHERE shop_id = OLD.shop_id AND owner_type = OLD.owner_type AND owner_id = OLD.owner_id AND version IS DISTINCT FROM v;
+      END IF;
+      IF TG_OP IN ('UPDATE', 'INSERT') THEN
+        UPDATE wishlist_owners SET version = v
+          WHERE shop_id = NEW.shop_id AND owner_type = NEW.owner_type AND owner_id = NEW.owner_id AND version IS DISTINCT FROM v;
+      END IF;
+      RETURN NULL;
+    END $$
+  `.execute(db)
+  for (const table of ['wishlist_items', 'wishlist_lists']) {
+    await sql.raw(`CREATE TRIGGER ${table}_version AFTER INSERT OR UPDATE OR DELETE ON ${table} FOR EACH ROW EXECUTE FUNCTION wishlist_owner_version_bump()`).execute(db)
+  }
+  await sql`
+    CREATE FUNCTION catalog_default_variant_bump() RETURNS trigger LANGUAGE plpgsql AS $$
+    DECLARE
+      v bigint := wishlist_owner_version_now();
+      p record;
+    BEGIN
+      IF TG_OP = 'DELETE' THEN p := OLD; ELSE p := NEW; END IF;
+      IF TG_OP = 'UPDATE' AND NEW.default_variant_id IS NOT DISTINCT FROM OLD.default_variant_id THEN RETURN NULL; END IF;
+      IF TG_OP <> 'UPDATE' AND p.default_variant_id IS NULL THEN RETURN NULL; END IF;
+      UPDATE wishlist_owners o SET version = v
+        FROM (SELECT DISTINCT owner_type, owner_id FROM wishlist_items WHERE shop_id = p.shop_id AND product_id = p.product_id) h
+        WHERE o.shop_id = p.shop_id AND o.owner_type = h.owner_type AND o.owner_id = h.owner_id AND o.version IS DISTINCT FROM v;
+      RETURN NULL;
+    END $$
+  `.execute(db)
+  await sql`CREATE TRIGGER catalog_products_version AFTER INSERT OR UPDATE OR DELETE ON catalog_products FOR EACH ROW EXECUTE FUNCTION catalog_default_variant_bump()`.execute(db)
+}

@@ -1,0 +1,160 @@
+/**
+ * The GET-page cache (modules/wishlists/page-cache.ts): pages are served from memory between
+ * writes, and every kind of write, through any path (API, events intake, erase, another
+ * app instance, a plain SQL statement from another connection), shows on the next read.
+ * Each test warms the cache first, so a missed invalidation fails it.
+ */
+import { rmSync } from 'node:fs'
+import { sql } from 'kysely'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openStorage, type Storage } from '../../src/db/connect.js'
+import { createTestApp, type TestApp, type TestShop } from '../helpers/app.js'
+import { BACKEND, freshDatabase, type TestDatabase } from '../helpers/db.js'
+
+let database: TestDatabase
+let t: TestApp
+let other: TestApp
+let shop: TestShop
+let admin: string
+let customer = 30_000
+const newCustomer = () => String(++customer)
+
+beforeAll(async () => {
+  // A file on SQLite so a second app and a plain connection can share the database.
+  database = BACKEND === 'sqlite' ? await freshDatabase({ sqliteFile: `/tmp/page-cache-${process.pid}-${Date.now()}.db` }) : await freshDatabase()
+  t = await createTestApp({ database })
+  other = await createTestApp({ database })
+  shop = await t.createShop('scale', { multi_wishlist_enabled: true })
+  admin = await shop.adminToken()
+})
+afterAll(async () => {
+  await other.close()
+  await t.close()
+  await database.drop()
+  if (database.target.kind === 'sqlite') for (const suffix of ['', '-wal', '-shm']) rmSync(`${database.target.file}${suffix}`, { force: true })
+})
+
+const page = async (c: string, query = '', app = t) => {
+  const res = await app.call('GET', `/v1/wishlists/${c}${query}`, { token: admin })
+  return res
+}
+const ids = async (c: string, query = '', app = t) => (await page(c, query, app)).body.data.items.map((i: { productId: string }) => i.productId)
+const add = (c: string, body: Record<string, unknown>, query = '', app = t) => app.call('POST', `/v1/wishlists/${c}/items${query}`, { token: admin, body })
+
+async function cacheCounts(): Promise<{ hit: number; miss: number }> {
+  const text = (await t.inject({ method: 'GET', url: '/metrics' })).body
+  const count = (result: string) => Number(new RegExp(`^wishlist_page_cache_lookups_total\\{result="${result}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0)
+  return { hit: count('hit'), miss: count('miss') }
+}
+
+describe('GET page cache', () => {
+  it('serves repeated reads from the cache, byte for byte the same as a built page', async () => {
+    const c = newCustomer()
+    await add(c, { product_id: '1', handle: 'one', metadata: { size: 'M', note: 'é"\\' } })
+    const first = await page(c)
+    const before = await cacheCounts()
+    const second = await page(c)
+    const third = await page(c, '?limit=20&offset=0')
+    const after = await cacheCounts()
+    expect(second.headers['content-type']).toBe('application/json; charset=utf-8')
+    expect(second.body).toEqual(first.body)
+    expect(third.body).toEqual(first.body)
+    // The second read hit; the third has other query values (limit=20 is the default, but the key is by value).
+    expect(after.hit - before.hit).toBeGreaterThanOrEqual(1)
+    expect(first.body.data.items[0]).toEqual({ productId: '1', variantId: null, handle: 'one', metadata: { size: 'M', note: 'é"\\' }, addedAt: expect.any(String) })
+  })
+
+  it('shows adds, updates, removes and bulk deletes on the next read', async () => {
+    const c = newCustomer()
+    await add(c, { product_id: '1' })
+    expect(await ids(c)).toEqual(['1'])
+    await add(c, { product_id: '2' })
+    expect(await ids(c)).toEqual(['2', '1'])
+    await add(c, { product_id: '2', metadata: { gift: true } })
+    expect((await page(c)).body.data.items[0].metadata).toEqual({ gift: true })
+    await t.call('DELETE', `/v1/wishlists/${c}/items/1`, { token: admin })
+    expect(await ids(c)).toEqual(['2'])
+    await t.call('POST', `/v1/wishlists/${c}/items/bulk-delete`, { token: admin, body: { product_ids: ['2'] } })
+    expect((await page(c)).body.data).toEqual({ items: [], count: 0, total: 0, has_more: false })
+  })
+
+  it('shows list renames, moves and deletes (a deleted list answers 404, not its cached page)', async () => {
+    const c = newCustomer()
+    const list = (await t.call('POST', `/v1/wishlists/${c}/lists`, { token: admin, body: { name: 'Gifts' } })).body.data.wishlist.wishlistId as string
+    await add(c, { product_id: '7' })
+    expect(await ids(c, `?wishlist_id=${list}`)).toEqual([])
+    expect(await ids(c)).toEqual(['7'])
+    await t.call('POST', `/v1/wishlists/${c}/items/move`, { token: admin, body: { product_id: '7', from: 'default', to: list } })
+    expect(await ids(c)).toEqual([])
+    expect(await ids(c, `?wishlist_id=${list}`)).toEqual(['7'])
+    await t.call('DELETE', `/v1/wishlists/${c}/lists/${list}`, { token: admin })
+    expect((await page(c, `?wishlist_id=${list}`)).status).toBe(404)
+  })
+
+  it('shows a new default variant from the events intake on items stored without a variant', async () => {
+    const c = newCustomer()
+    await add(c, { product_id: '8801' })
+    await add(c, { product_id: '8802', variant_id: '5' })
+    const variants = async () => (await page(c)).body.data.items.map((i: { productId: string; variantId: string | null }) => [i.productId, i.variantId])
+    expect(await variants()).toEqual([['8802', '5'], ['8801', null]])
+    const product = (variantId: string) => ({ type: 'product.updated', product_id: '8801', variants: [{ variant_id: variantId, price: '1.00', inventory_quantity: 3 }] })
+    expect((await t.call('POST', '/v1/events', { token: admin, body: { events: [product('100')] } })).status).toBe(200)
+    expect(await variants()).toEqual([['8802', '5'], ['8801', '100']])
+    expect((await t.call('POST', '/v1/events', { token: admin, body: { events: [product('200')] } })).status).toBe(200)
+    expect(await variants()).toEqual([['8802', '5'], ['8801', '200']])
+  })
+
+  it('shows a guest merge on both sides, and an erase followed by new adds', async () => {
+    const c = newCustomer()
+    const guest = `guest-cache-${c}`
+    expect((await t.call('POST', `/v1/wishlists/${guest}/items`, { headers: shop.guest(guest), body: { product_id: '31' } })).status).toBe(201)
+    const guestIds = async () => (await t.call('GET', `/v1/wishlists/${guest}`, { headers: shop.guest(guest) })).body.data.items.length
+    expect(await guestIds()).toBe(1)
+    expect(await ids(c)).toEqual([])
+    const token = await shop.customerToken(c)
+    expect((await t.call('POST', '/v1/wishlists/me/merge', { token, body: { guest_id: guest } })).status).toBe(200)
+    expect(await ids(c)).toEqual(['31'])
+
+    expect((await t.call('DELETE', `/v1/admin/customers/${c}`, { token: admin })).status).toBe(200)
+    expect(await ids(c)).toEqual([])
+    await add(c, { product_id: '32' })
+    expect(await ids(c)).toEqual(['32'])
+  })
+
+  it('shows writes made through another app instance on the same database at once', async () => {
+    const c = newCustomer()
+    await add(c, { product_id: '41' })
+    expect(await ids(c)).toEqual(['41'])
+    expect(await ids(c, '', other)).toEqual(['41'])
+    await add(c, { product_id: '42' }, '', other)
+    expect(await ids(c)).toEqual(['42', '41'])
+    await other.call('DELETE', `/v1/wishlists/${c}/items/41`, { token: admin })
+    expect(await ids(c)).toEqual(['42'])
+  })
+
+  it('shows a plain SQL change from another connection (a script, the CLI) at once', async () => {
+    const c = newCustomer()
+    await add(c, { product_id: '51', handle: 'before' })
+    expect((await page(c)).body.data.items[0].handle).toBe('before')
+    const direct: Storage = openStorage(t.database.target)
+    try {
+      await sql`update wishlist_items set handle = 'after' where shop_id = ${shop.id} and owner_id = ${c}`.execute(direct.db)
+    } finally {
+      await direct.destroy()
+    }
+    expect((await page(c)).body.data.items[0].handle).toBe('after')
+  })
+
+  it('works with the cache turned off (PAGE_CACHE_MB=0)', async () => {
+    const off = await createTestApp({ database: t.database, env: { PAGE_CACHE_MB: '0' } })
+    try {
+      const c = newCustomer()
+      await add(c, { product_id: '61' }, '', off)
+      expect(await ids(c, '', off)).toEqual(['61'])
+      await add(c, { product_id: '62' }, '', off)
+      expect(await ids(c, '', off)).toEqual(['62', '61'])
+    } finally {
+      await off.close()
+    }
+  })
+})
