@@ -25,6 +25,7 @@ import { loadConfig } from '../src/config.js'
 import { openStorage } from '../src/db/connect.js'
 import { migrateToLatest } from '../src/db/migrate.js'
 import { createShopsService } from '../src/modules/shops/shops.service.js'
+import { buildServer } from './http/build.js'
 
 const serverDir = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const pgUrl = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
@@ -53,7 +54,7 @@ interface Instance {
 }
 
 async function startInstance(n: number): Promise<Instance> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', join(serverDir, 'bench/http/service-server.ts')], {
+  const proc = spawn(process.execPath, [join(serverDir, 'bench/http/service-server.mjs')], {
     cwd: serverDir,
     env: {
       ...process.env,
@@ -90,6 +91,7 @@ async function http(url: string, init: { method?: string; headers?: Record<strin
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 async function main(): Promise<number> {
+  buildServer()
   await admin(`create database ${dbName}`)
   const instances: Instance[] = []
   const received: string[] = []

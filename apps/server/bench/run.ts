@@ -28,6 +28,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import type { RequestSpec } from 'autocannon'
 import { BENCH_JWT_SECRET, type BenchBackend, type DatasetInfo, prepareRunDatabase } from './http/dataset.js'
+import { buildServer } from './http/build.js'
 import { type LoadFigures, type LoadSpec, warmThenLoad } from './http/load.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -93,7 +94,8 @@ const pinned = hasTaskset && cpus().length >= 2
 if (pinned) spawnSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)])
 
 function nodeCommand(script: string, nodeArgs: string[] = []): [string, string[]] {
-  const args = [...nodeArgs, '--import', 'tsx', join(serverDir, script)]
+  // TypeScript through tsx; the service itself (.mjs) runs compiled, on bare node.
+  const args = [...nodeArgs, ...(script.endsWith('.ts') ? ['--import', 'tsx'] : []), join(serverDir, script)]
   return pinned ? ['taskset', ['-c', '0', process.execPath, ...args]] : [process.execPath, args]
 }
 
@@ -247,7 +249,7 @@ async function runBackend(backend: BenchBackend, bodyFile: string, needBody: boo
   try {
     const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(opts.cpuProfDir, backend)}`] : []
     const service = await startChild(
-      'bench/http/service-server.ts',
+      'bench/http/service-server.mjs',
       {
         DATABASE_URL: run.url,
         JWT_SECRET: BENCH_JWT_SECRET,
@@ -299,6 +301,7 @@ const rssByBackend: Partial<Record<BenchBackend, number>> = {}
 const notes: string[] = []
 
 async function main(): Promise<void> {
+  buildServer()
   const started = Date.now()
   mkdirSync(opts.dataDir, { recursive: true })
   if (opts.cpuProfDir) mkdirSync(opts.cpuProfDir, { recursive: true })

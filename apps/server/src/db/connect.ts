@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SQLite from 'better-sqlite3'
@@ -5,6 +6,7 @@ import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kys
 import pg from 'pg'
 import Cursor from 'pg-cursor'
 import type { DatabaseTarget } from '../config.js'
+import { precompiledSql } from './precompiled.js'
 import type { Database } from './schema.js'
 
 export type Db = Kysely<Database>
@@ -85,6 +87,46 @@ function openSqlite(file: string): Storage {
   }
 }
 
+type QueryArgs = Parameters<pg.PoolClient['query']>
+
+/**
+ * The pool as Kysely sees it, with the precompiled hot queries (db/precompiled.ts) sent as
+ * named prepared statements: pg prepares a name once per connection and then only binds
+ * and executes it, so PostgreSQL skips parsing and planning on every call after the first.
+ * Every other query goes through unchanged (unnamed, so ad-hoc texts never pile up).
+ */
+function preparingPool(pool: pg.Pool) {
+  const wrapped = new WeakMap<pg.PoolClient, pg.PoolClient>()
+  const names = new Map<string, string>()
+  const nameOf = (sql: string) => {
+    let name = names.get(sql)
+    if (name === undefined) names.set(sql, (name = `pc_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`))
+    return name
+  }
+  return {
+    async connect() {
+      const client = await pool.connect()
+      let proxy = wrapped.get(client)
+      if (proxy === undefined) {
+        const query = client.query.bind(client) as (...args: unknown[]) => unknown
+        proxy = Object.create(client, {
+          query: {
+            value: (...args: QueryArgs) => {
+              const [text, values] = args
+              if (typeof text === 'string' && precompiledSql.has(text)) return query({ name: nameOf(text), text, values })
+              return query(...args)
+            },
+          },
+          release: { value: (err?: Error | boolean) => client.release(err) },
+        }) as pg.PoolClient
+        wrapped.set(client, proxy)
+      }
+      return proxy
+    },
+    end: () => pool.end(),
+  }
+}
+
 function openPostgres(url: string, schema: string | undefined): Storage {
   const pool = new pg.Pool({
     connectionString: url,
@@ -107,7 +149,7 @@ function openPostgres(url: string, schema: string | undefined): Storage {
     client.on('error', () => {})
   })
   // `cursor`: Kysely's `.stream()` reads through a server-side cursor (the shop's CSV export).
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) })
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool), cursor: Cursor }) })
   return {
     db,
     backend: 'postgres',

@@ -19,6 +19,13 @@ interface Template<Row> {
   slots: Slot[]
 }
 
+/**
+ * SQL texts of compiled templates. PostgreSQL runs these as named prepared statements (a
+ * handful, one each per connection: db/connect.ts), so the server parses and plans them
+ * once per connection instead of on every call.
+ */
+export const precompiledSql = new Set<string>()
+
 const placeholder = (i: number) => `\u0000precompiled-arg-${i}\u0000`
 
 function compileTemplate<Args extends unknown[], Row>(db: Kysely<Database>, build: (db: Kysely<Database>, ...args: Args) => Compilable<Row>, arity: number): Template<Row> {
@@ -32,6 +39,7 @@ function compileTemplate<Args extends unknown[], Row>(db: Kysely<Database>, buil
     if (!slots.some((s) => 'arg' in s && s.arg === i)) throw new Error(`precompiled query: argument ${i} is not a bound parameter`)
   }
   if (compiled.sql.includes('\u0000')) throw new Error('precompiled query: an argument was inlined into the SQL')
+  precompiledSql.add(compiled.sql)
   return { compiled, slots }
 }
 
