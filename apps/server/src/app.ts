@@ -164,9 +164,11 @@ export function createServices(deps: AppDeps): Services {
     retryScheduleSec: wh.retryScheduleSec,
   })
   const storage = { db: deps.storage.db, backend: deps.storage.backend }
-  const wishlists = createWishlistsService({ ...storage, pageCache: createPageCache(deps.config.pageCacheMb * 1024 * 1024), changeStamp: deps.storage.changeStamp })
+  // One budget for the cached bodies of wishlist pages and shared reads.
+  const pages = { pageCache: createPageCache(deps.config.pageCacheMb * 1024 * 1024), changeStamp: deps.storage.changeStamp }
+  const wishlists = createWishlistsService({ ...storage, ...pages })
   const lists = createListsService(storage)
-  const share = createShareService({ ...storage, shops, publicBaseUrl: deps.config.publicBaseUrl })
+  const share = createShareService({ ...storage, ...pages, shops, publicBaseUrl: deps.config.publicBaseUrl })
   const imports = createImportService(storage)
   const reviews = createReviewsService(storage)
   const analytics = createAnalyticsService({ db: deps.storage.db })

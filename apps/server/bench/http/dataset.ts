@@ -84,6 +84,9 @@ async function seedPopulation(storage: Storage, shopId: string, customers: numbe
     const hi = POPULATION_BASE + to
     await storage.db.transaction().execute(async (trx) => {
       if (storage.backend === 'postgres') {
+        // A million rows per statement, with the owner-version triggers: longer than the
+        // service's statement timeout (db/connect.ts), which is for requests.
+        await sql`set local statement_timeout = 0`.execute(trx)
         await sql`insert into wishlist_owners (shop_id, owner_type, owner_id, item_count, created_at, updated_at)
           select ${shopId}, 'customer', c::text, 10, ${at}::bigint, ${at}::bigint from generate_series(${lo}::int, ${hi}::int) c`.execute(trx)
         await sql`insert into wishlist_items (shop_id, owner_type, owner_id, list_id, product_id, variant_id, handle, metadata, added_at)

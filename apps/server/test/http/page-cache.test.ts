@@ -145,6 +145,25 @@ describe('GET page cache', () => {
     expect((await page(c)).body.data.items[0].handle).toBe('after')
   })
 
+  it('serves a shared list with its owner\'s changes, and a revoked link answers 404, at once', async () => {
+    const c = newCustomer()
+    await add(c, { product_id: '71' })
+    const link = await t.call('GET', `/v1/wishlists/${c}/share`, { token: admin })
+    const path = new URL(link.body.data.share_url as string).pathname
+    const shared = async () => (await t.call('GET', path)).body
+    const before = await cacheCounts()
+    expect((await shared()).data).toMatchObject({ name: 'My Wishlist', count: 1 })
+    expect((await shared()).data.items.map((i: { productId: string }) => i.productId)).toEqual(['71'])
+    expect((await cacheCounts()).hit - before.hit).toBeGreaterThanOrEqual(1)
+    await add(c, { product_id: '72' }, '', other)
+    expect((await shared()).data.items.map((i: { productId: string }) => i.productId)).toEqual(['72', '71'])
+    expect((await t.call('PUT', `/v1/wishlists/${c}/lists/default`, { token: admin, body: { name: 'Birthday' } })).status).toBe(200)
+    expect((await shared()).data.name).toBe('Birthday')
+    await other.call('DELETE', `/v1/wishlists/${c}/share`, { token: admin })
+    const revoked = await t.call('GET', path)
+    expect(revoked.status).toBe(404)
+  })
+
   it('works with the cache turned off (PAGE_CACHE_MB=0)', async () => {
     const off = await createTestApp({ database: t.database, env: { PAGE_CACHE_MB: '0' } })
     try {

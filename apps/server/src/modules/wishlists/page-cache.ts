@@ -88,3 +88,28 @@ export function createPageCache(maxBytes: number): PageCache {
     stats,
   }
 }
+
+/**
+ * A response body through the cache: served when nothing was written since it was confirmed
+ * (`stamp`, SQLite) or when the owner's version is the one it was built at; built and filed
+ * otherwise. The stamp and the version are read before building, so a body never outlives a
+ * write it did not see.
+ */
+export async function cachedBody(
+  cache: PageCache,
+  changeStamp: (() => string) | undefined,
+  key: string,
+  version: () => Promise<string>,
+  build: () => Promise<Buffer>,
+): Promise<Buffer> {
+  if (!cache.enabled) return build()
+  const stamp = changeStamp?.()
+  const fresh = stamp === undefined ? undefined : cache.fresh(key, stamp)
+  if (fresh !== undefined) return fresh
+  const current = await version()
+  const cached = cache.get(key, current, stamp)
+  if (cached !== undefined) return cached
+  const body = await build()
+  cache.set(key, current, body, stamp)
+  return body
+}

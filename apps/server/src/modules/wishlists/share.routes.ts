@@ -1,5 +1,6 @@
 /** SPEC: share links (starter+, any mode) and the public shared read. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import { errors, Ok } from '../../lib/http-schemas.js'
 import type { ShareService } from './share.service.js'
@@ -26,6 +27,10 @@ export const shareRoutes: FastifyPluginAsyncTypebox<{ share: ShareService }> = a
   app.get(
     '/v1/wishlists/shared/:shareToken',
     { config: { access: ['public'] }, schema: { tags, summary: 'Read a shared wishlist (no authentication)', params: SharedTokenParams, response: { 200: Ok(SharedWishlist), ...errors(403, 404, 410, 429) } } },
-    async (request) => ({ ok: true as const, data: await share.read(request.params.shareToken) }),
+    async (request, reply) => {
+      // Serialized bytes (page-cache.ts) go out as they are; the typed reply only takes the object.
+      const body = await share.readBody(request.params.shareToken, (data) => reply.serialize({ ok: true, data }) as string)
+      return (reply as FastifyReply).type('application/json; charset=utf-8').send(body)
+    },
   )
 }

@@ -14,6 +14,7 @@ import { multiWishlistActive, requirePlan } from '../shops/plans.js'
 import type { ShopsService } from '../shops/shops.service.js'
 import { ownerData } from './item-view.js'
 import { assertListExists, resolveListId } from './list-scope.js'
+import { cachedBody, createPageCache, type PageCache } from './page-cache.js'
 import { createWishlistsRepo, type WishlistsRepo } from './wishlists.repo.js'
 import { DEFAULT_LIST_ID, DEFAULT_LIST_NAME } from './wishlists.schemas.js'
 
@@ -22,11 +23,20 @@ export const newShareToken = (): string => randomBytes(24).toString('base64url')
 
 export const SHARED_PATH = '/v1/wishlists/shared/'
 
+export interface SharedView {
+  name: string
+  items: { productId: string; variantId: string | null; addedAt: string }[]
+  count: number
+  created_at: string
+  expires_at: string
+}
+
 export function createShareService(
-  deps: { db: Db; backend: Backend; shops: ShopsService; publicBaseUrl: string },
+  deps: { db: Db; backend: Backend; shops: ShopsService; publicBaseUrl: string; pageCache?: PageCache; changeStamp?: (() => string) | undefined },
   repo: WishlistsRepo = createWishlistsRepo(deps.backend),
 ) {
   const { db } = deps
+  const pageCache = deps.pageCache ?? createPageCache(0)
   const shareUrl = (token: string) => `${deps.publicBaseUrl}${SHARED_PATH}${token}`
 
   return {
@@ -69,26 +79,41 @@ export function createShareService(
       })
     },
 
-    /** Public: unknown or revoked → 404, past expires_at → 410; items carry productId, variantId, addedAt only. */
-    async read(token: string) {
+    /**
+     * Public: unknown or revoked → 404, past expires_at → 410; items carry productId,
+     * variantId, addedAt only. The link is checked on every read; the body comes from the
+     * page cache (page-cache.ts) while the owner's version is unchanged: a shared registry
+     * is read by many people between its owner's edits.
+     */
+    async readBody(token: string, serialize: (view: SharedView) => string): Promise<Buffer> {
       const link = await repo.shareLinkByToken(db, token)
       if (!link || link.revoked_at !== null) throw notFound('Share link')
       const shop = await deps.shops.get(link.shop_id)
       if (!shop) throw notFound('Share link')
       requirePlan(shop, 'starter')
       if (link.expires_at <= now()) throw new AppError('SHARE_EXPIRED', 'This share link has expired', { expired_at: isoMillis(link.expires_at) })
-      const owner: Owner = { type: link.owner_type, id: link.owner_id }
-      const listRow = await repo.list(db, shop.id, owner, link.list_id)
       // A named list is hidden (not shared) while multi-wishlist is inactive.
-      if (link.list_id !== DEFAULT_LIST_ID && (!listRow || !multiWishlistActive(shop))) throw notFound('Share link')
-      const rows = await repo.all(db, shop.id, owner, link.list_id)
-      return {
-        name: listRow?.name ?? DEFAULT_LIST_NAME,
-        items: rows.map((r) => ({ productId: r.product_id, variantId: r.variant_id, addedAt: isoMillis(r.added_at) })),
-        count: rows.length,
-        created_at: isoMillis(link.created_at),
-        expires_at: isoMillis(link.expires_at),
-      }
+      if (link.list_id !== DEFAULT_LIST_ID && !multiWishlistActive(shop)) throw notFound('Share link')
+      const owner: Owner = { type: link.owner_type, id: link.owner_id }
+      return cachedBody(
+        pageCache,
+        deps.changeStamp,
+        `share\u0000${token}`,
+        () => repo.ownerVersion(db, shop.id, owner),
+        async () => {
+          const listRow = await repo.list(db, shop.id, owner, link.list_id)
+          if (link.list_id !== DEFAULT_LIST_ID && !listRow) throw notFound('Share link')
+          const rows = await repo.all(db, shop.id, owner, link.list_id)
+          const view: SharedView = {
+            name: listRow?.name ?? DEFAULT_LIST_NAME,
+            items: rows.map((r) => ({ productId: r.product_id, variantId: r.variant_id, addedAt: isoMillis(r.added_at) })),
+            count: rows.length,
+            created_at: isoMillis(link.created_at),
+            expires_at: isoMillis(link.expires_at),
+          }
+          return Buffer.from(serialize(view))
+        },
+      )
     },
   }
 }

@@ -19,7 +19,7 @@ import type { RequestContext } from '../auth/auth.types.js'
 import { enqueueWebhookEvents, type OutboxEvent } from '../events/outbox.js'
 import { type ItemView, itemView, ownerData } from './item-view.js'
 import { assertListExists, productIdOf, resolveListId } from './list-scope.js'
-import { createPageCache, type PageCache } from './page-cache.js'
+import { cachedBody, createPageCache, type PageCache } from './page-cache.js'
 import { createWishlistsRepo, type NewItem, type RemovedItem, type WishlistsRepo } from './wishlists.repo.js'
 import { ITEM_LIMIT, METADATA_MAX_CHARS } from './wishlists.schemas.js'
 
@@ -125,17 +125,14 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
      * body is never filed under a version newer than what it shows.
      */
     async getItemsBody(ctx: RequestContext, owner: Owner, query: ItemsQuery, serialize: (page: Awaited<ReturnType<typeof getItems>>) => string): Promise<Buffer> {
-      if (!pageCache.enabled) return Buffer.from(serialize(await getItems(ctx, owner, query)))
-      const key = `${ctx.shop.id}\u0000${owner.type}\u0000${owner.id}\u0000${resolveListId(ctx.shop, query.wishlist_id)}\u0000${query.limit}\u0000${query.offset}`
-      const stamp = deps.changeStamp?.()
-      const fresh = stamp === undefined ? undefined : pageCache.fresh(key, stamp)
-      if (fresh !== undefined) return fresh
-      const version = await repo.ownerVersion(db, ctx.shop.id, owner)
-      const cached = pageCache.get(key, version, stamp)
-      if (cached !== undefined) return cached
-      const body = Buffer.from(serialize(await getItems(ctx, owner, query)))
-      pageCache.set(key, version, body, stamp)
-      return body
+      const key = `page\u0000${ctx.shop.id}\u0000${owner.type}\u0000${owner.id}\u0000${resolveListId(ctx.shop, query.wishlist_id)}\u0000${query.limit}\u0000${query.offset}`
+      return cachedBody(
+        pageCache,
+        deps.changeStamp,
+        key,
+        () => repo.ownerVersion(db, ctx.shop.id, owner),
+        async () => Buffer.from(serialize(await getItems(ctx, owner, query))),
+      )
     },
 
     /** 201 (`created`) for a new item, 200 when present: `variantId`, `handle`, `metadata` updated where given, `addedAt` kept. */
