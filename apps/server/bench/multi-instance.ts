@@ -161,14 +161,48 @@ async function main(): Promise<number> {
     }
     const revocationOk = seenAfterMs.every((ms) => ms <= 5_000 + 500)
 
+    // 4. Page caches: an add through one instance, then reads through the other two at
+    // once. The page of each instance was cached beforehand, so a read is right only when
+    // the other instance's write reached it (the commit notification). Every read counts:
+    // the first answer of each, and how long until the page was right.
+    const pageOf = async (i: number, customer: string) => {
+      const r = await http(`${at(i)}/v1/wishlists/${customer}?limit=100`, { headers: adminAuth })
+      return ((r.body?.data as { items: { productId: string }[] }).items ?? []).map((x) => x.productId)
+    }
+    const pageCustomer = '4100000'
+    let staleFirstReads = 0
+    let reads = 0
+    const lagMs: number[] = []
+    for (let round = 0; round < 60; round++) {
+      for (let i = 0; i < 3; i++) await pageOf(i, pageCustomer) // warm: every instance caches the current page
+      const writer = round % 3
+      const productId = String(7000 + round)
+      const added = await http(`${at(writer)}/v1/wishlists/${pageCustomer}/items`, { method: 'POST', headers: adminAuth, body: { product_id: productId } })
+      if (added.status !== 201) throw new Error(`page add: ${added.status}`)
+      const wroteAt = performance.now()
+      for (const reader of [writer + 1, writer + 2]) {
+        reads++
+        let first = true
+        while (!(await pageOf(reader, pageCustomer)).includes(productId)) {
+          if (first) staleFirstReads++
+          first = false
+          if (performance.now() - wroteAt > 5_000) break
+        }
+        lagMs.push(performance.now() - wroteAt)
+      }
+    }
+    const maxLagMs = Math.round(Math.max(...lagMs) * 10) / 10
+    const pagesOk = maxLagMs < 1_000
+
     const report = {
       instances: instances.map((i) => i.url),
       rateLimit: { budgetPerMin: 30, tokenExchanges: 2, guestRequests: 45, statuses, ok: rateLimitOk },
       webhooks: { events: 60, deliveries: received.length, distinctIds: distinct, workers: 3, ok: webhooksOk },
       revocation: { cacheTtlMs: 5_000, seenAfterMs, ok: revocationOk },
+      pageCache: { rounds: 60, readsOnOtherInstances: reads, staleFirstReads, maxMsUntilRight: maxLagMs, ok: pagesOk },
     }
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`)
-    return rateLimitOk && webhooksOk && revocationOk ? 0 : 1
+    return rateLimitOk && webhooksOk && revocationOk && pagesOk ? 0 : 1
   } finally {
     for (const i of instances) i.proc.kill('SIGTERM')
     await Promise.all(instances.map((i) => new Promise((r) => (i.proc.exitCode !== null ? r(null) : i.proc.once('exit', r)))))

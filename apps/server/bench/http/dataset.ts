@@ -51,7 +51,7 @@ const JWT_SECRET = 'bench-secret-bench-secret-bench-secret-0123'
 export const PAGE_ITEMS = 50
 const POPULATION_BASE = 5_000_000
 
-const templateName = (spec: DatasetSpec) => `bench_tpl_v2_a${spec.analyticsEvents}_c${spec.customers}`
+const templateName = (spec: DatasetSpec) => `bench_tpl_v3_a${spec.analyticsEvents}_c${spec.customers}`
 
 async function pgAdmin<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const c = new pg.Client({ connectionString: url })
@@ -187,7 +187,7 @@ async function readInfo(storage: Storage): Promise<DatasetInfo> {
 /**
  * A fresh copy of the template for one run (the template is seeded first when missing or
  * when `reseed`). `dataDir` holds SQLite templates and run files; PostgreSQL templates are
- * databases named bench_tpl_v2_a<events>_c<customers> on `pgUrl`'s server.
+ * databases named bench_tpl_v3_a<events>_c<customers> on `pgUrl`'s server.
  */
 export async function prepareRunDatabase(
   backend: BenchBackend,

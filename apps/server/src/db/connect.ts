@@ -16,12 +16,13 @@ export interface Storage {
   db: Db
   backend: Backend
   /**
-   * SQLite only: a value that changes whenever the database may have changed: a write
-   * statement of this process (counted when it is prepared, before it runs) or a commit by
-   * another connection (`PRAGMA data_version`). Equal values mean nothing was written in
-   * between, so what was read at the first is still true at the second.
+   * A value that changes whenever the database may have changed: a write statement of this
+   * process (counted before it runs) or a commit by another connection (SQLite: `PRAGMA
+   * data_version`; PostgreSQL: a notification, see changeFeed). Equal values mean nothing was
+   * written in between, so what was read at the first is still true at the second.
+   * Undefined while that cannot be known (PostgreSQL without its LISTEN connection).
    */
-  changeStamp?: () => string
+  changeStamp?: () => string | undefined
   /** A cheap round trip used by /readyz. */
   ping(): Promise<void>
   destroy(): Promise<void>
@@ -90,12 +91,16 @@ function openSqlite(file: string): Storage {
 type QueryArgs = Parameters<pg.PoolClient['query']>
 
 /**
- * The pool as Kysely sees it, with the precompiled hot queries (db/precompiled.ts) sent as
- * named prepared statements: pg prepares a name once per connection and then only binds
- * and executes it, so PostgreSQL skips parsing and planning on every call after the first.
- * Every other query goes through unchanged (unnamed, so ad-hoc texts never pile up).
+ * The pool as Kysely sees it, with two additions:
+ * - the precompiled hot queries (db/precompiled.ts) go as named prepared statements: pg
+ *   prepares a name once per connection and then only binds and executes it, so PostgreSQL
+ *   skips parsing and planning on every call after the first. Every other query goes
+ *   unnamed, so ad-hoc texts never pile up;
+ * - every statement but a SELECT (BEGIN and COMMIT included) calls `onWrite` when sent and
+ *   again when answered, for the change stamp: a page read while a commit was in flight is
+ *   then never taken as current once that commit has returned.
  */
-function preparingPool(pool: pg.Pool) {
+function preparingPool(pool: pg.Pool, onWrite: () => void) {
   const wrapped = new WeakMap<pg.PoolClient, pg.PoolClient>()
   const names = new Map<string, string>()
   const nameOf = (sql: string) => {
@@ -113,8 +118,13 @@ function preparingPool(pool: pg.Pool) {
           query: {
             value: (...args: QueryArgs) => {
               const [text, values] = args
-              if (typeof text === 'string' && precompiledSql.has(text)) return query({ name: nameOf(text), text, values })
-              return query(...args)
+              if (typeof text !== 'string') return query(...args) // a cursor: reads only
+              const run = precompiledSql.has(text) ? () => query({ name: nameOf(text), text, values }) : () => query(...args)
+              if (/^\s*select\b/i.test(text)) return run()
+              onWrite()
+              const result = run() as Promise<unknown>
+              result.then(onWrite, onWrite)
+              return result
             },
           },
           release: { value: (err?: Error | boolean) => client.release(err) },
@@ -148,15 +158,102 @@ function openPostgres(url: string, schema: string | undefined): Storage {
   pool.on('connect', (client) => {
     client.on('error', () => {})
   })
+  let writes = 0
+  const feed = changeFeed(url, schema)
   // `cursor`: Kysely's `.stream()` reads through a server-side cursor (the shop's CSV export).
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool), cursor: Cursor }) })
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool, () => writes++), cursor: Cursor }) })
   return {
     db,
     backend: 'postgres',
+    changeStamp: () => feed.stamp(writes),
     async ping() {
       await pool.query('select 1')
     },
-    destroy: () => db.destroy(),
+    async destroy() {
+      await feed.close()
+      await db.destroy()
+    },
+  }
+}
+
+const RETRY_MIN_MS = 500
+const RETRY_MAX_MS = 10_000
+
+/**
+ * PostgreSQL's change stamp: this process's write statements plus the notifications that
+ * migration 0006's trigger sends when a transaction that moved an owner version commits
+ * (from any instance or process on the database). It is only defined while the LISTEN
+ * connection is up: before the first connect and after a loss it is undefined, so every
+ * read checks the version in the database, and every (re)connect starts a new epoch, so
+ * nothing confirmed before a gap in the notifications is trusted after it.
+ *
+ * Another instance's commit is seen once its notification arrives (PostgreSQL sends it at
+ * commit; on one network, well under a millisecond) rather than on the next statement.
+ * Opened on the first call, so one-shot CLI commands never listen.
+ */
+function changeFeed(url: string, schema: string | undefined) {
+  let client: pg.Client | undefined
+  let started = false
+  let connected = false
+  let closed = false
+  let epoch = 0
+  let notes = 0
+  let retry: NodeJS.Timeout | undefined
+  let backoff = RETRY_MIN_MS
+
+  function lost(c: pg.Client) {
+    if (client !== c) return
+    client = undefined
+    connected = false
+    c.end().catch(() => {})
+    if (closed) return
+    retry = setTimeout(() => void connect(), backoff)
+    retry.unref()
+    backoff = Math.min(backoff * 2, RETRY_MAX_MS)
+  }
+
+  async function connect() {
+    const c = new pg.Client({
+      connectionString: url,
+      application_name: schema ? `wishlist change feed ${schema}` : 'wishlist change feed',
+      ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    })
+    client = c
+    let own: string | undefined
+    c.on('error', () => lost(c))
+    c.on('end', () => lost(c))
+    c.on('notification', (msg) => {
+      if (msg.payload === own) notes++
+    })
+    try {
+      await c.connect()
+      own = (await c.query<{ schema: string }>('select current_schema() as schema')).rows[0]?.schema
+      await c.query('LISTEN wishlist_owner_versions')
+      if (client !== c) return
+      epoch++
+      connected = true
+      backoff = RETRY_MIN_MS
+    } catch {
+      lost(c)
+    }
+  }
+
+  return {
+    stamp(writes: number): string | undefined {
+      if (!started && !closed) {
+        started = true
+        void connect()
+      }
+      return connected ? `${epoch}:${notes}:${writes}` : undefined
+    },
+    async close() {
+      closed = true
+      clearTimeout(retry)
+      const c = client
+      client = undefined
+      connected = false
+      await c?.end().catch(() => {})
+    },
   }
 }
 

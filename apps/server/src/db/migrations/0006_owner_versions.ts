@@ -85,4 +85,17 @@ export async function up(db: Kysely<unknown>, backend: Backend): Promise<void> {
     END $$
   `.execute(db)
   await sql`CREATE TRIGGER catalog_products_version AFTER INSERT OR UPDATE OR DELETE ON catalog_products FOR EACH ROW EXECUTE FUNCTION catalog_default_variant_bump()`.execute(db)
+
+  // Every statement that may move a version tells the listening instances, at commit
+  // (PostgreSQL delivers notifications of committed transactions only, one per transaction
+  // for equal payloads). The payload is the schema, so databases holding several schemas
+  // (tests, tenant groups) do not disturb each other. Used by db/connect.ts (changeStamp).
+  await sql`
+    CREATE FUNCTION wishlist_owners_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      PERFORM pg_notify('wishlist_owner_versions', current_schema());
+      RETURN NULL;
+    END $$
+  `.execute(db)
+  await sql`CREATE TRIGGER wishlist_owners_notify AFTER INSERT OR UPDATE OR DELETE ON wishlist_owners FOR EACH STATEMENT EXECUTE FUNCTION wishlist_owners_notify()`.execute(db)
 }

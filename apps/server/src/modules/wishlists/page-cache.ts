@@ -1,28 +1,32 @@
 /**
- * Serialized GET-page bodies, kept in process and checked against the owner's version
- * (`wishlist_owners.version`, moved by triggers on every change a page shows: migration
- * 0006). A request reads the version first (one primary-key lookup) and serves the cached
- * body only when the version is the one the body was built at; otherwise it builds the page
- * and stores it under the version it read before building. A page built after a write it
- * did not see is therefore never stored under a version that write produced, so no
- * instance, process or writer can make it serve a stale page; there is no TTL to wait out.
+ * Serialized response bodies (the GET page, shared reads), kept in process and checked
+ * against the owner's version (`wishlist_owners.version`, moved by triggers on every change
+ * a page shows: migration 0006). A request reads the version (one primary-key lookup) and
+ * serves the cached body only when it is the one the body was built at; otherwise it builds
+ * the body and files it under the version read before building, so a body never outlives a
+ * write it did not see, whoever wrote (another instance, the events intake, the privacy
+ * CLI, a script).
  *
- * On SQLite a request first compares the storage's change stamp with the one the entry was
- * last confirmed at: equal means nothing was written since, and the lookup is skipped.
+ * The lookup itself is skipped while the storage's change stamp (Storage.changeStamp) has
+ * not moved since the entry was built or last confirmed: nothing was written at all. On
+ * SQLite the stamp moves with every write of this process and every commit of another
+ * connection (PRAGMA data_version), so it is exact. On PostgreSQL it moves with every write
+ * of this instance (when sent and when answered) and with each notification the triggers
+ * send at commit: another instance's commit is seen when its notification arrives (on one
+ * network, well under a millisecond), and without the LISTEN connection every read looks
+ * the version up.
  *
  * Why: the storefront widget reads the shopper's list on every page view to draw its
- * hearts, so the same page is read many times between writes (bench: the GET page builds
- * 50 items from three queries; a hit is one lookup and a memory copy).
+ * hearts, and a shared registry is read by many people, so the same body is read many
+ * times between writes (bench: the GET page builds 50 items from three queries; a hit is a
+ * map lookup).
  *
  * Bodies are kept as UTF-8 bytes, what the socket gets (no encoding per response). Least
  * recently used entries go first once they exceed `maxBytes`; `maxBytes` 0 turns the cache off.
  */
 export interface PageCache {
   readonly enabled: boolean
-  /**
-   * SQLite's shortcut (Storage.changeStamp): the body when it was built or last confirmed
-   * at this stamp, i.e. nothing at all was written since; no version lookup needed.
-   */
+  /** The body when it was built or last confirmed at this change stamp (nothing written since): no lookup needed. */
   fresh(key: string, stamp: string): Buffer | undefined
   /** The body when built at this version; a stamp given is recorded as its confirmation. */
   get(key: string, version: string, stamp?: string): Buffer | undefined
@@ -91,13 +95,13 @@ export function createPageCache(maxBytes: number): PageCache {
 
 /**
  * A response body through the cache: served when nothing was written since it was confirmed
- * (`stamp`, SQLite) or when the owner's version is the one it was built at; built and filed
+ * (the change stamp) or when the owner's version is the one it was built at; built and filed
  * otherwise. The stamp and the version are read before building, so a body never outlives a
  * write it did not see.
  */
 export async function cachedBody(
   cache: PageCache,
-  changeStamp: (() => string) | undefined,
+  changeStamp: (() => string | undefined) | undefined,
   key: string,
   version: () => Promise<string>,
   build: () => Promise<Buffer>,

@@ -32,7 +32,7 @@ export interface SharedView {
 }
 
 export function createShareService(
-  deps: { db: Db; backend: Backend; shops: ShopsService; publicBaseUrl: string; pageCache?: PageCache; changeStamp?: (() => string) | undefined },
+  deps: { db: Db; backend: Backend; shops: ShopsService; publicBaseUrl: string; pageCache?: PageCache; changeStamp?: (() => string | undefined) | undefined },
   repo: WishlistsRepo = createWishlistsRepo(deps.backend),
 ) {
   const { db } = deps

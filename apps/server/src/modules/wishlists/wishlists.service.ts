@@ -28,7 +28,7 @@ export interface WishlistsDeps {
   backend: Backend
   /** GET-page bodies by owner version; absent: every read builds its page. */
   pageCache?: PageCache
-  changeStamp?: (() => string) | undefined
+  changeStamp?: (() => string | undefined) | undefined
 }
 
 export interface ItemsQuery {
