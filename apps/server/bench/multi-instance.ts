@@ -1,7 +1,7 @@
 /**
  * `npm run verify:multi-instance -w apps/server`: three real instances of the server
  * (`startServer()`, each with its embedded webhook worker) on one PostgreSQL database and
- * one Redis, on this machine, and three checks:
+ * one Redis, on this machine, and four checks:
  *
  * 1. rate limits are shared: with a budget of 30 per minute per IP, two token exchanges
  *    and 45 guest GETs round-robin over the instances give exactly 28 × 200 and 17 × 429;
@@ -9,7 +9,10 @@
  *    deliveries with 60 distinct webhook-ids at a local receiver (three workers polling);
  * 3. token revocation reaches every instance within the credential cache TTL (5 s): an
  *    admin token used on all three, its key revoked through instance 1, each instance
- *    polled until it answers 401.
+ *    polled until it answers 401;
+ * 4. page caches follow each other: 60 rounds of an add through one instance, each read at
+ *    once through the two others (whose pages were cached just before); reports how many
+ *    first reads were stale and the longest time until the page was right.
  *
  * Env: BENCH_PG_URL (server; a scratch database bench_multi_<pid> is created and dropped),
  * REDIS_URL (default redis://127.0.0.1:6379; keys under a per-run prefix). Prints a JSON
@@ -143,8 +146,9 @@ async function main(): Promise<number> {
     const deadline = Date.now() + 20_000
     while (received.length < 60 && Date.now() < deadline) await sleep(50)
     await sleep(1500) // duplicates, if any, would arrive now
+    const deliveries = received.length
     const distinct = new Set(received).size
-    const webhooksOk = received.length === 60 && distinct === 60
+    const webhooksOk = deliveries === 60 && distinct === 60
 
     // 3. Revocation seen by every instance within the cache TTL.
     for (let i = 0; i < 3; i++) if ((await http(`${at(i)}/v1/admin/shop`, { headers: doomed })).status !== 200) throw new Error('fresh token refused')
@@ -197,7 +201,7 @@ async function main(): Promise<number> {
     const report = {
       instances: instances.map((i) => i.url),
       rateLimit: { budgetPerMin: 30, tokenExchanges: 2, guestRequests: 45, statuses, ok: rateLimitOk },
-      webhooks: { events: 60, deliveries: received.length, distinctIds: distinct, workers: 3, ok: webhooksOk },
+      webhooks: { events: 60, deliveries, distinctIds: distinct, workers: 3, ok: webhooksOk },
       revocation: { cacheTtlMs: 5_000, seenAfterMs, ok: revocationOk },
       pageCache: { rounds: 60, readsOnOtherInstances: reads, staleFirstReads, maxMsUntilRight: maxLagMs, ok: pagesOk },
     }
