@@ -7,7 +7,7 @@
 import type { Backend, Db } from '../../db/connect.js'
 import { now } from '../../lib/time.js'
 import type { Owner } from '../../plugins/auth.js'
-import { recordFacts } from '../analytics/facts.js'
+import { type AnalyticsFact, recordFacts } from '../analytics/facts.js'
 import type { RequestContext } from '../auth/auth.types.js'
 import { productIdOf } from './list-scope.js'
 import { createWishlistsRepo, type NewItem, type WishlistsRepo } from './wishlists.repo.js'
@@ -57,6 +57,7 @@ export function createImportService(deps: { db: Db; backend: Backend }, repo: Wi
       let imported = 0
       let skipped = 0
       await db.transaction().execute(async (trx) => {
+        const facts: AnalyticsFact[] = []
         // Owners are locked in id order so that concurrent imports cannot deadlock.
         for (const customerId of [...byCustomer.keys()].sort()) {
           const owner: Owner = { type: 'customer', id: customerId }
@@ -72,8 +73,13 @@ export function createImportService(deps: { db: Db; backend: Backend }, repo: Wi
           if (dryRun || added.length === 0) continue
           await repo.insertItems(trx, shopId, owner, added)
           await repo.adjustItemCount(trx, shopId, owner, added.length, at)
-          await recordFacts(trx, shopId, addFacts('add', owner, added.map((a) => a.product_id), at))
+          facts.push(...addFacts('add', owner, added.map((a) => a.product_id), at))
         }
+        // One batch for the whole call, last: the shop's analytics rollup rows are shared by
+        // every writer of the shop, so they are locked only from here to the commit rather
+        // than across every owner of the import (bench: 8 concurrent imports on PostgreSQL
+        // queued on them, 6 s each).
+        await recordFacts(trx, shopId, facts)
       })
       return { customers: byCustomer.size, imported, skipped, dry_run: dryRun }
     },
