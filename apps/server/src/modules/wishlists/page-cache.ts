@@ -24,6 +24,8 @@
  * Bodies are kept as UTF-8 bytes, what the socket gets (no encoding per response). Least
  * recently used entries go first once they exceed `maxBytes`; `maxBytes` 0 turns the cache off.
  */
+import type { FastifyReply } from 'fastify'
+
 export interface PageCache {
   readonly enabled: boolean
   /** The body when it was built or last confirmed at this change stamp (nothing written since): no lookup needed. */
@@ -116,4 +118,13 @@ export async function cachedBody(
   const body = await build()
   cache.set(key, current, body, stamp)
   return body
+}
+
+/**
+ * A 200 answered with a cached body: `build` gets the route's own serializer (its response
+ * schema, `{ok: true, data}`) and returns the bytes, which Fastify sends as they are.
+ */
+export async function sendCachedBody(reply: FastifyReply, build: (serialize: (data: unknown) => string) => Promise<Buffer>): Promise<FastifyReply> {
+  const body = await build((data) => reply.serialize({ ok: true, data }) as string)
+  return reply.type('application/json; charset=utf-8').send(body)
 }

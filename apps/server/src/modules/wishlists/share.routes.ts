@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import { errors, Ok } from '../../lib/http-schemas.js'
+import { sendCachedBody } from './page-cache.js'
 import type { ShareService } from './share.service.js'
 import { ListQuery, OwnerParams, SharedTokenParams, SharedWishlist, ShareLinkView } from './wishlists.schemas.js'
 import { ownerRoute } from './wishlists.routes.js'
@@ -27,10 +28,7 @@ export const shareRoutes: FastifyPluginAsyncTypebox<{ share: ShareService }> = a
   app.get(
     '/v1/wishlists/shared/:shareToken',
     { config: { access: ['public'] }, schema: { tags, summary: 'Read a shared wishlist (no authentication)', params: SharedTokenParams, response: { 200: Ok(SharedWishlist), ...errors(403, 404, 410, 429) } } },
-    async (request, reply) => {
-      // Serialized bytes (page-cache.ts) go out as they are; the typed reply only takes the object.
-      const body = await share.readBody(request.params.shareToken, (data) => reply.serialize({ ok: true, data }) as string)
-      return (reply as FastifyReply).type('application/json; charset=utf-8').send(body)
-    },
+    // Serialized once per owner version (page-cache.ts); the typed reply only takes the object.
+    async (request, reply) => sendCachedBody(reply as FastifyReply, (serialize) => share.readBody(request.params.shareToken, serialize)),
   )
 }

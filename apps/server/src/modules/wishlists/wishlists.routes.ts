@@ -4,6 +4,7 @@ import type { FastifyReply } from 'fastify'
 import { Counter } from 'prom-client'
 import type { Access } from '../../plugins/auth.js'
 import { errors, Ok } from '../../lib/http-schemas.js'
+import { sendCachedBody } from './page-cache.js'
 import type { WishlistsService } from './wishlists.service.js'
 import {
   AddItemBody,
@@ -45,12 +46,8 @@ export const wishlistRoutes: FastifyPluginAsyncTypebox<{ wishlists: WishlistsSer
       config: ownerRoute(),
       schema: { tags, summary: 'A page of a wishlist, newest first', params: OwnerParams, querystring: ItemsQuery, response: { 200: Ok(ItemsPage), ...errors(400, 401, 403, 404, 429) } },
     },
-    async (request, reply) => {
-      // Serialized with this route's response schema, once per owner version (page-cache.ts).
-      // The body is serialized bytes, so Fastify sends it as it is (the typed reply only takes the object).
-      const body = await wishlists.getItemsBody(request.ctx, request.owner, request.query, (data) => reply.serialize({ ok: true, data }) as string)
-      return (reply as FastifyReply).type('application/json; charset=utf-8').send(body)
-    },
+    // Serialized once per owner version (page-cache.ts); the typed reply only takes the object.
+    async (request, reply) => sendCachedBody(reply as FastifyReply, (serialize) => wishlists.getItemsBody(request.ctx, request.owner, request.query, serialize)),
   )
 
   app.post(
