@@ -85,6 +85,21 @@ describe('GET page cache', () => {
     expect(first.body.data.items[0]).toEqual({ productId: '1', variantId: null, handle: 'one', metadata: { size: 'M', note: 'é"\\' }, addedAt: expect.any(String) })
   })
 
+  it('answers a burst of concurrent reads after a write with one lookup, every answer right', async () => {
+    const c = newCustomer()
+    await add(c, { product_id: '91' })
+    expect(await ids(c)).toEqual(['91'])
+    await add(c, { product_id: '92' })
+    const before = await cacheCounts()
+    const burst = await Promise.all(Array.from({ length: 20 }, () => ids(c)))
+    const after = await cacheCounts()
+    for (const answer of burst) expect(answer).toEqual(['92', '91'])
+    // One reader resolves the page; the others share it (PostgreSQL: the add's own commit
+    // notification may land during the burst and start one more).
+    expect(after.miss - before.miss).toBeGreaterThanOrEqual(1)
+    expect(after.miss - before.miss).toBeLessThanOrEqual(2)
+  })
+
   it('shows adds, updates, removes and bulk deletes on the next read', async () => {
     const c = newCustomer()
     await add(c, { product_id: '1' })

@@ -33,6 +33,8 @@ export interface PageCache {
   /** The body when built at this version; a stamp given is recorded as its confirmation. */
   get(key: string, version: string, stamp?: string): Buffer | undefined
   set(key: string, version: string, body: Buffer, stamp?: string): void
+  /** Bodies being resolved, by key and change stamp (cachedBody shares them). */
+  readonly inFlight: Map<string, Promise<Buffer>>
   /** Lookups since start, for /metrics. */
   readonly stats: { hits: number; misses: number }
 }
@@ -56,6 +58,7 @@ export function createPageCache(maxBytes: number): PageCache {
   }
   return {
     enabled: maxBytes > 0,
+    inFlight: new Map(),
     fresh(key, stamp) {
       const e = entries.get(key)
       if (e === undefined || e.stamp !== stamp) return undefined
@@ -109,16 +112,34 @@ export async function cachedBody(
   build: () => Promise<Buffer>,
 ): Promise<Buffer> {
   if (!cache.enabled) return build()
+  const resolve = async (stamp: string | undefined) => {
+    const current = await version()
+    const cached = cache.get(key, current, stamp)
+    if (cached !== undefined) return cached
+    const body = await build()
+    cache.set(key, current, body, stamp)
+    return body
+  }
   const stamp = changeStamp?.()
-  const fresh = stamp === undefined ? undefined : cache.fresh(key, stamp)
+  if (stamp === undefined) return resolve(undefined)
+  const fresh = cache.fresh(key, stamp)
   if (fresh !== undefined) return fresh
-  const current = await version()
-  const cached = cache.get(key, current, stamp)
-  if (cached !== undefined) return cached
-  const body = await build()
-  cache.set(key, current, body, stamp)
-  return body
+  // Readers of one body at one stamp share one lookup (and build): right after a write,
+  // every concurrent reader of a page would otherwise query the database at once (bench:
+  // the webhook worker's once-a-second poll made the 32 connections' next reads a burst of
+  // lookups on PostgreSQL, the p99). Sharing is safe because an equal stamp means nothing was
+  // written between the first reader's start and the last one's.
+  const shareKey = `${key}\u0001${stamp}`
+  let pending = cache.inFlight.get(shareKey)
+  if (pending === undefined) {
+    pending = resolve(stamp)
+    cache.inFlight.set(shareKey, pending)
+    const done = () => cache.inFlight.delete(shareKey)
+    pending.then(done, done)
+  }
+  return pending
 }
+
 
 /**
  * A 200 answered with a cached body: `build` gets the route's own serializer (its response
