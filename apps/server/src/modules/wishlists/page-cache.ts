@@ -98,20 +98,21 @@ export function createPageCache(maxBytes: number): PageCache {
   }
 }
 
+/** What a service answering from the cache is given (app.ts); without a cache every body is built. */
+export interface CachedBodies {
+  pageCache?: PageCache | undefined
+  changeStamp?: (() => string | undefined) | undefined
+}
+
 /**
  * A response body through the cache: served when nothing was written since it was confirmed
  * (the change stamp) or when the owner's version is the one it was built at; built and filed
  * otherwise. The stamp and the version are read before building, so a body never outlives a
  * write it did not see.
  */
-export async function cachedBody(
-  cache: PageCache,
-  changeStamp: (() => string | undefined) | undefined,
-  key: string,
-  version: () => Promise<string>,
-  build: () => Promise<Buffer>,
-): Promise<Buffer> {
-  if (!cache.enabled) return build()
+export async function cachedBody(bodies: CachedBodies, key: string, version: () => Promise<string>, build: () => Promise<Buffer>): Promise<Buffer> {
+  const { pageCache: cache, changeStamp } = bodies
+  if (cache === undefined || !cache.enabled) return build()
   const resolve = async (stamp: string | undefined) => {
     const current = await version()
     const cached = cache.get(key, current, stamp)

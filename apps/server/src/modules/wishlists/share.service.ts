@@ -14,29 +14,20 @@ import { multiWishlistActive, requirePlan } from '../shops/plans.js'
 import type { ShopsService } from '../shops/shops.service.js'
 import { ownerData } from './item-view.js'
 import { assertListExists, resolveListId } from './list-scope.js'
-import { cachedBody, createPageCache, type PageCache } from './page-cache.js'
+import { type CachedBodies, cachedBody } from './page-cache.js'
 import { createWishlistsRepo, type WishlistsRepo } from './wishlists.repo.js'
-import { DEFAULT_LIST_ID, DEFAULT_LIST_NAME } from './wishlists.schemas.js'
+import { DEFAULT_LIST_ID, DEFAULT_LIST_NAME, type SharedView } from './wishlists.schemas.js'
 
 /** 192 random bits (DECISIONS asks for at least 128), base64url: 32 characters. */
 export const newShareToken = (): string => randomBytes(24).toString('base64url')
 
 export const SHARED_PATH = '/v1/wishlists/shared/'
 
-export interface SharedView {
-  name: string
-  items: { productId: string; variantId: string | null; addedAt: string }[]
-  count: number
-  created_at: string
-  expires_at: string
-}
-
 export function createShareService(
-  deps: { db: Db; backend: Backend; shops: ShopsService; publicBaseUrl: string; pageCache?: PageCache; changeStamp?: (() => string | undefined) | undefined },
+  deps: CachedBodies & { db: Db; backend: Backend; shops: ShopsService; publicBaseUrl: string },
   repo: WishlistsRepo = createWishlistsRepo(deps.backend),
 ) {
   const { db } = deps
-  const pageCache = deps.pageCache ?? createPageCache(0)
   const shareUrl = (token: string) => `${deps.publicBaseUrl}${SHARED_PATH}${token}`
 
   return {
@@ -96,8 +87,7 @@ export function createShareService(
       if (link.list_id !== DEFAULT_LIST_ID && !multiWishlistActive(shop)) throw notFound('Share link')
       const owner: Owner = { type: link.owner_type, id: link.owner_id }
       return cachedBody(
-        pageCache,
-        deps.changeStamp,
+        deps,
         `share\u0000${token}`,
         () => repo.ownerVersion(db, shop.id, owner),
         async () => {

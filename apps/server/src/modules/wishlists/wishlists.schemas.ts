@@ -2,7 +2,7 @@
  * TypeBox schemas of the wishlist endpoints (SPEC: Wishlist items, Multi-wishlist, share,
  * import; DECISIONS §5–7). One schema validates, types and documents each route.
  */
-import { Type } from 'typebox'
+import { type Static, Type } from 'typebox'
 import { Timestamp } from '../../lib/http-schemas.js'
 import { PLATFORM_ID_PATTERN } from '../../lib/platform-ids.js'
 
@@ -127,6 +127,7 @@ export const SharedWishlist = Type.Object({
   created_at: Timestamp,
   expires_at: Timestamp,
 })
+export type SharedView = Static<typeof SharedWishlist>
 
 export const ImportBody = Type.Object({
   items: Type.Array(

@@ -19,16 +19,13 @@ import type { RequestContext } from '../auth/auth.types.js'
 import { enqueueWebhookEvents, type OutboxEvent } from '../events/outbox.js'
 import { type ItemView, itemView, ownerData } from './item-view.js'
 import { assertListExists, productIdOf, resolveListId } from './list-scope.js'
-import { cachedBody, createPageCache, type PageCache } from './page-cache.js'
+import { type CachedBodies, cachedBody } from './page-cache.js'
 import { createWishlistsRepo, type NewItem, type RemovedItem, type WishlistsRepo } from './wishlists.repo.js'
 import { ITEM_LIMIT, METADATA_MAX_CHARS } from './wishlists.schemas.js'
 
-export interface WishlistsDeps {
+export interface WishlistsDeps extends CachedBodies {
   db: Db
   backend: Backend
-  /** GET-page bodies by owner version; absent: every read builds its page. */
-  pageCache?: PageCache
-  changeStamp?: (() => string | undefined) | undefined
 }
 
 export interface ItemsQuery {
@@ -70,7 +67,6 @@ export const addFacts = (type: AnalyticsFact['type'], owner: Owner, productIds: 
 
 export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo = createWishlistsRepo(deps.backend)) {
   const { db } = deps
-  const pageCache = deps.pageCache ?? createPageCache(0)
 
   async function getItems(ctx: RequestContext, owner: Owner, query: ItemsQuery) {
     const shopId = ctx.shop.id
@@ -116,8 +112,7 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
   }
 
   return {
-    getItems,
-    pageCacheStats: pageCache.stats,
+    pageCacheStats: deps.pageCache?.stats ?? { hits: 0, misses: 0 },
 
     /**
      * The GET page as its response body, from the page cache when the owner's version is
@@ -127,8 +122,7 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
     async getItemsBody(ctx: RequestContext, owner: Owner, query: ItemsQuery, serialize: (page: Awaited<ReturnType<typeof getItems>>) => string): Promise<Buffer> {
       const key = `page\u0000${ctx.shop.id}\u0000${owner.type}\u0000${owner.id}\u0000${resolveListId(ctx.shop, query.wishlist_id)}\u0000${query.limit}\u0000${query.offset}`
       return cachedBody(
-        pageCache,
-        deps.changeStamp,
+        deps,
         key,
         () => repo.ownerVersion(db, ctx.shop.id, owner),
         async () => Buffer.from(serialize(await getItems(ctx, owner, query))),
