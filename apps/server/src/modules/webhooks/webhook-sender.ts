@@ -49,10 +49,15 @@ async function readCapped(body: Dispatcher.ResponseData['body']): Promise<string
   return Buffer.concat(chunks).subarray(0, RESPONSE_BODY_CAP_BYTES).toString('utf8')
 }
 
+const UNDICI_TIMEOUTS = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'])
+
 function describe(err: unknown): string {
   if (!(err instanceof Error)) return String(err)
   const cause = (err as { cause?: unknown }).cause
-  if (err.name === 'TimeoutError' || err.name === 'AbortError') return 'timeout'
+  // The attempt's own deadline (AbortSignal) and undici's connect/headers/body timeouts are
+  // set to the same value and race: whichever fires first, the attempt timed out.
+  const code = (err as { code?: unknown }).code
+  if (err.name === 'TimeoutError' || err.name === 'AbortError' || (typeof code === 'string' && UNDICI_TIMEOUTS.has(code))) return 'timeout'
   const inner = cause instanceof Error ? `: ${cause.message}` : ''
   return `${err.message}${inner}`.slice(0, 500)
 }
