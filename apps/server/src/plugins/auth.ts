@@ -167,11 +167,17 @@ export const authPlugin = fp(
       request.auth = request.routeOptions.config.access?.includes('public') ? {} : await resolve(request, opts.auth, opts.shops)
     })
 
-    app.addHook('preParsing', async (request) => {
-      if (request.routeOptions.url === undefined) return // 404: the not-found handler answers
-      if (request.method === 'OPTIONS') return // CORS preflights; anything else falls through to 404
-      if (request.url.startsWith('/docs')) return
-      enforceAccess(request)
+    app.addHook('preParsing', (request, _reply, payload, done) => {
+      // 404s (the not-found handler answers), CORS preflights (anything else falls through
+      // to 404) and the API docs pass.
+      if (request.routeOptions.url !== undefined && request.method !== 'OPTIONS' && !request.url.startsWith('/docs')) {
+        try {
+          enforceAccess(request)
+        } catch (err) {
+          return done(err as Error)
+        }
+      }
+      done(null, payload)
     })
   },
   { name: 'auth' },

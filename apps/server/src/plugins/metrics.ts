@@ -30,7 +30,7 @@ export const metricsPlugin = fp(
     // One pair of labelled children per (method, route, status), found by a string key:
     // prom-client hashes a labels object on every call otherwise.
     const children = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>()
-    app.addHook('onResponse', async (request, reply) => {
+    app.addHook('onResponse', (request, reply, done) => {
       // The route pattern, never the raw URL: ids in paths would explode the label space.
       const route = request.routeOptions.url ?? 'unmatched'
       const key = `${request.method} ${reply.statusCode} ${route}`
@@ -42,6 +42,7 @@ export const metricsPlugin = fp(
       }
       child.count.inc()
       child.time.observe(reply.elapsedTime / 1000)
+      done()
     })
   },
   { name: 'metrics' },

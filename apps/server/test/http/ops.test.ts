@@ -75,5 +75,28 @@ describe('CORS for storefronts on other origins', () => {
     expect(res.statusCode).toBe(200)
     expect(res.headers['access-control-allow-origin']).toBe('https://shop.example.com')
     expect(String(res.headers['access-control-expose-headers'])).toContain('retry-after')
+    expect(res.headers.vary).toContain('Origin')
+  })
+
+  it('answers a preflight to any path, before credentials are checked', async () => {
+    const res = await t.inject({
+      method: 'OPTIONS',
+      url: '/v1/no-such-route/at-all',
+      headers: { origin: 'https://shop.example.com', 'access-control-request-method': 'DELETE' },
+    })
+    expect(res.statusCode).toBe(204)
+    expect(res.body).toBe('')
+    expect(res.headers['access-control-allow-origin']).toBe('https://shop.example.com')
+    expect(String(res.headers['access-control-allow-methods'])).toContain('DELETE')
+    expect(res.headers['access-control-max-age']).toBe('600')
+  })
+
+  it('sends no CORS grant without an Origin, and an OPTIONS that is no preflight is a 404', async () => {
+    const plain = await t.inject({ method: 'GET', url: '/healthz' })
+    expect(plain.headers['access-control-allow-origin']).toBeUndefined()
+    expect(plain.headers.vary).toContain('Origin')
+    const options = await t.inject({ method: 'OPTIONS', url: '/v1/wishlists/me', headers: { origin: 'https://shop.example.com' } })
+    expect(options.statusCode).toBe(404)
+    expect(options.json()).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } })
   })
 })
