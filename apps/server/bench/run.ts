@@ -229,7 +229,8 @@ async function scenarioSpec(name: Exclude<ScenarioName, 'webhook-delivery'>, bas
 }
 
 async function ceiling(bodyFile: string): Promise<LoadFigures> {
-  const child = await startChild('bench/http/ceiling-server.ts', { BENCH_BODY_FILE: bodyFile })
+  const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(opts.cpuProfDir, 'ceiling')}`] : []
+  const child = await startChild('bench/http/ceiling-server.ts', { BENCH_BODY_FILE: bodyFile }, nodeArgs)
   try {
     return await measure({ url: `${child.url}/v1/wishlists/me?limit=50`, durationSec: opts.durationSec })
   } finally {

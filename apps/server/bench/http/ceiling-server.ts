@@ -13,3 +13,7 @@ app.get('/*', (_request, reply) => {
 })
 const address = await app.listen({ port: 0, host: '127.0.0.1' })
 process.send?.({ listening: address })
+// A clean exit on SIGTERM, so `--cpu-prof` (bench --cpu-prof DIR) writes its profile.
+process.on('SIGTERM', () => {
+  void app.close().then(() => process.exit(0))
+})
