@@ -10,6 +10,8 @@
  * must end up as a bound parameter (checked when compiling).
  */
 import type { CompiledQuery, Compilable, Kysely } from 'kysely'
+import type { Backend } from './connect.js'
+import { backendOf } from './dialect.js'
 import type { Database } from './schema.js'
 
 type Slot = { arg: number } | { value: unknown }
@@ -45,14 +47,16 @@ function compileTemplate<Args extends unknown[], Row>(db: Kysely<Database>, buil
 
 /**
  * Returns a function running the query built by `build` with the given arguments. The
- * first call compiles (with the executor it receives: a Kysely instance or a transaction
- * of the same dialect); `arity` is the number of arguments after `db`.
+ * first call on each backend compiles (with the executor it receives: a Kysely instance or
+ * a transaction), so a template may live at module level and `build` may differ by backend
+ * (`backendOf(db)`, e.g. a row lock on PostgreSQL only); `arity` is the number of arguments
+ * after `db`.
  */
 export function precompiled<Args extends unknown[], Row>(arity: number, build: (db: Kysely<Database>, ...args: Args) => Compilable<Row>) {
-  let template: Template<Row> | undefined
+  const templates: Partial<Record<Backend, Template<Row>>> = {}
   return async (db: Kysely<Database>, ...args: Args): Promise<Row[]> => {
-    template ??= compileTemplate(db, build, arity)
-    const { compiled, slots } = template
+    const backend = backendOf(db)
+    const { compiled, slots } = (templates[backend] ??= compileTemplate(db, build, arity))
     const parameters = slots.map((s) => ('arg' in s ? args[s.arg] : s.value))
     const { rows } = await db.executeQuery<Row>({ ...compiled, parameters })
     return rows

@@ -14,6 +14,7 @@ import { createTestApp, type TestApp, type TestShop } from '../helpers/app.js'
 let t: TestApp
 let live: TestShop
 let seeded: TestShop
+let batched: TestShop
 const now = Date.now()
 const opts = { events: 250, days: 30, now, seed: 7 }
 const stream: SeedEvent[] = [...generateActivity(opts)].flat()
@@ -22,9 +23,11 @@ beforeAll(async () => {
   t = await createTestApp()
   live = await t.createShop('growth')
   seeded = await t.createShop('growth')
-  for (const e of stream) {
-    await applySteps(t.storage.db, live.id, [{ type: e.type, owner: { type: e.ownerType, id: e.ownerId }, productId: e.productId, at: e.at, list: e.list }])
-  }
+  batched = await t.createShop('growth')
+  const steps = stream.map((e) => ({ type: e.type, owner: { type: e.ownerType, id: e.ownerId }, productId: e.productId, at: e.at, list: e.list }))
+  for (const step of steps) await applySteps(t.storage.db, live.id, [step])
+  // Several facts per recordFacts call, as merge, import and list deletion record them.
+  for (let i = 0; i < steps.length; i += 9) await applySteps(t.storage.db, batched.id, steps.slice(i, i + 9))
   await seedAnalytics(t.storage.db, seeded.id, opts)
 })
 afterAll(() => t.close())
@@ -86,6 +89,12 @@ describe('analytics read models', () => {
     const b = await readModels(t.storage.db, seeded.id)
     expect(a.events).toHaveLength(250)
     expect(b).toEqual(a)
+  })
+
+  it('recording several facts per call builds the same tables as one fact per call', async () => {
+    const a = await readModels(t.storage.db, live.id)
+    const c = await readModels(t.storage.db, batched.id)
+    expect(c).toEqual(a)
   })
 
   it('overview equals a scan of the raw stream for every period', async () => {

@@ -4,7 +4,8 @@
  * rollup row per day of the period (or `limit` rows of the holder index).
  */
 import { type Kysely, sql, type Transaction } from 'kysely'
-import type { Backend } from '../../db/connect.js'
+import { backendOf, supportsRowLocks } from '../../db/dialect.js'
+import { precompiled } from '../../db/precompiled.js'
 import type { Database, OwnerType } from '../../db/schema.js'
 
 export interface Owner {
@@ -26,26 +27,133 @@ export interface DailyRow extends DailyDelta {
 
 const CHUNK = 500
 
-export function rollupWriter(trx: Transaction<Database>, shopId: string, backend: Backend) {
+type Db = Kysely<Database>
+type DailyInsert = DailyDelta & { shop_id: string; day: number }
+
+const dailyUpsert = (db: Db, rows: DailyInsert[]) =>
+  db
+    .insertInto('analytics_daily')
+    .values(rows)
+    .onConflict((oc) =>
+      oc.columns(['shop_id', 'day']).doUpdateSet((eb) => ({
+        adds: eb('analytics_daily.adds', '+', eb.ref('excluded.adds')),
+        removes: eb('analytics_daily.removes', '+', eb.ref('excluded.removes')),
+        shoppers: eb('analytics_daily.shoppers', '+', eb.ref('excluded.shoppers')),
+        last_seen: eb('analytics_daily.last_seen', '+', eb.ref('excluded.last_seen')),
+        converted: eb('analytics_daily.converted', '+', eb.ref('excluded.converted')),
+      })),
+    )
+
+const holdersUpsert = (db: Db, rows: { shop_id: string; product_id: string; holders: number }[]) =>
+  db
+    .insertInto('analytics_product_holders')
+    .values(rows)
+    .onConflict((oc) =>
+      oc.columns(['shop_id', 'product_id']).doUpdateSet((eb) => ({
+        holders: eb('analytics_product_holders.holders', '+', eb.ref('excluded.holders')),
+      })),
+    )
+
+const shopperRow = (db: Db, shopId: string, ownerType: OwnerType, ownerId: string) =>
+  db.selectFrom('analytics_shoppers').where('shop_id', '=', shopId).where('owner_type', '=', ownerType).where('owner_id', '=', ownerId)
+const ownerItems = (db: Db, shopId: string, ownerType: OwnerType, ownerId: string) =>
+  db.selectFrom('wishlist_items').where('shop_id', '=', shopId).where('owner_type', '=', ownerType).where('owner_id', '=', ownerId)
+
+/**
+ * The statements of a single wishlist change, compiled once (db/precompiled.ts): every add
+ * and remove runs most of them, and building Kysely's query tree each time cost more CPU
+ * than SQLite's work (bench profile of add+remove). Multi-row variants stay dynamic.
+ */
+const statements = {
+  daily: precompiled(7, (db, shop_id: string, day: number, adds: number, removes: number, shoppers: number, last_seen: number, converted: number) =>
+    dailyUpsert(db, [{ shop_id, day, adds, removes, shoppers, last_seen, converted }]),
+  ),
+  holders: precompiled(3, (db, shop_id: string, product_id: string, holders: number) => holdersUpsert(db, [{ shop_id, product_id, holders }])),
+  markSeen: precompiled(4, (db, shop_id: string, day: number, owner_type: OwnerType, owner_id: string) =>
+    db.insertInto('analytics_shopper_days').values({ shop_id, day, owner_type, owner_id }).onConflict((oc) => oc.doNothing()).returning('day'),
+  ),
+  insertShopper: precompiled(4, (db, shop_id: string, owner_type: OwnerType, owner_id: string, last_day: number) =>
+    db.insertInto('analytics_shoppers').values({ shop_id, owner_type, owner_id, last_day }).onConflict((oc) => oc.doNothing()).returning('last_day'),
+  ),
+  lastDay: precompiled(3, (db, shopId: string, ownerType: OwnerType, ownerId: string) => {
+    const q = shopperRow(db, shopId, ownerType, ownerId).select('last_day')
+    return supportsRowLocks(backendOf(db)) ? q.forUpdate() : q
+  }),
+  setLastDay: precompiled(4, (db, shopId: string, ownerType: OwnerType, ownerId: string, day: number) =>
+    db.updateTable('analytics_shoppers').set({ last_day: day }).where('shop_id', '=', shopId).where('owner_type', '=', ownerType).where('owner_id', '=', ownerId),
+  ),
+  holdsInAnyList: precompiled(4, (db, shopId: string, ownerType: OwnerType, ownerId: string, productId: string) =>
+    ownerItems(db, shopId, ownerType, ownerId).where('product_id', '=', productId).select('product_id').limit(1),
+  ),
+  holdsInOtherList: precompiled(5, (db, shopId: string, ownerType: OwnerType, ownerId: string, productId: string, exceptList: string) =>
+    ownerItems(db, shopId, ownerType, ownerId).where('product_id', '=', productId).where('list_id', '<>', exceptList).select('product_id').limit(1),
+  ),
+  hold: precompiled(4, (db, shop_id: string, owner_type: OwnerType, owner_id: string, product_id: string) =>
+    db.insertInto('analytics_holdings').values({ shop_id, owner_type, owner_id, product_id }).onConflict((oc) => oc.doNothing()).returning('product_id'),
+  ),
+  release: precompiled(4, (db, shopId: string, ownerType: OwnerType, ownerId: string, productId: string) =>
+    db
+      .deleteFrom('analytics_holdings')
+      .where('shop_id', '=', shopId)
+      .where('owner_type', '=', ownerType)
+      .where('owner_id', '=', ownerId)
+      .where('product_id', '=', productId)
+      .returning('product_id'),
+  ),
+  addPending: precompiled(6, (db, shop_id: string, owner_type: OwnerType, owner_id: string, product_id: string, added_at: number, day: number) =>
+    db
+      .insertInto('analytics_pending_adds')
+      .values({ shop_id, owner_type, owner_id, product_id, added_at, day, count: 1 })
+      .onConflict((oc) =>
+        oc.columns(['shop_id', 'owner_type', 'owner_id', 'product_id', 'added_at']).doUpdateSet((eb) => ({ count: eb('analytics_pending_adds.count', '+', 1) })),
+      ),
+  ),
+  convertPending: precompiled(5, (db, shopId: string, ownerType: OwnerType, ownerId: string, productId: string, at: number) =>
+    db
+      .deleteFrom('analytics_pending_adds')
+      .where('shop_id', '=', shopId)
+      .where('owner_type', '=', ownerType)
+      .where('owner_id', '=', ownerId)
+      .where('product_id', '=', productId)
+      .where('added_at', '<=', at)
+      .returning(['day', 'count']),
+  ),
+}
+
+/** An add waiting for a cart add of the same product by the same owner. */
+export interface PendingAdd {
+  owner: Owner
+  productId: string
+  addedAt: number
+  day: number
+}
+
+const byKey = <T>(items: T[], key: (t: T) => string): Map<string, T[]> => {
+  const out = new Map<string, T[]>()
+  for (const t of items) {
+    const k = key(t)
+    const list = out.get(k)
+    if (list) list.push(t)
+    else out.set(k, [t])
+  }
+  return new Map([...out.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)))
+}
+
+const chunked = async <T>(rows: T[], run: (part: T[]) => Promise<void>): Promise<void> => {
+  for (let i = 0; i < rows.length; i += CHUNK) await run(rows.slice(i, i + CHUNK))
+}
+
+export function rollupWriter(trx: Transaction<Database>, shopId: string) {
   return {
     /** Adds each delta to its day's rollup row (creating it). Rows are locked in day order. */
     async addDaily(deltas: Map<number, DailyDelta>): Promise<void> {
       const rows = [...deltas.entries()].sort((a, b) => a[0] - b[0]).map(([day, d]) => ({ shop_id: shopId, day, ...d }))
-      for (let i = 0; i < rows.length; i += CHUNK) {
-        await trx
-          .insertInto('analytics_daily')
-          .values(rows.slice(i, i + CHUNK))
-          .onConflict((oc) =>
-            oc.columns(['shop_id', 'day']).doUpdateSet((eb) => ({
-              adds: eb('analytics_daily.adds', '+', eb.ref('excluded.adds')),
-              removes: eb('analytics_daily.removes', '+', eb.ref('excluded.removes')),
-              shoppers: eb('analytics_daily.shoppers', '+', eb.ref('excluded.shoppers')),
-              last_seen: eb('analytics_daily.last_seen', '+', eb.ref('excluded.last_seen')),
-              converted: eb('analytics_daily.converted', '+', eb.ref('excluded.converted')),
-            })),
-          )
-          .execute()
+      const [only] = rows
+      if (rows.length === 1 && only) {
+        await statements.daily(trx, shopId, only.day, only.adds, only.removes, only.shoppers, only.last_seen, only.converted)
+        return
       }
+      for (let i = 0; i < rows.length; i += CHUNK) await dailyUpsert(trx, rows.slice(i, i + CHUNK)).execute()
     },
 
     /** Adds each delta to its product's holder count. Rows are locked in product order. */
@@ -54,28 +162,17 @@ export function rollupWriter(trx: Transaction<Database>, shopId: string, backend
         .filter(([, n]) => n !== 0)
         .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
         .map(([product_id, holders]) => ({ shop_id: shopId, product_id, holders }))
-      for (let i = 0; i < rows.length; i += CHUNK) {
-        await trx
-          .insertInto('analytics_product_holders')
-          .values(rows.slice(i, i + CHUNK))
-          .onConflict((oc) =>
-            oc.columns(['shop_id', 'product_id']).doUpdateSet((eb) => ({
-              holders: eb('analytics_product_holders.holders', '+', eb.ref('excluded.holders')),
-            })),
-          )
-          .execute()
+      const [only] = rows
+      if (rows.length === 1 && only) {
+        await statements.holders(trx, shopId, only.product_id, only.holders)
+        return
       }
+      for (let i = 0; i < rows.length; i += CHUNK) await holdersUpsert(trx, rows.slice(i, i + CHUNK)).execute()
     },
 
     /** Adds the owner to the day's seen set; true when it was not there yet. */
     async markSeen(owner: Owner, day: number): Promise<boolean> {
-      const row = await trx
-        .insertInto('analytics_shopper_days')
-        .values({ shop_id: shopId, day, owner_type: owner.type, owner_id: owner.id })
-        .onConflict((oc) => oc.doNothing())
-        .returning('day')
-        .executeTakeFirst()
-      return row !== undefined
+      return (await statements.markSeen(trx, shopId, day, owner.type, owner.id)).length > 0
     },
 
     /**
@@ -83,67 +180,31 @@ export function rollupWriter(trx: Transaction<Database>, shopId: string, backend
      * `{from: null}` for a new owner, `{from: d}` when it moved from day d, or null.
      */
     async advanceLastDay(owner: Owner, day: number): Promise<{ from: number | null } | null> {
-      const inserted = await trx
-        .insertInto('analytics_shoppers')
-        .values({ shop_id: shopId, owner_type: owner.type, owner_id: owner.id, last_day: day })
-        .onConflict((oc) => oc.doNothing())
-        .returning('last_day')
-        .executeTakeFirst()
-      if (inserted) return { from: null }
-      let q = trx
-        .selectFrom('analytics_shoppers')
-        .select('last_day')
-        .where('shop_id', '=', shopId)
-        .where('owner_type', '=', owner.type)
-        .where('owner_id', '=', owner.id)
-      if (backend === 'postgres') q = q.forUpdate()
-      const current = await q.executeTakeFirstOrThrow()
+      if ((await statements.insertShopper(trx, shopId, owner.type, owner.id, day)).length > 0) return { from: null }
+      const [current] = await statements.lastDay(trx, shopId, owner.type, owner.id)
+      if (!current) throw new Error('analytics_shoppers row vanished inside its transaction')
       if (current.last_day >= day) return null
-      await trx
-        .updateTable('analytics_shoppers')
-        .set({ last_day: day })
-        .where('shop_id', '=', shopId)
-        .where('owner_type', '=', owner.type)
-        .where('owner_id', '=', owner.id)
-        .execute()
+      await statements.setLastDay(trx, shopId, owner.type, owner.id, day)
       return { from: current.last_day }
     },
 
     /** Does the owner hold the product in some list, not counting `exceptList`? */
     async holdsInLists(owner: Owner, productId: string, exceptList: string | undefined): Promise<boolean> {
-      let q = trx
-        .selectFrom('wishlist_items')
-        .select('list_id')
-        .where('shop_id', '=', shopId)
-        .where('owner_type', '=', owner.type)
-        .where('owner_id', '=', owner.id)
-        .where('product_id', '=', productId)
-      if (exceptList !== undefined) q = q.where('list_id', '<>', exceptList)
-      return (await q.limit(1).executeTakeFirst()) !== undefined
+      const rows =
+        exceptList === undefined
+          ? await statements.holdsInAnyList(trx, shopId, owner.type, owner.id, productId)
+          : await statements.holdsInOtherList(trx, shopId, owner.type, owner.id, productId, exceptList)
+      return rows.length > 0
     },
 
     /** Records that the owner holds the product; true when it did not before. */
     async hold(owner: Owner, productId: string): Promise<boolean> {
-      const row = await trx
-        .insertInto('analytics_holdings')
-        .values({ shop_id: shopId, owner_type: owner.type, owner_id: owner.id, product_id: productId })
-        .onConflict((oc) => oc.doNothing())
-        .returning('product_id')
-        .executeTakeFirst()
-      return row !== undefined
+      return (await statements.hold(trx, shopId, owner.type, owner.id, productId)).length > 0
     },
 
     /** Records that the owner no longer holds the product; true when it did before. */
     async release(owner: Owner, productId: string): Promise<boolean> {
-      const row = await trx
-        .deleteFrom('analytics_holdings')
-        .where('shop_id', '=', shopId)
-        .where('owner_type', '=', owner.type)
-        .where('owner_id', '=', owner.id)
-        .where('product_id', '=', productId)
-        .returning('product_id')
-        .executeTakeFirst()
-      return row !== undefined
+      return (await statements.release(trx, shopId, owner.type, owner.id, productId)).length > 0
     },
 
     /** The products the analytics holdings set has for this owner. */
@@ -160,40 +221,71 @@ export function rollupWriter(trx: Transaction<Database>, shopId: string, backend
 
     /** The distinct products the owner's lists hold now. */
     async listedProducts(owner: Owner): Promise<string[]> {
-      const rows = await trx
-        .selectFrom('wishlist_items')
-        .select('product_id')
-        .distinct()
-        .where('shop_id', '=', shopId)
-        .where('owner_type', '=', owner.type)
-        .where('owner_id', '=', owner.id)
-        .execute()
+      const rows = await ownerItems(trx, shopId, owner.type, owner.id).select('product_id').distinct().execute()
       return rows.map((r) => r.product_id)
     },
 
-    async addPending(owner: Owner, productId: string, addedAt: number, day: number): Promise<void> {
-      await trx
-        .insertInto('analytics_pending_adds')
-        .values({ shop_id: shopId, owner_type: owner.type, owner_id: owner.id, product_id: productId, added_at: addedAt, day, count: 1 })
-        .onConflict((oc) =>
-          oc
-            .columns(['shop_id', 'owner_type', 'owner_id', 'product_id', 'added_at'])
-            .doUpdateSet((eb) => ({ count: eb('analytics_pending_adds.count', '+', 1) })),
-        )
-        .execute()
+    /** Adds to the pending set, in key order; equal keys (same owner, product and time) add up. */
+    async addPending(adds: PendingAdd[]): Promise<void> {
+      const [only] = adds
+      if (adds.length === 1 && only) {
+        await statements.addPending(trx, shopId, only.owner.type, only.owner.id, only.productId, only.addedAt, only.day)
+        return
+      }
+      const rows = [...byKey(adds, (a) => `${a.owner.type}\u0000${a.owner.id}\u0000${a.productId}\u0000${a.addedAt}`).values()].map((same) => {
+        const a = same[0] as PendingAdd
+        return { shop_id: shopId, owner_type: a.owner.type, owner_id: a.owner.id, product_id: a.productId, added_at: a.addedAt, day: a.day, count: same.length }
+      })
+      await chunked(rows, async (part) => {
+        await trx
+          .insertInto('analytics_pending_adds')
+          .values(part)
+          .onConflict((oc) =>
+            oc
+              .columns(['shop_id', 'owner_type', 'owner_id', 'product_id', 'added_at'])
+              .doUpdateSet((eb) => ({ count: eb('analytics_pending_adds.count', '+', eb.ref('excluded.count')) })),
+          )
+          .execute()
+      })
+    },
+
+    /** Records that each owner holds its product; returns one product id per pair not held before. */
+    async holdAll(pairs: { owner: Owner; productId: string }[]): Promise<string[]> {
+      const [only] = pairs
+      if (pairs.length === 1 && only) return (await this.hold(only.owner, only.productId)) ? [only.productId] : []
+      const rows = [...byKey(pairs, (p) => `${p.owner.type}\u0000${p.owner.id}\u0000${p.productId}`).values()].map((same) => {
+        const p = same[0] as { owner: Owner; productId: string }
+        return { shop_id: shopId, owner_type: p.owner.type, owner_id: p.owner.id, product_id: p.productId }
+      })
+      const held: string[] = []
+      await chunked(rows, async (part) => {
+        const inserted = await trx.insertInto('analytics_holdings').values(part).onConflict((oc) => oc.doNothing()).returning('product_id').execute()
+        for (const r of inserted) held.push(r.product_id)
+      })
+      return held
+    },
+
+    /** Adds each (owner, day) to the seen set; returns the keys (`ownerKey@day`) that were not there yet. */
+    async markAllSeen(seen: { owner: Owner; day: number }[], keyOf: (owner: Owner, day: number) => string): Promise<Set<string>> {
+      const fresh = new Set<string>()
+      const [only] = seen
+      if (seen.length === 1 && only) {
+        if (await this.markSeen(only.owner, only.day)) fresh.add(keyOf(only.owner, only.day))
+        return fresh
+      }
+      const rows = seen
+        .map((s) => ({ shop_id: shopId, day: s.day, owner_type: s.owner.type, owner_id: s.owner.id }))
+        .sort((a, b) => a.day - b.day || (a.owner_type < b.owner_type ? -1 : a.owner_type > b.owner_type ? 1 : a.owner_id < b.owner_id ? -1 : a.owner_id > b.owner_id ? 1 : 0))
+      await chunked(rows, async (part) => {
+        const inserted = await trx.insertInto('analytics_shopper_days').values(part).onConflict((oc) => oc.doNothing()).returning(['day', 'owner_type', 'owner_id']).execute()
+        for (const r of inserted) fresh.add(keyOf({ type: r.owner_type, id: r.owner_id }, r.day))
+      })
+      return fresh
     },
 
     /** Takes the owner's adds of the product made at or before `at` off the pending set. */
     async convertPending(owner: Owner, productId: string, at: number): Promise<{ day: number; count: number }[]> {
-      return trx
-        .deleteFrom('analytics_pending_adds')
-        .where('shop_id', '=', shopId)
-        .where('owner_type', '=', owner.type)
-        .where('owner_id', '=', owner.id)
-        .where('product_id', '=', productId)
-        .where('added_at', '<=', at)
-        .returning(['day', 'count'])
-        .execute()
+      return statements.convertPending(trx, shopId, owner.type, owner.id, productId, at)
     },
   }
 }

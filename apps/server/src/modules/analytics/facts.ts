@@ -22,12 +22,12 @@
  * item left; without it, record the remove after the delete. Code that deletes items
  * without recording removes (customer erasure) calls `syncHoldings` afterwards.
  */
-import type { Transaction } from 'kysely'
-import { backendOf } from '../../db/dialect.js'
+import type { Insertable, Kysely, Transaction } from 'kysely'
+import { precompiled } from '../../db/precompiled.js'
 import type { AnalyticsFactType, Database, OwnerType } from '../../db/schema.js'
 import { now } from '../../lib/time.js'
 import { dayOf } from './analytics.periods.js'
-import { type DailyDelta, type Owner, type RollupWriter, rollupWriter } from './analytics.repo.js'
+import { type DailyDelta, type Owner, type PendingAdd, type RollupWriter, rollupWriter } from './analytics.repo.js'
 
 export interface AnalyticsFact {
   type: AnalyticsFactType
@@ -41,6 +41,7 @@ export interface AnalyticsFact {
 
 const isWishlistEvent = (type: AnalyticsFactType): boolean => type !== 'cart_add'
 const ownerKey = (o: Owner): string => `${o.type}:${o.id}`
+const seenKey = (o: Owner, day: number): string => `${ownerKey(o)}@${day}`
 
 function deltaOf(map: Map<number, DailyDelta>, day: number): DailyDelta {
   let d = map.get(day)
@@ -55,31 +56,48 @@ function bump(map: Map<string, number>, key: string, by: number): void {
   map.set(key, (map.get(key) ?? 0) + by)
 }
 
+type EventRow = Insertable<Database['analytics_events']>
+const insertEvents = (db: Kysely<Database>, rows: EventRow[]) => db.insertInto('analytics_events').values(rows)
+const insertEvent = precompiled(6, (db, shop_id: string, type: AnalyticsFactType, owner_type: OwnerType, owner_id: string, product_id: string, occurred_at: number) =>
+  insertEvents(db, [{ shop_id, type, owner_type, owner_id, product_id, occurred_at }]),
+)
+
 export async function recordFacts(trx: Transaction<Database>, shopId: string, facts: AnalyticsFact[]): Promise<void> {
   if (facts.length === 0) return
   const clock = now()
   const at = facts.map((f) => Math.min(f.occurredAt, clock))
-  // Chunked: SQLite allows at most 32,766 bound parameters per statement.
-  for (let i = 0; i < facts.length; i += 500) {
-    await trx
-      .insertInto('analytics_events')
-      .values(
-        facts.slice(i, i + 500).map((f, j) => ({
-          shop_id: shopId,
-          type: f.type,
-          owner_type: f.ownerType,
-          owner_id: f.ownerId,
-          product_id: f.productId,
-          occurred_at: at[i + j] as number,
-        })),
-      )
-      .execute()
+  const [single] = facts
+  if (facts.length === 1 && single) {
+    await insertEvent(trx, shopId, single.type, single.ownerType, single.ownerId, single.productId, at[0] as number)
+  } else {
+    // Chunked: SQLite allows at most 32,766 bound parameters per statement.
+    for (let i = 0; i < facts.length; i += 500) {
+      const rows = facts.slice(i, i + 500).map((f, j) => ({
+        shop_id: shopId,
+        type: f.type,
+        owner_type: f.ownerType,
+        owner_id: f.ownerId,
+        product_id: f.productId,
+        occurred_at: at[i + j] as number,
+      }))
+      await insertEvents(trx, rows).execute()
+    }
   }
 
-  const w = rollupWriter(trx, shopId, backendOf(trx))
+  const w = rollupWriter(trx, shopId)
   const daily = new Map<number, DailyDelta>()
   const holders = new Map<string, number>()
-  const seen = new Set<string>()
+  // Adds are applied in batches (one multi-row statement per table), flushed before any
+  // remove or cart add so that facts still take effect in their order.
+  const adds: PendingAdd[] = []
+  const flushAdds = async () => {
+    if (adds.length === 0) return
+    await w.addPending(adds)
+    for (const productId of await w.holdAll(adds)) bump(holders, productId, 1)
+    adds.length = 0
+  }
+  // (owner, day) of every wishlist event, and per owner the latest such day.
+  const seen = new Map<string, { owner: Owner; day: number }>()
   const lastDay = new Map<string, { owner: Owner; day: number }>()
 
   for (const [i, f] of facts.entries()) {
@@ -89,29 +107,34 @@ export async function recordFacts(trx: Transaction<Database>, shopId: string, fa
     const delta = deltaOf(daily, day) // every fact's day gets a row: `all` starts at the first one
     if (f.type === 'add') {
       delta.adds++
-      await w.addPending(owner, f.productId, t, day)
-      if (await w.hold(owner, f.productId)) bump(holders, f.productId, 1)
-    } else if (f.type === 'remove') {
-      delta.removes++
-      if (!(await w.holdsInLists(owner, f.productId, f.listId)) && (await w.release(owner, f.productId))) {
-        bump(holders, f.productId, -1)
+      adds.push({ owner, productId: f.productId, addedAt: t, day })
+    } else {
+      await flushAdds()
+      if (f.type === 'remove') {
+        delta.removes++
+        if (!(await w.holdsInLists(owner, f.productId, f.listId)) && (await w.release(owner, f.productId))) {
+          bump(holders, f.productId, -1)
+        }
+      } else if (f.type === 'cart_add') {
+        for (const p of await w.convertPending(owner, f.productId, t)) deltaOf(daily, p.day).converted += p.count
       }
-    } else if (f.type === 'cart_add') {
-      for (const p of await w.convertPending(owner, f.productId, t)) deltaOf(daily, p.day).converted += p.count
     }
     if (isWishlistEvent(f.type)) {
-      const k = `${ownerKey(owner)}@${day}`
-      if (!seen.has(k)) {
-        seen.add(k)
-        if (await w.markSeen(owner, day)) delta.shoppers++
-      }
+      seen.set(seenKey(owner, day), { owner, day })
       const prev = lastDay.get(ownerKey(owner))
       if (!prev || prev.day < day) lastDay.set(ownerKey(owner), { owner, day })
     }
   }
+  await flushAdds()
+
+  const newlySeen = await w.markAllSeen([...seen.values()], seenKey)
+  for (const [key, { day }] of seen) if (newlySeen.has(key)) deltaOf(daily, day).shoppers++
 
   // Owners in key order, so concurrent writers lock `analytics_shoppers` rows in one order.
+  // An owner whose latest day here was already in the seen set had an event that day, so its
+  // last active day is at least that day and cannot move (no lookup needed).
   for (const [, { owner, day }] of [...lastDay.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    if (!newlySeen.has(seenKey(owner, day))) continue
     const moved = await w.advanceLastDay(owner, day)
     if (!moved) continue
     if (moved.from !== null) deltaOf(daily, moved.from).last_seen--
@@ -128,7 +151,7 @@ export async function recordFacts(trx: Transaction<Database>, shopId: string, fa
  * in the same transaction, after the delete.
  */
 export async function syncHoldings(trx: Transaction<Database>, shopId: string, ownerType: OwnerType, ownerId: string): Promise<void> {
-  const w: RollupWriter = rollupWriter(trx, shopId, backendOf(trx))
+  const w: RollupWriter = rollupWriter(trx, shopId)
   const owner: Owner = { type: ownerType, id: ownerId }
   const held = new Set(await w.heldProducts(owner))
   const listed = new Set(await w.listedProducts(owner))

@@ -30,7 +30,7 @@ export interface ImportResult {
   dry_run: boolean
 }
 
-export function createImportService(deps: { db: Db; backend: Backend }, repo: WishlistsRepo = createWishlistsRepo(deps.backend)) {
+export function createImportService(deps: { db: Db; backend: Backend }, repo: WishlistsRepo = createWishlistsRepo()) {
   const { db } = deps
 
   return {

@@ -34,7 +34,7 @@ export function listName(raw: string): { name: string; key: string } {
 
 const nameTaken = (name: string) => new AppError('LIST_NAME_TAKEN', `A wishlist named "${name}" already exists`)
 
-export function createListsService(deps: { db: Db; backend: Backend }, repo: WishlistsRepo = createWishlistsRepo(deps.backend)) {
+export function createListsService(deps: { db: Db; backend: Backend }, repo: WishlistsRepo = createWishlistsRepo()) {
   const { db } = deps
 
   return {

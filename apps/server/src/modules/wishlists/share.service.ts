@@ -25,7 +25,7 @@ export const SHARED_PATH = '/v1/wishlists/shared/'
 
 export function createShareService(
   deps: CachedBodies & { db: Db; backend: Backend; shops: ShopsService; publicBaseUrl: string },
-  repo: WishlistsRepo = createWishlistsRepo(deps.backend),
+  repo: WishlistsRepo = createWishlistsRepo(),
 ) {
   const { db } = deps
   const shareUrl = (token: string) => `${deps.publicBaseUrl}${SHARED_PATH}${token}`

@@ -4,8 +4,7 @@
  * holders of a product through `wishlist_items_by_product` (shop, product).
  */
 import type { Kysely, Transaction } from 'kysely'
-import type { Backend } from '../../db/connect.js'
-import { supportsRowLocks } from '../../db/dialect.js'
+import { backendOf, supportsRowLocks } from '../../db/dialect.js'
 import { precompiled } from '../../db/precompiled.js'
 import type { Database } from '../../db/schema.js'
 import type { Owner } from '../../plugins/auth.js'
@@ -53,7 +52,7 @@ function chunks<T>(all: T[], size = CHUNK): T[][] {
   return out
 }
 
-export function createWishlistsRepo(backend: Backend) {
+export function createWishlistsRepo() {
   const items = (db: Executor, shopId: string, owner: Owner) =>
     db
       .selectFrom('wishlist_items as i')
@@ -91,28 +90,76 @@ export function createWishlistsRepo(backend: Backend) {
       .select((eb) => eb.fn.countAll<number>().as('n')),
   )
 
+  // The statements of a single add or remove, compiled once like the page reads.
+  const lockOwnerQuery = precompiled(3, (db, shopId: string, ownerType: Owner['type'], ownerId: string) => {
+    const q = db
+      .selectFrom('wishlist_owners')
+      .select(['item_count', 'created_at', 'updated_at'])
+      .where('shop_id', '=', shopId)
+      .where('owner_type', '=', ownerType)
+      .where('owner_id', '=', ownerId)
+    return supportsRowLocks(backendOf(db)) ? q.forUpdate() : q
+  })
+  // An upsert whose conflict branch rewrites nothing: it returns the row either way, and on
+  // PostgreSQL the conflict branch takes the row lock (as FOR UPDATE would), in one statement.
+  const ensureOwnerQuery = precompiled(4, (db, shopId: string, ownerType: Owner['type'], ownerId: string, at: number) =>
+    db
+      .insertInto('wishlist_owners')
+      .values({ shop_id: shopId, owner_type: ownerType, owner_id: ownerId, item_count: 0, created_at: at, updated_at: at })
+      .onConflict((oc) => oc.columns(['shop_id', 'owner_type', 'owner_id']).doUpdateSet((eb) => ({ item_count: eb.ref('wishlist_owners.item_count') })))
+      .returning(['item_count', 'created_at', 'updated_at']),
+  )
+  const adjustCountQuery = precompiled(5, (db, shopId: string, ownerType: Owner['type'], ownerId: string, delta: number, at: number) =>
+    db
+      .updateTable('wishlist_owners')
+      .set((eb) => ({ item_count: eb('item_count', '+', delta), updated_at: at }))
+      .where('shop_id', '=', shopId)
+      .where('owner_type', '=', ownerType)
+      .where('owner_id', '=', ownerId),
+  )
+  const oneQuery = precompiled(5, (db, shopId: string, ownerType: Owner['type'], ownerId: string, listId: string, productId: string) =>
+    itemsWithVariant(db, shopId, { type: ownerType, id: ownerId }, listId).where('i.product_id', '=', productId),
+  )
+  const insertNewItemQuery = precompiled(
+    9,
+    (db, shop_id: string, owner_type: Owner['type'], owner_id: string, list_id: string, product_id: string, variant_id: string | null, handle: string | null, metadata: string | null, added_at: number) =>
+      db
+        .insertInto('wishlist_items')
+        .values({ shop_id, owner_type, owner_id, list_id, product_id, variant_id, handle, metadata, added_at })
+        .onConflict((oc) => oc.doNothing())
+        .returning('product_id'),
+  )
+  const deleteReturning = (db: Executor, shopId: string, owner: Owner, listId: string) =>
+    db.deleteFrom('wishlist_items').where('shop_id', '=', shopId).where('owner_type', '=', owner.type).where('owner_id', '=', owner.id).where('list_id', '=', listId)
+  const deleteOneQuery = precompiled(5, (db, shopId: string, ownerType: Owner['type'], ownerId: string, listId: string, productId: string) =>
+    deleteReturning(db, shopId, { type: ownerType, id: ownerId }, listId)
+      .where('product_id', '=', productId)
+      .returning(['list_id', 'product_id', 'variant_id']),
+  )
+
+  /** Fills unset variants with the catalog's default variant (what the API shows for them). */
+  async function withDefaultVariants(db: Executor, shopId: string, rows: RemovedItem[]): Promise<RemovedItem[]> {
+    const unset = [...new Set(rows.filter((r) => r.variant_id === null).map((r) => r.product_id))]
+    if (unset.length === 0) return rows
+    const defaults = new Map<string, string | null>()
+    for (const part of chunks(unset)) {
+      const found = await db.selectFrom('catalog_products').select(['product_id', 'default_variant_id']).where('shop_id', '=', shopId).where('product_id', 'in', part).execute()
+      for (const f of found) defaults.set(f.product_id, f.default_variant_id)
+    }
+    return rows.map((r) => (r.variant_id === null ? { ...r, variant_id: defaults.get(r.product_id) ?? null } : r))
+  }
+
   return {
     /** Locks the owner row (FOR UPDATE on PostgreSQL) and returns it; undefined when the owner has never written. */
     async lockOwner(trx: Trx, shopId: string, owner: Owner): Promise<OwnerRow | undefined> {
-      let q = trx
-        .selectFrom('wishlist_owners')
-        .select(['item_count', 'created_at', 'updated_at'])
-        .where('shop_id', '=', shopId)
-        .where('owner_type', '=', owner.type)
-        .where('owner_id', '=', owner.id)
-      if (supportsRowLocks(backend)) q = q.forUpdate()
-      return q.executeTakeFirst()
+      const [row] = await lockOwnerQuery(trx, shopId, owner.type, owner.id)
+      return row
     },
 
-    /** Creates the owner row on its first write (concurrent creators meet on the primary key), then locks it. */
+    /** Creates the owner row on its first write (concurrent creators meet on the primary key) and locks it. */
     async ensureOwner(trx: Trx, shopId: string, owner: Owner, at: number): Promise<OwnerRow> {
-      await trx
-        .insertInto('wishlist_owners')
-        .values({ shop_id: shopId, owner_type: owner.type, owner_id: owner.id, item_count: 0, created_at: at, updated_at: at })
-        .onConflict((oc) => oc.columns(['shop_id', 'owner_type', 'owner_id']).doNothing())
-        .execute()
-      const row = await this.lockOwner(trx, shopId, owner)
-      if (!row) throw new Error('owner row vanished inside its transaction')
+      const [row] = await ensureOwnerQuery(trx, shopId, owner.type, owner.id, at)
+      if (!row) throw new Error('owner upsert returned no row')
       return row
     },
 
@@ -134,13 +181,7 @@ export function createWishlistsRepo(backend: Backend) {
 
     async adjustItemCount(trx: Trx, shopId: string, owner: Owner, delta: number, at: number): Promise<void> {
       if (delta === 0) return
-      await trx
-        .updateTable('wishlist_owners')
-        .set((eb) => ({ item_count: eb('item_count', '+', delta), updated_at: at }))
-        .where('shop_id', '=', shopId)
-        .where('owner_type', '=', owner.type)
-        .where('owner_id', '=', owner.id)
-        .execute()
+      await adjustCountQuery(trx, shopId, owner.type, owner.id, delta, at)
     },
 
     async deleteOwner(trx: Trx, shopId: string, owner: Owner): Promise<void> {
@@ -175,7 +216,8 @@ export function createWishlistsRepo(backend: Backend) {
     },
 
     async one(db: Executor, shopId: string, owner: Owner, listId: string, productId: string): Promise<ItemRow | undefined> {
-      return itemsWithVariant(db, shopId, owner, listId).where('i.product_id', '=', productId).executeTakeFirst()
+      const [row] = await oneQuery(db, shopId, owner.type, owner.id, listId, productId)
+      return row
     },
 
     /** Which of `productIds` the list already holds. */
@@ -196,6 +238,12 @@ export function createWishlistsRepo(backend: Backend) {
         .orderBy('i.added_at', 'desc')
         .orderBy('i.product_id', 'desc')
         .execute()
+    },
+
+    /** Inserts the item unless the list holds the product already; true when it was inserted. */
+    async insertIfAbsent(trx: Trx, shopId: string, owner: Owner, r: NewItem): Promise<boolean> {
+      const rows = await insertNewItemQuery(trx, shopId, owner.type, owner.id, r.list_id, r.product_id, r.variant_id, r.handle, r.metadata, r.added_at)
+      return rows.length > 0
     },
 
     async insertItems(trx: Trx, shopId: string, owner: Owner, rows: NewItem[]): Promise<void> {
@@ -238,27 +286,20 @@ export function createWishlistsRepo(backend: Backend) {
       const productIds = match.productIds ?? []
       const handles = match.handles ?? []
       if (productIds.length === 0 && handles.length === 0) return []
-      // Read first (with the catalog's default variant for the event), then delete by key.
-      const rows = await itemsWithVariant(trx, shopId, owner, listId)
+      // The event reports each removed item's variant, the catalog default when none was stored.
+      if (productIds.length === 1 && handles.length === 0) {
+        return withDefaultVariants(trx, shopId, await deleteOneQuery(trx, shopId, owner.type, owner.id, listId, productIds[0] as string))
+      }
+      const removed = await deleteReturning(trx, shopId, owner, listId)
         .where((eb) => {
           const ors = []
-          if (productIds.length) ors.push(eb('i.product_id', 'in', productIds))
-          if (handles.length) ors.push(eb('i.handle', 'in', handles))
+          if (productIds.length) ors.push(eb('product_id', 'in', productIds))
+          if (handles.length) ors.push(eb('handle', 'in', handles))
           return eb.or(ors)
         })
+        .returning(['list_id', 'product_id', 'variant_id'])
         .execute()
-      const keys = rows.map((r) => r.product_id)
-      for (const part of chunks(keys)) {
-        await trx
-          .deleteFrom('wishlist_items')
-          .where('shop_id', '=', shopId)
-          .where('owner_type', '=', owner.type)
-          .where('owner_id', '=', owner.id)
-          .where('list_id', '=', listId)
-          .where('product_id', 'in', part)
-          .execute()
-      }
-      return rows.map((r) => ({ list_id: listId, product_id: r.product_id, variant_id: r.variant_id }))
+      return withDefaultVariants(trx, shopId, removed)
     },
 
     /** Removes the products from every list of the owner; returns one row per removed item. */

@@ -65,7 +65,7 @@ export function serializeMetadata(metadata: object | undefined, path: string, in
 export const addFacts = (type: AnalyticsFact['type'], owner: Owner, productIds: string[], at: number): AnalyticsFact[] =>
   productIds.map((productId) => ({ type, ownerType: owner.type, ownerId: owner.id, productId, occurredAt: at }))
 
-export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo = createWishlistsRepo(deps.backend)) {
+export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo = createWishlistsRepo()) {
   const { db } = deps
 
   async function getItems(ctx: RequestContext, owner: Owner, query: ItemsQuery) {
@@ -140,25 +140,23 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
         const at = now()
         const ownerRow = await repo.ensureOwner(trx, shopId, owner, at)
         await assertListExists(repo, trx, shopId, owner, listId)
-        const existing = await repo.one(trx, shopId, owner, listId, productId)
-        let created = false
-        if (existing) {
+        const fresh: NewItem = { list_id: listId, product_id: productId, variant_id: variantId ?? null, handle: input.handle ?? null, metadata, added_at: at }
+        // Under the limit, the insert itself tells whether the list held the product already.
+        const created = ownerRow.item_count < ITEM_LIMIT && (await repo.insertIfAbsent(trx, shopId, owner, fresh))
+        if (!created) {
+          if (ownerRow.item_count >= ITEM_LIMIT && !(await repo.one(trx, shopId, owner, listId, productId))) throw itemLimitError()
           await repo.updateItem(trx, shopId, owner, listId, productId, {
             ...(variantId === undefined ? {} : { variant_id: variantId }),
             ...(input.handle === undefined ? {} : { handle: input.handle }),
             ...(metadata === null ? {} : { metadata }),
           })
-        } else {
-          if (ownerRow.item_count >= ITEM_LIMIT) throw itemLimitError()
-          await repo.insertItems(trx, shopId, owner, [
-            { list_id: listId, product_id: productId, variant_id: variantId ?? null, handle: input.handle ?? null, metadata, added_at: at },
-          ])
-          await repo.adjustItemCount(trx, shopId, owner, 1, at)
-          created = true
         }
-        const row = await repo.one(trx, shopId, owner, listId, productId)
+        // A new item with its variant given is exactly what was inserted; otherwise read it
+        // back (kept fields, the catalog's default variant).
+        const row = created && variantId !== undefined ? fresh : await repo.one(trx, shopId, owner, listId, productId)
         if (!row) throw new Error('item vanished inside its transaction')
         if (created) {
+          await repo.adjustItemCount(trx, shopId, owner, 1, at)
           await enqueueWebhookEvents(trx, shopId, [
             { event: 'wishlist.item.added', data: { ...ownerData(owner), productId, variantId: row.variant_id, wishlistId: listId }, occurredAt: at },
           ])
