@@ -62,3 +62,26 @@ export function precompiled<Args extends unknown[], Row>(arity: number, build: (
     return rows
   }
 }
+
+/**
+ * A statement over rows (INSERT … VALUES, with ON CONFLICT or RETURNING as `build` adds).
+ * One row, the case of every single add or remove, runs a template compiled once; more
+ * rows (import, merge) are built per call, `chunk` rows per statement (SQLite binds at most
+ * 32,766 parameters). `columns` lists every key of a row, in the template's order.
+ */
+export function rowsStatement<Row extends object, Out>(columns: readonly (keyof Row & string)[], build: (db: Kysely<Database>, rows: Row[]) => Compilable<Out>, chunk = 500) {
+  const one = precompiled(columns.length, (db, ...values: unknown[]) => build(db, [Object.fromEntries(columns.map((c, i) => [c, values[i]])) as Row]))
+  return async (db: Kysely<Database>, rows: readonly Row[]): Promise<Out[]> => {
+    const [only] = rows
+    if (rows.length === 1 && only) {
+      if (Object.keys(only).length !== columns.length) throw new Error(`rowsStatement: a row has keys outside ${columns.join(', ')}`)
+      return one(db, ...columns.map((c) => only[c]))
+    }
+    const out: Out[] = []
+    for (let i = 0; i < rows.length; i += chunk) {
+      const result = await db.executeQuery(build(db, rows.slice(i, i + chunk)).compile())
+      out.push(...result.rows)
+    }
+    return out
+  }
+}

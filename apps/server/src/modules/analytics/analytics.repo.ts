@@ -5,7 +5,7 @@
  */
 import { type Kysely, sql, type Transaction } from 'kysely'
 import { backendOf, supportsRowLocks } from '../../db/dialect.js'
-import { precompiled } from '../../db/precompiled.js'
+import { precompiled, rowsStatement } from '../../db/precompiled.js'
 import type { Database, OwnerType } from '../../db/schema.js'
 
 export interface Owner {
@@ -25,12 +25,11 @@ export interface DailyRow extends DailyDelta {
   day: number
 }
 
-const CHUNK = 500
-
 type Db = Kysely<Database>
-type DailyInsert = DailyDelta & { shop_id: string; day: number }
 
-const dailyUpsert = (db: Db, rows: DailyInsert[]) =>
+// Multi-row statements of the rollups (db/precompiled.ts: one row, the case of every single
+// add or remove, runs a template compiled once).
+const upsertDaily = rowsStatement(['shop_id', 'day', 'adds', 'removes', 'shoppers', 'last_seen', 'converted'], (db, rows: (DailyDelta & { shop_id: string; day: number })[]) =>
   db
     .insertInto('analytics_daily')
     .values(rows)
@@ -42,9 +41,9 @@ const dailyUpsert = (db: Db, rows: DailyInsert[]) =>
         last_seen: eb('analytics_daily.last_seen', '+', eb.ref('excluded.last_seen')),
         converted: eb('analytics_daily.converted', '+', eb.ref('excluded.converted')),
       })),
-    )
-
-const holdersUpsert = (db: Db, rows: { shop_id: string; product_id: string; holders: number }[]) =>
+    ),
+)
+const upsertHolders = rowsStatement(['shop_id', 'product_id', 'holders'], (db, rows: { shop_id: string; product_id: string; holders: number }[]) =>
   db
     .insertInto('analytics_product_holders')
     .values(rows)
@@ -52,7 +51,27 @@ const holdersUpsert = (db: Db, rows: { shop_id: string; product_id: string; hold
       oc.columns(['shop_id', 'product_id']).doUpdateSet((eb) => ({
         holders: eb('analytics_product_holders.holders', '+', eb.ref('excluded.holders')),
       })),
-    )
+    ),
+)
+const upsertPending = rowsStatement(
+  ['shop_id', 'owner_type', 'owner_id', 'product_id', 'added_at', 'day', 'count'],
+  (db, rows: { shop_id: string; owner_type: OwnerType; owner_id: string; product_id: string; added_at: number; day: number; count: number }[]) =>
+    db
+      .insertInto('analytics_pending_adds')
+      .values(rows)
+      .onConflict((oc) =>
+        oc
+          .columns(['shop_id', 'owner_type', 'owner_id', 'product_id', 'added_at'])
+          .doUpdateSet((eb) => ({ count: eb('analytics_pending_adds.count', '+', eb.ref('excluded.count')) })),
+      ),
+)
+// Insert-if-absent: the rows returned are the ones that were not there.
+const insertHoldings = rowsStatement(['shop_id', 'owner_type', 'owner_id', 'product_id'], (db, rows: { shop_id: string; owner_type: OwnerType; owner_id: string; product_id: string }[]) =>
+  db.insertInto('analytics_holdings').values(rows).onConflict((oc) => oc.doNothing()).returning('product_id'),
+)
+const insertSeenDays = rowsStatement(['shop_id', 'day', 'owner_type', 'owner_id'], (db, rows: { shop_id: string; day: number; owner_type: OwnerType; owner_id: string }[]) =>
+  db.insertInto('analytics_shopper_days').values(rows).onConflict((oc) => oc.doNothing()).returning(['day', 'owner_type', 'owner_id']),
+)
 
 const shopperRow = (db: Db, shopId: string, ownerType: OwnerType, ownerId: string) =>
   db.selectFrom('analytics_shoppers').where('shop_id', '=', shopId).where('owner_type', '=', ownerType).where('owner_id', '=', ownerId)
@@ -65,13 +84,6 @@ const ownerItems = (db: Db, shopId: string, ownerType: OwnerType, ownerId: strin
  * than SQLite's work (bench profile of add+remove). Multi-row variants stay dynamic.
  */
 const statements = {
-  daily: precompiled(7, (db, shop_id: string, day: number, adds: number, removes: number, shoppers: number, last_seen: number, converted: number) =>
-    dailyUpsert(db, [{ shop_id, day, adds, removes, shoppers, last_seen, converted }]),
-  ),
-  holders: precompiled(3, (db, shop_id: string, product_id: string, holders: number) => holdersUpsert(db, [{ shop_id, product_id, holders }])),
-  markSeen: precompiled(4, (db, shop_id: string, day: number, owner_type: OwnerType, owner_id: string) =>
-    db.insertInto('analytics_shopper_days').values({ shop_id, day, owner_type, owner_id }).onConflict((oc) => oc.doNothing()).returning('day'),
-  ),
   insertShopper: precompiled(4, (db, shop_id: string, owner_type: OwnerType, owner_id: string, last_day: number) =>
     db.insertInto('analytics_shoppers').values({ shop_id, owner_type, owner_id, last_day }).onConflict((oc) => oc.doNothing()).returning('last_day'),
   ),
@@ -88,9 +100,6 @@ const statements = {
   holdsInOtherList: precompiled(5, (db, shopId: string, ownerType: OwnerType, ownerId: string, productId: string, exceptList: string) =>
     ownerItems(db, shopId, ownerType, ownerId).where('product_id', '=', productId).where('list_id', '<>', exceptList).select('product_id').limit(1),
   ),
-  hold: precompiled(4, (db, shop_id: string, owner_type: OwnerType, owner_id: string, product_id: string) =>
-    db.insertInto('analytics_holdings').values({ shop_id, owner_type, owner_id, product_id }).onConflict((oc) => oc.doNothing()).returning('product_id'),
-  ),
   release: precompiled(4, (db, shopId: string, ownerType: OwnerType, ownerId: string, productId: string) =>
     db
       .deleteFrom('analytics_holdings')
@@ -99,14 +108,6 @@ const statements = {
       .where('owner_id', '=', ownerId)
       .where('product_id', '=', productId)
       .returning('product_id'),
-  ),
-  addPending: precompiled(6, (db, shop_id: string, owner_type: OwnerType, owner_id: string, product_id: string, added_at: number, day: number) =>
-    db
-      .insertInto('analytics_pending_adds')
-      .values({ shop_id, owner_type, owner_id, product_id, added_at, day, count: 1 })
-      .onConflict((oc) =>
-        oc.columns(['shop_id', 'owner_type', 'owner_id', 'product_id', 'added_at']).doUpdateSet((eb) => ({ count: eb('analytics_pending_adds.count', '+', 1) })),
-      ),
   ),
   convertPending: precompiled(5, (db, shopId: string, ownerType: OwnerType, ownerId: string, productId: string, at: number) =>
     db
@@ -139,40 +140,25 @@ const byKey = <T>(items: T[], key: (t: T) => string): Map<string, T[]> => {
   return new Map([...out.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)))
 }
 
-const chunked = async <T>(rows: T[], run: (part: T[]) => Promise<void>): Promise<void> => {
-  for (let i = 0; i < rows.length; i += CHUNK) await run(rows.slice(i, i + CHUNK))
-}
-
 export function rollupWriter(trx: Transaction<Database>, shopId: string) {
   return {
     /** Adds each delta to its day's rollup row (creating it). Rows are locked in day order. */
     async addDaily(deltas: Map<number, DailyDelta>): Promise<void> {
-      const rows = [...deltas.entries()].sort((a, b) => a[0] - b[0]).map(([day, d]) => ({ shop_id: shopId, day, ...d }))
-      const [only] = rows
-      if (rows.length === 1 && only) {
-        await statements.daily(trx, shopId, only.day, only.adds, only.removes, only.shoppers, only.last_seen, only.converted)
-        return
-      }
-      for (let i = 0; i < rows.length; i += CHUNK) await dailyUpsert(trx, rows.slice(i, i + CHUNK)).execute()
+      await upsertDaily(
+        trx,
+        [...deltas.entries()].sort((a, b) => a[0] - b[0]).map(([day, d]) => ({ shop_id: shopId, day, ...d })),
+      )
     },
 
     /** Adds each delta to its product's holder count. Rows are locked in product order. */
     async addHolders(deltas: Map<string, number>): Promise<void> {
-      const rows = [...deltas.entries()]
-        .filter(([, n]) => n !== 0)
-        .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
-        .map(([product_id, holders]) => ({ shop_id: shopId, product_id, holders }))
-      const [only] = rows
-      if (rows.length === 1 && only) {
-        await statements.holders(trx, shopId, only.product_id, only.holders)
-        return
-      }
-      for (let i = 0; i < rows.length; i += CHUNK) await holdersUpsert(trx, rows.slice(i, i + CHUNK)).execute()
-    },
-
-    /** Adds the owner to the day's seen set; true when it was not there yet. */
-    async markSeen(owner: Owner, day: number): Promise<boolean> {
-      return (await statements.markSeen(trx, shopId, day, owner.type, owner.id)).length > 0
+      await upsertHolders(
+        trx,
+        [...deltas.entries()]
+          .filter(([, n]) => n !== 0)
+          .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+          .map(([product_id, holders]) => ({ shop_id: shopId, product_id, holders })),
+      )
     },
 
     /**
@@ -199,7 +185,7 @@ export function rollupWriter(trx: Transaction<Database>, shopId: string) {
 
     /** Records that the owner holds the product; true when it did not before. */
     async hold(owner: Owner, productId: string): Promise<boolean> {
-      return (await statements.hold(trx, shopId, owner.type, owner.id, productId)).length > 0
+      return (await this.holdAll([{ owner, productId }])).length > 0
     },
 
     /** Records that the owner no longer holds the product; true when it did before. */
@@ -227,60 +213,29 @@ export function rollupWriter(trx: Transaction<Database>, shopId: string) {
 
     /** Adds to the pending set, in key order; equal keys (same owner, product and time) add up. */
     async addPending(adds: PendingAdd[]): Promise<void> {
-      const [only] = adds
-      if (adds.length === 1 && only) {
-        await statements.addPending(trx, shopId, only.owner.type, only.owner.id, only.productId, only.addedAt, only.day)
-        return
-      }
       const rows = [...byKey(adds, (a) => `${a.owner.type}\u0000${a.owner.id}\u0000${a.productId}\u0000${a.addedAt}`).values()].map((same) => {
         const a = same[0] as PendingAdd
         return { shop_id: shopId, owner_type: a.owner.type, owner_id: a.owner.id, product_id: a.productId, added_at: a.addedAt, day: a.day, count: same.length }
       })
-      await chunked(rows, async (part) => {
-        await trx
-          .insertInto('analytics_pending_adds')
-          .values(part)
-          .onConflict((oc) =>
-            oc
-              .columns(['shop_id', 'owner_type', 'owner_id', 'product_id', 'added_at'])
-              .doUpdateSet((eb) => ({ count: eb('analytics_pending_adds.count', '+', eb.ref('excluded.count')) })),
-          )
-          .execute()
-      })
+      await upsertPending(trx, rows)
     },
 
     /** Records that each owner holds its product; returns one product id per pair not held before. */
     async holdAll(pairs: { owner: Owner; productId: string }[]): Promise<string[]> {
-      const [only] = pairs
-      if (pairs.length === 1 && only) return (await this.hold(only.owner, only.productId)) ? [only.productId] : []
       const rows = [...byKey(pairs, (p) => `${p.owner.type}\u0000${p.owner.id}\u0000${p.productId}`).values()].map((same) => {
         const p = same[0] as { owner: Owner; productId: string }
         return { shop_id: shopId, owner_type: p.owner.type, owner_id: p.owner.id, product_id: p.productId }
       })
-      const held: string[] = []
-      await chunked(rows, async (part) => {
-        const inserted = await trx.insertInto('analytics_holdings').values(part).onConflict((oc) => oc.doNothing()).returning('product_id').execute()
-        for (const r of inserted) held.push(r.product_id)
-      })
-      return held
+      return (await insertHoldings(trx, rows)).map((r) => r.product_id)
     },
 
-    /** Adds each (owner, day) to the seen set; returns the keys (`ownerKey@day`) that were not there yet. */
+    /** Adds each (owner, day) to the seen set, in key order; returns the keys (`keyOf`) that were not there yet. */
     async markAllSeen(seen: { owner: Owner; day: number }[], keyOf: (owner: Owner, day: number) => string): Promise<Set<string>> {
-      const fresh = new Set<string>()
-      const [only] = seen
-      if (seen.length === 1 && only) {
-        if (await this.markSeen(only.owner, only.day)) fresh.add(keyOf(only.owner, only.day))
-        return fresh
-      }
       const rows = seen
-        .map((s) => ({ shop_id: shopId, day: s.day, owner_type: s.owner.type, owner_id: s.owner.id }))
+        .map((x) => ({ shop_id: shopId, day: x.day, owner_type: x.owner.type, owner_id: x.owner.id }))
         .sort((a, b) => a.day - b.day || (a.owner_type < b.owner_type ? -1 : a.owner_type > b.owner_type ? 1 : a.owner_id < b.owner_id ? -1 : a.owner_id > b.owner_id ? 1 : 0))
-      await chunked(rows, async (part) => {
-        const inserted = await trx.insertInto('analytics_shopper_days').values(part).onConflict((oc) => oc.doNothing()).returning(['day', 'owner_type', 'owner_id']).execute()
-        for (const r of inserted) fresh.add(keyOf({ type: r.owner_type, id: r.owner_id }, r.day))
-      })
-      return fresh
+      const inserted = await insertSeenDays(trx, rows)
+      return new Set(inserted.map((r) => keyOf({ type: r.owner_type, id: r.owner_id }, r.day)))
     },
 
     /** Takes the owner's adds of the product made at or before `at` off the pending set. */

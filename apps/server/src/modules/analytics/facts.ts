@@ -22,8 +22,8 @@
  * item left; without it, record the remove after the delete. Code that deletes items
  * without recording removes (customer erasure) calls `syncHoldings` afterwards.
  */
-import type { Insertable, Kysely, Transaction } from 'kysely'
-import { precompiled } from '../../db/precompiled.js'
+import type { Insertable, Transaction } from 'kysely'
+import { rowsStatement } from '../../db/precompiled.js'
 import type { AnalyticsFactType, Database, OwnerType } from '../../db/schema.js'
 import { now } from '../../lib/time.js'
 import { dayOf } from './analytics.periods.js'
@@ -56,33 +56,18 @@ function bump(map: Map<string, number>, key: string, by: number): void {
   map.set(key, (map.get(key) ?? 0) + by)
 }
 
-type EventRow = Insertable<Database['analytics_events']>
-const insertEvents = (db: Kysely<Database>, rows: EventRow[]) => db.insertInto('analytics_events').values(rows)
-const insertEvent = precompiled(6, (db, shop_id: string, type: AnalyticsFactType, owner_type: OwnerType, owner_id: string, product_id: string, occurred_at: number) =>
-  insertEvents(db, [{ shop_id, type, owner_type, owner_id, product_id, occurred_at }]),
+const insertEvents = rowsStatement(['shop_id', 'type', 'owner_type', 'owner_id', 'product_id', 'occurred_at'], (db, rows: Insertable<Database['analytics_events']>[]) =>
+  db.insertInto('analytics_events').values(rows),
 )
 
 export async function recordFacts(trx: Transaction<Database>, shopId: string, facts: AnalyticsFact[]): Promise<void> {
   if (facts.length === 0) return
   const clock = now()
   const at = facts.map((f) => Math.min(f.occurredAt, clock))
-  const [single] = facts
-  if (facts.length === 1 && single) {
-    await insertEvent(trx, shopId, single.type, single.ownerType, single.ownerId, single.productId, at[0] as number)
-  } else {
-    // Chunked: SQLite allows at most 32,766 bound parameters per statement.
-    for (let i = 0; i < facts.length; i += 500) {
-      const rows = facts.slice(i, i + 500).map((f, j) => ({
-        shop_id: shopId,
-        type: f.type,
-        owner_type: f.ownerType,
-        owner_id: f.ownerId,
-        product_id: f.productId,
-        occurred_at: at[i + j] as number,
-      }))
-      await insertEvents(trx, rows).execute()
-    }
-  }
+  await insertEvents(
+    trx,
+    facts.map((f, i) => ({ shop_id: shopId, type: f.type, owner_type: f.ownerType, owner_id: f.ownerId, product_id: f.productId, occurred_at: at[i] as number })),
+  )
 
   const w = rollupWriter(trx, shopId)
   const daily = new Map<number, DailyDelta>()

@@ -4,8 +4,8 @@
  * exactly when its change was committed. The webhook worker turns each row into one
  * delivery per subscribed endpoint.
  */
-import type { Insertable, Kysely, Transaction } from 'kysely'
-import { precompiled } from '../../db/precompiled.js'
+import type { Insertable, Transaction } from 'kysely'
+import { rowsStatement } from '../../db/precompiled.js'
 import type { Database } from '../../db/schema.js'
 import { newId } from '../../lib/ids.js'
 import { now } from '../../lib/time.js'
@@ -28,25 +28,23 @@ export interface OutboxEvent {
   occurredAt?: number
 }
 
-type OutboxRow = Insertable<Database['outbox']>
-const insertRows = (db: Kysely<Database>, rows: OutboxRow[]) => db.insertInto('outbox').values(rows)
-// A single event (every add and remove) as a statement compiled once (db/precompiled.ts).
-const insertOne = precompiled(6, (db, shop_id: string, id: string, event: WebhookEventName, payload: string, occurred_at: number, created_at: number) =>
-  insertRows(db, [{ shop_id, id, event, payload, occurred_at, created_at, dispatched: 0 }]),
+const insertRows = rowsStatement(['shop_id', 'id', 'event', 'payload', 'occurred_at', 'created_at', 'dispatched'], (db, rows: Insertable<Database['outbox']>[]) =>
+  db.insertInto('outbox').values(rows),
 )
 
 export async function enqueueWebhookEvents(trx: Transaction<Database>, shopId: string, events: OutboxEvent[]): Promise<void> {
+  if (events.length === 0) return
   const at = now()
-  const rows = events.map((e) => ({
-    shop_id: shopId,
-    id: newId('msg', 16),
-    event: e.event,
-    payload: JSON.stringify(e.data),
-    occurred_at: e.occurredAt ?? at,
-    created_at: at,
-    dispatched: 0,
-  }))
-  const [one] = rows
-  if (rows.length === 1 && one) await insertOne(trx, one.shop_id, one.id, one.event, one.payload, one.occurred_at, one.created_at)
-  else if (rows.length > 1) await insertRows(trx, rows).execute()
+  await insertRows(
+    trx,
+    events.map((e) => ({
+      shop_id: shopId,
+      id: newId('msg', 16),
+      event: e.event,
+      payload: JSON.stringify(e.data),
+      occurred_at: e.occurredAt ?? at,
+      created_at: at,
+      dispatched: 0,
+    })),
+  )
 }
