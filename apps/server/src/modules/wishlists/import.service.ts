@@ -4,7 +4,7 @@
  * already stored, repeated within the call, or beyond the item limit. Records analytics
  * adds; emits no webhooks. `dry_run` computes the same figures and writes nothing.
  */
-import type { Backend, Db } from '../../db/connect.js'
+import type { Db } from '../../db/connect.js'
 import { now } from '../../lib/time.js'
 import type { Owner } from '../../plugins/auth.js'
 import { type AnalyticsFact, recordFacts } from '../analytics/facts.js'
@@ -30,7 +30,7 @@ export interface ImportResult {
   dry_run: boolean
 }
 
-export function createImportService(deps: { db: Db; backend: Backend }, repo: WishlistsRepo = createWishlistsRepo()) {
+export function createImportService(deps: { db: Db }, repo: WishlistsRepo = createWishlistsRepo()) {
   const { db } = deps
 
   return {

@@ -2,7 +2,7 @@
  * Multi-wishlist (DECISIONS §6): the implicit default list, named lists, move.
  * The default list has a row only once renamed; its name is "My Wishlist" until then.
  */
-import type { Backend, Db } from '../../db/connect.js'
+import type { Db } from '../../db/connect.js'
 import { AppError, notFound } from '../../lib/errors.js'
 import { newId } from '../../lib/ids.js'
 import { isoMillis, now } from '../../lib/time.js'
@@ -34,7 +34,7 @@ export function listName(raw: string): { name: string; key: string } {
 
 const nameTaken = (name: string) => new AppError('LIST_NAME_TAKEN', `A wishlist named "${name}" already exists`)
 
-export function createListsService(deps: { db: Db; backend: Backend }, repo: WishlistsRepo = createWishlistsRepo()) {
+export function createListsService(deps: { db: Db }, repo: WishlistsRepo = createWishlistsRepo()) {
   const { db } = deps
 
   return {

@@ -141,7 +141,6 @@ export async function cachedBody(bodies: CachedBodies, key: string, version: () 
   return pending
 }
 
-
 /**
  * A 200 answered with a cached body: `build` gets the route's own serializer (its response
  * schema, `{ok: true, data}`) and returns the bytes, which Fastify sends as they are.

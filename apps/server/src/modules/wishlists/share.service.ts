@@ -3,7 +3,7 @@
  * or is revoked; a public read of the list as it is now.
  */
 import { randomBytes } from 'node:crypto'
-import type { Backend, Db } from '../../db/connect.js'
+import type { Db } from '../../db/connect.js'
 import { AppError, notFound } from '../../lib/errors.js'
 import { DAY_MS, isoMillis, now } from '../../lib/time.js'
 import type { Owner } from '../../plugins/auth.js'
@@ -24,7 +24,7 @@ export const newShareToken = (): string => randomBytes(24).toString('base64url')
 export const SHARED_PATH = '/v1/wishlists/shared/'
 
 export function createShareService(
-  deps: CachedBodies & { db: Db; backend: Backend; shops: ShopsService; publicBaseUrl: string },
+  deps: CachedBodies & { db: Db; shops: ShopsService; publicBaseUrl: string },
   repo: WishlistsRepo = createWishlistsRepo(),
 ) {
   const { db } = deps

@@ -8,7 +8,7 @@
  * never on a read. Webhook events and analytics facts are written in the same transaction.
  */
 import type { Transaction } from 'kysely'
-import type { Backend, Db } from '../../db/connect.js'
+import type { Db } from '../../db/connect.js'
 import type { Database } from '../../db/schema.js'
 import { AppError } from '../../lib/errors.js'
 import { normalizePlatformId } from '../../lib/platform-ids.js'
@@ -25,7 +25,6 @@ import { ITEM_LIMIT, METADATA_MAX_CHARS } from './wishlists.schemas.js'
 
 export interface WishlistsDeps extends CachedBodies {
   db: Db
-  backend: Backend
 }
 
 export interface ItemsQuery {
