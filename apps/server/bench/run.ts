@@ -232,7 +232,7 @@ async function ceiling(bodyFile: string): Promise<LoadFigures> {
   const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(opts.cpuProfDir, 'ceiling')}`] : []
   const child = await startChild('bench/http/ceiling-server.ts', { BENCH_BODY_FILE: bodyFile }, nodeArgs)
   try {
-    return await measure({ url: `${child.url}/v1/wishlists/me?limit=50`, durationSec: opts.durationSec })
+    return await measure({ url: `${child.url}/v1/wishlists/me?limit=50`, durationSec: opts.durationSec, serverPid: child.proc.pid })
   } finally {
     await child.stop()
   }
@@ -275,9 +275,9 @@ async function runBackend(backend: BenchBackend, bodyFile: string, needBody: boo
       }
       for (const name of opts.scenarios) {
         if (name === 'webhook-delivery') continue
-        const f = await measure(await scenarioSpec(name, service.url, info))
+        const f = await measure({ ...(await scenarioSpec(name, service.url, info)), serverPid: service.proc.pid })
         figures.set(name, f)
-        log(`  ${backend.padEnd(8)} ${name.padEnd(19)} ${Math.round(f.rps).toString().padStart(6)} req/s  p50 ${f.p50_ms.toFixed(2)} ms  p99 ${f.p99_ms.toFixed(2)} ms`)
+        log(`  ${backend.padEnd(8)} ${name.padEnd(19)} ${Math.round(f.rps).toString().padStart(6)} req/s  p50 ${f.p50_ms.toFixed(2)} ms  p99 ${f.p99_ms.toFixed(2)} ms  server CPU ${Math.round(f.cpu_us)} µs/request`)
       }
     } finally {
       clearInterval(rssTimer)
@@ -289,7 +289,7 @@ async function runBackend(backend: BenchBackend, bodyFile: string, needBody: boo
       const r = spawnSync(cmd, [...args, '--json'], { cwd: serverDir, env: { ...env, BENCH_DATABASE_URL: run.url, BENCH_WEBHOOK_EVENTS: String(opts.webhookEvents) }, encoding: 'utf8' })
       if (r.status !== 0) throw new Error(`webhook bench failed: ${r.stderr}`)
       const w = JSON.parse(r.stdout.trim().split('\n').pop() as string) as { deliveriesPerSec: number }
-      figures.set('webhook-delivery', { rps: w.deliveriesPerSec, p50_ms: Number.NaN, p99_ms: Number.NaN, requests: opts.webhookEvents, non2xx: 0, errors: 0, statuses: {} })
+      figures.set('webhook-delivery', { rps: w.deliveriesPerSec, p50_ms: Number.NaN, p99_ms: Number.NaN, requests: opts.webhookEvents, non2xx: 0, errors: 0, statuses: {}, cpu_us: Number.NaN })
       log(`  ${backend.padEnd(8)} webhook-delivery    ${Math.round(w.deliveriesPerSec).toString().padStart(6)} deliveries/s`)
     }
     rssByBackend[backend] = Math.round(rssPeakMb)
@@ -298,6 +298,7 @@ async function runBackend(backend: BenchBackend, bodyFile: string, needBody: boo
   }
   return { backend, figures }
 }
+const logCeiling = (c: LoadFigures) => log(`  ceiling  ${Math.round(c.rps)} req/s  p50 ${c.p50_ms.toFixed(2)} ms  p99 ${c.p99_ms.toFixed(2)} ms  server CPU ${Math.round(c.cpu_us)} µs/request`)
 const rssByBackend: Partial<Record<BenchBackend, number>> = {}
 const notes: string[] = []
 
@@ -316,12 +317,12 @@ async function main(): Promise<void> {
     const result = await runBackend(backend, bodyFile, i === 0)
     if (i === 0) {
       ceilings.push(await ceiling(bodyFile))
-      log(`  ceiling  ${Math.round(ceilings[0]!.rps)} req/s  p50 ${ceilings[0]!.p50_ms.toFixed(2)} ms  p99 ${ceilings[0]!.p99_ms.toFixed(2)} ms`)
+      logCeiling(ceilings[0]!)
     }
     results.push(result)
     const c = await ceiling(bodyFile)
     ceilings.push(c)
-    log(`  ceiling  ${Math.round(c.rps)} req/s  p50 ${c.p50_ms.toFixed(2)} ms  p99 ${c.p99_ms.toFixed(2)} ms`)
+    logCeiling(c)
   }
 
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
@@ -360,6 +361,10 @@ async function main(): Promise<void> {
     webhook_events: opts.webhookEvents,
     service_peak_rss_mb: rssByBackend,
     ceiling_runs_rps: ceilings.map((c) => round(c.rps)),
+    // Server CPU time per answer (µs), the cost behind each ratio that the client's and the
+    // machine's limits do not blur.
+    ceiling_runs_cpu_us: ceilings.map((c) => round(c.cpu_us)),
+    server_cpu_us_per_request: Object.fromEntries(results.flatMap((r) => [...r.figures].filter(([, f]) => Number.isFinite(f.cpu_us)).map(([name, f]) => [`${r.backend}/${name}`, round(f.cpu_us)]))),
     ceiling_body_bytes: Buffer.byteLength(readBody(bodyFile)),
     date: new Date().toISOString(),
     wall_s: Math.round((Date.now() - started) / 1000),

@@ -3,6 +3,7 @@
  * milliseconds per 2xx response from autocannon's `response` event), because autocannon's
  * own histogram truncates to whole milliseconds and our p50 is often below one.
  */
+import { readFileSync } from 'node:fs'
 import autocannon, { type RequestSpec } from 'autocannon'
 
 export interface LoadSpec {
@@ -13,6 +14,8 @@ export interface LoadSpec {
   headers?: Record<string, string>
   body?: string
   requests?: RequestSpec[]
+  /** The server's process: its CPU time over the run is reported per answer. */
+  serverPid?: number
 }
 
 export interface LoadFigures {
@@ -24,6 +27,25 @@ export interface LoadFigures {
   errors: number
   /** Answers outside 2xx by status code. */
   statuses: Record<number, number>
+  /**
+   * Server CPU time (user + system) per answer over the run, in µs: what the server pays
+   * per request whether or not the client or the machine's drift limits the req/s.
+   */
+  cpu_us: number
+}
+
+const CLOCK_TICK_US = 10_000 // Linux USER_HZ = 100
+
+/** utime + stime of a process, in µs (NaN where /proc is not there). */
+export function cpuTimeUs(pid: number): number {
+  try {
+    // Fields after the command name (which may hold spaces and parentheses): utime is the 12th, stime the 13th.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_US
+  } catch {
+    return Number.NaN
+  }
 }
 
 function percentile(sorted: Float64Array, p: number): number {
@@ -36,6 +58,7 @@ export async function load(spec: LoadSpec): Promise<LoadFigures> {
   let samples = new Float64Array(1 << 16)
   let n = 0
   const statuses: Record<number, number> = {}
+  const cpuBefore = spec.serverPid === undefined ? Number.NaN : cpuTimeUs(spec.serverPid)
   const instance = autocannon({
     url: spec.url,
     connections: spec.connections,
@@ -60,6 +83,7 @@ export async function load(spec: LoadSpec): Promise<LoadFigures> {
     samples[n++] = ms
   })
   const result = await instance
+  const cpuUs = spec.serverPid === undefined ? Number.NaN : cpuTimeUs(spec.serverPid) - cpuBefore
   const sorted = samples.subarray(0, n).sort()
   const ok = result['2xx']
   return {
@@ -70,6 +94,7 @@ export async function load(spec: LoadSpec): Promise<LoadFigures> {
     non2xx: result.non2xx,
     errors: result.errors,
     statuses,
+    cpu_us: cpuUs / (ok + result.non2xx),
   }
 }
 
