@@ -6,11 +6,11 @@ import { Ajv } from 'ajv'
 import addFormats from 'ajv-formats'
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify'
 import type { Redis } from 'ioredis'
-import { pino } from 'pino'
 import type { Config } from './config.js'
 import type { Storage } from './db/connect.js'
 import { AppError } from './lib/errors.js'
 import { newId } from './lib/ids.js'
+import { stdoutSink } from './lib/log-sink.js'
 import { findNul } from './lib/nul-guard.js'
 import { adminRoutes } from './modules/admin/admin.routes.js'
 import { analyticsRoutes } from './modules/analytics/analytics.routes.js'
@@ -40,6 +40,7 @@ import { createShareService, type ShareService } from './modules/wishlists/share
 import { wishlistRoutes } from './modules/wishlists/wishlists.routes.js'
 import { createPageCache } from './modules/wishlists/page-cache.js'
 import { createWishlistsService, type WishlistsService } from './modules/wishlists/wishlists.service.js'
+import { accessLogPlugin, redactUrl } from './plugins/access-log.js'
 import { authPlugin } from './plugins/auth.js'
 import { corsPlugin } from './plugins/cors.js'
 import { errorsPlugin, sendError } from './plugins/errors.js'
@@ -105,11 +106,6 @@ export const LOG_REDACT = [
   'err.config.headers.authorization',
 ]
 
-/** A share token in a URL is a bearer credential: logged URLs carry a placeholder instead. */
-export function redactUrl(url: string): string {
-  return url.replace(/(\/wishlists\/shared\/)[^/?#]+/, '$1[redacted]')
-}
-
 interface LoggedRequest {
   method: string
   url: string
@@ -126,10 +122,9 @@ export const LOG_SERIALIZERS = {
 function loggerOptions(deps: AppDeps): FastifyServerOptions['logger'] {
   if (deps.logger === undefined) {
     // Lines go to stdout in batches of 4 KiB, and at least every second (pino's default
-    // writes each line with its own blocking syscall; bench: 6% of a GET page's CPU).
-    // Buffered lines are flushed when the process exits.
-    const stream = pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 1000 })
-    return { level: deps.config.logLevel, redact: LOG_REDACT, serializers: LOG_SERIALIZERS, stream }
+    // writes each line with its own blocking syscall; bench: 6% of a GET page's CPU), and
+    // what is waiting is written when the process exits (lib/log-sink.ts).
+    return { level: deps.config.logLevel, redact: LOG_REDACT, serializers: LOG_SERIALIZERS, stream: stdoutSink() }
   }
   // Callers passing their own options (tests with a stream) get the same URL redaction.
   if (typeof deps.logger === 'object' && deps.logger !== null) return { ...deps.logger, serializers: { ...LOG_SERIALIZERS, ...(deps.logger.serializers ?? {}) } }
@@ -187,8 +182,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: config.trustProxy as boolean | string,
     routerOptions: { ignoreTrailingSlash: true },
     // Fastify's default logs two lines per request ("incoming request", "request
-    // completed"); one line at the end (onResponse below) carries the same facts at half the
-    // cost (bench). Our error handler (plugins/errors.ts) logs errors itself.
+    // completed"); one line at the end (plugins/access-log.ts) carries the same facts at
+    // half the cost (bench). Our error handler (plugins/errors.ts) logs errors itself.
     logController: new LogController({ disableRequestLogging: true }),
     // Errors the router raises before any route runs (a malformed %-escape, a path
     // parameter over 100 characters) get the documented envelope, not Fastify's own body.
@@ -219,14 +214,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id)
     done(null, payload)
   })
-  app.addHook('onResponse', (request, reply, done) => {
-    request.log.info(
-      // `req` goes through LOG_SERIALIZERS (share tokens redacted from the URL).
-      { req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime },
-      'request completed',
-    )
-    done()
-  })
 
   const services = createServices(deps)
   app.decorate('services', services)
@@ -235,6 +222,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   })
 
   await app.register(errorsPlugin)
+  await app.register(accessLogPlugin)
   await app.register(metricsPlugin)
   await app.register(corsPlugin)
   await app.register(authPlugin, { auth: services.auth, shops: services.shops })

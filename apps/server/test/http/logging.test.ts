@@ -1,4 +1,7 @@
+import { Writable } from 'node:stream'
+import { pino } from 'pino'
 import { describe, expect, it } from 'vitest'
+import { LOG_REDACT, LOG_SERIALIZERS } from '../../src/app.js'
 import { loggingApp } from '../helpers/logs.js'
 
 describe('logs', () => {
@@ -17,6 +20,37 @@ describe('logs', () => {
       expect(completed).toHaveLength(4)
       for (const line of completed) expect(line).toMatch(/"reqId":"req_[^"]+".*"statusCode":\d{3}/)
       for (const secret of [created.apiKey.secret, jwt, created.shop.storefrontKey]) expect(log).not.toContain(secret)
+    } finally {
+      await close()
+    }
+  })
+
+  it('write the access line exactly as pino would write it, with share tokens redacted', async () => {
+    const { app, lines, close } = await loggingApp()
+    try {
+      const created = await app.services.shops.create({ domain: 'logs-shape.myshopify.com', plan: 'starter' })
+      await app.inject({ method: 'GET', url: '/v1/wishlists/shared/tok_secret-share-token?x=1', headers: { host: 'shop.example:8080' } })
+      await app.inject({ method: 'GET', url: '/v1/wishlists/me?limit=5', headers: { 'x-storefront-key': created.shop.storefrontKey, 'x-guest-id': 'guest-12345678' } })
+      const completed = lines.filter((l) => l.includes('"msg":"request completed"'))
+      expect(completed).toHaveLength(2)
+      // The same record through pino itself: its child logger, its serializers, its key order.
+      const reference: string[] = []
+      const sink = new Writable({ write: (chunk, _enc, done) => done(void reference.push(chunk.toString())) })
+      const logger = pino({ level: 'trace', redact: LOG_REDACT, serializers: LOG_SERIALIZERS }, sink)
+      for (const line of completed) {
+        expect(line.endsWith('}\n')).toBe(true)
+        const record = JSON.parse(line) as { reqId: string; req: { method: string; url: string; host: string; remoteAddress: string; remotePort?: number }; res: { statusCode: number }; responseTime: number; time: number }
+        logger.child({ reqId: record.reqId }).info({ req: { ...record.req, ip: record.req.remoteAddress, socket: { remotePort: record.req.remotePort } }, res: record.res, responseTime: record.responseTime }, 'request completed')
+        const expected = JSON.parse(reference.pop() as string) as { time: number }
+        expect(Object.keys(record)).toEqual(Object.keys(expected))
+        expect({ ...record, time: 0 }).toEqual({ ...expected, time: 0 })
+      }
+      const [shared, page] = completed.map((l) => JSON.parse(l) as { req: { url: string; host: string; method: string }; res: { statusCode: number } })
+      expect(shared?.req).toMatchObject({ method: 'GET', url: '/v1/wishlists/shared/[redacted]?x=1', host: 'shop.example:8080' })
+      expect(shared?.res.statusCode).toBe(404)
+      expect(page?.req.url).toBe('/v1/wishlists/me?limit=5')
+      expect(page?.res.statusCode).toBe(200)
+      expect(lines.join('')).not.toContain('tok_secret-share-token')
     } finally {
       await close()
     }
