@@ -190,6 +190,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     frameworkErrors: (err, request, reply) => {
       const tooLong = err.code === 'FST_ERR_MAX_PARAM_LENGTH'
       const message = tooLong ? 'A path parameter is longer than 100 characters' : 'The URL is not valid (malformed percent-encoding)'
+      // No hook runs before these errors, so the request id is set here.
+      reply.header('x-request-id', request.id)
       return sendError(request, reply, new AppError('VALIDATION_ERROR', message, [{ path: 'params', message: tooLong ? 'must be at most 100 characters' : 'must be a valid URL component' }]))
     },
   }).withTypeProvider<TypeBoxTypeProvider>()
@@ -201,7 +203,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Hooks on every request are synchronous (callback style) where they can be: an async
   // hook costs a promise and a microtask turn per request (bench: the GET page).
   app.addHook('preValidation', (request, _reply, done) => {
-    const at = findNul(request.params, 'params') ?? findNul(request.query, 'query') ?? findNul(request.body, 'body')
+    // The path and the query string can only carry a NUL percent-encoded (an HTTP parser
+    // refuses a raw one; inject() does not), so their decoded values are searched only then.
+    const url = request.url
+    const inUrl = url.includes('%00') || url.includes('\u0000') ? (findNul(request.params, 'params') ?? findNul(request.query, 'query')) : null
+    const at = inUrl ?? findNul(request.body, 'body')
     if (at === null) return done()
     done(new AppError('VALIDATION_ERROR', `${at} must not contain the NUL character (U+0000)`, [{ path: at, message: 'must not contain U+0000' }]))
   })
@@ -210,9 +216,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // schema validation instead of the documented 415.
   app.removeContentTypeParser('text/plain')
 
-  app.addHook('onSend', (request, reply, payload, done) => {
+  // Set before anything can answer, so every response carries it (a hook on onSend would
+  // cost every response a pass through Fastify's onSend runner).
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
-    done(null, payload)
+    done()
   })
 
   const services = createServices(deps)

@@ -49,9 +49,26 @@ describe('operations endpoints', () => {
     expect(res.body).toContain('swagger')
   })
 
-  it('answers every response with an x-request-id', async () => {
-    const res = await t.inject({ method: 'GET', url: '/healthz' })
-    expect(res.headers['x-request-id']).toMatch(/^req_/)
+  it('answers every response with an x-request-id: success, errors of every stage, preflights', async () => {
+    const cases = [
+      { method: 'GET', url: '/healthz', status: 200 },
+      { method: 'GET', url: '/v1/no-such-route', status: 404 },
+      { method: 'GET', url: '/v1/wishlists/me', status: 401 },
+      { method: 'GET', url: '/v1/wishlists/me', headers: { authorization: 'Bearer not.a.token' }, status: 401 },
+      { method: 'GET', url: '/v1/wishlists/%E0%A4%A', status: 400 },
+      { method: 'GET', url: '/v1/wishlists/shared/abc%00def', status: 400 },
+      { method: 'POST', url: '/v1/auth/token', headers: { 'content-type': 'text/plain' }, payload: 'x', status: 415 },
+      { method: 'POST', url: '/v1/auth/token', payload: { api_key: 1 }, status: 400 },
+      { method: 'OPTIONS', url: '/v1/wishlists/me', headers: { origin: 'https://shop.example.com', 'access-control-request-method': 'GET' }, status: 204 },
+    ] as const
+    const ids = new Set<string>()
+    for (const { status, ...request } of cases) {
+      const res = await t.inject(request)
+      expect({ url: request.url, status: res.statusCode }).toEqual({ url: request.url, status })
+      expect(res.headers['x-request-id']).toMatch(/^req_/)
+      ids.add(String(res.headers['x-request-id']))
+    }
+    expect(ids.size).toBe(cases.length)
   })
 })
 
