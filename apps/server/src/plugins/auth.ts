@@ -14,10 +14,11 @@ import fp from 'fastify-plugin'
 import type { OwnerType, Plan } from '../db/schema.js'
 import { AppError } from '../lib/errors.js'
 import { isGuestId, normalizePlatformId } from '../lib/platform-ids.js'
-import type { AuthService } from '../modules/auth/auth.service.js'
+import type { AuthService, BearerContext } from '../modules/auth/auth.service.js'
 import type { ActorKind, RequestContext } from '../modules/auth/auth.types.js'
 import { requirePlan } from '../modules/shops/plans.js'
 import type { ShopsService } from '../modules/shops/shops.service.js'
+import type { Shop } from '../modules/shops/shops.types.js'
 
 export type Access = ActorKind | 'public'
 
@@ -73,22 +74,22 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v
 }
 
-async function resolve(request: FastifyRequest, auth: AuthService, shops: ShopsService): Promise<ResolvedAuth> {
-  const authorization = header(request, 'authorization')
-  if (authorization !== undefined) {
-    const m = BEARER.exec(authorization)
-    if (!m) return { error: new AppError('UNAUTHORIZED', 'Authorization must be "Bearer <token>"') }
-    try {
-      const { keyId, ...ctx } = await auth.authenticateBearer(m[1] as string, request.id)
-      return { ctx, keyId }
-    } catch (err) {
-      if (err instanceof AppError) return { error: err }
-      throw err
-    }
-  }
-  const storefrontKey = header(request, 'x-storefront-key')
-  if (storefrontKey === undefined) return {}
-  const shop = await shops.byStorefrontKey(storefrontKey)
+/** The bearer token of the Authorization header; an error when the header is malformed. */
+function bearerToken(authorization: string): string | AppError {
+  const m = BEARER.exec(authorization)
+  return m ? (m[1] as string) : new AppError('UNAUTHORIZED', 'Authorization must be "Bearer <token>"')
+}
+
+const bearerAuth = ({ keyId, ...ctx }: BearerContext): ResolvedAuth => ({ ctx, keyId })
+
+/** A refused credential becomes the request's auth error (the access guard answers it); anything else is a fault. */
+function refused(err: unknown): ResolvedAuth {
+  if (err instanceof AppError) return { error: err }
+  throw err
+}
+
+/** The storefront-key context: guest mode when a guest id comes with it. */
+function storefrontAuth(request: FastifyRequest, shop: Shop | undefined): ResolvedAuth {
   if (!shop) return { error: new AppError('INVALID_CREDENTIALS', 'Unknown storefront key') }
   const query = request.query as Record<string, unknown> | undefined
   const guestId = header(request, 'x-guest-id') ?? (typeof query?.guest_id === 'string' ? query.guest_id : undefined)
@@ -97,6 +98,45 @@ async function resolve(request: FastifyRequest, auth: AuthService, shops: ShopsS
     return { error: new AppError('VALIDATION_ERROR', 'The guest id must be 8 to 64 characters of A-Z, a-z, 0-9, _ and -', [{ path: 'headers.x-guest-id', message: 'must match ^[A-Za-z0-9_-]{8,64}$' }]) }
   }
   return { ctx: { shop, actor: { kind: 'guest', guestId }, requestId: request.id } }
+}
+
+/**
+ * The request's credentials from the caches alone (a token verified before, a known
+ * storefront key), what almost every request carries; undefined when something has to be
+ * read from the database first (`resolve`).
+ */
+function resolveCached(request: FastifyRequest, auth: AuthService, shops: ShopsService): ResolvedAuth | undefined {
+  const authorization = header(request, 'authorization')
+  if (authorization !== undefined) {
+    const token = bearerToken(authorization)
+    if (token instanceof AppError) return { error: token }
+    try {
+      const context = auth.authenticateCached(token, request.id)
+      return context && bearerAuth(context)
+    } catch (err) {
+      return refused(err)
+    }
+  }
+  const storefrontKey = header(request, 'x-storefront-key')
+  if (storefrontKey === undefined) return {}
+  const shop = shops.cachedByStorefrontKey(storefrontKey)
+  return shop && storefrontAuth(request, shop)
+}
+
+async function resolve(request: FastifyRequest, auth: AuthService, shops: ShopsService): Promise<ResolvedAuth> {
+  const authorization = header(request, 'authorization')
+  if (authorization !== undefined) {
+    const token = bearerToken(authorization)
+    if (token instanceof AppError) return { error: token }
+    try {
+      return bearerAuth(await auth.authenticateBearer(token, request.id))
+    } catch (err) {
+      return refused(err)
+    }
+  }
+  const storefrontKey = header(request, 'x-storefront-key')
+  if (storefrontKey === undefined) return {}
+  return storefrontAuth(request, await shops.byStorefrontKey(storefrontKey))
 }
 
 function resolveOwner(ctx: RequestContext, raw: string): Owner {
@@ -163,8 +203,22 @@ export const authPlugin = fp(
       }
     })
 
-    app.addHook('onRequest', async (request) => {
-      request.auth = request.routeOptions.config.access?.includes('public') ? {} : await resolve(request, opts.auth, opts.shops)
+    // Synchronous when the credentials are cached (nearly always): an async hook costs every
+    // request a promise and microtask turns.
+    app.addHook('onRequest', (request, _reply, done) => {
+      if (request.routeOptions.config.access?.includes('public')) {
+        request.auth = {}
+        return done()
+      }
+      const cached = resolveCached(request, opts.auth, opts.shops)
+      if (cached !== undefined) {
+        request.auth = cached
+        return done()
+      }
+      resolve(request, opts.auth, opts.shops).then((auth) => {
+        request.auth = auth
+        done()
+      }, done)
     })
 
     app.addHook('preParsing', (request, _reply, payload, done) => {

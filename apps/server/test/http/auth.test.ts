@@ -112,6 +112,16 @@ describe('bearer verification', () => {
     expect(res.body.error.code).toBe('TOKEN_EXPIRED')
   })
 
+  it('answers 401 TOKEN_EXPIRED once a token accepted before (and cached) passes exp', async () => {
+    const exp = Math.floor(Date.now() / 1000) + 2
+    const token = await forgeToken(claims(), { exp })
+    expect((await get(token)).status).toBe(200)
+    await new Promise((r) => setTimeout(r, exp * 1000 - Date.now() + 50))
+    const res = await get(token)
+    expect(res.status).toBe(401)
+    expect(res.body.error.code).toBe('TOKEN_EXPIRED')
+  })
+
   it('refuses a token whose shop claim names another shop than its key', async () => {
     const other = await t.createShop('scale')
     const res = await get(await forgeToken({ ...claims(), shop: other.id }))

@@ -109,6 +109,10 @@ export function createShopsService(deps: { db: Db; cacheTtlMs: number }) {
       return shop && remember(shop)
     },
 
+    /** `get` and `byStorefrontKey` while their answer is cached (the request hooks' synchronous path); undefined otherwise. */
+    cached: (shopId: string): Shop | undefined => byId.get(shopId),
+    cachedByStorefrontKey: (key: string): Shop | undefined => byStorefrontKey.get(key),
+
     byDomain: (domain: string) => shops.byDomain(normalizeDomain(domain)),
 
     setPlan: (shopId: string, plan: Plan) => update(shopId, { plan }),
