@@ -110,7 +110,7 @@ export interface CachedBodies {
  * otherwise. The stamp and the version are read before building, so a body never outlives a
  * write it did not see.
  */
-export async function cachedBody(bodies: CachedBodies, key: string, version: () => Promise<string>, build: () => Promise<Buffer>): Promise<Buffer> {
+export function cachedBody(bodies: CachedBodies, key: string, version: () => Promise<string>, build: () => Promise<Buffer>): Buffer | Promise<Buffer> {
   const { pageCache: cache, changeStamp } = bodies
   if (cache === undefined || !cache.enabled) return build()
   const resolve = async (stamp: string | undefined) => {
@@ -143,9 +143,19 @@ export async function cachedBody(bodies: CachedBodies, key: string, version: () 
 
 /**
  * A 200 answered with a cached body: `build` gets the route's own serializer (its response
- * schema, `{ok: true, data}`) and returns the bytes, which Fastify sends as they are.
+ * schema, `{ok: true, data}`) and returns the bytes, which Fastify sends as they are. A body
+ * confirmed by the change stamp is sent at once, without a promise (the route handler
+ * returns nothing then, the send is done); otherwise the reply is sent when the returned promise settles.
  */
-export async function sendCachedBody(reply: FastifyReply, build: (serialize: (data: unknown) => string) => Promise<Buffer>): Promise<FastifyReply> {
-  const body = await build((data) => reply.serialize({ ok: true, data }) as string)
-  return reply.type('application/json; charset=utf-8').send(body)
+export function sendCachedBody(reply: FastifyReply, build: (serialize: (data: unknown) => string) => Buffer | Promise<Buffer>): undefined | Promise<void> {
+  const body = build((data) => reply.serialize({ ok: true, data }) as string)
+  if (Buffer.isBuffer(body)) {
+    sendBody(reply, body)
+    return undefined
+  }
+  return body.then((bytes) => {
+    sendBody(reply, bytes)
+  })
 }
+
+const sendBody = (reply: FastifyReply, body: Buffer) => reply.type('application/json; charset=utf-8').send(body)

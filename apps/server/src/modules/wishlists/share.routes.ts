@@ -29,6 +29,6 @@ export const shareRoutes: FastifyPluginAsyncTypebox<{ share: ShareService }> = a
     '/v1/wishlists/shared/:shareToken',
     { config: { access: ['public'] }, schema: { tags, summary: 'Read a shared wishlist (no authentication)', params: SharedTokenParams, response: { 200: Ok(SharedWishlist), ...errors(403, 404, 410, 429) } } },
     // Serialized once per owner version (page-cache.ts); the typed reply only takes the object.
-    async (request, reply) => sendCachedBody(reply as FastifyReply, (serialize) => share.readBody(request.params.shareToken, serialize)),
+    (request, reply) => sendCachedBody(reply as FastifyReply, (serialize) => share.readBody(request.params.shareToken, serialize)),
   )
 }

@@ -47,7 +47,8 @@ export const wishlistRoutes: FastifyPluginAsyncTypebox<{ wishlists: WishlistsSer
       schema: { tags, summary: 'A page of a wishlist, newest first', params: OwnerParams, querystring: ItemsQuery, response: { 200: Ok(ItemsPage), ...errors(400, 401, 403, 404, 429) } },
     },
     // Serialized once per owner version (page-cache.ts); the typed reply only takes the object.
-    async (request, reply) => sendCachedBody(reply as FastifyReply, (serialize) => wishlists.getItemsBody(request.ctx, request.owner, request.query, serialize)),
+    // Not async: a body confirmed by the change stamp is sent without a promise.
+    (request, reply) => sendCachedBody(reply as FastifyReply, (serialize) => wishlists.getItemsBody(request.ctx, request.owner, request.query, serialize)),
   )
 
   app.post(

@@ -118,7 +118,7 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
      * the one it was built at (page-cache.ts). The version is read before the page, so a
      * body is never filed under a version newer than what it shows.
      */
-    async getItemsBody(ctx: RequestContext, owner: Owner, query: ItemsQuery, serialize: (page: Awaited<ReturnType<typeof getItems>>) => string): Promise<Buffer> {
+    getItemsBody(ctx: RequestContext, owner: Owner, query: ItemsQuery, serialize: (page: Awaited<ReturnType<typeof getItems>>) => string): Buffer | Promise<Buffer> {
       const key = `page\u0000${ctx.shop.id}\u0000${owner.type}\u0000${owner.id}\u0000${resolveListId(ctx.shop, query.wishlist_id)}\u0000${query.limit}\u0000${query.offset}`
       return cachedBody(
         deps,
