@@ -30,6 +30,21 @@ describe('operations endpoints', () => {
     expect(res.body).toMatch(/http_requests_total\{method="GET",route="\/v1\/admin\/shop",status_code="200"\} 1/)
     expect(res.body).toMatch(/http_requests_total\{method="GET",route="\/v1\/admin\/shop",status_code="401"\} 1/)
     expect(res.body).toMatch(/http_request_duration_seconds_bucket\{le="0.005",method="POST",route="\/v1\/auth\/token",status_code="200"\}/)
+    expect(res.body).toContain('# TYPE http_request_duration_seconds histogram')
+    // Each series: cumulative buckets in order up to +Inf, which equals _count; a _sum.
+    const series = (labels: string) => {
+      const of = (name: string) => res.body.split('\n').filter((l) => l.startsWith(name) && l.includes(labels)).map((l) => Number(l.split(' ').pop()))
+      return { buckets: of('http_request_duration_seconds_bucket'), sum: of('http_request_duration_seconds_sum'), count: of('http_request_duration_seconds_count') }
+    }
+    const shopCalls = series('method="GET",route="/v1/admin/shop",status_code="200"')
+    expect(shopCalls.buckets).toHaveLength(13)
+    expect(shopCalls.buckets.at(-1)).toBe(1)
+    expect(shopCalls.count).toEqual([1])
+    expect(shopCalls.buckets.every((v, i, all) => i === 0 || v >= (all[i - 1] as number))).toBe(true)
+    expect(shopCalls.sum[0]).toBeGreaterThan(0)
+    expect(shopCalls.sum[0]).toBeLessThan(5)
+    const again = await t.inject({ method: 'GET', url: '/metrics' })
+    expect(again.body).toMatch(/http_requests_total\{method="GET",route="\/metrics",status_code="200"\} 1/)
     expect(res.body).toContain('process_resident_memory_bytes')
   })
 
