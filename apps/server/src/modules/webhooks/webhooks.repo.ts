@@ -89,9 +89,16 @@ export function createWebhooksRepo(db: Db, backend: Backend) {
       ).execute()
     },
 
+    /** One statement per shop (a pass's rows are nearly always one or a few shops), not one per row. */
     async markDispatched(trx: Transaction<Database>, rows: { shop_id: string; id: string }[]): Promise<void> {
+      const idsByShop = new Map<string, string[]>()
       for (const r of rows) {
-        await trx.updateTable('outbox').set({ dispatched: 1 }).where('shop_id', '=', r.shop_id).where('id', '=', r.id).execute()
+        const ids = idsByShop.get(r.shop_id)
+        if (ids === undefined) idsByShop.set(r.shop_id, [r.id])
+        else ids.push(r.id)
+      }
+      for (const [shopId, ids] of idsByShop) {
+        await trx.updateTable('outbox').set({ dispatched: 1 }).where('shop_id', '=', shopId).where('id', 'in', ids).execute()
       }
     },
 
