@@ -163,3 +163,31 @@ describe(`several workers on ${BACKEND}`, () => {
     }
   })
 })
+
+describe('an idle worker', () => {
+  it('writes nothing: passes with no outbox rows and no due deliveries leave the change stamp (the page cache shortcut) unmoved', async () => {
+    const t = await createTestApp()
+    const worker = createWebhookWorker({ storage: t.storage, webhooks: t.config.webhooks })
+    const stamp = async () => {
+      // PostgreSQL's stamp is defined once the LISTEN connection is up.
+      for (let i = 0; i < 100 && t.storage.changeStamp?.() === undefined; i++) await sleep(20)
+      return t.storage.changeStamp?.()
+    }
+    try {
+      const { shop } = await setup(t)
+      await worker.runOnce() // nothing yet: only reads
+      const before = await stamp()
+      expect(before).toBeDefined()
+      for (let i = 0; i < 3; i++) expect(await worker.runOnce()).toEqual({ dispatched: 0, attempted: 0 })
+      expect(await stamp()).toBe(before)
+      // A pass with work writes, and the stamp moves.
+      await t.storage.db.transaction().execute((trx) => enqueueWebhookEvents(trx, shop.id, [{ event: 'wishlist.shared', data: { customerId: '1' } }]))
+      const busy = await stamp()
+      expect(await worker.runOnce()).toMatchObject({ dispatched: 1, attempted: 1 })
+      expect(await stamp()).not.toBe(busy)
+    } finally {
+      await worker.stop()
+      await t.close()
+    }
+  })
+})

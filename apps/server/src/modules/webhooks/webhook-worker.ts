@@ -87,6 +87,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
   const attemptDeps = { db, repo, sender, retryScheduleSec: opts.webhooks.retryScheduleSec, workerId: id }
 
   async function fanOut(): Promise<number> {
+    if (!(await repo.hasUndispatched())) return 0
     return db.transaction().execute(async (trx) => {
       const rows = await repo.takeOutbox(trx, 200)
       if (rows.length === 0) return 0
@@ -150,7 +151,9 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
   async function claimAndStart(limit: number): Promise<Promise<void>[]> {
     const claimToken = `${id}:${randomBytes(6).toString('base64url')}`
     const skipWebhooks = [...perWebhook].filter(([, n]) => n >= perEndpoint).map(([w]) => w)
-    const candidates = await repo.claimDue({ at: Date.now(), leaseMs, claimToken, limit, skipWebhooks })
+    const due = { at: Date.now(), limit, skipWebhooks }
+    if (!(await repo.hasDue(due))) return []
+    const candidates = await repo.claimDue({ ...due, leaseMs, claimToken })
     if (candidates.length === 0) return []
     // One claim may hold more of an endpoint's deliveries than it may have in flight: keep
     // what fits and hand the rest back at once.

@@ -13,7 +13,27 @@ export type EndpointRow = Selectable<WebhookEndpointsTable>
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>
 type Executor = Kysely<Database> | Transaction<Database>
 
+/** Due deliveries: pending, their time come, no live lease; `skipWebhooks`: endpoints that already have as many attempts in flight as they may. */
+interface DueQuery {
+  at: number
+  limit: number
+  skipWebhooks?: string[]
+}
+
 export function createWebhooksRepo(db: Db, backend: Backend) {
+  const dueDeliveries = (opts: DueQuery) => {
+    const skip = opts.skipWebhooks ?? []
+    return db
+      .selectFrom('webhook_deliveries')
+      .select(['shop_id', 'id'])
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<=', opts.at)
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', opts.at)]))
+      .$if(skip.length > 0, (qb) => qb.where('webhook_id', 'not in', skip))
+      .orderBy('next_attempt_at')
+      .limit(opts.limit)
+  }
+
   return {
     async lockShop(trx: Transaction<Database>, shopId: string): Promise<void> {
       // Serialises concurrent creates of one shop so the 20-per-shop limit holds.
@@ -116,25 +136,25 @@ export function createWebhooksRepo(db: Db, backend: Backend) {
     },
 
     /**
+     * Whether a pass has anything to do: undispatched outbox rows or due deliveries. Plain
+     * reads, so an idle worker writes nothing (no empty transaction, no UPDATE of no rows),
+     * which also leaves the page cache's change stamp (db/connect.ts) where it was.
+     */
+    async hasUndispatched(): Promise<boolean> {
+      return (await db.selectFrom('outbox').select('id').where('dispatched', '=', 0).limit(1).executeTakeFirst()) !== undefined
+    },
+
+    async hasDue(opts: DueQuery): Promise<boolean> {
+      return (await dueDeliveries({ ...opts, limit: 1 }).executeTakeFirst()) !== undefined
+    },
+
+    /**
      * Claims up to `limit` due deliveries for `leaseMs`: one UPDATE whose subquery skips rows
      * other workers hold (PostgreSQL). A lease that runs out (its worker died) makes the
      * delivery due again.
      */
-    /** `skipWebhooks`: endpoints that already have as many attempts in flight as they may. */
-    claimDue(opts: { at: number; leaseMs: number; claimToken: string; limit: number; skipWebhooks?: string[] }): Promise<DeliveryRow[]> {
-      const skip = opts.skipWebhooks ?? []
-      const due = lockSkippingLocked(
-        db
-          .selectFrom('webhook_deliveries')
-          .select(['shop_id', 'id'])
-          .where('status', '=', 'pending')
-          .where('next_attempt_at', '<=', opts.at)
-          .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', opts.at)]))
-          .$if(skip.length > 0, (qb) => qb.where('webhook_id', 'not in', skip))
-          .orderBy('next_attempt_at')
-          .limit(opts.limit),
-        backend,
-      )
+    claimDue(opts: DueQuery & { leaseMs: number; claimToken: string }): Promise<DeliveryRow[]> {
+      const due = lockSkippingLocked(dueDeliveries(opts), backend)
       return db
         .updateTable('webhook_deliveries')
         .set({ locked_until: opts.at + opts.leaseMs, locked_by: opts.claimToken, updated_at: opts.at })
