@@ -40,7 +40,7 @@ import { createShareService, type ShareService } from './modules/wishlists/share
 import { wishlistRoutes } from './modules/wishlists/wishlists.routes.js'
 import { createPageCache } from './modules/wishlists/page-cache.js'
 import { createWishlistsService, type WishlistsService } from './modules/wishlists/wishlists.service.js'
-import { accessLogPlugin, redactUrl } from './plugins/access-log.js'
+import { accessLogPlugin, serializeRequest } from './plugins/access-log.js'
 import { authPlugin } from './plugins/auth.js'
 import { corsPlugin } from './plugins/cors.js'
 import { errorsPlugin, sendError } from './plugins/errors.js'
@@ -106,18 +106,8 @@ export const LOG_REDACT = [
   'err.config.headers.authorization',
 ]
 
-interface LoggedRequest {
-  method: string
-  url: string
-  host?: string
-  ip?: string
-  socket?: { remotePort?: number }
-}
-
-/** Fastify's request serializer, with the URL redacted. */
-export const LOG_SERIALIZERS = {
-  req: (req: LoggedRequest) => ({ method: req.method, url: redactUrl(req.url), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort }),
-}
+/** Fastify's request serializer, with the URL redacted: the same fields as the access line. */
+export const LOG_SERIALIZERS = { req: serializeRequest }
 
 function loggerOptions(deps: AppDeps): FastifyServerOptions['logger'] {
   if (deps.logger === undefined) {

@@ -13,11 +13,9 @@ import { pino } from 'pino'
 
 export interface LogSink {
   write(line: string): boolean
-  /** Writes what is waiting, synchronously. */
-  flush(): void
 }
 
-export function batchedLogSink(fd: number, { minBytes = 4096, intervalMs = 1000 } = {}): LogSink {
+function batchedLogSink(fd: number, { minBytes = 4096, intervalMs = 1000 } = {}): LogSink {
   const out = pino.destination({ dest: fd, sync: true })
   let lines: string[] = []
   let bytes = 0
@@ -37,7 +35,6 @@ export function batchedLogSink(fd: number, { minBytes = 4096, intervalMs = 1000 
       if (bytes >= minBytes) flush()
       return true
     },
-    flush,
   }
 }
 

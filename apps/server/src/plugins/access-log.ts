@@ -39,9 +39,20 @@ const serializeFields = fastJson({
 })
 
 /** A share token in a URL is a bearer credential: logged URLs carry a placeholder instead. */
-export function redactUrl(url: string): string {
+function redactUrl(url: string): string {
   return url.includes('/shared/') ? url.replace(/(\/wishlists\/shared\/)[^/?#]+/, '$1[redacted]') : url
 }
+
+interface LoggedRequest {
+  method: string
+  url: string
+  host?: string
+  ip?: string
+  socket?: { remotePort?: number }
+}
+
+/** What a logged request shows (pino's `req` serializer and the access line): no headers, the URL redacted. */
+export const serializeRequest = (req: LoggedRequest) => ({ method: req.method, url: redactUrl(req.url), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort })
 
 interface LineStream {
   write(line: string): unknown
@@ -59,10 +70,10 @@ function pinoOf(logger: FastifyBaseLogger): { logger: pino.Logger; stream: LineS
   return { logger: logger as pino.Logger, stream, bindings }
 }
 
-export function accessLine(request: FastifyRequest, reply: FastifyReply, bindings: string): string {
+function accessLine(request: FastifyRequest, reply: FastifyReply, bindings: string): string {
   const fields = serializeFields({
     reqId: request.id,
-    req: { method: request.method, url: redactUrl(request.url), host: request.host, remoteAddress: request.ip, remotePort: request.socket?.remotePort },
+    req: serializeRequest(request),
     res: { statusCode: reply.statusCode },
     responseTime: reply.elapsedTime,
     msg: 'request completed',
