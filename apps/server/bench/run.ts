@@ -13,7 +13,8 @@
  *   npm run bench -- --backends sqlite --scenarios get-page,guest-get --duration 5
  *   npm run bench -- --customers 1000000 --scenarios get-page --out bench/results/scale-1m.json
  *
- * Flags (env in brackets): --duration s [BENCH_DURATION], --warmup s [BENCH_WARMUP],
+ * Flags (env in brackets): --duration s [BENCH_DURATION], --warmup s [BENCH_WARMUP], --max-warmup s
+ * [BENCH_MAX_WARMUP] (after --warmup, 1 s slices until the server's CPU per answer is steady),
  * --connections n [BENCH_CONNECTIONS], --backends [BENCH_BACKENDS], --scenarios
  * [BENCH_SCENARIOS], --analytics-events n [BENCH_ANALYTICS_EVENTS], --customers n
  * [BENCH_CUSTOMERS], --webhook-events n [BENCH_WEBHOOK_EVENTS], --pg-url [BENCH_PG_URL],
@@ -54,6 +55,7 @@ const { values: flags } = parseArgs({
     quick: { type: 'boolean', default: false },
     duration: { type: 'string' },
     warmup: { type: 'string' },
+    'max-warmup': { type: 'string' },
     connections: { type: 'string' },
     backends: { type: 'string' },
     scenarios: { type: 'string' },
@@ -75,6 +77,8 @@ const num = (flag: string | undefined, envValue: string | undefined, fallback: n
 const opts = {
   durationSec: num(flags.duration, env.BENCH_DURATION, quick ? 3 : 8),
   warmupSec: num(flags.warmup, env.BENCH_WARMUP, quick ? 1 : 2),
+  /** Longest warm-up: after warmupSec, 1 s slices until the server's CPU per answer is steady. */
+  maxWarmupSec: num(flags['max-warmup'], env.BENCH_MAX_WARMUP, quick ? 3 : 12),
   connections: num(flags.connections, env.BENCH_CONNECTIONS, 32),
   backends: (flags.backends ?? env.BENCH_BACKENDS ?? 'sqlite,postgres').split(',') as BenchBackend[],
   scenarios: (flags.scenarios ?? env.BENCH_SCENARIOS ?? SCENARIOS.join(',')).split(',') as ScenarioName[],
@@ -151,8 +155,8 @@ async function mintToken(base: string, keyId: string, secret: string, customerId
 
 type Spec = Omit<LoadSpec, 'connections'> & { connections?: number }
 
-const measure = async (spec: Spec): Promise<LoadFigures> => {
-  const figures = await warmThenLoad({ ...spec, connections: spec.connections ?? opts.connections }, opts.warmupSec)
+const measure = async (spec: Spec): Promise<LoadFigures & { warmup_s: number }> => {
+  const figures = await warmThenLoad({ ...spec, connections: spec.connections ?? opts.connections }, opts.warmupSec, opts.maxWarmupSec)
   if (figures.non2xx > 0 || figures.errors > 0) {
     // Counted, reported and excluded from req/s and latencies; the run goes on.
     const note = `${spec.method ?? 'GET'} ${spec.url}: ${figures.non2xx} non-2xx answers ${JSON.stringify(figures.statuses)} and ${figures.errors} socket errors beside ${figures.requests} 2xx`
@@ -289,7 +293,7 @@ async function runService(backend: BenchBackend, run: RunDatabase, info: Dataset
       if (name === 'webhook-delivery') continue
       const f = await measure({ ...(await scenarioSpec(name, service.url, info)), serverPid: service.proc.pid })
       figures.set(name, f)
-      log(`  ${backend.padEnd(8)} ${name.padEnd(19)} ${Math.round(f.rps).toString().padStart(6)} req/s  p50 ${f.p50_ms.toFixed(2)} ms  p99 ${f.p99_ms.toFixed(2)} ms  server CPU ${Math.round(f.cpu_us)} µs/request`)
+      log(`  ${backend.padEnd(8)} ${name.padEnd(19)} ${Math.round(f.rps).toString().padStart(6)} req/s  p50 ${f.p50_ms.toFixed(2)} ms  p99 ${f.p99_ms.toFixed(2)} ms  server CPU ${Math.round(f.cpu_us)} µs/request  (warm-up ${f.warmup_s} s)`)
     }
   } finally {
     clearInterval(rssTimer)
@@ -403,6 +407,8 @@ async function main(): Promise<void> {
     connections: opts.connections,
     duration_s: opts.durationSec,
     warmup_s: opts.warmupSec,
+    // Beyond warmup_s: 1 s slices until the server's CPU per answer is steady (bench/http/load.ts).
+    max_warmup_s: opts.maxWarmupSec,
     analytics_events: opts.analyticsEvents,
     customers: opts.customers,
     webhook_events: opts.webhookEvents,
