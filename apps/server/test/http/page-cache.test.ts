@@ -42,12 +42,15 @@ const ids = async (c: string, query = '', app = t) => (await page(c, query, app)
 const add = (c: string, body: Record<string, unknown>, query = '', app = t) => app.call('POST', `/v1/wishlists/${c}/items${query}`, { token: admin, body })
 
 /**
- * SQLite sees another connection's commit on the next read (PRAGMA data_version), so the
- * first read must be right; a PostgreSQL instance sees another's once the commit's
- * notification arrives, so it is polled for (at most `withinMs`).
+ * SQLite sees another connection's commit in the next event-loop turn (PRAGMA data_version,
+ * read once per turn): over HTTP, on the first request read after the commit (tested below
+ * over a socket); an injected request can run in the turn that read the version, so one turn
+ * passes first, and then the first read must be right. A PostgreSQL instance sees another's
+ * once the commit's notification arrives, so it is polled for (at most `withinMs`).
  */
 async function seen<T>(read: () => Promise<T>, expected: T, withinMs = 2_000): Promise<void> {
   if (BACKEND === 'sqlite') {
+    await new Promise((r) => setImmediate(r))
     expect(await read()).toEqual(expected)
     return
   }
@@ -179,6 +182,27 @@ describe('GET page cache', () => {
       await direct.destroy()
     }
     await seen(async () => (await page(c)).body.data.items[0].handle, 'after')
+  })
+
+  it('over HTTP, a request sent after another connection\'s commit sees it (SQLite: the first one)', async () => {
+    const c = newCustomer()
+    await add(c, { product_id: '56', handle: 'before' })
+    const base = await t.app.listen({ port: 0, host: '127.0.0.1' })
+    const handle = async () => {
+      const res = await fetch(`${base}/v1/wishlists/${c}`, { headers: { authorization: `Bearer ${admin}` } })
+      expect(res.status).toBe(200)
+      return ((await res.json()) as { data: { items: { handle: string }[] } }).data.items[0]?.handle
+    }
+    expect(await handle()).toBe('before')
+    expect(await handle()).toBe('before')
+    const direct: Storage = openStorage(t.database.target)
+    try {
+      await sql`update wishlist_items set handle = 'after' where shop_id = ${shop.id} and owner_id = ${c}`.execute(direct.db)
+    } finally {
+      await direct.destroy()
+    }
+    if (BACKEND === 'sqlite') expect(await handle()).toBe('after')
+    else await seen(handle, 'after')
   })
 
   it.runIf(BACKEND === 'postgres')('trusts nothing confirmed before its notification connection was lost, and reconnects', async () => {
