@@ -82,15 +82,23 @@ export function cachingPrepare(sqlite: SQLite.Database, maxEntries = 500, maxSql
 export function otherConnectionsStamp(sqlite: SQLite.Database, writes: () => number): () => string {
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck()
   let version: number | undefined
+  let stamp = ''
+  let stampWrites = -1
   const forget = () => {
     version = undefined
   }
   return () => {
     if (version === undefined) {
       version = dataVersion.get() as number
+      stampWrites = -1
       setImmediate(forget)
     }
-    return `${writes()}:${version}`
+    const w = writes()
+    if (w !== stampWrites) {
+      stamp = `${w}:${version}`
+      stampWrites = w
+    }
+    return stamp
   }
 }
 
