@@ -272,13 +272,18 @@ function changeFeed(url: string, schema: string | undefined) {
     }
   }
 
+  // The string of the last stamp, rebuilt only when one of its parts moved (every GET page
+  // served from the cache compares one).
+  let last = { epoch: -1, notes: -1, writes: -1, stamp: '' }
   return {
     stamp(writes: number): string | undefined {
       if (!started && !closed) {
         started = true
         void connect()
       }
-      return connected ? `${epoch}:${notes}:${writes}` : undefined
+      if (!connected) return undefined
+      if (last.epoch !== epoch || last.notes !== notes || last.writes !== writes) last = { epoch, notes, writes, stamp: `${epoch}:${notes}:${writes}` }
+      return last.stamp
     },
     async close() {
       closed = true
