@@ -1,13 +1,32 @@
 /**
  * DECISIONS §12. Two buckets: bearer-token requests count per API key (`kid`), everything
  * else (storefront key, shared reads, the token exchange, reviews without a token) per
- * client IP. In-process by default; shared by every node through Redis when configured.
+ * client IP. A fixed window of one minute per key; every limited response carries
+ * `X-RateLimit-Limit`, `-Remaining` and `-Reset` (seconds until the window ends), and a
+ * 429 adds `Retry-After`. Routes with `config.rateLimit: false` (operations, the dashboard,
+ * the widget's assets) and unknown URLs are not counted.
+ *
+ * In process by default: a map of windows, counted synchronously. Shared by every node
+ * through Redis when configured: one round trip per request (a Lua script: INCR, and
+ * PEXPIRE when the window is new, else PTTL), as @fastify/rate-limit's Redis store does. A
+ * Redis outage must not take the API down with it: requests pass unlimited until it is back.
+ *
+ * Why not @fastify/rate-limit, which this replaced: its hook is an async function that
+ * awaits the key generator, the per-bucket maximum and the store, each a promise turn, on
+ * every request. Bench, GET page on SQLite (two service processes loaded in alternating
+ * slices, both ways round): the limiter cost 2.4–2.8 µs of the 25 µs of CPU per request.
  */
-import rateLimit from '@fastify/rate-limit'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Redis } from 'ioredis'
 import { AppError } from '../lib/errors.js'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** `false`: requests to this route are not counted. */
+    rateLimit?: false
+  }
+}
 
 export interface RateLimitOptions {
   storefrontPerMin: number
@@ -17,22 +36,76 @@ export interface RateLimitOptions {
   namespace?: string
 }
 
-const keyOf = (request: FastifyRequest): string =>
-  request.auth?.keyId !== undefined ? `kid:${request.auth.keyId}` : `ip:${request.ip}`
+export const RATE_WINDOW_MS = 60_000
+/** Keys counted in process at most; past it the window that started first is dropped. */
+const LOCAL_KEYS = 5_000
+
+/** A key's count in the current window and the milliseconds left of it. */
+interface Count {
+  current: number
+  ttlMs: number
+}
+
+/** In-process windows. A window that has ended restarts at the end of the map, so the map's first key is always the window to end first. */
+export function localCounter(maxKeys = LOCAL_KEYS): (key: string, now: number) => Count {
+  const windows = new Map<string, { count: number; start: number }>()
+  return (key, now) => {
+    let w = windows.get(key)
+    if (w === undefined || w.start + RATE_WINDOW_MS <= now) {
+      if (w !== undefined) windows.delete(key)
+      else if (windows.size >= maxKeys) windows.delete(windows.keys().next().value as string)
+      w = { count: 0, start: now }
+      windows.set(key, w)
+    }
+    w.count++
+    return { current: w.count, ttlMs: w.start + RATE_WINDOW_MS - now }
+  }
+}
+
+const INCR_SCRIPT = `
+local current = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if current == 1 or ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {current, ttl}`
+
+type LimitingRedis = Redis & { wishlistRateLimit(key: string, windowMs: number): Promise<[number, number]> }
+
+/** Sets the limit headers; the 429 error when the count is past the limit. */
+function limited(reply: FastifyReply, max: number, { current, ttlMs }: Count): AppError | undefined {
+  const reset = Math.ceil(ttlMs / 1000)
+  reply.header('x-ratelimit-limit', max)
+  if (current <= max) {
+    reply.header('x-ratelimit-remaining', max - current)
+    reply.header('x-ratelimit-reset', reset)
+    return undefined
+  }
+  reply.header('x-ratelimit-remaining', 0)
+  reply.header('x-ratelimit-reset', reset)
+  reply.header('retry-after', reset)
+  return new AppError('RATE_LIMITED', `Rate limit of ${max} requests per minute exceeded; retry in ${reset} s`)
+}
 
 export const rateLimitPlugin = fp(
   async (app: FastifyInstance, opts: RateLimitOptions) => {
-    await app.register(rateLimit, {
-      global: true,
-      hook: 'onRequest',
-      timeWindow: 60_000,
-      keyGenerator: keyOf,
-      max: (_request, key) => (key.startsWith('kid:') ? opts.adminPerMin : opts.storefrontPerMin),
-      ...(opts.redis ? { redis: opts.redis, nameSpace: opts.namespace ?? 'wishlist:rl:' } : {}),
-      // A Redis outage must not take the API down with it: requests pass unlimited until it is back.
-      skipOnError: true,
-      errorResponseBuilder: (_request, context) =>
-        new AppError('RATE_LIMITED', `Rate limit of ${context.max} requests per minute exceeded; retry in ${Math.ceil(context.ttl / 1000)} s`),
+    const local = localCounter()
+    const redis = opts.redis as LimitingRedis | undefined
+    redis?.defineCommand('wishlistRateLimit', { numberOfKeys: 1, lua: INCR_SCRIPT })
+    const namespace = opts.namespace ?? 'wishlist:rl:'
+
+    // After auth's onRequest hook (registered first), which sets the API key of a bearer call.
+    app.addHook('onRequest', (request: FastifyRequest, reply, done) => {
+      if (request.routeOptions.url === undefined || request.routeOptions.config.rateLimit === false) return done()
+      const keyId = request.auth?.keyId
+      const key = keyId !== undefined ? `kid:${keyId}` : `ip:${request.ip}`
+      const max = keyId !== undefined ? opts.adminPerMin : opts.storefrontPerMin
+      if (redis === undefined) return done(limited(reply, max, local(key, Date.now())))
+      redis.wishlistRateLimit(namespace + key, RATE_WINDOW_MS).then(
+        ([current, ttlMs]) => done(limited(reply, max, { current, ttlMs })),
+        () => done(limited(reply, max, { current: 0, ttlMs: 0 })),
+      )
     })
   },
   { name: 'rate-limit', dependencies: ['auth'] },

@@ -88,6 +88,14 @@ describe('rate limits in process', () => {
     expect(statuses).toEqual([401, 401, 401, 429])
   })
 
+  it('does not count unknown URLs', async () => {
+    const ip = '192.0.2.88'
+    for (let i = 0; i < 5; i++) expect((await t.inject({ method: 'GET', url: `/v1/nothing-here/${i}`, remoteAddress: ip })).statusCode).toBe(404)
+    const res = await t.inject({ method: 'POST', url: '/v1/auth/token', payload: { api_key: 'ak_x', api_secret: 'sk_y' }, remoteAddress: ip })
+    expect(res.statusCode).toBe(401)
+    expectLimitHeaders(res.headers, 3, 2)
+  })
+
   it('does not limit operations endpoints', async () => {
     for (let i = 0; i < 5; i++) {
       const res = await t.inject({ method: 'GET', url: '/healthz', remoteAddress: '192.0.2.77' })
@@ -158,6 +166,22 @@ describe('rate limits shared through Redis', () => {
     expect(await redis.keys(`${namespace}*`)).not.toHaveLength(0)
   })
 
+  it('counts down the same window in Redis: Reset is what is left of its minute', async () => {
+    const ip = '198.51.100.98'
+    const body = { api_key: 'ak_x', api_secret: 'sk_y' }
+    const first = await a.inject({ method: 'POST', url: '/v1/auth/token', payload: body, remoteAddress: ip })
+    expectLimitHeaders(first.headers, 3, 2)
+    expect(first.headers['x-ratelimit-reset']).toBe('60')
+    const ttl = await redis.pttl(`${namespace}ip:${ip}`)
+    expect(ttl).toBeGreaterThan(55_000)
+    expect(ttl).toBeLessThanOrEqual(60_000)
+    // A window with its expiry lost (someone ran PERSIST) gets a new one rather than living forever.
+    await redis.persist(`${namespace}ip:${ip}`)
+    const second = await b.inject({ method: 'POST', url: '/v1/auth/token', payload: body, remoteAddress: ip })
+    expectLimitHeaders(second.headers, 3, 1)
+    expect(await redis.pttl(`${namespace}ip:${ip}`)).toBeGreaterThan(55_000)
+  })
+
   it('two app instances share one per-key budget', async () => {
     const shop = await a.createShop('starter')
     const token = await shop.adminToken()
@@ -167,5 +191,25 @@ describe('rate limits shared through Redis', () => {
       statuses.push((await app.inject({ method: 'GET', url: '/v1/admin/shop', headers: { authorization: `Bearer ${token}` } })).statusCode)
     }
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429])
+  })
+})
+
+describe('rate limits while Redis is unreachable', () => {
+  it('let requests through, with the full budget in the headers', async () => {
+    // Nothing listens on port 1: every command fails at once instead of waiting in a queue.
+    const redis = new Redis('redis://127.0.0.1:1', { maxRetriesPerRequest: 0, enableOfflineQueue: false, lazyConnect: true, retryStrategy: () => null })
+    redis.on('error', () => {})
+    const t = await createTestApp({ env, redis })
+    try {
+      for (let i = 0; i < 5; i++) {
+        const res = await t.inject({ method: 'POST', url: '/v1/auth/token', payload: { api_key: 'ak_x', api_secret: 'sk_y' }, remoteAddress: '192.0.2.99' })
+        expect(res.statusCode).toBe(401)
+        expect(res.headers['x-ratelimit-limit']).toBe('3')
+        expect(res.headers['x-ratelimit-remaining']).toBe('3')
+      }
+    } finally {
+      await t.close()
+      redis.disconnect()
+    }
   })
 })
