@@ -74,6 +74,16 @@ describe('lists', () => {
     expect((await lists(c)).body.data.wishlists).toHaveLength(20)
   })
 
+  it('lists named lists in creation order, even when created in the same millisecond', async () => {
+    const c = newCustomer()
+    const created = await Promise.all(['One', 'Two', 'Three', 'Four', 'Five', 'Six'].map((name) => createList(c, name)))
+    const views = created.map((r) => r.body.data.wishlist as { wishlistId: string; createdAt: string })
+    expect(new Set(views.map((v) => v.createdAt)).size).toBe(views.length)
+    const byCreation = [...views].sort((x, y) => x.createdAt.localeCompare(y.createdAt)).map((v) => v.wishlistId)
+    const listed = (await lists(c)).body.data.wishlists.map((l: { wishlistId: string }) => l.wishlistId)
+    expect(listed).toEqual(['default', ...byCreation])
+  })
+
   it('renames lists, the default one too, keeping names unique', async () => {
     const c = newCustomer()
     const a = (await createList(c, 'Alpha')).body.data.wishlist.wishlistId

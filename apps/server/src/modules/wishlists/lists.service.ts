@@ -81,8 +81,12 @@ export function createListsService(deps: { db: Db }, repo: WishlistsRepo = creat
         const defaultKey = rows.find((r) => r.id === DEFAULT_LIST_ID)?.name_key ?? DEFAULT_LIST_NAME.toLowerCase()
         if (key === defaultKey || named.some((r) => r.name_key === key)) throw nameTaken(name)
         const id = newId('wl')
-        await repo.insertList(trx, shopId, owner, { id, name, name_key: key, created_at: at, updated_at: at })
-        return { wishlistId: id, name, itemCount: 0, createdAt: isoMillis(at), updatedAt: isoMillis(at) }
+        // Lists are shown in creation order (created_at, then the random id): two created in
+        // the same millisecond would come back in either order, so a new list is stamped at
+        // least a millisecond after the owner's latest.
+        const created = named.reduce((latest, r) => Math.max(latest, r.created_at + 1), at)
+        await repo.insertList(trx, shopId, owner, { id, name, name_key: key, created_at: created, updated_at: created })
+        return { wishlistId: id, name, itemCount: 0, createdAt: isoMillis(created), updatedAt: isoMillis(created) }
       })
     },
 
