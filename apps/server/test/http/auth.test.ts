@@ -106,6 +106,19 @@ describe('bearer verification', () => {
     expect(res.headers['www-authenticate']).toContain('invalid_token')
   })
 
+  it('refuses a token carrying the signature of a token accepted (and cached) before', async () => {
+    const token = await shop.adminToken()
+    expect((await get(token)).status).toBe(200)
+    const [, payload, signature] = token.split('.')
+    const forgedHeader = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url')
+    for (const forged of [`${forgedHeader}.${payload}.${signature}`, `${token.split('.')[0]}.${payload}x.${signature}`]) {
+      const res = await get(forged)
+      expect(res.status).toBe(401)
+      expect(res.body.error.code).toBe('INVALID_TOKEN')
+    }
+    expect((await get(token)).status).toBe(200)
+  })
+
   it('answers 401 TOKEN_EXPIRED past exp', async () => {
     const res = await get(await forgeToken(claims(), { exp: Math.floor(Date.now() / 1000) - 10 }))
     expect(res.status).toBe(401)
