@@ -18,16 +18,23 @@ export function drainKeepAliveGracefully(server: Server): void {
     open.set(socket, new Set())
     socket.once('close', () => open.delete(socket))
   })
+  // Answered responses are dropped from a connection's set when its next request arrives
+  // or when the server closes, rather than by a 'close' listener on every response (adding
+  // and removing it was measurable per request).
+  const settle = (pending: Set<ServerResponse>) => {
+    for (const res of pending) if (res.writableFinished || res.destroyed) pending.delete(res)
+  }
   server.on('request', (req, res: ServerResponse) => {
     const pending = open.get(req.socket)
     if (pending === undefined) return
+    if (pending.size > 0) settle(pending)
     pending.add(res)
     if (draining) res.shouldKeepAlive = false
-    res.once('close', () => pending.delete(res))
   })
   server.closeIdleConnections = () => {
     draining = true
     for (const [socket, pending] of open) {
+      settle(pending)
       if (pending.size === 0) socket.destroy()
       else for (const res of pending) if (!res.headersSent) res.shouldKeepAlive = false
     }
