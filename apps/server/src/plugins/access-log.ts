@@ -1,42 +1,19 @@
 /**
  * One "request completed" line per request, at info level, the same JSON record pino writes
  * for `request.log.info({req, res, responseTime}, 'request completed')` (the URL with share
- * tokens redacted, no headers), serialized by a schema compiled once instead of pino's
- * generic walk over the object (bench profile of the GET page: the line cost about 7% of
- * the request's CPU through pino, mostly key-by-key stringification and the request
- * serializer). It goes to the logger's own stream, so it keeps its place among the other
+ * tokens redacted, no headers), written field by field into one template: its shape is
+ * fixed, strings go through JSON.stringify (JSON's quoting and escapes), numbers are
+ * finite. Through pino's generic walk over the object the line cost about 7% of a GET
+ * page's CPU (bench profile); a compiled fast-json-stringify schema took 0.62 µs per line,
+ * this template 0.43 µs (microbenchmark of the two on the same records, same output). A
+ * test compares the line with pino's own, key order included. It goes to the logger's own stream, so it keeps its place among the other
  * lines; a logger without a stream (logging off) or above info writes nothing.
  */
-import fastJson from 'fast-json-stringify'
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { pino } from 'pino'
 
 const INFO = 30
-
-/**
- * The record after pino's prefix (level, time, the logger's bindings such as pid and
- * hostname, which pino keeps pre-serialized): the request id, the fields, msg.
- */
-const serializeFields = fastJson({
-  type: 'object',
-  properties: {
-    reqId: { type: 'string' },
-    req: {
-      type: 'object',
-      properties: {
-        method: { type: 'string' },
-        url: { type: 'string' },
-        host: { type: 'string' },
-        remoteAddress: { type: 'string' },
-        remotePort: { type: 'integer' },
-      },
-    },
-    res: { type: 'object', properties: { statusCode: { type: 'integer' } } },
-    responseTime: { type: 'number' },
-    msg: { type: 'string' },
-  },
-})
 
 /** A share token in a URL is a bearer credential: logged URLs carry a placeholder instead. */
 function redactUrl(url: string): string {
@@ -70,15 +47,17 @@ function pinoOf(logger: FastifyBaseLogger): { logger: pino.Logger; stream: LineS
   return { logger: logger as pino.Logger, stream, bindings }
 }
 
+const str = JSON.stringify
+
 function accessLine(request: FastifyRequest, reply: FastifyReply, bindings: string): string {
-  const fields = serializeFields({
-    reqId: request.id,
-    req: serializeRequest(request),
-    res: { statusCode: reply.statusCode },
-    responseTime: reply.elapsedTime,
-    msg: 'request completed',
-  })
-  return `{"level":${INFO},"time":${Date.now()}${bindings},${fields.slice(1)}\n`
+  const req = serializeRequest(request)
+  // Like pino (and JSON.stringify), fields without a value are left out.
+  let line = `{"level":${INFO},"time":${Date.now()}${bindings},"reqId":${str(request.id)},"req":{"method":${str(req.method)},"url":${str(req.url)}`
+  if (req.host !== undefined) line += `,"host":${str(req.host)}`
+  if (req.remoteAddress !== undefined) line += `,"remoteAddress":${str(req.remoteAddress)}`
+  if (req.remotePort !== undefined) line += `,"remotePort":${req.remotePort}`
+  const took = reply.elapsedTime
+  return `${line}},"res":{"statusCode":${reply.statusCode}},"responseTime":${Number.isFinite(took) ? took : null},"msg":"request completed"}\n`
 }
 
 export const accessLogPlugin = fp(

@@ -31,8 +31,10 @@ describe('logs', () => {
       const created = await app.services.shops.create({ domain: 'logs-shape.myshopify.com', plan: 'starter' })
       await app.inject({ method: 'GET', url: '/v1/wishlists/shared/tok_secret-share-token?x=1', headers: { host: 'shop.example:8080' } })
       await app.inject({ method: 'GET', url: '/v1/wishlists/me?limit=5', headers: { 'x-storefront-key': created.shop.storefrontKey, 'x-guest-id': 'guest-12345678' } })
+      // Characters JSON must escape in the URL (inject percent-encodes quotes, not a backslash) and the Host header.
+      await app.inject({ method: 'GET', url: '/v1/nothing?q=back\\slash', headers: { host: 'odd"host\\:1' } })
       const completed = lines.filter((l) => l.includes('"msg":"request completed"'))
-      expect(completed).toHaveLength(2)
+      expect(completed).toHaveLength(3)
       // The same record through pino itself: its child logger, its serializers, its key order.
       const reference: string[] = []
       const sink = new Writable({ write: (chunk, _enc, done) => done(void reference.push(chunk.toString())) })
@@ -45,6 +47,7 @@ describe('logs', () => {
         expect(Object.keys(record)).toEqual(Object.keys(expected))
         expect({ ...record, time: 0 }).toEqual({ ...expected, time: 0 })
       }
+      expect((JSON.parse(completed[2] as string) as { req: { url: string; host: string } }).req).toMatchObject({ url: '/v1/nothing?q=back\\slash', host: 'odd"host\\:1' })
       const [shared, page] = completed.map((l) => JSON.parse(l) as { req: { url: string; host: string; method: string }; res: { statusCode: number } })
       expect(shared?.req).toMatchObject({ method: 'GET', url: '/v1/wishlists/shared/[redacted]?x=1', host: 'shop.example:8080' })
       expect(shared?.res.statusCode).toBe(404)
