@@ -11,7 +11,7 @@
  *   npm run bench                         # full: 1M analytics events, 8 s per scenario
  *   npm run bench -- --quick              # development: 10k events, 3 s per scenario
  *   npm run bench -- --backends sqlite --scenarios get-page,guest-get --duration 5
- *   npm run bench -- --customers 1000000 --scenarios get-page --out bench/results/scale-1m.json
+ *   npm run bench -- --customers 1000000 --compare-customers 10000 --scenarios get-page,guest-get --out bench/results/scale-1m.json
  *
  * Flags (env in brackets): --duration s [BENCH_DURATION], --warmup s [BENCH_WARMUP], --max-warmup s
  * [BENCH_MAX_WARMUP] (after --warmup, 1 s slices until the server's CPU per answer is steady),
@@ -21,7 +21,8 @@
  * --data-dir [BENCH_DATA_DIR], --out path, --reseed (rebuild the dataset templates),
  * --cpu-prof dir (the service writes a V8 CPU profile per backend there), --processes n
  * [BENCH_PROCESSES] (service processes for get-page, add-remove and guest-get, whose median
- * run is reported; 3, or 1 with --quick).
+ * run is reported; 3, or 1 with --quick), --compare-customers n [BENCH_COMPARE_CUSTOMERS]
+ * (those scenarios also on an n-customer dataset, processes alternating: machine.scale).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -61,6 +62,7 @@ const { values: flags } = parseArgs({
     scenarios: { type: 'string' },
     'analytics-events': { type: 'string' },
     customers: { type: 'string' },
+    'compare-customers': { type: 'string' },
     'webhook-events': { type: 'string' },
     'pg-url': { type: 'string' },
     'data-dir': { type: 'string' },
@@ -84,6 +86,13 @@ const opts = {
   scenarios: (flags.scenarios ?? env.BENCH_SCENARIOS ?? SCENARIOS.join(',')).split(',') as ScenarioName[],
   analyticsEvents: num(flags['analytics-events'], env.BENCH_ANALYTICS_EVENTS, quick ? 10_000 : 1_000_000),
   customers: num(flags.customers, env.BENCH_CUSTOMERS, quick ? 1_000 : 10_000),
+  /**
+   * With --compare-customers N: the repeated scenarios also run on a dataset of N customers,
+   * its service processes alternating with the main dataset's, so the scale comparison
+   * (issue 10: the GET page ratio at 1M customers within 10% of small data) is measured in
+   * one run, between the same ceilings.
+   */
+  compareCustomers: num(flags['compare-customers'], env.BENCH_COMPARE_CUSTOMERS, 0),
   webhookEvents: num(flags['webhook-events'], env.BENCH_WEBHOOK_EVENTS, quick ? 500 : 2_000),
   pgUrl: flags['pg-url'] ?? env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
   dataDir: resolve(flags['data-dir'] ?? env.BENCH_DATA_DIR ?? join(serverDir, 'bench/data')),
@@ -303,13 +312,18 @@ async function runService(backend: BenchBackend, run: RunDatabase, info: Dataset
   return { figures, rssPeakMb }
 }
 
+/** The run with the median req/s, whole (its latencies and CPU with it). */
+const medianRun = (all: LoadFigures[]) => [...all].sort((a, b) => a.rps - b.rps)[Math.floor((all.length - 1) / 2)] as LoadFigures
+
 async function runBackend(backend: BenchBackend, bodyFile: string, needBody: boolean): Promise<BackendResult> {
-  const prepare = () => prepareRunDatabase(backend, { analyticsEvents: opts.analyticsEvents, customers: opts.customers }, { dataDir: opts.dataDir, pgUrl: opts.pgUrl, reseed: flags.reseed === true, log })
+  const prepareWith = (customers: number) => () =>
+    prepareRunDatabase(backend, { analyticsEvents: opts.analyticsEvents, customers }, { dataDir: opts.dataDir, pgUrl: opts.pgUrl, reseed: flags.reseed === true, log })
+  const prepare = prepareWith(opts.customers)
   const { run, info, seeded } = await prepare()
   if (seeded) log(`${backend}: seed times ${JSON.stringify(info.seedMs)}`)
   const runs = new Map<ScenarioName, LoadFigures[]>()
-  const keep = (figures: Map<ScenarioName, LoadFigures>) => {
-    for (const [name, f] of figures) runs.set(name, [...(runs.get(name) ?? []), f])
+  const keep = (figures: Map<ScenarioName, LoadFigures>, into = runs) => {
+    for (const [name, f] of figures) into.set(name, [...(into.get(name) ?? []), f])
   }
   let rssPeakMb = 0
   try {
@@ -328,26 +342,47 @@ async function runBackend(backend: BenchBackend, bodyFile: string, needBody: boo
     await run.drop()
   }
   const repeated = opts.scenarios.filter((s) => REPEATED.includes(s))
-  for (let p = 1; p < opts.processes && repeated.length > 0; p++) {
-    const copy = await prepare()
+  /** One more service process on a fresh copy of a dataset, running the repeated scenarios. */
+  const again = async (prepareCopy: typeof prepare, label: string, into: typeof runs) => {
+    const copy = await prepareCopy()
     try {
-      log(`  ${backend}: service process ${p + 1} of ${opts.processes}`)
-      const again = await runService(backend, copy.run, copy.info, repeated)
-      keep(again.figures)
-      rssPeakMb = Math.max(rssPeakMb, again.rssPeakMb)
+      log(`  ${backend}: service process, ${label}`)
+      const more = await runService(backend, copy.run, copy.info, repeated)
+      keep(more.figures, into)
+      rssPeakMb = Math.max(rssPeakMb, more.rssPeakMb)
     } finally {
       await copy.run.drop()
     }
   }
+  // The comparison dataset's processes alternate with the main one's: main, compare, main, compare...
+  const compared = new Map<ScenarioName, LoadFigures[]>()
+  for (let p = 0; p < opts.processes && repeated.length > 0; p++) {
+    if (p > 0) await again(prepare, `${p + 1} of ${opts.processes}`, runs)
+    if (opts.compareCustomers > 0) await again(prepareWith(opts.compareCustomers), `${opts.compareCustomers.toLocaleString('en')} customers, ${p + 1} of ${opts.processes}`, compared)
+  }
   rssByBackend[backend] = Math.round(rssPeakMb)
   const figures = new Map<ScenarioName, LoadFigures>()
   for (const [name, all] of runs) {
-    // The run with the median req/s, whole (its latencies and CPU with it).
-    figures.set(name, [...all].sort((a, b) => a.rps - b.rps)[Math.floor((all.length - 1) / 2)] as LoadFigures)
+    figures.set(name, medianRun(all))
     if (all.length > 1) runsRps[`${backend}/${name}`] = all.map((f) => round(f.rps))
+  }
+  for (const [name, all] of compared) {
+    const main = figures.get(name)
+    if (main === undefined) continue
+    const small = medianRun(all)
+    scale[`${backend}/${name}`] = {
+      [`rps_${opts.compareCustomers}`]: round(small.rps),
+      [`rps_${opts.customers}`]: round(main.rps),
+      // Both against the same ceilings, so the ratios' change is the req/s change.
+      change: Math.round((main.rps / small.rps - 1) * 1000) / 1000,
+      [`cpu_us_${opts.compareCustomers}`]: round(small.cpu_us),
+      [`cpu_us_${opts.customers}`]: round(main.cpu_us),
+      [`runs_rps_${opts.compareCustomers}`]: all.map((f) => round(f.rps)),
+    }
   }
   return { backend, figures }
 }
+const scale: Record<string, Record<string, number | number[]>> = {}
 const runsRps: Record<string, number[]> = {}
 const logCeiling = (c: LoadFigures) => log(`  ceiling  ${Math.round(c.rps)} req/s  p50 ${c.p50_ms.toFixed(2)} ms  p99 ${c.p99_ms.toFixed(2)} ms  server CPU ${Math.round(c.cpu_us)} µs/request`)
 const rssByBackend: Partial<Record<BenchBackend, number>> = {}
@@ -420,6 +455,8 @@ async function main(): Promise<void> {
     service_processes: opts.processes,
     // Every process's req/s of the repeated scenarios; the table shows the median run.
     runs_rps: runsRps,
+    // With --compare-customers: the repeated scenarios on the comparison dataset, and the change.
+    ...(opts.compareCustomers > 0 ? { scale: { compare_customers: opts.compareCustomers, ...scale } } : {}),
     server_cpu_us_per_request: Object.fromEntries(results.flatMap((r) => [...r.figures].filter(([, f]) => Number.isFinite(f.cpu_us)).map(([name, f]) => [`${r.backend}/${name}`, round(f.cpu_us)]))),
     ceiling_body_bytes: Buffer.byteLength(readBody(bodyFile)),
     date: new Date().toISOString(),
@@ -431,6 +468,9 @@ async function main(): Promise<void> {
 
   const lines = ['| scenario | backend | req/s | p50 ms | p99 ms | ratio |', '|---|---|---:|---:|---:|---:|']
   for (const r of rows) lines.push(`| ${r.name} | ${r.backend} | ${r.rps.toLocaleString('en')} | ${r.p50_ms ?? '–'} | ${r.p99_ms ?? '–'} | ${r.ratio.toFixed(3)} |`)
+  for (const [key, c] of Object.entries(scale)) {
+    lines.push(`scale ${key}: ${opts.compareCustomers.toLocaleString('en')} customers ${String(c[`rps_${opts.compareCustomers}`])} req/s, ${opts.customers.toLocaleString('en')} customers ${String(c[`rps_${opts.customers}`])} req/s, change ${((c.change as number) * 100).toFixed(1)}%`)
+  }
   process.stdout.write(`\n${lines.join('\n')}\n\nwritten to ${opts.out} (${machine.wall_s} s)\n`)
 
   if (opts.csvItems > 0) {
