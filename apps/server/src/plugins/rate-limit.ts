@@ -7,14 +7,16 @@
  * the widget's assets) and unknown URLs are not counted.
  *
  * In process by default: a map of windows, counted synchronously. Shared by every node
- * through Redis when configured: one round trip per request (a Lua script: INCR, and
- * PEXPIRE when the window is new, else PTTL), as @fastify/rate-limit's Redis store does. A
- * Redis outage must not take the API down with it: requests pass unlimited until it is back.
+ * through Redis when configured: one round trip per request (a Lua script: INCR and PTTL,
+ * and PEXPIRE when the window is new or has lost its expiry), the semantics of
+ * @fastify/rate-limit's Redis store. A Redis outage must not take the API down with it:
+ * requests pass unlimited until it is back.
  *
  * Why not @fastify/rate-limit, which this replaced: its hook is an async function that
  * awaits the key generator, the per-bucket maximum and the store, each a promise turn, on
  * every request. Bench, GET page on SQLite (two service processes loaded in alternating
- * slices, both ways round): the limiter cost 2.4–2.8 µs of the 25 µs of CPU per request.
+ * slices, both ways round): this plugin costs 0.4–0.8 µs less per request of about 25 µs
+ * (the library's whole limiter, headers included, cost 2.4–2.8 µs).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
