@@ -157,7 +157,8 @@ export function cachedBody(bodies: CachedBodies, key: string, version: () => Pro
  * A 200 answered with a cached body: `build` gets the route's own serializer (its response
  * schema, `{ok: true, data}`) and returns the bytes, which Fastify sends as they are. A body
  * confirmed by the change stamp is sent at once, without a promise (the route handler
- * returns nothing then, the send is done); otherwise the reply is sent when the returned promise settles.
+ * returns nothing then, the send is done); otherwise the reply is sent when the returned
+ * promise settles.
  */
 export function sendCachedBody(reply: FastifyReply, build: (serialize: (data: unknown) => string) => Buffer | Promise<Buffer>): undefined | Promise<void> {
   const body = build((data) => reply.serialize({ ok: true, data }) as string)
