@@ -7,6 +7,7 @@
  *
  *   SOAK_SECONDS=300 npm run test:faults          # the 5-minute variant
  *   SOAK_DATABASE_URL=postgres://… npm run test:faults   # on PostgreSQL (a fresh schema's URL)
+ *   SOAK_RATE=1300 npm run test:faults            # a fixed rate instead of half the capacity (to compare builds)
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -92,7 +93,7 @@ async function main(): Promise<number> {
     }),
   )
   const capacity = done / CAPACITY_SECONDS
-  const rate = Math.max(1, Math.round(capacity / 2))
+  const rate = Number(process.env.SOAK_RATE ?? Math.max(1, Math.round(capacity / 2)))
   latencies.length = 0
   console.log(`capacity ≈ ${capacity.toFixed(0)} req/s (closed loop, ${CONCURRENCY} clients, ${CAPACITY_SECONDS} s); soak at ${rate} req/s for ${SOAK_SECONDS} s`)
 
