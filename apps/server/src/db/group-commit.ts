@@ -160,6 +160,8 @@ export class GroupCommitSqliteDriver implements Driver {
   async #beginImmediate(): Promise<void> {
     const deadline = Date.now() + this.#busyTimeoutMs
     for (let pause = 1; ; pause = Math.min(pause * 2, 50)) {
+      // Through db.pragma() each time: SQLite applies this pragma when it prepares the
+      // statement, so a prepared one run again changes nothing (the lock-wait test fails).
       this.#sqlite.pragma('busy_timeout = 0')
       try {
         this.#run('BEGIN IMMEDIATE')
