@@ -29,6 +29,8 @@ export interface Config {
     /** Run the delivery worker inside the server process. */
     workerEnabled: boolean
   }
+  /** How often the background applier moves pending analytics facts into the rollups (modules/analytics/facts-applier.ts). */
+  analyticsApplyIntervalMs: number
   logLevel: string
   /** In-process cache of serialized GET pages (modules/wishlists/page-cache.ts), in MB; 0 turns it off. */
   pageCacheMb: number
@@ -133,6 +135,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollIntervalMs: int(env, 'WEBHOOK_POLL_INTERVAL_MS', 1000, 10, 60_000),
       workerEnabled: env.WEBHOOK_WORKER !== 'off',
     },
+    analyticsApplyIntervalMs: int(env, 'ANALYTICS_APPLY_INTERVAL_MS', 200, 10, 60_000),
     logLevel: env.LOG_LEVEL || 'info',
     pageCacheMb: int(env, 'PAGE_CACHE_MB', 32, 0, 65_536),
   }

@@ -10,6 +10,7 @@ import type { Config } from './config.js'
 import { openStorage, type Storage } from './db/connect.js'
 import { migrateToLatest } from './db/migrate.js'
 import { drainKeepAliveGracefully } from './lib/keep-alive-drain.js'
+import { createFactsApplier, type FactsApplier } from './modules/analytics/facts-applier.js'
 import { createWebhookWorker, type WebhookWorker } from './modules/webhooks/webhook-worker.js'
 
 export interface RunningServer {
@@ -17,6 +18,8 @@ export interface RunningServer {
   storage: Storage
   /** The embedded webhook delivery worker (absent with WEBHOOK_WORKER=off). */
   worker: WebhookWorker | undefined
+  /** Moves pending analytics facts into the rollups in the background. */
+  factsApplier: FactsApplier
   address: string
   close(): Promise<void>
 }
@@ -38,6 +41,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const worker = config.webhooks.workerEnabled
     ? createWebhookWorker({ storage, webhooks: config.webhooks, sender: app.services.webhookSender, log: app.log.child({ component: 'webhook-worker' }) })
     : undefined
+  const factsApplier = createFactsApplier({ db: storage.db, intervalMs: config.analyticsApplyIntervalMs, log: app.log.child({ component: 'analytics-applier' }) })
   let closed = false
   const close = async () => {
     if (closed) return
@@ -45,6 +49,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     // The attempts in flight finish (the worker shares the app's HTTP sender); events
     // that requests still enqueue stay in the outbox for the next start.
     await worker?.stop()
+    await factsApplier.stop()
     await app.close()
     redis?.disconnect()
     await storage.destroy()
@@ -52,7 +57,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   drainKeepAliveGracefully(app.server)
   const address = await app.listen({ port: config.port, host: config.host })
   worker?.start()
-  return { app, storage, worker, address, close }
+  factsApplier.start()
+  return { app, storage, worker, factsApplier, address, close }
 }
 
 /** Runs until SIGTERM/SIGINT; `onListening` prints whatever the caller wants once the port accepts. */

@@ -7,6 +7,7 @@ import * as m0003 from './migrations/0003_webhooks.js'
 import * as m0004 from './migrations/0004_reviews.js'
 import * as m0005 from './migrations/0005_analytics.js'
 import * as m0006 from './migrations/0006_owner_versions.js'
+import * as m0007 from './migrations/0007_analytics_inbox.js'
 
 interface BackendMigration {
   up(db: Kysely<unknown>, backend: Backend): Promise<void>
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, BackendMigration> = {
   '0004_reviews': m0004,
   '0005_analytics': m0005,
   '0006_owner_versions': m0006,
+  '0007_analytics_inbox': m0007,
 }
 
 class StaticProvider implements MigrationProvider {

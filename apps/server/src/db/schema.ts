@@ -59,6 +59,9 @@ export interface AnalyticsEventsTable {
   occurred_at: number
 }
 
+/** Facts committed and not yet applied to the log and rollups (migration 0007). */
+export type AnalyticsInboxTable = AnalyticsEventsTable
+
 export type OwnerType = 'customer' | 'guest'
 export type AnalyticsFactType = 'add' | 'remove' | 'cart_add' | 'share'
 
@@ -318,6 +321,7 @@ export interface Database {
   api_keys: ApiKeysTable
   outbox: OutboxTable
   analytics_events: AnalyticsEventsTable
+  analytics_inbox: AnalyticsInboxTable
   wishlist_owners: WishlistOwnersTable
   wishlist_lists: WishlistListsTable
   wishlist_items: WishlistItemsTable

@@ -1,6 +1,6 @@
 import type { Db } from '../../src/db/connect.js'
 import type { AnalyticsFactType, OwnerType } from '../../src/db/schema.js'
-import { type AnalyticsFact, recordFacts } from '../../src/modules/analytics/facts.js'
+import { type AnalyticsFact, applyPendingFacts, recordFacts } from '../../src/modules/analytics/facts.js'
 
 export interface Step {
   type: AnalyticsFactType
@@ -9,13 +9,12 @@ export interface Step {
   at: number
   /** For add/remove: the list whose wishlist_items row is inserted or deleted. */
   list?: string
-  /** Pass listId on the remove fact (default true). */
-  withListId?: boolean
 }
 
 /**
  * Plays the wishlist module: in one transaction, writes wishlist_items for each add/remove
- * step and records its fact through recordFacts (as the wishlist module will).
+ * step and records its fact through recordFacts (as the wishlist module does). The facts
+ * stay pending until an analytics read or `applyPendingFacts` applies them.
  */
 export async function applySteps(db: Db, shopId: string, steps: Step[]): Promise<void> {
   await db.transaction().execute(async (trx) => {
@@ -35,15 +34,14 @@ export async function applySteps(db: Db, shopId: string, steps: Step[]): Promise
           .where('product_id', '=', s.productId)
           .execute()
       }
-      facts.push({
-        type: s.type,
-        ownerType: s.owner.type,
-        ownerId: s.owner.id,
-        productId: s.productId,
-        occurredAt: s.at,
-        ...(s.type === 'remove' && s.withListId !== false ? { listId: list } : {}),
-      })
+      facts.push({ type: s.type, ownerType: s.owner.type, ownerId: s.owner.id, productId: s.productId, occurredAt: s.at })
     }
     await recordFacts(trx, shopId, facts)
   })
+}
+
+/** A shop's analytics log as analytics reads see it (its pending facts applied first), filtered by shop. */
+export async function loggedFacts(db: Db, shopId: string) {
+  await applyPendingFacts(db, shopId)
+  return db.selectFrom('analytics_events').where('shop_id', '=', shopId)
 }

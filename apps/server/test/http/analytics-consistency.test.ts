@@ -1,13 +1,15 @@
 /**
  * Exactness against brute force: a generated stream of facts goes through recordFacts (one
- * transaction per fact, with its wishlist_items write) into one shop and through the seed's
- * batch path into another. Every read model must be identical in both, and every endpoint
+ * transaction per fact, with its wishlist_items write, each applied at once) into one shop,
+ * through the seed's batch path into another, and through recordFacts applied in larger
+ * batches into two more. Every read model must be identical in all, and every endpoint
  * must equal what a scan of the raw stream computes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Db } from '../../src/db/connect.js'
 import { conversionRate, dayOf, formatDay, PERIODS, windowStart } from '../../src/modules/analytics/analytics.periods.js'
 import { generateActivity, type SeedEvent, seedAnalytics } from '../../src/modules/analytics/analytics.seed.js'
+import { applyPendingFacts } from '../../src/modules/analytics/facts.js'
 import { applySteps } from '../helpers/analytics.js'
 import { createTestApp, type TestApp, type TestShop } from '../helpers/app.js'
 
@@ -15,6 +17,7 @@ let t: TestApp
 let live: TestShop
 let seeded: TestShop
 let batched: TestShop
+let deferred: TestShop
 const now = Date.now()
 const opts = { events: 250, days: 30, now, seed: 7 }
 const stream: SeedEvent[] = [...generateActivity(opts)].flat()
@@ -24,10 +27,23 @@ beforeAll(async () => {
   live = await t.createShop('growth')
   seeded = await t.createShop('growth')
   batched = await t.createShop('growth')
+  deferred = await t.createShop('growth')
+  const db = t.storage.db
   const steps = stream.map((e) => ({ type: e.type, owner: { type: e.ownerType, id: e.ownerId }, productId: e.productId, at: e.at, list: e.list }))
-  for (const step of steps) await applySteps(t.storage.db, live.id, [step])
-  // Several facts per recordFacts call, as merge, import and list deletion record them.
-  for (let i = 0; i < steps.length; i += 9) await applySteps(t.storage.db, batched.id, steps.slice(i, i + 9))
+  for (const step of steps) {
+    await applySteps(db, live.id, [step])
+    expect(await applyPendingFacts(db, live.id)).toBe(1)
+  }
+  // Several facts per recordFacts call, as merge, import and list deletion record them,
+  // applied three calls at a time.
+  for (let i = 0; i < steps.length; i += 9) {
+    await applySteps(db, batched.id, steps.slice(i, i + 9))
+    if (i % 27 === 18) await applyPendingFacts(db, batched.id)
+  }
+  await applyPendingFacts(db, batched.id)
+  // One fact per transaction, all applied in one batch: the lists have moved on by then.
+  for (const step of steps) await applySteps(db, deferred.id, [step])
+  expect(await applyPendingFacts(db, deferred.id)).toBe(steps.length)
   await seedAnalytics(t.storage.db, seeded.id, opts)
 })
 afterAll(() => t.close())
@@ -91,10 +107,11 @@ describe('analytics read models', () => {
     expect(b).toEqual(a)
   })
 
-  it('recording several facts per call builds the same tables as one fact per call', async () => {
+  it('recording several facts per call, or applying many at once, builds the same tables as one at a time', async () => {
     const a = await readModels(t.storage.db, live.id)
-    const c = await readModels(t.storage.db, batched.id)
-    expect(c).toEqual(a)
+    expect(await readModels(t.storage.db, batched.id)).toEqual(a)
+    expect(await readModels(t.storage.db, deferred.id)).toEqual(a)
+    expect(await t.storage.db.selectFrom('analytics_inbox').select('id').execute()).toEqual([])
   })
 
   it('overview equals a scan of the raw stream for every period', async () => {

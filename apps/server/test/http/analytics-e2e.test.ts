@@ -4,7 +4,8 @@
  * `POST /v1/events` cart.item_added) does; this branch does not carry that endpoint.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { recordFacts } from '../../src/modules/analytics/facts.js'
+import { createFactsApplier } from '../../src/modules/analytics/facts-applier.js'
+import { applyPendingFacts, recordFacts } from '../../src/modules/analytics/facts.js'
 import { createTestApp, type TestApp, type TestShop } from '../helpers/app.js'
 
 let t: TestApp
@@ -88,5 +89,56 @@ describe('analytics through the wishlist API', () => {
     expect(after.totalWishlistedItems).toBe(before.totalWishlistedItems - 2)
     expect(await holders('40')).toBe(1)
     expect(await holders('41')).toBe(0)
+  })
+})
+
+describe('the analytics inbox', () => {
+  const pending = async (shopId: string) => (await t.storage.db.selectFrom('analytics_inbox').select('id').where('shop_id', '=', shopId).execute()).length
+  const logged = async (shopId: string) => (await t.storage.db.selectFrom('analytics_events').select('id').where('shop_id', '=', shopId).execute()).length
+  const dailyAdds = async (shopId: string) =>
+    (await t.storage.db.selectFrom('analytics_daily').select('adds').where('shop_id', '=', shopId).execute()).reduce((n, r) => n + r.adds, 0)
+  const addItems = async (s: TestShop, customer: string, products: string[]) => {
+    const token = await s.customerToken(customer)
+    for (const p of products) expect((await t.call('POST', `/v1/wishlists/${customer}/items`, { token, body: { product_id: p } })).status).toBe(201)
+  }
+
+  it('holds a write’s facts until they are applied, and the next analytics read applies them', async () => {
+    const s = await t.createShop('growth')
+    await addItems(s, '501', ['1', '2', '3'])
+    expect(await pending(s.id)).toBe(3)
+    expect(await logged(s.id)).toBe(0)
+    const token = await s.adminToken()
+    expect((await t.call('GET', '/v1/analytics/overview?period=7d', { token })).body.data.totalWishlistedItems).toBe(3)
+    expect(await pending(s.id)).toBe(0)
+    expect(await logged(s.id)).toBe(3)
+  })
+
+  it('applies each fact once when several appliers run at the same time', async () => {
+    const s = await t.createShop('growth')
+    const products = Array.from({ length: 40 }, (_, i) => String(1000 + i))
+    await addItems(s, '502', products)
+    const applier = createFactsApplier({ db: t.storage.db, intervalMs: 1000, log: { info() {}, warn() {}, error() {} } })
+    const applied = await Promise.all([applyPendingFacts(t.storage.db, s.id), applyPendingFacts(t.storage.db, s.id, { wait: false }), applier.runOnce(), applyPendingFacts(t.storage.db, s.id)])
+    expect(applied.reduce((a, b) => a + b, 0)).toBe(40)
+    expect(await logged(s.id)).toBe(40)
+    expect(await dailyAdds(s.id)).toBe(40)
+    expect(await pending(s.id)).toBe(0)
+  })
+
+  it('the background applier drains every shop’s inbox without a read', async () => {
+    const shops = [await t.createShop('growth'), await t.createShop('growth')]
+    for (const [i, s] of shops.entries()) await addItems(s, '503', ['7', String(8 + i)])
+    const applier = createFactsApplier({ db: t.storage.db, intervalMs: 10, log: { info() {}, warn() {}, error() {} } })
+    applier.start()
+    try {
+      const deadline = Date.now() + 10_000
+      while ((await pending(shops[0]!.id)) + (await pending(shops[1]!.id)) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
+    } finally {
+      await applier.stop()
+    }
+    for (const s of shops) {
+      expect(await pending(s.id)).toBe(0)
+      expect(await dailyAdds(s.id)).toBe(2)
+    }
   })
 })

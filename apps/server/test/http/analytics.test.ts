@@ -165,8 +165,7 @@ describe('GET /v1/analytics/top-products and product/{id}', () => {
     expect(await count()).toBe(1)
     await applySteps(t.storage.db, other.id, [{ type: 'remove', owner, productId: '7', at, list: 'wl_x' }])
     expect(await count()).toBe(1)
-    // Without listId the remove is recorded after the delete and still decides right.
-    await applySteps(t.storage.db, other.id, [{ type: 'remove', owner, productId: '7', at, list: 'default', withListId: false }])
+    await applySteps(t.storage.db, other.id, [{ type: 'remove', owner, productId: '7', at, list: 'default' }])
     expect(await count()).toBe(0)
     expect((await t.call('GET', '/v1/analytics/top-products', { token })).body.data.products).toEqual([])
   })

@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createWebhookWorker } from '../../src/modules/webhooks/webhook-worker.js'
+import { loggedFacts } from '../helpers/analytics.js'
 import { createTestApp, type TestApp, type TestShop } from '../helpers/app.js'
 import { startReceiver } from '../helpers/receiver.js'
 
@@ -112,7 +113,7 @@ describe('cart.item_added', () => {
       { type: 'cart.item_added', customer_id: 'gid://shopify/Customer/31', product_id: `gid://shopify/Product/${productId}`, variant_id: '9' },
       { type: 'cart.item_added', guest_id: 'guest-cart-001', product_id: productId, occurred_at: '2026-01-02T03:04:05.678Z' },
     ])
-    const facts = await t.storage.db.selectFrom('analytics_events').selectAll().where('shop_id', '=', shop.id).where('product_id', '=', productId).orderBy('id').execute()
+    const facts = await (await loggedFacts(t.storage.db, shop.id)).selectAll().where('product_id', '=', productId).orderBy('id').execute()
     expect(facts.map((f) => [f.type, f.owner_type, f.owner_id])).toEqual([
       ['cart_add', 'customer', '31'],
       ['cart_add', 'guest', 'guest-cart-001'],
@@ -285,7 +286,7 @@ describe('order.created', () => {
     expect((await items('21')).total).toBe(1)
     expect((await items('21', gifts)).items).toEqual([])
     expect((await items('22')).items.map((i: { productId: string }) => i.productId)).toEqual([a]) // another customer keeps it
-    const removes = await t.storage.db.selectFrom('analytics_events').selectAll().where('shop_id', '=', s.id).where('type', '=', 'remove').execute()
+    const removes = await (await loggedFacts(t.storage.db, s.id)).selectAll().where('type', '=', 'remove').execute()
     expect(removes.map((r) => [r.owner_id, r.product_id])).toEqual([['21', a], ['21', a]])
     const owner = await t.storage.db.selectFrom('wishlist_owners').select('item_count').where('shop_id', '=', s.id).where('owner_id', '=', '21').executeTakeFirst()
     expect(owner?.item_count).toBe(1)

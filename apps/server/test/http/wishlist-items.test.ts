@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { loggedFacts } from '../helpers/analytics.js'
 import { createTestApp, type TestApp, type TestShop } from '../helpers/app.js'
 
 let t: TestApp
@@ -22,8 +23,8 @@ const add = (customer: string, body: Record<string, unknown>, opts: { token?: st
 const outbox = (shopId: string) =>
   t.storage.db.selectFrom('outbox').select(['event', 'payload']).where('shop_id', '=', shopId).orderBy('created_at').execute()
 
-const facts = (shopId: string, ownerId: string) =>
-  t.storage.db.selectFrom('analytics_events').select(['type', 'product_id', 'owner_type']).where('shop_id', '=', shopId).where('owner_id', '=', ownerId).orderBy('id').execute()
+const facts = async (shopId: string, ownerId: string) =>
+  (await loggedFacts(t.storage.db, shopId)).select(['type', 'product_id', 'owner_type']).where('owner_id', '=', ownerId).orderBy('id').execute()
 
 const ownerRow = (shopId: string, ownerId: string) =>
   t.storage.db.selectFrom('wishlist_owners').select(['owner_type', 'item_count']).where('shop_id', '=', shopId).where('owner_id', '=', ownerId).executeTakeFirst()

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { loggedFacts } from '../helpers/analytics.js'
 import { createTestApp, type TestApp, type TestShop } from '../helpers/app.js'
 
 let t: TestApp
@@ -116,7 +117,7 @@ describe('lists', () => {
     expect(del.body).toEqual({ ok: true, data: { deleted: true } })
     const after = await t.storage.db.selectFrom('outbox').select('event').where('shop_id', '=', shop.id).execute()
     expect(after.length).toBe(before.length)
-    const removes = await t.storage.db.selectFrom('analytics_events').select('product_id').where('shop_id', '=', shop.id).where('owner_id', '=', c).where('type', '=', 'remove').execute()
+    const removes = await (await loggedFacts(t.storage.db, shop.id)).select('product_id').where('owner_id', '=', c).where('type', '=', 'remove').execute()
     expect(removes.map((r) => r.product_id).sort()).toEqual(['1', '2'])
     const owner = await t.storage.db.selectFrom('wishlist_owners').select('item_count').where('shop_id', '=', shop.id).where('owner_id', '=', c).executeTakeFirst()
     expect(owner?.item_count).toBe(1)
@@ -157,7 +158,7 @@ describe('move', () => {
     const a = (await createList(c, 'Dest')).body.data.wishlist.wishlistId
     const added = await t.call('POST', `/v1/wishlists/${c}/items`, { token: admin, body: { product_id: '5', variant_id: '50', handle: 'five', metadata: { k: 'v' } } })
     const events = async () => (await t.storage.db.selectFrom('outbox').select('id').where('shop_id', '=', shop.id).execute()).length
-    const facts = async () => (await t.storage.db.selectFrom('analytics_events').select('id').where('shop_id', '=', shop.id).execute()).length
+    const facts = async () => (await (await loggedFacts(t.storage.db, shop.id)).select('id').execute()).length
     const [e0, f0] = [await events(), await facts()]
     const res = await move(c, { product_id: '5', from: 'default', to: a })
     expect(res.body).toEqual({ ok: true, data: { moved: true } })

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { loggedFacts } from '../helpers/analytics.js'
 import { createTestApp, type TestApp, type TestShop } from '../helpers/app.js'
 
 let t: TestApp
@@ -138,7 +139,7 @@ describe('POST /v1/wishlists/import', () => {
     const token = await s.adminToken()
     await run({ items: [{ customer_id: '1', product_id: '1' }, { customer_id: '2', product_id: '1' }] }, token)
     expect(await t.storage.db.selectFrom('outbox').select('id').where('shop_id', '=', s.id).execute()).toEqual([])
-    const facts = await t.storage.db.selectFrom('analytics_events').select(['type', 'owner_id']).where('shop_id', '=', s.id).orderBy('owner_id').execute()
+    const facts = await (await loggedFacts(t.storage.db, s.id)).select(['type', 'owner_id']).orderBy('owner_id').execute()
     expect(facts).toEqual([
       { type: 'add', owner_id: '1' },
       { type: 'add', owner_id: '2' },

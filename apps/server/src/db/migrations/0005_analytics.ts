@@ -3,7 +3,7 @@ import type { Backend } from '../connect.js'
 
 /**
  * Analytics read models beside the append-only `analytics_events` log (DECISIONS §8).
- * All are maintained by `recordFacts` in the writer's transaction; see
+ * All are maintained by the facts applier (since migration 0007, from `analytics_inbox`); see
  * modules/analytics/facts.ts and docs/architecture.md ("Analytics") for why each is exact.
  * Days are UTC epoch days: floor(epoch ms / 86,400,000).
  */

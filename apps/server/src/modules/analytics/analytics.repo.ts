@@ -13,6 +13,14 @@ export interface Owner {
   id: string
 }
 
+export interface OwnerProduct {
+  owner: Owner
+  productId: string
+}
+
+/** The key of an (owner, product) pair in the sets below. */
+export const pairKey = (ownerType: OwnerType, ownerId: string, productId: string): string => `${ownerType}:${ownerId}\u0000${productId}`
+
 export interface DailyDelta {
   adds: number
   removes: number
@@ -94,12 +102,6 @@ const statements = {
   setLastDay: precompiled(4, (db, shopId: string, ownerType: OwnerType, ownerId: string, day: number) =>
     db.updateTable('analytics_shoppers').set({ last_day: day }).where('shop_id', '=', shopId).where('owner_type', '=', ownerType).where('owner_id', '=', ownerId),
   ),
-  holdsInAnyList: precompiled(4, (db, shopId: string, ownerType: OwnerType, ownerId: string, productId: string) =>
-    ownerItems(db, shopId, ownerType, ownerId).where('product_id', '=', productId).select('product_id').limit(1),
-  ),
-  holdsInOtherList: precompiled(5, (db, shopId: string, ownerType: OwnerType, ownerId: string, productId: string, exceptList: string) =>
-    ownerItems(db, shopId, ownerType, ownerId).where('product_id', '=', productId).where('list_id', '<>', exceptList).select('product_id').limit(1),
-  ),
   release: precompiled(4, (db, shopId: string, ownerType: OwnerType, ownerId: string, productId: string) =>
     db
       .deleteFrom('analytics_holdings')
@@ -140,6 +142,20 @@ const byKey = <T>(items: T[], key: (t: T) => string): Map<string, T[]> => {
   return new Map([...out.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)))
 }
 
+/**
+ * Which of the pairs have a row in `table` (the shop's wishlist items or analytics
+ * holdings): one statement, the pairs as a VALUES list, an index lookup each.
+ */
+async function existingPairs(trx: Transaction<Database>, shopId: string, table: 'wishlist_items' | 'analytics_holdings', pairs: OwnerProduct[]): Promise<Set<string>> {
+  if (pairs.length === 0) return new Set()
+  const values = sql.join(pairs.map((p) => sql`(${p.owner.type}, ${p.owner.id}, ${p.productId})`))
+  const { rows } = await sql<{ owner_type: OwnerType; owner_id: string; product_id: string }>`
+    select v.column1 as owner_type, v.column2 as owner_id, v.column3 as product_id from (values ${values}) as v
+    where exists (select 1 from ${sql.table(table)} t
+      where t.shop_id = ${shopId} and t.owner_type = v.column1 and t.owner_id = v.column2 and t.product_id = v.column3)`.execute(trx)
+  return new Set(rows.map((r) => pairKey(r.owner_type, r.owner_id, r.product_id)))
+}
+
 export function rollupWriter(trx: Transaction<Database>, shopId: string) {
   return {
     /** Adds each delta to its day's rollup row (creating it). Rows are locked in day order. */
@@ -174,20 +190,6 @@ export function rollupWriter(trx: Transaction<Database>, shopId: string) {
       return { from: current.last_day }
     },
 
-    /** Does the owner hold the product in some list, not counting `exceptList`? */
-    async holdsInLists(owner: Owner, productId: string, exceptList: string | undefined): Promise<boolean> {
-      const rows =
-        exceptList === undefined
-          ? await statements.holdsInAnyList(trx, shopId, owner.type, owner.id, productId)
-          : await statements.holdsInOtherList(trx, shopId, owner.type, owner.id, productId, exceptList)
-      return rows.length > 0
-    },
-
-    /** Records that the owner holds the product; true when it did not before. */
-    async hold(owner: Owner, productId: string): Promise<boolean> {
-      return (await this.holdAll([{ owner, productId }])).length > 0
-    },
-
     /** Records that the owner no longer holds the product; true when it did before. */
     async release(owner: Owner, productId: string): Promise<boolean> {
       return (await statements.release(trx, shopId, owner.type, owner.id, productId)).length > 0
@@ -210,6 +212,12 @@ export function rollupWriter(trx: Transaction<Database>, shopId: string) {
       const rows = await ownerItems(trx, shopId, owner.type, owner.id).select('product_id').distinct().execute()
       return rows.map((r) => r.product_id)
     },
+
+    /** The pairs whose owner holds the product in some list now, as `pairKey`s. */
+    listedPairs: (pairs: OwnerProduct[]) => existingPairs(trx, shopId, 'wishlist_items', pairs),
+
+    /** The pairs in the analytics holdings set, as `pairKey`s. */
+    heldPairs: (pairs: OwnerProduct[]) => existingPairs(trx, shopId, 'analytics_holdings', pairs),
 
     /** Adds to the pending set, in key order; equal keys (same owner, product and time) add up. */
     async addPending(adds: PendingAdd[]): Promise<void> {

@@ -4,8 +4,8 @@
  * `generateActivity` simulates a year of a shop's wishlist traffic, in time order: owners
  * (customers and guests) add, remove, share and cart-add, with skewed owner activity and
  * product popularity, weekly rhythm and growth. `RollupFold` applies the same rules as
- * `recordFacts` to that stream in memory (the documented batch path: recordFacts issues a
- * few statements per fact, far too slow for a million), and `seedAnalytics` bulk-inserts
+ * the facts applier (facts.ts) to that stream in memory (writing a million facts through
+ * the inbox would take minutes), and `seedAnalytics` bulk-inserts
  * the log, every rollup table and the resulting wishlist items. A test feeds one stream
  * through both paths and requires identical tables.
  */
@@ -163,7 +163,7 @@ export function* generateActivity(opts: ActivityOptions): Generator<SeedEvent[]>
   }
 }
 
-/** The rules of `recordFacts`, applied in memory to a whole stream of facts. */
+/** The rules of the facts applier (facts.ts), applied in memory to a whole stream of facts. */
 export class RollupFold {
   readonly daily = new Map<number, DailyDelta>()
   readonly seen = new Set<string>()

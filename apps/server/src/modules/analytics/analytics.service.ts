@@ -1,7 +1,7 @@
 /**
- * Admin analytics (DECISIONS §8), answered from the rollups `recordFacts` maintains: each
- * read touches at most one rollup row per day of the history (or `limit` index entries),
- * never the event log.
+ * Admin analytics (DECISIONS §8), answered from the rollups (facts.ts): each read first
+ * applies the shop's pending facts, so it includes every committed write, then touches at
+ * most one rollup row per day of the history (or `limit` index entries), never the event log.
  */
 import type { Db } from '../../db/connect.js'
 import { normalizePlatformId } from '../../lib/platform-ids.js'
@@ -9,6 +9,7 @@ import { now as systemNow } from '../../lib/time.js'
 import type { RequestContext } from '../auth/auth.types.js'
 import { conversionRate, dayOf, formatDay, type Period, windowStart } from './analytics.periods.js'
 import { createAnalyticsRepo } from './analytics.repo.js'
+import { applyPendingFacts } from './facts.js'
 
 export interface DailyEntry {
   date: string
@@ -25,7 +26,9 @@ export function createAnalyticsService(deps: { db: Db; now?: () => number }) {
   const repo = createAnalyticsRepo(deps.db)
   const clock = deps.now ?? systemNow
 
+  /** The window's first day; applies the shop's pending facts first (overview and daily call it). */
   async function start(shopId: string, period: Period, today: number): Promise<number | null> {
+    await applyPendingFacts(deps.db, shopId)
     return windowStart(period, today, period === 'all' ? await repo.firstDay(shopId) : null)
   }
 
@@ -63,11 +66,16 @@ export function createAnalyticsService(deps: { db: Db; now?: () => number }) {
       return out
     },
 
-    topProducts: (ctx: Ctx, limit: number) => repo.topProducts(ctx.shop.id, limit),
+    async topProducts(ctx: Ctx, limit: number) {
+      await applyPendingFacts(deps.db, ctx.shop.id)
+      return repo.topProducts(ctx.shop.id, limit)
+    },
 
     async productStats(ctx: Ctx, productId: string) {
       const id = normalizePlatformId(productId)
-      return { wishlistCount: id === null ? 0 : await repo.holders(ctx.shop.id, id) }
+      if (id === null) return { wishlistCount: 0 }
+      await applyPendingFacts(deps.db, ctx.shop.id)
+      return { wishlistCount: await repo.holders(ctx.shop.id, id) }
     },
   }
 }

@@ -1,8 +1,9 @@
 /**
- * Analytics facts (DECISIONS §8): append-only, written in the same transaction as the
- * wishlist change they describe. Wishlist operations, merge, import, list deletion and the
- * events intake (cart adds) all record through this one function, so whatever the
- * analytics module maintains beside the log is updated here, inside that same transaction:
+ * Analytics facts (DECISIONS §8): an append-only log kept with rollups. Wishlist operations,
+ * merge, import, list deletion, sharing and the events intake (cart adds) all record
+ * through `recordFacts`, in the transaction of the change they describe: it writes them to
+ * `analytics_inbox`, one row each. `applyPendingFacts` moves them from there, a batch at a
+ * time and in inbox order, into the `analytics_events` log and these read models:
  *
  * - `analytics_daily` per (shop, UTC day): adds, removes, distinct shoppers of the day,
  *   `last_seen` (owners whose latest wishlist event is that day) and `converted` (adds of
@@ -12,22 +13,33 @@
  * - `analytics_holdings` + `analytics_product_holders`: distinct owners now holding a product;
  * - `analytics_pending_adds`: adds not yet followed by a cart add of the same product.
  *
+ * Why two steps: keeping the rollups inside every write cost a single add or remove about
+ * a dozen statements and serialised all of a shop's writers on its day row (bench,
+ * add+remove). Applied in batches, the facts of many writes share each statement, and an
+ * add and a remove of the same product in one batch cancel out of the holdings.
+ *
+ * Every answer still includes every committed write: analytics reads (and privacy export
+ * and erasure) apply the shop's pending facts before they read, and the background applier
+ * (facts-applier.ts) keeps the inbox short. One applier at a time per shop: SQLite
+ * serialises transactions, PostgreSQL takes a per-shop advisory lock, and a batch leaves
+ * the inbox in the transaction that applies it, so each fact is applied exactly once.
+ *
  * Wishlist events are add, remove and share; a cart add is not one (it only converts adds).
  * A fact stamped later than the server clock is recorded at the server's "now": analytics
  * never holds a day after today, which is what keeps `activeShoppers` exact (see
- * docs/architecture.md, "Analytics").
- *
- * Callers: record one `add` per list insert and one `remove` per list removal, after the
- * write or before it. Give `listId` on removes so the holder count knows which list the
- * item left; without it, record the remove after the delete. Code that deletes items
- * without recording removes (customer erasure) calls `syncHoldings` afterwards.
+ * docs/architecture.md, "Analytics"). The holdings follow the owner's lists as they are
+ * when a batch is applied (a fact says which pairs to look at), so they never depend on
+ * the order in which concurrent PostgreSQL transactions committed; the other read models
+ * are sums and maxima. Code that deletes items without recording removes (customer
+ * erasure) calls `syncHoldings` afterwards.
  */
-import type { Insertable, Transaction } from 'kysely'
-import { rowsStatement } from '../../db/precompiled.js'
+import { type Insertable, type Kysely, sql, type Transaction } from 'kysely'
+import { backendOf } from '../../db/dialect.js'
+import { precompiled, rowsStatement } from '../../db/precompiled.js'
 import type { AnalyticsFactType, Database, OwnerType } from '../../db/schema.js'
 import { now } from '../../lib/time.js'
 import { dayOf } from './analytics.periods.js'
-import { type DailyDelta, type Owner, type PendingAdd, type RollupWriter, rollupWriter } from './analytics.repo.js'
+import { type DailyDelta, type Owner, type OwnerProduct, type PendingAdd, pairKey, type RollupWriter, rollupWriter } from './analytics.repo.js'
 
 export interface AnalyticsFact {
   type: AnalyticsFactType
@@ -35,8 +47,6 @@ export interface AnalyticsFact {
   ownerId: string
   productId: string
   occurredAt: number
-  /** For `remove`: the list the item left (makes the holder count independent of write order). */
-  listId?: string
 }
 
 const isWishlistEvent = (type: AnalyticsFactType): boolean => type !== 'cart_add'
@@ -56,31 +66,98 @@ function bump(map: Map<string, number>, key: string, by: number): void {
   map.set(key, (map.get(key) ?? 0) + by)
 }
 
-const insertEvents = rowsStatement(['shop_id', 'type', 'owner_type', 'owner_id', 'product_id', 'occurred_at'], (db, rows: Insertable<Database['analytics_events']>[]) =>
-  db.insertInto('analytics_events').values(rows),
-)
+type FactRow = Insertable<Database['analytics_events']>
+const COLUMNS = ['shop_id', 'type', 'owner_type', 'owner_id', 'product_id', 'occurred_at'] as const
+const insertInbox = rowsStatement(COLUMNS, (db, rows: FactRow[]) => db.insertInto('analytics_inbox').values(rows))
+const insertEvents = rowsStatement(COLUMNS, (db, rows: FactRow[]) => db.insertInto('analytics_events').values(rows))
 
+/** Facts taken off the inbox per batch (and per transaction of `applyPendingFacts`). */
+export const APPLY_BATCH = 500
+
+const statements = {
+  anyPending: precompiled(1, (db, shopId: string) => db.selectFrom('analytics_inbox').select('id').where('shop_id', '=', shopId).limit(1)),
+  /** Deletes the shop's oldest `limit` pending facts and returns them (in no particular order). */
+  take: precompiled(2, (db, shopId: string, limit: number) =>
+    db
+      .deleteFrom('analytics_inbox')
+      .where('id', 'in', (eb) => eb.selectFrom('analytics_inbox').select('id').where('shop_id', '=', shopId).orderBy('id').limit(limit))
+      .returning(['id', 'type', 'owner_type', 'owner_id', 'product_id', 'occurred_at']),
+  ),
+}
+
+/** Records facts in the caller's transaction: they are applied once it has committed. */
 export async function recordFacts(trx: Transaction<Database>, shopId: string, facts: AnalyticsFact[]): Promise<void> {
   if (facts.length === 0) return
   const clock = now()
-  const at = facts.map((f) => Math.min(f.occurredAt, clock))
+  await insertInbox(
+    trx,
+    facts.map((f) => ({ shop_id: shopId, type: f.type, owner_type: f.ownerType, owner_id: f.ownerId, product_id: f.productId, occurred_at: Math.min(f.occurredAt, clock) })),
+  )
+}
+
+/**
+ * Makes this transaction the shop's only applier: on PostgreSQL a transaction-scoped
+ * advisory lock (waiting for it, or false at once when `wait` is false); SQLite runs one
+ * transaction at a time anyway.
+ */
+async function lockShop(trx: Transaction<Database>, shopId: string, wait: boolean): Promise<boolean> {
+  if (backendOf(trx) !== 'postgres') return true
+  const key = `wishlist.analytics:${shopId}`
+  if (wait) {
+    await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx)
+    return true
+  }
+  const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(hashtextextended(${key}, 0)) as locked`.execute(trx)
+  return rows[0]?.locked === true
+}
+
+/** Takes one batch off the shop's inbox and applies it; returns its size. */
+async function applyBatch(trx: Transaction<Database>, shopId: string): Promise<number> {
+  const rows = await statements.take(trx, shopId, APPLY_BATCH)
+  await applyFacts(
+    trx,
+    shopId,
+    rows.sort((a, b) => a.id - b.id),
+  )
+  return rows.length
+}
+
+/**
+ * Applies every fact of the shop committed before the call, a batch per transaction; with
+ * `wait: false` it returns as soon as another applier holds the shop. Returns how many.
+ */
+export async function applyPendingFacts(db: Kysely<Database>, shopId: string, opts: { wait?: boolean } = {}): Promise<number> {
+  let total = 0
+  // A batch smaller than APPLY_BATCH emptied the inbox as of its statement.
+  for (let n = APPLY_BATCH; n === APPLY_BATCH && (await statements.anyPending(db, shopId)).length > 0; total += n) {
+    n = await db.transaction().execute(async (trx) => ((await lockShop(trx, shopId, opts.wait ?? true)) ? applyBatch(trx, shopId) : -1))
+    if (n < 0) break
+  }
+  return total
+}
+
+/** `applyPendingFacts` inside the caller's transaction (customer erasure, before it rewrites analytics rows). */
+export async function applyPendingFactsIn(trx: Transaction<Database>, shopId: string): Promise<void> {
+  await lockShop(trx, shopId, true)
+  while ((await applyBatch(trx, shopId)) === APPLY_BATCH) {}
+}
+
+/** Applies facts, in their order, to the log and the read models (under the shop's applier lock). */
+async function applyFacts(trx: Transaction<Database>, shopId: string, facts: Omit<FactRow, 'shop_id'>[]): Promise<void> {
+  if (facts.length === 0) return
+  const clock = now()
+  const at = facts.map((f) => Math.min(f.occurred_at, clock))
   await insertEvents(
     trx,
-    facts.map((f, i) => ({ shop_id: shopId, type: f.type, owner_type: f.ownerType, owner_id: f.ownerId, product_id: f.productId, occurred_at: at[i] as number })),
+    facts.map((f, i) => ({ shop_id: shopId, type: f.type, owner_type: f.owner_type, owner_id: f.owner_id, product_id: f.product_id, occurred_at: at[i] as number })),
   )
 
   const w = rollupWriter(trx, shopId)
   const daily = new Map<number, DailyDelta>()
-  const holders = new Map<string, number>()
-  // Adds are applied in batches (one multi-row statement per table), flushed before any
-  // remove or cart add so that facts still take effect in their order.
+  // This batch's adds not converted by a later cart add of the batch: they join the pending set.
   const adds: PendingAdd[] = []
-  const flushAdds = async () => {
-    if (adds.length === 0) return
-    await w.addPending(adds)
-    for (const productId of await w.holdAll(adds)) bump(holders, productId, 1)
-    adds.length = 0
-  }
+  // The (owner, product) pairs that adds and removes touched: their holdings are brought in line.
+  const pairs = new Map<string, OwnerProduct>()
   // (owner, day) of every wishlist event, and per owner the latest such day.
   const seen = new Map<string, { owner: Owner; day: number }>()
   const lastDay = new Map<string, { owner: Owner; day: number }>()
@@ -88,21 +165,24 @@ export async function recordFacts(trx: Transaction<Database>, shopId: string, fa
   for (const [i, f] of facts.entries()) {
     const t = at[i] as number
     const day = dayOf(t)
-    const owner: Owner = { type: f.ownerType, id: f.ownerId }
+    const owner: Owner = { type: f.owner_type, id: f.owner_id }
     const delta = deltaOf(daily, day) // every fact's day gets a row: `all` starts at the first one
+    if (f.type === 'add' || f.type === 'remove') pairs.set(pairKey(owner.type, owner.id, f.product_id), { owner, productId: f.product_id })
     if (f.type === 'add') {
       delta.adds++
-      adds.push({ owner, productId: f.productId, addedAt: t, day })
-    } else {
-      await flushAdds()
-      if (f.type === 'remove') {
-        delta.removes++
-        if (!(await w.holdsInLists(owner, f.productId, f.listId)) && (await w.release(owner, f.productId))) {
-          bump(holders, f.productId, -1)
-        }
-      } else if (f.type === 'cart_add') {
-        for (const p of await w.convertPending(owner, f.productId, t)) deltaOf(daily, p.day).converted += p.count
+      adds.push({ owner, productId: f.product_id, addedAt: t, day })
+    } else if (f.type === 'remove') {
+      delta.removes++
+    } else if (f.type === 'cart_add') {
+      // The batch's own earlier adds first, then the stored ones: every add of the product
+      // by this owner made at or before the cart add is converted, once.
+      for (let j = adds.length - 1; j >= 0; j--) {
+        const a = adds[j] as PendingAdd
+        if (a.addedAt > t || a.productId !== f.product_id || a.owner.type !== owner.type || a.owner.id !== owner.id) continue
+        deltaOf(daily, a.day).converted++
+        adds.splice(j, 1)
       }
+      for (const p of await w.convertPending(owner, f.product_id, t)) deltaOf(daily, p.day).converted += p.count
     }
     if (isWishlistEvent(f.type)) {
       seen.set(seenKey(owner, day), { owner, day })
@@ -110,7 +190,9 @@ export async function recordFacts(trx: Transaction<Database>, shopId: string, fa
       if (!prev || prev.day < day) lastDay.set(ownerKey(owner), { owner, day })
     }
   }
-  await flushAdds()
+  await w.addPending(adds)
+  const holders = new Map<string, number>()
+  await syncPairs(w, [...pairs.values()], holders)
 
   const newlySeen = await w.markAllSeen([...seen.values()], seenKey)
   for (const [key, { day }] of seen) if (newlySeen.has(key)) deltaOf(daily, day).shoppers++
@@ -130,18 +212,36 @@ export async function recordFacts(trx: Transaction<Database>, shopId: string, fa
   await w.addHolders(holders)
 }
 
+/** Pairs per holdings lookup (three bound parameters each). */
+const PAIRS_PER_STATEMENT = 300
+
+/**
+ * Brings the holdings of these (owner, product) pairs in line with the owners' lists as
+ * they are now, and counts each change into `holders` (product → +1 / −1).
+ */
+async function syncPairs(w: RollupWriter, pairs: OwnerProduct[], holders: Map<string, number>): Promise<void> {
+  for (let i = 0; i < pairs.length; i += PAIRS_PER_STATEMENT) {
+    const chunk = pairs.slice(i, i + PAIRS_PER_STATEMENT)
+    const listed = await w.listedPairs(chunk)
+    const held = await w.heldPairs(chunk)
+    const key = (p: OwnerProduct) => pairKey(p.owner.type, p.owner.id, p.productId)
+    const hold = chunk.filter((p) => listed.has(key(p)) && !held.has(key(p)))
+    const release = chunk.filter((p) => !listed.has(key(p)) && held.has(key(p)))
+    for (const productId of await w.holdAll(hold)) bump(holders, productId, 1)
+    for (const p of release) if (await w.release(p.owner, p.productId)) bump(holders, p.productId, -1)
+  }
+}
+
 /**
  * Brings the holder counts of one owner in line with what its lists hold now. For code that
  * deletes items without recording `remove` facts (customer erasure, DECISIONS §14); call it
- * in the same transaction, after the delete.
+ * in the same transaction, after the delete and after `applyPendingFactsIn`.
  */
 export async function syncHoldings(trx: Transaction<Database>, shopId: string, ownerType: OwnerType, ownerId: string): Promise<void> {
-  const w: RollupWriter = rollupWriter(trx, shopId)
+  const w = rollupWriter(trx, shopId)
   const owner: Owner = { type: ownerType, id: ownerId }
-  const held = new Set(await w.heldProducts(owner))
-  const listed = new Set(await w.listedProducts(owner))
+  const products = new Set([...(await w.heldProducts(owner)), ...(await w.listedProducts(owner))])
   const holders = new Map<string, number>()
-  for (const p of listed) if (!held.has(p) && (await w.hold(owner, p))) bump(holders, p, 1)
-  for (const p of held) if (!listed.has(p) && (await w.release(owner, p))) bump(holders, p, -1)
+  await syncPairs(w, [...products].map((productId) => ({ owner, productId })), holders)
   await w.addHolders(holders)
 }

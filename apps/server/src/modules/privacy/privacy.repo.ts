@@ -27,6 +27,7 @@ export const OWNER_TABLES = {
   wishlist_lists: 'delete',
   wishlist_owners: 'delete',
   analytics_events: 'pseudonymize',
+  analytics_inbox: 'pseudonymize',
   analytics_shoppers: 'pseudonymize',
   analytics_shopper_days: 'pseudonymize',
   analytics_pending_adds: 'pseudonymize',

@@ -13,7 +13,7 @@ import { normalizeEmail } from '../reviews/purchases.js'
 import { adminView } from '../reviews/reviews.service.js'
 import { SHARED_PATH } from '../wishlists/share.service.js'
 import { DEFAULT_LIST_ID, DEFAULT_LIST_NAME } from '../wishlists/wishlists.schemas.js'
-import { syncHoldings } from '../analytics/facts.js'
+import { applyPendingFacts, applyPendingFactsIn, syncHoldings } from '../analytics/facts.js'
 import { createPrivacyRepo, OWNER_TABLES, type OwnerTable, type PrivacyRepo } from './privacy.repo.js'
 
 /** The CLI has no request; it passes `{shop}` alone. */
@@ -57,6 +57,7 @@ export function createPrivacyService(deps: { db: Db; backend: Backend; publicBas
       const shopId = ctx.shop.id
       const owner = customer(req.customerId)
       const emails = await attributedEmails(db, shopId, req)
+      await applyPendingFacts(db, shopId) // the analytics events of the customer's latest writes too
       const [ownerRow, listRows, items, links, reviews, votes, purchases, events] = await Promise.all([
         repo.owner(db, shopId, owner),
         repo.lists(db, shopId, owner),
@@ -130,6 +131,9 @@ export function createPrivacyService(deps: { db: Db; backend: Backend; publicBas
       return db.transaction().execute(async (trx) => {
         // Lock the owner row first, as every wishlist writer does, so no add slips in between.
         const ownerRow = await repo.owner(trx, shopId, owner, { lock: true })
+        // Facts still pending would reach the analytics tables after the pseudonymization,
+        // under the customer's own id.
+        await applyPendingFactsIn(trx, shopId)
         const lists = await repo.lists(trx, shopId, owner)
         const emails = await attributedEmails(trx, shopId, req)
 

@@ -1,0 +1,58 @@
+/**
+ * The background applier of analytics facts (facts.ts): every `intervalMs` it applies the
+ * pending facts of each shop that has some, so the inbox stays short and an analytics read
+ * seldom has more than a moment's facts to apply first. Reads never depend on it: they
+ * apply what is pending themselves. Several instances may run one each: a shop another
+ * applier holds is skipped until the next pass.
+ */
+import type { Kysely } from 'kysely'
+import type { Database } from '../../db/schema.js'
+import type { WorkerLog } from '../webhooks/webhook-worker.js'
+import { applyPendingFacts } from './facts.js'
+
+export interface FactsApplier {
+  /** One pass over the shops with pending facts; returns how many facts it applied. */
+  runOnce(): Promise<number>
+  start(): void
+  /** Stops the timer and waits for the pass in progress. */
+  stop(): Promise<void>
+}
+
+export function createFactsApplier(opts: { db: Kysely<Database>; intervalMs: number; log: WorkerLog }): FactsApplier {
+  const { db, intervalMs, log } = opts
+  let timer: NodeJS.Timeout | undefined
+  let pass: Promise<void> | undefined
+  let stopped = false
+
+  async function runOnce(): Promise<number> {
+    const shops = await db.selectFrom('analytics_inbox').select('shop_id').distinct().execute()
+    let applied = 0
+    for (const { shop_id } of shops) applied += await applyPendingFacts(db, shop_id, { wait: false })
+    return applied
+  }
+
+  const schedule = () => {
+    if (!stopped) timer = setTimeout(tick, intervalMs).unref()
+  }
+  function tick(): void {
+    pass = runOnce()
+      .then(
+        () => {},
+        (err: unknown) => log.error({ err }, 'applying analytics facts failed; retrying on the next pass'),
+      )
+      .finally(() => {
+        pass = undefined
+        schedule()
+      })
+  }
+
+  return {
+    runOnce,
+    start: schedule,
+    async stop() {
+      stopped = true
+      clearTimeout(timer)
+      await pass
+    },
+  }
+}
