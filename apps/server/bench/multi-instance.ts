@@ -12,7 +12,10 @@
  *    polled until it answers 401;
  * 4. page caches follow each other: 60 rounds of an add through one instance, each read at
  *    once through the two others (whose pages were cached just before); reports how many
- *    first reads were stale and the longest time until the page was right.
+ *    first reads were stale and the longest time until the page was right;
+ * 5. analytics facts are applied once while three background appliers run: 240 adds and
+ *    120 removes, 12 at a time over the instances, then the overview through each
+ *    instance and the tables: every fact logged once, none left pending, totals exact.
  *
  * Env: BENCH_PG_URL (server; a scratch database bench_multi_<pid> is created and dropped),
  * REDIS_URL (default redis://127.0.0.1:6379; keys under a per-run prefix). Prints a JSON
@@ -198,15 +201,54 @@ async function main(): Promise<number> {
     const maxLagMs = Math.round(Math.max(...lagMs) * 10) / 10
     const pagesOk = maxLagMs < 1_000
 
+    // 5. Analytics: three appliers (one per instance, every 200 ms) and the reads' own
+    // catch-up apply the facts of concurrent writes once each.
+    const burst = async (jobs: (() => Promise<{ status: number }>)[], expected: number) => {
+      for (let i = 0; i < jobs.length; i += 12) {
+        for (const r of await Promise.all(jobs.slice(i, i + 12).map((job) => job()))) if (r.status !== expected) throw new Error(`analytics burst: ${r.status}`)
+      }
+    }
+    const pairs = Array.from({ length: 240 }, (_, i) => ({ customer: String(4_200_000 + (i % 30)), product: String(9000 + Math.floor(i / 30)) }))
+    await burst(pairs.map((p, i) => () => http(`${at(i)}/v1/wishlists/${p.customer}/items`, { method: 'POST', headers: adminAuth, body: { product_id: p.product } })), 201)
+    await burst(pairs.filter((_, i) => i % 2 === 0).map((p, i) => () => http(`${at(i + 1)}/v1/wishlists/${p.customer}/items/${p.product}`, { method: 'DELETE', headers: adminAuth })), 200)
+    await sleep(300) // the background appliers race the reads below
+    const overviews = await Promise.all([0, 1, 2].map(async (i) => (await http(`${at(i)}/v1/analytics/overview?period=7d`, { headers: adminAuth })).body?.data as { totalWishlistedItems: number }))
+    const count = async (query: string) => {
+      const c = new pg.Client({ connectionString: dbUrl })
+      await c.connect()
+      try {
+        return Number((await c.query<{ n: string }>(query)).rows[0]?.n)
+      } finally {
+        await c.end()
+      }
+    }
+    // Adds: 60 (check 2) + 60 (check 4) + 240; removes: 120.
+    const analytics = {
+      overviewTotals: overviews.map((o) => o.totalWishlistedItems),
+      loggedFacts: await count('select count(*) as n from analytics_events'),
+      pendingFacts: await count('select count(*) as n from analytics_inbox'),
+      dailyAdds: await count('select sum(adds) as n from analytics_daily'),
+      dailyRemoves: await count('select sum(removes) as n from analytics_daily'),
+      holdersOf9000: await count(`select holders as n from analytics_product_holders where product_id = '9000'`),
+    }
+    const analyticsOk =
+      analytics.overviewTotals.every((n) => n === 240) &&
+      analytics.loggedFacts === 480 &&
+      analytics.pendingFacts === 0 &&
+      analytics.dailyAdds === 360 &&
+      analytics.dailyRemoves === 120 &&
+      analytics.holdersOf9000 === 15
+
     const report = {
       instances: instances.map((i) => i.url),
       rateLimit: { budgetPerMin: 30, tokenExchanges: 2, guestRequests: 45, statuses, ok: rateLimitOk },
       webhooks: { events: 60, deliveries, distinctIds: distinct, workers: 3, ok: webhooksOk },
       revocation: { cacheTtlMs: 5_000, seenAfterMs, ok: revocationOk },
       pageCache: { rounds: 60, readsOnOtherInstances: reads, staleFirstReads, maxMsUntilRight: maxLagMs, ok: pagesOk },
+      analytics: { ...analytics, ok: analyticsOk },
     }
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`)
-    return rateLimitOk && webhooksOk && revocationOk && pagesOk ? 0 : 1
+    return rateLimitOk && webhooksOk && revocationOk && pagesOk && analyticsOk ? 0 : 1
   } finally {
     for (const i of instances) i.proc.kill('SIGTERM')
     await Promise.all(instances.map((i) => new Promise((r) => (i.proc.exitCode !== null ? r(null) : i.proc.once('exit', r)))))

@@ -99,10 +99,13 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
       for (const row of rows) {
         const domain = domains.get(row.shop_id)
         if (domain === undefined) continue
-        const body = deliveryBody(row.event, domain, row.occurred_at, JSON.parse(row.payload))
+        // Built for the first endpoint that takes the event: most events of a shop without
+        // webhooks (or not subscribed to them) are only marked dispatched.
+        let body: string | undefined
         for (const ep of endpoints) {
           // Endpoints receive the events that happened while they were subscribed.
           if (ep.shop_id !== row.shop_id || ep.created_at > row.created_at || !subscribes(ep, row.event)) continue
+          body ??= deliveryBody(row.event, domain, row.occurred_at, JSON.parse(row.payload))
           deliveries.push({
             shop_id: row.shop_id,
             id: newId('dlv', 16),
