@@ -71,8 +71,12 @@ const COLUMNS = ['shop_id', 'type', 'owner_type', 'owner_id', 'product_id', 'occ
 const insertInbox = rowsStatement(COLUMNS, (db, rows: FactRow[]) => db.insertInto('analytics_inbox').values(rows))
 const insertEvents = rowsStatement(COLUMNS, (db, rows: FactRow[]) => db.insertInto('analytics_events').values(rows))
 
-/** Facts taken off the inbox per batch (and per transaction of `applyPendingFacts`). */
-export const APPLY_BATCH = 500
+/**
+ * Facts taken off the inbox per batch (and per transaction of `applyPendingFacts`). On
+ * SQLite a batch holds the one connection while it runs, so it is kept short: bench,
+ * add+remove, 100 against 500 per batch: p99 2.9 × p50 against 4.2 ×, 7% fewer req/s.
+ */
+export const APPLY_BATCH = 100
 
 const statements = {
   anyPending: precompiled(1, (db, shopId: string) => db.selectFrom('analytics_inbox').select('id').where('shop_id', '=', shopId).limit(1)),
