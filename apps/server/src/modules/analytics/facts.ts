@@ -118,11 +118,7 @@ async function lockShop(trx: Transaction<Database>, shopId: string, wait: boolea
 /** Takes one batch off the shop's inbox and applies it; returns its size. */
 async function applyBatch(trx: Transaction<Database>, shopId: string): Promise<number> {
   const rows = await statements.take(trx, shopId, APPLY_BATCH)
-  await applyFacts(
-    trx,
-    shopId,
-    rows.sort((a, b) => a.id - b.id),
-  )
+  await applyFacts(trx, shopId, rows.sort((x, y) => x.id - y.id))
   return rows.length
 }
 
