@@ -44,11 +44,12 @@ const dbUrl = (() => {
   return u.toString()
 })()
 
-async function admin(query: string): Promise<void> {
-  const c = new pg.Client({ connectionString: pgUrl })
+/** Runs one statement on its own connection to `url`; the rows it returns. */
+async function sqlOn(url: string, query: string): Promise<Record<string, unknown>[]> {
+  const c = new pg.Client({ connectionString: url })
   await c.connect()
   try {
-    await c.query(query)
+    return (await c.query(query)).rows
   } finally {
     await c.end()
   }
@@ -98,7 +99,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 async function main(): Promise<number> {
   buildServer()
-  await admin(`create database ${dbName}`)
+  await sqlOn(pgUrl, `create database ${dbName}`)
   const instances: Instance[] = []
   const received: string[] = []
   const receiver = createServer((req, res) => {
@@ -213,15 +214,7 @@ async function main(): Promise<number> {
     await burst(pairs.filter((_, i) => i % 2 === 0).map((p, i) => () => http(`${at(i + 1)}/v1/wishlists/${p.customer}/items/${p.product}`, { method: 'DELETE', headers: adminAuth })), 200)
     await sleep(300) // the background appliers race the reads below
     const overviews = await Promise.all([0, 1, 2].map(async (i) => (await http(`${at(i)}/v1/analytics/overview?period=7d`, { headers: adminAuth })).body?.data as { totalWishlistedItems: number }))
-    const count = async (query: string) => {
-      const c = new pg.Client({ connectionString: dbUrl })
-      await c.connect()
-      try {
-        return Number((await c.query<{ n: string }>(query)).rows[0]?.n)
-      } finally {
-        await c.end()
-      }
-    }
+    const count = async (query: string) => Number((await sqlOn(dbUrl, query))[0]?.n)
     // Adds: 60 (check 2) + 60 (check 4) + 240; removes: 120.
     const analytics = {
       overviewTotals: overviews.map((o) => o.totalWishlistedItems),
@@ -253,7 +246,7 @@ async function main(): Promise<number> {
     for (const i of instances) i.proc.kill('SIGTERM')
     await Promise.all(instances.map((i) => new Promise((r) => (i.proc.exitCode !== null ? r(null) : i.proc.once('exit', r)))))
     receiver.close()
-    await admin(`drop database if exists ${dbName} with (force)`)
+    await sqlOn(pgUrl, `drop database if exists ${dbName} with (force)`)
   }
 }
 

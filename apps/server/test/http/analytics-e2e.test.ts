@@ -117,7 +117,7 @@ describe('the analytics inbox', () => {
     const s = await t.createShop('growth')
     const products = Array.from({ length: 40 }, (_, i) => String(1000 + i))
     await addItems(s, '502', products)
-    const applier = createFactsApplier({ db: t.storage.db, intervalMs: 1000, log: { info() {}, warn() {}, error() {} } })
+    const applier = createFactsApplier({ db: t.storage.db, intervalMs: 1000 })
     const applied = await Promise.all([applyPendingFacts(t.storage.db, s.id), applyPendingFacts(t.storage.db, s.id, { wait: false }), applier.runOnce(), applyPendingFacts(t.storage.db, s.id)])
     expect(applied.reduce((a, b) => a + b, 0)).toBe(40)
     expect(await logged(s.id)).toBe(40)
@@ -128,7 +128,7 @@ describe('the analytics inbox', () => {
   it('the background applier drains every shop’s inbox without a read', async () => {
     const shops = [await t.createShop('growth'), await t.createShop('growth')]
     for (const [i, s] of shops.entries()) await addItems(s, '503', ['7', String(8 + i)])
-    const applier = createFactsApplier({ db: t.storage.db, intervalMs: 10, log: { info() {}, warn() {}, error() {} } })
+    const applier = createFactsApplier({ db: t.storage.db, intervalMs: 10 })
     applier.start()
     try {
       const deadline = Date.now() + 10_000

@@ -7,7 +7,7 @@
  */
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/schema.js'
-import type { WorkerLog } from '../webhooks/webhook-worker.js'
+import { silent, type WorkerLog } from '../webhooks/webhook-worker.js'
 import { applyPendingFacts } from './facts.js'
 
 export interface FactsApplier {
@@ -18,8 +18,8 @@ export interface FactsApplier {
   stop(): Promise<void>
 }
 
-export function createFactsApplier(opts: { db: Kysely<Database>; intervalMs: number; log: WorkerLog }): FactsApplier {
-  const { db, intervalMs, log } = opts
+export function createFactsApplier(opts: { db: Kysely<Database>; intervalMs: number; log?: WorkerLog }): FactsApplier {
+  const { db, intervalMs, log = silent } = opts
   let timer: NodeJS.Timeout | undefined
   let pass: Promise<void> | undefined
   let stopped = false

@@ -25,7 +25,8 @@ export interface WorkerLog {
   error(obj: object, msg?: string): void
 }
 
-const silent: WorkerLog = { info() {}, warn() {}, error() {} }
+/** A log that drops everything: the background workers' default. */
+export const silent: WorkerLog = { info() {}, warn() {}, error() {} }
 
 export interface WebhookWorkerOptions {
   storage: Storage
