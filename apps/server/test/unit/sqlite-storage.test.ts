@@ -138,6 +138,19 @@ describe('group commit on SQLite', () => {
   })
 })
 
+describe('SQLite WAL checkpoints', () => {
+  it('checkpoints every 500 pages or so, so the WAL file (and each checkpoint) stays small', async () => {
+    // 40 commits of about 25 pages each: 1,000 pages, twice the checkpoint size.
+    for (let id = 1; id <= 40; id++) await insert(id).then(() => db.updateTable('t').set({ note: 'x'.repeat(100_000) }).where('id', '=', id).execute())
+    expect(committedIds()).toHaveLength(40)
+    const wal = readFileSync(join(dir, 'w.db-wal'))
+    const frames = (wal.length - 32) / (24 + wal.readUInt32BE(8))
+    // SQLite's default (1,000 pages) would have let it hold every page written here.
+    expect(frames).toBeGreaterThan(400)
+    expect(frames).toBeLessThan(600)
+  })
+})
+
 describe('SQLite statistics and LIMIT', () => {
   it('drops STAT4 samples left by an ANALYZE when it opens the file, and keeps stat1', async () => {
     await sql`create index t_note on t (note)`.execute(db)
