@@ -140,7 +140,7 @@ describe('group commit on SQLite', () => {
 
 describe('SQLite WAL checkpoints', () => {
   it('checkpoints every 500 pages or so, so the WAL file (and each checkpoint) stays small', async () => {
-    // 40 commits of about 25 pages each: 1,000 pages, twice the checkpoint size.
+    // 40 rows of 100 KB, about 25 pages each: 1,000 pages, twice the checkpoint size.
     for (let id = 1; id <= 40; id++) await insert(id).then(() => db.updateTable('t').set({ note: 'x'.repeat(100_000) }).where('id', '=', id).execute())
     expect(committedIds()).toHaveLength(40)
     const wal = readFileSync(join(dir, 'w.db-wal'))
