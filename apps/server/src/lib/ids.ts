@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 
-/** Prefixed random ids (`wl_…`, `wh_…`, `ak_…`): opaque, unguessable, never sequential. */
+/** Prefixed random ids (`wl_…`, `wh_…`, `ak_…`): opaque, unguessable, never sequential (but see newOrderedId). */
 export type IdPrefix = 'shop' | 'ak' | 'sfk' | 'wl' | 'wh' | 'msg' | 'dlv' | 'req' | 'g' | 'evt'
 
 // Ids draw from a pool of CSPRNG bytes refilled 4 KiB at a time, each byte used once: as
@@ -22,6 +22,18 @@ function poolBytes(n: number): Buffer {
 
 export function newId(prefix: IdPrefix, bytes = 12): string {
   return `${prefix}_${poolBytes(bytes).toString('base64url')}`
+}
+
+/**
+ * A prefixed id that sorts by creation time: the millisecond clock in 12 hex digits, then
+ * `bytes` random bytes (base64url), e.g. `msg_019ab3c4d5e6Qx…`. For rows written at a high
+ * rate under a (shop_id, id) key: each new id lands at the end of the shop's key range, so
+ * the inserts of one commit share the index's last page instead of each dirtying a random
+ * one (bench, add+remove on SQLite, outbox ids: a COMMIT wrote half as many bytes and the
+ * cycle ran about 20% faster). Still unguessable, just not opaque about its time.
+ */
+export function newOrderedId(prefix: IdPrefix, bytes = 10): string {
+  return `${prefix}_${Date.now().toString(16).padStart(12, '0')}${poolBytes(bytes).toString('base64url')}`
 }
 
 /** A secret with `bits` of entropy, base64url encoded, with a readable prefix. */

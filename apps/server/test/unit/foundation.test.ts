@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { ConfigError, loadConfig, parseDatabaseUrl } from '../../src/config.js'
 import { isGuestId, normalizePlatformId } from '../../src/lib/platform-ids.js'
+import { newOrderedId } from '../../src/lib/ids.js'
 import { hashSecret, secretMatches } from '../../src/lib/secrets.js'
 import { TtlCache } from '../../src/lib/ttl-cache.js'
 import { planAtLeast } from '../../src/modules/shops/plans.js'
@@ -22,6 +23,27 @@ describe('platform ids', () => {
     expect(isGuestId('short')).toBe(false)
     expect(isGuestId('x'.repeat(65))).toBe(false)
     expect(isGuestId('has space1')).toBe(false)
+  })
+})
+
+describe('time-ordered ids (outbox messages, webhook deliveries)', () => {
+  it('sort by creation time in byte order, and never repeat within a millisecond', () => {
+    vi.useFakeTimers()
+    try {
+      const made: string[] = []
+      // Across the hex digits' order ('9' < 'a') and a carry into a new digit.
+      for (const at of [Date.UTC(2026, 10, 24, 6, 0, 0, 9), Date.UTC(2026, 10, 24, 6, 0, 0, 10), 0xfffffffff, 0x1000000000, Date.UTC(2030, 0, 1)].sort((a, b) => a - b)) {
+        vi.setSystemTime(at)
+        for (let i = 0; i < 200; i++) made.push(newOrderedId('dlv'))
+      }
+      for (const id of made) expect(id).toMatch(/^dlv_[0-9a-f]{12}[A-Za-z0-9_-]{14}$/)
+      expect(new Set(made).size).toBe(made.length)
+      const byTime = (id: string) => Number.parseInt(id.slice(4, 16), 16)
+      const sorted = [...made].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)))
+      expect(sorted.map(byTime)).toEqual(made.map(byTime))
+    } finally {
+      vi.useRealTimers()
+    }
   })
 })
 

@@ -7,7 +7,7 @@
 import type { Insertable, Transaction } from 'kysely'
 import { rowsStatement } from '../../db/precompiled.js'
 import type { Database } from '../../db/schema.js'
-import { newId } from '../../lib/ids.js'
+import { newOrderedId } from '../../lib/ids.js'
 import { now } from '../../lib/time.js'
 
 export const WEBHOOK_EVENTS = [
@@ -39,7 +39,7 @@ export async function enqueueWebhookEvents(trx: Transaction<Database>, shopId: s
     trx,
     events.map((e) => ({
       shop_id: shopId,
-      id: newId('msg', 16),
+      id: newOrderedId('msg'),
       event: e.event,
       payload: JSON.stringify(e.data),
       occurred_at: e.occurredAt ?? at,

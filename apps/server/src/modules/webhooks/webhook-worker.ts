@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto'
 import type { Config } from '../../config.js'
 import type { Storage } from '../../db/connect.js'
 import type { WebhookDeliveriesTable } from '../../db/schema.js'
-import { newId } from '../../lib/ids.js'
+import { newOrderedId } from '../../lib/ids.js'
 import { isoMillis } from '../../lib/time.js'
 import type { Insertable } from 'kysely'
 import { attemptDelivery } from './delivery.js'
@@ -109,7 +109,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
           body ??= deliveryBody(row.event, domain, row.occurred_at, JSON.parse(row.payload))
           deliveries.push({
             shop_id: row.shop_id,
-            id: newId('dlv', 16),
+            id: newOrderedId('dlv'),
             webhook_id: ep.id,
             message_id: row.id,
             event: row.event,

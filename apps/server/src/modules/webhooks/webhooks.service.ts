@@ -5,7 +5,7 @@
 import type { Storage } from '../../db/connect.js'
 import type { DeliveryStatus } from '../../db/schema.js'
 import { AppError, notFound } from '../../lib/errors.js'
-import { newId } from '../../lib/ids.js'
+import { newId, newOrderedId } from '../../lib/ids.js'
 import type { RequestContext } from '../auth/auth.types.js'
 import type { WebhookEventName } from '../events/outbox.js'
 import { attemptDelivery } from './delivery.js'
@@ -115,9 +115,9 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
       const claimToken = newId('req')
       const delivery: DeliveryRow = {
         shop_id: ctx.shop.id,
-        id: newId('dlv', 16),
+        id: newOrderedId('dlv'),
         webhook_id: endpoint.id,
-        message_id: newId('msg', 16),
+        message_id: newOrderedId('msg'),
         event: 'webhook.test',
         body: deliveryBody('webhook.test', ctx.shop.domain, at, { webhookId: endpoint.id, message: 'This is a test event from the wishlist service.' }),
         status: 'pending',
