@@ -8,6 +8,7 @@ import * as m0004 from './migrations/0004_reviews.js'
 import * as m0005 from './migrations/0005_analytics.js'
 import * as m0006 from './migrations/0006_owner_versions.js'
 import * as m0007 from './migrations/0007_analytics_inbox.js'
+import * as m0008 from './migrations/0008_outbox_retention.js'
 
 interface BackendMigration {
   up(db: Kysely<unknown>, backend: Backend): Promise<void>
@@ -22,6 +23,7 @@ const MIGRATIONS: Record<string, BackendMigration> = {
   '0005_analytics': m0005,
   '0006_owner_versions': m0006,
   '0007_analytics_inbox': m0007,
+  '0008_outbox_retention': m0008,
 }
 
 class StaticProvider implements MigrationProvider {

@@ -44,7 +44,10 @@ export interface OutboxTable {
   payload: string
   occurred_at: number
   created_at: number
-  /** 0 until the webhook worker has created a delivery per subscribed endpoint. */
+  /**
+   * Always written 0: the webhook worker deletes a row once it has created its deliveries
+   * (migration 0008). Versions before 0008 set it to 1 instead; readers skip such rows.
+   */
   dispatched: number
 }
 

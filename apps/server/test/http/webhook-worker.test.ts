@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { migrateToLatest } from '../../src/db/migrate.js'
 import { enqueueWebhookEvents } from '../../src/modules/events/outbox.js'
 import { createWebhookWorker } from '../../src/modules/webhooks/webhook-worker.js'
 import { startServer } from '../../src/server.js'
@@ -159,6 +160,60 @@ describe(`several workers on ${BACKEND}`, () => {
       await a.stop()
       await b.stop()
       await other.close()
+      await t.close()
+    }
+  })
+})
+
+describe('the outbox', () => {
+  it('keeps an event only until the worker has fanned it out: then the delivery holds its body', async () => {
+    const t = await createTestApp()
+    const worker = createWebhookWorker({ storage: t.storage, webhooks: t.config.webhooks })
+    const outbox = (shopId: string) => t.storage.db.selectFrom('outbox').select('event').where('shop_id', '=', shopId).execute()
+    try {
+      receiver.received.length = 0
+      const { shop, webhookId } = await setup(t)
+      await t.storage.db.transaction().execute((trx) =>
+        enqueueWebhookEvents(trx, shop.id, [
+          { event: 'wishlist.shared', data: { customerId: '5', wishlistId: 'default' } },
+          // Nobody subscribed: no delivery, and no row left behind either.
+          { event: 'wishlist.item.added', data: { customerId: '5', productId: '9' } },
+        ]),
+      )
+      expect((await outbox(shop.id)).map((r) => r.event).sort()).toEqual(['wishlist.item.added', 'wishlist.shared'])
+      expect(await worker.runOnce()).toEqual({ dispatched: 2, attempted: 1 })
+      expect(await outbox(shop.id)).toEqual([])
+      const deliveries = await t.storage.db.selectFrom('webhook_deliveries').select(['webhook_id', 'event', 'body']).where('shop_id', '=', shop.id).execute()
+      expect(deliveries).toHaveLength(1)
+      expect(deliveries[0]).toMatchObject({ webhook_id: webhookId, event: 'wishlist.shared' })
+      const [hit] = await receiver.waitFor(1)
+      expect(hit!.body).toBe(deliveries[0]!.body)
+      expect(JSON.parse(hit!.body)).toMatchObject({ event: 'wishlist.shared', data: { customerId: '5', wishlistId: 'default' } })
+    } finally {
+      await worker.stop()
+      await t.close()
+    }
+  })
+})
+
+describe('upgrading from a version that marked outbox rows dispatched', () => {
+  it('migration 0008 removes the marked rows and keeps those still to dispatch', async () => {
+    const t = await createTestApp()
+    const worker = createWebhookWorker({ storage: t.storage, webhooks: t.config.webhooks })
+    try {
+      receiver.received.length = 0
+      const { shop } = await setup(t)
+      const row = (id: string, dispatched: number) => ({ shop_id: shop.id, id, event: 'wishlist.shared', payload: JSON.stringify({ customerId: id }), occurred_at: Date.now(), created_at: Date.now(), dispatched })
+      // What an earlier version left: one event fanned out and kept (marked 1), one not yet.
+      await t.storage.db.insertInto('outbox').values([row('msg_old', 1), row('msg_new', 0)]).execute()
+      await t.storage.db.deleteFrom('kysely_migration' as never).where('name' as never, '=', '0008_outbox_retention' as never).execute()
+      expect(await migrateToLatest(t.storage)).toEqual(['0008_outbox_retention'])
+      expect(await t.storage.db.selectFrom('outbox').select('id').where('shop_id', '=', shop.id).execute()).toEqual([{ id: 'msg_new' }])
+      expect(await worker.runOnce()).toEqual({ dispatched: 1, attempted: 1 })
+      const [hit] = await receiver.waitFor(1)
+      expect(JSON.parse(hit!.body)).toMatchObject({ event: 'wishlist.shared', data: { customerId: 'msg_new' } })
+    } finally {
+      await worker.stop()
       await t.close()
     }
   })

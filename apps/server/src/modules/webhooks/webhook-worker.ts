@@ -1,7 +1,8 @@
 /**
  * The delivery worker. Each pass:
- * 1. fans undispatched outbox rows out into one delivery per endpoint that existed and was
- *    subscribed when the event was written (and marks the rows dispatched), in one transaction;
+ * 1. fans outbox rows out into one delivery per endpoint that existed and was subscribed when
+ *    the event was written, and deletes the rows (the deliveries hold the bodies they send),
+ *    in one transaction;
  * 2. claims due deliveries under a lease (PostgreSQL: FOR UPDATE SKIP LOCKED, so several
  *    worker processes never claim the same delivery), sends them concurrently and settles
  *    each. A lease left by a dead process expires, and the delivery is tried again.
@@ -101,7 +102,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
         const domain = domains.get(row.shop_id)
         if (domain === undefined) continue
         // Built for the first endpoint that takes the event: most events of a shop without
-        // webhooks (or not subscribed to them) are only marked dispatched.
+        // webhooks (or not subscribed to them) are only deleted.
         let body: string | undefined
         for (const ep of endpoints) {
           // Endpoints receive the events that happened while they were subscribed.
@@ -127,7 +128,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
         }
       }
       await repo.insertDeliveries(trx, deliveries)
-      await repo.markDispatched(trx, rows)
+      await repo.deleteDispatched(trx, rows)
       return rows.length
     })
   }

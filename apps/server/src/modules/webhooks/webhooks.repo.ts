@@ -109,8 +109,12 @@ export function createWebhooksRepo(db: Db, backend: Backend) {
       ).execute()
     },
 
-    /** One statement per shop (a pass's rows are nearly always one or a few shops), not one per row. */
-    async markDispatched(trx: Transaction<Database>, rows: { shop_id: string; id: string }[]): Promise<void> {
+    /**
+     * Deletes outbox rows that have been fanned out: their deliveries hold what is sent, so
+     * the outbox keeps only what is still to dispatch. One statement per shop (a pass's rows
+     * are nearly always one or a few shops), not one per row.
+     */
+    async deleteDispatched(trx: Transaction<Database>, rows: { shop_id: string; id: string }[]): Promise<void> {
       const idsByShop = new Map<string, string[]>()
       for (const r of rows) {
         const ids = idsByShop.get(r.shop_id)
@@ -118,7 +122,7 @@ export function createWebhooksRepo(db: Db, backend: Backend) {
         else ids.push(r.id)
       }
       for (const [shopId, ids] of idsByShop) {
-        await trx.updateTable('outbox').set({ dispatched: 1 }).where('shop_id', '=', shopId).where('id', 'in', ids).execute()
+        await trx.deleteFrom('outbox').where('shop_id', '=', shopId).where('id', 'in', ids).execute()
       }
     },
 
