@@ -38,6 +38,18 @@ async function setup(t: TestApp) {
   return { shop, admin, webhookId: res.body.data.webhookId as string }
 }
 
+/** A test app and a worker that runs only when the test calls `runOnce()`; both closed afterwards. */
+async function withWorker(test: (t: TestApp, worker: ReturnType<typeof createWebhookWorker>) => Promise<void>): Promise<void> {
+  const t = await createTestApp()
+  const worker = createWebhookWorker({ storage: t.storage, webhooks: t.config.webhooks })
+  try {
+    await test(t, worker)
+  } finally {
+    await worker.stop()
+    await t.close()
+  }
+}
+
 describe('the embedded worker', () => {
   it('runs inside the server process: an item added over HTTP reaches the receiver', async () => {
     receiver.received.length = 0
@@ -166,11 +178,9 @@ describe(`several workers on ${BACKEND}`, () => {
 })
 
 describe('the outbox', () => {
-  it('keeps an event only until the worker has fanned it out: then the delivery holds its body', async () => {
-    const t = await createTestApp()
-    const worker = createWebhookWorker({ storage: t.storage, webhooks: t.config.webhooks })
-    const outbox = (shopId: string) => t.storage.db.selectFrom('outbox').select('event').where('shop_id', '=', shopId).execute()
-    try {
+  it('keeps an event only until the worker has fanned it out: then the delivery holds its body', () =>
+    withWorker(async (t, worker) => {
+      const outbox = (shopId: string) => t.storage.db.selectFrom('outbox').select('event').where('shop_id', '=', shopId).execute()
       receiver.received.length = 0
       const { shop, webhookId } = await setup(t)
       await t.storage.db.transaction().execute((trx) =>
@@ -189,18 +199,12 @@ describe('the outbox', () => {
       const [hit] = await receiver.waitFor(1)
       expect(hit!.body).toBe(deliveries[0]!.body)
       expect(JSON.parse(hit!.body)).toMatchObject({ event: 'wishlist.shared', data: { customerId: '5', wishlistId: 'default' } })
-    } finally {
-      await worker.stop()
-      await t.close()
-    }
-  })
+    }))
 })
 
 describe('upgrading from a version that marked outbox rows dispatched', () => {
-  it('migration 0008 removes the marked rows and keeps those still to dispatch', async () => {
-    const t = await createTestApp()
-    const worker = createWebhookWorker({ storage: t.storage, webhooks: t.config.webhooks })
-    try {
+  it('migration 0008 removes the marked rows and keeps those still to dispatch', () =>
+    withWorker(async (t, worker) => {
       receiver.received.length = 0
       const { shop } = await setup(t)
       const row = (id: string, dispatched: number) => ({ shop_id: shop.id, id, event: 'wishlist.shared', payload: JSON.stringify({ customerId: id }), occurred_at: Date.now(), created_at: Date.now(), dispatched })
@@ -212,23 +216,17 @@ describe('upgrading from a version that marked outbox rows dispatched', () => {
       expect(await worker.runOnce()).toEqual({ dispatched: 1, attempted: 1 })
       const [hit] = await receiver.waitFor(1)
       expect(JSON.parse(hit!.body)).toMatchObject({ event: 'wishlist.shared', data: { customerId: 'msg_new' } })
-    } finally {
-      await worker.stop()
-      await t.close()
-    }
-  })
+    }))
 })
 
 describe('an idle worker', () => {
-  it('writes nothing: passes with no outbox rows and no due deliveries leave the change stamp (the page cache shortcut) unmoved', async () => {
-    const t = await createTestApp()
-    const worker = createWebhookWorker({ storage: t.storage, webhooks: t.config.webhooks })
-    const stamp = async () => {
-      // PostgreSQL's stamp is defined once the LISTEN connection is up.
-      for (let i = 0; i < 100 && t.storage.changeStamp?.() === undefined; i++) await sleep(20)
-      return t.storage.changeStamp?.()
-    }
-    try {
+  it('writes nothing: passes with no outbox rows and no due deliveries leave the change stamp (the page cache shortcut) unmoved', () =>
+    withWorker(async (t, worker) => {
+      const stamp = async () => {
+        // PostgreSQL's stamp is defined once the LISTEN connection is up.
+        for (let i = 0; i < 100 && t.storage.changeStamp?.() === undefined; i++) await sleep(20)
+        return t.storage.changeStamp?.()
+      }
       const { shop } = await setup(t)
       await worker.runOnce() // nothing yet: only reads
       const before = await stamp()
@@ -240,9 +238,5 @@ describe('an idle worker', () => {
       const busy = await stamp()
       expect(await worker.runOnce()).toMatchObject({ dispatched: 1, attempted: 1 })
       expect(await stamp()).not.toBe(busy)
-    } finally {
-      await worker.stop()
-      await t.close()
-    }
-  })
+    }))
 })
