@@ -29,8 +29,8 @@ export function newId(prefix: IdPrefix, bytes = 12): string {
  * `bytes` random bytes (base64url), e.g. `msg_019ab3c4d5e6Qx…`. For rows written at a high
  * rate under a (shop_id, id) key: each new id lands at the end of the shop's key range, so
  * the inserts of one commit share the index's last page instead of each dirtying a random
- * one (bench, add+remove on SQLite, outbox ids: a COMMIT wrote half as many bytes and the
- * cycle ran about 20% faster). Still unguessable, just not opaque about its time.
+ * one (bench, add+remove on SQLite, outbox ids: a COMMIT took half as long and the cycle
+ * ran about 20% faster). Still unguessable, just not opaque about its time.
  */
 export function newOrderedId(prefix: IdPrefix, bytes = 10): string {
   return `${prefix}_${Date.now().toString(16).padStart(12, '0')}${poolBytes(bytes).toString('base64url')}`

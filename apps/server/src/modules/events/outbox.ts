@@ -2,7 +2,7 @@
  * The transactional outbox. Every state change that SPEC lists as a webhook event calls
  * `enqueueWebhookEvent` with the transaction that makes the change, so an event exists
  * exactly when its change was committed. The webhook worker turns each row into one
- * delivery per subscribed endpoint.
+ * delivery per subscribed endpoint and then deletes it.
  */
 import type { Insertable, Transaction } from 'kysely'
 import { rowsStatement } from '../../db/precompiled.js'
