@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { migrateToLatest } from '../../src/db/migrate.js'
 import { enqueueWebhookEvents } from '../../src/modules/events/outbox.js'
-import { createWebhookWorker } from '../../src/modules/webhooks/webhook-worker.js'
+import { createWebhookWorker, type WebhookWorker } from '../../src/modules/webhooks/webhook-worker.js'
 import { startServer } from '../../src/server.js'
 import { createTestApp, type TestApp, testConfig } from '../helpers/app.js'
 import { BACKEND, freshDatabase, type TestDatabase } from '../helpers/db.js'
@@ -39,7 +39,7 @@ async function setup(t: TestApp) {
 }
 
 /** A test app and a worker that runs only when the test calls `runOnce()`; both closed afterwards. */
-async function withWorker(test: (t: TestApp, worker: ReturnType<typeof createWebhookWorker>) => Promise<void>): Promise<void> {
+async function withWorker(test: (t: TestApp, worker: WebhookWorker) => Promise<void>): Promise<void> {
   const t = await createTestApp()
   const worker = createWebhookWorker({ storage: t.storage, webhooks: t.config.webhooks })
   try {
