@@ -35,6 +35,7 @@ import {
   CompiledQuery,
   type DatabaseConnection,
   type Driver,
+  type QueryExecutor,
   type QueryResult,
   SelectQueryNode,
   type SqliteDatabase,
@@ -76,11 +77,15 @@ class Lease implements DatabaseConnection {
   constructor(readonly driver: GroupCommitSqliteDriver, readonly database: SqliteDatabase) {}
 
   executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    return Promise.resolve(this.run<R>(compiled))
+  }
+
+  run<R>(compiled: CompiledQuery): QueryResult<R> {
     const stmt = this.database.prepare(compiled.sql)
     const parameters = compiled.parameters as unknown[]
-    if (stmt.reader) return Promise.resolve({ rows: stmt.all(parameters) as R[] })
+    if (stmt.reader) return { rows: stmt.all(parameters) as R[] }
     const { changes, lastInsertRowid } = stmt.run(parameters)
-    return Promise.resolve({ numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] })
+    return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] }
   }
 
   async *streamQuery<R>(compiled: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
@@ -92,6 +97,30 @@ class Lease implements DatabaseConnection {
 }
 
 const asLease = (connection: DatabaseConnection) => connection as Lease
+
+/** The lease of each SQLite transaction that has run a statement, by the transaction's executor (one per transaction). */
+const leaseOf = new WeakMap<QueryExecutor, Lease>()
+
+/**
+ * Runs a statement of a SQLite transaction straight on its lease. Kysely passes each of a
+ * transaction's statements through five async layers (the open-transaction check, the
+ * executor, the connection mutex, the runner, the result transform); an add or remove runs
+ * six or seven statements, and skipping those layers took about 5% off its CPU (bench,
+ * add+remove, alternating runs: 101 and 95 µs per request against 105 and 102). The first statement goes Kysely's way, which checks that
+ * the transaction is open and yields its lease; later ones run at once while that lease is
+ * inside its savepoint, which is exactly while the transaction is open (it holds the
+ * connection from BEGIN to RELEASE). A transaction used after its end goes Kysely's way
+ * and fails there, as it would without this.
+ */
+export function executeInTransaction<R>(executor: QueryExecutor, compiled: CompiledQuery): Promise<QueryResult<R>> {
+  const lease = leaseOf.get(executor)
+  if (lease?.inSavepoint) return Promise.resolve(lease.run<R>(compiled))
+  if (lease !== undefined || executor.plugins.length > 0) return executor.executeQuery<R>(compiled)
+  return executor.provideConnection((connection) => {
+    if (connection instanceof Lease) leaseOf.set(executor, connection)
+    return connection.executeQuery<R>(compiled)
+  })
+}
 
 export class GroupCommitSqliteDriver implements Driver {
   readonly #sqlite: SQLite.Database

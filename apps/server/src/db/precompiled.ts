@@ -12,6 +12,7 @@
 import type { CompiledQuery, Compilable, Kysely } from 'kysely'
 import type { Backend } from './connect.js'
 import { backendOf } from './dialect.js'
+import { executeInTransaction } from './group-commit.js'
 import type { Database } from './schema.js'
 
 type Slot = { arg: number } | { value: unknown }
@@ -57,8 +58,8 @@ export function precompiled<Args extends unknown[], Row>(arity: number, build: (
   return async (db: Kysely<Database>, ...args: Args): Promise<Row[]> => {
     const backend = backendOf(db)
     const { compiled, slots } = (templates[backend] ??= compileTemplate(db, build, arity))
-    const parameters = slots.map((s) => ('arg' in s ? args[s.arg] : s.value))
-    const { rows } = await db.executeQuery<Row>({ ...compiled, parameters })
+    const query = { ...compiled, parameters: slots.map((s) => ('arg' in s ? args[s.arg] : s.value)) }
+    const { rows } = await (backend === 'sqlite' && db.isTransaction ? executeInTransaction<Row>(db.getExecutor(), query) : db.executeQuery<Row>(query))
     return rows
   }
 }

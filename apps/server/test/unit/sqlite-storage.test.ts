@@ -11,6 +11,7 @@ import SQLite from 'better-sqlite3'
 import { type Kysely, sql } from 'kysely'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openStorage, type Storage } from '../../src/db/connect.js'
+import { precompiled } from '../../src/db/precompiled.js'
 
 let dir: string
 let storage: Storage
@@ -135,6 +136,35 @@ describe('group commit on SQLite', () => {
     await sp.rollbackToSavepoint('inner').execute()
     await trx.commit().execute()
     expect(committedIds()).toEqual([1])
+  })
+
+  it("runs a transaction's precompiled statements in it, and refuses them once it has ended", async () => {
+    // After a transaction's first statement, its precompiled ones run on its connection directly.
+    const insertNote = precompiled(2, (d, id: number, note: string) => (d as unknown as typeof db).insertInto('t').values({ id, note }))
+    type AppDb = Parameters<typeof insertNote>[0]
+    const notes = () => other.prepare('select id, note from t order by id').all()
+    let ended: AppDb | undefined
+    await db.transaction().execute(async (trx) => {
+      ended = trx as unknown as AppDb
+      for (const id of [1, 2, 3]) await insertNote(ended, id, `n${id}`)
+    })
+    const failing = db.transaction().execute(async (trx) => {
+      await insertNote(trx as unknown as AppDb, 4, 'rolled back')
+      await insertNote(trx as unknown as AppDb, 5, 'rolled back')
+      throw new Error('refused after two writes')
+    })
+    await expect(failing).rejects.toThrow('refused after two writes')
+    // A transaction used after its end is refused, even while another one holds the connection.
+    await db.transaction().execute(async (trx) => {
+      await insertNote(trx as unknown as AppDb, 6, 'open')
+      await expect(insertNote(ended as AppDb, 7, 'late')).rejects.toThrow(/already committed/)
+    })
+    expect(notes()).toEqual([
+      { id: 1, note: 'n1' },
+      { id: 2, note: 'n2' },
+      { id: 3, note: 'n3' },
+      { id: 6, note: 'open' },
+    ])
   })
 })
 
