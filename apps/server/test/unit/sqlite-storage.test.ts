@@ -68,6 +68,17 @@ describe('group commit on SQLite', () => {
     expect(commits() - mid).toBe(2)
   })
 
+  it("holds a turn's database work until the turn's check phase, then runs it together", async () => {
+    other.pragma('busy_timeout = 0')
+    const write = insert(1)
+    for (let i = 0; i < 50; i++) await Promise.resolve()
+    // Not begun yet, however many microtasks ran: another connection can still take the write lock.
+    other.exec('begin immediate')
+    other.exec('rollback')
+    await write
+    expect(committedIds()).toEqual([1])
+  })
+
   it('rolls back a failing transaction alone; the others of its batch commit', async () => {
     const failing = db.transaction().execute(async (trx) => {
       await trx.insertInto('t').values({ id: 2, note: 'half written' }).execute()
