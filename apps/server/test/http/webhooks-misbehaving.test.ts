@@ -128,7 +128,16 @@ describe('receivers that redirect, answer endlessly, reset or time out', () => {
           const chunk = Buffer.alloc(64 * 1024, 'x')
           while (!res.destroyed && hugeBytesSent < 512 * 1024 * 1024) {
             hugeBytesSent += chunk.length
-            if (!res.write(chunk)) await new Promise((resolve) => { res.once('drain', resolve); res.once('close', resolve) })
+            if (!res.write(chunk)) {
+              // Whichever comes first; the other listener goes too, so they do not pile up on the response.
+              await new Promise<void>((resolve) => {
+                const done = () => {
+                  res.off('drain', done).off('close', done)
+                  resolve()
+                }
+                res.once('drain', done).once('close', done)
+              })
+            }
           }
           return
         }
