@@ -34,8 +34,9 @@ export interface ApiKeysTable {
 }
 
 /**
- * Transactional outbox: every state change that SPEC lists as a webhook event is written
- * here in the same transaction as the change; the webhook worker fans it out to endpoints.
+ * Transactional outbox: every state change that SPEC lists as a webhook event, when an
+ * enabled endpoint of the shop takes that event, is written here in the same transaction as
+ * the change; the webhook worker fans it out to endpoints.
  */
 export interface OutboxTable {
   shop_id: string

@@ -7,6 +7,7 @@ import { openStorage, type Storage } from '../../src/db/connect.js'
 import { migrateToLatest } from '../../src/db/migrate.js'
 import type { Plan } from '../../src/db/schema.js'
 import { JWT_AUDIENCE, JWT_ISSUER } from '../../src/modules/auth/auth.service.js'
+import { WEBHOOK_EVENTS, type WebhookEventName } from '../../src/modules/events/outbox.js'
 import type { ShopSettings } from '../../src/modules/shops/shops.types.js'
 import type { ResolveHost } from '../../src/modules/webhooks/ssrf-guard.js'
 import { createWebhookWorker, type WebhookWorker, type WebhookWorkerOptions } from '../../src/modules/webhooks/webhook-worker.js'
@@ -26,6 +27,12 @@ export interface TestShop {
   customerToken(customerId: string): Promise<string>
   /** Headers of guest mode. */
   guest(guestId: string): Record<string, string>
+  /**
+   * Registers a webhook (through the API) taking these events, all six by default: the
+   * outbox holds only events some active endpoint of the shop takes. Its URL accepts no
+   * connections; tests that run a worker use their own receiver instead.
+   */
+  subscribe(events?: readonly WebhookEventName[]): Promise<void>
 }
 
 export interface TestApp {
@@ -137,6 +144,10 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
         adminToken: () => token(keyId, secret),
         customerToken: (customerId: string) => token(keyId, secret, customerId),
         guest: (guestId: string) => ({ 'x-storefront-key': shop.storefrontKey, 'x-guest-id': guestId }),
+        async subscribe(events: readonly WebhookEventName[] = WEBHOOK_EVENTS) {
+          const res = await call('POST', '/v1/webhooks', { token: await token(keyId, secret), body: { url: 'http://127.0.0.1:9/unreachable', events } })
+          if (res.status !== 201) throw new Error(`webhook registration failed: ${res.status} ${JSON.stringify(res.body)}`)
+        },
       }
     },
     async close() {

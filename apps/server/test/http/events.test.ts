@@ -15,6 +15,7 @@ const nextProduct = () => String(++product)
 beforeAll(async () => {
   t = await createTestApp()
   shop = await t.createShop('scale')
+  await shop.subscribe()
   admin = await shop.adminToken()
 })
 afterAll(() => t.close())

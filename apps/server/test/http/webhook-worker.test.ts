@@ -186,12 +186,12 @@ describe('the outbox', () => {
       await t.storage.db.transaction().execute((trx) =>
         enqueueWebhookEvents(trx, shop.id, [
           { event: 'wishlist.shared', data: { customerId: '5', wishlistId: 'default' } },
-          // Nobody subscribed: no delivery, and no row left behind either.
+          // Nobody subscribed: never written.
           { event: 'wishlist.item.added', data: { customerId: '5', productId: '9' } },
         ]),
       )
-      expect((await outbox(shop.id)).map((r) => r.event).sort()).toEqual(['wishlist.item.added', 'wishlist.shared'])
-      expect(await worker.runOnce()).toEqual({ dispatched: 2, attempted: 1 })
+      expect((await outbox(shop.id)).map((r) => r.event)).toEqual(['wishlist.shared'])
+      expect(await worker.runOnce()).toEqual({ dispatched: 1, attempted: 1 })
       expect(await outbox(shop.id)).toEqual([])
       const deliveries = await t.storage.db.selectFrom('webhook_deliveries').select(['webhook_id', 'event', 'body']).where('shop_id', '=', shop.id).execute()
       expect(deliveries).toHaveLength(1)
@@ -199,6 +199,28 @@ describe('the outbox', () => {
       const [hit] = await receiver.waitFor(1)
       expect(hit!.body).toBe(deliveries[0]!.body)
       expect(JSON.parse(hit!.body)).toMatchObject({ event: 'wishlist.shared', data: { customerId: '5', wishlistId: 'default' } })
+    }))
+
+  it('holds only events an active endpoint of the shop takes when they happen', () =>
+    withWorker(async (t) => {
+      const shop = await t.createShop('scale')
+      const admin = await shop.adminToken()
+      const outbox = async () => (await t.storage.db.selectFrom('outbox').select('event').where('shop_id', '=', shop.id).execute()).map((r) => r.event)
+      const add = (productId: string) => t.call('POST', '/v1/wishlists/5/items', { token: admin, body: { product_id: productId } })
+      const remove = (productId: string) => t.call('DELETE', `/v1/wishlists/5/items/${productId}`, { token: admin })
+      // No webhook at all: the change is made, and nothing waits in the outbox.
+      expect((await add('1')).status).toBe(201)
+      expect(await outbox()).toEqual([])
+      // A webhook for removes only: adds stay unwritten, removes are written.
+      const created = await t.call('POST', '/v1/webhooks', { token: admin, body: { url: `${receiver.url}/hook`, events: ['wishlist.item.removed'] } })
+      expect(created.status).toBe(201)
+      expect((await add('2')).status).toBe(201)
+      expect((await remove('1')).status).toBe(200)
+      expect(await outbox()).toEqual(['wishlist.item.removed'])
+      // A disabled webhook (its receiver answered 410 Gone) takes nothing new.
+      await t.storage.db.updateTable('webhook_endpoints').set({ disabled_at: Date.now(), disabled_reason: 'gone' }).where('shop_id', '=', shop.id).execute()
+      expect((await remove('2')).status).toBe(200)
+      expect(await outbox()).toEqual(['wishlist.item.removed'])
     }))
 })
 

@@ -77,6 +77,7 @@ describe('POST /v1/wishlists/{customerId}/items', () => {
 
   it('emits wishlist.item.added and records an analytics add for new items only', async () => {
     const s = await t.createShop('starter')
+    await s.subscribe()
     const token = await s.adminToken()
     await add('42', { product_id: '7', variant_id: '70' }, { token })
     await add('42', { product_id: '7' }, { token })
@@ -151,6 +152,7 @@ describe('GET /v1/wishlists/{customerId}', () => {
 describe('DELETE /v1/wishlists/{customerId}/items/{productId}', () => {
   it('removes by product id, reports removed=false when absent, and emits wishlist.item.removed', async () => {
     const s = await t.createShop('starter')
+    await s.subscribe()
     const token = await s.adminToken()
     await add('77', { product_id: '1' }, { token })
     await add('77', { product_id: '2' }, { token })
@@ -223,6 +225,7 @@ describe('access', () => {
 
   it('serves guests on their own id, creating the guest owner on the first write only', async () => {
     const s = await t.createShop('free')
+    await s.subscribe()
     const guest = s.guest('g_guest_0001')
     const read = await t.call('GET', '/v1/wishlists/g_guest_0001', { headers: guest })
     expect(read.body.data.total).toBe(0)
@@ -255,6 +258,7 @@ describe('access', () => {
 describe('functions for other modules', () => {
   it('removeProductsForCustomer removes bought products from every list in the caller\'s transaction', async () => {
     const s = await t.createShop('growth', { multi_wishlist_enabled: true })
+    await s.subscribe()
     const token = await s.adminToken()
     const list = (await t.call('POST', '/v1/wishlists/55/lists', { token, body: { name: 'Other' } })).body.data.wishlist.wishlistId
     await add('55', { product_id: '1' }, { token })

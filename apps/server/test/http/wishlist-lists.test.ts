@@ -9,6 +9,7 @@ let admin: string
 beforeAll(async () => {
   t = await createTestApp()
   shop = await t.createShop('growth', { multi_wishlist_enabled: true })
+  await shop.subscribe()
   admin = await shop.adminToken()
 })
 afterAll(() => t.close())

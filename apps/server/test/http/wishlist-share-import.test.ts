@@ -9,6 +9,7 @@ let admin: string
 beforeAll(async () => {
   t = await createTestApp()
   shop = await t.createShop('growth', { multi_wishlist_enabled: true, share_link_ttl_days: 7 })
+  await shop.subscribe()
   admin = await shop.adminToken()
 })
 afterAll(() => t.close())
@@ -136,6 +137,7 @@ describe('POST /v1/wishlists/import', () => {
 
   it('records analytics adds and emits no webhooks', async () => {
     const s = await t.createShop('scale')
+    await s.subscribe()
     const token = await s.adminToken()
     await run({ items: [{ customer_id: '1', product_id: '1' }, { customer_id: '2', product_id: '1' }] }, token)
     expect(await t.storage.db.selectFrom('outbox').select('id').where('shop_id', '=', s.id).execute()).toEqual([])

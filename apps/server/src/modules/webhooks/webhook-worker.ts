@@ -101,8 +101,9 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
       for (const row of rows) {
         const domain = domains.get(row.shop_id)
         if (domain === undefined) continue
-        // Built for the first endpoint that takes the event: most events of a shop without
-        // webhooks (or not subscribed to them) are only deleted.
+        // Built for the first endpoint that takes the event. The outbox holds only events
+        // some endpoint took when they were written (outbox.ts); one deleted or disabled
+        // since then leaves an event that is only deleted.
         let body: string | undefined
         for (const ep of endpoints) {
           // Endpoints receive the events that happened while they were subscribed.
