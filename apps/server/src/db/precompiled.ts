@@ -9,7 +9,7 @@
  * Only for queries whose shape does not depend on the argument values: every argument
  * must end up as a bound parameter (checked when compiling).
  */
-import type { CompiledQuery, Compilable, Kysely } from 'kysely'
+import { type CompiledQuery, type Compilable, type Insertable, type InsertQueryBuilder, type InsertResult, type Kysely, type Selectable, sql } from 'kysely'
 import type { Backend } from './connect.js'
 import { backendOf } from './dialect.js'
 import { executeInTransaction } from './group-commit.js'
@@ -65,24 +65,48 @@ export function precompiled<Args extends unknown[], Row>(arity: number, build: (
 }
 
 /**
- * A statement over rows (INSERT … VALUES, with ON CONFLICT or RETURNING as `build` adds).
- * One row, the case of every single add or remove, runs a template compiled once; more
- * rows (import, merge) are built per call, `chunk` rows per statement (SQLite binds at most
- * 32,766 parameters). `columns` lists every key of a row, in the template's order.
+ * Rows passed to a statement as one JSON parameter (an array of objects keyed by column), as
+ * a table `rows` of the given columns: SQLite unpacks them with `json_each`, PostgreSQL with
+ * `json_populate_recordset` against the row type of `table` (whose columns give the types).
+ * The statement's text is the same however many rows it takes, so it is compiled and
+ * prepared once (precompiled, and SQLite's statement cache), where a VALUES list of n rows is
+ * a new statement for every n: Kysely built its tree and SQL each time and SQLite prepared a
+ * statement of hundreds of parameters (bench, add+remove: the analytics applier's batches).
  */
-export function rowsStatement<Row extends object, Out>(columns: readonly (keyof Row & string)[], build: (db: Kysely<Database>, rows: Row[]) => Compilable<Out>, chunk = 500) {
-  const one = precompiled(columns.length, (db, ...values: unknown[]) => build(db, [Object.fromEntries(columns.map((c, i) => [c, values[i]])) as Row]))
+export function jsonRows<T extends keyof Database & string>(db: Kysely<Database>, table: T, columns: readonly (keyof Database[T] & string)[], json: string) {
+  if (backendOf(db) === 'postgres') return sql<Selectable<Database[T]>>`json_populate_recordset(null::${sql.table(table)}, ${json}::json)`.as('rows')
+  const fields = columns.map((c) => sql`value ->> ${sql.raw(`'$.${c}'`)} as ${sql.ref(c)}`)
+  return sql<Selectable<Database[T]>>`(select ${sql.join(fields)} from json_each(${json}))`.as('rows')
+}
+
+/** The JSON text `jsonRows` unpacks: each row as an object of the given columns. */
+export const rowsJson = <Row extends object>(rows: readonly Row[], columns: readonly (keyof Row & string)[]): string =>
+  JSON.stringify(rows.map((r) => Object.fromEntries(columns.map((c) => [c, r[c]]))))
+
+/**
+ * An INSERT of rows into `table`, with ON CONFLICT or RETURNING as `tail` adds. One row, the
+ * case of every single add or remove, runs a template of one VALUES row; more rows (the
+ * analytics applier's batches, import, merge) run a template that takes them as one JSON
+ * parameter (`jsonRows`). Both are compiled once. `columns` lists every key of a row.
+ */
+export function rowsStatement<T extends keyof Database & string, Out = never>(
+  table: T,
+  columns: readonly (keyof Insertable<Database[T]> & keyof Database[T] & string)[],
+  tail: (q: InsertQueryBuilder<Database, T, InsertResult>) => Compilable<Out> = (q) => q as unknown as Compilable<Out>,
+) {
+  type Row = Insertable<Database[T]>
+  const one = precompiled(columns.length, (db, ...values: unknown[]) => tail(db.insertInto(table).values(Object.fromEntries(columns.map((c, i) => [c, values[i]])) as Row)))
+  // SQLite needs the WHERE to tell an upsert's ON CONFLICT from a join's ON.
+  const many = precompiled(1, (db, json: string) =>
+    tail(db.insertInto(table).columns(columns).expression(sql`select ${sql.join(columns.map((c) => sql.ref(`rows.${c}`)))} from ${jsonRows(db, table, columns, json)} where true`)),
+  )
   return async (db: Kysely<Database>, rows: readonly Row[]): Promise<Out[]> => {
     const [only] = rows
+    if (rows.length === 0) return []
     if (rows.length === 1 && only) {
       if (Object.keys(only).length !== columns.length) throw new Error(`rowsStatement: a row has keys outside ${columns.join(', ')}`)
-      return one(db, ...columns.map((c) => only[c]))
+      return one(db, ...columns.map((c) => only[c as keyof Row]))
     }
-    const out: Out[] = []
-    for (let i = 0; i < rows.length; i += chunk) {
-      const result = await db.executeQuery(build(db, rows.slice(i, i + chunk)).compile())
-      out.push(...result.rows)
-    }
-    return out
+    return many(db, rowsJson(rows, columns as readonly (keyof Row & string)[]))
   }
 }

@@ -5,7 +5,7 @@
  */
 import { type Kysely, sql, type Transaction } from 'kysely'
 import { backendOf, supportsRowLocks } from '../../db/dialect.js'
-import { precompiled, rowsStatement } from '../../db/precompiled.js'
+import { jsonRows, precompiled, rowsJson, rowsStatement } from '../../db/precompiled.js'
 import type { Database, OwnerType } from '../../db/schema.js'
 
 export interface Owner {
@@ -35,50 +35,37 @@ export interface DailyRow extends DailyDelta {
 
 type Db = Kysely<Database>
 
-// Multi-row statements of the rollups (db/precompiled.ts: one row, the case of every single
-// add or remove, runs a template compiled once).
-const upsertDaily = rowsStatement(['shop_id', 'day', 'adds', 'removes', 'shoppers', 'last_seen', 'converted'], (db, rows: (DailyDelta & { shop_id: string; day: number })[]) =>
-  db
-    .insertInto('analytics_daily')
-    .values(rows)
-    .onConflict((oc) =>
-      oc.columns(['shop_id', 'day']).doUpdateSet((eb) => ({
-        adds: eb('analytics_daily.adds', '+', eb.ref('excluded.adds')),
-        removes: eb('analytics_daily.removes', '+', eb.ref('excluded.removes')),
-        shoppers: eb('analytics_daily.shoppers', '+', eb.ref('excluded.shoppers')),
-        last_seen: eb('analytics_daily.last_seen', '+', eb.ref('excluded.last_seen')),
-        converted: eb('analytics_daily.converted', '+', eb.ref('excluded.converted')),
-      })),
-    ),
+// Multi-row statements of the rollups, each two templates compiled once (db/precompiled.ts):
+// one VALUES row, and any number of rows as one JSON parameter.
+const upsertDaily = rowsStatement('analytics_daily', ['shop_id', 'day', 'adds', 'removes', 'shoppers', 'last_seen', 'converted'], (q) =>
+  q.onConflict((oc) =>
+    oc.columns(['shop_id', 'day']).doUpdateSet((eb) => ({
+      adds: eb('analytics_daily.adds', '+', eb.ref('excluded.adds')),
+      removes: eb('analytics_daily.removes', '+', eb.ref('excluded.removes')),
+      shoppers: eb('analytics_daily.shoppers', '+', eb.ref('excluded.shoppers')),
+      last_seen: eb('analytics_daily.last_seen', '+', eb.ref('excluded.last_seen')),
+      converted: eb('analytics_daily.converted', '+', eb.ref('excluded.converted')),
+    })),
+  ),
 )
-const upsertHolders = rowsStatement(['shop_id', 'product_id', 'holders'], (db, rows: { shop_id: string; product_id: string; holders: number }[]) =>
-  db
-    .insertInto('analytics_product_holders')
-    .values(rows)
-    .onConflict((oc) =>
-      oc.columns(['shop_id', 'product_id']).doUpdateSet((eb) => ({
-        holders: eb('analytics_product_holders.holders', '+', eb.ref('excluded.holders')),
-      })),
-    ),
+const upsertHolders = rowsStatement('analytics_product_holders', ['shop_id', 'product_id', 'holders'], (q) =>
+  q.onConflict((oc) =>
+    oc.columns(['shop_id', 'product_id']).doUpdateSet((eb) => ({
+      holders: eb('analytics_product_holders.holders', '+', eb.ref('excluded.holders')),
+    })),
+  ),
 )
-const upsertPending = rowsStatement(
-  ['shop_id', 'owner_type', 'owner_id', 'product_id', 'added_at', 'day', 'count'],
-  (db, rows: { shop_id: string; owner_type: OwnerType; owner_id: string; product_id: string; added_at: number; day: number; count: number }[]) =>
-    db
-      .insertInto('analytics_pending_adds')
-      .values(rows)
-      .onConflict((oc) =>
-        oc
-          .columns(['shop_id', 'owner_type', 'owner_id', 'product_id', 'added_at'])
-          .doUpdateSet((eb) => ({ count: eb('analytics_pending_adds.count', '+', eb.ref('excluded.count')) })),
-      ),
+const upsertPending = rowsStatement('analytics_pending_adds', ['shop_id', 'owner_type', 'owner_id', 'product_id', 'added_at', 'day', 'count'], (q) =>
+  q.onConflict((oc) =>
+    oc
+      .columns(['shop_id', 'owner_type', 'owner_id', 'product_id', 'added_at'])
+      .doUpdateSet((eb) => ({ count: eb('analytics_pending_adds.count', '+', eb.ref('excluded.count')) })),
+  ),
 )
 // Insert-if-absent: the rows returned are the ones that were not there.
-const insertHoldings = rowsStatement(['shop_id', 'owner_type', 'owner_id', 'product_id'], (db, rows: { shop_id: string; owner_type: OwnerType; owner_id: string; product_id: string }[]) =>
-  db.insertInto('analytics_holdings').values(rows).onConflict((oc) => oc.doNothing()).returning('product_id'),
-)
-const insertSeenDays = rowsStatement(['shop_id', 'day', 'owner_type', 'owner_id'], (db, rows: { shop_id: string; day: number; owner_type: OwnerType; owner_id: string }[]) =>
-  db.insertInto('analytics_shopper_days').values(rows).onConflict((oc) => oc.doNothing()).returning(['day', 'owner_type', 'owner_id']),
+const insertHoldings = rowsStatement('analytics_holdings', ['shop_id', 'owner_type', 'owner_id', 'product_id'], (q) => q.onConflict((oc) => oc.doNothing()).returning('product_id'))
+const insertSeenDays = rowsStatement('analytics_shopper_days', ['shop_id', 'day', 'owner_type', 'owner_id'], (q) =>
+  q.onConflict((oc) => oc.doNothing()).returning(['day', 'owner_type', 'owner_id']),
 )
 
 const shopperRow = (db: Db, shopId: string, ownerType: OwnerType, ownerId: string) =>
@@ -101,15 +88,6 @@ const statements = {
   }),
   setLastDay: precompiled(4, (db, shopId: string, ownerType: OwnerType, ownerId: string, day: number) =>
     db.updateTable('analytics_shoppers').set({ last_day: day }).where('shop_id', '=', shopId).where('owner_type', '=', ownerType).where('owner_id', '=', ownerId),
-  ),
-  release: precompiled(4, (db, shopId: string, ownerType: OwnerType, ownerId: string, productId: string) =>
-    db
-      .deleteFrom('analytics_holdings')
-      .where('shop_id', '=', shopId)
-      .where('owner_type', '=', ownerType)
-      .where('owner_id', '=', ownerId)
-      .where('product_id', '=', productId)
-      .returning('product_id'),
   ),
   convertPending: precompiled(5, (db, shopId: string, ownerType: OwnerType, ownerId: string, productId: string, at: number) =>
     db
@@ -142,18 +120,38 @@ const byKey = <T>(items: T[], key: (t: T) => string): Map<string, T[]> => {
   return new Map([...out.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)))
 }
 
-/**
- * Which of the pairs have a row in `table` (the shop's wishlist items or analytics
- * holdings): one statement, the pairs as a VALUES list, an index lookup each.
- */
-async function existingPairs(trx: Transaction<Database>, shopId: string, table: 'wishlist_items' | 'analytics_holdings', pairs: OwnerProduct[]): Promise<Set<string>> {
-  if (pairs.length === 0) return new Set()
-  const values = sql.join(pairs.map((p) => sql`(${p.owner.type}, ${p.owner.id}, ${p.productId})`))
-  const { rows } = await sql<{ owner_type: OwnerType; owner_id: string; product_id: string }>`
-    select v.column1 as owner_type, v.column2 as owner_id, v.column3 as product_id from (values ${values}) as v
-    where exists (select 1 from ${sql.table(table)} t
-      where t.shop_id = ${shopId} and t.owner_type = v.column1 and t.owner_id = v.column2 and t.product_id = v.column3)`.execute(trx)
-  return new Set(rows.map((r) => pairKey(r.owner_type, r.owner_id, r.product_id)))
+/** (owner, product) pairs as the JSON rows of `jsonRows` (typed as `analytics_holdings` rows). */
+const PAIR_COLUMNS = ['owner_type', 'owner_id', 'product_id'] as const
+const pairsJson = (pairs: OwnerProduct[]): string => rowsJson(pairs.map((p) => ({ owner_type: p.owner.type, owner_id: p.owner.id, product_id: p.productId })), PAIR_COLUMNS)
+const pairRows = (db: Db, json: string) => jsonRows(db, 'analytics_holdings', PAIR_COLUMNS, json)
+
+/** Which of the pairs have a row in `table`: one statement, an index lookup each. */
+const existingPairsIn = (table: 'wishlist_items' | 'analytics_holdings') =>
+  precompiled(2, (db, shopId: string, json: string) =>
+    db
+      .selectFrom(pairRows(db, json))
+      .select(['rows.owner_type', 'rows.owner_id', 'rows.product_id'])
+      .where(
+        sql<boolean>`exists (select 1 from ${sql.table(table)} t
+          where t.shop_id = ${shopId} and t.owner_type = rows.owner_type and t.owner_id = rows.owner_id and t.product_id = rows.product_id)`,
+      ),
+  )
+const listedPairs = existingPairsIn('wishlist_items')
+const heldPairs = existingPairsIn('analytics_holdings')
+
+/** Deletes the pairs' holdings; returns the product of each holding it deleted. */
+const releasePairs = precompiled(2, (db, shopId: string, json: string) =>
+  db
+    .deleteFrom('analytics_holdings')
+    .where('shop_id', '=', shopId)
+    .where((eb) =>
+      eb(eb.refTuple('owner_type', 'owner_id', 'product_id'), 'in', eb.selectFrom(pairRows(db, json)).select(['rows.owner_type', 'rows.owner_id', 'rows.product_id']).$asTuple('owner_type', 'owner_id', 'product_id')),
+    )
+    .returning('product_id'),
+)
+
+async function pairKeys(rows: Promise<{ owner_type: OwnerType; owner_id: string; product_id: string }[]>): Promise<Set<string>> {
+  return new Set((await rows).map((r) => pairKey(r.owner_type, r.owner_id, r.product_id)))
 }
 
 export function rollupWriter(trx: Transaction<Database>, shopId: string) {
@@ -190,9 +188,10 @@ export function rollupWriter(trx: Transaction<Database>, shopId: string) {
       return { from: current.last_day }
     },
 
-    /** Records that the owner no longer holds the product; true when it did before. */
-    async release(owner: Owner, productId: string): Promise<boolean> {
-      return (await statements.release(trx, shopId, owner.type, owner.id, productId)).length > 0
+    /** Records that the owners no longer hold their products; returns one product id per pair held before. */
+    async releaseAll(pairs: OwnerProduct[]): Promise<string[]> {
+      if (pairs.length === 0) return []
+      return (await releasePairs(trx, shopId, pairsJson(pairs))).map((r) => r.product_id)
     },
 
     /** The products the analytics holdings set has for this owner. */
@@ -214,10 +213,10 @@ export function rollupWriter(trx: Transaction<Database>, shopId: string) {
     },
 
     /** The pairs whose owner holds the product in some list now, as `pairKey`s. */
-    listedPairs: (pairs: OwnerProduct[]) => existingPairs(trx, shopId, 'wishlist_items', pairs),
+    listedPairs: (pairs: OwnerProduct[]) => pairKeys(listedPairs(trx, shopId, pairsJson(pairs))),
 
     /** The pairs in the analytics holdings set, as `pairKey`s. */
-    heldPairs: (pairs: OwnerProduct[]) => existingPairs(trx, shopId, 'analytics_holdings', pairs),
+    heldPairs: (pairs: OwnerProduct[]) => pairKeys(heldPairs(trx, shopId, pairsJson(pairs))),
 
     /** Adds to the pending set, in key order; equal keys (same owner, product and time) add up. */
     async addPending(adds: PendingAdd[]): Promise<void> {

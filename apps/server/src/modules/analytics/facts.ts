@@ -68,8 +68,8 @@ function bump(map: Map<string, number>, key: string, by: number): void {
 
 type FactRow = Insertable<Database['analytics_events']>
 const COLUMNS = ['shop_id', 'type', 'owner_type', 'owner_id', 'product_id', 'occurred_at'] as const
-const insertInbox = rowsStatement(COLUMNS, (db, rows: FactRow[]) => db.insertInto('analytics_inbox').values(rows))
-const insertEvents = rowsStatement(COLUMNS, (db, rows: FactRow[]) => db.insertInto('analytics_events').values(rows))
+const insertInbox = rowsStatement('analytics_inbox', COLUMNS)
+const insertEvents = rowsStatement('analytics_events', COLUMNS)
 
 /**
  * Facts taken off the inbox per batch (and per transaction of `applyPendingFacts`). On
@@ -212,24 +212,17 @@ async function applyFacts(trx: Transaction<Database>, shopId: string, facts: Omi
   await w.addHolders(holders)
 }
 
-/** Pairs per holdings lookup (three bound parameters each). */
-const PAIRS_PER_STATEMENT = 300
-
 /**
  * Brings the holdings of these (owner, product) pairs in line with the owners' lists as
  * they are now, and counts each change into `holders` (product → +1 / −1).
  */
 async function syncPairs(w: RollupWriter, pairs: OwnerProduct[], holders: Map<string, number>): Promise<void> {
-  for (let i = 0; i < pairs.length; i += PAIRS_PER_STATEMENT) {
-    const chunk = pairs.slice(i, i + PAIRS_PER_STATEMENT)
-    const listed = await w.listedPairs(chunk)
-    const held = await w.heldPairs(chunk)
-    const key = (p: OwnerProduct) => pairKey(p.owner.type, p.owner.id, p.productId)
-    const hold = chunk.filter((p) => listed.has(key(p)) && !held.has(key(p)))
-    const release = chunk.filter((p) => !listed.has(key(p)) && held.has(key(p)))
-    for (const productId of await w.holdAll(hold)) bump(holders, productId, 1)
-    for (const p of release) if (await w.release(p.owner, p.productId)) bump(holders, p.productId, -1)
-  }
+  if (pairs.length === 0) return
+  const listed = await w.listedPairs(pairs)
+  const held = await w.heldPairs(pairs)
+  const key = (p: OwnerProduct) => pairKey(p.owner.type, p.owner.id, p.productId)
+  for (const productId of await w.holdAll(pairs.filter((p) => listed.has(key(p)) && !held.has(key(p))))) bump(holders, productId, 1)
+  for (const productId of await w.releaseAll(pairs.filter((p) => !listed.has(key(p)) && held.has(key(p))))) bump(holders, productId, -1)
 }
 
 /**

@@ -15,7 +15,7 @@
  * runs: 8,370 / 8,063 / 7,383 req/s against 6,029 / 5,822 / 5,814 (CPU 112–127 against
  * 153–161 µs per request). A shop whose webhooks take the event pays one SELECT more.
  */
-import type { Insertable, Transaction } from 'kysely'
+import type { Transaction } from 'kysely'
 import { precompiled, rowsStatement } from '../../db/precompiled.js'
 import type { Database } from '../../db/schema.js'
 import { newOrderedId } from '../../lib/ids.js'
@@ -39,9 +39,7 @@ export interface OutboxEvent {
   occurredAt?: number
 }
 
-const insertRows = rowsStatement(['shop_id', 'id', 'event', 'payload', 'occurred_at', 'created_at', 'dispatched'], (db, rows: Insertable<Database['outbox']>[]) =>
-  db.insertInto('outbox').values(rows),
-)
+const insertRows = rowsStatement('outbox', ['shop_id', 'id', 'event', 'payload', 'occurred_at', 'created_at', 'dispatched'])
 
 /** The event lists of the shop's active endpoints (JSON arrays, as stored). */
 const subscriptions = precompiled(1, (db, shopId: string) => db.selectFrom('webhook_endpoints').select('events').where('shop_id', '=', shopId).where('disabled_at', 'is', null))
