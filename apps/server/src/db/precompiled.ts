@@ -65,9 +65,11 @@ export function precompiled<Args extends unknown[], Row>(arity: number, build: (
 }
 
 /**
- * Rows passed to a statement as one JSON parameter (an array of objects keyed by column), as
- * a table `rows` of the given columns: SQLite unpacks them with `json_each`, PostgreSQL with
- * `json_populate_recordset` against the row type of `table` (whose columns give the types).
+ * Rows passed to a statement as one JSON parameter (`rowsJson`), as a table `rows` of the
+ * given columns: SQLite unpacks them with `json_each` (each row an array of the columns'
+ * values: a third faster to unpack than objects keyed by column), PostgreSQL with
+ * `json_populate_recordset` (each row an object) against the row type of `table`, whose
+ * columns give the types.
  * The statement's text is the same however many rows it takes, so it is compiled and
  * prepared once (precompiled, and SQLite's statement cache), where a VALUES list of n rows is
  * a new statement for every n: Kysely built its tree and SQL each time and SQLite prepared a
@@ -75,13 +77,13 @@ export function precompiled<Args extends unknown[], Row>(arity: number, build: (
  */
 export function jsonRows<T extends keyof Database & string>(db: Kysely<Database>, table: T, columns: readonly (keyof Database[T] & string)[], json: string) {
   if (backendOf(db) === 'postgres') return sql<Selectable<Database[T]>>`json_populate_recordset(null::${sql.table(table)}, ${json}::json)`.as('rows')
-  const fields = columns.map((c) => sql`value ->> ${sql.raw(`'$.${c}'`)} as ${sql.ref(c)}`)
+  const fields = columns.map((c, i) => sql`value ->> ${sql.raw(String(i))} as ${sql.ref(c)}`)
   return sql<Selectable<Database[T]>>`(select ${sql.join(fields)} from json_each(${json}))`.as('rows')
 }
 
-/** The JSON text `jsonRows` unpacks: each row as an object of the given columns. */
-export const rowsJson = <Row extends object>(rows: readonly Row[], columns: readonly (keyof Row & string)[]): string =>
-  JSON.stringify(rows.map((r) => Object.fromEntries(columns.map((c) => [c, r[c]]))))
+/** The JSON text `jsonRows` unpacks, on the backend of `db`. */
+export const rowsJson = <Row extends object>(db: Kysely<Database>, rows: readonly Row[], columns: readonly (keyof Row & string)[]): string =>
+  JSON.stringify(backendOf(db) === 'postgres' ? rows.map((r) => Object.fromEntries(columns.map((c) => [c, r[c]]))) : rows.map((r) => columns.map((c) => r[c])))
 
 /**
  * An INSERT of rows into `table`, with ON CONFLICT or RETURNING as `tail` adds. One row, the
@@ -107,6 +109,6 @@ export function rowsStatement<T extends keyof Database & string, Out = never>(
       if (Object.keys(only).length !== columns.length) throw new Error(`rowsStatement: a row has keys outside ${columns.join(', ')}`)
       return one(db, ...columns.map((c) => only[c as keyof Row]))
     }
-    return many(db, rowsJson(rows, columns as readonly (keyof Row & string)[]))
+    return many(db, rowsJson(db, rows, columns as readonly (keyof Row & string)[]))
   }
 }

@@ -122,7 +122,8 @@ const byKey = <T>(items: T[], key: (t: T) => string): Map<string, T[]> => {
 
 /** (owner, product) pairs as the JSON rows of `jsonRows` (typed as `analytics_holdings` rows). */
 const PAIR_COLUMNS = ['owner_type', 'owner_id', 'product_id'] as const
-const pairsJson = (pairs: OwnerProduct[]): string => rowsJson(pairs.map((p) => ({ owner_type: p.owner.type, owner_id: p.owner.id, product_id: p.productId })), PAIR_COLUMNS)
+const pairsJson = (db: Db, pairs: OwnerProduct[]): string =>
+  rowsJson(db, pairs.map((p) => ({ owner_type: p.owner.type, owner_id: p.owner.id, product_id: p.productId })), PAIR_COLUMNS)
 const pairRows = (db: Db, json: string) => jsonRows(db, 'analytics_holdings', PAIR_COLUMNS, json)
 
 /** Which of the pairs have a row in `table`: one statement, an index lookup each. */
@@ -191,7 +192,7 @@ export function rollupWriter(trx: Transaction<Database>, shopId: string) {
     /** Records that the owners no longer hold their products; returns one product id per pair held before. */
     async releaseAll(pairs: OwnerProduct[]): Promise<string[]> {
       if (pairs.length === 0) return []
-      return (await releasePairs(trx, shopId, pairsJson(pairs))).map((r) => r.product_id)
+      return (await releasePairs(trx, shopId, pairsJson(trx, pairs))).map((r) => r.product_id)
     },
 
     /** The products the analytics holdings set has for this owner. */
@@ -213,10 +214,10 @@ export function rollupWriter(trx: Transaction<Database>, shopId: string) {
     },
 
     /** The pairs whose owner holds the product in some list now, as `pairKey`s. */
-    listedPairs: (pairs: OwnerProduct[]) => pairKeys(listedPairs(trx, shopId, pairsJson(pairs))),
+    listedPairs: (pairs: OwnerProduct[]) => pairKeys(listedPairs(trx, shopId, pairsJson(trx, pairs))),
 
     /** The pairs in the analytics holdings set, as `pairKey`s. */
-    heldPairs: (pairs: OwnerProduct[]) => pairKeys(heldPairs(trx, shopId, pairsJson(pairs))),
+    heldPairs: (pairs: OwnerProduct[]) => pairKeys(heldPairs(trx, shopId, pairsJson(trx, pairs))),
 
     /** Adds to the pending set, in key order; equal keys (same owner, product and time) add up. */
     async addPending(adds: PendingAdd[]): Promise<void> {
