@@ -194,6 +194,23 @@ describe('product.updated', () => {
     expect(events[0]!.data).toMatchObject({ before: { inventoryQuantity: 5 }, after: { inventoryQuantity: 4 }, wishlistCount: 1, customerIds: ['17'] })
   })
 
+  it('writes only the signals a webhook of the shop takes, and moves the baseline either way', async () => {
+    const s = await t.createShop('scale')
+    const token = await s.adminToken()
+    const productId = nextProduct()
+    const outbox = async () =>
+      (await t.storage.db.selectFrom('outbox').select(['event', 'payload']).where('shop_id', '=', s.id).execute()).map((r) => [r.event, JSON.parse(r.payload).before])
+    await addItem('30', productId, { token })
+    await accept([update(productId, [['1', '10', 0]])], { token })
+    await accept([update(productId, [['1', '9', 3]])], { token }) // back in stock and cheaper: no webhook takes either
+    expect(await outbox()).toEqual([])
+    await s.subscribe(['wishlist.product.price_dropped'])
+    await accept([update(productId, [['1', '8', 10]])], { token }) // cheaper again, from the moved baseline
+    expect(await outbox()).toEqual([['wishlist.product.price_dropped', { price: '9', inventoryQuantity: 3 }]])
+    await accept([update(productId, [['1', '8', 2]])], { token }) // low stock: not taken
+    expect(await outbox()).toHaveLength(1)
+  })
+
   it('emits nothing for products no list holds, but still moves their baseline', async () => {
     const productId = nextProduct()
     await accept([update(productId, [['1', '10', 0]])])

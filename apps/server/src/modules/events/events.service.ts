@@ -25,7 +25,7 @@ import {
   type PlatformEvent,
   type ProductUpdatedEvent,
 } from './events.schemas.js'
-import { enqueueWebhookEvents, type OutboxEvent } from './outbox.js'
+import { enqueueWebhookEvents, type OutboxEvent, subscribedEvents } from './outbox.js'
 import { normalizePrice, productSignals, type VariantState } from './product-signals.js'
 
 /** customerIds listed in a product event's data; `truncated` says more exist. */
@@ -107,7 +107,10 @@ export function createEventsService(deps: EventsServiceDeps) {
     const previous = await catalog.lockProduct(trx, shopId, productId)
     const handle = e.handle ?? previous?.handle ?? null
     await catalog.upsertProduct(trx, shopId, productId, { handle, variants: next }, at)
-    const changes = productSignals(previous?.variants ?? null, next)
+    // Only signals some webhook of the shop takes are written (outbox.ts): the holders are
+    // looked up for those alone.
+    const taken = await subscribedEvents(trx, shopId)
+    const changes = productSignals(previous?.variants ?? null, next).filter((c) => taken.has(c.event))
     if (changes.length === 0) return
     const holders = await deps.wishlists.holdersOfProduct(shopId, productId, { limit: MAX_CUSTOMER_IDS, db: trx })
     if (holders.wishlistCount === 0) return

@@ -44,12 +44,15 @@ const insertRows = rowsStatement('outbox', ['shop_id', 'id', 'event', 'payload',
 /** The event lists of the shop's active endpoints (JSON arrays, as stored). */
 const subscriptions = precompiled(1, (db, shopId: string) => db.selectFrom('webhook_endpoints').select('events').where('shop_id', '=', shopId).where('disabled_at', 'is', null))
 
+/** The events some active endpoint of the shop takes, read in the caller's transaction. */
+export async function subscribedEvents(trx: Transaction<Database>, shopId: string): Promise<Set<string>> {
+  return new Set((await subscriptions(trx, shopId)).flatMap((e) => JSON.parse(e.events) as string[]))
+}
+
 /** Writes the events that some active endpoint of the shop subscribes to, in the caller's transaction. */
 export async function enqueueWebhookEvents(trx: Transaction<Database>, shopId: string, events: OutboxEvent[]): Promise<void> {
   if (events.length === 0) return
-  const endpoints = await subscriptions(trx, shopId)
-  if (endpoints.length === 0) return
-  const taken = new Set(endpoints.flatMap((e) => JSON.parse(e.events) as string[]))
+  const taken = await subscribedEvents(trx, shopId)
   const wanted = events.filter((e) => taken.has(e.event))
   if (wanted.length === 0) return
   const at = now()
