@@ -129,7 +129,7 @@ export function createEventsService(deps: EventsServiceDeps) {
         truncated: holders.truncated,
       },
     }))
-    await enqueueWebhookEvents(trx, shopId, events)
+    await enqueueWebhookEvents(trx, shopId, events, taken)
   }
 
   async function orderCreated(trx: Transaction<Database>, ctx: RequestContext, e: OrderCreatedEvent, at: number) {

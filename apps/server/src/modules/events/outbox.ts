@@ -49,10 +49,13 @@ export async function subscribedEvents(trx: Transaction<Database>, shopId: strin
   return new Set((await subscriptions(trx, shopId)).flatMap((e) => JSON.parse(e.events) as string[]))
 }
 
-/** Writes the events that some active endpoint of the shop subscribes to, in the caller's transaction. */
-export async function enqueueWebhookEvents(trx: Transaction<Database>, shopId: string, events: OutboxEvent[]): Promise<void> {
+/**
+ * Writes the events that some active endpoint of the shop subscribes to, in the caller's
+ * transaction; `taken` is `subscribedEvents` when the caller has read it in that transaction.
+ */
+export async function enqueueWebhookEvents(trx: Transaction<Database>, shopId: string, events: OutboxEvent[], taken?: Set<string>): Promise<void> {
   if (events.length === 0) return
-  const taken = await subscribedEvents(trx, shopId)
+  taken ??= await subscribedEvents(trx, shopId)
   const wanted = events.filter((e) => taken.has(e.event))
   if (wanted.length === 0) return
   const at = now()
