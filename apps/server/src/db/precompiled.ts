@@ -103,12 +103,11 @@ export function rowsStatement<T extends keyof Database & string, Out = never>(
     tail(db.insertInto(table).columns(columns).expression(sql`select ${sql.join(columns.map((c) => sql.ref(`rows.${c}`)))} from ${jsonRows(db, table, columns, json)} where true`)),
   )
   return async (db: Kysely<Database>, rows: readonly Row[]): Promise<Out[]> => {
+    // Both templates take the listed columns only: a row with other keys is a caller's mistake.
+    for (const row of rows) if (Object.keys(row).length !== columns.length) throw new Error(`rowsStatement: a row has keys outside ${columns.join(', ')}`)
     const [only] = rows
     if (rows.length === 0) return []
-    if (rows.length === 1 && only) {
-      if (Object.keys(only).length !== columns.length) throw new Error(`rowsStatement: a row has keys outside ${columns.join(', ')}`)
-      return one(db, ...columns.map((c) => only[c as keyof Row]))
-    }
+    if (rows.length === 1 && only) return one(db, ...columns.map((c) => only[c as keyof Row]))
     return many(db, rowsJson(db, rows, columns as readonly (keyof Row & string)[]))
   }
 }
