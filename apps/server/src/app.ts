@@ -9,7 +9,7 @@ import type { Redis } from 'ioredis'
 import type { Config } from './config.js'
 import type { Storage } from './db/connect.js'
 import { AppError } from './lib/errors.js'
-import { newId } from './lib/ids.js'
+import { requestIdGenerator } from './lib/ids.js'
 import { stdoutSink } from './lib/log-sink.js'
 import { findNul } from './lib/nul-guard.js'
 import { adminRoutes } from './modules/admin/admin.routes.js'
@@ -166,7 +166,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps
   const app = Fastify({
     logger: loggerOptions(deps),
-    genReqId: () => newId('req'),
+    genReqId: requestIdGenerator(),
     bodyLimit: BODY_LIMIT_BYTES,
     // A hop count is valid for proxy-addr though Fastify's types omit it.
     trustProxy: config.trustProxy as boolean | string,

@@ -36,6 +36,19 @@ export function newOrderedId(prefix: IdPrefix, bytes = 10): string {
   return `${prefix}_${Date.now().toString(16).padStart(12, '0')}${poolBytes(bytes).toString('base64url')}`
 }
 
+/**
+ * Request ids (`req_…`, the `x-request-id` header and the logs' `reqId`): unique, not secret.
+ * A random 64-bit prefix drawn once per process, then a counter in base 36, so ids from
+ * several instances or restarts never collide and follow each other within one process.
+ * Every request gets one; drawing pool bytes and base64url-encoding them per request cost
+ * about 0.9 µs of the GET page's CPU (bench profile), a counter a string concatenation.
+ */
+export function requestIdGenerator(): () => string {
+  const prefix = `req_${randomBytes(8).toString('base64url')}`
+  let n = 0
+  return () => prefix + (n++).toString(36)
+}
+
 /** A secret with `bits` of entropy, base64url encoded, with a readable prefix. */
 export function newSecret(prefix: 'sk' | 'whsec' | 'sfk', bits = 256): string {
   return `${prefix}_${randomBytes(bits / 8).toString('base64url')}`

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import { ConfigError, loadConfig, parseDatabaseUrl } from '../../src/config.js'
 import { isGuestId, normalizePlatformId } from '../../src/lib/platform-ids.js'
-import { newOrderedId } from '../../src/lib/ids.js'
+import { newOrderedId, requestIdGenerator } from '../../src/lib/ids.js'
 import { hashSecret, secretMatches } from '../../src/lib/secrets.js'
 import { TtlCache } from '../../src/lib/ttl-cache.js'
 import { planAtLeast } from '../../src/modules/shops/plans.js'
@@ -44,6 +44,18 @@ describe('time-ordered ids (outbox messages, webhook deliveries)', () => {
     } finally {
       vi.useRealTimers()
     }
+  })
+})
+
+describe('request ids', () => {
+  it('never repeat within a process, nor between two processes (or restarts)', () => {
+    const first = requestIdGenerator()
+    const second = requestIdGenerator()
+    const made = [...Array.from({ length: 5000 }, first), ...Array.from({ length: 5000 }, second)]
+    for (const id of made) expect(id).toMatch(/^req_[A-Za-z0-9_-]{11}[0-9a-z]+$/)
+    expect(new Set(made).size).toBe(made.length)
+    // Each generator has its own random prefix, so the same count never gives the same id.
+    expect(made[0]?.slice(0, 15)).not.toBe(made[5000]?.slice(0, 15))
   })
 })
 
