@@ -28,6 +28,8 @@ export interface Config {
     pollIntervalMs: number
     /** Run the delivery worker inside the server process. */
     workerEnabled: boolean
+    /** Days a settled delivery (and its attempts) stays in the deliveries log; 0 keeps them forever. */
+    retentionDays: number
   }
   /** How often the background applier moves pending analytics facts into the rollups (modules/analytics/facts-applier.ts). */
   analyticsApplyIntervalMs: number
@@ -134,6 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       leaseMs: webhookLeaseMs,
       pollIntervalMs: int(env, 'WEBHOOK_POLL_INTERVAL_MS', 1000, 10, 60_000),
       workerEnabled: env.WEBHOOK_WORKER !== 'off',
+      retentionDays: int(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 0, 36_500),
     },
     analyticsApplyIntervalMs: int(env, 'ANALYTICS_APPLY_INTERVAL_MS', 200, 10, 60_000),
     logLevel: env.LOG_LEVEL || 'info',

@@ -232,12 +232,85 @@ describe('upgrading from a version that marked outbox rows dispatched', () => {
       const row = (id: string, dispatched: number) => ({ shop_id: shop.id, id, event: 'wishlist.shared', payload: JSON.stringify({ customerId: id }), occurred_at: Date.now(), created_at: Date.now(), dispatched })
       // What an earlier version left: one event fanned out and kept (marked 1), one not yet.
       await t.storage.db.insertInto('outbox').values([row('msg_old', 1), row('msg_new', 0)]).execute()
-      await t.storage.db.deleteFrom('kysely_migration' as never).where('name' as never, '=', '0008_outbox_retention' as never).execute()
-      expect(await migrateToLatest(t.storage)).toEqual(['0008_outbox_retention'])
+      // The database as that version left it: 0008 and every later migration not yet run.
+      await t.storage.db.deleteFrom('kysely_migration' as never).where('name' as never, '>=', '0008_outbox_retention' as never).execute()
+      await t.storage.db.schema.dropIndex('webhook_deliveries_settled').execute()
+      expect(await migrateToLatest(t.storage)).toEqual(['0008_outbox_retention', '0009_webhook_delivery_retention'])
       expect(await t.storage.db.selectFrom('outbox').select('id').where('shop_id', '=', shop.id).execute()).toEqual([{ id: 'msg_new' }])
       expect(await worker.runOnce()).toEqual({ dispatched: 1, attempted: 1 })
       const [hit] = await receiver.waitFor(1)
       expect(JSON.parse(hit!.body)).toMatchObject({ event: 'wishlist.shared', data: { customerId: 'msg_new' } })
+    }))
+})
+
+describe('the deliveries log', () => {
+  const DAY = 86_400_000
+  /** Three deliveries to `setup`'s webhook: two succeed, one fails its first attempt and waits for a retry. */
+  async function settledAndPending(t: TestApp, worker: WebhookWorker) {
+    receiver.received.length = 0
+    const { shop, admin, webhookId } = await setup(t)
+    const respond = receiver.respond
+    receiver.respond = (r, res) => {
+      res.writeHead(JSON.parse(r.body).data.customerId === 'retry' ? 500 : 200).end()
+    }
+    try {
+      await t.storage.db.transaction().execute((trx) =>
+        enqueueWebhookEvents(trx, shop.id, ['old', 'recent', 'retry'].map((customerId) => ({ event: 'wishlist.shared', data: { customerId, wishlistId: 'default' } }))),
+      )
+      expect(await worker.runOnce()).toEqual({ dispatched: 3, attempted: 3 })
+    } finally {
+      receiver.respond = respond
+    }
+    const rows = await t.storage.db.selectFrom('webhook_deliveries').select(['id', 'body', 'status']).where('shop_id', '=', shop.id).execute()
+    const byCustomer = new Map(rows.map((r) => [(JSON.parse(r.body) as { data: { customerId: string } }).data.customerId, r]))
+    expect([...byCustomer].map(([c, r]) => [c, r.status]).sort()).toEqual([['old', 'succeeded'], ['recent', 'succeeded'], ['retry', 'pending']])
+    const age = (customerId: string, at: number) =>
+      t.storage.db.updateTable('webhook_deliveries').set({ updated_at: at, created_at: at }).where('shop_id', '=', shop.id).where('id', '=', byCustomer.get(customerId)!.id).execute()
+    const log = async () => ((await t.call('GET', `/v1/webhooks/${webhookId}/deliveries`, { token: admin })).body.data.deliveries as { id: string }[]).map((d) => d.id).sort()
+    const attempts = async () => (await t.storage.db.selectFrom('webhook_attempts').select('delivery_id').where('shop_id', '=', shop.id).execute()).map((a) => a.delivery_id).sort()
+    const id = (customerId: string) => byCustomer.get(customerId)!.id
+    return { age, log, attempts, id }
+  }
+
+  it('keeps a settled delivery for WEBHOOK_DELIVERY_RETENTION_DAYS, then deletes it with its attempts; pending ones stay however old', () =>
+    withWorker(async (t, worker) => {
+      const { age, log, attempts, id } = await settledAndPending(t, worker)
+      const now = Date.now()
+      await age('old', now - 31 * DAY)
+      await age('recent', now - 29 * DAY)
+      await age('retry', now - 400 * DAY)
+      expect(await attempts()).toEqual([id('old'), id('recent'), id('retry')].sort())
+      expect(await worker.purgeSettled(now)).toEqual({ purged: 1, more: false })
+      expect(await log()).toEqual([id('recent'), id('retry')].sort())
+      expect(await attempts()).toEqual([id('recent'), id('retry')].sort())
+      // Nothing left past the retention: the next run deletes nothing.
+      expect(await worker.purgeSettled(now)).toEqual({ purged: 0, more: false })
+      // A day later the recent one has had its 30 days too.
+      expect(await worker.purgeSettled(now + 2 * DAY)).toEqual({ purged: 1, more: false })
+      expect(await log()).toEqual([id('retry')])
+    }))
+
+  it('keeps every delivery with a retention of 0 days', async () => {
+    const t = await createTestApp()
+    const worker = createWebhookWorker({ storage: t.storage, webhooks: { ...t.config.webhooks, retentionDays: 0 } })
+    try {
+      const { age, log, id } = await settledAndPending(t, worker)
+      await age('old', Date.now() - 3000 * DAY)
+      expect(await worker.purgeSettled()).toEqual({ purged: 0, more: false })
+      expect(await log()).toContain(id('old'))
+    } finally {
+      await worker.stop()
+      await t.close()
+    }
+  })
+
+  it('is trimmed by the running worker on its first pass', () =>
+    withWorker(async (t, worker) => {
+      const { age, log, id } = await settledAndPending(t, worker)
+      await age('old', Date.now() - 31 * DAY)
+      worker.start()
+      for (let i = 0; i < 200 && (await log()).includes(id('old')); i++) await sleep(20)
+      expect(await log()).toEqual([id('recent'), id('retry')].sort())
     }))
 })
 

@@ -6,6 +6,8 @@
  * 2. claims due deliveries under a lease (PostgreSQL: FOR UPDATE SKIP LOCKED, so several
  *    worker processes never claim the same delivery), sends them concurrently and settles
  *    each. A lease left by a dead process expires, and the delivery is tried again.
+ * Every hour (and on its first pass) the running worker also deletes the settled
+ * deliveries older than WEBHOOK_DELIVERY_RETENTION_DAYS, with their attempts (`purgeSettled`).
  * `stop()` lets the attempts in flight finish (drain) before it resolves.
  */
 import { randomBytes } from 'node:crypto'
@@ -59,10 +61,22 @@ export interface WebhookWorker {
   readonly id: string
   /** One pass: fan out the outbox, then claim and send one batch of due deliveries. */
   runOnce(): Promise<PassResult>
+  /**
+   * Deletes settled deliveries (and their attempts) last changed more than the retention
+   * before `now`, at most PURGE_BATCHES transactions of PURGE_BATCH; returns how many, and
+   * whether some are left for the next run. Nothing with a retention of 0 days.
+   */
+  purgeSettled(now?: number): Promise<{ purged: number; more: boolean }>
   start(): void
   /** Stops polling and waits for the attempts in flight. */
   stop(): Promise<void>
 }
+
+const DAY_MS = 86_400_000
+const PURGE_INTERVAL_MS = 3_600_000
+// Short transactions: on SQLite one holds the only connection while it deletes.
+const PURGE_BATCH = 250
+const PURGE_BATCHES = 40
 
 /** The HTTP body of every delivery (SPEC: Events, payload shape). */
 export function deliveryBody(event: string, shopDomain: string, occurredAt: number, data: unknown): string {
@@ -192,8 +206,24 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
     })
   }
 
+  async function purgeSettled(now = Date.now()): Promise<{ purged: number; more: boolean }> {
+    const { retentionDays } = opts.webhooks
+    if (retentionDays === 0) return { purged: 0, more: false }
+    const cutoff = now - retentionDays * DAY_MS
+    // A read first, so a worker with nothing to delete writes nothing (as its idle passes).
+    if (!(await repo.hasSettledBefore(cutoff))) return { purged: 0, more: false }
+    let purged = 0
+    for (let i = 0; i < PURGE_BATCHES; i++) {
+      const n = await repo.purgeSettled(cutoff, PURGE_BATCH)
+      purged += n
+      if (n < PURGE_BATCH) return { purged, more: false }
+    }
+    return { purged, more: true }
+  }
+
   let running = false
   let loop: Promise<void> | undefined
+  let nextPurgeAt = 0
 
   async function runOnce(): Promise<PassResult> {
     let dispatched = 0
@@ -214,6 +244,13 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
         // Claim again at once while there is work and room; otherwise wait for the poll
         // interval or for an attempt to finish.
         busy = dispatched > 0 || (started > 0 && inFlight.size < maxInFlight)
+        if (Date.now() >= nextPurgeAt) {
+          nextPurgeAt = Date.now() + PURGE_INTERVAL_MS
+          const { purged, more } = await purgeSettled()
+          // A backlog (a first start after an upgrade) goes a bounded part per pass.
+          if (more) nextPurgeAt = 0
+          if (purged > 0) log.info({ purged, more }, 'deleted settled webhook deliveries past their retention')
+        }
       } catch (err) {
         log.error({ err }, 'webhook worker pass failed')
       }
@@ -234,6 +271,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
   return {
     id,
     runOnce,
+    purgeSettled,
     start() {
       if (running) return
       running = true

@@ -3,7 +3,7 @@
  * filter by shop_id; the worker's claim queries span shops on purpose (one worker serves
  * every shop) and are marked as such.
  */
-import type { Kysely, Transaction } from 'kysely'
+import { type Kysely, sql, type Transaction } from 'kysely'
 import type { Backend, Db } from '../../db/connect.js'
 import { lockSkippingLocked } from '../../db/dialect.js'
 import type { Database, DeliveryStatus, WebhookDeliveriesTable, WebhookEndpointsTable } from '../../db/schema.js'
@@ -33,6 +33,10 @@ export function createWebhooksRepo(db: Db, backend: Backend) {
       .orderBy('next_attempt_at')
       .limit(opts.limit)
   }
+
+  // Spelled with the literal, as the partial index webhook_deliveries_settled is (migration 0009).
+  const settledBefore = (ex: Executor, cutoff: number) =>
+    ex.selectFrom('webhook_deliveries').select(['shop_id', 'id']).where('status', '<>', sql.lit('pending')).where('updated_at', '<', cutoff)
 
   return {
     async lockShop(trx: Transaction<Database>, shopId: string): Promise<void> {
@@ -217,6 +221,34 @@ export function createWebhooksRepo(db: Db, backend: Backend) {
         .where('locked_by', '=', d.claimToken)
         .executeTakeFirst()
       return Number(res.numUpdatedRows) > 0
+    },
+
+    /** Whether any settled delivery was last changed before `cutoff`: a plain read, as hasDue. */
+    async hasSettledBefore(cutoff: number): Promise<boolean> {
+      return (await settledBefore(db, cutoff).limit(1).executeTakeFirst()) !== undefined
+    },
+
+    /**
+     * Deletes up to `limit` settled deliveries (succeeded or failed; pending ones are never
+     * touched) last changed before `cutoff`, oldest first, with their attempts, in one
+     * transaction; returns how many. Rows another worker is deleting are skipped (PostgreSQL).
+     */
+    purgeSettled(cutoff: number, limit: number): Promise<number> {
+      return db.transaction().execute(async (trx) => {
+        const oldest = lockSkippingLocked(settledBefore(trx, cutoff).orderBy('updated_at').limit(limit), backend)
+        const gone = await trx
+          .deleteFrom('webhook_deliveries')
+          .where((eb) => eb(eb.refTuple('shop_id', 'id'), 'in', oldest.$asTuple('shop_id', 'id')))
+          .returning(['shop_id', 'id'])
+          .execute()
+        if (gone.length > 0) {
+          await trx
+            .deleteFrom('webhook_attempts')
+            .where((eb) => eb(eb.refTuple('shop_id', 'delivery_id'), 'in', gone.map((d) => eb.tuple(d.shop_id, d.id))))
+            .execute()
+        }
+        return gone.length
+      })
     },
 
     /** 410 Gone: the endpoint takes no new deliveries and its pending ones fail. */
