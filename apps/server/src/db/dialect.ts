@@ -60,6 +60,11 @@ export function bulkInsertQuery(backend: Backend, table: string, columns: readon
   return CompiledQuery.raw(`${target} values ${tuples.join(',')}`, params)
 }
 
+/** The selected rows locked until the transaction ends (FOR UPDATE) where the backend has row locks. */
+export function lockedForUpdate<QB extends { forUpdate(): QB }>(qb: QB, backend: Backend): QB {
+  return supportsRowLocks(backend) ? qb.forUpdate() : qb
+}
+
 /**
  * A work-queue claim: on PostgreSQL the selected rows are locked and rows another worker
  * holds are skipped (`FOR UPDATE SKIP LOCKED`), so concurrent workers never claim the

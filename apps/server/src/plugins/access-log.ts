@@ -6,9 +6,9 @@
  * escapes), numbers are finite. Through pino's generic walk over the object the line cost
  * about 7% of a GET page's CPU (bench profile); a compiled fast-json-stringify schema took
  * 0.62 µs per line, this template less than half of that. A test compares the line with
- * pino's own, key order included. It goes to the logger's own
- * stream, so it keeps its place among the other lines; a logger without a stream (logging
- * off) or above info writes nothing.
+ * pino's own, key order included. It goes to the logger's own stream, so it keeps its place
+ * among the other lines; a logger without a stream (logging off) or above info writes
+ * nothing.
  */
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'

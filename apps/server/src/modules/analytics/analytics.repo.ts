@@ -4,7 +4,7 @@
  * rollup row per day of the period (or `limit` rows of the holder index).
  */
 import { type Kysely, sql, type Transaction } from 'kysely'
-import { backendOf, supportsRowLocks } from '../../db/dialect.js'
+import { backendOf, lockedForUpdate } from '../../db/dialect.js'
 import { jsonRows, precompiled, rowsJson, rowsStatement } from '../../db/precompiled.js'
 import type { Database, OwnerType } from '../../db/schema.js'
 
@@ -84,7 +84,7 @@ const statements = {
   ),
   lastDay: precompiled(3, (db, shopId: string, ownerType: OwnerType, ownerId: string) => {
     const q = shopperRow(db, shopId, ownerType, ownerId).select('last_day')
-    return supportsRowLocks(backendOf(db)) ? q.forUpdate() : q
+    return lockedForUpdate(q, backendOf(db))
   }),
   setLastDay: precompiled(4, (db, shopId: string, ownerType: OwnerType, ownerId: string, day: number) =>
     db.updateTable('analytics_shoppers').set({ last_day: day }).where('shop_id', '=', shopId).where('owner_type', '=', ownerType).where('owner_id', '=', ownerId),

@@ -1,6 +1,7 @@
 /** What the intake knows about a shop's products (catalog_products). Every query is scoped by shop. */
 import type { Transaction } from 'kysely'
 import type { Backend } from '../../db/connect.js'
+import { lockedForUpdate } from '../../db/dialect.js'
 import type { Database } from '../../db/schema.js'
 import type { VariantState } from './product-signals.js'
 
@@ -13,13 +14,8 @@ export function createCatalogRepo(backend: Backend) {
   return {
     /** The last known state, locked until commit on PostgreSQL so concurrent updates of one product compare in turn. */
     async lockProduct(trx: Transaction<Database>, shopId: string, productId: string): Promise<CatalogState | undefined> {
-      let q = trx
-        .selectFrom('catalog_products')
-        .select(['handle', 'variants'])
-        .where('shop_id', '=', shopId)
-        .where('product_id', '=', productId)
-      if (backend === 'postgres') q = q.forUpdate()
-      const row = await q.executeTakeFirst()
+      const q = trx.selectFrom('catalog_products').select(['handle', 'variants']).where('shop_id', '=', shopId).where('product_id', '=', productId)
+      const row = await lockedForUpdate(q, backend).executeTakeFirst()
       return row ? { handle: row.handle, variants: JSON.parse(row.variants) as VariantState[] } : undefined
     },
 

@@ -8,7 +8,7 @@
  */
 import type { Kysely, Transaction } from 'kysely'
 import type { Backend, Db } from '../../db/connect.js'
-import { supportsRowLocks } from '../../db/dialect.js'
+import { lockedForUpdate } from '../../db/dialect.js'
 import type { Database } from '../../db/schema.js'
 import type { Owner } from '../../plugins/auth.js'
 
@@ -83,14 +83,13 @@ export function createPrivacyRepo(backend: Backend) {
 
     /** `lock`: FOR UPDATE on PostgreSQL, as every wishlist writer locks the owner row first. */
     owner(db: Db, shopId: string, owner: Owner, opts: { lock?: boolean } = {}) {
-      let q = db
+      const q = db
         .selectFrom('wishlist_owners')
         .select(['item_count', 'created_at', 'updated_at'])
         .where('shop_id', '=', shopId)
         .where('owner_type', '=', owner.type)
         .where('owner_id', '=', owner.id)
-      if (opts.lock && supportsRowLocks(backend)) q = q.forUpdate()
-      return q.executeTakeFirst()
+      return (opts.lock ? lockedForUpdate(q, backend) : q).executeTakeFirst()
     },
 
     lists(db: Db, shopId: string, owner: Owner) {

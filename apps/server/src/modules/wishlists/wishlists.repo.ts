@@ -4,7 +4,7 @@
  * holders of a product through `wishlist_items_by_product` (shop, product).
  */
 import type { Kysely, Transaction } from 'kysely'
-import { backendOf, supportsRowLocks } from '../../db/dialect.js'
+import { backendOf, lockedForUpdate } from '../../db/dialect.js'
 import { precompiled } from '../../db/precompiled.js'
 import type { Database } from '../../db/schema.js'
 import type { Owner } from '../../plugins/auth.js'
@@ -98,7 +98,7 @@ export function createWishlistsRepo() {
       .where('shop_id', '=', shopId)
       .where('owner_type', '=', ownerType)
       .where('owner_id', '=', ownerId)
-    return supportsRowLocks(backendOf(db)) ? q.forUpdate() : q
+    return lockedForUpdate(q, backendOf(db))
   })
   // An upsert whose conflict branch rewrites nothing: it returns the row either way, and on
   // PostgreSQL the conflict branch takes the row lock (as FOR UPDATE would), in one statement.
