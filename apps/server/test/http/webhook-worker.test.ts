@@ -285,7 +285,7 @@ describe('the deliveries log', () => {
       expect(await attempts()).toEqual([id('recent'), id('retry')].sort())
       // Nothing left past the retention: the next run deletes nothing.
       expect(await worker.purgeSettled(now)).toEqual({ purged: 0, more: false })
-      // A day later the recent one has had its 30 days too.
+      // Two days later the recent one has had its 30 days too.
       expect(await worker.purgeSettled(now + 2 * DAY)).toEqual({ purged: 1, more: false })
       expect(await log()).toEqual([id('retry')])
     }))

@@ -63,8 +63,8 @@ export interface WebhookWorker {
   runOnce(): Promise<PassResult>
   /**
    * Deletes settled deliveries (and their attempts) last changed more than the retention
-   * before `now`, at most PURGE_BATCHES transactions of PURGE_BATCH; returns how many, and
-   * whether some are left for the next run. Nothing with a retention of 0 days.
+   * before `now`, in at most 40 transactions of 250; returns how many, and whether some are
+   * left for the next run. Nothing with a retention of 0 days.
    */
   purgeSettled(now?: number): Promise<{ purged: number; more: boolean }>
   start(): void
