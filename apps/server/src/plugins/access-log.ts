@@ -52,7 +52,7 @@ const str = JSON.stringify
 
 function accessLine(request: FastifyRequest, reply: FastifyReply, bindings: string): string {
   // Written without JSON.stringify where the value cannot need escaping: the request id
-  // is ours (app.ts: base64url and base-36 digits) and Node only accepts methods made of
+  // is ours (`requestIdGenerator` in lib/ids.ts: base64url and base-36 digits) and Node only accepts methods made of
   // token characters. The URL, the Host header and the client address (from
   // X-Forwarded-For behind a trusted proxy) can hold anything.
   let line = `{"level":${INFO},"time":${Date.now()}${bindings},"reqId":"${request.id}","req":{"method":"${request.method}","url":${str(redactUrl(request.url))}`

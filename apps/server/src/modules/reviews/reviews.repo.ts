@@ -3,6 +3,7 @@
  * the connection or the open transaction (`Db`) as their first argument.
  */
 import type { Db } from '../../db/connect.js'
+import { backendOf, lockedForUpdate } from '../../db/dialect.js'
 import type { ReviewAggregateRow, ReviewRow, ReviewStatus, ReviewsTable, VoterType } from '../../db/schema.js'
 import type { Insertable } from 'kysely'
 import { sql } from 'kysely'
@@ -28,10 +29,10 @@ export const reviewsRepo = {
     return Number(id)
   },
 
+  /** `lock`: FOR UPDATE where the backend has row locks. */
   byId(db: Db, shopId: string, id: number, opts: { lock?: boolean } = {}): Promise<ReviewRow | undefined> {
-    let q = db.selectFrom('reviews').selectAll().where('shop_id', '=', shopId).where('id', '=', id)
-    if (opts.lock) q = q.forUpdate()
-    return q.executeTakeFirst()
+    const q = db.selectFrom('reviews').selectAll().where('shop_id', '=', shopId).where('id', '=', id)
+    return (opts.lock ? lockedForUpdate(q, backendOf(db)) : q).executeTakeFirst()
   },
 
   async existsForEmail(db: Db, shopId: string, productId: string, email: string): Promise<boolean> {

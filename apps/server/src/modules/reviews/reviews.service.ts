@@ -3,9 +3,8 @@
  * Every method takes the request context first. Aggregates (approved reviews only) change
  * in the same transaction as the review write that changes them.
  */
-import type { Backend, Db } from '../../db/connect.js'
+import type { Db } from '../../db/connect.js'
 import type { ReviewRow, ReviewStatus, VoterType } from '../../db/schema.js'
-import { supportsRowLocks } from '../../db/dialect.js'
 import { AppError, type ErrorDetail, notFound } from '../../lib/errors.js'
 import { normalizePlatformId } from '../../lib/platform-ids.js'
 import { isoSeconds, now } from '../../lib/time.js'
@@ -119,14 +118,13 @@ function voterOf(ctx: RequestContext): { type: VoterType; id: string } {
   ])
 }
 
-export function createReviewsService(deps: { db: Db; backend: Backend; clock?: () => number }) {
+export function createReviewsService(deps: { db: Db; clock?: () => number }) {
   const { db } = deps
   const clock = deps.clock ?? now
-  const lock = supportsRowLocks(deps.backend)
 
   /** A review of the caller's shop, or 404. */
   async function mustGet(trx: Db, shopId: string, id: number, forUpdate = false): Promise<ReviewRow> {
-    const row = await repo.byId(trx, shopId, id, { lock: forUpdate && lock })
+    const row = await repo.byId(trx, shopId, id, { lock: forUpdate })
     if (!row) throw notFound('Review')
     return row
   }
