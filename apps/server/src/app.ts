@@ -12,6 +12,7 @@ import { AppError } from './lib/errors.js'
 import { requestIdGenerator } from './lib/ids.js'
 import { stdoutSink } from './lib/log-sink.js'
 import { findNul } from './lib/nul-guard.js'
+import { requestLoggerFactory } from './lib/request-logger.js'
 import { adminRoutes } from './modules/admin/admin.routes.js'
 import { analyticsRoutes } from './modules/analytics/analytics.routes.js'
 import { type AnalyticsService, createAnalyticsService } from './modules/analytics/analytics.service.js'
@@ -167,6 +168,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: loggerOptions(deps),
     genReqId: requestIdGenerator(),
+    // request.log is made on first use: most requests never log through it (lib/request-logger.ts).
+    childLoggerFactory: requestLoggerFactory,
     bodyLimit: BODY_LIMIT_BYTES,
     // A hop count is valid for proxy-addr though Fastify's types omit it.
     trustProxy: config.trustProxy as boolean | string,

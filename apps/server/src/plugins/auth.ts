@@ -64,6 +64,11 @@ declare module 'fastify' {
     ctx: RequestContext
     /** Set on routes that declare `config.owner`. */
     owner: Owner
+    /**
+     * The route's config (access rule, owner, plans, `url`), set first thing by auth's
+     * onRequest hook: Fastify's `request.routeOptions` builds a new object on every read.
+     */
+    routeConfig: FastifyRequest['routeOptions']['config']
   }
 }
 
@@ -160,7 +165,7 @@ function resolveOwner(ctx: RequestContext, raw: string): Owner {
 }
 
 export function enforceAccess(request: FastifyRequest): void {
-  const config = request.routeOptions.config
+  const config = request.routeConfig
   const access = config.access
   if (access === undefined) throw new AppError('FORBIDDEN', 'Route has no access rule')
   if (access.includes('public')) return
@@ -189,6 +194,7 @@ export const authPlugin = fp(
     app.decorateRequest('auth', null as unknown as ResolvedAuth)
     app.decorateRequest('ctx', null as unknown as RequestContext)
     app.decorateRequest('owner', null as unknown as Owner)
+    app.decorateRequest('routeConfig', null as unknown as FastifyRequest['routeOptions']['config'])
 
     const catalog: RouteEntry[] = []
     app.decorate('routeCatalog', catalog)
@@ -206,7 +212,8 @@ export const authPlugin = fp(
     // Synchronous when the credentials are cached (nearly always): an async hook costs every
     // request a promise and microtask turns.
     app.addHook('onRequest', (request, _reply, done) => {
-      if (request.routeOptions.config.access?.includes('public')) {
+      request.routeConfig = request.routeOptions.config
+      if (request.routeConfig.access?.includes('public')) {
         request.auth = {}
         return done()
       }
@@ -224,7 +231,7 @@ export const authPlugin = fp(
     app.addHook('preParsing', (request, _reply, payload, done) => {
       // 404s (the not-found handler answers), CORS preflights (anything else falls through
       // to 404) and the API docs pass.
-      if (request.routeOptions.url !== undefined && request.method !== 'OPTIONS' && !request.url.startsWith('/docs')) {
+      if (request.routeConfig.url !== undefined && request.method !== 'OPTIONS' && !request.url.startsWith('/docs')) {
         try {
           enforceAccess(request)
         } catch (err) {

@@ -97,9 +97,11 @@ export const rateLimitPlugin = fp(
     redis?.defineCommand('wishlistRateLimit', { numberOfKeys: 1, lua: INCR_SCRIPT })
     const namespace = opts.namespace ?? 'wishlist:rl:'
 
-    // After auth's onRequest hook (registered first), which sets the API key of a bearer call.
+    // After auth's onRequest hook (registered first), which sets the route's config and the
+    // API key of a bearer call.
     app.addHook('onRequest', (request: FastifyRequest, reply, done) => {
-      if (request.routeOptions.url === undefined || request.routeOptions.config.rateLimit === false) return done()
+      const config = request.routeConfig
+      if (config.url === undefined || config.rateLimit === false) return done()
       const keyId = request.auth?.keyId
       const key = keyId !== undefined ? `kid:${keyId}` : `ip:${request.ip}`
       const max = keyId !== undefined ? opts.adminPerMin : opts.storefrontPerMin

@@ -25,6 +25,29 @@ describe('logs', () => {
     }
   })
 
+  it('tie the lines logged while answering a request to its access line by the request id', async () => {
+    const { app, lines, close } = await loggingApp()
+    try {
+      app.get('/v1/test-logging-boom', { config: { access: ['public'] } }, async (request) => {
+        request.log.child({ step: 'lookup' }).debug('looking up')
+        throw new Error('boom')
+      })
+      const quiet = await app.inject({ method: 'GET', url: '/v1/nothing' })
+      const res = await app.inject({ method: 'GET', url: '/v1/test-logging-boom' })
+      expect(res.statusCode).toBe(500)
+      const records = lines.map((l) => JSON.parse(l) as { reqId?: string; msg: string; level: number; step?: string; err?: { message: string } })
+      const of = (id: unknown) => records.filter((r) => r.reqId === id)
+      // A request that logs nothing itself still gets its access line, and only that.
+      expect(of(quiet.headers['x-request-id']).map((r) => r.msg)).toEqual(['request completed'])
+      const failed = of(res.headers['x-request-id'])
+      expect(failed.map((r) => r.msg)).toEqual(['looking up', 'unhandled error', 'request completed'])
+      expect(failed[0]).toMatchObject({ level: 20, step: 'lookup' })
+      expect(failed[1]).toMatchObject({ level: 50, err: { message: 'boom' } })
+    } finally {
+      await close()
+    }
+  })
+
   it('write the access line exactly as pino would write it, with share tokens redacted', async () => {
     const { app, lines, close } = await loggingApp()
     try {
