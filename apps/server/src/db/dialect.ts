@@ -23,7 +23,7 @@ export const lowerSql = (column: string) => sql`lower(${sql.ref(column)})`
  * Kysely's SQLite driver serialises every query on one connection, so a transaction is
  * already exclusive there.
  */
-export const supportsRowLocks = (backend: Backend): boolean => backend === 'postgres'
+const supportsRowLocks = (backend: Backend): boolean => backend === 'postgres'
 
 export async function tableExists(db: Kysely<unknown>, name: string): Promise<boolean> {
   const tables = await db.introspection.getTables()
@@ -71,5 +71,5 @@ export function lockedForUpdate<QB extends { forUpdate(): QB }>(qb: QB, backend:
  * same row. SQLite has one writer; the claim runs as one UPDATE statement there.
  */
 export function lockSkippingLocked<QB extends { forUpdate(): QB; skipLocked(): QB }>(qb: QB, backend: Backend): QB {
-  return backend === 'postgres' ? qb.forUpdate().skipLocked() : qb
+  return supportsRowLocks(backend) ? qb.forUpdate().skipLocked() : qb
 }
