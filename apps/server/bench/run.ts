@@ -315,9 +315,16 @@ async function runService(backend: BenchBackend, run: RunDatabase, info: Dataset
 /** The run with the median req/s, whole (its latencies and CPU with it). */
 const medianRun = (all: LoadFigures[]) => [...all].sort((a, b) => a.rps - b.rps)[Math.floor((all.length - 1) / 2)] as LoadFigures
 
+/** Templates rebuilt in this run (`--reseed`): once each, not before every service process. */
+const reseeded = new Set<string>()
+
 async function runBackend(backend: BenchBackend, bodyFile: string, needBody: boolean): Promise<BackendResult> {
-  const prepareWith = (customers: number) => () =>
-    prepareRunDatabase(backend, { analyticsEvents: opts.analyticsEvents, customers }, { dataDir: opts.dataDir, pgUrl: opts.pgUrl, reseed: flags.reseed === true, log })
+  const prepareWith = (customers: number) => () => {
+    const template = `${backend}/${customers}`
+    const reseed = flags.reseed === true && !reseeded.has(template)
+    reseeded.add(template)
+    return prepareRunDatabase(backend, { analyticsEvents: opts.analyticsEvents, customers }, { dataDir: opts.dataDir, pgUrl: opts.pgUrl, reseed, log })
+  }
   const prepare = prepareWith(opts.customers)
   const { run, info, seeded } = await prepare()
   if (seeded) log(`${backend}: seed times ${JSON.stringify(info.seedMs)}`)

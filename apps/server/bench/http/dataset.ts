@@ -107,6 +107,15 @@ async function seedPopulation(storage: Storage, shopId: string, customers: numbe
   }
 }
 
+function syncFile(file: string): void {
+  const fd = openSync(file, 'r+')
+  try {
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+}
+
 async function seedTemplate(storage: Storage, spec: DatasetSpec, log: (s: string) => void): Promise<DatasetInfo> {
   const started = Date.now()
   await migrateToLatest(storage)
@@ -157,8 +166,10 @@ async function seedTemplate(storage: Storage, spec: DatasetSpec, log: (s: string
     const analyticsMs = Date.now() - t1
     // PostgreSQL gathers statistics itself (autovacuum), so the template has them as a
     // database in service does. The service's SQLite files have none: it never runs ANALYZE
-    // (see openSqlite in src/db/connect.ts on what STAT4 statistics cost).
-    if (storage.backend === 'postgres') await sql`analyze`.execute(storage.db)
+    // (see openSqlite in src/db/connect.ts on what STAT4 statistics cost). VACUUM too, now:
+    // otherwise autovacuum visits the freshly inserted tables of the template (gigabytes at
+    // 1M customers) while the first scenarios run.
+    if (storage.backend === 'postgres') await sql`vacuum analyze`.execute(storage.db)
 
     const info: DatasetInfo = {
       shopId: shop.id,
@@ -212,6 +223,9 @@ export async function prepareRunDatabase(
       const info = await seedTemplate(storage, spec, opts.log)
       await sql`pragma wal_checkpoint(TRUNCATE)`.execute(storage.db)
       await storage.destroy()
+      // On disk before any scenario runs, not written back by the kernel during the first
+      // ones (at 1M customers, gigabytes: those processes had the longest tails).
+      syncFile(partial)
       renameSync(partial, tpl)
       opts.log(`sqlite: template seeded in ${(info.seedMs.total / 1000).toFixed(1)} s`)
       seeded = true
@@ -219,9 +233,7 @@ export async function prepareRunDatabase(
     const file = join(opts.dataDir, `${runName}.db`)
     copyFileSync(tpl, file)
     // Written to disk now, not by the kernel's writeback during the first scenarios.
-    const fd = openSync(file, 'r+')
-    fsyncSync(fd)
-    closeSync(fd)
+    syncFile(file)
     const storage = openStorage({ kind: 'sqlite', file })
     const info = await readInfo(storage)
     await storage.destroy()
