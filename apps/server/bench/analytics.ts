@@ -103,8 +103,8 @@ export async function runAnalyticsBench(opts: BenchOptions = {}): Promise<BenchR
     const config = loadConfig({
       JWT_SECRET: randomBytes(32).toString('hex'),
       DATABASE_URL: db.url,
-      RATE_LIMIT_ADMIN_PER_MIN: '1000000',
-      RATE_LIMIT_STOREFRONT_PER_MIN: '1000000',
+      RATE_LIMIT_ADMIN_PER_MIN: '1000000000',
+      RATE_LIMIT_STOREFRONT_PER_MIN: '1000000000',
     })
     const storage = openStorage(db.target)
     try {

@@ -279,8 +279,8 @@ async function runService(backend: BenchBackend, run: RunDatabase, info: Dataset
     {
       DATABASE_URL: run.url,
       JWT_SECRET: BENCH_JWT_SECRET,
-      RATE_LIMIT_ADMIN_PER_MIN: '1000000',
-      RATE_LIMIT_STOREFRONT_PER_MIN: '1000000',
+      RATE_LIMIT_ADMIN_PER_MIN: '1000000000',
+      RATE_LIMIT_STOREFRONT_PER_MIN: '1000000000',
       NODE_ENV: 'production',
       WEBHOOK_WORKER: 'on',
     },

@@ -124,8 +124,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: (env.PUBLIC_BASE_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     rateLimit: {
-      storefrontPerMin: int(env, 'RATE_LIMIT_STOREFRONT_PER_MIN', 60, 1, 1_000_000),
-      adminPerMin: int(env, 'RATE_LIMIT_ADMIN_PER_MIN', 120, 1, 1_000_000),
+      storefrontPerMin: int(env, 'RATE_LIMIT_STOREFRONT_PER_MIN', 60, 1, 1_000_000_000),
+      adminPerMin: int(env, 'RATE_LIMIT_ADMIN_PER_MIN', 120, 1, 1_000_000_000),
       redisPrefix: env.RATE_LIMIT_REDIS_PREFIX || undefined,
     },
     webhooks: {

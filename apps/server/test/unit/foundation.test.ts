@@ -107,6 +107,10 @@ describe('configuration', () => {
     expect(() => loadConfig({ DATABASE_URL: 'sqlite::memory:', JWT_SECRET: 'short' })).toThrow(/32 bytes/)
     const config = loadConfig({ DATABASE_URL: 'sqlite::memory:' })
     expect(config.rateLimit).toEqual({ storefrontPerMin: 60, adminPerMin: 120 })
+    // Internal traffic (a load test from one address) may need more than a million a minute.
+    const unlimited = loadConfig({ DATABASE_URL: 'sqlite::memory:', RATE_LIMIT_STOREFRONT_PER_MIN: '1000000000', RATE_LIMIT_ADMIN_PER_MIN: '5000000' })
+    expect(unlimited.rateLimit).toMatchObject({ storefrontPerMin: 1_000_000_000, adminPerMin: 5_000_000 })
+    expect(() => loadConfig({ DATABASE_URL: 'sqlite::memory:', RATE_LIMIT_STOREFRONT_PER_MIN: '0' })).toThrow(/RATE_LIMIT_STOREFRONT_PER_MIN/)
     expect(config.webhooks.retryScheduleSec).toEqual([5, 300, 1800, 7200, 18000, 36000, 36000])
     expect(config.webhooks.retentionDays).toBe(30)
     expect(loadConfig({ DATABASE_URL: 'sqlite::memory:', WEBHOOK_DELIVERY_RETENTION_DAYS: '0' }).webhooks.retentionDays).toBe(0)
