@@ -119,7 +119,7 @@ function syncFile(file: string): void {
   }
 }
 
-async function seedTemplate(storage: Storage, spec: DatasetSpec, log: (s: string) => void): Promise<DatasetInfo> {
+async function seedTemplate(storage: Storage, spec: DatasetSpec, log: (s: string) => void): Promise<void> {
   const started = Date.now()
   await migrateToLatest(storage)
   const config = loadConfig({ JWT_SECRET, DATABASE_URL: 'sqlite::memory:', RATE_LIMIT_ADMIN_PER_MIN: '1000000', RATE_LIMIT_STOREFRONT_PER_MIN: '1000000' })
@@ -189,7 +189,6 @@ async function seedTemplate(storage: Storage, spec: DatasetSpec, log: (s: string
     }
     await sql`create table bench_dataset (k text primary key, v text not null)`.execute(storage.db)
     await sql`insert into bench_dataset (k, v) values ('info', ${JSON.stringify(info)})`.execute(storage.db)
-    return info
   } finally {
     await app.close()
   }
