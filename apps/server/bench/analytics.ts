@@ -22,6 +22,7 @@ import { type DatabaseTarget, loadConfig } from '../src/config.js'
 import { type Backend, openStorage } from '../src/db/connect.js'
 import { migrateToLatest } from '../src/db/migrate.js'
 import { seedAnalytics } from '../src/modules/analytics/analytics.seed.js'
+import { BENCH_RATE_LIMITS } from './http/dataset.js'
 
 export interface BenchOptions {
   backends?: Backend[]
@@ -103,8 +104,7 @@ export async function runAnalyticsBench(opts: BenchOptions = {}): Promise<BenchR
     const config = loadConfig({
       JWT_SECRET: randomBytes(32).toString('hex'),
       DATABASE_URL: db.url,
-      RATE_LIMIT_ADMIN_PER_MIN: '1000000000',
-      RATE_LIMIT_STOREFRONT_PER_MIN: '1000000000',
+      ...BENCH_RATE_LIMITS,
     })
     const storage = openStorage(db.target)
     try {

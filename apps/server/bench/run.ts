@@ -31,7 +31,7 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import type { RequestSpec } from 'autocannon'
-import { BENCH_JWT_SECRET, type BenchBackend, type DatasetInfo, prepareRunDatabase, type RunDatabase } from './http/dataset.js'
+import { BENCH_JWT_SECRET, BENCH_RATE_LIMITS, type BenchBackend, type DatasetInfo, prepareRunDatabase, type RunDatabase } from './http/dataset.js'
 import { buildServer } from './http/build.js'
 import { type LoadFigures, type LoadSpec, warmThenLoad } from './http/load.js'
 
@@ -279,8 +279,7 @@ async function runService(backend: BenchBackend, run: RunDatabase, info: Dataset
     {
       DATABASE_URL: run.url,
       JWT_SECRET: BENCH_JWT_SECRET,
-      RATE_LIMIT_ADMIN_PER_MIN: '1000000000',
-      RATE_LIMIT_STOREFRONT_PER_MIN: '1000000000',
+      ...BENCH_RATE_LIMITS,
       NODE_ENV: 'production',
       WEBHOOK_WORKER: 'on',
     },
