@@ -4,7 +4,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Ajv } from 'ajv'
 import addFormats from 'ajv-formats'
-import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify'
 import type { Redis } from 'ioredis'
 import type { Config } from './config.js'
 import type { Storage } from './db/connect.js'
@@ -206,8 +206,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   })
 
   // Only JSON bodies: Fastify's built-in text/plain parser would let a text body reach
-  // schema validation instead of the documented 415.
-  app.removeContentTypeParser('text/plain')
+  // schema validation instead of the documented 415. A route that takes no body ignores a
+  // Content-Type sent with an empty one (HTTP wrappers that set `application/json` on every
+  // call); a route that takes a body still answers INVALID_JSON or 415 for it.
+  app.removeContentTypeParser(['text/plain', 'application/json'])
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  const takesNoBody = (request: FastifyRequest, body: string) => body === '' && request.routeOptions.schema?.body === undefined
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body: string, done) =>
+    takesNoBody(request, body) ? done(null, undefined) : parseJson(request, body, done),
+  )
+  app.addContentTypeParser('*', { parseAs: 'string' }, (request, body: string, done) =>
+    takesNoBody(request, body) ? done(null, undefined) : done(new AppError('UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be application/json'), undefined),
+  )
 
   // Set before anything can answer, so every response carries it (a hook on onSend would
   // cost every response a pass through Fastify's onSend runner).

@@ -68,7 +68,7 @@ function fromFastifyError(err: FastifyError): AppError {
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
   const body = { code: error.code, message: error.message, ...(error.details === undefined ? {} : { details: error.details }) }
   if (error.statusCode === 401) {
-    const param = error.code === 'INVALID_TOKEN' || error.code === 'TOKEN_EXPIRED' ? ' error="invalid_token"' : ''
+    const param = error.code === 'INVALID_TOKEN' || error.code === 'TOKEN_EXPIRED' ? ', error="invalid_token"' : ''
     reply.header('www-authenticate', `Bearer realm="wishlist"${param}`)
   }
   if (error.code === 'UNAVAILABLE') reply.header('retry-after', String(UNAVAILABLE_RETRY_AFTER_S))

@@ -103,7 +103,7 @@ describe('bearer verification', () => {
     const res = await get(await make())
     expect(res.status).toBe(401)
     expect(res.body.error.code).toBe('INVALID_TOKEN')
-    expect(res.headers['www-authenticate']).toContain('invalid_token')
+    expect(res.headers['www-authenticate']).toBe('Bearer realm="wishlist", error="invalid_token"')
   })
 
   it('refuses a token carrying the signature of a token accepted (and cached) before', async () => {

@@ -30,6 +30,20 @@ describe('error envelope', () => {
     expect(res.json().error.code).toBe('INVALID_JSON')
   })
 
+  it('ignores a Content-Type sent with an empty body on a route that takes no body', async () => {
+    const auth = { authorization: `Bearer ${admin}` }
+    for (const type of ['application/json', 'text/plain']) {
+      const del = await t.inject({ method: 'DELETE', url: '/v1/wishlists/1/items/3', headers: { ...auth, 'content-type': type }, payload: '' })
+      expect(del.json()).toEqual({ ok: true, data: { removed: false, count: 0 } })
+      const rotate = await t.inject({ method: 'POST', url: '/v1/admin/storefront-key/rotate', headers: { ...auth, 'content-type': type }, payload: '' })
+      expect(rotate.statusCode).toBe(200)
+    }
+    const withBody = await t.inject({ method: 'DELETE', url: '/v1/wishlists/1/items/3', headers: { ...auth, 'content-type': 'text/plain' }, payload: 'x' })
+    expect(withBody.statusCode).toBe(415)
+    const review = await t.inject({ method: 'DELETE', url: '/api/v1/reviews/999999', headers: { ...auth, 'content-type': 'application/json' }, payload: '' })
+    expect(review.json()).toEqual({ error: { code: 'NOT_FOUND', message: expect.any(String) } })
+  })
+
   it('415 UNSUPPORTED_MEDIA_TYPE for a body that is not application/json', async () => {
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
       const res = await patch('reviews_auto_approve=true', type)
