@@ -23,6 +23,7 @@ export const openapiPlugin = fp(
             bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
             storefrontKey: { type: 'apiKey', in: 'header', name: 'X-Storefront-Key' },
             guestId: { type: 'apiKey', in: 'header', name: 'X-Guest-Id' },
+            guestIdQuery: { type: 'apiKey', in: 'query', name: 'guest_id' },
           },
         },
       },
@@ -31,11 +32,16 @@ export const openapiPlugin = fp(
         const access = route.config?.access ?? []
         const security: Record<string, string[]>[] = []
         if (access.includes('admin') || access.includes('customer')) security.push({ bearer: [] })
-        if (access.includes('guest')) security.push({ storefrontKey: [], guestId: [] })
+        if (access.includes('guest')) security.push({ storefrontKey: [], guestId: [] }, { storefrontKey: [], guestIdQuery: [] })
         if (access.includes('storefront')) security.push({ storefrontKey: [] })
         const hide = url.startsWith('/docs')
         return { schema: { ...schema, ...(security.length ? { security } : {}), ...(hide ? { hide: true } : {}) } as typeof schema, url }
       },
+    })
+    // The API reference is not API traffic: it spends no rate-limit budget, like the
+    // OpenAPI document and the operations endpoints.
+    app.addHook('onRoute', (route) => {
+      if (route.url.startsWith('/docs')) route.config = { ...route.config, rateLimit: false }
     })
     await app.register(swaggerUi, { routePrefix: '/docs' })
   },

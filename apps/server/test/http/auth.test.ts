@@ -16,6 +16,7 @@ describe('POST /v1/auth/token', () => {
     const res = await t.call('POST', '/v1/auth/token', { body: { api_key: shop.keyId, api_secret: shop.secret } })
     expect(res.status).toBe(200)
     expect(res.body).toEqual({ ok: true, data: { token: expect.any(String), expires_in: 86400, token_type: 'Bearer', scope: 'admin' } })
+    expect(res.headers['cache-control']).toBe('no-store')
     const claims = decodeJwt(res.body.data.token)
     expect(decodeProtectedHeader(res.body.data.token).alg).toBe('HS256')
     expect(claims).toMatchObject({ sub: `key:${shop.keyId}`, shop: shop.id, kid: shop.keyId, scope: 'admin' })
@@ -41,6 +42,16 @@ describe('POST /v1/auth/token', () => {
     }
     expect(unknown.body).toEqual(wrong.body)
     expect(unknown.body.error.code).toBe('INVALID_CREDENTIALS')
+  })
+
+  it('creates an admin key from an empty request, its secret not cacheable', async () => {
+    const admin = await shop.adminToken()
+    const created = await t.call('POST', '/v1/admin/api-keys', { token: admin })
+    expect(created.status).toBe(201)
+    expect(created.headers['cache-control']).toBe('no-store')
+    expect(created.body.data).toEqual({ keyId: expect.stringMatching(/^ak_/), secret: expect.stringMatching(/^sk_/), name: 'Admin key', scope: 'admin', createdAt: expect.any(String) })
+    const token = await t.call('POST', '/v1/auth/token', { body: { api_key: created.body.data.keyId, api_secret: created.body.data.secret } })
+    expect(token.body.data.scope).toBe('admin')
   })
 
   it('lets a customer-scope key mint customer tokens only', async () => {

@@ -56,12 +56,17 @@ describe('operations endpoints', () => {
     expect(token.requestBody.content['application/json'].schema.required).toEqual(['api_key', 'api_secret'])
     expect(res.body.paths['/v1/admin/shop'].get.security).toEqual([{ bearer: [] }])
     expect(res.body.paths['/docs']).toBeUndefined()
+    // Guest mode takes the guest id from the header or from the query (DECISIONS §3).
+    expect(res.body.paths['/v1/wishlists/{customerId}'].get.security).toContainEqual({ storefrontKey: [], guestIdQuery: [] })
+    expect(res.body.components.securitySchemes.guestIdQuery).toEqual({ type: 'apiKey', in: 'query', name: 'guest_id' })
   })
 
   it('GET /docs serves the API reference', async () => {
     const res = await t.inject({ method: 'GET', url: '/docs/' })
     expect(res.statusCode).toBe(200)
     expect(res.body).toContain('swagger')
+    // The reference spends no rate-limit budget.
+    expect(res.headers['x-ratelimit-limit']).toBeUndefined()
   })
 
   it('answers every response with an x-request-id: success, errors of every stage, preflights', async () => {

@@ -54,10 +54,19 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ shops: ShopsService; auth:
 
   app.post(
     '/v1/admin/api-keys',
-    { config, schema: { tags, body: Type.Optional(CreateApiKey), response: { 201: Ok(CreatedApiKey), ...errors(400, 401, 403, 429) } } },
+    {
+      config,
+      schema: { tags, body: Type.Optional(CreateApiKey), response: { 201: Ok(CreatedApiKey), ...errors(400, 401, 403, 429) } },
+      // Both fields are optional, so the body may be left out (it is validated as `{}`).
+      preValidation: (request, _reply, done) => {
+        request.body ??= {}
+        done()
+      },
+    },
     async (request, reply) => {
-      const key = await shops.createApiKey(request.ctx.shop.id, request.body ?? {})
-      reply.code(201)
+      const key = await shops.createApiKey(request.ctx.shop.id, request.body)
+      // The secret is shown only here: no cache may keep it.
+      reply.code(201).header('cache-control', 'no-store')
       return { ok: true as const, data: { ...key, createdAt: isoMillis(key.createdAt) } }
     },
   )

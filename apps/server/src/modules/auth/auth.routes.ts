@@ -28,6 +28,10 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService }> = asyn
         response: { 200: Ok(TokenResponse), ...errors(400, 401, 403, 429) },
       },
     },
-    async (request) => ({ ok: true as const, data: await auth.exchange(request.body) }),
+    async (request, reply) => {
+      // A bearer credential: no cache may keep it (RFC 6749 §5.1).
+      reply.header('cache-control', 'no-store')
+      return { ok: true as const, data: await auth.exchange(request.body) }
+    },
   )
 }
