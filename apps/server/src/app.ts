@@ -50,6 +50,8 @@ import { openapiPlugin } from './plugins/openapi.js'
 import { rateLimitPlugin } from './plugins/rate-limit.js'
 
 export const BODY_LIMIT_BYTES = 1024 * 1024
+/** Characters of one path parameter as sent (percent-escapes included). */
+export const MAX_PARAM_LENGTH = 4096
 
 export interface AppDeps {
   config: Config
@@ -173,19 +175,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT_BYTES,
     // A hop count is valid for proxy-addr though Fastify's types omit it.
     trustProxy: config.trustProxy as boolean | string,
-    routerOptions: { ignoreTrailingSlash: true },
+    // A path parameter may be a product handle of 255 characters (delete by handle), which
+    // percent-encoded takes up to 12 characters each; each route's schema bounds its own.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     // Fastify's default logs two lines per request ("incoming request", "request
     // completed"); one line at the end (plugins/access-log.ts) carries the same facts at
     // half the cost (bench). Our error handler (plugins/errors.ts) logs errors itself.
     logController: new LogController({ disableRequestLogging: true }),
     // Errors the router raises before any route runs (a malformed %-escape, a path
-    // parameter over 100 characters) get the documented envelope, not Fastify's own body.
+    // parameter over MAX_PARAM_LENGTH characters) get the documented envelope, not Fastify's own body.
     frameworkErrors: (err, request, reply) => {
       const tooLong = err.code === 'FST_ERR_MAX_PARAM_LENGTH'
-      const message = tooLong ? 'A path parameter is longer than 100 characters' : 'The URL is not valid (malformed percent-encoding)'
+      const message = tooLong ? `A path parameter is longer than ${MAX_PARAM_LENGTH} characters` : 'The URL is not valid (malformed percent-encoding)'
       // No hook runs before these errors, so the request id is set here.
       reply.header('x-request-id', request.id)
-      return sendError(request, reply, new AppError('VALIDATION_ERROR', message, [{ path: 'params', message: tooLong ? 'must be at most 100 characters' : 'must be a valid URL component' }]))
+      return sendError(request, reply, new AppError('VALIDATION_ERROR', message, [{ path: 'params', message: tooLong ? `must be at most ${MAX_PARAM_LENGTH} characters` : 'must be a valid URL component' }]))
     },
   }).withTypeProvider<TypeBoxTypeProvider>()
 

@@ -71,6 +71,9 @@ describe('POST /v1/wishlists/{customerId}/items', () => {
     expect(big.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'body.metadata' }] })
     const fits = await add(c, { product_id: '1', metadata: { n: 'x'.repeat(190) } })
     expect(fits.status).toBe(201)
+    // 200 characters are code points: {"n":"…"} around 192 emoji is 200 of them (392 UTF-16 units).
+    expect((await add(c, { product_id: '3', metadata: { n: '🎁'.repeat(192) } })).status).toBe(201)
+    expect((await add(c, { product_id: '4', metadata: { n: '🎁'.repeat(193) } })).status).toBe(400)
     const notObject = await add(c, { product_id: '2', metadata: ['a'] })
     expect(notObject.status).toBe(400)
   })
@@ -175,6 +178,18 @@ describe('DELETE /v1/wishlists/{customerId}/items/{productId}', () => {
     expect(none.body.data).toEqual({ removed: false, count: 2 })
     const res = await t.call('DELETE', `/v1/wishlists/${c}/items/blue-hat?by=handle`, { token: admin })
     expect(res.body.data).toEqual({ removed: true, count: 1 })
+  })
+
+  it('removes by a handle as long as add accepts (255 characters, non-ASCII percent-encoded)', async () => {
+    const c = newCustomer()
+    const long = `${'h'.repeat(250)}-été!`
+    expect(long).toHaveLength(255)
+    await add(c, { product_id: '1', handle: long })
+    const res = await t.call('DELETE', `/v1/wishlists/${c}/items/${encodeURIComponent(long)}?by=handle`, { token: admin })
+    expect(res.body.data).toEqual({ removed: true, count: 0 })
+    const tooLong = await t.call('DELETE', `/v1/wishlists/${c}/items/${'h'.repeat(256)}?by=handle`, { token: admin })
+    expect(tooLong.status).toBe(400)
+    expect(tooLong.body.error.code).toBe('VALIDATION_ERROR')
   })
 
   it('rejects an unknown by and a malformed product id', async () => {

@@ -54,12 +54,17 @@ describe('lists', () => {
 
   it('validates names: trimmed 1..100 characters, unique ignoring case, including the default name', async () => {
     const c = newCustomer()
-    for (const name of ['', '   ', 'x'.repeat(101)]) {
+    for (const name of ['', '   ', 'x'.repeat(101), '🎁'.repeat(101)]) {
       const res = await createList(c, name)
       expect(res.status, JSON.stringify(name)).toBe(400)
       expect(res.body.error.code).toBe('VALIDATION_ERROR')
     }
     expect((await createList(c, 'x'.repeat(100))).status).toBe(201)
+    // Characters are code points: 100 emoji (200 UTF-16 units) are 100 characters.
+    const emoji = await createList(c, '🎁'.repeat(100))
+    expect(emoji.status).toBe(201)
+    const rename = await t.call('PUT', `/v1/wishlists/${c}/lists/${emoji.body.data.wishlist.wishlistId}`, { token: admin, body: { name: `${'🎀'.repeat(100)} ` } })
+    expect(rename.body).toEqual({ ok: true, data: { updated: true } })
     expect((await createList(c, 'Gifts')).status).toBe(201)
     const dup = await createList(c, ' GIFTS ')
     expect(dup.status).toBe(409)

@@ -7,6 +7,7 @@ import type { Db } from '../../db/connect.js'
 import type { ReviewRow, ReviewStatus, VoterType } from '../../db/schema.js'
 import { AppError, type ErrorDetail, notFound } from '../../lib/errors.js'
 import { normalizePlatformId } from '../../lib/platform-ids.js'
+import { codePointLength } from '../../lib/text.js'
 import { isoSeconds, now } from '../../lib/time.js'
 import type { RequestContext } from '../auth/auth.types.js'
 import { customerForEmail, hasPurchased, normalizeEmail } from './purchases.js'
@@ -18,7 +19,7 @@ export const LIMITS = { email: 254, name: 100, title: 150, body: 5000, reply: 50
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
 /** Lengths are counted in Unicode code points, after trimming. */
-const length = (s: string): number => [...s].length
+const length = codePointLength
 
 /** Review times are whole seconds: the order clients see (seconds precision) is the order we sort by. */
 const toSeconds = (ms: number): number => Math.floor(ms / 1000) * 1000

@@ -5,6 +5,7 @@
 import type { Db } from '../../db/connect.js'
 import { AppError, notFound } from '../../lib/errors.js'
 import { newId } from '../../lib/ids.js'
+import { codePointLength } from '../../lib/text.js'
 import { isoMillis, now } from '../../lib/time.js'
 import type { Owner } from '../../plugins/auth.js'
 import { recordFacts } from '../analytics/facts.js'
@@ -23,10 +24,11 @@ export interface ListRecordView {
   updatedAt: string
 }
 
-/** Trimmed, 1..100 characters; returns the name and its case-insensitive key. */
+/** Trimmed, 1..100 characters (code points); returns the name and its case-insensitive key. */
 export function listName(raw: string): { name: string; key: string } {
   const name = raw.trim()
-  if (name.length < 1 || name.length > 100) {
+  const length = codePointLength(name)
+  if (length < 1 || length > 100) {
     throw new AppError('VALIDATION_ERROR', 'name must be 1 to 100 characters after trimming', [{ path: 'body.name', message: 'must be 1 to 100 characters after trimming' }])
   }
   return { name, key: name.toLowerCase() }

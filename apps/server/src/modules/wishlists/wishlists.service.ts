@@ -12,6 +12,7 @@ import type { Db } from '../../db/connect.js'
 import type { Database } from '../../db/schema.js'
 import { AppError } from '../../lib/errors.js'
 import { normalizePlatformId } from '../../lib/platform-ids.js'
+import { codePointLength } from '../../lib/text.js'
 import { now } from '../../lib/time.js'
 import type { Owner } from '../../plugins/auth.js'
 import { type AnalyticsFact, recordFacts } from '../analytics/facts.js'
@@ -53,7 +54,8 @@ export const itemLimitError = () =>
 export function serializeMetadata(metadata: object | undefined, path: string, index?: number): string | null {
   if (metadata === undefined) return null
   const text = JSON.stringify(metadata)
-  if (text.length > METADATA_MAX_CHARS) {
+  // UTF-16 units are never fewer than code points: count the latter only when it can matter.
+  if (text.length > METADATA_MAX_CHARS && codePointLength(text) > METADATA_MAX_CHARS) {
     throw new AppError('VALIDATION_ERROR', `${path} must be at most ${METADATA_MAX_CHARS} characters when serialized`, [
       { path, message: `must be at most ${METADATA_MAX_CHARS} characters when serialized`, ...(index === undefined ? {} : { index }) },
     ])
