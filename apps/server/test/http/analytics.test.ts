@@ -125,6 +125,17 @@ describe('GET /v1/analytics/daily', () => {
     expect(days[40]).toMatchObject({ date: date(0), cumulative_total: 5 })
   })
 
+  it('starts `all` at the first wishlist event: a cart add dated by the platform, however old, does not stretch it', async () => {
+    const s = await t.createShop('starter')
+    const token = await s.adminToken()
+    const cart = await t.call('POST', '/v1/events', { token, body: { events: [{ type: 'cart.item_added', customer_id: '5', product_id: '9', occurred_at: '0001-01-01T00:00:00Z' }] } })
+    expect(cart.body).toEqual({ ok: true, data: { accepted: 1 } })
+    expect((await t.call('GET', '/v1/analytics/daily?period=all', { token })).body.data.days).toEqual([])
+    expect((await t.call('POST', '/v1/wishlists/5/items', { token, body: { product_id: '9' } })).status).toBe(201)
+    const { days } = (await t.call('GET', '/v1/analytics/daily?period=all', { token })).body.data
+    expect(days).toEqual([{ date: date(0), period: date(0), items_added: 1, items_removed: 0, unique_shoppers: 1, cumulative_total: 1 }])
+  })
+
   it('answers an empty series for `all` on a shop without events, and 400 for an unknown period', async () => {
     const empty = await t.createShop('free')
     const token = await empty.adminToken()

@@ -169,5 +169,25 @@ describe('POST /v1/wishlists/{customerId}/merge', () => {
     const bad = await t.call('POST', '/v1/wishlists/910007/merge', { token: admin, body: { guest_items: [{ product_id: '1' }, { handle: 'x' }] } })
     expect(bad.status).toBe(400)
     expect(bad.body.error.details[0]).toMatchObject({ path: 'body.guest_items.1.product_id', index: 1 })
+    // Nothing to merge at all is a mistake; an empty guest_items is an explicit "nothing".
+    const empty = await t.call('POST', '/v1/wishlists/910007/merge', { token: admin, body: {} })
+    expect(empty.status).toBe(400)
+    expect(empty.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'body.guest_items' }] })
+  })
+
+  it('keeps a past added_at as the item addedAt and stores a future one as now', async () => {
+    const before = Date.now()
+    const res = await t.call('POST', '/v1/wishlists/910008/merge', {
+      token: admin,
+      body: { guest_items: [{ product_id: '1', added_at: '2026-01-02T03:04:05.678Z' }, { product_id: '2', added_at: '2099-01-01T00:00:00.000Z' }] },
+    })
+    const byId = Object.fromEntries(res.body.data.items.map((i: { productId: string; addedAt: string }) => [i.productId, Date.parse(i.addedAt)]))
+    expect(byId['1']).toBe(Date.parse('2026-01-02T03:04:05.678Z'))
+    expect(byId['2']).toBeGreaterThanOrEqual(before)
+    expect(byId['2']).toBeLessThanOrEqual(Date.now())
+    const imported = await t.call('POST', '/v1/wishlists/import', { token: admin, body: { items: [{ customer_id: '910009', product_id: '3', added_at: '2099-01-01T00:00:00Z' }] } })
+    expect(imported.body.data.imported).toBe(1)
+    const page = await t.call('GET', '/v1/wishlists/910009', { token: admin })
+    expect(Date.parse(page.body.data.items[0].addedAt)).toBeLessThanOrEqual(Date.now())
   })
 })

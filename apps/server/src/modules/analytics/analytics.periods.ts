@@ -3,8 +3,8 @@
  *
  * "The last N days" is today (UTC, by the server clock) and the N − 1 days before it, so
  * `7d` on a Wednesday covers Thursday of the week before through today. `1y` is 365 days.
- * `all` starts at the shop's first recorded fact (any type). Overview and daily use the
- * same window.
+ * `all` starts at the shop's first wishlist event (a cart add never moves it). Overview
+ * and daily use the same window.
  */
 import { DAY_MS } from '../../lib/time.js'
 

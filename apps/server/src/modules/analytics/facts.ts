@@ -169,13 +169,12 @@ async function applyFacts(trx: Transaction<Database>, shopId: string, facts: Omi
     const t = at[i] as number
     const day = dayOf(t)
     const owner: Owner = { type: f.owner_type, id: f.owner_id }
-    const delta = deltaOf(daily, day) // every fact's day gets a row: `all` starts at the first one
     if (f.type === 'add' || f.type === 'remove') pairs.set(pairKey(owner.type, owner.id, f.product_id), { owner, productId: f.product_id })
     if (f.type === 'add') {
-      delta.adds++
+      deltaOf(daily, day).adds++
       adds.push({ owner, productId: f.product_id, addedAt: t, day })
     } else if (f.type === 'remove') {
-      delta.removes++
+      deltaOf(daily, day).removes++
     } else if (f.type === 'cart_add') {
       // The batch's own earlier adds first, then the stored ones: every add of the product
       // by this owner made at or before the cart add is converted, once.
@@ -188,6 +187,9 @@ async function applyFacts(trx: Transaction<Database>, shopId: string, facts: Omi
       for (const p of await w.convertPending(owner, f.product_id, t)) deltaOf(daily, p.day).converted += p.count
     }
     if (isWishlistEvent(f.type)) {
+      // Every wishlist event's day gets a row (`all` starts at the first one); a cart add
+      // is not a wishlist event, and its platform-given date must not stretch `all`.
+      deltaOf(daily, day)
       seen.set(seenKey(owner, day), { owner, day })
       const prev = lastDay.get(ownerKey(owner))
       if (!prev || prev.day < day) lastDay.set(ownerKey(owner), { owner, day })

@@ -11,7 +11,7 @@ import { type AnalyticsFact, recordFacts } from '../analytics/facts.js'
 import type { RequestContext } from '../auth/auth.types.js'
 import { productIdOf } from './list-scope.js'
 import { createWishlistsRepo, type NewItem, type WishlistsRepo } from './wishlists.repo.js'
-import { addFacts, serializeMetadata } from './wishlists.service.js'
+import { addedAtOf, addFacts, serializeMetadata } from './wishlists.service.js'
 import { DEFAULT_LIST_ID, ITEM_LIMIT } from './wishlists.schemas.js'
 
 export interface ImportItemInput {
@@ -47,7 +47,7 @@ export function createImportService(deps: { db: Db }, repo: WishlistsRepo = crea
           variant_id: item.variant_id === undefined ? null : productIdOf(item.variant_id, `body.items.${index}.variant_id`),
           handle: item.handle ?? null,
           metadata: serializeMetadata(item.metadata, `body.items.${index}.metadata`, index),
-          added_at: item.added_at === undefined ? at : Date.parse(item.added_at),
+          added_at: addedAtOf(item.added_at, at),
         }
         const list = byCustomer.get(customerId)
         if (list) list.push(row)

@@ -63,6 +63,12 @@ export function serializeMetadata(metadata: object | undefined, path: string, in
   return text
 }
 
+/**
+ * An item's `addedAt` from a client's `added_at`: now when none is given, and never later
+ * than now (a clock ahead of ours must not pin an item to the top of "newest first").
+ */
+export const addedAtOf = (raw: string | undefined, at: number): number => (raw === undefined ? at : Math.min(Date.parse(raw), at))
+
 export const addFacts = (type: AnalyticsFact['type'], owner: Owner, productIds: string[], at: number): AnalyticsFact[] =>
   productIds.map((productId) => ({ type, ownerType: owner.type, ownerId: owner.id, productId, occurredAt: at }))
 
@@ -196,6 +202,11 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
      * first. A retried merge finds everything present and adds nothing.
      */
     async merge(ctx: RequestContext, owner: Owner, wishlistId: string | undefined, body: { guest_items?: GuestItemInput[] | undefined; guest_id?: string | undefined }) {
+      if (body.guest_items === undefined && body.guest_id === undefined) {
+        throw new AppError('VALIDATION_ERROR', 'body.guest_items is required (it may be empty when guest_id names the guest to merge)', [
+          { path: 'body.guest_items', message: 'is required unless guest_id is given' },
+        ])
+      }
       const shopId = ctx.shop.id
       const listId = resolveListId(ctx.shop, wishlistId)
       return db.transaction().execute(async (trx) => {
@@ -210,7 +221,7 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
             variant_id: null,
             handle: g.handle ?? null,
             metadata: null,
-            added_at: g.added_at === undefined ? at : Date.parse(g.added_at),
+            added_at: addedAtOf(g.added_at, at),
           })
         }
         const ownerRow = await repo.ensureOwner(trx, shopId, owner, at)
