@@ -82,6 +82,9 @@ describe('POST /v1/events: validation', () => {
     [{ type: 'product.updated', product_id: '1', variants: [] }, 'body.events.0.variants'],
     [{ type: 'product.updated', product_id: '1', variants: [{ variant_id: '2', price: '1', inventory_quantity: 1.5 }] }, 'body.events.0.variants.0.inventory_quantity'],
     [{ type: 'product.updated', product_id: '1', variants: [{ variant_id: '2', price: -1, inventory_quantity: 1 }] }, 'body.events.0.variants.0.price'],
+    // A number holds no more decimals than a decimal string may (6): 7.1234567 and 1e-7 are not rounded.
+    [{ type: 'product.updated', product_id: '1', variants: [{ variant_id: '2', price: 7.1234567, inventory_quantity: 1 }] }, 'body.events.0.variants.0.price'],
+    [{ type: 'product.updated', product_id: '1', variants: [{ variant_id: '2', price: 1e-7, inventory_quantity: 1 }] }, 'body.events.0.variants.0.price'],
     [{ type: 'product.updated', product_id: '1', variants: [{ variant_id: '2', price: '1', inventory_quantity: 1 }, { variant_id: '2', price: '1', inventory_quantity: 1 }] }, 'body.events.0.variants.1.variant_id'],
     [{ type: 'order.created', customer_id: '1', line_items: [] }, 'body.events.0.line_items'],
     [{ type: 'order.created', email: 'not-an-email', line_items: [{ product_id: '1' }] }, 'body.events.0.email'],
@@ -90,6 +93,12 @@ describe('POST /v1/events: validation', () => {
     expect(res.status).toBe(400)
     expect(res.body.error.code).toBe('VALIDATION_ERROR')
     expect(res.body.error.details[0]).toMatchObject({ path, index: 0 })
+  })
+
+  it('accepts prices as numbers with up to 6 decimals', async () => {
+    const prices = [0, 0.000001, 19.99, 7.123456, 1e15]
+    const res = await send([{ type: 'product.updated', product_id: '77', variants: prices.map((price, i) => ({ variant_id: String(i + 1), price, inventory_quantity: 1 })) }])
+    expect(res.body).toEqual({ ok: true, data: { accepted: 1 } })
   })
 
   it('accepts at most 500 events per call', async () => {

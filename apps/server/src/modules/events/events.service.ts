@@ -52,6 +52,17 @@ function compileValidators() {
   }
 }
 
+/**
+ * A price sent as a JSON number holds what its shortest decimal form shows: at most 6
+ * decimals, as a decimal string may (rounding 7.1234567 would hide a real price drop).
+ */
+const PRICE_DECIMALS = 6
+function fitsPriceDecimals(price: number): boolean {
+  const text = String(price) // exponent form only below 1e-6 here (prices are ≤ 1e15)
+  if (text.includes('e')) return price === 0
+  return (text.split('.')[1]?.length ?? 0) <= PRICE_DECIMALS
+}
+
 /** A union (price: string | number) fails once per branch; report it once, plainly. */
 function collapseAlternatives(errors: ErrorObject[]): ErrorObject[] {
   const unions = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath))
@@ -87,6 +98,7 @@ export function createEventsService(deps: EventsServiceDeps) {
           const id = pid(v.variant_id)
           if (seen.has(id)) fail(index, `.variants.${i}.variant_id`, 'must not repeat a variant')
           seen.add(id)
+          if (typeof v.price === 'number' && !fitsPriceDecimals(v.price)) fail(index, `.variants.${i}.price`, `must have at most ${PRICE_DECIMALS} decimals`)
         })
       }
     })
