@@ -189,6 +189,14 @@ describe('POST /api/v1/reviews', () => {
     expect(res.body.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ path })]))
   })
 
+  it('reports every field error of a submission together', async () => {
+    const types = await submit(auto, { customerEmail: 'z@example.com', customerName: 'n', rating: '3' })
+    expect(types.status).toBe(400)
+    expect(types.body.error.details.map((d: { path: string }) => d.path).sort()).toEqual(['body.body', 'body.productId', 'body.rating'])
+    const rules = await submit(auto, review({ customerEmail: 'zz', customerName: ' ', body: '', title: 't'.repeat(151) }))
+    expect(rules.body.error.details.map((d: { path: string }) => d.path).sort()).toEqual(['body.body', 'body.customerEmail', 'body.customerName', 'body.title'])
+  })
+
   it('accepts the limits exactly (254-character e-mail, 100-character name, 150-character title, 5000-character body, 5 photos)', async () => {
     const res = await submit(auto, review({
       customerEmail: `${'a'.repeat(242)}@example.com`,

@@ -5,6 +5,7 @@
  * Reviews are on every plan, so no route has a plan gate.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Ajv } from 'ajv'
 import { type TSchema, Type } from 'typebox'
 import type { Access } from '../../plugins/auth.js'
 import type { ReviewsService } from './reviews.service.js'
@@ -23,6 +24,8 @@ import {
   Submitted,
   Summary,
 } from './reviews.schemas.js'
+
+const allErrors = new Ajv({ allErrors: true, coerceTypes: false, useDefaults: true, strict: false })
 
 /** Error responses of the reviews interface for OpenAPI (`{error}`, no `ok`). */
 export function reviewErrors(...statuses: number[]): Record<number, TSchema> {
@@ -100,6 +103,8 @@ export const reviewsRoutes: FastifyPluginAsyncTypebox<{ reviews: ReviewsService 
         body: SubmitBody,
         response: { 201: Submitted, ...reviewErrors(400, 401, 409, 413, 415, 429) },
       },
+      // A review form shows every field's problem at once: all schema failures, not the first.
+      validatorCompiler: ({ schema }) => allErrors.compile(schema),
     },
     async (request, reply) => {
       const created = await reviews.submit(request.ctx, request.body)
