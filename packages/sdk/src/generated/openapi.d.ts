@@ -1641,6 +1641,8 @@ export interface paths {
                                     createdAt: string;
                                     customerId: string | null;
                                     email: string | null;
+                                    /** @description The buyer identity this record is kept under: an order is recorded once per identity it names */
+                                    identity: "customer" | "email";
                                     productId: string;
                                 }[];
                                 reviews: {

@@ -189,7 +189,7 @@ export function createPrivacyRepo(backend: Backend) {
     purchases(db: Db, shopId: string, customerId: string, emails: string[]) {
       return db
         .selectFrom('purchases')
-        .select(['product_id', 'customer_id', 'email', 'created_at'])
+        .select(['product_id', 'buyer', 'customer_id', 'email', 'created_at'])
         .where('shop_id', '=', shopId)
         .where((eb) => eb.or([eb('customer_id', '=', customerId), ...(emails.length ? [eb('email', 'in', emails)] : [])]))
         .orderBy('created_at')

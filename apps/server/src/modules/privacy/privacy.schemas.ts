@@ -48,7 +48,16 @@ export const CustomerExport = Type.Object(
     reviews: Type.Array(AdminReview),
     helpfulVotes: Type.Array(Type.Object({ reviewId: Type.Integer(), createdAt: Timestamp }, { additionalProperties: false })),
     purchases: Type.Array(
-      Type.Object({ productId: Type.String(), customerId: Nullable(Type.String()), email: Nullable(Type.String()), createdAt: Timestamp }, { additionalProperties: false }),
+      Type.Object(
+        {
+          productId: Type.String(),
+          identity: Type.Union([Type.Literal('customer'), Type.Literal('email')], { description: 'The buyer identity this record is kept under: an order is recorded once per identity it names' }),
+          customerId: Nullable(Type.String()),
+          email: Nullable(Type.String()),
+          createdAt: Timestamp,
+        },
+        { additionalProperties: false },
+      ),
     ),
     analyticsEvents: Type.Array(
       Type.Object({ type: Type.String(), productId: Nullable(Type.String()), occurredAt: Timestamp }, { additionalProperties: false }),

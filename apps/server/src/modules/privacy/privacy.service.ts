@@ -112,7 +112,13 @@ export function createPrivacyService(deps: { db: Db; backend: Backend; publicBas
         })),
         reviews: reviews.map((r) => adminView(r)),
         helpfulVotes: votes.map((v) => ({ reviewId: Number(v.review_id), createdAt: isoMillis(v.created_at) })),
-        purchases: purchases.map((p) => ({ productId: p.product_id, customerId: p.customer_id, email: p.email, createdAt: isoMillis(p.created_at) })),
+        purchases: purchases.map((p) => ({
+          productId: p.product_id,
+          identity: p.buyer.startsWith('email:') ? ('email' as const) : ('customer' as const),
+          customerId: p.customer_id,
+          email: p.email,
+          createdAt: isoMillis(p.created_at),
+        })),
         analyticsEvents: events.map((e) => ({ type: e.type, productId: e.product_id === '' ? null : e.product_id, occurredAt: isoMillis(e.occurred_at) })),
       }
     },
