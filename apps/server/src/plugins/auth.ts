@@ -97,10 +97,12 @@ function refused(err: unknown): ResolvedAuth {
 function storefrontAuth(request: FastifyRequest, shop: Shop | undefined): ResolvedAuth {
   if (!shop) return { error: new AppError('INVALID_CREDENTIALS', 'Unknown storefront key') }
   const query = request.query as Record<string, unknown> | undefined
-  const guestId = header(request, 'x-guest-id') ?? (typeof query?.guest_id === 'string' ? query.guest_id : undefined)
+  const fromHeader = header(request, 'x-guest-id')
+  const guestId = fromHeader ?? (typeof query?.guest_id === 'string' ? query.guest_id : undefined)
   if (guestId === undefined) return { ctx: { shop, actor: { kind: 'storefront' }, requestId: request.id } }
   if (!isGuestId(guestId)) {
-    return { error: new AppError('VALIDATION_ERROR', 'The guest id must be 8 to 64 characters of A-Z, a-z, 0-9, _ and -', [{ path: 'headers.x-guest-id', message: 'must match ^[A-Za-z0-9_-]{8,64}$' }]) }
+    const path = fromHeader === undefined ? 'query.guest_id' : 'headers.x-guest-id'
+    return { error: new AppError('VALIDATION_ERROR', 'The guest id must be 8 to 64 characters of A-Z, a-z, 0-9, _ and -', [{ path, message: 'must match ^[A-Za-z0-9_-]{8,64}$' }]) }
   }
   return { ctx: { shop, actor: { kind: 'guest', guestId }, requestId: request.id } }
 }

@@ -193,7 +193,12 @@ describe('storefront key', () => {
   it('rejects a malformed guest id with 400', async () => {
     const res = await t.call('GET', '/v1/admin/shop', { headers: shop.guest('bad id!') })
     expect(res.status).toBe(400)
-    expect(res.body.error.code).toBe('VALIDATION_ERROR')
+    expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'headers.x-guest-id' }] })
+    // The query form is named as such.
+    const { 'x-guest-id': _, ...keyOnly } = shop.guest('unused-guest')
+    const viaQuery = await t.call('GET', '/v1/wishlists/me?guest_id=short', { headers: keyOnly })
+    expect(viaQuery.status).toBe(400)
+    expect(viaQuery.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'query.guest_id' }] })
   })
 
   it('stops accepting the old storefront key after rotation', async () => {

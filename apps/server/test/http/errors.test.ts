@@ -30,6 +30,15 @@ describe('error envelope', () => {
     expect(res.json().error.code).toBe('INVALID_JSON')
   })
 
+  it('names the allowed values once for a value outside a fixed set', async () => {
+    const period = await t.call('GET', '/v1/analytics/overview?period=5d', { token: admin })
+    expect(period.body.error.details).toEqual([{ path: 'query.period', message: 'must be one of: 7d, 14d, 30d, 90d, 1y, all' }])
+    const events = await t.call('POST', '/v1/webhooks', { token: admin, body: { url: 'https://hooks.example.com/x', events: ['wishlist.shared', 'nope'] } })
+    expect(events.body.error.details).toEqual([{ path: 'body.events.1', message: expect.stringMatching(/^must be one of: wishlist\.item\.added, /), index: 1 }])
+    const sort = await t.call('GET', '/api/v1/products/1/reviews?sort=best', { token: admin })
+    expect(sort.body.error.details).toEqual([{ path: 'query.sort', message: 'must be one of: newest, oldest, highest, lowest, most_helpful' }])
+  })
+
   it('ignores a Content-Type sent with an empty body on a route that takes no body', async () => {
     const auth = { authorization: `Bearer ${admin}` }
     for (const type of ['application/json', 'text/plain']) {
