@@ -44,7 +44,7 @@ import { createWishlistsService, type WishlistsService } from './modules/wishlis
 import { accessLogPlugin, serializeRequest } from './plugins/access-log.js'
 import { authPlugin } from './plugins/auth.js'
 import { corsPlugin } from './plugins/cors.js'
-import { errorsPlugin, sendError } from './plugins/errors.js'
+import { clientErrorHandler, errorsPlugin, sendError } from './plugins/errors.js'
 import { metricsPlugin } from './plugins/metrics.js'
 import { openapiPlugin } from './plugins/openapi.js'
 import { rateLimitPlugin } from './plugins/rate-limit.js'
@@ -182,6 +182,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // completed"); one line at the end (plugins/access-log.ts) carries the same facts at
     // half the cost (bench). Our error handler (plugins/errors.ts) logs errors itself.
     logController: new LogController({ disableRequestLogging: true }),
+    clientErrorHandler,
     // Errors the router raises before any route runs (a malformed %-escape, a path
     // parameter over MAX_PARAM_LENGTH characters) get the documented envelope, not Fastify's own body.
     frameworkErrors: (err, request, reply) => {

@@ -1,6 +1,8 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { AppError, type ErrorCode, type ErrorDetail } from '../lib/errors.js'
+import { STATUS_CODES } from 'node:http'
+import type { Socket } from 'node:net'
+import { AppError, ERROR_STATUS, type ErrorCode, type ErrorDetail } from '../lib/errors.js'
 
 /** Seconds a client should wait before retrying when the database is unreachable. */
 const UNAVAILABLE_RETRY_AFTER_S = 5
@@ -94,6 +96,30 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
   // Errors bypass response schemas: a route's 2xx schema must never reshape an error.
   const payload = request.url.startsWith('/api/') ? { error: body } : { ok: false, error: body }
   return reply.serializer(JSON.stringify).send(payload)
+}
+
+/**
+ * Fastify's `clientErrorHandler`: a request Node's HTTP parser refuses before any route can
+ * see it (headers over 16 KiB, a malformed request line or Content-Length, a client too slow
+ * to send its headers) still gets the documented error shape, `{error}` under `/api/`.
+ */
+export function clientErrorHandler(err: ConnectionError, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return
+  const [code, message]: [ErrorCode, string] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? ['HEADERS_TOO_LARGE', 'The request line and headers are larger than 16 KiB']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? ['REQUEST_TIMEOUT', 'The request was not received in time']
+        : ['VALIDATION_ERROR', 'The HTTP request is malformed']
+  const status = ERROR_STATUS[code]
+  const raw: unknown = err.rawPacket // a Buffer at run time, whatever Fastify's types say
+  const target = Buffer.isBuffer(raw) ? (raw.toString('latin1', 0, 64).split(' ')[1] ?? '') : ''
+  const error = { code, message }
+  const body = JSON.stringify(target.startsWith('/api/') ? { error } : { ok: false, error })
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+  }
+  socket.destroy(err)
 }
 
 export const errorsPlugin = fp(async (app: FastifyInstance) => {

@@ -1,3 +1,4 @@
+import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.js'
 import { openStorage } from '../../src/db/connect.js'
@@ -28,6 +29,25 @@ describe('error envelope', () => {
     const res = await patch('')
     expect(res.statusCode).toBe(400)
     expect(res.json().error.code).toBe('INVALID_JSON')
+  })
+
+  it('answers requests the HTTP parser refuses (431, malformed) in the documented shape', async () => {
+    const base = new URL(await t.app.listen({ port: 0, host: '127.0.0.1' }))
+    const raw = (request: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(base.port), base.hostname, () => socket.end(request))
+        let text = ''
+        socket.on('data', (chunk) => (text += chunk.toString('latin1')))
+        socket.on('close', () => resolve(text))
+        socket.on('error', reject)
+      })
+    const parse = (text: string) => ({ status: Number(text.split(' ')[1]), body: JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) })
+    const big = parse(await raw(`GET /v1/wishlists/1 HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`))
+    expect(big).toEqual({ status: 431, body: { ok: false, error: { code: 'HEADERS_TOO_LARGE', message: expect.any(String) } } })
+    const bigApi = parse(await raw(`GET /api/v1/reviews/1 HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`))
+    expect(bigApi).toEqual({ status: 431, body: { error: { code: 'HEADERS_TOO_LARGE', message: expect.any(String) } } })
+    const malformed = parse(await raw('POST /v1/events HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n'))
+    expect(malformed).toEqual({ status: 400, body: { ok: false, error: { code: 'VALIDATION_ERROR', message: 'The HTTP request is malformed' } } })
   })
 
   it('names the allowed values once for a value outside a fixed set', async () => {

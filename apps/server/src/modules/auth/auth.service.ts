@@ -40,7 +40,7 @@ const invalidToken = (message = 'The access token is invalid') => new AppError('
 export type BearerContext = RequestContext & { keyId: string }
 
 function checkKey(claims: AccessClaims, status: KeyStatus | undefined): void {
-  if (!status || status.revoked || status.shopId !== claims.shop) throw invalidToken('The API key behind this token was revoked')
+  if (!status || status.revoked || status.shopId !== claims.shop) throw invalidToken('The API key behind this token is unknown or was revoked')
 }
 
 function bearerContext(claims: AccessClaims, shop: Shop | undefined, requestId: string): BearerContext {
