@@ -8,7 +8,7 @@ import { openStorage, type Storage } from '../db/connect.js'
 import { migrateToLatest } from '../db/migrate.js'
 import type { KeyScope, Plan } from '../db/schema.js'
 import { AppError } from '../lib/errors.js'
-import { normalizePlatformId } from '../lib/platform-ids.js'
+import { normalizePlatformId, platformIdRule } from '../lib/platform-ids.js'
 import { createServices, type Services } from '../app.js'
 import { isPlan, PLANS } from '../modules/shops/plans.js'
 import { SETTING_NAMES, type ShopSettings } from '../modules/shops/shops.types.js'
@@ -87,8 +87,8 @@ async function shopByDomain(services: Services, domain: string) {
 }
 
 function requireCustomerOption(values: Record<string, unknown>): string {
-  const id = normalizePlatformId(requireOption(values, 'customer'))
-  if (id === null) throw new UsageError('--customer must be 1 to 32 digits or a platform GID')
+  const id = normalizePlatformId(requireOption(values, 'customer'), 'Customer')
+  if (id === null) throw new UsageError(`--customer ${platformIdRule('Customer')}`)
   return id
 }
 

@@ -13,7 +13,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { OwnerType, Plan } from '../db/schema.js'
 import { AppError } from '../lib/errors.js'
-import { isGuestId, normalizePlatformId } from '../lib/platform-ids.js'
+import { isGuestId, platformIdOf } from '../lib/platform-ids.js'
 import type { AuthService, BearerContext } from '../modules/auth/auth.service.js'
 import type { ActorKind, RequestContext } from '../modules/auth/auth.types.js'
 import { requirePlan } from '../modules/shops/plans.js'
@@ -149,7 +149,7 @@ async function resolve(request: FastifyRequest, auth: AuthService, shops: ShopsS
 function resolveOwner(ctx: RequestContext, raw: string): Owner {
   const { actor } = ctx
   if (actor.kind === 'customer') {
-    if (raw === 'me' || normalizePlatformId(raw) === actor.customerId) return { type: 'customer', id: actor.customerId }
+    if (raw === 'me' || platformIdOf(raw, 'Customer', 'params.customerId') === actor.customerId) return { type: 'customer', id: actor.customerId }
     throw new AppError('FORBIDDEN', 'A customer token can only access its own wishlist')
   }
   if (actor.kind === 'guest') {
@@ -157,11 +157,7 @@ function resolveOwner(ctx: RequestContext, raw: string): Owner {
     throw new AppError('FORBIDDEN', 'Guest mode can only access the wishlist of its own guest id')
   }
   if (actor.kind === 'admin') {
-    const id = normalizePlatformId(raw)
-    if (id === null) {
-      throw new AppError('VALIDATION_ERROR', 'customerId must be 1 to 32 digits or a platform GID', [{ path: 'params.customerId', message: 'must be 1 to 32 digits or a platform GID' }])
-    }
-    return { type: 'customer', id }
+    return { type: 'customer', id: platformIdOf(raw, 'Customer', 'params.customerId') }
   }
   throw new AppError('FORBIDDEN', 'This credential cannot access wishlists')
 }

@@ -33,6 +33,12 @@ describe('POST /v1/auth/token', () => {
     expect(decodeJwt(res.body.data.token)).toMatchObject({ sub: 'customer:777', scope: 'customer', shop: shop.id })
   })
 
+  it('refuses a customer_id that is a GID of another kind', async () => {
+    const res = await t.call('POST', '/v1/auth/token', { body: { api_key: shop.keyId, api_secret: shop.secret, customer_id: 'gid://shopify/Product/5' } })
+    expect(res.status).toBe(400)
+    expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'body.customer_id' }] })
+  })
+
   it('refuses an unknown key and a wrong secret with the same 401', async () => {
     const unknown = await t.call('POST', '/v1/auth/token', { body: { api_key: 'ak_nope', api_secret: shop.secret } })
     const wrong = await t.call('POST', '/v1/auth/token', { body: { api_key: shop.keyId, api_secret: 'sk_wrong' } })

@@ -7,14 +7,19 @@ import { TtlCache } from '../../src/lib/ttl-cache.js'
 import { planAtLeast } from '../../src/modules/shops/plans.js'
 
 describe('platform ids', () => {
-  it('accepts 1..32 digits and platform GIDs, stored as digits', () => {
-    expect(normalizePlatformId('123')).toBe('123')
-    expect(normalizePlatformId('gid://shopify/Product/123')).toBe('123')
-    expect(normalizePlatformId('gid://shopify/ProductVariant/9')).toBe('9')
-    expect(normalizePlatformId('1'.repeat(32))).toBe('1'.repeat(32))
+  it('accepts 1..32 digits and platform GIDs of the field\'s kind, stored as digits', () => {
+    expect(normalizePlatformId('123', 'Product')).toBe('123')
+    expect(normalizePlatformId('gid://shopify/Product/123', 'Product')).toBe('123')
+    expect(normalizePlatformId('gid://shopify/ProductVariant/9', 'ProductVariant')).toBe('9')
+    expect(normalizePlatformId('gid://shopify/Customer/5', 'Customer')).toBe('5')
+    expect(normalizePlatformId('1'.repeat(32), 'Customer')).toBe('1'.repeat(32))
     for (const bad of ['', '1'.repeat(33), 'abc', '12a', 'gid://shopify/Product/', 'gid://shopify/Product/x', ' 1', '-1']) {
-      expect(normalizePlatformId(bad)).toBeNull()
+      expect(normalizePlatformId(bad, 'Product')).toBeNull()
     }
+    // A GID of another kind is not an id of this one.
+    expect(normalizePlatformId('gid://shopify/Customer/5', 'Product')).toBeNull()
+    expect(normalizePlatformId('gid://shopify/ProductVariant/9', 'Product')).toBeNull()
+    expect(normalizePlatformId('gid://shopify/Product/123', 'Customer')).toBeNull()
   })
 
   it('guest ids are 8..64 chars of [A-Za-z0-9_-]', () => {

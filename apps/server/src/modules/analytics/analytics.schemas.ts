@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { PLATFORM_ID_PATTERN } from '../../lib/platform-ids.js'
+import { platformIdPattern } from '../../lib/platform-ids.js'
 import { DEFAULT_PERIOD, PERIODS } from './analytics.periods.js'
 
 export const PeriodQuery = Type.Object(
@@ -18,7 +18,7 @@ export const TopProductsQuery = Type.Object(
 )
 
 export const ProductParams = Type.Object({
-  productId: Type.String({ pattern: PLATFORM_ID_PATTERN, description: 'Digits or a platform GID' }),
+  productId: Type.String({ pattern: platformIdPattern('Product'), description: 'Digits or a platform GID' }),
 })
 
 export const Overview = Type.Object({

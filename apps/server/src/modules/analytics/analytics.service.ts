@@ -72,7 +72,7 @@ export function createAnalyticsService(deps: { db: Db; now?: () => number }) {
     },
 
     async productStats(ctx: Ctx, productId: string) {
-      const id = normalizePlatformId(productId)
+      const id = normalizePlatformId(productId, 'Product')
       if (id === null) return { wishlistCount: 0 }
       await applyPendingFacts(deps.db, ctx.shop.id)
       return { wishlistCount: await repo.holders(ctx.shop.id, id) }

@@ -3,7 +3,7 @@ import { errors as joseErrors, jwtVerify, SignJWT } from 'jose'
 import type { Db } from '../../db/connect.js'
 import type { KeyScope } from '../../db/schema.js'
 import { AppError } from '../../lib/errors.js'
-import { normalizePlatformId } from '../../lib/platform-ids.js'
+import { platformIdOf } from '../../lib/platform-ids.js'
 import { hashSecret, secretMatches } from '../../lib/secrets.js'
 import { now } from '../../lib/time.js'
 import { TtlCache } from '../../lib/ttl-cache.js'
@@ -118,10 +118,7 @@ export function createAuthService(deps: { db: Db; jwtSecret: string; shops: Shop
       }
       let customerId: string | null = null
       if (input.customer_id !== undefined) {
-        customerId = normalizePlatformId(input.customer_id)
-        if (customerId === null) {
-          throw new AppError('VALIDATION_ERROR', 'customer_id must be 1 to 32 digits or a platform GID', [{ path: 'body.customer_id', message: 'must be 1 to 32 digits or a platform GID' }])
-        }
+        customerId = platformIdOf(input.customer_id, 'Customer', 'body.customer_id')
       } else if (row.scope !== 'admin') {
         throw new AppError('FORBIDDEN', 'A customer-scope key can only mint customer tokens (send customer_id)')
       }

@@ -4,12 +4,12 @@
  * type, so an error names the failing event's `index` and the exact field.
  */
 import { type Static, Type } from 'typebox'
-import { GUEST_ID_PATTERN, PLATFORM_ID_PATTERN } from '../../lib/platform-ids.js'
+import { GUEST_ID_PATTERN, type PlatformKind, platformIdPattern } from '../../lib/platform-ids.js'
 
 export const MAX_EVENTS_PER_BATCH = 500
 export const EVENT_TYPES = ['cart.item_added', 'product.updated', 'order.created'] as const
 
-const PlatformId = Type.String({ pattern: PLATFORM_ID_PATTERN, description: '1..32 digits or a platform GID' })
+const PlatformId = (kind: PlatformKind) => Type.String({ pattern: platformIdPattern(kind), description: `1..32 digits or a platform GID of a ${kind}` })
 /** A decimal string such as "19.99"; a JSON number is accepted too. */
 const Price = Type.Union([
   Type.String({ pattern: '^[0-9]{1,15}(\\.[0-9]{1,6})?$' }),
@@ -19,20 +19,20 @@ const Price = Type.Union([
 // Unknown fields are ignored: platforms send richer objects than the ones we read.
 export const CartItemAdded = Type.Object({
   type: Type.Literal('cart.item_added'),
-  customer_id: Type.Optional(PlatformId),
+  customer_id: Type.Optional(PlatformId('Customer')),
   guest_id: Type.Optional(Type.String({ pattern: GUEST_ID_PATTERN })),
-  product_id: PlatformId,
-  variant_id: Type.Optional(PlatformId),
+  product_id: PlatformId('Product'),
+  variant_id: Type.Optional(PlatformId('ProductVariant')),
   occurred_at: Type.Optional(Type.String({ format: 'date-time' })),
 })
 
 export const ProductUpdated = Type.Object({
   type: Type.Literal('product.updated'),
-  product_id: PlatformId,
+  product_id: PlatformId('Product'),
   handle: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
   variants: Type.Array(
     Type.Object({
-      variant_id: PlatformId,
+      variant_id: PlatformId('ProductVariant'),
       price: Price,
       inventory_quantity: Type.Integer({ minimum: -1_000_000_000, maximum: 1_000_000_000 }),
     }),
@@ -42,9 +42,9 @@ export const ProductUpdated = Type.Object({
 
 export const OrderCreated = Type.Object({
   type: Type.Literal('order.created'),
-  customer_id: Type.Optional(PlatformId),
+  customer_id: Type.Optional(PlatformId('Customer')),
   email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
-  line_items: Type.Array(Type.Object({ product_id: PlatformId, variant_id: Type.Optional(PlatformId) }), { minItems: 1, maxItems: 1000 }),
+  line_items: Type.Array(Type.Object({ product_id: PlatformId('Product'), variant_id: Type.Optional(PlatformId('ProductVariant')) }), { minItems: 1, maxItems: 1000 }),
 })
 
 export type CartItemAddedEvent = Static<typeof CartItemAdded>

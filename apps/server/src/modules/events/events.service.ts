@@ -10,7 +10,7 @@ import type { Db } from '../../db/connect.js'
 import type { Backend } from '../../db/connect.js'
 import type { Database } from '../../db/schema.js'
 import { validationError, type ErrorDetail } from '../../lib/errors.js'
-import { normalizePlatformId } from '../../lib/platform-ids.js'
+import { normalizePlatformId, type PlatformKind } from '../../lib/platform-ids.js'
 import { now } from '../../lib/time.js'
 import { validationDetails } from '../../plugins/errors.js'
 import { recordFacts } from '../analytics/facts.js'
@@ -40,7 +40,7 @@ export interface EventsServiceDeps {
   wishlists: Pick<WishlistsService, 'holdersOfProduct' | 'removeProductsForCustomer'>
 }
 
-const pid = (raw: string): string => normalizePlatformId(raw) as string // schema-checked already
+const pid = (raw: string, kind: PlatformKind): string => normalizePlatformId(raw, kind) as string // schema-checked already
 
 function compileValidators() {
   const ajv = new Ajv({ allErrors: false, coerceTypes: false, useDefaults: true, strict: false })
@@ -95,7 +95,7 @@ export function createEventsService(deps: EventsServiceDeps) {
       if (event.type === 'product.updated') {
         const seen = new Set<string>()
         ;(event as ProductUpdatedEvent).variants.forEach((v, i) => {
-          const id = pid(v.variant_id)
+          const id = pid(v.variant_id, 'ProductVariant')
           if (seen.has(id)) fail(index, `.variants.${i}.variant_id`, 'must not repeat a variant')
           seen.add(id)
           if (typeof v.price === 'number' && !fitsPriceDecimals(v.price)) fail(index, `.variants.${i}.price`, `must have at most ${PRICE_DECIMALS} decimals`)
@@ -107,15 +107,15 @@ export function createEventsService(deps: EventsServiceDeps) {
   }
 
   async function cartItemAdded(trx: Transaction<Database>, ctx: RequestContext, e: CartItemAddedEvent, at: number) {
-    const owner = e.customer_id !== undefined ? { ownerType: 'customer' as const, ownerId: pid(e.customer_id) } : { ownerType: 'guest' as const, ownerId: e.guest_id as string }
+    const owner = e.customer_id !== undefined ? { ownerType: 'customer' as const, ownerId: pid(e.customer_id, 'Customer') } : { ownerType: 'guest' as const, ownerId: e.guest_id as string }
     const occurredAt = e.occurred_at === undefined ? at : Date.parse(e.occurred_at)
-    await recordFacts(trx, ctx.shop.id, [{ type: 'cart_add', ...owner, productId: pid(e.product_id), occurredAt }])
+    await recordFacts(trx, ctx.shop.id, [{ type: 'cart_add', ...owner, productId: pid(e.product_id, 'Product'), occurredAt }])
   }
 
   async function productUpdated(trx: Transaction<Database>, ctx: RequestContext, e: ProductUpdatedEvent, at: number) {
     const shopId = ctx.shop.id
-    const productId = pid(e.product_id)
-    const next: VariantState[] = e.variants.map((v) => ({ variant_id: pid(v.variant_id), price: normalizePrice(v.price), inventory_quantity: v.inventory_quantity }))
+    const productId = pid(e.product_id, 'Product')
+    const next: VariantState[] = e.variants.map((v) => ({ variant_id: pid(v.variant_id, 'ProductVariant'), price: normalizePrice(v.price), inventory_quantity: v.inventory_quantity }))
     const previous = await catalog.lockProduct(trx, shopId, productId)
     const handle = e.handle ?? previous?.handle ?? null
     await catalog.upsertProduct(trx, shopId, productId, { handle, variants: next }, at)
@@ -145,8 +145,8 @@ export function createEventsService(deps: EventsServiceDeps) {
   }
 
   async function orderCreated(trx: Transaction<Database>, ctx: RequestContext, e: OrderCreatedEvent, at: number) {
-    const productIds = [...new Set(e.line_items.map((l) => pid(l.product_id)))]
-    const customerId = e.customer_id === undefined ? undefined : pid(e.customer_id)
+    const productIds = [...new Set(e.line_items.map((l) => pid(l.product_id, 'Product')))]
+    const customerId = e.customer_id === undefined ? undefined : pid(e.customer_id, 'Customer')
     if (customerId !== undefined && ctx.shop.settings.remove_on_purchase) {
       await deps.wishlists.removeProductsForCustomer(trx, ctx.shop.id, customerId, productIds)
     }

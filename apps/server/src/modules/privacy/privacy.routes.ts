@@ -2,20 +2,15 @@
 import { Readable } from 'node:stream'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { validationError } from '../../lib/errors.js'
 import { errors, Ok } from '../../lib/http-schemas.js'
-import { normalizePlatformId } from '../../lib/platform-ids.js'
+import { platformIdOf } from '../../lib/platform-ids.js'
 import { CustomerExport, CustomerParams, EmailQuery, ErasedCounts } from './privacy.schemas.js'
 import type { PrivacyService } from './privacy.service.js'
 
 /** The body is a stream of CSV text; typed as what the handler sends. */
 const CsvBody = Type.Unsafe<Readable>({ type: 'string', description: 'CSV text' })
 
-function customerIdOf(raw: string): string {
-  const id = normalizePlatformId(raw)
-  if (id === null) throw validationError([{ path: 'params.customerId', message: 'must be 1 to 32 digits or a platform GID' }])
-  return id
-}
+const customerIdOf = (raw: string): string => platformIdOf(raw, 'Customer', 'params.customerId')
 
 export const privacyRoutes: FastifyPluginAsyncTypebox<{ privacy: PrivacyService }> = async (app, { privacy }) => {
   const config = { access: ['admin' as const] }

@@ -1,13 +1,13 @@
 /** TypeBox schemas of privacy requests and the shop export (DECISIONS §14). */
 import { Type } from 'typebox'
 import { Timestamp } from '../../lib/http-schemas.js'
-import { PLATFORM_ID_PATTERN } from '../../lib/platform-ids.js'
+import { platformIdPattern } from '../../lib/platform-ids.js'
 import { AdminReview } from '../reviews/reviews.schemas.js'
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
 
 export const CustomerParams = Type.Object({
-  customerId: Type.String({ pattern: PLATFORM_ID_PATTERN, description: 'Digits or a URL-encoded platform GID' }),
+  customerId: Type.String({ pattern: platformIdPattern('Customer'), description: 'Digits or a URL-encoded platform GID' }),
 })
 
 export const EmailQuery = Type.Object({

@@ -26,9 +26,9 @@ export const normalizeEmail = (email: string): string => email.trim().toLowerCas
  * Returns the number of reviews newly marked verified. Idempotent.
  */
 export async function recordPurchase(trx: Db, shopId: string, purchase: Purchase, at: number = now()): Promise<{ verified: number }> {
-  const customerId = purchase.customerId ? normalizePlatformId(purchase.customerId) : null
+  const customerId = purchase.customerId ? normalizePlatformId(purchase.customerId, 'Customer') : null
   const email = purchase.email ? normalizeEmail(purchase.email) || null : null
-  const productIds = [...new Set(purchase.productIds.map((p) => normalizePlatformId(p)).filter((p): p is string => p !== null))]
+  const productIds = [...new Set(purchase.productIds.map((p) => normalizePlatformId(p, 'Product')).filter((p): p is string => p !== null))]
   if ((customerId === null && email === null) || productIds.length === 0) return { verified: 0 }
 
   const buyers = [...(customerId ? [`customer:${customerId}`] : []), ...(email ? [`email:${email}`] : [])]

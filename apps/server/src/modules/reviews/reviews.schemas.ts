@@ -4,7 +4,7 @@
  * depend on it are applied by the service after trimming.
  */
 import { type Static, type TSchema, Type } from 'typebox'
-import { PLATFORM_ID_PATTERN } from '../../lib/platform-ids.js'
+import { platformIdPattern } from '../../lib/platform-ids.js'
 
 const Iso = Type.String({ format: 'date-time', description: 'ISO 8601 UTC, seconds precision: 2026-01-02T03:04:05Z' })
 
@@ -51,7 +51,7 @@ export const ReviewSortSchema = Type.Union(
 const Page = Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })
 
 export const ProductParams = Type.Object({
-  productId: Type.String({ pattern: PLATFORM_ID_PATTERN, description: '1..32 digits or a platform GID (URL-encoded)' }),
+  productId: Type.String({ pattern: platformIdPattern('Product'), description: '1..32 digits or a platform GID (URL-encoded)' }),
 })
 
 export const ReviewIdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) })
@@ -109,7 +109,7 @@ export const Submitted = Type.Object({
 
 export const AdminListQuery = Type.Object({
   status: Type.Optional(ReviewStatusSchema),
-  product_id: Type.Optional(Type.String({ pattern: PLATFORM_ID_PATTERN })),
+  product_id: Type.Optional(Type.String({ pattern: platformIdPattern('Product') })),
   page: Page,
   per_page: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
 })

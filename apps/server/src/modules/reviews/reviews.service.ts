@@ -6,7 +6,7 @@
 import type { Db } from '../../db/connect.js'
 import type { ReviewRow, ReviewStatus, VoterType } from '../../db/schema.js'
 import { AppError, type ErrorDetail, notFound } from '../../lib/errors.js'
-import { normalizePlatformId } from '../../lib/platform-ids.js'
+import { normalizePlatformId, platformIdOf, platformIdRule } from '../../lib/platform-ids.js'
 import { codePointLength } from '../../lib/text.js'
 import { isoSeconds, now } from '../../lib/time.js'
 import type { RequestContext } from '../auth/auth.types.js'
@@ -58,11 +58,7 @@ function isUniqueViolation(err: unknown): boolean {
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
 }
 
-function productIdOf(raw: string, path: string): string {
-  const id = normalizePlatformId(raw.trim())
-  if (id === null) throw new AppError('VALIDATION_ERROR', `${path} must be 1 to 32 digits or a platform GID`, [{ path, message: 'must be 1 to 32 digits or a platform GID' }])
-  return id
-}
+const productIdOf = (raw: string, path: string): string => platformIdOf(raw.trim(), 'Product', path)
 
 interface CleanSubmission {
   productId: string
@@ -78,8 +74,8 @@ interface CleanSubmission {
 function cleanSubmission(input: SubmitInput): CleanSubmission {
   const details: ErrorDetail[] = []
   const fail = (path: string, message: string) => details.push({ path, message })
-  const productId = normalizePlatformId(input.productId.trim())
-  if (productId === null) fail('body.productId', 'must be 1 to 32 digits or a platform GID')
+  const productId = normalizePlatformId(input.productId.trim(), 'Product')
+  if (productId === null) fail('body.productId', platformIdRule('Product'))
   const email = normalizeEmail(input.customerEmail)
   if (length(email) > LIMITS.email) fail('body.customerEmail', `must be at most ${LIMITS.email} characters`)
   else if (!EMAIL.test(email)) fail('body.customerEmail', 'must be an e-mail address')

@@ -5,11 +5,11 @@
  * adds; emits no webhooks. `dry_run` computes the same figures and writes nothing.
  */
 import type { Db } from '../../db/connect.js'
+import { platformIdOf } from '../../lib/platform-ids.js'
 import { now } from '../../lib/time.js'
 import type { Owner } from '../../plugins/auth.js'
 import { type AnalyticsFact, recordFacts } from '../analytics/facts.js'
 import type { RequestContext } from '../auth/auth.types.js'
-import { productIdOf } from './list-scope.js'
 import { createWishlistsRepo, type NewItem, type WishlistsRepo } from './wishlists.repo.js'
 import { addedAtOf, addFacts, serializeMetadata } from './wishlists.service.js'
 import { DEFAULT_LIST_ID, ITEM_LIMIT } from './wishlists.schemas.js'
@@ -40,11 +40,11 @@ export function createImportService(deps: { db: Db }, repo: WishlistsRepo = crea
       // Validate everything first: one bad item refuses the whole call, naming its index.
       const byCustomer = new Map<string, NewItem[]>()
       for (const [index, item] of input.entries()) {
-        const customerId = productIdOf(item.customer_id, `body.items.${index}.customer_id`)
+        const customerId = platformIdOf(item.customer_id, 'Customer', `body.items.${index}.customer_id`)
         const row: NewItem = {
           list_id: DEFAULT_LIST_ID,
-          product_id: productIdOf(item.product_id, `body.items.${index}.product_id`),
-          variant_id: item.variant_id === undefined ? null : productIdOf(item.variant_id, `body.items.${index}.variant_id`),
+          product_id: platformIdOf(item.product_id, 'Product', `body.items.${index}.product_id`),
+          variant_id: item.variant_id === undefined ? null : platformIdOf(item.variant_id, 'ProductVariant', `body.items.${index}.variant_id`),
           handle: item.handle ?? null,
           metadata: serializeMetadata(item.metadata, `body.items.${index}.metadata`, index),
           added_at: addedAtOf(item.added_at, at),

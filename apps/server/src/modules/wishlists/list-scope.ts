@@ -5,8 +5,7 @@
  */
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/schema.js'
-import { AppError, notFound } from '../../lib/errors.js'
-import { normalizePlatformId } from '../../lib/platform-ids.js'
+import { notFound } from '../../lib/errors.js'
 import type { Owner } from '../../plugins/auth.js'
 import { requireMultiWishlist } from '../shops/plans.js'
 import type { Shop } from '../shops/shops.types.js'
@@ -23,13 +22,4 @@ export function resolveListId(shop: Shop, raw: string | undefined): string {
 export async function assertListExists(repo: WishlistsRepo, db: Kysely<Database>, shopId: string, owner: Owner, listId: string): Promise<void> {
   if (listId === DEFAULT_LIST_ID) return
   if (!(await repo.list(db, shopId, owner, listId))) throw notFound('Wishlist')
-}
-
-/** A product id from a path or body: digits, or a platform GID stored as its digits. */
-export function productIdOf(raw: string, path: string): string {
-  const id = normalizePlatformId(raw)
-  if (id === null) {
-    throw new AppError('VALIDATION_ERROR', `${path} must be 1 to 32 digits or a platform GID`, [{ path, message: 'must be 1 to 32 digits or a platform GID' }])
-  }
-  return id
 }

@@ -5,13 +5,14 @@
 import type { Db } from '../../db/connect.js'
 import { AppError, notFound } from '../../lib/errors.js'
 import { newId } from '../../lib/ids.js'
+import { platformIdOf } from '../../lib/platform-ids.js'
 import { codePointLength } from '../../lib/text.js'
 import { isoMillis, now } from '../../lib/time.js'
 import type { Owner } from '../../plugins/auth.js'
 import { recordFacts } from '../analytics/facts.js'
 import type { RequestContext } from '../auth/auth.types.js'
 import { multiWishlistActive, requireMultiWishlist } from '../shops/plans.js'
-import { assertListExists, productIdOf } from './list-scope.js'
+import { assertListExists } from './list-scope.js'
 import { createWishlistsRepo, type WishlistsRepo } from './wishlists.repo.js'
 import { addFacts } from './wishlists.service.js'
 import { DEFAULT_LIST_ID, DEFAULT_LIST_NAME, LIST_LIMIT } from './wishlists.schemas.js'
@@ -129,7 +130,7 @@ export function createListsService(deps: { db: Db }, repo: WishlistsRepo = creat
     /** Keeps addedAt, variant, handle and metadata; if `to` holds the product already, the source item is just removed. Emits nothing. */
     async move(ctx: RequestContext, owner: Owner, body: { product_id: string; from: string; to: string }): Promise<void> {
       requireMultiWishlist(ctx.shop)
-      const productId = productIdOf(body.product_id, 'body.product_id')
+      const productId = platformIdOf(body.product_id, 'Product', 'body.product_id')
       if (body.from === body.to) throw new AppError('SAME_LIST', '"from" and "to" are the same wishlist')
       const shopId = ctx.shop.id
       await db.transaction().execute(async (trx) => {

@@ -4,7 +4,7 @@
  */
 import { type Static, Type } from 'typebox'
 import { Timestamp } from '../../lib/http-schemas.js'
-import { PLATFORM_ID_PATTERN } from '../../lib/platform-ids.js'
+import { type PlatformKind, platformIdPattern } from '../../lib/platform-ids.js'
 
 export const ITEM_LIMIT = 2_500
 export const LIST_LIMIT = 20
@@ -14,7 +14,7 @@ export const IMPORT_MAX = 500
 export const DEFAULT_LIST_ID = 'default'
 export const DEFAULT_LIST_NAME = 'My Wishlist'
 
-const PlatformId = (description: string) => Type.String({ pattern: PLATFORM_ID_PATTERN, maxLength: 100, description })
+const PlatformId = (kind: PlatformKind, description: string) => Type.String({ pattern: platformIdPattern(kind), maxLength: 100, description })
 const Handle = Type.String({ minLength: 1, maxLength: 255, description: 'Product handle (URL slug)' })
 const Metadata = Type.Object({}, { additionalProperties: true, description: `Arbitrary JSON object, at most ${METADATA_MAX_CHARS} characters serialized` })
 const WishlistIdQuery = Type.String({ minLength: 1, maxLength: 64, description: '`default` (when omitted) or a `wl_…` list id' })
@@ -47,8 +47,8 @@ export const ItemsPage = Type.Object({
 })
 
 export const AddItemBody = Type.Object({
-  product_id: PlatformId('Product id (digits or GID)'),
-  variant_id: Type.Optional(PlatformId('Variant id; the default variant when omitted')),
+  product_id: PlatformId('Product', 'Product id (digits or GID)'),
+  variant_id: Type.Optional(PlatformId('ProductVariant', 'Variant id; the default variant when omitted')),
   handle: Type.Optional(Handle),
   metadata: Type.Optional(Metadata),
 })
@@ -68,7 +68,7 @@ export const DeleteItemQuery = Type.Object({
 export const DeleteItemResult = Type.Object({ removed: Type.Boolean(), count: Type.Integer() })
 
 export const BulkDeleteBody = Type.Object({
-  product_ids: Type.Optional(Type.Array(PlatformId('Product id'), { maxItems: BULK_DELETE_MAX })),
+  product_ids: Type.Optional(Type.Array(PlatformId('Product', 'Product id'), { maxItems: BULK_DELETE_MAX })),
   handles: Type.Optional(Type.Array(Handle, { maxItems: BULK_DELETE_MAX })),
 })
 
@@ -78,7 +78,7 @@ export const MergeBody = Type.Object({
   guest_items: Type.Optional(
     Type.Array(
       Type.Object({
-        product_id: PlatformId('Product id'),
+        product_id: PlatformId('Product', 'Product id'),
         handle: Type.Optional(Handle),
         added_at: Type.Optional(Timestamp),
       }),
@@ -111,7 +111,7 @@ export const ListParams = Type.Object({
 })
 
 export const MoveBody = Type.Object({
-  product_id: PlatformId('Product id'),
+  product_id: PlatformId('Product', 'Product id'),
   from: Type.String({ minLength: 1, maxLength: 64 }),
   to: Type.String({ minLength: 1, maxLength: 64 }),
 })
@@ -132,9 +132,9 @@ export type SharedView = Static<typeof SharedWishlist>
 export const ImportBody = Type.Object({
   items: Type.Array(
     Type.Object({
-      customer_id: PlatformId('Customer id'),
-      product_id: PlatformId('Product id'),
-      variant_id: Type.Optional(PlatformId('Variant id')),
+      customer_id: PlatformId('Customer', 'Customer id'),
+      product_id: PlatformId('Product', 'Product id'),
+      variant_id: Type.Optional(PlatformId('ProductVariant', 'Variant id')),
       handle: Type.Optional(Handle),
       added_at: Type.Optional(Timestamp),
       metadata: Type.Optional(Metadata),

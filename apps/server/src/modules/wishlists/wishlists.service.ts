@@ -11,7 +11,7 @@ import type { Transaction } from 'kysely'
 import type { Db } from '../../db/connect.js'
 import type { Database } from '../../db/schema.js'
 import { AppError } from '../../lib/errors.js'
-import { normalizePlatformId } from '../../lib/platform-ids.js'
+import { normalizePlatformId, platformIdOf } from '../../lib/platform-ids.js'
 import { codePointLength } from '../../lib/text.js'
 import { now } from '../../lib/time.js'
 import type { Owner } from '../../plugins/auth.js'
@@ -19,7 +19,7 @@ import { type AnalyticsFact, recordFacts } from '../analytics/facts.js'
 import type { RequestContext } from '../auth/auth.types.js'
 import { enqueueWebhookEvents, type OutboxEvent } from '../events/outbox.js'
 import { type ItemView, itemView, ownerData } from './item-view.js'
-import { assertListExists, productIdOf, resolveListId } from './list-scope.js'
+import { assertListExists, resolveListId } from './list-scope.js'
 import { type CachedBodies, cachedBody } from './page-cache.js'
 import { createWishlistsRepo, type NewItem, type RemovedItem, type WishlistsRepo } from './wishlists.repo.js'
 import { ITEM_LIMIT, METADATA_MAX_CHARS } from './wishlists.schemas.js'
@@ -140,8 +140,8 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
     async addItem(ctx: RequestContext, owner: Owner, wishlistId: string | undefined, input: AddItemInput): Promise<{ created: boolean; item: ItemView; count: number }> {
       const shopId = ctx.shop.id
       const listId = resolveListId(ctx.shop, wishlistId)
-      const productId = productIdOf(input.product_id, 'body.product_id')
-      const variantId = input.variant_id === undefined ? undefined : productIdOf(input.variant_id, 'body.variant_id')
+      const productId = platformIdOf(input.product_id, 'Product', 'body.product_id')
+      const variantId = input.variant_id === undefined ? undefined : platformIdOf(input.variant_id, 'ProductVariant', 'body.variant_id')
       const metadata = serializeMetadata(input.metadata, 'body.metadata')
       return db.transaction().execute(async (trx) => {
         const at = now()
@@ -176,13 +176,13 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
     /** DELETE by product id, or by handle (`by=handle`); absent → removed: false. */
     async removeItem(ctx: RequestContext, owner: Owner, wishlistId: string | undefined, key: string, by: 'handle' | undefined) {
       const listId = resolveListId(ctx.shop, wishlistId)
-      const match = by === 'handle' ? { handles: [key] } : { productIds: [productIdOf(key, 'params.productId')] }
+      const match = by === 'handle' ? { handles: [key] } : { productIds: [platformIdOf(key, 'Product', 'params.productId')] }
       const res = await db.transaction().execute((trx) => removeFromList(trx, ctx, owner, listId, match))
       return { removed: res.removed > 0, count: res.count }
     },
 
     async bulkDelete(ctx: RequestContext, owner: Owner, wishlistId: string | undefined, body: { product_ids?: string[] | undefined; handles?: string[] | undefined }) {
-      const productIds = (body.product_ids ?? []).map((p, i) => productIdOf(p, `body.product_ids.${i}`))
+      const productIds = (body.product_ids ?? []).map((p, i) => platformIdOf(p, 'Product', `body.product_ids.${i}`))
       const handles = body.handles ?? []
       if (productIds.length === 0 && handles.length === 0) {
         throw new AppError('VALIDATION_ERROR', 'Give product_ids or handles (a non-empty array)', [{ path: 'body', message: 'product_ids or handles must be a non-empty array' }])
@@ -213,7 +213,7 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
         const at = now()
         const candidates = new Map<string, NewItem>()
         for (const [i, g] of (body.guest_items ?? []).entries()) {
-          const productId = productIdOf(g.product_id, `body.guest_items.${i}.product_id`)
+          const productId = platformIdOf(g.product_id, 'Product', `body.guest_items.${i}.product_id`)
           if (candidates.has(productId)) continue
           candidates.set(productId, {
             list_id: listId,
@@ -274,7 +274,7 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
      */
     async removeProductsForCustomer(trx: Transaction<Database>, shopId: string, customerId: string, productIds: string[]): Promise<number> {
       const owner: Owner = { type: 'customer', id: customerId }
-      const ids = [...new Set(productIds.map((p) => normalizePlatformId(p)).filter((p): p is string => p !== null))]
+      const ids = [...new Set(productIds.map((p) => normalizePlatformId(p, 'Product')).filter((p): p is string => p !== null))]
       if (ids.length === 0) return 0
       if (!(await repo.lockOwner(trx, shopId, owner))) return 0
       const at = now()
