@@ -10,6 +10,7 @@ import * as m0006 from './migrations/0006_owner_versions.js'
 import * as m0007 from './migrations/0007_analytics_inbox.js'
 import * as m0008 from './migrations/0008_outbox_retention.js'
 import * as m0009 from './migrations/0009_webhook_delivery_retention.js'
+import * as m0010 from './migrations/0010_shop_first_keys.js'
 
 interface BackendMigration {
   up(db: Kysely<unknown>, backend: Backend): Promise<void>
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, BackendMigration> = {
   '0007_analytics_inbox': m0007,
   '0008_outbox_retention': m0008,
   '0009_webhook_delivery_retention': m0009,
+  '0010_shop_first_keys': m0010,
 }
 
 class StaticProvider implements MigrationProvider {

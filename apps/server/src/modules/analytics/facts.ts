@@ -87,6 +87,7 @@ const statements = {
   take: precompiled(2, (db, shopId: string, limit: number) =>
     db
       .deleteFrom('analytics_inbox')
+      .where('shop_id', '=', shopId)
       .where('id', 'in', (eb) => eb.selectFrom('analytics_inbox').select('id').where('shop_id', '=', shopId).orderBy('id').limit(limit))
       .returning(['id', 'type', 'owner_type', 'owner_id', 'product_id', 'occurred_at']),
   ),

@@ -1,0 +1,22 @@
+import { type Kysely, sql } from 'kysely'
+import type { Backend } from '../connect.js'
+
+/**
+ * DECISIONS §1: every primary key starts with `shop_id`, so that the schema can be
+ * distributed by shop on Citus (which enforces uniqueness per shard, so a distributed
+ * table's keys must include the distribution column). Three tables took a lone auto id
+ * as their key: `reviews` (SPEC: `id integer`), the `analytics_events` log and the
+ * `analytics_inbox` queue. On PostgreSQL their key becomes (shop_id, id); the id keeps its
+ * identity sequence, and every query by id already names the shop. The inbox's
+ * (shop_id, id) index is the key now, so one index less is written per fact.
+ *
+ * SQLite keeps `id INTEGER PRIMARY KEY`: an embedded database is never sharded, and
+ * SQLite's AUTOINCREMENT exists only on a lone integer key (the rowid).
+ */
+export async function up(db: Kysely<unknown>, backend: Backend): Promise<void> {
+  if (backend !== 'postgres') return
+  for (const table of ['reviews', 'analytics_events', 'analytics_inbox']) {
+    await sql`alter table ${sql.table(table)} drop constraint ${sql.id(`${table}_pkey`)}, add constraint ${sql.id(`${table}_pk`)} primary key (shop_id, id)`.execute(db)
+  }
+  await db.schema.dropIndex('analytics_inbox_by_shop').execute()
+}
