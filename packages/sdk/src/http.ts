@@ -184,7 +184,8 @@ export class HttpCore {
       return ms <= this.maxDelayMs ? ms : undefined
     }
     const exp = this.baseDelayMs * 2 ** attempt
-    // Full jitter keeps many clients that failed together from retrying together.
+    // Equal jitter (half the delay fixed, half random) keeps clients that failed together
+    // from retrying together, and never retries at once.
     return Math.min(this.maxDelayMs, exp / 2 + Math.random() * (exp / 2))
   }
 

@@ -160,6 +160,111 @@ describe('useWishlist', () => {
   })
 })
 
+describe('useWishlist races and sizes', () => {
+  /** A fetch whose answers to matching requests are held after the server has handled them. */
+  function lateAnswers(match: (call: string) => boolean) {
+    let release = () => {}
+    const gate = new Promise<void>((r) => (release = r))
+    const f: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init)
+      if (match(`${init?.method ?? 'GET'} ${new URL(String(input)).pathname}`)) await gate
+      return res
+    }
+    return { fetch: f, release: () => release() }
+  }
+
+  test('a click while the list loads shows at once and survives a load answered before it', async () => {
+    const net = lateAnswers((c) => c.startsWith('GET /v1/wishlists/'))
+    const { result } = renderHook(() => useWishlist(), { wrapper: wrapperFor({ fetch: net.fetch }) })
+    await waitFor(() => expect(result.current.status).toBe('loading'))
+    // The GET has been answered by the server (empty list); its answer is held back.
+    await new Promise((r) => setTimeout(r, 50))
+    let done: Promise<unknown> = Promise.resolve()
+    act(() => {
+      done = result.current.add('9001')
+    })
+    expect(result.current.has('9001')).toBe(true)
+    await act(async () => {
+      await done
+    })
+    expect(result.current.has('9001')).toBe(true)
+    await act(async () => {
+      net.release()
+      await new Promise((r) => setTimeout(r, 50))
+    })
+    expect(result.current.status).toBe('ready')
+    expect(result.current.has('9001')).toBe(true)
+    expect(result.current.pending).toBe(0)
+  })
+
+  test('fast toggles of one product end as the server ends, whatever order the answers arrive in', async () => {
+    // Each write's answer comes back after a random delay, so later answers may overtake earlier ones.
+    const jittery: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init)
+      if (init?.method === 'POST' || init?.method === 'DELETE') await new Promise((r) => setTimeout(r, Math.random() * 20))
+      return res
+    }
+    const { result } = renderHook(() => useWishlist(), { wrapper: wrapperFor({ fetch: jittery }) })
+    await waitFor(() => expect(result.current.status).toBe('ready'))
+    const guestId = localStorage.getItem(GUEST_ID_KEY) ?? ''
+    const check = createWishlistClient({ baseUrl: server.baseUrl, credentials: { storefrontKey: shop.storefrontKey, guestId } })
+    for (let round = 0; round < 8; round++) {
+      const clicks = 2 + (round % 4)
+      const outcomes: Promise<unknown>[] = []
+      for (let i = 0; i < clicks; i++) {
+        act(() => {
+          outcomes.push(result.current.toggle('4242'))
+        })
+        await new Promise((r) => setTimeout(r, 3))
+      }
+      await act(async () => {
+        await Promise.all(outcomes)
+      })
+      const onServer = (await check.wishlist.get(guestId)).items.some((i) => i.productId === '4242')
+      expect(result.current.has('4242'), `round ${round}, ${clicks} clicks`).toBe(onServer)
+      expect(result.current.pending).toBe(0)
+    }
+  })
+
+  test('an inline onError (a new function each render) keeps the cache', async () => {
+    const net = instrumentedFetch()
+    const errors: string[] = []
+    const wrapper = ({ children }: { children: ReactNode }) => (
+      <WishlistProvider baseUrl={server.baseUrl} storefrontKey={shop.storefrontKey} fetch={net.fetch} onError={(e) => errors.push(e.code)}>
+        {children}
+      </WishlistProvider>
+    )
+    const { result, rerender } = renderHook(() => useWishlist(), { wrapper })
+    await waitFor(() => expect(result.current.status).toBe('ready'))
+    rerender()
+    rerender()
+    expect(result.current.status).toBe('ready')
+    expect(net.calls.filter((c) => c.startsWith('GET /v1/wishlists/'))).toHaveLength(1)
+    await act(async () => {
+      await result.current.add('bad id')
+    })
+    expect(errors).toEqual(['VALIDATION_ERROR'])
+  })
+
+  test('knows every saved product of a list longer than one page', async () => {
+    const guestId = 'g_long_list_01'
+    localStorage.setItem(GUEST_ID_KEY, guestId)
+    const guest = createWishlistClient({ baseUrl: server.baseUrl, credentials: { storefrontKey: shop.storefrontKey, guestId } })
+    for (let p = 1; p <= 230; p++) await guest.wishlist.add(guestId, { product_id: String(100_000 + p) })
+    const { result } = renderHook(() => useWishlist(), { wrapper: wrapperFor() })
+    await waitFor(() => expect(result.current.status).toBe('ready'))
+    expect(result.current.total).toBe(230)
+    expect(result.current.items).toHaveLength(230)
+    // The oldest item, beyond the first 200: toggling it removes it.
+    expect(result.current.has('100001')).toBe(true)
+    await act(async () => {
+      await result.current.toggle('100001')
+    })
+    expect((await guest.wishlist.get(guestId, { limit: 200, offset: 200 })).items.map((i) => i.productId)).not.toContain('100001')
+    expect(result.current.total).toBe(229)
+  })
+})
+
 describe('useLists and reviews', () => {
   test('creating a list with a taken name rolls back with LIST_NAME_TAKEN', async () => {
     const token = await shop.customerToken('9100')

@@ -1,12 +1,33 @@
 import { useCallback, useEffect, useMemo, useSyncExternalStore } from 'react'
+import type { WishlistClient } from '../client.js'
 import type { WishlistApiError } from '../errors.js'
 import type * as T from '../types.js'
 import { forgetGuestItem, rememberGuestItem } from './guest.js'
 import { useWishlistContext } from './provider.js'
 import { type MutationResult, type ResourceStore, type Snapshot, type Status, toApiError } from './store.js'
 
-/** Largest page the server serves; the hooks read one page of each list. */
+/** Largest page the server serves. */
 const PAGE_SIZE = 200
+const EMPTY_PAGE: T.WishlistPage = { items: [], count: 0, total: 0, has_more: false }
+
+/**
+ * Every item of a list (up to the 2,500-item limit: at most 13 pages), so that `has()` and
+ * `toggle()` know every saved product, not only the newest 200. An item that moves between
+ * pages while they are read is kept once.
+ */
+async function wholeList(client: WishlistClient, owner: string, wishlistId: string | undefined): Promise<T.WishlistPage> {
+  const scope = wishlistId === undefined ? {} : { wishlist_id: wishlistId }
+  const first = await client.wishlist.get(owner, { limit: PAGE_SIZE, ...scope })
+  const items = [...first.items]
+  let page = first
+  while (page.has_more && page.items.length > 0) {
+    page = await client.wishlist.get(owner, { limit: PAGE_SIZE, offset: items.length, ...scope })
+    items.push(...page.items)
+  }
+  const seen = new Set<string>()
+  const unique = items.filter((i) => !seen.has(i.productId) && seen.add(i.productId))
+  return { items: unique, count: unique.length, total: page.total, has_more: false }
+}
 
 function useEntry<Data>(store: ResourceStore, key: string, fetcher: () => Promise<Data>): Snapshot<Data> {
   const subscribe = useCallback((listener: () => void) => store.subscribe(key, listener), [store, key])
@@ -55,13 +76,15 @@ export function useWishlist(options: UseWishlistOptions = {}): UseWishlistResult
   const listId = options.listId ?? 'default'
   const key = wishlistKey(owner, listId)
   const scope = useMemo(() => (listId === 'default' ? {} : { wishlistId: listId }), [listId])
-  const fetcher = useCallback(() => client.wishlist.get(owner, { limit: PAGE_SIZE, ...(scope.wishlistId ? { wishlist_id: scope.wishlistId } : {}) }), [client, owner, scope])
+  const fetcher = useCallback(() => wholeList(client, owner, scope.wishlistId), [client, owner, scope])
   const snap = useEntry(store, key, fetcher)
   const items = snap.data?.items ?? []
 
   const add = useCallback(
     (productId: string, extra: Omit<T.AddItemInput, 'product_id'> = {}) =>
       store.mutate<T.WishlistPage, T.AddItemResult>(key, {
+        lane: productId,
+        empty: EMPTY_PAGE,
         optimistic: (page) => {
           if (page.items.some((i) => i.productId === productId)) return page
           const item: T.WishlistItem = { productId, variantId: extra.variant_id ?? null, addedAt: new Date().toISOString(), ...(extra.handle ? { handle: extra.handle } : {}) }
@@ -83,6 +106,8 @@ export function useWishlist(options: UseWishlistOptions = {}): UseWishlistResult
   const remove = useCallback(
     (productId: string) =>
       store.mutate<T.WishlistPage, T.RemoveItemResult>(key, {
+        lane: productId,
+        empty: EMPTY_PAGE,
         optimistic: (page) => {
           const rest = page.items.filter((i) => i.productId !== productId)
           return rest.length === page.items.length ? page : { ...page, items: rest, count: rest.length, total: page.total - 1 }
@@ -165,8 +190,8 @@ export function useLists(): UseListsResult {
       if (result.ok) {
         store.invalidate(`wishlist|${owner}|`)
         await Promise.all([
-          store.load(wishlistKey(owner, from), () => client.wishlist.get(owner, { limit: PAGE_SIZE, wishlist_id: from }), true),
-          store.load(wishlistKey(owner, to), () => client.wishlist.get(owner, { limit: PAGE_SIZE, wishlist_id: to }), true),
+          store.load(wishlistKey(owner, from), () => wholeList(client, owner, from === 'default' ? undefined : from), true),
+          store.load(wishlistKey(owner, to), () => wholeList(client, owner, to === 'default' ? undefined : to), true),
           store.load(key, fetcher, true),
         ])
       }

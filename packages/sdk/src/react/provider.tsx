@@ -58,9 +58,15 @@ export function WishlistProvider(props: WishlistProviderProps) {
   // The token is read on every call, so a refreshed token (or a new function) does not reset the cache.
   const tokenRef = useRef(customerToken)
   tokenRef.current = customerToken
+  // Likewise the callbacks: an inline function (a new one each render) must not reset the
+  // cache nor re-run the merge's effect.
+  const onErrorRef = useRef(onError)
+  onErrorRef.current = onError
+  const onMergedRef = useRef(onMerged)
+  onMergedRef.current = onMerged
 
   const value = useMemo(() => {
-    const store = new ResourceStore(onError)
+    const store = new ResourceStore((error) => onErrorRef.current?.(error))
     if (customerMode) {
       const client = createWishlistClient({
         baseUrl,
@@ -97,7 +103,7 @@ export function WishlistProvider(props: WishlistProviderProps) {
     const guestId = guestIdOf(storage)
     const client = createWishlistClient({ baseUrl, credentials: { storefrontKey, guestId }, ...(fetchImpl ? { fetch: fetchImpl } : {}) })
     return { client, store, owner: guestId, mode: 'guest' as const, storage, pendingMerge: undefined }
-  }, [baseUrl, storefrontKey, customerId, customerMode, storage, fetchImpl, onError])
+  }, [baseUrl, storefrontKey, customerId, customerMode, storage, fetchImpl])
 
   useEffect(() => {
     const pending = value.pendingMerge
@@ -111,19 +117,19 @@ export function WishlistProvider(props: WishlistProviderProps) {
       (result) => {
         if (!live) return
         setMergeState({ status: 'merged' })
-        if (result) onMerged?.(result)
+        if (result) onMergedRef.current?.(result)
       },
       (err: unknown) => {
         if (!live) return
         const error = toApiError(err)
         setMergeState({ status: 'error', error })
-        onError?.(error)
+        onErrorRef.current?.(error)
       },
     )
     return () => {
       live = false
     }
-  }, [value, onMerged, onError])
+  }, [value])
 
   const ctx = useMemo<WishlistContextValue>(
     () => ({ client: value.client, store: value.store, owner: value.owner, mode: value.mode, storage: value.storage, merge: mergeState }),

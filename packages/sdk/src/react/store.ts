@@ -1,9 +1,16 @@
 /**
  * A keyed cache of server resources with optimistic updates. Each entry holds the last
  * confirmed server value plus the optimistic operations still in flight; what components
- * see is the server value with those operations applied. A failed call drops only its own
- * operation (rollback without undoing concurrent ones) and records the error. Loads are
- * de-duplicated per key, so many components on one list cause one request.
+ * see is the server value with those operations applied (over an empty value while the
+ * first load is still out). A failed call drops only its own operation (rollback without
+ * undoing concurrent ones) and records the error. Loads are de-duplicated per key, so many
+ * components on one list cause one request.
+ *
+ * Two races are closed here. A load that was out while a mutation succeeded may carry the
+ * state from before it: the confirmed operation is kept and folded into the loaded value
+ * (commits are idempotent: "present with this item", "absent"). And mutations in one
+ * `lane` (one product of one list) reach the server one after the other, so the answers
+ * are folded in the order the server applied them, whatever order they arrive in.
  */
 import { WishlistApiError } from '../errors.js'
 
@@ -24,10 +31,14 @@ export type MutationResult<R> = { ok: true; data: R } | { ok: false; error: Wish
 interface Op<T> {
   id: number
   apply: (value: T) => T
+  /** The server confirmed it; `apply` is then its commit, folded in by the next load. */
+  confirmed?: boolean
 }
 
 interface Entry<T> {
   server: T | undefined
+  /** What optimistic operations apply to before the first load has answered. */
+  empty: T | undefined
   ops: Op<T>[]
   status: Status
   error: WishlistApiError | undefined
@@ -46,6 +57,8 @@ const EMPTY: Snapshot<never> = Object.freeze({ data: undefined, status: 'idle', 
 export class ResourceStore {
   private readonly entries = new Map<string, Entry<unknown>>()
   private nextOp = 1
+  /** The tail of each lane's chain of calls. */
+  private readonly lanes = new Map<string, Promise<void>>()
   /** Loads wait for this (the guest-to-customer merge on login). */
   private gate: Promise<unknown> = Promise.resolve()
 
@@ -60,14 +73,15 @@ export class ResourceStore {
   private entry<T>(key: string): Entry<T> {
     let e = this.entries.get(key) as Entry<T> | undefined
     if (!e) {
-      e = { server: undefined, ops: [], status: 'idle', error: undefined, inflight: undefined, listeners: new Set(), snap: EMPTY }
+      e = { server: undefined, empty: undefined, ops: [], status: 'idle', error: undefined, inflight: undefined, listeners: new Set(), snap: EMPTY }
       this.entries.set(key, e as Entry<unknown>)
     }
     return e
   }
 
   private publish<T>(e: Entry<T>): void {
-    const data = e.server === undefined ? undefined : e.ops.reduce<T>((value, op) => op.apply(value), e.server)
+    const base = e.server ?? (e.ops.length > 0 ? e.empty : undefined)
+    const data = base === undefined ? undefined : e.ops.reduce<T>((value, op) => op.apply(value), base)
     e.snap = { data, status: e.status, error: e.error, pending: e.ops.length }
     for (const listener of [...e.listeners]) listener()
   }
@@ -92,7 +106,10 @@ export class ResourceStore {
     e.inflight = (async () => {
       try {
         await this.gate
-        e.server = await fetcher()
+        const loaded = await fetcher()
+        // Confirmed operations are folded in: the load may have been answered before them.
+        e.server = e.ops.reduce<T>((value, op) => (op.confirmed ? op.apply(value) : value), loaded)
+        e.ops = e.ops.filter((op) => !op.confirmed)
         e.status = 'ready'
         e.error = undefined
       } catch (err) {
@@ -117,22 +134,47 @@ export class ResourceStore {
     }
   }
 
+  /** Runs `call` after every earlier call of `lane`; the lane is forgotten when idle. */
+  private inLane<R>(lane: string | undefined, call: () => Promise<R>): Promise<R> {
+    if (lane === undefined) return call()
+    const run = (this.lanes.get(lane) ?? Promise.resolve()).then(call)
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    )
+    this.lanes.set(lane, tail)
+    void tail.then(() => {
+      if (this.lanes.get(lane) === tail) this.lanes.delete(lane)
+    })
+    return run
+  }
+
   /**
-   * Applies `optimistic` at once, calls the server, then folds the answer in with
-   * `commit`; on failure only this operation is dropped and the error is recorded.
+   * Applies `optimistic` at once, calls the server (after the earlier calls of the same
+   * `lane`), then folds the answer in with `commit`, which must be idempotent; on failure
+   * only this operation is dropped and the error is recorded. `empty` is the value the
+   * operation applies to while the entry has not loaded yet.
    */
   async mutate<T, R>(
     key: string,
-    mutation: { optimistic: (value: T) => T; call: () => Promise<R>; commit: (value: T, result: R) => T },
+    mutation: { optimistic: (value: T) => T; call: () => Promise<R>; commit: (value: T, result: R) => T; lane?: string; empty?: T },
   ): Promise<MutationResult<R>> {
     const e = this.entry<T>(key)
+    e.empty ??= mutation.empty
     const op: Op<T> = { id: this.nextOp++, apply: mutation.optimistic }
     e.ops.push(op)
     this.publish(e)
     try {
-      const result = await mutation.call()
-      e.ops = e.ops.filter((o) => o.id !== op.id)
-      if (e.server !== undefined) e.server = mutation.commit(e.server, result)
+      const result = await this.inLane(mutation.lane === undefined ? undefined : `${key}|${mutation.lane}`, mutation.call)
+      if (e.server === undefined || e.inflight) {
+        // A load is out (or none answered yet): it may predate this write, so the commit
+        // stays an operation until a load has folded it in.
+        op.apply = (value) => mutation.commit(value, result)
+        op.confirmed = true
+      } else {
+        e.ops = e.ops.filter((o) => o.id !== op.id)
+        e.server = mutation.commit(e.server, result)
+      }
       e.error = undefined
       this.publish(e)
       return { ok: true, data: result }
