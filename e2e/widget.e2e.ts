@@ -117,6 +117,44 @@ describe('widget', () => {
     expect(await badge().textContent()).toBe('0')
   })
 
+  test('a guest with more saved items than one page: every heart and the count are right', async () => {
+    const guestId = 'g_e2e_long_list'
+    const headers = { 'x-storefront-key': env.storefrontKey, 'x-guest-id': guestId }
+    // The demo's first product is the oldest of 230 saved items, beyond the newest 200.
+    for (const p of ['1000001', ...Array.from({ length: 229 }, (_, i) => String(2_000_000 + i))]) {
+      expect((await env.testApp.call('POST', `/v1/wishlists/${guestId}/items`, { headers, body: { product_id: p } })).status).toBe(201)
+    }
+    await page.addInitScript((id) => localStorage.setItem('wishlist:guest-id', id), guestId)
+    await openDemo()
+    await expect.poll(() => badge().textContent()).toBe('230')
+    expect(await heart('1000001').getAttribute('aria-pressed')).toBe('true')
+    // Toggling it removes it (it is known to be saved).
+    await heart('1000001').click()
+    await expect.poll(() => badge().textContent()).toBe('229')
+    const held = await env.testApp.call('GET', `/v1/wishlists/${guestId}?limit=200&offset=0`, { headers })
+    expect(held.body.data.total).toBe(229)
+  })
+
+  test('a click while the wishlist loads stays, though the load was answered before it', async () => {
+    let releaseLoad = () => {}
+    const loadHeld = new Promise<void>((r) => (releaseLoad = r))
+    await page.route('**/v1/wishlists/**', async (route) => {
+      if (route.request().method() !== 'GET') return route.continue()
+      const answer = await route.fetch() // the server has answered (an empty list) …
+      await loadHeld // … and the answer reaches the page only after the click below
+      await route.fulfill({ response: answer })
+    })
+    await openDemo()
+    const added = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().includes('/items'))
+    await heart('1000003').click()
+    await expect.poll(() => heart('1000003').getAttribute('aria-pressed')).toBe('true')
+    await added
+    releaseLoad()
+    await page.waitForTimeout(300)
+    expect(await heart('1000003').getAttribute('aria-pressed')).toBe('true')
+    expect(await badge().textContent()).toBe('1')
+  })
+
   test('reviews: escaped text, star summary and schema.org AggregateRating', async () => {
     const sf = { 'x-storefront-key': env.storefrontKey }
     const hostile = '<img src=x onerror="window.__xss=1">'

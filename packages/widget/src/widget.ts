@@ -95,6 +95,14 @@ async function api<T>(method: string, path: string, body?: unknown): Promise<T> 
 }
 
 const saved = new Set<string>()
+/**
+ * The shopper's latest change per product, and when its request settled (`tick`; Infinity
+ * while in flight): a load sent before it settled may not show it, so it is laid over the
+ * load. One product's requests go one after the other (`lanes`), in click order.
+ */
+const recent = new Map<string, { on: boolean; settled: number }>()
+const lanes = new Map<string, Promise<unknown>>()
+let tick = 0
 const emit = (name: string, detail: unknown) => doc.dispatchEvent(new CustomEvent(`wishlist:${name}`, { detail }))
 
 function paint(): void {
@@ -132,14 +140,19 @@ async function toggle(host: HTMLElement): Promise<void> {
   // Optimistic: flip at once, roll back if the server refuses.
   if (adding) saved.add(id)
   else saved.delete(id)
+  const change = { on: adding, settled: Infinity }
+  recent.set(id, change)
   host.removeAttribute('data-wishlist-error')
   paint()
+  const call = () =>
+    adding
+      ? api('POST', `/v1/wishlists/${owner}/items`, { product_id: id, ...(variant ? { variant_id: variant } : {}), ...(handle ? { handle } : {}) })
+      : api('DELETE', `/v1/wishlists/${owner}/items/${encodeURIComponent(id)}`)
+  const run = (lanes.get(id) ?? Promise.resolve()).then(call)
+  lanes.set(id, run.catch(() => {}))
   try {
-    if (adding) {
-      await api('POST', `/v1/wishlists/${owner}/items`, { product_id: id, ...(variant ? { variant_id: variant } : {}), ...(handle ? { handle } : {}) })
-    } else {
-      await api('DELETE', `/v1/wishlists/${owner}/items/${encodeURIComponent(id)}`)
-    }
+    await run
+    change.settled = ++tick
     if (!customer) {
       const rest = guestItems().filter((i) => i.product_id !== id)
       write(GUEST_ITEMS_KEY, JSON.stringify(adding ? [{ product_id: id, added_at: new Date().toISOString(), ...(handle ? { handle } : {}) }, ...rest] : rest))
@@ -148,6 +161,7 @@ async function toggle(host: HTMLElement): Promise<void> {
   } catch (err) {
     if (adding) saved.delete(id)
     else saved.add(id)
+    Object.assign(change, { on: !adding, settled: ++tick })
     host.setAttribute('data-wishlist-error', (err as { code?: string }).code ?? 'ERROR')
     paint()
     emit('error', { productId: id, error: err })
@@ -179,9 +193,21 @@ async function mergeGuest(): Promise<void> {
 async function load(): Promise<void> {
   await mergeGuest()
   try {
-    const page = await api<{ items: Item[] }>('GET', `/v1/wishlists/${owner}?limit=200`)
+    const sent = tick
+    // Every page (200 items each, up to the 2,500-item limit): hearts and the count know every saved product.
+    const ids: string[] = []
+    for (let more = true; more; ) {
+      const page = await api<{ items: Item[]; has_more: boolean }>('GET', `/v1/wishlists/${owner}?limit=200&offset=${ids.length}`)
+      for (const item of page.items) ids.push(item.productId)
+      more = page.has_more && page.items.length > 0
+    }
     saved.clear()
-    for (const item of page.items) saved.add(item.productId)
+    for (const id of ids) saved.add(id)
+    for (const [id, change] of recent) {
+      if (change.settled <= sent) recent.delete(id)
+      else if (change.on) saved.add(id)
+      else saved.delete(id)
+    }
   } catch (err) {
     emit('error', { error: err })
   }
