@@ -11,7 +11,7 @@ import type { Storage } from './db/connect.js'
 import { AppError } from './lib/errors.js'
 import { requestIdGenerator } from './lib/ids.js'
 import { stdoutSink } from './lib/log-sink.js'
-import { findNul } from './lib/nul-guard.js'
+import { findUnstorableText } from './lib/nul-guard.js'
 import { requestLoggerFactory } from './lib/request-logger.js'
 import { adminRoutes } from './modules/admin/admin.routes.js'
 import { analyticsRoutes } from './modules/analytics/analytics.routes.js'
@@ -204,10 +204,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // The path and the query string can only carry a NUL percent-encoded (an HTTP parser
     // refuses a raw one; inject() does not), so their decoded values are searched only then.
     const url = request.url
-    const inUrl = url.includes('%00') || url.includes('\u0000') ? (findNul(request.params, 'params') ?? findNul(request.query, 'query')) : null
-    const at = inUrl ?? findNul(request.body, 'body')
-    if (at === null) return done()
-    done(new AppError('VALIDATION_ERROR', `${at} must not contain the NUL character (U+0000)`, [{ path: at, message: 'must not contain U+0000' }]))
+    const inUrl = url.includes('%00') || url.includes('\u0000') ? (findUnstorableText(request.params, 'params') ?? findUnstorableText(request.query, 'query')) : null
+    const found = inUrl ?? findUnstorableText(request.body, 'body')
+    if (found === null) return done()
+    done(new AppError('VALIDATION_ERROR', `${found.path} ${found.message}`, [found]))
   })
 
   // Only JSON bodies: Fastify's built-in text/plain parser would let a text body reach

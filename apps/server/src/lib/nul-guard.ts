@@ -1,19 +1,37 @@
 /**
- * PostgreSQL text cannot hold U+0000 (SQLite can): a NUL anywhere in a request would be
- * stored on one backend and a 500 on the other. Requests carrying one are refused up front,
- * the same on both. Iterative, so a deeply nested body cannot overflow the stack.
+ * Text that a backend cannot store as sent is refused up front, the same on both:
+ * - U+0000: PostgreSQL text cannot hold it (SQLite can), so it would be stored on one
+ *   backend and a 500 on the other;
+ * - a lone UTF-16 surrogate (JSON's `"\ud800"`): it has no UTF-8 form, so both databases
+ *   would store U+FFFD while the response that created it echoed the surrogate.
+ * Iterative, so a deeply nested body cannot overflow the stack.
  */
-export function findNul(value: unknown, root: string): string | null {
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+export interface UnstorableText {
+  path: string
+  message: string
+}
+
+function problem(s: string): string | null {
+  if (s.includes('\u0000')) return 'must not contain the NUL character (U+0000)'
+  if (LONE_SURROGATE.test(s)) return 'must be well-formed Unicode (no lone surrogate such as \\ud800)'
+  return null
+}
+
+export function findUnstorableText(value: unknown, root: string): UnstorableText | null {
   const stack: [unknown, string][] = [[value, root]]
   while (stack.length > 0) {
     const [v, path] = stack.pop() as [unknown, string]
     if (typeof v === 'string') {
-      if (v.includes('\u0000')) return path
+      const message = problem(v)
+      if (message) return { path, message }
     } else if (Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) stack.push([v[i], `${path}.${i}`])
     } else if (v !== null && typeof v === 'object') {
       for (const [k, inner] of Object.entries(v)) {
-        if (k.includes('\u0000')) return path
+        const message = problem(k)
+        if (message) return { path, message: `keys ${message}` }
         stack.push([inner, `${path}.${k}`])
       }
     }

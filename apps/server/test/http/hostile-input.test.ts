@@ -212,12 +212,23 @@ describe('unicode and control characters', () => {
   it('refuses the NUL character with 400 VALIDATION_ERROR (PostgreSQL text cannot hold it) on both backends', async () => {
     const res = await t.call('POST', `/v1/wishlists/${CUSTOMER}/items`, { token: admin, body: { product_id: '5', handle: 'a\u0000b' } })
     expect(res.status).toBe(400)
-    expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'body.handle', message: 'must not contain U+0000' }] })
+    expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'body.handle', message: 'must not contain the NUL character (U+0000)' }] })
     const q = await t.call('GET', `/v1/wishlists/${CUSTOMER}?wishlist_id=%00`, { token: admin })
     expect(q.status).toBe(400)
   })
 
-  const storable = (s: string) => !s.includes('\u0000')
+  it('refuses a lone UTF-16 surrogate (no UTF-8 form: both databases would store U+FFFD) wherever text is sent', async () => {
+    const handle = await t.inject({ method: 'POST', url: `/v1/wishlists/${CUSTOMER}/items`, headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, payload: '{"product_id":"6","handle":"a\\ud800b"}' })
+    expect(handle.statusCode).toBe(400)
+    expect(handle.json().error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'body.handle', message: expect.stringContaining('well-formed Unicode') }] })
+    const name = await t.inject({ method: 'POST', url: `/v1/wishlists/${CUSTOMER}/lists`, headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, payload: '{"name":"L\\udc00"}' })
+    expect(name.statusCode).toBe(400)
+    // A surrogate pair (an emoji written as JSON escapes) is well-formed.
+    const pair = await t.inject({ method: 'POST', url: `/v1/wishlists/${CUSTOMER}/items`, headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, payload: '{"product_id":"7","handle":"\\ud83d\\ude00"}' })
+    expect(pair.json().data.item.handle).toBe('😀')
+  })
+
+  const storable = (s: string) => !s.includes('\u0000') && !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s)
 
   it('stores item handles as given and returns them unchanged', { timeout: 120_000 }, async () => {
     let n = 0

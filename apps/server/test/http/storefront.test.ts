@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs'
+import { gunzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { DEMO_DOMAIN } from '../../src/cli/demo.js'
 import { WIDGET_FILE } from '../../src/modules/storefront/storefront.routes.js'
@@ -30,6 +31,20 @@ describe('GET /widget.js', () => {
 
     const versioned = await t.inject({ method: 'GET', url: `/widget.js?v=${String(res.headers['x-widget-version'])}` })
     expect(versioned.headers['cache-control']).toBe('public, max-age=31536000, immutable')
+  })
+
+  test('is sent gzipped to clients that accept it, as its own representation', async () => {
+    const plain = await t.inject({ method: 'GET', url: '/widget.js' })
+    const res = await t.inject({ method: 'GET', url: '/widget.js', headers: { 'accept-encoding': 'br, gzip;q=0.8' } })
+    expect(res.headers['content-encoding']).toBe('gzip')
+    expect(res.headers.vary).toBe('accept-encoding')
+    expect(res.rawPayload.length).toBeLessThan(plain.rawPayload.length / 1.5)
+    expect(gunzipSync(res.rawPayload).toString()).toBe(plain.body)
+    expect(res.headers.etag).not.toBe(plain.headers.etag)
+    const again = await t.inject({ method: 'GET', url: '/widget.js', headers: { 'accept-encoding': 'gzip', 'if-none-match': String(res.headers.etag) } })
+    expect(again.statusCode).toBe(304)
+    const refused = await t.inject({ method: 'GET', url: '/widget.js', headers: { 'accept-encoding': 'gzip;q=0, identity' } })
+    expect(refused.headers['content-encoding']).toBeUndefined()
   })
 })
 

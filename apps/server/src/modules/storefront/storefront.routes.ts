@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto'
 import { readFile, stat } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { gzipSync } from 'node:zlib'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { DEMO_DOMAIN } from '../../cli/demo.js'
@@ -24,9 +25,21 @@ const DEMO_APP = resolve(REPO_ROOT, 'apps/demo/dist/app.js')
 
 interface Asset {
   body: Buffer
+  /** The body gzipped once, for clients that accept it (the widget is ~3 KB so, ~7 KB plain). */
+  gzipped: Buffer
   etag: string
   hash: string
   mtimeMs: number
+}
+
+/** Whether `Accept-Encoding` takes gzip (named, or `*`, without `q=0`). */
+export function acceptsGzip(header: string | undefined): boolean {
+  if (!header) return false
+  return header.split(',').some((part) => {
+    const [coding = '', ...params] = part.trim().toLowerCase().split(';')
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='))
+    return (coding === 'gzip' || coding === '*') && (q === undefined || Number(q.slice(2)) > 0)
+  })
 }
 
 /** Reads a built file once and again only when it changes on disk; undefined when missing. */
@@ -42,7 +55,7 @@ function assetLoader(file: string) {
     if (cached?.mtimeMs !== mtimeMs) {
       const body = await readFile(file)
       const hash = createHash('sha256').update(body).digest('base64url').slice(0, 16)
-      cached = { body, hash, etag: `"${hash}"`, mtimeMs }
+      cached = { body, gzipped: gzipSync(body, { level: 9 }), hash, etag: `"${hash}"`, mtimeMs }
     }
     return cached
   }
@@ -70,15 +83,20 @@ export const storefrontRoutes: FastifyPluginAsyncTypebox<{ shops: ShopsService; 
       // A URL carrying the current content hash (`/widget.js?v=<hash>`) never changes: cache
       // it for a year. The bare URL is cached for a day and revalidated with the ETag.
       const versioned = request.query.v === asset.hash
+      // Each encoding is its own representation, with its own validator.
+      const gzip = acceptsGzip(request.headers['accept-encoding'])
+      const etag = gzip ? `"${asset.hash}.gz"` : asset.etag
       reply
         .header('content-type', 'application/javascript; charset=utf-8')
-        .header('etag', asset.etag)
+        .header('vary', 'accept-encoding')
+        .header('etag', etag)
         .header('cache-control', versioned ? 'public, max-age=31536000, immutable' : 'public, max-age=86400, stale-while-revalidate=604800')
         .header('x-content-type-options', 'nosniff')
         .header('cross-origin-resource-policy', 'cross-origin')
         .header('x-widget-version', asset.hash)
-      if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send()
-      return reply.send(asset.body)
+      if (request.headers['if-none-match'] === etag) return reply.code(304).send()
+      if (gzip) reply.header('content-encoding', 'gzip')
+      return reply.send(gzip ? asset.gzipped : asset.body)
     },
   )
 
