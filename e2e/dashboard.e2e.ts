@@ -25,6 +25,8 @@ let page: Page
 let api: WishlistClient
 let receiver: Server
 const pageErrors: string[] = []
+// Console errors a test provokes on purpose (the browser logs every failed request).
+const expectedConsoleErrors: RegExp[] = [/status of 401/]
 const received: { headers: IncomingHttpHeaders; body: { event?: string; data?: Record<string, unknown> } }[] = []
 
 beforeAll(async () => {
@@ -47,11 +49,13 @@ beforeAll(async () => {
 
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
   page = await context.newPage()
-  // Script errors and console errors (a CSP violation is one) fail the run; the deliberate
-  // failed sign-in logs its 401 and is the only expected one.
+  // A control that never appears fails its test in seconds rather than at the test timeout.
+  page.setDefaultTimeout(10_000)
+  // Script errors and console errors (a CSP violation is one) fail the run, except the failed
+  // requests that tests provoke on purpose (listed in expectedConsoleErrors).
   page.on('pageerror', (err) => pageErrors.push(err.message))
   page.on('console', (msg) => {
-    if (msg.type() === 'error' && !msg.text().includes('status of 401')) pageErrors.push(msg.text())
+    if (msg.type() === 'error' && !expectedConsoleErrors.some((re) => re.test(msg.text()))) pageErrors.push(msg.text())
   })
 })
 
@@ -61,11 +65,28 @@ afterAll(async () => {
   await env?.close()
 })
 
+/** The Reviews screen's summary line ("21 reviews; page 1 of 2."). */
+const reviewsSummary = () => page.getByText(/^(\d+ reviews?; page \d+ of \d+\.|No reviews match\.)$/)
+/** What has keyboard focus: `tag#id "text"`, or BODY when focus was lost. */
+const focused = () =>
+  page.evaluate(() => {
+    const el = document.activeElement
+    if (!el || el === document.body) return 'BODY'
+    return `${el.tagName}${el.id ? `#${el.id}` : ''} "${(el.textContent ?? '').trim()}"`
+  })
 const shot = (name: string) => page.screenshot({ path: resolve(SCREENSHOTS, `${name}.png`), fullPage: true })
 const heading = () => page.getByRole('heading', { level: 1 })
 async function go(section: string): Promise<void> {
   await page.getByRole('navigation', { name: 'Dashboard sections' }).getByRole('link', { name: section }).click()
   await expect.poll(() => heading().textContent()).toBe(section)
+}
+
+/** Signs in with another shop's admin key (from the sign-in page) and waits for its dashboard. */
+async function signInAs(key: { keyId: string; secret: string }, domain: string): Promise<void> {
+  await page.getByLabel('API key').fill(key.keyId)
+  await page.getByLabel('Secret').fill(key.secret)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await expect.poll(() => page.getByTestId('shop-domain').textContent()).toBe(domain)
 }
 
 describe('merchant dashboard', () => {
@@ -90,6 +111,14 @@ describe('merchant dashboard', () => {
     await expect.poll(() => heading().textContent()).toBe('Overview')
   })
 
+  test('the page is served at /dashboard/index.html too; other paths below /dashboard stay 404 (screens are hash routes)', async () => {
+    const index = await fetch(`${env.baseUrl}/dashboard/index.html`)
+    expect(index.status).toBe(200)
+    expect(index.headers.get('content-type')).toBe('text/html; charset=utf-8')
+    expect(await index.text()).toContain('<div id="root">')
+    expect((await fetch(`${env.baseUrl}/dashboard/settings`)).status).toBe(404)
+  })
+
   test('overview: cards follow the period, the chart and the top products match the API', async () => {
     const cards = async () => [await page.getByTestId('stat-total').textContent(), await page.getByTestId('stat-shoppers').textContent()]
     const fmt = (n: number) => new Intl.NumberFormat('en-US').format(n)
@@ -108,6 +137,12 @@ describe('merchant dashboard', () => {
     const week = await api.analytics.overview({ period: '7d' })
     await expect.poll(cards).toEqual([fmt(week.totalWishlistedItems), fmt(week.activeShoppers)])
     await expect.poll(() => page.locator('[data-testid="daily-chart"] rect.bar.added').count()).toBe(7)
+    // The screen-reader status reads as a sentence for every period.
+    await expect.poll(() => page.getByText('Showing figures for the last 7 days.').count()).toBe(1)
+    await page.getByRole('radio', { name: 'All time' }).check()
+    await expect.poll(() => page.getByText('Showing figures for all time.').count()).toBe(1)
+    await page.getByRole('radio', { name: '1 year' }).check()
+    await expect.poll(() => page.getByText('Showing figures for the last year (365 days).').count()).toBe(1)
   })
 
   test('API keys: a created key works with the API at once; a revoked one stops', async () => {
@@ -132,12 +167,15 @@ describe('merchant dashboard', () => {
 
     await page.getByRole('button', { name: 'I have stored it' }).click()
     expect(await page.getByTestId('new-key').count()).toBe(0)
-    await page.getByRole('button', { name: 'Revoke key Shop backend' }).click()
+    // The key id is part of the button's name, so two keys of the same name stay apart.
+    await page.getByRole('button', { name: `Revoke key Shop backend (${keyId})` }).click()
     const dialog = page.getByRole('dialog', { name: 'Revoke Shop backend?' })
     await dialog.waitFor()
     await dialog.getByRole('button', { name: 'Revoke key' }).click()
     await expect.poll(() => page.getByTestId('keys-status').textContent()).toContain(`Key ${keyId} revoked.`)
     await expect.poll(() => page.locator('[data-testid="api-keys"] tbody tr', { hasText: keyId }).count()).toBe(0)
+    // The row and its focused button are gone: focus is on the list's heading, not <body>.
+    await expect.poll(focused).toBe('H2#keys-heading "Keys"')
     const refused = await api.auth.token({ api_key: keyId, api_secret: secret }).catch((e: unknown) => e)
     expect(isWishlistApiError(refused, 'INVALID_CREDENTIALS')).toBe(true)
   })
@@ -147,14 +185,20 @@ describe('merchant dashboard', () => {
     expect(await page.getByTestId('plan').textContent()).toBe('scale')
     const autoApprove = page.getByLabel('Publish new reviews without moderation')
     expect(await autoApprove.isChecked()).toBe(true)
-    await autoApprove.uncheck()
+    // With the keyboard: the switch is disabled while saving, and gets focus back after.
+    await autoApprove.focus()
+    await page.keyboard.press('Space')
     await expect.poll(() => page.getByTestId('settings-status').textContent()).toContain('Publish new reviews without moderation: off.')
     expect((await api.admin.shop()).settings.reviews_auto_approve).toBe(false)
+    await expect.poll(focused).toBe('INPUT#reviews_auto_approve ""')
+    expect(await autoApprove.isChecked()).toBe(false)
 
     await page.getByLabel('Share-link lifetime (days)').fill('7')
-    await page.getByRole('button', { name: 'Save lifetime' }).click()
+    await page.getByLabel('Share-link lifetime (days)').press('Enter')
     await expect.poll(() => page.getByTestId('settings-status').textContent()).toContain('Share links now last 7 days.')
     expect((await api.admin.shop()).settings.share_link_ttl_days).toBe(7)
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('ttl')
+    expect(await page.getByLabel('Share-link lifetime (days)').inputValue()).toBe('7')
 
     const before = await page.getByTestId('storefront-key').inputValue()
     await page.getByRole('button', { name: 'Rotate storefront key…' }).click()
@@ -167,6 +211,7 @@ describe('merchant dashboard', () => {
     await dialog.getByRole('button', { name: 'Rotate key' }).click()
     await expect.poll(() => page.getByTestId('storefront-key').inputValue()).not.toBe(before)
     expect((await api.admin.shop()).storefrontKey).toBe(await page.getByTestId('storefront-key').inputValue())
+    await expect.poll(focused).toBe('BUTTON "Rotate storefront key…"')
     await shot('settings')
   })
 
@@ -193,6 +238,68 @@ describe('merchant dashboard', () => {
     expect(received[0]?.headers['webhook-signature']).toMatch(/^v1,/)
     await page.getByRole('button', { name: 'I have stored it' }).click()
     await shot('webhooks')
+  })
+
+  test('webhooks: a deletion is announced in the screen status, which outlives the card; focus goes to the list', async () => {
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/second`
+    await page.getByLabel('Endpoint URL').fill(url)
+    await page.getByRole('button', { name: 'Add endpoint' }).click()
+    await page.getByTestId('new-webhook').waitFor()
+    await expect.poll(() => page.getByTestId('webhooks-status').textContent()).toMatch(/Webhook wh_\S+ created\./)
+    await page.getByRole('button', { name: 'I have stored it' }).click()
+    const second = (await api.webhooks.list()).webhooks.find((w) => w.url === url)
+    const card = page.getByTestId(`webhook-${second?.webhookId}`)
+    await card.getByRole('button', { name: 'Delete…' }).click()
+    await page.getByRole('dialog', { name: 'Delete this endpoint?' }).getByRole('button', { name: 'Delete endpoint' }).click()
+    await expect.poll(() => card.count()).toBe(0)
+    // The message outlives the card, and replaces the stale "created" one.
+    await expect.poll(() => page.getByTestId('webhooks-status').textContent()).toContain('Endpoint deleted.')
+    expect(await page.getByTestId('webhooks-status').textContent()).not.toContain('created.')
+    await expect.poll(focused).toBe('H2#endpoints-heading "Endpoints"')
+    expect((await api.webhooks.list()).webhooks.map((w) => w.url)).not.toContain(url)
+  })
+
+  test('webhooks: past 20 deliveries the card says so, and shows up to 100 on request', async () => {
+    const [first] = (await api.webhooks.list()).webhooks
+    const id = first?.webhookId ?? ''
+    const before = (await api.webhooks.deliveries(id)).deliveries.length
+    for (let i = before; i < 22; i++) await api.webhooks.test(id)
+    await go('Reviews')
+    await go('Webhooks')
+    const card = page.getByTestId(`webhook-${id}`)
+    const rows = card.locator('[data-testid="deliveries"] tbody tr')
+    await expect.poll(() => rows.count()).toBe(20)
+    expect(await card.getByText('Showing the 20 most recent deliveries.').count()).toBe(1)
+    await card.getByRole('button', { name: 'Show up to 100' }).click()
+    await expect.poll(() => rows.count()).toBe(22)
+    expect(await card.getByText(/most recent deliveries/).count()).toBe(0)
+    await expect.poll(focused).toBe('H4 "Recent deliveries"')
+  })
+
+  test('webhooks: a failed test says why in plain words, the raw error under its details', async () => {
+    const refused = await api.webhooks.create({ url: 'http://127.0.0.1:1/closed', events: ['wishlist.item.added'] })
+    await go('Reviews')
+    await go('Webhooks')
+    const card = page.getByTestId(`webhook-${refused.webhookId}`)
+    await card.getByRole('button', { name: 'Send test event' }).click()
+    await expect.poll(() => card.getByRole('alert').textContent()).toContain('Test not delivered: the connection was refused')
+    expect(await card.locator('details').textContent()).toContain('ECONNREFUSED')
+    await api.webhooks.delete(refused.webhookId)
+  })
+
+  test('webhooks: an endpoint deleted elsewhere leaves the list at the next action on it (404)', async () => {
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/gone`
+    const gone = await api.webhooks.create({ url, events: ['wishlist.item.added'] })
+    await go('Reviews')
+    await go('Webhooks')
+    const goneCard = page.getByTestId(`webhook-${gone.webhookId}`)
+    await goneCard.waitFor()
+    await api.webhooks.delete(gone.webhookId)
+    expectedConsoleErrors.push(/status of 404/)
+    await goneCard.getByRole('button', { name: 'Send test event' }).click()
+    await expect.poll(() => goneCard.count()).toBe(0)
+    await expect.poll(() => page.getByTestId('webhooks-status').textContent()).toContain('no longer exists')
+    await expect.poll(focused).toBe('H2#endpoints-heading "Endpoints"')
   })
 
   test('reviews: a pending review submitted through the API is approved, answered and then public', async () => {
@@ -234,6 +341,99 @@ describe('merchant dashboard', () => {
     expect(await item.getByLabel('Public reply to Ana').isVisible()).toBe(false)
   })
 
+  test('reviews: removing the last review of the last page goes back a page, and focus goes to the summary', async () => {
+    const { storefrontKey } = await api.admin.shop()
+    const shopper = createWishlistClient({ baseUrl: env.baseUrl, credentials: { storefrontKey } })
+    for (let i = 1; i <= 21; i++) {
+      await shopper.reviews.submit({ productId: '2000001', customerEmail: `buyer${i}@example.com`, customerName: `Buyer ${i}`, rating: 5, body: `Review number ${i}.` })
+    }
+    await page.getByLabel('Status').selectOption('')
+    await page.getByLabel('Product id').fill('2000001')
+    await page.getByRole('button', { name: 'Apply filters' }).click()
+    const summary = reviewsSummary()
+    await expect.poll(() => summary.textContent()).toBe('21 reviews; page 1 of 2.')
+    await page.getByRole('button', { name: 'Next page' }).click()
+    await expect.poll(() => summary.textContent()).toBe('21 reviews; page 2 of 2.')
+    await expect.poll(() => page.locator('ol.reviews > li').count()).toBe(1)
+
+    await page.locator('ol.reviews > li').getByRole('button', { name: 'Delete…' }).click()
+    await page.getByRole('dialog', { name: 'Delete this review?' }).getByRole('button', { name: 'Delete review' }).click()
+    await expect.poll(() => summary.textContent()).toBe('20 reviews; page 1 of 1.')
+    await expect.poll(() => page.locator('ol.reviews > li').count()).toBe(20)
+    // The deleted review took the focused button along: focus is on the summary.
+    await expect.poll(focused).toBe('P "20 reviews; page 1 of 1."')
+    expect((await api.reviews.admin.list({ product_id: '2000001' })).total).toBe(20)
+  })
+
+  test('reviews: the product filter takes a platform GID, as the API does', async () => {
+    const summary = reviewsSummary()
+    await page.getByLabel('Product id').fill('')
+    await page.getByRole('button', { name: 'Apply filters' }).click()
+    await expect.poll(() => summary.textContent()).not.toBe('20 reviews; page 1 of 1.')
+    await page.getByLabel('Product id').fill('gid://shopify/Product/2000001')
+    await page.getByRole('button', { name: 'Apply filters' }).click()
+    await expect.poll(() => summary.textContent()).toBe('20 reviews; page 1 of 1.')
+  })
+
+  test('reviews: a removed reply is not offered again; an empty or failed reply stays in the box and says why; focus stays in the review', async () => {
+    const { storefrontKey } = await api.admin.shop()
+    const shopper = createWishlistClient({ baseUrl: env.baseUrl, credentials: { storefrontKey } })
+    const review = await shopper.reviews.submit({ productId: '2000002', customerEmail: 'cy@example.com', customerName: 'Cy', rating: 3, body: 'Fine.' })
+    await api.reviews.admin.reply(review.id, 'Old reply, soon removed.')
+    await page.getByLabel('Product id').fill('2000002')
+    await page.getByRole('button', { name: 'Apply filters' }).click()
+    const item = page.getByTestId(`review-${review.id}`)
+    await expect.poll(() => item.locator('blockquote').textContent()).toContain('Old reply, soon removed.')
+
+    await item.getByRole('button', { name: 'Remove reply' }).click()
+    await expect.poll(() => item.locator('blockquote').count()).toBe(0)
+    await item.getByRole('button', { name: 'Reply', exact: true }).click()
+    const box = item.getByLabel('Public reply to Cy')
+    expect(await box.inputValue()).toBe('')
+
+    await box.fill('   ')
+    await item.getByRole('button', { name: 'Publish reply' }).click()
+    await expect.poll(() => item.getByRole('alert').textContent()).toContain('spaces alone are not a reply')
+    expect(await box.isVisible()).toBe(true)
+    expect((await api.reviews.admin.list({ product_id: '2000002' })).data[0]?.replyBody).toBeNull()
+
+    // A gateway error page (not the API's JSON): the box stays open with the text.
+    expectedConsoleErrors.push(/status of 502/)
+    await page.route('**/api/v1/reviews/*/reply', (route) => route.fulfill({ status: 502, contentType: 'text/html', body: '<html>Bad gateway</html>' }))
+    await box.fill('Thanks, Cy.')
+    await item.getByRole('button', { name: 'Publish reply' }).click()
+    await expect.poll(() => item.getByRole('alert').textContent()).toBe('Not published: The server answered 502; try again shortly.')
+    expect(await box.isVisible()).toBe(true)
+    expect(await box.inputValue()).toBe('Thanks, Cy.')
+    await page.unroute('**/api/v1/reviews/*/reply')
+    await item.getByRole('button', { name: 'Publish reply' }).click()
+    await expect.poll(() => item.locator('blockquote').textContent()).toContain('Thanks, Cy.')
+    expect(await box.isVisible()).toBe(false)
+    await expect.poll(focused).toBe('BUTTON "Edit reply"')
+    // Remove reply goes with the reply: focus moves to the review's Reply button.
+    await item.getByRole('button', { name: 'Remove reply' }).click()
+    await expect.poll(() => item.locator('blockquote').count()).toBe(0)
+    await expect.poll(focused).toBe('BUTTON "Reply"')
+  })
+
+  test('reviews: a review deleted elsewhere leaves the list at the next action on it', async () => {
+    const { storefrontKey } = await api.admin.shop()
+    const shopper = createWishlistClient({ baseUrl: env.baseUrl, credentials: { storefrontKey } })
+    const review = await shopper.reviews.submit({ productId: '2000003', customerEmail: 'di@example.com', customerName: 'Di', rating: 1, body: 'Broke.' })
+    await page.getByLabel('Product id').fill('2000003')
+    await page.getByRole('button', { name: 'Apply filters' }).click()
+    const item = page.getByTestId(`review-${review.id}`)
+    await item.waitFor()
+    await api.reviews.admin.delete(review.id)
+    expectedConsoleErrors.push(/status of 404/)
+    await item.getByRole('button', { name: 'Approve' }).click()
+    await expect.poll(() => item.count()).toBe(0)
+    await expect.poll(() => page.getByTestId('reviews-status').textContent()).toContain('no longer exists')
+    await expect.poll(() => reviewsSummary().textContent()).toBe('No reviews match.')
+    await page.getByLabel('Product id').fill('')
+    await page.getByRole('button', { name: 'Apply filters' }).click()
+  })
+
   test('fits a phone (375 px): no sideways scrolling, every section reachable', async () => {
     await page.setViewportSize({ width: 375, height: 812 })
     for (const section of ['Overview', 'Settings', 'API keys', 'Webhooks', 'Reviews']) {
@@ -259,16 +459,52 @@ describe('merchant dashboard', () => {
 
   test('below Growth, the multi-wishlist switch is disabled and says why', async () => {
     const starter = await env.testApp.app.services.shops.create({ domain: 'starter-shop.myshopify.com', plan: 'starter' })
-    await page.getByLabel('API key').fill(starter.apiKey.keyId)
-    await page.getByLabel('Secret').fill(starter.apiKey.secret)
-    await page.getByRole('button', { name: 'Sign in' }).click()
-    await expect.poll(() => page.getByTestId('shop-domain').textContent()).toBe('starter-shop.myshopify.com')
+    await signInAs(starter.apiKey, 'starter-shop.myshopify.com')
     await go('Settings')
     const multi = page.getByLabel('Multiple wishlists per customer')
     expect(await multi.isDisabled()).toBe(true)
     const help = await page.locator(`#${await multi.getAttribute('aria-describedby')}`).textContent()
     expect(help).toContain('Needs the Growth plan or above (this shop is on starter)')
     await shot('settings-starter')
+  })
+
+  test('a customer-scope key is refused in plain words', async () => {
+    const shop = await api.admin.shop()
+    const customerKey = await env.testApp.app.services.shops.createApiKey(shop.id, { scope: 'customer' })
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    expectedConsoleErrors.push(/status of 403/)
+    await page.getByLabel('API key').fill(customerKey.keyId)
+    await page.getByLabel('Secret').fill(customerKey.secret)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('This key has customer scope; sign in with an admin API key.')
+  })
+
+  test('free plan: multi-wishlist stored on is shown as stored and can be turned off; share links need Starter', async () => {
+    const shops = env.testApp.app.services.shops
+    const free = await shops.create({ domain: 'free-shop.myshopify.com', plan: 'free' })
+    await shops.updateSettings(free.shop.id, { multi_wishlist_enabled: true })
+
+    await signInAs(free.apiKey, 'free-shop.myshopify.com')
+    await go('Settings')
+    const multi = page.getByLabel('Multiple wishlists per customer')
+    // Stored on below Growth: shown as stored, and enabled so that it can be turned off.
+    expect(await multi.isChecked()).toBe(true)
+    expect(await multi.isEnabled()).toBe(true)
+    const help = () => page.locator(`#${'help-multi_wishlist_enabled'}`).textContent()
+    expect(await help()).toContain('Stored as on, but it has no effect on this plan')
+    const ttlHelp = await page.locator(`#${await page.getByLabel('Share-link lifetime (days)').getAttribute('aria-describedby')}`).textContent()
+    expect(ttlHelp).toContain('Share links need the Starter plan or above (this shop is on free)')
+    await shot('settings-free')
+
+    await multi.focus()
+    await page.keyboard.press('Space')
+    await expect.poll(() => page.getByTestId('settings-status').textContent()).toContain('Multiple wishlists per customer: off.')
+    expect((await shops.get(free.shop.id))?.settings.multi_wishlist_enabled).toBe(false)
+    // Off, it cannot be turned on again on this plan: disabled, and focus went to the heading.
+    expect(await multi.isChecked()).toBe(false)
+    expect(await multi.isDisabled()).toBe(true)
+    expect(await help()).not.toContain('Stored as on')
+    await expect.poll(focused).toBe('H2#features-heading "Features"')
     expect(pageErrors).toEqual([])
   })
 })

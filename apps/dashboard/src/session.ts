@@ -70,8 +70,14 @@ export async function signIn(apiKey: string, apiSecret: string): Promise<Session
       },
     },
   })
-  const shop = await client.admin.shop()
-  return { client, keyId, shop }
+  try {
+    const shop = await client.admin.shop()
+    return { client, keyId, shop }
+  } catch (err) {
+    // The only refusal of a valid key here: a customer-scope key cannot mint admin tokens.
+    if (isWishlistApiError(err, 'FORBIDDEN')) throw new Error('This key has customer scope; sign in with an admin API key.')
+    throw err
+  }
 }
 
 /** The session of this tab after a reload, while its token is still accepted. */
@@ -91,10 +97,12 @@ export async function restoreSession(): Promise<Session | undefined> {
 /** A 401 means the token expired or its key was revoked: the user must sign in again. */
 export const isSignedOutError = (err: unknown): boolean => isWishlistApiError(err) && err.status === 401
 
-/** A message for people: the server's message and code, or the request id when there is one. */
+/** A message for people: the server's message and code (and the request id when there is one). */
 export function describeError(err: unknown): string {
   if (isWishlistApiError(err)) {
     if (err.code === 'NETWORK_ERROR') return 'The service could not be reached. Check your connection and try again.'
+    // An error page that is not the API's JSON (a proxy's 502, a gateway timeout …).
+    if (err.code === 'HTTP_ERROR') return err.status >= 500 ? `The server answered ${err.status}; try again shortly.` : `The server answered ${err.status}.`
     const id = err.requestId ? ` Request id ${err.requestId}.` : ''
     return `${err.message} (${err.code}).${id}`
   }

@@ -4,6 +4,7 @@
  * cancels, focus returns to the opener), copy buttons and the "shown once" secret panel.
  */
 import { createContext, type DependencyList, type ReactNode, useCallback, useContext, useEffect, useId, useRef, useState } from 'react'
+import { isWishlistApiError } from '@wishlist/sdk'
 import { describeError, isSignedOutError, type Session } from './session.js'
 
 export interface SessionContextValue {
@@ -22,24 +23,63 @@ export function useSession(): SessionContextValue {
 export interface Message {
   kind: 'ok' | 'error'
   text: string
+  /** Technical detail (a raw error text) shown on request beside the message. */
+  detail?: string | undefined
 }
 
-/** Runs API calls: tracks `busy`, reports success or failure, signs out on 401. */
+export interface RunOptions {
+  /**
+   * The item acted on is gone (404 NOT_FOUND: deleted elsewhere). Called instead of the
+   * usual error report; returns the message to show (it should also drop the item).
+   */
+  onNotFound?(): string
+  /**
+   * Called with the text of any other failure; returning true means the caller shows it
+   * next to the control (the message region then stays empty, so it is announced once).
+   */
+  onError?(text: string): boolean | void
+}
+
+/** True when keyboard focus was lost: a focused control was disabled or removed. */
+export const focusIsLost = (): boolean => document.activeElement === null || document.activeElement === document.body
+
+/**
+ * Runs API calls: tracks `busy`, reports success or failure, signs out on 401. Controls are
+ * disabled while `busy`, which drops focus to <body>; the control that had focus when the
+ * call started gets it back once the call is over (when it is still there and enabled).
+ */
 export function useAction() {
   const { signOut } = useSession()
   const [busy, setBusy] = useState(false)
   const [message, setMessage] = useState<Message | null>(null)
+  const focusedBefore = useRef<Element | null>(null)
+
+  useEffect(() => {
+    if (busy) return
+    const before = focusedBefore.current
+    focusedBefore.current = null
+    if (before instanceof HTMLElement && before.isConnected && focusIsLost()) before.focus()
+  }, [busy])
+
   const run = useCallback(
-    async <R,>(fn: () => Promise<R>, success?: string | ((result: R) => string)): Promise<R | undefined> => {
+    async <R,>(fn: () => Promise<R>, success?: string | ((result: R) => string | Message), options: RunOptions = {}): Promise<R | undefined> => {
+      focusedBefore.current = document.activeElement
       setBusy(true)
       setMessage(null)
       try {
         const result = await fn()
-        if (success) setMessage({ kind: 'ok', text: typeof success === 'function' ? success(result) : success })
+        if (success) {
+          const done = typeof success === 'function' ? success(result) : success
+          setMessage(typeof done === 'string' ? { kind: 'ok', text: done } : done)
+        }
         return result
       } catch (err) {
         if (isSignedOutError(err)) signOut('Your session ended (the token expired or its API key was revoked). Sign in again.')
-        else setMessage({ kind: 'error', text: describeError(err) })
+        else if (options.onNotFound && isWishlistApiError(err) && err.status === 404) setMessage({ kind: 'error', text: options.onNotFound() })
+        else {
+          const text = describeError(err)
+          if (options.onError?.(text) !== true) setMessage({ kind: 'error', text })
+        }
         return undefined
       } finally {
         setBusy(false)
@@ -48,6 +88,26 @@ export function useAction() {
     [signOut],
   )
   return { busy, message, setMessage, run }
+}
+
+/**
+ * Focus for when a re-render removes the focused control (a deleted row, a button that no
+ * longer applies): `arm()` before the change; the next time `deps` change, if focus fell to
+ * <body>, `target` (a heading or status text with tabIndex -1) gets it.
+ */
+export function useFocusRescue<T extends HTMLElement>(deps: DependencyList) {
+  const target = useRef<T>(null)
+  const armed = useRef(false)
+  useEffect(() => {
+    if (!armed.current) return
+    armed.current = false
+    if (focusIsLost()) target.current?.focus()
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, deps)
+  const arm = useCallback(() => {
+    armed.current = true
+  }, [])
+  return { target, arm }
 }
 
 /** Loads data when `deps` change; `reload()` loads again. */
@@ -79,12 +139,18 @@ export function useLoad<T>(load: () => Promise<T>, deps: DependencyList) {
 export function Announcer({ message, testId }: { message: Message | null; testId?: string }) {
   return (
     <div className="announcer" data-testid={testId}>
-      <p role="status" className={message?.kind === 'ok' ? 'msg ok' : 'msg'}>
+      <p role="status" className={message?.kind === 'ok' ? 'msg ok' : 'msg'} title={message?.kind === 'ok' ? message.detail : undefined}>
         {message?.kind === 'ok' ? message.text : ''}
       </p>
-      <p role="alert" className={message?.kind === 'error' ? 'msg error' : 'msg'}>
+      <p role="alert" className={message?.kind === 'error' ? 'msg error' : 'msg'} title={message?.kind === 'error' ? message.detail : undefined}>
         {message?.kind === 'error' ? message.text : ''}
       </p>
+      {message?.detail && (
+        <details className="msg-detail small">
+          <summary>Technical details</summary>
+          <code className="break">{message.detail}</code>
+        </details>
+      )}
     </div>
   )
 }

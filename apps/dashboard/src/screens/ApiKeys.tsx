@@ -1,7 +1,7 @@
 /** API keys: list, create (the secret is shown once) and revoke. */
 import type { CreatedApiKey, CreateApiKeyInput } from '@wishlist/sdk'
 import { type FormEvent, useId, useState } from 'react'
-import { Announcer, CopyField, LoadState, SecretOnce, useAction, useConfirm, useLoad, useSession, When } from '../ui.js'
+import { Announcer, CopyField, LoadState, SecretOnce, useAction, useConfirm, useFocusRescue, useLoad, useSession, When } from '../ui.js'
 
 type Scope = NonNullable<CreateApiKeyInput['scope']>
 
@@ -12,6 +12,8 @@ export function ApiKeys() {
   const { busy, message, run } = useAction()
   const [confirmElement, confirm] = useConfirm()
   const [created, setCreated] = useState<CreatedApiKey | null>(null)
+  // A revoked key's row (and its focused button) goes: focus moves to the list's heading.
+  const rescue = useFocusRescue<HTMLHeadingElement>([data])
   const ids = { name: useId(), scope: useId(), scopeHelp: useId() }
 
   const create = async (e: FormEvent<HTMLFormElement>) => {
@@ -48,9 +50,18 @@ export function ApiKeys() {
       danger: true,
     })
     if (!ok) return
-    const done = await run(() => client.admin.deleteApiKey(keyId), `Key ${keyId} revoked.`)
+    const done = await run(() => client.admin.deleteApiKey(keyId), `Key ${keyId} revoked.`, {
+      onNotFound: () => {
+        rescue.arm()
+        reload()
+        return `Key ${keyId} no longer exists (it was revoked elsewhere); the list was reloaded.`
+      },
+    })
     if (done && own) signOut(`You revoked the key this dashboard was signed in with (${keyId}). Sign in with another admin key.`)
-    else if (done) reload()
+    else if (done) {
+      rescue.arm()
+      reload()
+    }
   }
 
   return (
@@ -85,7 +96,9 @@ export function ApiKeys() {
         </form>
       </section>
       <section className="card" aria-labelledby="keys-heading">
-        <h2 id="keys-heading">Keys</h2>
+        <h2 id="keys-heading" ref={rescue.target} tabIndex={-1}>
+          Keys
+        </h2>
         <LoadState loading={loading && !data} error={error} />
         {data && (
           <div className="table-wrap">
@@ -118,7 +131,7 @@ export function ApiKeys() {
                       <When iso={k.lastUsedAt} empty="never" />
                     </td>
                     <td>
-                      <button type="button" className="danger small" onClick={() => revoke(k.keyId, k.name ?? '')} aria-label={`Revoke key ${k.name || k.keyId}`} disabled={busy}>
+                      <button type="button" className="danger small" onClick={() => revoke(k.keyId, k.name ?? '')} aria-label={`Revoke key ${k.name || 'unnamed'} (${k.keyId})`} disabled={busy}>
                         Revoke
                       </button>
                     </td>

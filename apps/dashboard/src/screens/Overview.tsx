@@ -5,13 +5,14 @@ import { DailyChart } from '../chart.js'
 import { LoadState, useLoad, useSession } from '../ui.js'
 
 type Period = NonNullable<AnalyticsPeriodQuery['period']>
-const PERIODS: { value: Period; label: string }[] = [
-  { value: '7d', label: '7 days' },
-  { value: '14d', label: '14 days' },
-  { value: '30d', label: '30 days' },
-  { value: '90d', label: '90 days' },
-  { value: '1y', label: '1 year' },
-  { value: 'all', label: 'All time' },
+/** `label` names the radio button; `span` completes "Figures for …" in running text. */
+const PERIODS: { value: Period; label: string; span: string }[] = [
+  { value: '7d', label: '7 days', span: 'the last 7 days' },
+  { value: '14d', label: '14 days', span: 'the last 14 days' },
+  { value: '30d', label: '30 days', span: 'the last 30 days' },
+  { value: '90d', label: '90 days', span: 'the last 90 days' },
+  { value: '1y', label: '1 year', span: 'the last year (365 days)' },
+  { value: 'all', label: 'All time', span: 'all time' },
 ]
 
 const number = new Intl.NumberFormat()
@@ -26,7 +27,7 @@ export function Overview() {
     [client, period],
   )
   const [overview, daily, top] = data ?? []
-  const label = PERIODS.find((p) => p.value === period)?.label ?? period
+  const span = PERIODS.find((p) => p.value === period)?.span ?? period
 
   return (
     <>
@@ -41,10 +42,10 @@ export function Overview() {
       </fieldset>
       <LoadState loading={loading && !data} error={error} />
       <p className="visually-hidden" role="status">
-        {loading ? '' : data ? `Showing the last ${label}` : ''}
+        {loading ? '' : data ? `Showing figures for ${span}.` : ''}
       </p>
       {overview && (
-        <ul className="cards" aria-label={`Figures for ${label}`} aria-busy={loading}>
+        <ul className="cards" aria-label={`Figures for ${span}`} aria-busy={loading}>
           <li className="card stat">
             <span className="stat-label">Wishlisted items</span>
             <span className="stat-value" data-testid="stat-total">

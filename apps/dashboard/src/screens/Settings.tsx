@@ -1,10 +1,11 @@
 /** Shop settings (saved as they change), the plan (read-only) and the storefront key. */
 import type { SettingsPatch, Shop } from '@wishlist/sdk'
-import { type FormEvent, useId, useState } from 'react'
-import { Announcer, CopyField, LoadState, useAction, useConfirm, useLoad, useSession } from '../ui.js'
+import { type FormEvent, useEffect, useId, useState } from 'react'
+import { Announcer, CopyField, LoadState, useAction, useConfirm, useFocusRescue, useLoad, useSession } from '../ui.js'
 
 type Toggle = 'multi_wishlist_enabled' | 'reviews_auto_approve' | 'remove_on_purchase'
 const MULTI_WISHLIST_PLANS = new Set(['growth', 'scale'])
+const SHARE_LINK_PLANS = new Set(['starter', 'growth', 'scale'])
 
 const TOGGLES: { key: Toggle; label: string; help: string }[] = [
   {
@@ -30,7 +31,10 @@ export function Settings() {
   const { data: shop, loading, error, setData } = useLoad(() => client.admin.shop(), [client])
   const { busy, message, run } = useAction()
   const [confirmElement, confirm] = useConfirm()
-  const ids = { ttl: useId(), ttlHelp: useId(), plan: useId() }
+  const ids = { plan: useId() }
+  // Turning multi-wishlist off below Growth disables the switch for good: focus goes to
+  // the section's heading instead of falling to <body>.
+  const rescue = useFocusRescue<HTMLHeadingElement>([shop])
 
   if (!shop) return <LoadState loading={loading} error={error} />
 
@@ -39,13 +43,8 @@ export function Settings() {
   const update = async (patch: SettingsPatch, done: string) => {
     setData({ ...shop, settings: { ...shop.settings, ...patch } })
     const settings = await run(() => client.admin.updateSettings(patch), done)
+    rescue.arm()
     setData({ ...shop, settings: settings ?? shop.settings })
-  }
-
-  const saveTtl = (e: FormEvent<HTMLFormElement>) => {
-    e.preventDefault()
-    const days = Number(new FormData(e.currentTarget).get('ttl'))
-    void update({ share_link_ttl_days: days }, `Share links now last ${days} day${days === 1 ? '' : 's'}.`)
   }
 
   const rotate = async () => {
@@ -81,25 +80,36 @@ export function Settings() {
       </section>
 
       <section className="card" aria-labelledby="features-heading">
-        <h2 id="features-heading">Features</h2>
+        <h2 id="features-heading" ref={rescue.target} tabIndex={-1}>
+          Features
+        </h2>
         {TOGGLES.map((t) => {
-          const disabled = t.key === 'multi_wishlist_enabled' && !multiAllowed
+          const checked = shop.settings[t.key]
+          const planBlocked = t.key === 'multi_wishlist_enabled' && !multiAllowed
+          // Below Growth the switch is normally disabled. If the stored setting is on anyway
+          // (set before a downgrade, or by the operator), it stays enabled, ticked, so the
+          // merchant sees the true stored value and can turn it off; once off it is disabled.
+          // A ticked-and-disabled box would claim the feature works, an unticked one would
+          // hide the stored value that returns on an upgrade.
+          const disabled = planBlocked && !checked
           const helpId = `help-${t.key}`
           return (
             <div className="field checkbox" key={t.key}>
               <input
                 type="checkbox"
                 id={t.key}
-                checked={shop.settings[t.key]}
+                checked={checked}
                 disabled={disabled || busy}
                 aria-describedby={helpId}
                 onChange={(e) => void update({ [t.key]: e.currentTarget.checked }, `${t.label}: ${e.currentTarget.checked ? 'on' : 'off'}.`)}
               />
               <label htmlFor={t.key}>{t.label}</label>
               <p id={helpId} className="muted small">
-                {disabled ? (
+                {planBlocked ? (
                   <>
-                    <strong>Needs the Growth plan or above</strong> (this shop is on {shop.plan}). {t.help}
+                    <strong>Needs the Growth plan or above</strong> (this shop is on {shop.plan}).{' '}
+                    {checked && <strong>Stored as on, but it has no effect on this plan; you can turn it off. </strong>}
+                    {t.help}
                   </>
                 ) : (
                   t.help
@@ -108,28 +118,7 @@ export function Settings() {
             </div>
           )
         })}
-        <form onSubmit={saveTtl} className="field inline-form">
-          <label htmlFor={ids.ttl}>Share-link lifetime (days)</label>
-          <div className="row">
-            <input
-              id={ids.ttl}
-              name="ttl"
-              type="number"
-              min={1}
-              max={365}
-              step={1}
-              required
-              defaultValue={shop.settings.share_link_ttl_days}
-              key={shop.settings.share_link_ttl_days}
-              aria-describedby={ids.ttlHelp}
-              className="narrow"
-            />
-            <button disabled={busy}>Save lifetime</button>
-          </div>
-          <p id={ids.ttlHelp} className="muted small">
-            1 to 365 days. Applies to links created from now on.
-          </p>
-        </form>
+        <TtlForm days={shop.settings.share_link_ttl_days} plan={shop.plan} busy={busy} onSave={(days) => void update({ share_link_ttl_days: days }, `Share links now last ${days} day${days === 1 ? '' : 's'}.`)} />
       </section>
 
       <section className="card" aria-labelledby="sfk-heading">
@@ -142,5 +131,50 @@ export function Settings() {
       </section>
       {confirmElement}
     </>
+  )
+}
+
+/**
+ * The share-link lifetime. The input keeps its element (and so keyboard focus) across saves;
+ * it shows the stored value again after each save, or after a refused one.
+ */
+function TtlForm({ days, plan, busy, onSave }: { days: number; plan: string; busy: boolean; onSave(days: number): void }) {
+  const [draft, setDraft] = useState(String(days))
+  const ids = { ttl: useId(), help: useId() }
+  useEffect(() => setDraft(String(days)), [days])
+
+  const submit = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault()
+    onSave(Number(draft))
+  }
+
+  return (
+    <form onSubmit={submit} className="field inline-form">
+      <label htmlFor={ids.ttl}>Share-link lifetime (days)</label>
+      <div className="row">
+        <input
+          id={ids.ttl}
+          name="ttl"
+          type="number"
+          min={1}
+          max={365}
+          step={1}
+          required
+          value={draft}
+          onChange={(e) => setDraft(e.currentTarget.value)}
+          aria-describedby={ids.help}
+          className="narrow"
+        />
+        <button disabled={busy}>Save lifetime</button>
+      </div>
+      <p id={ids.help} className="muted small">
+        {!SHARE_LINK_PLANS.has(plan) && (
+          <>
+            <strong>Share links need the Starter plan or above</strong> (this shop is on {plan}); the lifetime applies once the shop upgrades.{' '}
+          </>
+        )}
+        1 to 365 days. Applies to links created from now on.
+      </p>
+    </form>
   )
 }

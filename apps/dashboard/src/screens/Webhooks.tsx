@@ -1,7 +1,7 @@
 /** Webhooks: endpoints, create (the signing secret is shown once), test, delete, deliveries. */
-import type { CreatedWebhook, CreateWebhookInput, WebhookList } from '@wishlist/sdk'
-import { type FormEvent, useId, useState } from 'react'
-import { Announcer, CopyField, LoadState, SecretOnce, useAction, useConfirm, useLoad, useSession, When } from '../ui.js'
+import { type CreatedWebhook, type CreateWebhookInput, fillPath, type WebhookDeliveries, type WebhookList } from '@wishlist/sdk'
+import { type FormEvent, useId, useRef, useState } from 'react'
+import { Announcer, CopyField, LoadState, type Message, SecretOnce, useAction, useConfirm, useFocusRescue, useLoad, useSession, When } from '../ui.js'
 
 type EventName = CreateWebhookInput['events'][number]
 type Endpoint = WebhookList['webhooks'][number]
@@ -15,13 +15,74 @@ const EVENTS: { name: EventName; help: string }[] = [
   { name: 'wishlist.product.low_stock', help: 'fewer than 5 left of a wishlisted product' },
 ]
 
+/** Deliveries shown at first, and at most (the API's maximum `limit`). */
+const FEW_DELIVERIES = 20
+const MANY_DELIVERIES = 100
+
+/**
+ * Plain words for the transport errors a failed delivery reports (Node's error codes and
+ * messages such as `connect ECONNREFUSED 127.0.0.1:80`); unknown texts are kept as they are.
+ */
+function plainDeliveryError(raw: string): string {
+  if (/ECONNREFUSED/.test(raw)) return 'the connection was refused: nothing is listening at that address and port'
+  if (/ENOTFOUND|EAI_AGAIN/.test(raw)) return 'the host name could not be found: check the URL'
+  if (/ETIMEDOUT|timeout|timed out/i.test(raw)) return 'the endpoint did not answer in time (10 seconds)'
+  if (/certificate|CERT_|self[- ]signed|SSL|TLS/i.test(raw)) return 'its HTTPS certificate was not accepted (expired, self-signed or for another host name)'
+  if (/ECONNRESET|socket hang up|other side closed/i.test(raw)) return 'the connection was closed before an answer arrived'
+  if (/EHOSTUNREACH|ENETUNREACH/.test(raw)) return 'the host could not be reached'
+  return raw
+}
+
+function testResultMessage(r: { delivered: boolean; durationMs: number; error: string | null; delivery: { lastStatusCode: number | null } }): Message {
+  if (r.delivered) return { kind: 'ok', text: `Test delivered: the endpoint answered ${r.delivery.lastStatusCode} in ${r.durationMs} ms.` }
+  const answered = r.delivery.lastStatusCode ? `: the endpoint answered ${r.delivery.lastStatusCode}` : ''
+  const plain = r.error ? plainDeliveryError(r.error) : undefined
+  return { kind: 'error', text: `Test not delivered${answered}${plain ? `${answered ? '; ' : ': '}${plain}` : ''}.`, detail: r.error ?? undefined }
+}
+
 export function Webhooks() {
   const { session } = useSession()
   const { client } = session
   const { data, loading, error, reload } = useLoad(() => client.webhooks.list(), [client])
   const { busy, message, run, setMessage } = useAction()
+  const [confirmElement, confirm] = useConfirm()
   const [created, setCreated] = useState<CreatedWebhook | null>(null)
   const ids = { url: useId(), urlHelp: useId() }
+  // A deleted endpoint's card (and its focused button) goes: focus moves to the list's heading.
+  const rescue = useFocusRescue<HTMLHeadingElement>([data])
+
+  /** An endpoint that is gone (deleted here or elsewhere): reload the list. */
+  const dropEndpoint = () => {
+    rescue.arm()
+    reload()
+  }
+  const goneMessage = (endpoint: Endpoint) => `Endpoint ${endpoint.url} no longer exists (it was deleted elsewhere); the list was reloaded.`
+
+  // Deleting is done here, not in the card: the result is announced in this screen's status
+  // region, which stays when the card goes.
+  const remove = async (endpoint: Endpoint) => {
+    const ok = await confirm({
+      title: 'Delete this endpoint?',
+      body: (
+        <p>
+          <code>{endpoint.url}</code> receives no more events, and deliveries still waiting for a retry are dropped.
+        </p>
+      ),
+      confirmLabel: 'Delete endpoint',
+      danger: true,
+    })
+    if (!ok) return
+    const done = await run(() => client.webhooks.delete(endpoint.webhookId), `Endpoint deleted. ${endpoint.url} receives no more events.`, {
+      onNotFound: () => {
+        dropEndpoint()
+        return goneMessage(endpoint)
+      },
+    })
+    if (done) {
+      if (created?.webhookId === endpoint.webhookId) setCreated(null)
+      dropEndpoint()
+    }
+  }
 
   const create = async (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault()
@@ -77,49 +138,51 @@ export function Webhooks() {
         </form>
       </section>
       <section aria-labelledby="endpoints-heading">
-        <h2 id="endpoints-heading">Endpoints</h2>
+        <h2 id="endpoints-heading" ref={rescue.target} tabIndex={-1}>
+          Endpoints
+        </h2>
         <LoadState loading={loading && !data} error={error} />
         {data && data.webhooks.length === 0 && <p>No endpoints yet.</p>}
         {data?.webhooks.map((w) => (
-          <EndpointCard key={w.webhookId} endpoint={w} onDeleted={reload} />
+          <EndpointCard
+            key={w.webhookId}
+            endpoint={w}
+            deleting={busy}
+            onDelete={() => remove(w)}
+            onGone={() => {
+              dropEndpoint()
+              setMessage({ kind: 'error', text: goneMessage(w) })
+            }}
+          />
         ))}
       </section>
+      {confirmElement}
     </>
   )
 }
 
-function EndpointCard({ endpoint, onDeleted }: { endpoint: Endpoint; onDeleted(): void }) {
+function EndpointCard({ endpoint, deleting, onDelete, onGone }: { endpoint: Endpoint; deleting: boolean; onDelete(): void; onGone(): void }) {
   const { session } = useSession()
   const { client } = session
-  const { data, loading, error, reload } = useLoad(() => client.webhooks.deliveries(endpoint.webhookId), [client, endpoint.webhookId])
+  const [limit, setLimit] = useState(FEW_DELIVERIES)
+  // One more than is shown, to know whether there are more.
+  const { data, loading, error, reload } = useLoad(
+    () =>
+      client.http.request<WebhookDeliveries>('GET', fillPath('/v1/webhooks/{webhookId}/deliveries', { webhookId: endpoint.webhookId }), {
+        query: { limit: Math.min(limit + 1, MANY_DELIVERIES) },
+      }),
+    [client, endpoint.webhookId, limit],
+  )
   const { busy, message, run } = useAction()
-  const [confirmElement, confirm] = useConfirm()
   const headingId = useId()
+  const deliveriesHeading = useRef<HTMLHeadingElement>(null)
+  const shown = data?.deliveries.slice(0, limit) ?? []
+  const more = data ? data.deliveries.length > limit || data.deliveries.length >= MANY_DELIVERIES : false
 
   const sendTest = async () => {
-    const result = await run(
-      () => client.webhooks.test(endpoint.webhookId),
-      (r) =>
-        r.delivered
-          ? `Test delivered: the endpoint answered ${r.delivery.lastStatusCode} in ${r.durationMs} ms.`
-          : `Test not delivered${r.delivery.lastStatusCode ? `: the endpoint answered ${r.delivery.lastStatusCode}` : ''}${r.error ? ` (${r.error})` : ''}.`,
-    )
+    // A 404: the endpoint was deleted elsewhere; the screen reports it, as this card goes.
+    const result = await run(() => client.webhooks.test(endpoint.webhookId), testResultMessage, { onNotFound: () => (onGone(), '') })
     if (result) reload()
-  }
-
-  const remove = async () => {
-    const ok = await confirm({
-      title: 'Delete this endpoint?',
-      body: (
-        <p>
-          <code>{endpoint.url}</code> receives no more events, and deliveries still waiting for a retry are dropped.
-        </p>
-      ),
-      confirmLabel: 'Delete endpoint',
-      danger: true,
-    })
-    if (!ok) return
-    if (await run(() => client.webhooks.delete(endpoint.webhookId), 'Endpoint deleted.')) onDeleted()
   }
 
   return (
@@ -141,18 +204,21 @@ function EndpointCard({ endpoint, onDeleted }: { endpoint: Endpoint; onDeleted()
         <button type="button" onClick={sendTest} disabled={busy}>
           Send test event
         </button>
-        <button type="button" onClick={reload} disabled={loading}>
+        {/* Not disabled while loading: that would drop keyboard focus to <body>. */}
+        <button type="button" onClick={reload}>
           Refresh deliveries
         </button>
-        <button type="button" className="danger" onClick={remove} disabled={busy}>
+        <button type="button" className="danger" onClick={onDelete} disabled={busy || deleting}>
           Delete…
         </button>
       </div>
       <Announcer message={message} />
-      <h4>Recent deliveries</h4>
+      <h4 ref={deliveriesHeading} tabIndex={-1}>
+        Recent deliveries
+      </h4>
       <LoadState loading={loading && !data} error={error} />
-      {data && data.deliveries.length === 0 && <p className="muted">No deliveries yet.</p>}
-      {data && data.deliveries.length > 0 && (
+      {data && shown.length === 0 && <p className="muted">No deliveries yet.</p>}
+      {shown.length > 0 && (
         <div className="table-wrap">
           <table data-testid="deliveries">
             <thead>
@@ -170,7 +236,7 @@ function EndpointCard({ endpoint, onDeleted }: { endpoint: Endpoint; onDeleted()
               </tr>
             </thead>
             <tbody>
-              {data.deliveries.slice(0, 20).map((d) => (
+              {shown.map((d) => (
                 <tr key={d.id}>
                   <td>
                     <code>{d.event}</code>
@@ -190,7 +256,16 @@ function EndpointCard({ endpoint, onDeleted }: { endpoint: Endpoint; onDeleted()
           </table>
         </div>
       )}
-      {confirmElement}
+      {more && (
+        <p className="row muted small">
+          <span>Showing the {shown.length} most recent deliveries.</span>
+          {limit < MANY_DELIVERIES && (
+            <button type="button" className="small" onClick={() => (setLimit(MANY_DELIVERIES), deliveriesHeading.current?.focus())}>
+              Show up to {MANY_DELIVERIES}
+            </button>
+          )}
+        </p>
+      )}
     </article>
   )
 }

@@ -3,14 +3,16 @@
  * every environment. The page itself is public: it signs in with an admin API key and
  * calls the admin API like any other client. index.html is revalidated on every load
  * (it names the current hashed bundles); files under /dashboard/assets/ carry a content
- * hash in their name and are cached for a year.
+ * hash in their name and are cached for a year. The app's screens are hash routes
+ * (/dashboard#/settings), so the page is served at /dashboard and at /dashboard/index.html
+ * only; any other path below /dashboard is a 404.
  */
 import { createHash } from 'node:crypto'
 import { readFile, stat } from 'node:fs/promises'
 import { dirname, extname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyReply } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { AppError } from '../../lib/errors.js'
 
@@ -84,7 +86,7 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<{ distDir?: string }> = 
   const config = { access: ['public' as const], rateLimit: false as const }
   const hide = true
 
-  app.get('/dashboard', { config, schema: { hide } }, async (request, reply) => {
+  const servePage = async (request: FastifyRequest, reply: FastifyReply) => {
     const page = await read(resolve(dist, 'index.html'))
     securityHeaders(reply).header('cache-control', 'no-cache')
     if (!page) {
@@ -101,7 +103,9 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<{ distDir?: string }> = 
     reply.header('content-type', 'text/html; charset=utf-8').header('etag', page.etag).header('content-security-policy', DASHBOARD_CSP)
     if (request.headers['if-none-match'] === page.etag) return reply.code(304).send()
     return reply.send(page.body)
-  })
+  }
+  app.get('/dashboard', { config, schema: { hide } }, servePage)
+  app.get('/dashboard/index.html', { config, schema: { hide } }, servePage)
 
   app.get(
     '/dashboard/assets/:file',
