@@ -107,8 +107,9 @@ export function createWishlistClient(options: ClientOptions) {
       list: (): Promise<T.WebhookList> => get('/v1/webhooks'),
       /** DELETE /v1/webhooks/{webhookId}. */
       delete: (webhookId: string): Promise<T.DeleteWebhookResult> => del(fillPath('/v1/webhooks/{webhookId}', { webhookId })),
-      /** GET /v1/webhooks/{webhookId}/deliveries. */
-      deliveries: (webhookId: string): Promise<T.WebhookDeliveries> => get(fillPath('/v1/webhooks/{webhookId}/deliveries', { webhookId })),
+      /** GET /v1/webhooks/{webhookId}/deliveries (newest first; `limit` 1..100, default 50). */
+      deliveries: (webhookId: string, query: T.WebhookDeliveriesQuery = {}): Promise<T.WebhookDeliveries> =>
+        get(fillPath('/v1/webhooks/{webhookId}/deliveries', { webhookId }), query),
       /** POST /v1/webhooks/{webhookId}/test: sends a signed `webhook.test` event. */
       test: (webhookId: string): Promise<T.WebhookTestResult> => post(fillPath('/v1/webhooks/{webhookId}/test', { webhookId })),
     },

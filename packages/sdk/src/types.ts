@@ -65,6 +65,7 @@ export type CreatedWebhook = Data<'post /v1/webhooks'>
 export type WebhookList = Data<'get /v1/webhooks'>
 export type DeleteWebhookResult = Data<'delete /v1/webhooks/{webhookId}'>
 export type WebhookDeliveries = Data<'get /v1/webhooks/{webhookId}/deliveries'>
+export type WebhookDeliveriesQuery = Query<'get /v1/webhooks/{webhookId}/deliveries'>
 export type WebhookTestResult = Data<'post /v1/webhooks/{webhookId}/test'>
 export type EventsInput = Body<'post /v1/events'>
 export type EventsResult = Data<'post /v1/events'>

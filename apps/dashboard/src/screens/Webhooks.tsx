@@ -1,5 +1,5 @@
 /** Webhooks: endpoints, create (the signing secret is shown once), test, delete, deliveries. */
-import { type CreatedWebhook, type CreateWebhookInput, fillPath, type WebhookDeliveries, type WebhookList } from '@wishlist/sdk'
+import type { CreatedWebhook, CreateWebhookInput, WebhookList } from '@wishlist/sdk'
 import { type FormEvent, useId, useRef, useState } from 'react'
 import { Announcer, CopyField, LoadState, type Message, SecretOnce, useAction, useConfirm, useFocusRescue, useLoad, useSession, When } from '../ui.js'
 
@@ -167,10 +167,7 @@ function EndpointCard({ endpoint, deleting, onDelete, onGone }: { endpoint: Endp
   const [limit, setLimit] = useState(FEW_DELIVERIES)
   // One more than is shown, to know whether there are more.
   const { data, loading, error, reload } = useLoad(
-    () =>
-      client.http.request<WebhookDeliveries>('GET', fillPath('/v1/webhooks/{webhookId}/deliveries', { webhookId: endpoint.webhookId }), {
-        query: { limit: Math.min(limit + 1, MANY_DELIVERIES) },
-      }),
+    () => client.webhooks.deliveries(endpoint.webhookId, { limit: Math.min(limit + 1, MANY_DELIVERIES) }),
     [client, endpoint.webhookId, limit],
   )
   const { busy, message, run } = useAction()
