@@ -3,3 +3,47 @@
  * Schema's `maxLength` counts (an emoji is one character, not two UTF-16 units).
  */
 export const codePointLength = (s: string): number => [...s].length
+
+/**
+ * Text that a backend cannot store as sent is refused up front, the same on both:
+ * - U+0000: PostgreSQL text cannot hold it (SQLite can), so it would be stored on one
+ *   backend and a 500 on the other;
+ * - a lone UTF-16 surrogate (JSON's `"\ud800"`): it has no UTF-8 form, so both databases
+ *   would store U+FFFD while the response that created it echoed the surrogate.
+ */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+export interface UnstorableText {
+  path: string
+  message: string
+}
+
+function problem(s: string): string | null {
+  if (s.includes('\u0000')) return 'must not contain the NUL character (U+0000)'
+  if (LONE_SURROGATE.test(s)) return 'must be well-formed Unicode (no lone surrogate such as \\ud800)'
+  return null
+}
+
+/** Whether both backends store `s` as sent (what `findUnstorableText` refuses is not). */
+export const isStorableText = (s: string): boolean => problem(s) === null
+
+/** The first unstorable string (or object key) in `value`; iterative, so a deeply nested body cannot overflow the stack. */
+export function findUnstorableText(value: unknown, root: string): UnstorableText | null {
+  const stack: [unknown, string][] = [[value, root]]
+  while (stack.length > 0) {
+    const [v, path] = stack.pop() as [unknown, string]
+    if (typeof v === 'string') {
+      const message = problem(v)
+      if (message) return { path, message }
+    } else if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) stack.push([v[i], `${path}.${i}`])
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, inner] of Object.entries(v)) {
+        const message = problem(k)
+        if (message) return { path, message: `keys ${message}` }
+        stack.push([inner, `${path}.${k}`])
+      }
+    }
+  }
+  return null
+}

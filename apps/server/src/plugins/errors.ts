@@ -85,6 +85,9 @@ function fromFastifyError(err: FastifyError): AppError {
 }
 
 /** Reviews (`/api/…`) answer `{error}`; the wishlist service answers `{ok: false, error}`. */
+const errorPayload = (url: string, error: { code: ErrorCode; message: string; details?: unknown }) => (url.startsWith('/api/') ? { error } : { ok: false, error })
+
+/** Writes `error` in the documented shape of the request's interface. */
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
   const body = { code: error.code, message: error.message, ...(error.details === undefined ? {} : { details: error.details }) }
   if (error.statusCode === 401) {
@@ -94,8 +97,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
   if (error.code === 'UNAVAILABLE') reply.header('retry-after', String(UNAVAILABLE_RETRY_AFTER_S))
   reply.code(error.statusCode).type('application/json; charset=utf-8')
   // Errors bypass response schemas: a route's 2xx schema must never reshape an error.
-  const payload = request.url.startsWith('/api/') ? { error: body } : { ok: false, error: body }
-  return reply.serializer(JSON.stringify).send(payload)
+  return reply.serializer(JSON.stringify).send(errorPayload(request.url, body))
 }
 
 /**
@@ -114,8 +116,7 @@ export function clientErrorHandler(err: ConnectionError, socket: Socket): void {
   const status = ERROR_STATUS[code]
   const raw: unknown = err.rawPacket // a Buffer at run time, whatever Fastify's types say
   const target = Buffer.isBuffer(raw) ? (raw.toString('latin1', 0, 64).split(' ')[1] ?? '') : ''
-  const error = { code, message }
-  const body = JSON.stringify(target.startsWith('/api/') ? { error } : { ok: false, error })
+  const body = JSON.stringify(errorPayload(target, { code, message }))
   if (socket.writable) {
     socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
   }

@@ -18,8 +18,7 @@ export const LIMITS = { email: 254, name: 100, title: 150, body: 5000, reply: 50
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
-/** Lengths are counted in Unicode code points, after trimming. */
-const length = codePointLength
+// Lengths are counted in Unicode code points (codePointLength), after trimming.
 
 /** Review times are whole seconds: the order clients see (seconds precision) is the order we sort by. */
 const toSeconds = (ms: number): number => Math.floor(ms / 1000) * 1000
@@ -77,14 +76,14 @@ function cleanSubmission(input: SubmitInput): CleanSubmission {
   const productId = normalizePlatformId(input.productId.trim(), 'Product')
   if (productId === null) fail('body.productId', platformIdRule('Product'))
   const email = normalizeEmail(input.customerEmail)
-  if (length(email) > LIMITS.email) fail('body.customerEmail', `must be at most ${LIMITS.email} characters`)
+  if (codePointLength(email) > LIMITS.email) fail('body.customerEmail', `must be at most ${LIMITS.email} characters`)
   else if (!EMAIL.test(email)) fail('body.customerEmail', 'must be an e-mail address')
   const name = input.customerName.trim()
-  if (length(name) < 1 || length(name) > LIMITS.name) fail('body.customerName', `must be 1 to ${LIMITS.name} characters`)
+  if (codePointLength(name) < 1 || codePointLength(name) > LIMITS.name) fail('body.customerName', `must be 1 to ${LIMITS.name} characters`)
   const title = (input.title ?? '').trim()
-  if (length(title) > LIMITS.title) fail('body.title', `must be at most ${LIMITS.title} characters`)
+  if (codePointLength(title) > LIMITS.title) fail('body.title', `must be at most ${LIMITS.title} characters`)
   const body = input.body.trim()
-  if (length(body) < 1 || length(body) > LIMITS.body) fail('body.body', `must be 1 to ${LIMITS.body} characters`)
+  if (codePointLength(body) < 1 || codePointLength(body) > LIMITS.body) fail('body.body', `must be 1 to ${LIMITS.body} characters`)
   const photos = (input.photos ?? []).map((p) => p.trim())
   photos.forEach((p, i) => {
     let ok = false
@@ -101,7 +100,7 @@ function cleanSubmission(input: SubmitInput): CleanSubmission {
 
 function cleanReply(raw: string): string {
   const body = raw.trim()
-  if (length(body) < 1 || length(body) > LIMITS.reply) {
+  if (codePointLength(body) < 1 || codePointLength(body) > LIMITS.reply) {
     throw new AppError('VALIDATION_ERROR', `body.body must be 1 to ${LIMITS.reply} characters`, [{ path: 'body.body', message: `must be 1 to ${LIMITS.reply} characters` }])
   }
   return body
