@@ -197,6 +197,9 @@ function preparingPool(pool: pg.Pool, onWrite: () => void) {
       return proxy
     },
     end: () => pool.end(),
+    // What Kysely needs to open a side connection that cancels a running query.
+    Client: pg.Client,
+    options: pool.options,
   }
 }
 

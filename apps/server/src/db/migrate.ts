@@ -1,5 +1,5 @@
-import { type Migration, type MigrationProvider, Migrator, sql } from 'kysely'
-import type { Kysely } from 'kysely'
+import { type Kysely, sql } from 'kysely'
+import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration'
 import type { Backend, Storage } from './connect.js'
 import * as m0001 from './migrations/0001_foundation.js'
 import * as m0002 from './migrations/0002_wishlists.js'

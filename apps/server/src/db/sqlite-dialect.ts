@@ -10,7 +10,17 @@
  * our queries have one right index each, so the value-dependent plan bought nothing.
  */
 import type SQLite from 'better-sqlite3'
-import { type Driver, type LimitNode, type OffsetNode, type QueryCompiler, SqliteDialect, type SqliteDatabase, SqliteQueryCompiler } from 'kysely'
+import {
+  type DialectAdapter,
+  type Driver,
+  type LimitNode,
+  type OffsetNode,
+  type QueryCompiler,
+  SqliteAdapter,
+  SqliteDialect,
+  type SqliteDatabase,
+  SqliteQueryCompiler,
+} from 'kysely'
 import { GroupCommitSqliteDriver } from './group-commit.js'
 
 class StableLimitCompiler extends SqliteQueryCompiler {
@@ -22,6 +32,19 @@ class StableLimitCompiler extends SqliteQueryCompiler {
   protected override visitOffset(node: OffsetNode): void {
     this.append('offset +')
     this.visitNode(node.offset)
+  }
+}
+
+/**
+ * Kysely holds its own mutex around a connection of a dialect without multiple connections,
+ * from acquire until the driver's release has returned. The group-commit driver hands the
+ * connection over itself, and its release returns only once the batch has committed: under
+ * Kysely's mutex every transaction would wait for the one before it to commit, and each
+ * would commit alone. So this adapter tells Kysely to leave the handing over to the driver.
+ */
+class GroupCommitSqliteAdapter extends SqliteAdapter {
+  override get supportsMultipleConnections(): boolean {
+    return true
   }
 }
 
@@ -37,6 +60,10 @@ export class WishlistSqliteDialect extends SqliteDialect {
 
   override createDriver(): Driver {
     return new GroupCommitSqliteDriver(this.#sqlite, this.#database)
+  }
+
+  override createAdapter(): DialectAdapter {
+    return new GroupCommitSqliteAdapter()
   }
 
   override createQueryCompiler(): QueryCompiler {
