@@ -1,6 +1,7 @@
 /**
- * better-sqlite3 against Node's built-in `node:sqlite` (`DatabaseSync`), on the statements
- * the service's hot paths run, in one process so both see the same machine:
+ * Node's built-in `node:sqlite` (`DatabaseSync`, what the service uses) against better-sqlite3
+ * (what it used before), on the statements the service's hot paths run, in one process so
+ * both see the same machine:
  *
  * - read:   a wishlist page: 20 items of one owner, newest first, through a prepared
  *           statement (GET page, guest GET, shared read on a cache miss);
@@ -11,8 +12,10 @@
  *
  * Both drivers open a file database with the service's pragmas (WAL, synchronous NORMAL).
  * The rounds alternate A B A B … and the figure kept for each is its median round, so a
- * burst of noise on the shared machine hits both. Run on the Node under test:
+ * burst of noise on the shared machine hits both. better-sqlite3 is not a dependency of the
+ * project; install it beside it for the comparison, then run on the Node under test:
  *
+ *   npm install --no-save better-sqlite3@13
  *   node --import tsx bench/sqlite-drivers.ts [--rounds 7] [--ms 400]
  *
  * Prints operations per CPU second per driver and the ratio node:sqlite / better-sqlite3.
@@ -21,7 +24,6 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import BetterSqlite from 'better-sqlite3'
 
 interface Stmt {
   all(...params: unknown[]): unknown[]
@@ -51,7 +53,15 @@ const SCHEMA = `
   create table facts (id integer primary key autoincrement, shop_id integer not null,
     kind text not null, product_id text not null, at integer not null);`
 
-function open(kind: 'better-sqlite3' | 'node:sqlite', file: string, NodeSqlite: typeof import('node:sqlite')): Driver {
+interface BetterSqliteDatabase {
+  pragma(p: string): unknown
+  exec(sql: string): unknown
+  prepare(sql: string): Stmt
+  close(): unknown
+}
+type BetterSqlite = new (file: string) => BetterSqliteDatabase
+
+function open(kind: 'better-sqlite3' | 'node:sqlite', file: string, NodeSqlite: typeof import('node:sqlite'), BetterSqlite: BetterSqlite): Driver {
   const pragmas = ['journal_mode = WAL', 'synchronous = NORMAL', 'temp_store = MEMORY']
   if (kind === 'better-sqlite3') {
     const db = new BetterSqlite(file)
@@ -150,9 +160,12 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 async function main(): Promise<void> {
   const NodeSqlite = await import('node:sqlite')
+  // Not a dependency (see the top): a variable specifier keeps TypeScript from resolving it.
+  const betterSqlite3 = 'better-sqlite3'
+  const BetterSqlite = ((await import(betterSqlite3)) as { default: BetterSqlite }).default
   const dir = mkdtempSync(join(tmpdir(), 'sqlite-drivers-'))
   const drivers = (['better-sqlite3', 'node:sqlite'] as const).map((k) => {
-    const d = open(k, join(dir, `${k.replace(':', '-')}.db`), NodeSqlite)
+    const d = open(k, join(dir, `${k.replace(':', '-')}.db`), NodeSqlite, BetterSqlite)
     seed(d)
     return d
   })

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import SQLite from 'better-sqlite3'
-import { Kysely, PostgresDialect, type SqliteDatabase } from 'kysely'
+import { Kysely, PostgresDialect, type SqliteDatabase, type SqliteStatement } from 'kysely'
 import pg from 'pg'
 import Cursor from 'pg-cursor'
 import type { DatabaseTarget } from '../config.js'
+import { openSqliteFile, type SqliteFile } from './sqlite-file.js'
 import { WishlistSqliteDialect } from './sqlite-dialect.js'
 import { precompiledSql } from './precompiled.js'
 import type { Database } from './schema.js'
@@ -39,14 +39,17 @@ const pgTypes = {
 }
 
 /**
- * Kysely's SQLite driver calls `prepare()` for every query, and better-sqlite3 then parses
- * and plans the SQL again: measurable on every request (bench: about 5% of the GET page's
- * CPU). Statements are reusable and our queries run synchronously one at a time (no
- * `stream()`), so the same text gets the same prepared statement. Bounded: bulk inserts
- * produce many distinct texts, so long ones are not kept and the oldest entry goes first.
+ * Kysely's SQLite driver calls `prepare()` for every query, and SQLite then parses and plans
+ * the SQL again: measurable on every request (bench: about 5% of the GET page's CPU).
+ * Statements are reusable and our queries run synchronously one at a time (no `stream()`),
+ * so the same text gets the same prepared statement. Bounded: bulk inserts produce many
+ * distinct texts, so long ones are not kept and the oldest entry goes first.
+ *
+ * The statements are handed out in the shape Kysely's SQLite driver expects (parameters as
+ * one array, `reader` for statements that return rows), over `node:sqlite`'s.
  */
-export function cachingPrepare(sqlite: SQLite.Database, maxEntries = 500, maxSqlLength = 4000): SqliteDatabase & { writes(): number } {
-  const statements = new Map<string, SQLite.Statement>()
+export function cachingPrepare(sqlite: SqliteFile, maxEntries = 500, maxSqlLength = 4000): SqliteDatabase & { writes(): number } {
+  const statements = new Map<string, SqliteStatement>()
   let writes = 0
   return {
     close: () => sqlite.close(),
@@ -55,7 +58,7 @@ export function cachingPrepare(sqlite: SQLite.Database, maxEntries = 500, maxSql
     prepare(sql: string) {
       let stmt = statements.get(sql)
       if (stmt === undefined) {
-        stmt = sqlite.prepare(sql)
+        stmt = sqlite.statement(sql)
         if (sql.length <= maxSqlLength) {
           if (statements.size >= maxEntries) statements.delete(statements.keys().next().value as string)
           statements.set(sql, stmt)
@@ -80,9 +83,9 @@ export function cachingPrepare(sqlite: SQLite.Database, maxEntries = 500, maxSql
  * that handed over this one had already returned), so it re-reads and sees the commit.
  * This process's own writes are counted before they run, so they show at once.
  */
-export function otherConnectionsStamp(sqlite: SQLite.Database, writes: () => number): () => string {
-  const dataVersion = sqlite.prepare('PRAGMA data_version').pluck()
-  let version: number | undefined
+export function otherConnectionsStamp(sqlite: SqliteFile, writes: () => number): () => string {
+  const dataVersion = sqlite.db.prepare('PRAGMA data_version')
+  let version: unknown
   let stamp = ''
   let stampWrites = -1
   const forget = () => {
@@ -90,62 +93,31 @@ export function otherConnectionsStamp(sqlite: SQLite.Database, writes: () => num
   }
   return () => {
     if (version === undefined) {
-      version = dataVersion.get() as number
+      version = dataVersion.get()?.data_version
       stampWrites = -1
       setImmediate(forget)
     }
     const w = writes()
     if (w !== stampWrites) {
-      stamp = `${w}:${version}`
+      stamp = `${w}:${String(version)}`
       stampWrites = w
     }
     return stamp
   }
 }
 
-/**
- * better-sqlite3's SQLite is built with STAT4: after an ANALYZE (run by hand, or by `PRAGMA
- * optimize`) the file holds `sqlite_stat4` samples, and SQLite then plans a statement again
- * each time it runs with new values, wherever the plan could depend on them. Our queries
- * have one right index each, so that buys nothing and costs about 10 µs a statement
- * (bench: a count of one owner's items went from 1.3 to 11.5 µs; an add or remove runs
- * about twenty such statements). The service never analyzes; when someone has, the samples
- * are dropped at open (stat1, the per-index row estimates, stays), before anything is prepared.
- */
-function dropStat4(sqlite: SQLite.Database): void {
-  const present = sqlite.prepare(`select 1 from sqlite_schema where type = 'table' and name = 'sqlite_stat4'`).get()
-  if (present === undefined || sqlite.prepare('select 1 from sqlite_stat4 limit 1').get() === undefined) return
-  sqlite.exec('delete from sqlite_stat4; analyze sqlite_schema')
-}
-
 function openSqlite(file: string): Storage {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
-  const sqlite = new SQLite(file)
-  sqlite.pragma('journal_mode = WAL')
-  sqlite.pragma('synchronous = NORMAL')
-  sqlite.pragma('foreign_keys = ON')
-  sqlite.pragma('busy_timeout = 5000')
-  // Each transaction runs in a savepoint of its batch (db/group-commit.ts), and SQLite keeps
-  // the pages it changes in a sub-journal that spills to a temporary file past 64 KiB: an
-  // add reaches that, which cost a pwrite per page. Kept in memory instead.
-  sqlite.pragma('temp_store = MEMORY')
-  // A WAL checkpoint runs inside the COMMIT that crosses this many pages and copies every
-  // page the WAL holds into the database file, blocking the event loop meanwhile: at
-  // SQLite's default of 1000 pages about 7 ms under the bench's add+remove load, so the
-  // requests of that batch wait for it. Checkpoint size sets the write tail (bench
-  // add+remove, p99/p50: 250 pages 2.6-2.9x, 500 pages 3.0-3.2x, 1000 pages 3.5-4.3x,
-  // 4000 pages 6.5-6.8x) against throughput (hot pages copied more often: 500 pages
-  // about 5-10% fewer req/s than 1000, within the runs' noise).
-  sqlite.pragma('wal_autocheckpoint = 500')
-  dropStat4(sqlite)
+  const sqlite = openSqliteFile(file)
   const database = cachingPrepare(sqlite)
   const db = new Kysely<Database>({ dialect: new WishlistSqliteDialect(sqlite, database) })
+  const ping = sqlite.db.prepare('select 1')
   return {
     db,
     backend: 'sqlite',
     changeStamp: otherConnectionsStamp(sqlite, database.writes),
     async ping() {
-      sqlite.prepare('select 1').get()
+      ping.get()
     },
     destroy: () => db.destroy(),
   }

@@ -4,6 +4,7 @@
  */
 import { CompiledQuery, type CreateTableBuilder, type Kysely, type QueryExecutor, SqliteAdapter, sql } from 'kysely'
 import type { Backend } from './connect.js'
+import { sqliteResultCode } from './sqlite-file.js'
 
 /** An auto-increment integer primary key named `id` (a global sequence on PostgreSQL). */
 export function withAutoId<T extends string>(
@@ -72,4 +73,11 @@ export function lockedForUpdate<QB extends { forUpdate(): QB }>(qb: QB, backend:
  */
 export function lockSkippingLocked<QB extends { forUpdate(): QB; skipLocked(): QB }>(qb: QB, backend: Backend): QB {
   return supportsRowLocks(backend) ? qb.forUpdate().skipLocked() : qb
+}
+
+/** A unique or primary-key violation, on either backend. */
+export function isUniqueViolation(err: unknown): boolean {
+  if ((err as { code?: unknown } | null)?.code === '23505') return true
+  const code = sqliteResultCode(err)
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
 }

@@ -41,7 +41,6 @@
  * Outside a batch, statements run as Kysely's driver runs them (autocommit). The statements
  * are prepared through `database` (db/connect.ts: cached, and counted for the change stamp).
  */
-import type SQLite from 'better-sqlite3'
 import {
   CompiledQuery,
   type DatabaseConnection,
@@ -51,6 +50,7 @@ import {
   SelectQueryNode,
   type SqliteDatabase,
 } from 'kysely'
+import { type SqliteFile, sqliteResultCode } from './sqlite-file.js'
 
 const SAVEPOINT = 'wishlist_tx'
 const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`
@@ -136,9 +136,8 @@ export function executeInTransaction<R>(executor: QueryExecutor, compiled: Compi
 }
 
 export class GroupCommitSqliteDriver implements Driver {
-  readonly #sqlite: SQLite.Database
+  readonly #sqlite: SqliteFile
   readonly #database: SqliteDatabase
-  readonly #busyTimeoutMs: number
   /** Whether a lease holds the connection; waiters are handed it in arrival order. */
   #held = false
   readonly #waiting: (() => void)[] = []
@@ -148,10 +147,9 @@ export class GroupCommitSqliteDriver implements Driver {
   /** The open batch outlived its check phase (its holder awaited something else): commit at the next let-go. */
   #overdue = false
 
-  constructor(sqlite: SQLite.Database, database: SqliteDatabase) {
+  constructor(sqlite: SqliteFile, database: SqliteDatabase) {
     this.#sqlite = sqlite
     this.#database = database
-    this.#busyTimeoutMs = Number(sqlite.pragma('busy_timeout', { simple: true }))
   }
 
   async init(): Promise<void> {}
@@ -214,18 +212,18 @@ export class GroupCommitSqliteDriver implements Driver {
    * loop turns. Retried with growing pauses for as long as `busy_timeout` allows.
    */
   async #beginImmediate(): Promise<void> {
-    const deadline = Date.now() + this.#busyTimeoutMs
+    const deadline = Date.now() + this.#sqlite.busyTimeoutMs
     for (let pause = 1; ; pause = Math.min(pause * 2, 50)) {
-      // Through db.pragma() each time: SQLite applies this pragma when it prepares the
-      // statement, so a prepared one run again changes nothing (the lock-wait test fails).
-      this.#sqlite.pragma('busy_timeout = 0')
+      // Through exec() each time: SQLite applies this pragma when it prepares the statement,
+      // so a prepared one run again changes nothing (the lock-wait test fails).
+      this.#sqlite.exec('PRAGMA busy_timeout = 0')
       try {
         this.#run('BEGIN IMMEDIATE')
         return
       } catch (error) {
-        if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw error
+        if (sqliteResultCode(error) !== 'SQLITE_BUSY' || Date.now() >= deadline) throw error
       } finally {
-        this.#sqlite.pragma(`busy_timeout = ${this.#busyTimeoutMs}`)
+        this.#sqlite.exec(`PRAGMA busy_timeout = ${this.#sqlite.busyTimeoutMs}`)
       }
       await new Promise((wake) => setTimeout(wake, pause))
     }

@@ -3,13 +3,12 @@
  * page reads: group commit (db/group-commit.ts) and LIMIT/OFFSET values that do not make
  * SQLite prepare the statement again on every run.
  *
- * SQLite (3.53, as bundled by better-sqlite3) plans with the LIMIT's value when it is a bare
+ * SQLite (3.51 in Node 22, 3.53 in Node 24) plans with the LIMIT's value when it is a bare
  * parameter, and so marks the statement to be prepared anew whenever that parameter is
  * bound, which Kysely's `limit ?` is on every run: about 7 µs a query (a one-row lookup went
  * from 4 to 12 µs). Written `+?`, the value is the same number and the plan is made once;
  * our queries have one right index each, so the value-dependent plan bought nothing.
  */
-import type SQLite from 'better-sqlite3'
 import {
   type DialectAdapter,
   type Driver,
@@ -22,6 +21,7 @@ import {
   SqliteQueryCompiler,
 } from 'kysely'
 import { GroupCommitSqliteDriver } from './group-commit.js'
+import type { SqliteFile } from './sqlite-file.js'
 
 class StableLimitCompiler extends SqliteQueryCompiler {
   protected override visitLimit(node: LimitNode): void {
@@ -49,10 +49,10 @@ class GroupCommitSqliteAdapter extends SqliteAdapter {
 }
 
 export class WishlistSqliteDialect extends SqliteDialect {
-  readonly #sqlite: SQLite.Database
+  readonly #sqlite: SqliteFile
   readonly #database: SqliteDatabase
 
-  constructor(sqlite: SQLite.Database, database: SqliteDatabase) {
+  constructor(sqlite: SqliteFile, database: SqliteDatabase) {
     super({ database })
     this.#sqlite = sqlite
     this.#database = database

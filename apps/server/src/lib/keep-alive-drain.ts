@@ -1,7 +1,8 @@
 /**
- * Graceful close of keep-alive connections for `server.close()` on Node 20.
+ * Graceful close of keep-alive connections for `server.close()`.
  *
- * `http.Server.close()` first calls `closeIdleConnections()`. On Node 20 a reused keep-alive
+ * `http.Server.close()` first calls `closeIdleConnections()`. On Node 20 (and still on 24.21:
+ * the shutdown test fails without this) a reused keep-alive
  * connection whose next request is still arriving was lost there: the connection counts
  * as idle, and once its answer is written the keep-alive timer destroys the socket before
  * the answer is flushed, so the client got no response (seen in the shutdown test). This

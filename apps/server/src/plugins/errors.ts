@@ -2,6 +2,7 @@ import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, Fast
 import fp from 'fastify-plugin'
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
+import { sqliteResultCode } from '../db/sqlite-file.js'
 import { AppError, ERROR_STATUS, type ErrorCode, type ErrorDetail } from '../lib/errors.js'
 
 /** Seconds a client should wait before retrying when the database is unreachable. */
@@ -9,12 +10,14 @@ const UNAVAILABLE_RETRY_AFTER_S = 5
 
 // Connection-level failures of pg / node sockets, and PostgreSQL's SQLSTATE classes 08
 // (connection exception) and 57P (operator intervention: shutdown, crash recovery).
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', '53300', 'SQLITE_BUSY', 'SQLITE_CANTOPEN'])
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', '53300'])
+const UNAVAILABLE_SQLITE_CODES = new Set(['SQLITE_BUSY', 'SQLITE_CANTOPEN'])
 
 export function isDatabaseUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false
   const code = (err as { code?: unknown }).code
   if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08') || code.startsWith('57P'))) return true
+  if (UNAVAILABLE_SQLITE_CODES.has(sqliteResultCode(err) ?? '')) return true
   return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down)/i.test(err.message)
 }
 

@@ -4,6 +4,7 @@
  * in the same transaction as the review write that changes them.
  */
 import type { Db } from '../../db/connect.js'
+import { isUniqueViolation } from '../../db/dialect.js'
 import type { ReviewRow, ReviewStatus, VoterType } from '../../db/schema.js'
 import { AppError, type ErrorDetail, notFound } from '../../lib/errors.js'
 import { normalizePlatformId, platformIdOf, platformIdRule } from '../../lib/platform-ids.js'
@@ -50,11 +51,6 @@ export interface Page<T> {
   perPage: number
   total: number
   hasMore: boolean
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
 }
 
 const productIdOf = (raw: string, path: string): string => platformIdOf(raw.trim(), 'Product', path)
