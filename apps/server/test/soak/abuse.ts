@@ -14,12 +14,12 @@
  *   SOAK_DATABASE_URL=postgres://… node --import tsx test/soak/abuse.ts   # on PostgreSQL
  */
 import type { ServerResponse } from 'node:http'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Pool } from 'undici'
 import { startReceiver } from '../helpers/receiver.js'
-import { createShopWithCli, startServerProcess } from '../helpers/server-process.js'
+import { createShopWithCli, exitAfter, startServerProcess } from '../helpers/server-process.js'
 
 const HOLDERS = 1_000
 const VARIANTS = 1_000
@@ -166,10 +166,4 @@ async function main(): Promise<number> {
   return failures.length ? 1 : 0
 }
 
-let code = 1
-try {
-  code = await main()
-} finally {
-  rmSync(dir, { recursive: true, force: true })
-}
-process.exit(code)
+await exitAfter(main, dir)
