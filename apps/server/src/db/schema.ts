@@ -52,6 +52,23 @@ export interface OutboxTable {
   dispatched: number
 }
 
+/**
+ * Product signals committed by an events request and not yet written to the outbox: one row
+ * per product per request (migration 0011, modules/events/product-fan-out.ts).
+ */
+export interface OutboxFanOutsTable {
+  shop_id: string
+  id: string
+  product_id: string
+  handle: string | null
+  /** JSON array of the coalesced signals (`QueuedSignal`), in the order they were found. */
+  signals: string
+  /** How many of `signals` the worker has written to the outbox so far. */
+  written: number
+  occurred_at: number
+  created_at: number
+}
+
 /** Append-only analytics facts, written in the same transaction as the change. */
 export interface AnalyticsEventsTable {
   shop_id: string
@@ -324,6 +341,7 @@ export interface Database {
   shops: ShopsTable
   api_keys: ApiKeysTable
   outbox: OutboxTable
+  outbox_fan_outs: OutboxFanOutsTable
   analytics_events: AnalyticsEventsTable
   analytics_inbox: AnalyticsInboxTable
   wishlist_owners: WishlistOwnersTable

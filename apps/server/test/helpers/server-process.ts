@@ -1,5 +1,6 @@
 // `wishlist serve` in a child process (from source), for crash and shutdown tests.
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { rmSync } from 'node:fs'
 import { promisify } from 'node:util'
 import { TEST_JWT_SECRET } from './app.js'
 
@@ -42,4 +43,15 @@ export async function createShopWithCli(databaseUrl: string, plan = 'scale') {
     { env: { ...process.env, DATABASE_URL: databaseUrl, JWT_SECRET: TEST_JWT_SECRET } },
   )
   return JSON.parse(stdout) as { shop: { id: string; domain: string }; storefrontKey: string; apiKey: { keyId: string; secret: string } }
+}
+
+/** Ends a measurement script: exit code of `main` (1 if it threw), its scratch directory removed. */
+export async function exitAfter(main: () => Promise<number>, dir: string): Promise<never> {
+  let code = 1
+  try {
+    code = await main()
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+  process.exit(code)
 }

@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { writeQueuedSignals } from '../../src/modules/events/product-fan-out.js'
 import { createWebhookWorker } from '../../src/modules/webhooks/webhook-worker.js'
 import { loggedFacts } from '../helpers/analytics.js'
 import { createTestApp, type TestApp, type TestShop } from '../helpers/app.js'
@@ -39,8 +40,14 @@ async function addGuestItem(guestId: string, productId: string) {
   expect(res.status).toBe(201)
 }
 
-/** Product events this shop's outbox received since `since` (the webhook worker's input). */
+/** Queued product signals written to the outbox, as the webhook worker does before it fans out. */
+async function writeQueued() {
+  while ((await writeQueuedSignals(t.storage.db, t.storage.backend)) > 0);
+}
+
+/** Product events this shop's outbox received (the webhook worker's input), once the queued ones are written. */
 async function productEvents(productId: string) {
+  await writeQueued()
   const rows = await t.storage.db.selectFrom('outbox').selectAll().where('shop_id', '=', shop.id).where('event', 'like', 'wishlist.product.%').orderBy('created_at').execute()
   // Events written in one transaction share a timestamp and have no order among them.
   const key = (r: { event: string; data: Record<string, unknown> }) => `${r.event} ${String(r.data.variantId).padStart(32, '0')}`
@@ -207,8 +214,10 @@ describe('product.updated', () => {
     const s = await t.createShop('scale')
     const token = await s.adminToken()
     const productId = nextProduct()
-    const outbox = async () =>
-      (await t.storage.db.selectFrom('outbox').select(['event', 'payload']).where('shop_id', '=', s.id).execute()).map((r) => [r.event, JSON.parse(r.payload).before])
+    const outbox = async () => {
+      await writeQueued()
+      return (await t.storage.db.selectFrom('outbox').select(['event', 'payload']).where('shop_id', '=', s.id).execute()).map((r) => [r.event, JSON.parse(r.payload).before])
+    }
     await addItem('30', productId, { token })
     await accept([update(productId, [['1', '10', 0]])], { token })
     await accept([update(productId, [['1', '9', 3]])], { token }) // back in stock and cheaper: no webhook takes either

@@ -204,7 +204,7 @@ describe('DELETE /v1/admin/customers/{customerId}', () => {
     expect(res.status).toBe(200)
     expect(res.body).toEqual({
       ok: true,
-      data: { wishlists: 2, items: 3, shareLinks: 1, reviewsAnonymized: 2, helpfulVotes: 1, purchases: 2, analyticsEventsPseudonymized: expect.any(Number) },
+      data: { wishlists: 2, items: 3, shareLinks: 1, reviewsAnonymized: 2, helpfulVotes: 1, purchases: 2, analyticsEventsPseudonymized: expect.any(Number), webhookDeliveries: 0 },
     })
     expect(res.body.data.analyticsEventsPseudonymized).toBeGreaterThanOrEqual(4)
   })
@@ -255,7 +255,7 @@ describe('DELETE /v1/admin/customers/{customerId}', () => {
   it('is harmless the second time (zeros)', async () => {
     const res = await erase(A, '?email=ann.private@example.com')
     expect(res.status).toBe(200)
-    expect(res.body.data).toEqual({ wishlists: 0, items: 0, shareLinks: 0, reviewsAnonymized: 0, helpfulVotes: 0, purchases: 0, analyticsEventsPseudonymized: 0 })
+    expect(res.body.data).toEqual({ wishlists: 0, items: 0, shareLinks: 0, reviewsAnonymized: 0, helpfulVotes: 0, purchases: 0, analyticsEventsPseudonymized: 0, webhookDeliveries: 0 })
   })
 
   it('lets the customer start afresh afterwards', async () => {

@@ -7,7 +7,8 @@ import { type Receiver, startReceiver } from '../helpers/receiver.js'
 
 // The SSRF guard on (WEBHOOK_ALLOW_PRIVATE_TARGETS=false), plain http allowed so a local
 // receiver can prove that nothing reaches it. A name the test controls resolves to loopback.
-const resolve: ResolveHost = async (host) => (host === 'hooks.example.test' ? [{ address: '127.0.0.1', family: 4 }] : [])
+const resolve: ResolveHost = async (host) =>
+  host === 'hooks.example.test' ? [{ address: '127.0.0.1', family: 4 }] : host === 'compat.example.test' ? [{ address: '::127.0.0.1', family: 6 }] : []
 
 let t: TestApp
 let strict: TestApp
@@ -41,6 +42,9 @@ describe('SSRF guard', () => {
     'http://100.64.0.1/',
     'http://[fd00::1]/',
     'http://[ff02::1]/',
+    'http://[::127.0.0.1]:{port}/hook',
+    'http://[::7f00:1]:{port}/hook',
+    'http://[::8.8.8.8]/',
   ])('refuses %s at creation', async (template) => {
     const res = await t.call('POST', '/v1/webhooks', { token: admin, body: { url: template.replace('{port}', String(receiver.port)), events: ['wishlist.shared'] } })
     expect(res.status).toBe(400)
@@ -64,7 +68,9 @@ describe('SSRF guard', () => {
 
     const test = await t.call('POST', `/v1/webhooks/${webhookId}/test`, { token: admin })
     expect(test.status).toBe(200)
-    expect(test.body.data).toMatchObject({ delivered: false, error: expect.stringMatching(/non-public/), delivery: { status: 'failed', lastStatusCode: null } })
+    // The merchant learns that the target is not allowed, never the address it resolved to.
+    expect(test.body.data).toMatchObject({ delivered: false, error: 'target not allowed', delivery: { status: 'failed', lastStatusCode: null, lastError: 'target not allowed' } })
+    expect(JSON.stringify(test.body)).not.toContain('127.0.0.1')
 
     await t.storage.db.transaction().execute((trx) => enqueueWebhookEvents(trx, shop.id, [{ event: 'wishlist.shared', data: { customerId: '1' } }]))
     const worker = createWebhookWorker({ storage: t.storage, webhooks: t.config.webhooks, resolve })
@@ -74,7 +80,33 @@ describe('SSRF guard', () => {
       await worker.stop()
     }
     const log = (await t.call('GET', `/v1/webhooks/${webhookId}/deliveries`, { token: admin })).body.data.deliveries
-    expect(log.find((d: { event: string }) => d.event === 'wishlist.shared')).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: null })
+    expect(log.find((d: { event: string }) => d.event === 'wishlist.shared')).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: null, lastError: 'target not allowed' })
+    expect(JSON.stringify(log)).not.toContain('127.0.0.1')
+    expect(receiver.received).toHaveLength(0)
+  })
+
+  it('refuses to deliver to a name that resolves to IPv4-compatible IPv6 (::/96); the address stays in the server log', async () => {
+    const created = await t.call('POST', '/v1/webhooks', { token: admin, body: { url: `http://compat.example.test:${receiver.port}/hook`, events: ['wishlist.shared'] } })
+    expect(created.status).toBe(201)
+    const webhookId = created.body.data.webhookId
+    const test = await t.call('POST', `/v1/webhooks/${webhookId}/test`, { token: admin })
+    expect(test.body.data).toMatchObject({ delivered: false, error: 'target not allowed', delivery: { status: 'failed', lastError: 'target not allowed' } })
+
+    await t.storage.db.transaction().execute((trx) => enqueueWebhookEvents(trx, shop.id, [{ event: 'wishlist.shared', data: { customerId: '2' } }]))
+    const warnings: object[] = []
+    const log = { info() {}, error() {}, warn: (obj: object) => warnings.push(obj) }
+    const worker = createWebhookWorker({ storage: t.storage, webhooks: t.config.webhooks, resolve, log })
+    try {
+      await worker.runOnce()
+    } finally {
+      await worker.stop()
+    }
+    const deliveries = (await t.call('GET', `/v1/webhooks/${webhookId}/deliveries`, { token: admin })).body.data.deliveries
+    expect(deliveries.map((d: { lastError: string }) => d.lastError)).toEqual(['target not allowed', 'target not allowed'])
+    expect(JSON.stringify(deliveries)).not.toContain('127.0.0.1')
+    expect(warnings.filter((w) => (w as { webhookId?: string }).webhookId === webhookId)).toEqual([
+      expect.objectContaining({ error: 'target not allowed', refusal: expect.stringContaining('::127.0.0.1') }),
+    ])
     expect(receiver.received).toHaveLength(0)
   })
 })

@@ -167,7 +167,7 @@ describe('delivery', () => {
 
     const log = await deliveries(w.webhookId)
     expect(log).toEqual([
-      { id: hit!.headers['webhook-id'], event: 'wishlist.item.added', status: 'succeeded', attempts: 1, lastStatusCode: 200, nextAttemptAt: null, createdAt: expect.any(String) },
+      { id: hit!.headers['webhook-id'], event: 'wishlist.item.added', status: 'succeeded', attempts: 1, lastStatusCode: 200, lastError: null, nextAttemptAt: null, createdAt: expect.any(String) },
     ])
   })
 

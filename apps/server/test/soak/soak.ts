@@ -9,11 +9,11 @@
  *   SOAK_DATABASE_URL=postgres://… npm run test:faults   # on PostgreSQL (a fresh schema's URL)
  *   SOAK_RATE=1300 npm run test:faults            # a fixed rate instead of half the capacity (to compare builds)
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Pool } from 'undici'
-import { createShopWithCli, startServerProcess } from '../helpers/server-process.js'
+import { createShopWithCli, exitAfter, startServerProcess } from '../helpers/server-process.js'
 
 const SOAK_SECONDS = Number(process.env.SOAK_SECONDS ?? 180)
 const CAPACITY_SECONDS = Number(process.env.SOAK_CAPACITY_SECONDS ?? 15)
@@ -146,10 +146,4 @@ async function main(): Promise<number> {
   return failures.length ? 1 : 0
 }
 
-let code = 1
-try {
-  code = await main()
-} finally {
-  rmSync(dir, { recursive: true, force: true })
-}
-process.exit(code)
+await exitAfter(main, dir)

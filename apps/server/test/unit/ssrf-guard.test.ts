@@ -10,6 +10,8 @@ describe('isPublicAddress', () => {
     '224.0.0.1', '255.255.255.255', '192.0.2.1', '198.18.0.1', '240.0.0.1',
     '::1', '::', 'fe80::1', 'fc00::1', 'fd12:3456::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '::ffff:169.254.169.254',
     '2001:db8::1', '64:ff9b::7f00:1', '2002:7f00:1::1',
+    // IPv4-compatible IPv6 (::/96), in either spelling, whatever the IPv4 part.
+    '::7f00:1', '::127.0.0.1', '::a00:1', '::8.8.8.8', '::808:808', '0:0:0:0:0:0:8.8.8.8',
   ])('refuses %s', (ip) => {
     expect(isPublicAddress(ip)).toBe(false)
   })
@@ -39,6 +41,8 @@ describe('refuseTargetUrl', () => {
     'https://169.254.169.254/latest/meta-data/',
     'https://10.0.0.8/',
     'https://[fd00::1]/',
+    'https://[::127.0.0.1]/',
+    'https://[::8.8.8.8]/',
     'https://0/',
     'https://intranet/',
   ])('refuses %s', (url) => {

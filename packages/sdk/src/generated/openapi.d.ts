@@ -1499,6 +1499,8 @@ export interface paths {
                                 purchases: number;
                                 reviewsAnonymized: number;
                                 shareLinks: number;
+                                /** @description Pending webhook deliveries cancelled, or rewritten without the customer */
+                                webhookDeliveries: number;
                                 wishlists: number;
                             };
                             /** @enum {boolean} */
@@ -2851,6 +2853,8 @@ export interface paths {
                                     event: string;
                                     /** @description Also the webhook-id header of every attempt */
                                     id: string;
+                                    /** @description Why the last attempt failed: "timeout", "HTTP 500", "target not allowed", … */
+                                    lastError: string | null;
                                     lastStatusCode: number | null;
                                     nextAttemptAt: string | null;
                                     status: "pending" | "succeeded" | "failed";
@@ -2955,6 +2959,8 @@ export interface paths {
                                     event: string;
                                     /** @description Also the webhook-id header of every attempt */
                                     id: string;
+                                    /** @description Why the last attempt failed: "timeout", "HTTP 500", "target not allowed", … */
+                                    lastError: string | null;
                                     lastStatusCode: number | null;
                                     nextAttemptAt: string | null;
                                     status: "pending" | "succeeded" | "failed";

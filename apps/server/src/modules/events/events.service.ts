@@ -1,7 +1,7 @@
 /**
  * DECISIONS §9: platform events. A batch is validated as a whole (one bad event → 400 with
- * its index, nothing applied), then applied in order in ONE transaction with the webhook
- * events and analytics facts it causes.
+ * its index, nothing applied), then applied in order in ONE transaction with the analytics
+ * facts it causes and the product signals it queues, coalesced (product-fan-out.ts).
  */
 import { Ajv, type ErrorObject } from 'ajv'
 import addFormats from 'ajv-formats'
@@ -25,19 +25,17 @@ import {
   type PlatformEvent,
   type ProductUpdatedEvent,
 } from './events.schemas.js'
-import { enqueueWebhookEvents, type OutboxEvent, subscribedEvents } from './outbox.js'
+import { subscribedEvents } from './outbox.js'
+import { coalesce, type ProductFanOut, queueProductSignals } from './product-fan-out.js'
 import { normalizePrice, productSignals, type VariantState } from './product-signals.js'
-
-/** customerIds listed in a product event's data; `truncated` says more exist. */
-export const MAX_CUSTOMER_IDS = 1_000
 /** Validation errors reported per batch; the rest are summarised by the first ones. */
 const MAX_REPORTED_ERRORS = 50
 
 export interface EventsServiceDeps {
   db: Db
   backend: Backend
-  /** Holders of a product and remove-on-purchase live with the wishlists. */
-  wishlists: Pick<WishlistsService, 'holdersOfProduct' | 'removeProductsForCustomer'>
+  /** Remove-on-purchase lives with the wishlists. */
+  wishlists: Pick<WishlistsService, 'removeProductsForCustomer'>
 }
 
 const pid = (raw: string, kind: PlatformKind): string => normalizePlatformId(raw, kind) as string // schema-checked already
@@ -70,6 +68,12 @@ function collapseAlternatives(errors: ErrorObject[]): ErrorObject[] {
   return errors
     .filter((e) => !unions.has(e.instancePath) || e.keyword === 'anyOf')
     .map((e) => (e.keyword === 'anyOf' ? { ...e, message: 'must be a decimal string such as "19.99" or a non-negative number' } : e))
+}
+
+/** A request's product signals, gathered per product; `taken`: the events some webhook of the shop takes. */
+interface SignalScope {
+  taken: Set<string>
+  signals: Map<string, ProductFanOut>
 }
 
 export function createEventsService(deps: EventsServiceDeps) {
@@ -112,36 +116,16 @@ export function createEventsService(deps: EventsServiceDeps) {
     await recordFacts(trx, ctx.shop.id, [{ type: 'cart_add', ...owner, productId: pid(e.product_id, 'Product'), occurredAt }])
   }
 
-  async function productUpdated(trx: Transaction<Database>, ctx: RequestContext, e: ProductUpdatedEvent, at: number) {
+  async function productUpdated(trx: Transaction<Database>, ctx: RequestContext, e: ProductUpdatedEvent, at: number, scope: SignalScope) {
     const shopId = ctx.shop.id
     const productId = pid(e.product_id, 'Product')
     const next: VariantState[] = e.variants.map((v) => ({ variant_id: pid(v.variant_id, 'ProductVariant'), price: normalizePrice(v.price), inventory_quantity: v.inventory_quantity }))
     const previous = await catalog.lockProduct(trx, shopId, productId)
     const handle = e.handle ?? previous?.handle ?? null
     await catalog.upsertProduct(trx, shopId, productId, { handle, variants: next }, at)
-    // Only signals some webhook of the shop takes are written (outbox.ts): the holders are
-    // looked up for those alone.
-    const taken = await subscribedEvents(trx, shopId)
-    const changes = productSignals(previous?.variants ?? null, next).filter((c) => taken.has(c.event))
-    if (changes.length === 0) return
-    const holders = await deps.wishlists.holdersOfProduct(shopId, productId, { limit: MAX_CUSTOMER_IDS, db: trx })
-    if (holders.wishlistCount === 0) return
-    const view = (v: VariantState) => ({ price: v.price, inventoryQuantity: v.inventory_quantity })
-    const events: OutboxEvent[] = changes.map((c) => ({
-      event: c.event,
-      occurredAt: at,
-      data: {
-        productId,
-        variantId: c.variantId,
-        ...(handle === null ? {} : { handle }),
-        before: view(c.before),
-        after: view(c.after),
-        wishlistCount: holders.wishlistCount,
-        customerIds: holders.customerIds,
-        truncated: holders.truncated,
-      },
-    }))
-    await enqueueWebhookEvents(trx, shopId, events, taken)
+    // Only signals some webhook of the shop takes are queued (outbox.ts).
+    const changes = productSignals(previous?.variants ?? null, next).filter((c) => scope.taken.has(c.event))
+    if (changes.length > 0) coalesce(scope.signals, productId, handle, changes)
   }
 
   async function orderCreated(trx: Transaction<Database>, ctx: RequestContext, e: OrderCreatedEvent, at: number) {
@@ -161,11 +145,14 @@ export function createEventsService(deps: EventsServiceDeps) {
       if (events.length === 0) return { accepted: 0 }
       const at = now()
       await deps.db.transaction().execute(async (trx) => {
+        const scope: SignalScope = { taken: new Set(), signals: new Map() }
+        if (events.some((e) => e.type === 'product.updated')) scope.taken = await subscribedEvents(trx, ctx.shop.id)
         for (const e of events) {
           if (e.type === 'cart.item_added') await cartItemAdded(trx, ctx, e, at)
-          else if (e.type === 'product.updated') await productUpdated(trx, ctx, e, at)
+          else if (e.type === 'product.updated') await productUpdated(trx, ctx, e, at, scope)
           else await orderCreated(trx, ctx, e, at)
         }
+        await queueProductSignals(trx, ctx.shop.id, scope.signals, at)
       })
       return { accepted: events.length }
     },

@@ -52,13 +52,14 @@ export async function subscribedEvents(trx: Transaction<Database>, shopId: strin
 /**
  * Writes the events that some active endpoint of the shop subscribes to, in the caller's
  * transaction; `taken` is `subscribedEvents` when the caller has read it in that transaction.
+ * `createdAt`: when the change was committed, for events written later (product-fan-out.ts).
  */
-export async function enqueueWebhookEvents(trx: Transaction<Database>, shopId: string, events: OutboxEvent[], taken?: Set<string>): Promise<void> {
+export async function enqueueWebhookEvents(trx: Transaction<Database>, shopId: string, events: OutboxEvent[], taken?: Set<string>, createdAt?: number): Promise<void> {
   if (events.length === 0) return
   taken ??= await subscribedEvents(trx, shopId)
   const wanted = events.filter((e) => taken.has(e.event))
   if (wanted.length === 0) return
-  const at = now()
+  const at = createdAt ?? now()
   await insertRows(
     trx,
     wanted.map((e) => ({

@@ -75,6 +75,7 @@ export const ErasedCounts = Type.Object(
     helpfulVotes: Type.Integer(),
     purchases: Type.Integer(),
     analyticsEventsPseudonymized: Type.Integer(),
+    webhookDeliveries: Type.Integer({ description: 'Pending webhook deliveries cancelled, or rewritten without the customer' }),
   },
   { additionalProperties: false },
 )

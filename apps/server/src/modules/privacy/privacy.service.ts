@@ -14,6 +14,7 @@ import { adminView } from '../reviews/reviews.service.js'
 import { SHARED_PATH } from '../wishlists/share.service.js'
 import { DEFAULT_LIST_ID, DEFAULT_LIST_NAME } from '../wishlists/wishlists.schemas.js'
 import { applyPendingFacts, applyPendingFactsIn, syncHoldings } from '../analytics/facts.js'
+import { eraseCustomerFromWebhooks } from '../webhooks/customer-erasure.js'
 import { createPrivacyRepo, OWNER_TABLES, type OwnerTable, type PrivacyRepo } from './privacy.repo.js'
 
 /** The CLI has no request; it passes `{shop}` alone. */
@@ -34,6 +35,8 @@ export interface ErasedCounts {
   helpfulVotes: number
   purchases: number
   analyticsEventsPseudonymized: number
+  /** Pending deliveries cancelled or rewritten without the customer (webhooks/customer-erasure.ts). */
+  webhookDeliveries: number
 }
 
 export const CSV_HEADER = ['customer_id', 'wishlist_id', 'list_name', 'product_id', 'variant_id', 'handle', 'added_at'] as const
@@ -126,7 +129,8 @@ export function createPrivacyService(deps: { db: Db; backend: Backend; publicBas
     /**
      * Erases the customer in ONE transaction: wishlist rows deleted (share links with them, so
      * the public read 404s at once), reviews anonymized, helpful-vote rows and purchases
-     * deleted, analytics events pseudonymized. Idempotent: a second call counts zeros.
+     * deleted, analytics events pseudonymized, webhook events waiting to be sent cancelled
+     * or rewritten without them. Idempotent: a second call counts zeros.
      */
     async eraseCustomer(ctx: PrivacyContext, req: CustomerRequest): Promise<ErasedCounts> {
       const shopId = ctx.shop.id
@@ -161,6 +165,7 @@ export function createPrivacyService(deps: { db: Db; backend: Backend; publicBas
           helpfulVotes: await repo.deleteVotes(trx, shopId, req.customerId),
           purchases: await repo.deletePurchases(trx, shopId, req.customerId, emails),
           analyticsEventsPseudonymized: rows.analytics_events ?? 0,
+          webhookDeliveries: await eraseCustomerFromWebhooks(trx, deps.backend, shopId, req.customerId, at),
         }
       })
     },

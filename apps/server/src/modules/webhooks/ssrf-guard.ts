@@ -11,16 +11,40 @@ import dns from 'node:dns'
 import type { LookupAddress, LookupOptions } from 'node:dns'
 import ipaddr from 'ipaddr.js'
 
-/** True only for globally routable unicast addresses. IPv4-mapped IPv6 is unwrapped first. */
-export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false
-  // process() turns ::ffff:127.0.0.1 into 127.0.0.1 so the IPv4 rules apply to it.
-  return ipaddr.process(address).range() === 'unicast'
+/**
+ * An IPv6 literal in the WHATWG URL's canonical form (`::127.0.0.1` → `::7f00:1`): ipaddr.js
+ * reads any `::a.b.c.d` as IPv4-mapped (`::ffff:a.b.c.d`), so `::8.8.8.8` would pass as 8.8.8.8.
+ */
+function canonical(address: string): string {
+  if (!address.includes(':') || !address.includes('.')) return address
+  try {
+    return bareHostname(new URL(`http://[${address}]/`))
+  } catch {
+    return address // a zone index (`fe80::1%eth0`): no IPv4 part to misread
+  }
 }
 
-/** The range name of a literal address (`loopback`, `private`, `linkLocal`, …), or null for a name. */
+/**
+ * The range of a valid literal, as ipaddr.js names it, IPv4-mapped IPv6 unwrapped first
+ * (process() turns ::ffff:127.0.0.1 into 127.0.0.1 so the IPv4 rules apply to it). ipaddr.js
+ * calls the deprecated IPv4-compatible block ::/96 (`::7f00:1`, written `[::127.0.0.1]`)
+ * unicast; nothing public lives there, and hosts may route it to IPv4 (loopback included).
+ */
+function rangeOf(address: string): string {
+  const ip = ipaddr.process(canonical(address))
+  const range = ip.range()
+  if (range === 'unicast' && ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).parts.slice(0, 6).every((p) => p === 0)) return 'ipv4Compatible'
+  return range
+}
+
+/** True only for globally routable unicast addresses. */
+export function isPublicAddress(address: string): boolean {
+  return ipaddr.isValid(address) && rangeOf(address) === 'unicast'
+}
+
+/** The range name of a literal address (`loopback`, `private`, `linkLocal`, `ipv4Compatible`, …), or null for a name. */
 export function addressRange(address: string): string | null {
-  return ipaddr.isValid(address) ? ipaddr.process(address).range() : null
+  return ipaddr.isValid(address) ? rangeOf(address) : null
 }
 
 /** `[::1]` → `::1`; a trailing root dot dropped (`localhost.` is `localhost`). */

@@ -4,7 +4,7 @@
  * response body read up to a cap and dropped beyond it, and the SSRF guard on the way out.
  */
 import { type Dispatcher, Agent, request } from 'undici'
-import { bareHostname, guardedLookup, isPublicAddress, addressRange, type ResolveHost, systemResolve } from './ssrf-guard.js'
+import { addressRange, bareHostname, BlockedAddressError, guardedLookup, isPublicAddress, type ResolveHost, systemResolve } from './ssrf-guard.js'
 import ipaddr from 'ipaddr.js'
 
 /** How much of a receiver's answer is kept in the attempt log. */
@@ -17,7 +17,20 @@ export interface SendResult {
   /** The first RESPONSE_BODY_CAP_BYTES of the body, as text. */
   responseBody: string | null
   error: string | null
+  /**
+   * Why a target was not allowed (the address it is or resolved to): for the server log
+   * only; `error`, which the merchant sees, says "target not allowed" and no more.
+   */
+  refusal?: string
   durationMs: number
+}
+
+export const TARGET_NOT_ALLOWED = 'target not allowed'
+
+/** The SSRF guard's refusal of a resolved name, as undici passes it up (itself or as the cause). */
+function blockedBy(err: unknown): BlockedAddressError | undefined {
+  const cause = (err as { cause?: unknown } | null)?.cause
+  return err instanceof BlockedAddressError ? err : cause instanceof BlockedAddressError ? cause : undefined
 }
 
 export interface WebhookSenderOptions {
@@ -87,7 +100,7 @@ export function createWebhookSender(opts: WebhookSenderOptions): WebhookSender {
         // Sockets skip the lookup hook for IP literals: classify them here.
         const host = bareHostname(target)
         if (ipaddr.isValid(host) && !isPublicAddress(host)) {
-          return done({ ok: false, statusCode: null, responseBody: null, error: `refused: ${host} is a ${addressRange(host)} address` })
+          return done({ ok: false, statusCode: null, responseBody: null, error: TARGET_NOT_ALLOWED, refusal: `${host} is a ${addressRange(host)} address` })
         }
       }
       try {
@@ -101,6 +114,8 @@ export function createWebhookSender(opts: WebhookSenderOptions): WebhookSender {
         const responseBody = await readCapped(res.body)
         return done({ ok: res.statusCode >= 200 && res.statusCode < 300, statusCode: res.statusCode, responseBody, error: null })
       } catch (err) {
+        const blocked = blockedBy(err)
+        if (blocked) return done({ ok: false, statusCode: null, responseBody: null, error: TARGET_NOT_ALLOWED, refusal: blocked.message })
         return done({ ok: false, statusCode: null, responseBody: null, error: describe(err) })
       }
     },

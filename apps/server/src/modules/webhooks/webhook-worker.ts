@@ -2,10 +2,13 @@
  * The delivery worker. Each pass:
  * 1. fans outbox rows out into one delivery per endpoint that existed and was subscribed when
  *    the event was written, and deletes the rows (the deliveries hold the bodies they send),
- *    in one transaction;
+ *    in one transaction; when the outbox is empty it writes the next batch of queued product
+ *    signals to it (events/product-fan-out.ts), a bounded number of batches per pass;
  * 2. claims due deliveries under a lease (PostgreSQL: FOR UPDATE SKIP LOCKED, so several
  *    worker processes never claim the same delivery), sends them concurrently and settles
  *    each. A lease left by a dead process expires, and the delivery is tried again.
+ *    The in-flight slots are shared fairly across shops (`shareOf`), so one shop's slow or
+ *    dead endpoints never hold back another shop's due deliveries.
  * Every hour (and on its first pass) the running worker also deletes the settled
  * deliveries older than WEBHOOK_DELIVERY_RETENTION_DAYS, with their attempts (`purgeSettled`).
  * `stop()` lets the attempts in flight finish (drain) before it resolves.
@@ -17,6 +20,7 @@ import type { WebhookDeliveriesTable } from '../../db/schema.js'
 import { newOrderedId } from '../../lib/ids.js'
 import { isoMillis } from '../../lib/time.js'
 import type { Insertable } from 'kysely'
+import { hasQueuedSignals, writeQueuedSignals } from '../events/product-fan-out.js'
 import { attemptDelivery } from './delivery.js'
 import type { ResolveHost } from './ssrf-guard.js'
 import { createWebhookSender, type WebhookSender } from './webhook-sender.js'
@@ -43,7 +47,11 @@ export interface WebhookWorkerOptions {
   leaseMs?: number
   /** Deliveries claimed per pass. */
   batchSize?: number
-  /** Attempts in flight at once (default 2 × batchSize): the loop claims more as slots free up. */
+  /**
+   * Attempts in flight at once (default 2 × batchSize): the loop claims more as slots free up.
+   * Shared across shops (`shareOf`); a shop with nothing in flight may still start one
+   * attempt when they are all taken, up to twice as many in all.
+   */
   maxInFlight?: number
   /**
    * Attempts in flight per endpoint before the worker stops claiming its deliveries (default
@@ -78,9 +86,23 @@ const PURGE_INTERVAL_MS = 3_600_000
 const PURGE_BATCH = 250
 const PURGE_BATCHES = 40
 
-/** The HTTP body of every delivery (SPEC: Events, payload shape). */
+/** Queued product-signal batches written to the outbox per pass, so a large fan-out does not hold back the sending. */
+const QUEUED_BATCHES_PER_PASS = 20
+
+/** The largest delivery body: `data.customerIds` is cut to fit, with `truncated: true`. */
+export const MAX_DELIVERY_BODY_BYTES = 64 * 1024
+
+/** The HTTP body of every delivery (SPEC: Events, payload shape), at most MAX_DELIVERY_BODY_BYTES. */
 export function deliveryBody(event: string, shopDomain: string, occurredAt: number, data: unknown): string {
-  return JSON.stringify({ event, shopDomain, occurredAt: isoMillis(occurredAt), data })
+  const body = JSON.stringify({ event, shopDomain, occurredAt: isoMillis(occurredAt), data })
+  const excess = Buffer.byteLength(body) - MAX_DELIVERY_BODY_BYTES
+  const ids = (data as { customerIds?: unknown } | null)?.customerIds
+  if (excess <= 0 || !Array.isArray(ids)) return body
+  // Drop ids from the end until their bytes (each with its comma) cover the excess, plus
+  // room for `"truncated":true` where the data had no such field.
+  let kept = ids.length
+  for (let freed = 0; kept > 0 && freed < excess + 20; ) freed += Buffer.byteLength(JSON.stringify(ids[--kept])) + 1
+  return JSON.stringify({ event, shopDomain, occurredAt: isoMillis(occurredAt), data: { ...(data as object), customerIds: ids.slice(0, kept), truncated: true } })
 }
 
 export function subscribes(endpoint: Pick<EndpointRow, 'events'>, event: string): boolean {
@@ -148,18 +170,49 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
     })
   }
 
-  // Attempts in flight, and how many per endpoint: the loop never waits for a whole batch,
+  /** Fans out the outbox, writing queued product signals to it as it empties; returns the outbox rows fanned out, and whether queued signals are left. */
+  async function dispatch(): Promise<{ dispatched: number; more: boolean }> {
+    let dispatched = 0
+    for (let batches = 0; ; ) {
+      const n = await fanOut()
+      dispatched += n
+      if (n > 0) continue
+      if (!(await hasQueuedSignals(db))) return { dispatched, more: false }
+      if (batches++ === QUEUED_BATCHES_PER_PASS) return { dispatched, more: true }
+      await writeQueuedSignals(db, backend)
+    }
+  }
+
+  // Attempts in flight, per endpoint and per shop: the loop never waits for a whole batch,
   // so one receiver that hangs until the timeout does not hold back the others.
   const inFlight = new Set<Promise<void>>()
   const perWebhook = new Map<string, number>()
+  const perShop = new Map<string, number>()
   let wake: (() => void) | undefined
+
+  /**
+   * How many attempts a shop may have in flight: an equal part of the slots for it, each
+   * other shop with attempts in flight, and one shop more, so there are always slots left
+   * for a shop that has none (a shop alone gets half).
+   */
+  function shareOf(shopId: string): number {
+    const others = perShop.size - (perShop.has(shopId) ? 1 : 0)
+    return Math.max(1, Math.floor(maxInFlight / (others + 2)))
+  }
+
+  const bump = (counts: Map<string, number>, key: string, by: number) => {
+    const n = (counts.get(key) ?? 0) + by
+    if (n <= 0) counts.delete(key)
+    else counts.set(key, n)
+  }
 
   async function attempt(d: DeliveryRow, endpoint: EndpointRow | undefined, claimToken: string): Promise<void> {
     if (endpoint === undefined) return // deleted meanwhile; its deliveries went with it
     try {
       const outcome = await attemptDelivery(attemptDeps, d, endpoint, claimToken)
       if (!outcome.result.ok) {
-        log.warn({ deliveryId: d.id, webhookId: d.webhook_id, statusCode: outcome.result.statusCode, error: outcome.result.error, status: outcome.status }, 'webhook attempt failed')
+        const { statusCode, error, refusal } = outcome.result
+        log.warn({ deliveryId: d.id, webhookId: d.webhook_id, statusCode, error, ...(refusal ? { refusal } : {}), status: outcome.status }, 'webhook attempt failed')
       }
     } catch (err) {
       // The lease expires and the delivery is tried again.
@@ -167,24 +220,34 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
     }
   }
 
-  /** Claims up to `limit` due deliveries and starts their attempts; returns them, tracked. */
+  /**
+   * Claims up to `limit` due deliveries and starts their attempts; returns them, tracked.
+   * When every slot is taken, only shops with nothing in flight are claimed, one attempt each.
+   */
   async function claimAndStart(limit: number): Promise<Promise<void>[]> {
+    const full = inFlight.size >= maxInFlight
+    limit = Math.min(limit, 2 * maxInFlight - inFlight.size)
+    if (limit <= 0) return []
     const claimToken = `${id}:${randomBytes(6).toString('base64url')}`
     const skipWebhooks = [...perWebhook].filter(([, n]) => n >= perEndpoint).map(([w]) => w)
-    const due = { at: Date.now(), limit, skipWebhooks }
+    const skipShops = [...perShop].filter(([shop, n]) => full || n >= shareOf(shop)).map(([shop]) => shop)
+    const due = { at: Date.now(), limit, skipWebhooks, skipShops }
     if (!(await repo.hasDue(due))) return []
     const candidates = await repo.claimDue({ ...due, leaseMs, claimToken })
     if (candidates.length === 0) return []
-    // One claim may hold more of an endpoint's deliveries than it may have in flight: keep
-    // what fits and hand the rest back at once.
+    // One claim may hold more of an endpoint's or a shop's deliveries than may be in flight:
+    // keep what fits and hand the rest back at once.
     const claimed: DeliveryRow[] = []
     const extra: DeliveryRow[] = []
-    const taken = new Map<string, number>()
+    const webhooks = new Map(perWebhook)
+    const shops = new Map(perShop)
     for (const d of candidates) {
-      const n = (perWebhook.get(d.webhook_id) ?? 0) + (taken.get(d.webhook_id) ?? 0)
-      if (n >= perEndpoint) extra.push(d)
+      const ofShop = shops.get(d.shop_id) ?? 0
+      const room = inFlight.size + claimed.length < maxInFlight ? ofShop < shareOf(d.shop_id) : ofShop === 0
+      if (!room || (webhooks.get(d.webhook_id) ?? 0) >= perEndpoint) extra.push(d)
       else {
-        taken.set(d.webhook_id, (taken.get(d.webhook_id) ?? 0) + 1)
+        bump(webhooks, d.webhook_id, 1)
+        bump(shops, d.shop_id, 1)
         claimed.push(d)
       }
     }
@@ -193,11 +256,11 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
     const endpoints = await repo.endpointsFor(claimed)
     const byKey = new Map(endpoints.map((e) => [`${e.shop_id} ${e.id}`, e]))
     return claimed.map((d) => {
-      perWebhook.set(d.webhook_id, (perWebhook.get(d.webhook_id) ?? 0) + 1)
+      bump(perWebhook, d.webhook_id, 1)
+      bump(perShop, d.shop_id, 1)
       const p: Promise<void> = attempt(d, byKey.get(`${d.shop_id} ${d.webhook_id}`), claimToken).finally(() => {
-        const left = (perWebhook.get(d.webhook_id) ?? 1) - 1
-        if (left <= 0) perWebhook.delete(d.webhook_id)
-        else perWebhook.set(d.webhook_id, left)
+        bump(perWebhook, d.webhook_id, -1)
+        bump(perShop, d.shop_id, -1)
         inFlight.delete(p)
         wake?.() // a slot is free: claim more now rather than after the poll interval
       })
@@ -227,7 +290,10 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
 
   async function runOnce(): Promise<PassResult> {
     let dispatched = 0
-    for (let n = await fanOut(); n > 0; n = await fanOut()) dispatched += n
+    for (let pass = await dispatch(); ; pass = await dispatch()) {
+      dispatched += pass.dispatched
+      if (!pass.more) break
+    }
     const started = await claimAndStart(batchSize)
     await Promise.all(started)
     return { dispatched, attempted: started.length }
@@ -237,13 +303,12 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
     while (running) {
       let busy = false
       try {
-        let dispatched = 0
-        for (let n = await fanOut(); n > 0; n = await fanOut()) dispatched += n
+        const { dispatched, more } = await dispatch()
         const free = maxInFlight - inFlight.size
-        const started = free > 0 ? (await claimAndStart(Math.min(batchSize, free))).length : 0
+        const started = (await claimAndStart(free > 0 ? Math.min(batchSize, free) : batchSize)).length
         // Claim again at once while there is work and room; otherwise wait for the poll
         // interval or for an attempt to finish.
-        busy = dispatched > 0 || (started > 0 && inFlight.size < maxInFlight)
+        busy = dispatched > 0 || more || (started > 0 && inFlight.size < maxInFlight)
         if (Date.now() >= nextPurgeAt) {
           nextPurgeAt = Date.now() + PURGE_INTERVAL_MS
           const { purged, more } = await purgeSettled()

@@ -13,16 +13,21 @@ export type EndpointRow = Selectable<WebhookEndpointsTable>
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>
 type Executor = Kysely<Database> | Transaction<Database>
 
-/** Due deliveries: pending, their time come, no live lease; `skipWebhooks`: endpoints that already have as many attempts in flight as they may. */
+/**
+ * Due deliveries: pending, their time come, no live lease; `skipWebhooks` and `skipShops`:
+ * endpoints and shops that already have as many attempts in flight as they may.
+ */
 interface DueQuery {
   at: number
   limit: number
   skipWebhooks?: string[]
+  skipShops?: string[]
 }
 
 export function createWebhooksRepo(db: Db, backend: Backend) {
   const dueDeliveries = (opts: DueQuery) => {
     const skip = opts.skipWebhooks ?? []
+    const skipShops = opts.skipShops ?? []
     return db
       .selectFrom('webhook_deliveries')
       .select(['shop_id', 'id'])
@@ -30,6 +35,7 @@ export function createWebhooksRepo(db: Db, backend: Backend) {
       .where('next_attempt_at', '<=', opts.at)
       .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', opts.at)]))
       .$if(skip.length > 0, (qb) => qb.where('webhook_id', 'not in', skip))
+      .$if(skipShops.length > 0, (qb) => qb.where('shop_id', 'not in', skipShops))
       .orderBy('next_attempt_at')
       .limit(opts.limit)
   }

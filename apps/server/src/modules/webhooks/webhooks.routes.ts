@@ -11,6 +11,7 @@ const deliveryView = (d: Delivery) => ({
   status: d.status,
   attempts: d.attempts,
   lastStatusCode: d.lastStatusCode,
+  lastError: d.lastError,
   nextAttemptAt: d.nextAttemptAt === null ? null : isoMillis(d.nextAttemptAt),
   createdAt: isoMillis(d.createdAt),
 })
@@ -83,6 +84,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
     },
     async (request) => {
       const sent = await webhooks.sendTest(request.ctx, request.params.webhookId)
+      if (sent.refusal) request.log.warn({ webhookId: request.params.webhookId, refusal: sent.refusal }, 'webhook test target not allowed')
       return {
         ok: true as const,
         data: { delivery: deliveryView(sent), delivered: sent.status === 'succeeded', durationMs: sent.durationMs, error: sent.error },

@@ -35,6 +35,7 @@ export const DeliveryView = Type.Object({
   status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
   attempts: Type.Integer(),
   lastStatusCode: Type.Union([Type.Integer(), Type.Null()]),
+  lastError: Type.Union([Type.String(), Type.Null()], { description: 'Why the last attempt failed: "timeout", "HTTP 500", "target not allowed", …' }),
   nextAttemptAt: Type.Union([Timestamp, Type.Null()]),
   createdAt: Timestamp,
 })

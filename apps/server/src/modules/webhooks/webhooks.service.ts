@@ -29,6 +29,7 @@ export interface Delivery {
   status: DeliveryStatus
   attempts: number
   lastStatusCode: number | null
+  lastError: string | null
   nextAttemptAt: number | null
   createdAt: number
 }
@@ -46,6 +47,7 @@ export const toDelivery = (row: DeliveryRow): Delivery => ({
   status: row.status,
   attempts: row.attempts,
   lastStatusCode: row.last_status_code,
+  lastError: row.last_error,
   nextAttemptAt: row.status === 'pending' ? row.next_attempt_at : null,
   createdAt: row.created_at,
 })
@@ -107,8 +109,9 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
     /**
      * Sends a signed `webhook.test` now (one attempt, no retries) and records it in the
      * deliveries log; the answer says how the receiver responded, never what it sent back.
+     * `refusal` (why the target was not allowed) is for the server log, not the answer.
      */
-    async sendTest(ctx: RequestContext, webhookId: string): Promise<Delivery & { durationMs: number; error: string | null }> {
+    async sendTest(ctx: RequestContext, webhookId: string): Promise<Delivery & { durationMs: number; error: string | null; refusal?: string }> {
       const endpoint = await repo.getEndpoint(ctx.shop.id, webhookId)
       if (!endpoint) throw notFound('Webhook')
       const at = Date.now()
@@ -141,7 +144,8 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
       )
       const settled = await repo.getDelivery(ctx.shop.id, delivery.id)
       const view = settled ? toDelivery(settled) : { ...toDelivery(delivery), status: outcome.status, attempts: outcome.attempts, lastStatusCode: outcome.result.statusCode }
-      return { ...view, durationMs: outcome.result.durationMs, error: outcome.result.error }
+      const { durationMs, error, refusal } = outcome.result
+      return { ...view, durationMs, error, ...(refusal ? { refusal } : {}) }
     },
   }
 }

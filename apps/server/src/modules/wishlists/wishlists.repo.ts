@@ -427,6 +427,11 @@ export function createWishlistsRepo() {
 
     // ---- holders of a product ----
 
+    /** Whether any list holds the product: one index probe, whatever the number of holders. */
+    async isHeld(db: Executor, shopId: string, productId: string): Promise<boolean> {
+      return (await db.selectFrom('wishlist_items').select('owner_id').where('shop_id', '=', shopId).where('product_id', '=', productId).limit(1).executeTakeFirst()) !== undefined
+    },
+
     /** Distinct owners holding a product (any list), and the first `limit` customer ids of them. */
     async holders(db: Executor, shopId: string, productId: string, limit: number) {
       const distinctOwners = db

@@ -1,0 +1,27 @@
+import type { Kysely } from 'kysely'
+import type { Backend } from '../connect.js'
+
+/**
+ * `outbox_fan_outs`: product signals an events request has committed and the webhook worker
+ * has not yet written to the outbox (modules/events/product-fan-out.ts). One row per product
+ * per request, holding the request's coalesced signals; the worker writes them as outbox
+ * events a batch per transaction, advancing `written`, and deletes the row when done. The
+ * holders (`customerIds`) are looked up when each batch is written, so a request's cost
+ * does not grow with them.
+ */
+export async function up(db: Kysely<unknown>, _backend: Backend): Promise<void> {
+  await db.schema
+    .createTable('outbox_fan_outs')
+    .addColumn('shop_id', 'text', (c) => c.notNull())
+    .addColumn('id', 'text', (c) => c.notNull())
+    .addColumn('product_id', 'text', (c) => c.notNull())
+    .addColumn('handle', 'text')
+    .addColumn('signals', 'text', (c) => c.notNull())
+    .addColumn('written', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('occurred_at', 'bigint', (c) => c.notNull())
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('outbox_fan_outs_pk', ['shop_id', 'id'])
+    .execute()
+  // The worker takes the oldest first, across shops.
+  await db.schema.createIndex('outbox_fan_outs_by_age').on('outbox_fan_outs').columns(['created_at', 'id']).execute()
+}

@@ -1,0 +1,120 @@
+/**
+ * Bounded fan-out of product signals. An events request may change thousands of variants of
+ * a product that thousands of people hold; written as it was (an outbox row per signal, each
+ * with the holders' ids, in the request's transaction) one request wrote hundreds of MB while
+ * every other request of the server waited for its transaction.
+ *
+ * - One request emits at most one signal per (product, variant, signal): the updates of a
+ *   product repeated in a batch are applied in order, and their signals coalesced, keeping
+ *   the `before` of the first and the `after` of the last (`coalesce`).
+ * - The request writes those signals as ONE queued fan-out per product (`queueProductSignals`),
+ *   in its own transaction, so the fan-out exists exactly when the change committed. It
+ *   writes no outbox rows for them, and does not look the holders up: its cost follows the
+ *   size of its body, not the number of holders or the variants × signals it causes.
+ * - The webhook worker writes the queued signals to the outbox, FAN_OUT_BATCH per
+ *   transaction, outside the request (`writeQueuedSignals`), each batch with the holders
+ *   as they are then: `wishlistCount` and the first MAX_CUSTOMER_IDS customer ids. An erased
+ *   customer holds nothing, so a fan-out still queued never lists them.
+ */
+import type { Transaction } from 'kysely'
+import type { Backend, Db } from '../../db/connect.js'
+import { lockSkippingLocked } from '../../db/dialect.js'
+import type { Database } from '../../db/schema.js'
+import { newOrderedId } from '../../lib/ids.js'
+import { createWishlistsRepo } from '../wishlists/wishlists.repo.js'
+import { enqueueWebhookEvents } from './outbox.js'
+import type { ProductSignal, VariantChange, VariantState } from './product-signals.js'
+
+/** customerIds listed in a product event's data; `truncated` says more exist. */
+export const MAX_CUSTOMER_IDS = 1_000
+/** Signals written to the outbox per worker transaction: with 1,000 customer ids each, about 2 MB. */
+export const FAN_OUT_BATCH = 50
+
+const view = (v: VariantState) => ({ price: v.price, inventoryQuantity: v.inventory_quantity })
+
+export interface QueuedSignal {
+  event: ProductSignal
+  variantId: string
+  before: ReturnType<typeof view>
+  after: ReturnType<typeof view>
+}
+
+/** One request's signals of one product, keyed by variant and signal. */
+export interface ProductFanOut {
+  handle: string | null
+  signals: Map<string, QueuedSignal>
+}
+
+/** Adds one update's signals to the request's: a repeated (variant, signal) keeps its first `before`. */
+export function coalesce(pending: Map<string, ProductFanOut>, productId: string, handle: string | null, changes: VariantChange[]): void {
+  let fanOut = pending.get(productId)
+  if (fanOut === undefined) pending.set(productId, (fanOut = { handle, signals: new Map() }))
+  fanOut.handle = handle
+  for (const c of changes) {
+    const key = `${c.variantId} ${c.event}`
+    const first = fanOut.signals.get(key)
+    fanOut.signals.set(key, { event: c.event, variantId: c.variantId, before: first?.before ?? view(c.before), after: view(c.after) })
+  }
+}
+
+const wishlists = createWishlistsRepo()
+
+/** Queues the request's signals, one row per product that some list holds, in the request's transaction. */
+export async function queueProductSignals(trx: Transaction<Database>, shopId: string, pending: Map<string, ProductFanOut>, at: number): Promise<void> {
+  for (const [productId, { handle, signals }] of pending) {
+    if (signals.size === 0 || !(await wishlists.isHeld(trx, shopId, productId))) continue
+    await trx
+      .insertInto('outbox_fan_outs')
+      .values({ shop_id: shopId, id: newOrderedId('msg'), product_id: productId, handle, signals: JSON.stringify([...signals.values()]), written: 0, occurred_at: at, created_at: at })
+      .execute()
+  }
+}
+
+/** Whether any fan-out is queued: a plain read, so an idle worker writes nothing. */
+export async function hasQueuedSignals(db: Db): Promise<boolean> {
+  return (await db.selectFrom('outbox_fan_outs').select('id').limit(1).executeTakeFirst()) !== undefined
+}
+
+/**
+ * Writes the next `limit` signals of the oldest queued fan-out to the outbox, in one
+ * transaction (PostgreSQL: a fan-out another worker is writing is skipped). Returns how many
+ * signals it took off the queue (0: nothing queued).
+ */
+export async function writeQueuedSignals(db: Db, backend: Backend, limit = FAN_OUT_BATCH): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const fanOut = await lockSkippingLocked(trx.selectFrom('outbox_fan_outs').selectAll().orderBy('created_at').orderBy('id').limit(1), backend).executeTakeFirst()
+    if (fanOut === undefined) return 0
+    const { shop_id: shopId, product_id: productId, handle } = fanOut
+    const signals = JSON.parse(fanOut.signals) as QueuedSignal[]
+    const batch = signals.slice(fanOut.written, fanOut.written + limit)
+    // PostgreSQL: an erasure of one of the shop's customers (webhooks/customer-erasure.ts)
+    // holds the shop's row until it commits; the holders are read after it.
+    if (backend === 'postgres') await trx.selectFrom('shops').select('id').where('id', '=', shopId).forShare().execute()
+    const holders = await wishlists.holders(trx, shopId, productId, MAX_CUSTOMER_IDS)
+    if (holders.wishlistCount > 0) {
+      const events = batch.map((s) => ({
+        event: s.event,
+        occurredAt: fanOut.occurred_at,
+        data: {
+          productId,
+          variantId: s.variantId,
+          ...(handle === null ? {} : { handle }),
+          before: s.before,
+          after: s.after,
+          wishlistCount: holders.wishlistCount,
+          customerIds: holders.customerIds,
+          truncated: holders.truncated,
+        },
+      }))
+      // Written as of the change: an endpoint created since then does not get them (webhook-worker.ts).
+      await enqueueWebhookEvents(trx, shopId, events, undefined, fanOut.created_at)
+    }
+    const written = fanOut.written + batch.length
+    if (holders.wishlistCount === 0 || written >= signals.length) {
+      await trx.deleteFrom('outbox_fan_outs').where('shop_id', '=', shopId).where('id', '=', fanOut.id).execute()
+    } else {
+      await trx.updateTable('outbox_fan_outs').set({ written }).where('shop_id', '=', shopId).where('id', '=', fanOut.id).execute()
+    }
+    return Math.max(batch.length, 1)
+  })
+}
