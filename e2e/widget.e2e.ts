@@ -66,7 +66,7 @@ describe('widget', () => {
     expect(await heart('1000001').getAttribute('aria-label')).toBe('Remove Canvas tote from wishlist')
     await expect.poll(() => badge().textContent()).toBe('2')
     const guestId = await page.evaluate(() => localStorage.getItem('wishlist:guest-id'))
-    expect(guestId).toMatch(/^g_/)
+    expect(guestId).toMatch(/^g_[0-9a-f]{32}$/) // 128 random bits: a guest id is a bearer secret
     const shifts = await page.evaluate(() => (window as unknown as { __shifted: string[] }).__shifted)
     expect(shifts).toEqual([])
   })

@@ -16,13 +16,14 @@ export interface Env {
   storefrontKey: string
   /** The admin API key of the demo shop. */
   adminKey: { keyId: string; secret: string }
-  /** A customer token of the demo shop (through the dev-only /demo/login). */
+  /** A customer token of the demo shop (through /demo/login, served by `serve --demo` only). */
   customerToken(customerId: string): Promise<string>
   close(): Promise<void>
 }
 
 export async function startEnv(env: Record<string, string> = {}): Promise<Env> {
-  const testApp = await createTestApp({ env })
+  // /demo and /demo/login exist only where `wishlist serve --demo` turns them on.
+  const testApp = await createTestApp({ env, demoPages: true })
   const created = await testApp.app.services.shops.create({ domain: DEMO_DOMAIN, plan: 'scale' })
   await testApp.app.services.shops.updateSettings(created.shop.id, { reviews_auto_approve: true, multi_wishlist_enabled: true })
   await testApp.app.listen({ host: '127.0.0.1', port: 0 })

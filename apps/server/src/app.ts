@@ -60,7 +60,10 @@ export interface AppDeps {
   /** Redis key prefix of the shared rate-limit budget. */
   rateLimitNamespace?: string
   logger?: FastifyServerOptions['logger']
-  /** Serve the demo storefront at /demo; defaults to NODE_ENV !== 'production'. */
+  /**
+   * Serve the demo storefront at /demo and its unauthenticated POST /demo/login: only
+   * `wishlist serve --demo` turns it on, whatever NODE_ENV says. Off by default.
+   */
   demoPages?: boolean
   /** How long a node may serve a cached shop or API-key status (revocation reaches other nodes within it). */
   credentialCacheTtlMs?: number
@@ -94,7 +97,7 @@ declare module 'fastify' {
 
 /**
  * What pino censors. Request lines need nothing: LOG_SERIALIZERS writes no headers and a
- * redacted URL. The other lines log ids, statuses and `err`; an error object is the one
+ * redacted URL (share tokens and guest ids). The other lines log ids, statuses and `err`; an error object is the one
  * place a credential could ride along (a library error carrying the request it failed on),
  * so its credential fields are censored. Paths are named, not wildcards: a wildcard makes
  * pino run the censor over every field of every line (bench: 6% of a GET page's CPU).
@@ -105,6 +108,7 @@ export const LOG_REDACT = [
   'err.token',
   'err.headers.authorization',
   'err.headers["x-storefront-key"]',
+  'err.headers["x-guest-id"]',
   'err.headers.cookie',
   'err.config.headers.authorization',
 ]
@@ -250,7 +254,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   })
   await app.register(openapiPlugin, { publicBaseUrl: config.publicBaseUrl })
 
-  await app.register(opsRoutes, { storage: deps.storage, redis: deps.redis })
+  await app.register(opsRoutes, { storage: deps.storage, redis: deps.redis, metricsToken: config.metricsToken })
   await app.register(authRoutes, { auth: services.auth })
   await app.register(adminRoutes, { shops: services.shops, auth: services.auth })
   await app.register(webhooksRoutes, { webhooks: services.webhooks })
@@ -264,7 +268,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(storefrontRoutes, {
     shops: services.shops,
     auth: services.auth,
-    demo: deps.demoPages ?? process.env.NODE_ENV !== 'production',
+    demo: deps.demoPages === true,
   })
   await app.register(privacyRoutes, { privacy: services.privacy })
   await app.register(dashboardRoutes, deps.dashboardDist ? { distDir: deps.dashboardDist } : {})

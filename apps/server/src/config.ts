@@ -34,6 +34,8 @@ export interface Config {
   /** How often the background applier moves pending analytics facts into the rollups (modules/analytics/facts-applier.ts). */
   analyticsApplyIntervalMs: number
   logLevel: string
+  /** Bearer token that /metrics asks for; unset: /metrics answers loopback clients only. */
+  metricsToken: string | undefined
   /** In-process cache of serialized GET pages (modules/wishlists/page-cache.ts), in MB; 0 turns it off. */
   pageCacheMb: number
 }
@@ -140,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     analyticsApplyIntervalMs: int(env, 'ANALYTICS_APPLY_INTERVAL_MS', 200, 10, 60_000),
     logLevel: env.LOG_LEVEL || 'info',
+    metricsToken: env.METRICS_TOKEN || undefined,
     pageCacheMb: int(env, 'PAGE_CACHE_MB', 32, 0, 65_536),
   }
 }

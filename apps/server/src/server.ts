@@ -33,11 +33,16 @@ export async function connectRedis(url: string): Promise<Redis> {
   return redis
 }
 
-export async function startServer(config: Config): Promise<RunningServer> {
+export interface ServeOptions {
+  /** `serve --demo`: the demo storefront and its login (never on otherwise). */
+  demo?: boolean
+}
+
+export async function startServer(config: Config, opts: ServeOptions = {}): Promise<RunningServer> {
   const storage = openStorage(config.database)
   await migrateToLatest(storage)
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined
-  const app = await buildApp({ config, storage, redis })
+  const app = await buildApp({ config, storage, redis, demoPages: opts.demo === true })
   const worker = config.webhooks.workerEnabled
     ? createWebhookWorker({ storage, webhooks: config.webhooks, sender: app.services.webhookSender, log: app.log.child({ component: 'webhook-worker' }) })
     : undefined
@@ -62,8 +67,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
 }
 
 /** Runs until SIGTERM/SIGINT; `onListening` prints whatever the caller wants once the port accepts. */
-export async function runServer(config: Config, onListening?: (address: string) => void): Promise<void> {
-  const server = await startServer(config)
+export async function runServer(config: Config, onListening?: (address: string) => void, opts: ServeOptions = {}): Promise<void> {
+  const server = await startServer(config, opts)
   closeWithGrace({ delay: 25_000 }, async ({ err, signal }) => {
     if (err) server.app.log.error({ err }, 'shutting down after an error')
     else server.app.log.info({ signal }, 'shutting down: draining in-flight requests')

@@ -13,6 +13,8 @@ export type KnownErrorCode =
   | 'SAME_LIST'
   | 'DEFAULT_LIST_PROTECTED'
   | 'WEBHOOK_LIMIT'
+  /** A 51st active API key of a shop (`details.limit`: 50). */
+  | 'KEY_LIMIT'
   | 'UNAUTHORIZED'
   | 'INVALID_TOKEN'
   | 'TOKEN_EXPIRED'

@@ -73,13 +73,15 @@ export interface RequestOptions {
 
 const RETRYABLE = new Set([429, 503])
 
-/** A guest id as DECISIONS §3 asks: `g_` plus 20 url-safe random characters. */
+/**
+ * A new guest id: `g_` and 128 random bits as 32 hex digits. A guest id is a bearer secret
+ * (whoever names it in a merge takes the guest's items), so it is never guessable.
+ */
 export function createGuestId(): string {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
-  const bytes = new Uint8Array(20)
+  const bytes = new Uint8Array(16)
   globalThis.crypto.getRandomValues(bytes)
   let id = 'g_'
-  for (const b of bytes) id += alphabet[b % alphabet.length]
+  for (const b of bytes) id += b.toString(16).padStart(2, '0')
   return id
 }
 

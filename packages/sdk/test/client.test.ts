@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { createWishlistClient, isWishlistApiError, WishlistApiError } from '../src/index.js'
+import { createGuestId, createWishlistClient, isWishlistApiError, WishlistApiError } from '../src/index.js'
 import { type RunningServer, startServer, type TestShop } from './helpers/server.js'
 
 let server: RunningServer
@@ -173,6 +173,17 @@ describe('retries', () => {
 })
 
 describe('wishlists', () => {
+  test('createGuestId: 128 random bits the server accepts as a guest id', async () => {
+    const ids = Array.from({ length: 1000 }, createGuestId)
+    for (const id of ids) expect(id).toMatch(/^g_[0-9a-f]{32}$/)
+    expect(new Set(ids).size).toBe(ids.length)
+    // Every hex digit turns up in every position: the bits are not biased towards some.
+    for (let i = 2; i < 34; i++) expect(new Set(ids.map((id) => id[i])).size).toBe(16)
+    const guestId = ids[0] as string
+    const guest = createWishlistClient({ baseUrl: server.baseUrl, credentials: { storefrontKey: shop.storefrontKey, guestId } })
+    expect((await guest.wishlist.add(guestId, { product_id: '100' })).item.productId).toBe('100')
+  })
+
   test('guest mode: add, read, remove; customer: merge the guest list', async () => {
     const guestId = 'g_sdk_guest_0001'
     const guest = createWishlistClient({ baseUrl: server.baseUrl, credentials: { storefrontKey: shop.storefrontKey, guestId } })

@@ -77,6 +77,8 @@ describe('useWishlist', () => {
     expect(result.current.c.pending).toBe(0)
     expect(result.current.c.items[0]?.productId).toBe('501')
     const guestId = localStorage.getItem(GUEST_ID_KEY) ?? ''
+    // The guest id the provider made carries 128 random bits (it is a bearer secret).
+    expect(guestId).toMatch(/^g_[0-9a-f]{32}$/)
     const check = createWishlistClient({ baseUrl: server.baseUrl, credentials: { storefrontKey: shop.storefrontKey, guestId } })
     expect((await check.wishlist.get(guestId)).items.map((i) => i.productId)).toEqual(['501'])
   })

@@ -77,8 +77,9 @@ const guestItems = (): GuestItem[] => {
 
 let guestId = read(GUEST_ID_KEY)
 if (!customer && !(guestId && /^[\w-]{8,64}$/.test(guestId))) {
-  const bytes = crypto.getRandomValues(new Uint8Array(15))
-  guestId = `g_${Array.from(bytes, (b) => (b % 36).toString(36)).join('')}`
+  // 128 random bits: a guest id is a bearer secret (a merge naming it takes the items).
+  const bytes = crypto.getRandomValues(new Uint8Array(16))
+  guestId = `g_${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`
   write(GUEST_ID_KEY, guestId)
 }
 const owner = encodeURIComponent((customer ? customerId : guestId) ?? '')

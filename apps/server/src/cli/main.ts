@@ -17,7 +17,8 @@ import { ensureDemoShop, printDemoBanner } from './demo.js'
 
 const USAGE = `Usage: wishlist <command>
 
-  serve [--demo]                          start the HTTP server (PORT, HOST, DATABASE_URL…)
+  serve [--demo]                          start the HTTP server (PORT, HOST, DATABASE_URL…);
+                                          --demo also creates the demo shop and serves /demo
   migrate                                 apply pending database migrations
   shops create --domain D --plan P [--json]
   shops set-plan --domain D --plan P
@@ -132,7 +133,7 @@ async function run(argv: string[]): Promise<number> {
       await runServer(config, (address) => {
         out(`wishlist service listening on ${address} (${config.database.kind === 'sqlite' ? `SQLite ${config.database.file}` : 'PostgreSQL'})`)
         banner?.()
-      })
+      }, { demo: values.demo })
       return 0
     }
     case 'migrate': {

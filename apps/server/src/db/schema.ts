@@ -104,8 +104,9 @@ export interface WishlistOwnersTable {
 
 /**
  * Named lists. The default list (`id = 'default'`) exists for every owner without a row;
- * a row appears only when it is renamed. `name_key` is the trimmed, lower-cased name for
- * the per-owner uniqueness rule.
+ * a row appears only when it is renamed. `name_key` is the trimmed name's `comparisonKey`
+ * (lib/text.ts: NFKC, format characters removed, case-folded) for the per-owner uniqueness
+ * rule (migration 0012).
  */
 export interface WishlistListsTable {
   shop_id: string

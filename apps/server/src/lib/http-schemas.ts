@@ -3,13 +3,14 @@
  * envelopes and common parameters. One schema validates, types and documents.
  */
 import { type TSchema, Type } from 'typebox'
+import { ERROR_STATUS } from './errors.js'
 
 /** `{ok: true, data}`: every wishlist-service success response. */
 export const Ok = <T extends TSchema>(data: T) =>
   Type.Object({ ok: Type.Literal(true), data }, { additionalProperties: false })
 
 const ErrorBody = Type.Object({
-  code: Type.String({ description: 'Machine-readable error code (see DECISIONS §4)' }),
+  code: Type.String({ description: `Machine-readable error code, one of: ${Object.keys(ERROR_STATUS).join(', ')}` }),
   message: Type.String(),
   details: Type.Optional(Type.Unknown()),
 })

@@ -47,3 +47,14 @@ export function findUnstorableText(value: unknown, root: string): UnstorableText
   }
   return null
 }
+
+const FORMAT_CHARACTERS = /\p{Cf}/gu
+
+/**
+ * The key two names are compared by (list names): NFKC-normalized (`ＧＩＦＴＳ` is `GIFTS`),
+ * format characters (Unicode category Cf: zero-width space U+200B, joiners, bidi controls,
+ * soft hyphen …) removed, case-folded (upper-casing then lower-casing folds `ß` with `SS`
+ * and `ς` with `σ`, as full case folding does), normalized again. `Gifts`, `Gifts\u200b`
+ * and `ＧＩＦＴＳ` have one key. Empty when the name holds nothing but format characters.
+ */
+export const comparisonKey = (s: string): string => s.normalize('NFKC').replace(FORMAT_CHARACTERS, '').toUpperCase().toLowerCase().normalize('NFKC')

@@ -1,7 +1,7 @@
 /**
  * One "request completed" line per request, at info level, the same JSON record pino writes
  * for `request.log.info({req, res, responseTime}, 'request completed')` (the URL with share
- * tokens redacted, no headers), written field by field into one template: its shape is
+ * tokens and guest ids redacted, no headers), written field by field into one template: its shape is
  * fixed, strings that may need escaping go through JSON.stringify (JSON's quoting and
  * escapes), numbers are finite. Through pino's generic walk over the object the line cost
  * about 7% of a GET page's CPU (bench profile); a compiled fast-json-stringify schema took
@@ -16,9 +16,29 @@ import { pino } from 'pino'
 
 const INFO = 30
 
-/** A share token in a URL is a bearer credential: logged URLs carry a placeholder instead. */
-function redactUrl(url: string): string {
-  return url.includes('/shared/') ? url.replace(/(\/wishlists\/shared\/)[^/?#]+/, '$1[redacted]') : url
+const REDACTED = '[redacted]'
+/** The segment after `/wishlists/`: an owner (customer id, guest id, `me`), `shared` or `import`. */
+const OWNER_SEGMENT = /(\/wishlists\/)([^/?#]+)(\/[^/?#]+)?/
+/** `guest_id=` in a query string, also with its underscore percent-encoded. */
+const GUEST_ID_QUERY = /([?&]guest(?:_|%5[Ff])id=)[^&#]*/g
+
+/**
+ * Share tokens and guest ids are bearer credentials (a guest id is all a merge needs to take
+ * a guest's items): logged URLs carry a placeholder instead. The owner segment of a wishlist
+ * path is kept only when it is `me` or a customer id (digits) that is not the request's own
+ * guest id; guest ids, GIDs and anything else are redacted, like the value of every
+ * `guest_id=` in the query.
+ */
+export function redactUrl(url: string, guestId?: string): string {
+  let out = url
+  if (out.includes('/wishlists/')) {
+    out = out.replace(OWNER_SEGMENT, (_m, prefix: string, segment: string, next: string | undefined) => {
+      if (segment === 'shared') return `${prefix}shared${next === undefined ? '' : `/${REDACTED}`}`
+      const kept = segment === 'me' || segment === 'import' || (/^\d+$/.test(segment) && segment !== guestId)
+      return `${prefix}${kept ? segment : REDACTED}${next ?? ''}`
+    })
+  }
+  return out.includes('id=') ? out.replace(GUEST_ID_QUERY, `$1${REDACTED}`) : out
 }
 
 interface LoggedRequest {
@@ -27,10 +47,18 @@ interface LoggedRequest {
   host?: string
   ip?: string
   socket?: { remotePort?: number }
+  headers?: Record<string, string | string[] | undefined>
+  query?: unknown
+}
+
+/** The guest id a request names (header or query), compared with a digits-only owner segment. */
+const guestIdOf = (req: LoggedRequest): string | undefined => {
+  const value = req.headers?.['x-guest-id'] ?? (req.query as Record<string, unknown> | undefined)?.guest_id
+  return typeof value === 'string' ? value : undefined
 }
 
 /** What a logged request shows (pino's `req` serializer; the access line writes the same fields): no headers, the URL redacted. */
-export const serializeRequest = (req: LoggedRequest) => ({ method: req.method, url: redactUrl(req.url), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort })
+export const serializeRequest = (req: LoggedRequest) => ({ method: req.method, url: redactUrl(req.url, guestIdOf(req)), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort })
 
 interface LineStream {
   write(line: string): unknown
@@ -55,7 +83,7 @@ function accessLine(request: FastifyRequest, reply: FastifyReply, bindings: stri
   // is ours (`requestIdGenerator` in lib/ids.ts: base64url and base-36 digits) and Node only accepts methods made of
   // token characters. The URL, the Host header and the client address (from
   // X-Forwarded-For behind a trusted proxy) can hold anything.
-  let line = `{"level":${INFO},"time":${Date.now()}${bindings},"reqId":"${request.id}","req":{"method":"${request.method}","url":${str(redactUrl(request.url))}`
+  let line = `{"level":${INFO},"time":${Date.now()}${bindings},"reqId":"${request.id}","req":{"method":"${request.method}","url":${str(redactUrl(request.url, guestIdOf(request)))}`
   // Like pino (and JSON.stringify), fields without a value are left out.
   const host = request.host
   if (host !== undefined) line += `,"host":${str(host)}`

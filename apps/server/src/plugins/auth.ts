@@ -80,7 +80,7 @@ function header(request: FastifyRequest, name: string): string | undefined {
 }
 
 /** The bearer token of the Authorization header; an error when the header is malformed. */
-function bearerToken(authorization: string): string | AppError {
+export function bearerToken(authorization: string): string | AppError {
   const m = BEARER.exec(authorization)
   return m ? (m[1] as string) : new AppError('UNAUTHORIZED', 'Authorization must be "Bearer <token>"')
 }

@@ -1,7 +1,9 @@
 /**
- * DECISIONS §12. Two buckets: bearer-token requests count per API key (`kid`), everything
- * else (storefront key, shared reads, the token exchange, reviews without a token) per
- * client IP. A fixed window of one minute per key; every limited response carries
+ * Two buckets. Bearer-token requests count at the admin rate: admin tokens per API key
+ * (`kid`), customer tokens per (`kid`, customer), so one shopper cannot spend the shop's
+ * budget. Everything else (storefront key, shared reads, the token exchange, reviews
+ * without a token) counts per client address: an IPv4 address (an IPv4-mapped IPv6
+ * address counts as its IPv4), or an IPv6 address's /64, the block one subscriber gets. A fixed window of one minute per key; every limited response carries
  * `X-RateLimit-Limit`, `-Remaining` and `-Reset` (seconds until the window ends), and a
  * 429 adds `Retry-After`. Routes with `config.rateLimit: false` (operations, the dashboard,
  * the widget's assets) and unknown URLs are not counted.
@@ -21,7 +23,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Redis } from 'ioredis'
+import ipaddr from 'ipaddr.js'
 import { AppError } from '../lib/errors.js'
+import type { Actor } from '../modules/auth/auth.types.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -73,6 +77,28 @@ if current == 1 or ttl < 0 then
 end
 return {current, ttl}`
 
+/**
+ * The storefront bucket's key for a client address: IPv4 as it is, IPv4-mapped IPv6
+ * (`::ffff:a.b.c.d`) as its IPv4, any other IPv6 address as its /64 (`2001:db8:0:1::/64`).
+ */
+export function clientAddressKey(ip: string): string {
+  // IPv4, what nearly every request carries, needs no parsing.
+  if (!ip.includes(':')) return ip
+  let parsed: ipaddr.IPv6
+  try {
+    parsed = ipaddr.IPv6.parse(ip)
+  } catch {
+    return ip
+  }
+  if (parsed.isIPv4MappedAddress()) return parsed.toIPv4Address().toString()
+  return `${parsed.parts.slice(0, 4).map((p) => p.toString(16)).join(':')}::/64`
+}
+
+/** The bucket of a bearer call: its API key, and for a customer token the customer too. */
+export function bearerBucketKey(actor: Actor | undefined, keyId: string): string {
+  return actor?.kind === 'customer' ? `kid:${keyId}:customer:${actor.customerId}` : `kid:${keyId}`
+}
+
 type LimitingRedis = Redis & { wishlistRateLimit(key: string, windowMs: number): Promise<[number, number]> }
 
 /** Sets the limit headers; the 429 error when the count is past the limit. */
@@ -103,7 +129,7 @@ export const rateLimitPlugin = fp(
       const config = request.routeConfig
       if (config.url === undefined || config.rateLimit === false) return done()
       const keyId = request.auth?.keyId
-      const key = keyId !== undefined ? `kid:${keyId}` : `ip:${request.ip}`
+      const key = keyId !== undefined ? bearerBucketKey(request.auth.ctx?.actor, keyId) : `ip:${clientAddressKey(request.ip)}`
       const max = keyId !== undefined ? opts.adminPerMin : opts.storefrontPerMin
       if (redis === undefined) return done(limited(reply, max, local(key, Date.now())))
       redis.wishlistRateLimit(namespace + key, RATE_WINDOW_MS).then(

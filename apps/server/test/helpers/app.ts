@@ -64,6 +64,8 @@ export interface TestAppOptions {
   webhookResolve?: ResolveHost
   /** Serve the dashboard from this folder instead of apps/dashboard/dist. */
   dashboardDist?: string
+  /** Serve /demo and POST /demo/login, as `wishlist serve --demo` does (off by default, as in `serve`). */
+  demoPages?: boolean
 }
 
 export function testConfig(env: Record<string, string> = {}): Config {
@@ -93,6 +95,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     credentialCacheTtlMs: opts.credentialCacheTtlMs,
     webhookResolve: opts.webhookResolve,
     dashboardDist: opts.dashboardDist,
+    demoPages: opts.demoPages,
   })
   await app.ready()
   const worker = opts.worker

@@ -1,6 +1,9 @@
 // `wishlist serve` in a child process (from source), for crash and shutdown tests.
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { rmSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 import { TEST_JWT_SECRET } from './app.js'
 
@@ -15,8 +18,14 @@ export interface ServerProcess {
   output(): string
 }
 
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/cli-entry.ts', 'serve'], {
+const CLI_ENTRY = resolve(dirname(fileURLToPath(import.meta.url)), 'cli-entry.ts')
+// By location, so that a process started in another folder (`opts.cwd`) finds it.
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
+
+/** `opts.args`: more arguments after `serve` (`--demo`); `opts.cwd`: where it runs (its `data/` folder). */
+export async function startServerProcess(env: Record<string, string>, opts: { args?: string[]; cwd?: string } = {}): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', TSX, CLI_ENTRY, 'serve', ...(opts.args ?? [])], {
+    ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
     env: { ...process.env, JWT_SECRET: TEST_JWT_SECRET, PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

@@ -176,6 +176,30 @@ describe('bearer verification', () => {
     expect(again.body.error.code).toBe('INVALID_CREDENTIALS')
   })
 
+  it('keeps 50 active API keys per shop: the 51st is 400 KEY_LIMIT, concurrent creates included; revoked keys do not count', async () => {
+    const own = await t.createShop('starter')
+    const admin = await own.adminToken()
+    const create = () => t.call('POST', '/v1/admin/api-keys', { token: admin, body: { name: 'bulk' } })
+    // The shop's first key counts; 49 more, 30 of them racing each other, fill it.
+    for (let i = 0; i < 19; i++) expect((await create()).status).toBe(201)
+    const raced = await Promise.all(Array.from({ length: 32 }, create))
+    expect(raced.filter((r) => r.status === 201)).toHaveLength(30)
+    const refused = raced.filter((r) => r.status !== 201)
+    expect(refused.map((r) => r.body)).toEqual([0, 1].map(() => ({ ok: false, error: { code: 'KEY_LIMIT', message: expect.stringContaining('50'), details: { limit: 50 } } })))
+    expect(refused.map((r) => r.status)).toEqual([400, 400])
+    const listed = await t.call('GET', '/v1/admin/api-keys', { token: admin })
+    expect(listed.body.data.apiKeys).toHaveLength(50)
+    // Nothing stored for the refused ones, and no fresh budget from them.
+    expect((await create()).body.error.code).toBe('KEY_LIMIT')
+    // Revoking frees a place.
+    const last = listed.body.data.apiKeys.at(-1).keyId as string
+    expect((await t.call('DELETE', `/v1/admin/api-keys/${last}`, { token: admin })).status).toBe(200)
+    expect((await create()).status).toBe(201)
+    expect((await create()).body.error.code).toBe('KEY_LIMIT')
+    // Another shop is not affected.
+    expect((await t.call('POST', '/v1/admin/api-keys', { token: await shop.adminToken() })).status).toBe(201)
+  })
+
   it('refuses a customer token on admin endpoints with 403 FORBIDDEN', async () => {
     const res = await get(await shop.customerToken('5'))
     expect(res.status).toBe(403)

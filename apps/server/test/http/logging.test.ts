@@ -81,4 +81,53 @@ describe('logs', () => {
       await close()
     }
   })
+
+  it('never write a guest id (a bearer secret) in a logged URL, an error line or a metric label', async () => {
+    const { app, lines, close } = await loggingApp()
+    try {
+      const created = await app.services.shops.create({ domain: 'logs-guest.myshopify.com', plan: 'growth' })
+      await app.services.shops.updateSettings(created.shop.id, { multi_wishlist_enabled: true })
+      const sfk = created.shop.storefrontKey
+      const guest = 'g_9f2c4e1a7b3d5f60a1b2c3d4e5f60718'
+      const digits = '48151623427' // a guest id may be digits only
+      const victim = 'g_victim0000000000000000000000001'
+      // A failing request's error line logs the request (and an error carrying its headers) with the same redaction.
+      app.get('/v1/test-guest-boom/:id', { config: { access: ['public'] } }, async (request) => {
+        request.log.error({ req: request, err: Object.assign(new Error('boom'), { headers: { 'x-guest-id': guest } }) }, 'failed')
+        throw new Error('boom')
+      })
+      const admin = (await app.inject({ method: 'POST', url: '/v1/auth/token', payload: { api_key: created.apiKey.keyId, api_secret: created.apiKey.secret } })).json().data.token as string
+      const customer = (await app.inject({ method: 'POST', url: '/v1/auth/token', payload: { api_key: created.apiKey.keyId, api_secret: created.apiKey.secret, customer_id: '77' } })).json().data.token as string
+      const asGuest = { 'x-storefront-key': sfk, 'x-guest-id': guest }
+      // The URL forms a guest id travels in: owner path (header or query credential), list routes, share, reviews' guest_id.
+      await app.inject({ method: 'POST', url: `/v1/wishlists/${guest}/items`, headers: asGuest, payload: { product_id: '1' } })
+      await app.inject({ method: 'GET', url: `/v1/wishlists/${guest}?guest_id=${guest}&limit=5`, headers: { 'x-storefront-key': sfk } })
+      await app.inject({ method: 'GET', url: `/v1/wishlists/${guest}/lists`, headers: asGuest })
+      await app.inject({ method: 'GET', url: `/v1/wishlists/${digits}?guest_id=${digits}`, headers: { 'x-storefront-key': sfk } })
+      await app.inject({ method: 'PUT', url: `/api/v1/reviews/1/helpful?x=1&guest%5Fid=${guest}`, headers: { 'x-storefront-key': sfk } })
+      // A probe of another guest's list (403) and a malformed id (400) are logged without them too.
+      await app.inject({ method: 'GET', url: `/v1/wishlists/${victim}`, headers: asGuest })
+      await app.inject({ method: 'GET', url: `/v1/wishlists/${victim}?guest_id=${victim}%20`, headers: { 'x-storefront-key': sfk } })
+      // Merge by guest_id: the id is in the body, never logged.
+      await app.inject({ method: 'POST', url: '/v1/wishlists/77/merge', headers: { authorization: `Bearer ${customer}` }, payload: { guest_items: [], guest_id: guest } })
+      await app.inject({ method: 'GET', url: `/v1/test-guest-boom/1?guest_id=${guest}`, headers: { 'x-guest-id': guest } })
+      const metrics = await app.inject({ method: 'GET', url: '/metrics' })
+      const log = lines.join('')
+      for (const secret of [guest, digits, victim]) {
+        expect(log).not.toContain(secret)
+        expect(metrics.body).not.toContain(secret)
+      }
+      const urls = lines.map((l) => JSON.parse(l) as { msg: string; req?: { url: string } }).filter((r) => r.req !== undefined).map((r) => r.req?.url)
+      expect(urls).toContain('/v1/wishlists/[redacted]/items')
+      expect(urls).toContain('/v1/wishlists/[redacted]?guest_id=[redacted]&limit=5')
+      expect(urls).toContain('/v1/wishlists/[redacted]?guest_id=[redacted]')
+      expect(urls).toContain('/api/v1/reviews/1/helpful?x=1&guest%5Fid=[redacted]')
+      // Customer ids stay readable.
+      expect(urls).toContain('/v1/wishlists/77/merge')
+      await app.inject({ method: 'GET', url: '/v1/wishlists/77', headers: { authorization: `Bearer ${admin}` } })
+      expect(lines.at(-1)).toContain('"url":"/v1/wishlists/77"')
+    } finally {
+      await close()
+    }
+  })
 })

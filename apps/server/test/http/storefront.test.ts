@@ -1,9 +1,13 @@
-import { existsSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { DEMO_DOMAIN } from '../../src/cli/demo.js'
 import { WIDGET_FILE } from '../../src/modules/storefront/storefront.routes.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
+import { BACKEND, freshDatabase } from '../helpers/db.js'
+import { type ServerProcess, startServerProcess } from '../helpers/server-process.js'
 
 // The widget is built by the root `npm install` (prepare → build); packages/widget tests
 // check its behaviour and size, this file the way the server serves it. A missing build
@@ -49,28 +53,51 @@ describe('GET /widget.js', () => {
 })
 
 describe('/demo', () => {
-  test('is not served in production', async () => {
-    const t = await createTestApp()
-    try {
-      // createTestApp builds with the default (NODE_ENV is "test" under vitest): on.
-      expect((await t.inject({ method: 'GET', url: '/demo' })).statusCode).toBe(200)
-    } finally {
-      await t.close()
+  test('is served only by `wishlist serve --demo`, never by a plain `serve`, whatever NODE_ENV says', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wishlist-demo-'))
+    const database = await freshDatabase(BACKEND === 'sqlite' ? { sqliteFile: join(dir, 'demo.db') } : {})
+    const started: ServerProcess[] = []
+    const serve = async (args: string[], NODE_ENV: string) => {
+      const server = await startServerProcess({ DATABASE_URL: database.url, NODE_ENV, WEBHOOK_WORKER: 'off' }, { args, cwd: dir })
+      started.push(server)
+      return server
     }
-    const { buildApp } = await import('../../src/app.js')
-    const prod = await createTestApp()
+    const login = (url: string) => fetch(`${url}/demo/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ customerId: '301' }) })
     try {
-      const app = await buildApp({ config: prod.config, storage: prod.storage, logger: false, demoPages: false })
-      expect((await app.inject({ method: 'GET', url: '/demo' })).statusCode).toBe(404)
-      expect((await app.inject({ method: 'POST', url: '/demo/login', payload: { customerId: '1' } })).statusCode).toBe(404)
-      await app.close()
+      // The demo shop exists (a plain serve on a database once used by the demo is the case to cover).
+      const demo = await serve(['--demo'], 'development')
+      expect((await fetch(`${demo.url}/demo`)).status).toBe(200)
+      const minted = await login(demo.url)
+      expect(minted.status).toBe(200)
+      for (const plain of await Promise.all(['development', 'test', ''].map((NODE_ENV) => serve([], NODE_ENV)))) {
+        expect((await fetch(`${plain.url}/demo`)).status).toBe(404)
+        const refused = await login(plain.url)
+        expect(refused.status).toBe(404)
+        expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND')
+      }
+      // An in-process app is the same: off unless asked for.
+      const t = await createTestApp()
+      try {
+        expect((await t.inject({ method: 'GET', url: '/demo' })).statusCode).toBe(404)
+        expect((await t.inject({ method: 'POST', url: '/demo/login', payload: { customerId: '1' } })).statusCode).toBe(404)
+      } finally {
+        await t.close()
+      }
     } finally {
-      await prod.close()
+      for (const server of started) {
+        server.child.kill('SIGTERM')
+        await server.exited
+      }
+      await database.drop()
+      rmSync(dir, { recursive: true, force: true })
     }
-  })
+  }, 120_000)
 
-  test('demo login mints customer tokens for the demo shop only', async () => {
-    const t = await createTestApp()
+  test('demo login mints customer tokens for the demo shop only, from one key per process (an earlier process’s key is revoked)', async () => {
+    // A file, so that a second app (a restarted process) sees the same SQLite database.
+    const dir = mkdtempSync(join(tmpdir(), 'wishlist-demo-login-'))
+    const database = await freshDatabase(BACKEND === 'sqlite' ? { sqliteFile: join(dir, 'demo.db') } : {})
+    const t = await createTestApp({ demoPages: true, database })
     try {
       expect((await t.call('POST', '/demo/login', { body: { customerId: '1001' } })).status).toBe(404)
       await t.app.services.shops.create({ domain: DEMO_DOMAIN, plan: 'scale' })
@@ -81,8 +108,22 @@ describe('/demo', () => {
       expect((await t.call('GET', '/v1/wishlists/1002', { token: res.body.data.token })).status).toBe(403)
       const page = await t.inject({ method: 'GET', url: '/demo' })
       expect(page.body).toContain('sfk_')
+      // Logins of one process share its key; a restart (another app on the database) replaces it instead of adding one.
+      expect((await t.call('POST', '/demo/login', { body: { customerId: '1002' } })).status).toBe(200)
+      const restarted = await createTestApp({ demoPages: true, database: t.database })
+      try {
+        expect((await restarted.call('POST', '/demo/login', { body: { customerId: '1001' } })).status).toBe(200)
+        const shop = await t.app.services.shops.byDomain(DEMO_DOMAIN)
+        const keys = await t.app.services.shops.listApiKeys(shop!.id)
+        expect(keys.filter((k) => k.name === 'Demo storefront login')).toHaveLength(1)
+        expect((await restarted.call('GET', '/v1/wishlists/1001', { token: res.body.data.token })).body.error.code).toBe('INVALID_TOKEN')
+      } finally {
+        await restarted.close()
+      }
     } finally {
       await t.close()
+      await database.drop()
+      rmSync(dir, { recursive: true, force: true })
     }
   })
 })

@@ -1,4 +1,6 @@
+import type { Kysely } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { up as rekeyListNames } from '../../src/db/migrations/0012_list_name_keys.js'
 import { loggedFacts } from '../helpers/analytics.js'
 import { createTestApp, type TestApp, type TestShop } from '../helpers/app.js'
 
@@ -70,6 +72,73 @@ describe('lists', () => {
     expect(dup.status).toBe(409)
     expect(dup.body.error.code).toBe('LIST_NAME_TAKEN')
     expect((await createList(c, 'my wishlist')).body.error.code).toBe('LIST_NAME_TAKEN')
+  })
+
+  it('compares names after NFKC, without format characters, case-folded: Gifts, Gifts\u200b and ＧＩＦＴＳ are one name', async () => {
+    const c = newCustomer()
+    const gifts = await createList(c, 'Gifts')
+    expect(gifts.status).toBe(201)
+    for (const lookalike of ['Gifts\u200b', 'ＧＩＦＴＳ', 'G\u200dif\u00adts', '\u202eGifts', 'gifts\ufeff', 'ｇｉｆｔｓ\u2060']) {
+      const dup = await createList(c, lookalike)
+      expect({ lookalike, status: dup.status, code: dup.body.error?.code }).toEqual({ lookalike, status: 409, code: 'LIST_NAME_TAKEN' })
+    }
+    // Full case folding: ß is ss.
+    expect((await createList(c, 'Straße')).status).toBe(201)
+    expect((await createList(c, 'STRASSE')).body.error.code).toBe('LIST_NAME_TAKEN')
+    // The default list's name too, and on rename.
+    expect((await createList(c, 'Ｍｙ Ｗｉｓｈｌｉｓｔ')).body.error.code).toBe('LIST_NAME_TAKEN')
+    const other = await createList(c, 'Birthday')
+    const rename = await t.call('PUT', `/v1/wishlists/${c}/lists/${other.body.data.wishlist.wishlistId}`, { token: admin, body: { name: 'GIFTS\u200b' } })
+    expect(rename.status).toBe(409)
+    expect(rename.body.error.code).toBe('LIST_NAME_TAKEN')
+    // Renaming a list to a variant of its own name is allowed; the name is stored as sent.
+    const self = await t.call('PUT', `/v1/wishlists/${c}/lists/${gifts.body.data.wishlist.wishlistId}`, { token: admin, body: { name: 'ＧＩＦＴＳ' } })
+    expect(self.status).toBe(200)
+    expect((await lists(c)).body.data.wishlists.map((l: { name: string }) => l.name)).toEqual(['My Wishlist', 'ＧＩＦＴＳ', 'Straße', 'Birthday'])
+    // A name of nothing but format characters is no name.
+    const invisible = await createList(c, '\u200b\u200d')
+    expect(invisible.status).toBe(400)
+    expect(invisible.body.error.details).toEqual([{ path: 'body.name', message: expect.stringContaining('format characters') }])
+    // Each owner has its own names.
+    expect((await createList(newCustomer(), 'Gifts\u200b')).status).toBe(201)
+  })
+
+  it('migration 0012 re-keys existing names: lookalikes that now collide get a numbered name, the default and older lists keep theirs', async () => {
+    const c = newCustomer()
+    const c2 = newCustomer()
+    expect((await add(c, '1')).status).toBe(201)
+    expect((await add(c2, '1')).status).toBe(201)
+    // Rows as the former rule (trimmed, lower-cased) let them coexist.
+    const legacy = [
+      { owner_id: c, id: 'wl_legacy1', name: 'Gifts (2)' },
+      { owner_id: c, id: 'wl_legacy2', name: 'Gifts' },
+      { owner_id: c, id: 'wl_legacy3', name: 'Gifts\u200b' },
+      { owner_id: c, id: 'wl_legacy4', name: 'ＧＩＦＴＳ' },
+      { owner_id: c, id: 'wl_legacy5', name: 'My Wishlist\u200b' },
+      { owner_id: c, id: 'wl_legacy6', name: '\u200b' },
+      { owner_id: c2, id: 'wl_legacy7', name: 'Gifts\u200b' },
+    ]
+    await t.storage.db
+      .insertInto('wishlist_lists')
+      .values(legacy.map((r, i) => ({ shop_id: shop.id, owner_type: 'customer' as const, ...r, name_key: r.name.toLowerCase(), created_at: 1_000 + i, updated_at: 1_000 + i })))
+      .execute()
+    await rekeyListNames(t.storage.db as unknown as Kysely<unknown>, t.storage.backend)
+    const rows = await t.storage.db.selectFrom('wishlist_lists').select(['owner_id', 'id', 'name', 'name_key']).where('shop_id', '=', shop.id).where('id', 'like', 'wl_legacy%').orderBy('id').execute()
+    expect(rows).toEqual([
+      { owner_id: c, id: 'wl_legacy1', name: 'Gifts (2)', name_key: 'gifts (2)' },
+      { owner_id: c, id: 'wl_legacy2', name: 'Gifts', name_key: 'gifts' },
+      { owner_id: c, id: 'wl_legacy3', name: 'Gifts\u200b (3)', name_key: 'gifts (3)' },
+      { owner_id: c, id: 'wl_legacy4', name: 'ＧＩＦＴＳ (4)', name_key: 'gifts (4)' },
+      { owner_id: c, id: 'wl_legacy5', name: 'My Wishlist\u200b (2)', name_key: 'my wishlist (2)' },
+      { owner_id: c, id: 'wl_legacy6', name: 'List (2)', name_key: 'list (2)' },
+      { owner_id: c2, id: 'wl_legacy7', name: 'Gifts\u200b', name_key: 'gifts' },
+    ])
+    // Running it again changes nothing; the new keys hold through the API.
+    await rekeyListNames(t.storage.db as unknown as Kysely<unknown>, t.storage.backend)
+    expect(await t.storage.db.selectFrom('wishlist_lists').select(['owner_id', 'id', 'name', 'name_key']).where('shop_id', '=', shop.id).where('id', 'like', 'wl_legacy%').orderBy('id').execute()).toEqual(rows)
+    expect((await createList(c2, 'GIFTS')).body.error.code).toBe('LIST_NAME_TAKEN')
+    expect((await createList(c, 'gifts (3)')).body.error.code).toBe('LIST_NAME_TAKEN')
+    expect((await lists(c)).body.data.wishlists).toHaveLength(7)
   })
 
   it('allows 20 lists including the default one, then WISHLIST_LIMIT', async () => {

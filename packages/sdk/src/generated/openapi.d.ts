@@ -1295,6 +1295,7 @@ export interface paths {
             };
         };
         put?: never;
+        /** Create an API key (the secret is shown only here); 50 active keys per shop, a 51st is 400 KEY_LIMIT */
         post: {
             parameters: {
                 query?: never;
@@ -1757,7 +1758,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every wishlist item of the shop as CSV (RFC 4180, CRLF), streamed */
+        /** Every wishlist item of the shop as CSV (RFC 4180, CRLF; a cell starting with = + - @ tab or CR gets a leading '), streamed */
         get: {
             parameters: {
                 query?: never;
@@ -4504,7 +4505,7 @@ export interface components {
         /** ErrorEnvelope */
         "def-0": {
             error: {
-                /** @description Machine-readable error code (see DECISIONS §4) */
+                /** @description Machine-readable error code, one of: VALIDATION_ERROR, INVALID_JSON, WISHLIST_LIMIT, ITEM_LIMIT, ITEM_NOT_IN_LIST, SAME_LIST, DEFAULT_LIST_PROTECTED, WEBHOOK_LIMIT, KEY_LIMIT, UNAUTHORIZED, INVALID_TOKEN, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, PLAN_UPGRADE_REQUIRED, FEATURE_DISABLED, NOT_FOUND, REQUEST_TIMEOUT, LIST_NAME_TAKEN, DUPLICATE_REVIEW, SHARE_EXPIRED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, HEADERS_TOO_LARGE, INTERNAL_ERROR, UNAVAILABLE */
                 code: string;
                 details?: unknown;
                 message: string;
@@ -4515,7 +4516,7 @@ export interface components {
         /** ReviewsError */
         "def-1": {
             error: {
-                /** @description Machine-readable error code (see DECISIONS §4) */
+                /** @description Machine-readable error code, one of: VALIDATION_ERROR, INVALID_JSON, WISHLIST_LIMIT, ITEM_LIMIT, ITEM_NOT_IN_LIST, SAME_LIST, DEFAULT_LIST_PROTECTED, WEBHOOK_LIMIT, KEY_LIMIT, UNAUTHORIZED, INVALID_TOKEN, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, PLAN_UPGRADE_REQUIRED, FEATURE_DISABLED, NOT_FOUND, REQUEST_TIMEOUT, LIST_NAME_TAKEN, DUPLICATE_REVIEW, SHARE_EXPIRED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, HEADERS_TOO_LARGE, INTERNAL_ERROR, UNAVAILABLE */
                 code: string;
                 details?: unknown;
                 message: string;

@@ -56,7 +56,12 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ shops: ShopsService; auth:
     '/v1/admin/api-keys',
     {
       config,
-      schema: { tags, body: Type.Optional(CreateApiKey), response: { 201: Ok(CreatedApiKey), ...errors(400, 401, 403, 429) } },
+      schema: {
+        tags,
+        summary: 'Create an API key (the secret is shown only here); 50 active keys per shop, a 51st is 400 KEY_LIMIT',
+        body: Type.Optional(CreateApiKey),
+        response: { 201: Ok(CreatedApiKey), ...errors(400, 401, 403, 429) },
+      },
       // Both fields are optional, so the body may be left out (it is validated as `{}`).
       preValidation: (request, _reply, done) => {
         request.body ??= {}

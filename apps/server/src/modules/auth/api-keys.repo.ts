@@ -13,6 +13,15 @@ export function createApiKeysRepo(db: Db) {
     ): Promise<void> {
       await executor.insertInto('api_keys').values({ ...row, last_used_at: null, revoked_at: null }).execute()
     },
+    async countActive(executor: Db, shopId: string): Promise<number> {
+      const row = await executor
+        .selectFrom('api_keys')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('shop_id', '=', shopId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirstOrThrow()
+      return Number(row.n)
+    },
     async listActive(shopId: string): Promise<ApiKeyRow[]> {
       return db
         .selectFrom('api_keys')

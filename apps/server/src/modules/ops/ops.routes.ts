@@ -1,12 +1,39 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
 import type { Redis } from 'ioredis'
+import ipaddr from 'ipaddr.js'
 import { Type } from 'typebox'
 import type { Storage } from '../../db/connect.js'
 import { AppError } from '../../lib/errors.js'
 import { errors, Ok } from '../../lib/http-schemas.js'
+import { hashSecret, secretMatches } from '../../lib/secrets.js'
+import { bearerToken } from '../../plugins/auth.js'
+
+const isLoopback = (address: string | undefined): boolean => address !== undefined && ipaddr.isValid(address) && ipaddr.process(address).range() === 'loopback'
+
+/**
+ * Who may scrape /metrics: with METRICS_TOKEN, a caller sending it as a bearer token;
+ * without, loopback clients only. Both the socket and the client address (which
+ * TRUST_PROXY may take from X-Forwarded-For) must be loopback, so a proxy on the same host
+ * does not open the endpoint to everyone behind it.
+ */
+function scrapeGuard(metricsToken: string | undefined): (request: FastifyRequest) => void {
+  const tokenHash = metricsToken === undefined ? undefined : hashSecret(metricsToken)
+  return (request) => {
+    if (tokenHash === undefined) {
+      if (isLoopback(request.socket.remoteAddress) && isLoopback(request.ip)) return
+      throw new AppError('FORBIDDEN', 'Metrics are served to loopback clients only; set METRICS_TOKEN to scrape from elsewhere')
+    }
+    const authorization = request.headers.authorization
+    if (authorization === undefined) throw new AppError('UNAUTHORIZED', 'Send Authorization: Bearer <METRICS_TOKEN>')
+    const presented = bearerToken(authorization)
+    if (presented instanceof AppError) throw presented
+    if (!secretMatches(presented, tokenHash)) throw new AppError('INVALID_TOKEN', 'The metrics token is wrong')
+  }
+}
 
 /** Liveness, readiness, Prometheus metrics and the OpenAPI document. Not rate limited. */
-export const opsRoutes: FastifyPluginAsyncTypebox<{ storage: Storage; redis?: Redis | undefined }> = async (app, { storage, redis }) => {
+export const opsRoutes: FastifyPluginAsyncTypebox<{ storage: Storage; redis?: Redis | undefined; metricsToken?: string | undefined }> = async (app, { storage, redis, metricsToken }) => {
   const config = { access: ['public' as const], rateLimit: false as const }
   const tags = ['operations']
 
@@ -41,7 +68,9 @@ export const opsRoutes: FastifyPluginAsyncTypebox<{ storage: Storage; redis?: Re
     },
   )
 
-  app.get('/metrics', { config, schema: { tags, hide: true } }, async (_request, reply) => {
+  const mayScrape = scrapeGuard(metricsToken)
+  app.get('/metrics', { config, schema: { tags, hide: true } }, async (request, reply) => {
+    mayScrape(request)
     reply.type(app.metrics.contentType)
     return app.metrics.metrics()
   })

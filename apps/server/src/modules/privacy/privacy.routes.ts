@@ -58,7 +58,7 @@ export const privacyRoutes: FastifyPluginAsyncTypebox<{ privacy: PrivacyService 
       config,
       schema: {
         tags,
-        summary: 'Every wishlist item of the shop as CSV (RFC 4180, CRLF), streamed',
+        summary: 'Every wishlist item of the shop as CSV (RFC 4180, CRLF; a cell starting with = + - @ tab or CR gets a leading \'), streamed',
         response: {
           200: { description: 'customer_id,wishlist_id,list_name,product_id,variant_id,handle,added_at', content: { 'text/csv': { schema: CsvBody } } },
           ...errors(401, 403, 429),

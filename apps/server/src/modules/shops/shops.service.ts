@@ -1,4 +1,5 @@
 import type { Db } from '../../db/connect.js'
+import { backendOf, lockedForUpdate } from '../../db/dialect.js'
 import type { KeyScope, Plan, ShopUpdate } from '../../db/schema.js'
 import { AppError, notFound } from '../../lib/errors.js'
 import { newId, newSecret } from '../../lib/ids.js'
@@ -21,6 +22,9 @@ export interface CreatedKey {
   scope: KeyScope
   createdAt: number
 }
+
+/** Active API keys per shop; revoked keys do not count (revoking one frees its place). */
+export const MAX_API_KEYS_PER_SHOP = 50
 
 const DOMAIN = /^(?=.{3,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/
 
@@ -138,7 +142,14 @@ export function createShopsService(deps: { db: Db; cacheTtlMs: number }) {
         scope: input.scope ?? 'admin',
         createdAt: now(),
       }
-      await keys.insert(db, { shop_id: shopId, id: key.keyId, name: key.name, scope: key.scope, secret_hash: hashSecret(key.secret), created_at: key.createdAt })
+      await db.transaction().execute(async (trx) => {
+        // Serialises concurrent creates of one shop so the limit holds.
+        await lockedForUpdate(trx.selectFrom('shops').select('id').where('id', '=', shopId), backendOf(trx)).execute()
+        if ((await keys.countActive(trx, shopId)) >= MAX_API_KEYS_PER_SHOP) {
+          throw new AppError('KEY_LIMIT', `A shop can have at most ${MAX_API_KEYS_PER_SHOP} active API keys; revoke one first`, { limit: MAX_API_KEYS_PER_SHOP })
+        }
+        await keys.insert(trx, { shop_id: shopId, id: key.keyId, name: key.name, scope: key.scope, secret_hash: hashSecret(key.secret), created_at: key.createdAt })
+      })
       return key
     },
 

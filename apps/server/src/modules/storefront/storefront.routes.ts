@@ -1,7 +1,7 @@
 /**
- * Storefront assets: GET /widget.js (the built packages/widget script) for every
- * environment, and, outside production, the demo storefront at /demo (the widget on a
- * product grid plus a small React app built from apps/demo with @wishlist/sdk).
+ * Storefront assets: GET /widget.js (the built packages/widget script) always, and, only
+ * under `wishlist serve --demo`, the demo storefront at /demo (the widget on a product grid
+ * plus a small React app built from apps/demo with @wishlist/sdk) with its login.
  */
 import { createHash } from 'node:crypto'
 import { readFile, stat } from 'node:fs/promises'
@@ -61,6 +61,8 @@ function assetLoader(file: string) {
   }
 }
 
+const DEMO_LOGIN_KEY_NAME = 'Demo storefront login'
+
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
 export const storefrontRoutes: FastifyPluginAsyncTypebox<{ shops: ShopsService; auth: AuthService; demo: boolean }> = async (app, opts) => {
@@ -106,7 +108,9 @@ export const storefrontRoutes: FastifyPluginAsyncTypebox<{ shops: ShopsService; 
   const demoHtml = assetLoader(DEMO_HTML)
   const demoConfig = { access: ['public' as const] }
   const hide = true
-  // A customer-scope key of the demo shop, made on the first demo login of this process.
+  // A customer-scope key of the demo shop, made on the first demo login of this process;
+  // the one an earlier process made is revoked, so restarts do not pile up keys (a shop
+  // has at most 50 active ones).
   let demoKey: Promise<{ keyId: string; secret: string }> | undefined
 
   app.get('/demo', { config: demoConfig, schema: { hide } }, async (_request, reply) => {
@@ -142,7 +146,11 @@ export const storefrontRoutes: FastifyPluginAsyncTypebox<{ shops: ShopsService; 
       // login, which would mint the customer token on its backend.
       const shop = await opts.shops.byDomain(DEMO_DOMAIN)
       if (!shop) throw new AppError('NOT_FOUND', 'No demo shop: start with `npm run demo`')
-      demoKey ??= opts.shops.createApiKey(shop.id, { name: 'Demo storefront login', scope: 'customer' }).then((k) => ({ keyId: k.keyId, secret: k.secret }))
+      demoKey ??= (async () => {
+        for (const k of await opts.shops.listApiKeys(shop.id)) if (k.name === DEMO_LOGIN_KEY_NAME) await opts.auth.revokeKey(shop.id, k.id)
+        const k = await opts.shops.createApiKey(shop.id, { name: DEMO_LOGIN_KEY_NAME, scope: 'customer' })
+        return { keyId: k.keyId, secret: k.secret }
+      })()
       const key = await demoKey
       const issued = await opts.auth.exchange({ api_key: key.keyId, api_secret: key.secret, customer_id: request.body.customerId })
       return { ok: true as const, data: { customerId: request.body.customerId, token: issued.token, expires_in: issued.expires_in } }

@@ -6,7 +6,7 @@ import type { Db } from '../../db/connect.js'
 import { AppError, notFound } from '../../lib/errors.js'
 import { newId } from '../../lib/ids.js'
 import { platformIdOf } from '../../lib/platform-ids.js'
-import { codePointLength } from '../../lib/text.js'
+import { codePointLength, comparisonKey } from '../../lib/text.js'
 import { isoMillis, now } from '../../lib/time.js'
 import type { Owner } from '../../plugins/auth.js'
 import { recordFacts } from '../analytics/facts.js'
@@ -25,15 +25,25 @@ export interface ListRecordView {
   updatedAt: string
 }
 
-/** Trimmed, 1..100 characters (code points); returns the name and its case-insensitive key. */
+/**
+ * Trimmed, 1..100 characters (code points), not only format characters; returns the name
+ * and its uniqueness key (`comparisonKey`: NFKC, format characters removed, case-folded).
+ */
 export function listName(raw: string): { name: string; key: string } {
   const name = raw.trim()
   const length = codePointLength(name)
   if (length < 1 || length > 100) {
     throw new AppError('VALIDATION_ERROR', 'name must be 1 to 100 characters after trimming', [{ path: 'body.name', message: 'must be 1 to 100 characters after trimming' }])
   }
-  return { name, key: name.toLowerCase() }
+  const key = comparisonKey(name)
+  if (key === '') {
+    throw new AppError('VALIDATION_ERROR', 'name must contain a visible character', [{ path: 'body.name', message: 'must contain a character other than format characters (such as U+200B)' }])
+  }
+  return { name, key }
 }
+
+/** The key of the default list's name while it has no row (it was never renamed). */
+export const DEFAULT_LIST_KEY = comparisonKey(DEFAULT_LIST_NAME)
 
 const nameTaken = (name: string) => new AppError('LIST_NAME_TAKEN', `A wishlist named "${name}" already exists`)
 
@@ -81,7 +91,7 @@ export function createListsService(deps: { db: Db }, repo: WishlistsRepo = creat
         if (named.length + 1 >= LIST_LIMIT) {
           throw new AppError('WISHLIST_LIMIT', `A customer may have at most ${LIST_LIMIT} wishlists`, { limit: LIST_LIMIT })
         }
-        const defaultKey = rows.find((r) => r.id === DEFAULT_LIST_ID)?.name_key ?? DEFAULT_LIST_NAME.toLowerCase()
+        const defaultKey = rows.find((r) => r.id === DEFAULT_LIST_ID)?.name_key ?? DEFAULT_LIST_KEY
         if (key === defaultKey || named.some((r) => r.name_key === key)) throw nameTaken(name)
         const id = newId('wl')
         // Lists are shown in creation order (created_at, then the random id): two created in
@@ -105,7 +115,7 @@ export function createListsService(deps: { db: Db }, repo: WishlistsRepo = creat
         const target = rows.find((r) => r.id === listId)
         if (!target && listId !== DEFAULT_LIST_ID) throw notFound('Wishlist')
         const otherKeys = rows.filter((r) => r.id !== listId).map((r) => r.name_key)
-        if (listId !== DEFAULT_LIST_ID && !rows.some((r) => r.id === DEFAULT_LIST_ID)) otherKeys.push(DEFAULT_LIST_NAME.toLowerCase())
+        if (listId !== DEFAULT_LIST_ID && !rows.some((r) => r.id === DEFAULT_LIST_ID)) otherKeys.push(DEFAULT_LIST_KEY)
         if (otherKeys.includes(key)) throw nameTaken(name)
         if (target) await repo.renameList(trx, shopId, owner, listId, name, key, at)
         else await repo.insertList(trx, shopId, owner, { id: DEFAULT_LIST_ID, name, name_key: key, created_at: ownerRow.created_at, updated_at: at })
