@@ -91,6 +91,7 @@ describe('wishlist CLI', { timeout: 120_000 }, () => {
     const secret = /secret\s+(sk_\S+)/.exec(first.stdout)?.[1]
     expect(key).toBeDefined()
     const second = await cli('demo')
+    expect(second.code, second.stderr).toBe(0)
     expect(second.stdout).toContain(key as string)
     const t: TestApp = await createTestApp({ database })
     try {
