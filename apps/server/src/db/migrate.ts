@@ -11,6 +11,7 @@ import * as m0007 from './migrations/0007_analytics_inbox.js'
 import * as m0008 from './migrations/0008_outbox_retention.js'
 import * as m0009 from './migrations/0009_webhook_delivery_retention.js'
 import * as m0010 from './migrations/0010_shop_first_keys.js'
+import * as m0011 from './migrations/0011_review_invitations.js'
 
 interface BackendMigration {
   up(db: Kysely<unknown>, backend: Backend): Promise<void>
@@ -28,6 +29,7 @@ const MIGRATIONS: Record<string, BackendMigration> = {
   '0008_outbox_retention': m0008,
   '0009_webhook_delivery_retention': m0009,
   '0010_shop_first_keys': m0010,
+  '0011_review_invitations': m0011,
 }
 
 class StaticProvider implements MigrationProvider {

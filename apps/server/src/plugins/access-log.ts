@@ -16,9 +16,10 @@ import { pino } from 'pino'
 
 const INFO = 30
 
-/** A share token in a URL is a bearer credential: logged URLs carry a placeholder instead. */
+/** Share and review-invitation tokens in a URL are bearer credentials: logged URLs carry a placeholder instead. */
 function redactUrl(url: string): string {
-  return url.includes('/shared/') ? url.replace(/(\/wishlists\/shared\/)[^/?#]+/, '$1[redacted]') : url
+  if (url.includes('/shared/')) return url.replace(/(\/wishlists\/shared\/)[^/?#]+/, '$1[redacted]')
+  return url.includes('/review-invitations/') ? url.replace(/(\/review-invitations\/)[^/?#]+/, '$1[redacted]') : url
 }
 
 interface LoggedRequest {
