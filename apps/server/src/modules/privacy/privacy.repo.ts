@@ -6,7 +6,7 @@
  * module that adds a per-owner table adds one line there and both export-side counts and
  * the erase pick it up.
  */
-import type { ExpressionBuilder, Kysely, Transaction } from 'kysely'
+import { type ExpressionBuilder, type Kysely, sql, type Transaction } from 'kysely'
 import type { Backend, Db } from '../../db/connect.js'
 import { lockedForUpdate } from '../../db/dialect.js'
 import type { Database } from '../../db/schema.js'
@@ -46,10 +46,11 @@ function ofCustomer<T extends 'reviews' | 'purchases' | 'review_invitations'>(
   emailColumn: 'customer_email' | 'email',
   emails: string[],
 ) {
+  // Each of the three tables has `customer_id`; the builder of one table is narrowed to the common column.
   const e = eb as unknown as ExpressionBuilder<Database, 'reviews' | 'purchases' | 'review_invitations'>
   const byId = e('customer_id', '=', customerId)
   if (emails.length === 0) return byId
-  return e.or([byId, e.and([e('customer_id', 'is', null), e(emailColumn as 'customer_id', 'in', emails)])])
+  return e.or([byId, e.and([e('customer_id', 'is', null), e(sql.ref<string>(emailColumn), 'in', emails)])])
 }
 
 /** One CSV row of the shop export, before formatting. */
@@ -260,19 +261,13 @@ export function createPrivacyRepo(backend: Backend) {
       return Number(res.numDeletedRows)
     },
 
-    async deletePurchases(trx: Trx, shopId: string, customerId: string, emails: string[]): Promise<number> {
+    /**
+     * The customer's purchases or review invitations (used or not: a used invitation's review
+     * stays, anonymized), as exported.
+     */
+    async deleteOrderRows(trx: Trx, table: 'purchases' | 'review_invitations', shopId: string, customerId: string, emails: string[]): Promise<number> {
       const res = await trx
-        .deleteFrom('purchases')
-        .where('shop_id', '=', shopId)
-        .where((eb) => ofCustomer(eb, customerId, 'email', emails))
-        .executeTakeFirst()
-      return Number(res.numDeletedRows)
-    },
-
-    /** Used or not: a used invitation's review stays (anonymized), the invitation goes. */
-    async deleteInvitations(trx: Trx, shopId: string, customerId: string, emails: string[]): Promise<number> {
-      const res = await trx
-        .deleteFrom('review_invitations')
+        .deleteFrom(table)
         .where('shop_id', '=', shopId)
         .where((eb) => ofCustomer(eb, customerId, 'email', emails))
         .executeTakeFirst()

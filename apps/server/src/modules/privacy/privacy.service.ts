@@ -168,8 +168,8 @@ export function createPrivacyService(deps: { db: Db; backend: Backend; publicBas
           shareLinks: rows.share_links ?? 0,
           reviewsAnonymized: await repo.anonymizeReviews(trx, shopId, req.customerId, emails.named, at),
           helpfulVotes: await repo.deleteVotes(trx, shopId, req.customerId),
-          purchases: await repo.deletePurchases(trx, shopId, req.customerId, emails.all),
-          reviewInvitations: await repo.deleteInvitations(trx, shopId, req.customerId, emails.all),
+          purchases: await repo.deleteOrderRows(trx, 'purchases', shopId, req.customerId, emails.all),
+          reviewInvitations: await repo.deleteOrderRows(trx, 'review_invitations', shopId, req.customerId, emails.all),
           analyticsEventsPseudonymized: rows.analytics_events ?? 0,
         }
       })
