@@ -19,7 +19,14 @@ import type { Backend } from '../connect.js'
  * Rows written before this migration were verified by a typed e-mail too; they keep the
  * flag only when a linked customer's order proves it, and the aggregates are recounted.
  */
-export async function up(db: Kysely<unknown>, _backend: Backend): Promise<void> {
+export async function up(db: Kysely<unknown>, backend: Backend): Promise<void> {
+  // Idempotent: a database that has the table has had this migration (tests rerun later migrations).
+  const present =
+    backend === 'postgres'
+      ? await sql<{ n: number }>`select 1 as n where to_regclass('review_invitations') is not null`.execute(db)
+      : await sql<{ n: number }>`select 1 as n from sqlite_master where type = 'table' and name = 'review_invitations'`.execute(db)
+  if (present.rows.length > 0) return
+
   await db.schema
     .createTable('review_invitations')
     .addColumn('shop_id', 'text', (c) => c.notNull())
