@@ -434,6 +434,32 @@ describe('merchant dashboard', () => {
     await page.getByRole('button', { name: 'Apply filters' }).click()
   })
 
+  test('reviews: each review says whether it is a verified purchase and how (the customer\'s order or a review invitation)', async () => {
+    const { storefrontKey } = await api.admin.shop()
+    const shopper = createWishlistClient({ baseUrl: env.baseUrl, credentials: { storefrontKey } })
+    await api.events.send({ events: [{ type: 'order.created', order_id: '424242', customer_id: '9100', email: 'eve@example.com', line_items: [{ product_id: '2000004' }, { product_id: '2000005' }] }] })
+    const { invitations } = await api.admin.reviewInvitations({ order_id: '424242' })
+    const invitation = invitations.find((i) => i.productId === '2000004')?.token ?? ''
+    const invited = await shopper.reviews.submit({ productId: '2000004', invitation, customerEmail: 'eve@example.com', customerName: 'Eve', rating: 5, body: 'As pictured.' })
+    // An e-mail typed into a review proves nothing: not verified.
+    const typed = await shopper.reviews.submit({ productId: '2000004', customerEmail: 'eve@example.com', customerName: 'Not Eve', rating: 1, body: 'Awful.' })
+    const { token } = await api.auth.token({ api_key: env.adminKey.keyId, api_secret: env.adminKey.secret, customer_id: '9100' })
+    const customer = createWishlistClient({ baseUrl: env.baseUrl, credentials: { token, storefrontKey } })
+    const own = await customer.reviews.submit({ productId: '2000005', customerEmail: 'eve@example.com', customerName: 'Eve', rating: 4, body: 'Good value.' })
+
+    const badge = (id: number) => page.getByTestId(`review-${id}`).getByTestId('verification').textContent()
+    await page.getByLabel('Product id').fill('2000004')
+    await page.getByRole('button', { name: 'Apply filters' }).click()
+    await expect.poll(() => badge(invited.id)).toBe('verified purchase: review invitation')
+    await expect.poll(() => badge(typed.id)).toBe('not verified')
+    await shot('reviews-verification')
+    await page.getByLabel('Product id').fill('2000005')
+    await page.getByRole('button', { name: 'Apply filters' }).click()
+    await expect.poll(() => badge(own.id)).toBe("verified purchase: customer's order")
+    await page.getByLabel('Product id').fill('')
+    await page.getByRole('button', { name: 'Apply filters' }).click()
+  })
+
   test('fits a phone (375 px): no sideways scrolling, every section reachable', async () => {
     await page.setViewportSize({ width: 375, height: 812 })
     for (const section of ['Overview', 'Settings', 'API keys', 'Webhooks', 'Reviews']) {

@@ -24,6 +24,8 @@ import { createEventsService, type EventsService } from './modules/events/events
 import { opsRoutes } from './modules/ops/ops.routes.js'
 import { privacyRoutes } from './modules/privacy/privacy.routes.js'
 import { createPrivacyService, type PrivacyService } from './modules/privacy/privacy.service.js'
+import { invitationsRoutes } from './modules/reviews/invitations.routes.js'
+import { createInvitationsService, type InvitationsService } from './modules/reviews/invitations.service.js'
 import { reviewsRoutes } from './modules/reviews/reviews.routes.js'
 import { createReviewsService, type ReviewsService } from './modules/reviews/reviews.service.js'
 import { createShopsService, type ShopsService } from './modules/shops/shops.service.js'
@@ -85,6 +87,7 @@ export interface Services {
   share: ShareService
   imports: ImportService
   reviews: ReviewsService
+  invitations: InvitationsService
   analytics: AnalyticsService
   privacy: PrivacyService
 }
@@ -164,9 +167,10 @@ export function createServices(deps: AppDeps): Services {
   const imports = createImportService(storage)
   const reviews = createReviewsService(storage)
   const analytics = createAnalyticsService({ db: deps.storage.db })
-  const events = createEventsService({ ...storage, wishlists })
+  const invitations = createInvitationsService({ db: deps.storage.db, publicBaseUrl: deps.config.publicBaseUrl })
+  const events = createEventsService({ ...storage, wishlists, invitations })
   const privacy = createPrivacyService({ ...storage, publicBaseUrl: deps.config.publicBaseUrl })
-  return { shops, auth, wishlists, lists, share, imports, reviews, analytics, webhooks, webhookSender, events, privacy }
+  return { shops, auth, wishlists, lists, share, imports, reviews, invitations, analytics, webhooks, webhookSender, events, privacy }
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -264,6 +268,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(shareRoutes, { share: services.share })
   await app.register(importRoutes, { imports: services.imports })
   await app.register(reviewsRoutes, { reviews: services.reviews })
+  await app.register(invitationsRoutes, { invitations: services.invitations })
   await app.register(analyticsRoutes, { analytics: services.analytics })
   await app.register(storefrontRoutes, {
     shops: services.shops,

@@ -137,6 +137,8 @@ export function createWishlistClient(options: ClientOptions) {
         get(fillPath('/v1/admin/customers/{customerId}/export', { customerId })),
       /** DELETE /v1/admin/customers/{customerId}: erase a customer. */
       eraseCustomer: (customerId: string): Promise<T.CustomerErasure> => del(fillPath('/v1/admin/customers/{customerId}', { customerId })),
+      /** GET /v1/admin/review-invitations: invitations of the shop's orders by `order_id` and/or `email`, newest first. */
+      reviewInvitations: (query: T.ReviewInvitationQuery = {}): Promise<T.ReviewInvitationList> => get('/v1/admin/review-invitations', query),
       /** GET /v1/admin/export/wishlists.csv as text. */
       exportWishlistsCsv: (): Promise<string> => http.request('GET', '/v1/admin/export/wishlists.csv', { text: true }),
     },
@@ -149,8 +151,14 @@ export function createWishlistClient(options: ClientOptions) {
       summary: (productId: string): Promise<T.ReviewSummary> => get(fillPath('/api/v1/products/{productId}/reviews/summary', { productId })),
       /** GET /api/v1/reviews/{id}. */
       get: (id: number): Promise<T.Review> => get(fillPath('/api/v1/reviews/{id}', { id })),
-      /** POST /api/v1/reviews: 201 with `{id, status}`. */
+      /**
+       * POST /api/v1/reviews: 201 with `{id, status}`. With `invitation` (the token of a review
+       * invitation link) the review is verified and linked to the invitation's order customer.
+       */
       submit: (input: T.SubmitReviewInput): Promise<T.SubmitReviewResult> => post('/api/v1/reviews', input),
+      /** GET /api/v1/review-invitations/{token}: `{productId, expiresAt, usable}`, no credentials sent. */
+      invitation: (token: string): Promise<T.ReviewInvitationLookup> =>
+        http.request('GET', fillPath('/api/v1/review-invitations/{token}', { token }), { auth: false }),
       /** PUT /api/v1/reviews/{id}/helpful: vote (idempotent). */
       voteHelpful: (id: number): Promise<T.HelpfulResult> => put(fillPath('/api/v1/reviews/{id}/helpful', { id })),
       /** DELETE /api/v1/reviews/{id}/helpful: take the vote back (idempotent). */

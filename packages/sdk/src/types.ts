@@ -86,3 +86,9 @@ export type RepliedReview = Data<'put /api/v1/reviews/{id}/reply'>
 export type ReplyInput = Body<'put /api/v1/reviews/{id}/reply'>
 export type DeleteReviewResult = Data<'delete /api/v1/reviews/{id}'>
 export type HelpfulResult = Data<'put /api/v1/reviews/{id}/helpful'>
+/** What a review invitation link shows the storefront (no credentials). */
+export type ReviewInvitationLookup = Data<'get /api/v1/review-invitations/{token}'>
+export type ReviewInvitationList = Data<'get /v1/admin/review-invitations'>
+/** A review invitation as the merchant sees it (and as the `review.requested` webhook carries it). */
+export type ReviewInvitation = ReviewInvitationList['invitations'][number]
+export type ReviewInvitationQuery = Query<'get /v1/admin/review-invitations'>

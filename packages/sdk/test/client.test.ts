@@ -233,4 +233,25 @@ describe('reviews', () => {
     expect(dup.code).toBe('DUPLICATE_REVIEW')
     expect(dup.status).toBe(409)
   })
+  test('review invitations: the admin list, the credential-free lookup and a verified review', async () => {
+    const admin = createWishlistClient({ baseUrl: server.baseUrl, credentials: { apiKey: shop.keyId, apiSecret: shop.secret } })
+    await admin.events.send({ events: [{ type: 'order.created', order_id: 'gid://shopify/Order/77', customer_id: '5150', email: 'inv@example.com', line_items: [{ product_id: '302' }] }] })
+    const { invitations } = await admin.admin.reviewInvitations({ order_id: '77' })
+    expect(invitations).toHaveLength(1)
+    const [invitation] = invitations
+    expect(invitation).toMatchObject({ orderId: '77', customerId: '5150', email: 'inv@example.com', productId: '302', usedAt: null })
+    const token = invitation?.token ?? ''
+    expect(invitation?.reviewUrl.endsWith(`/api/v1/review-invitations/${token}`)).toBe(true)
+
+    const anonymous = createWishlistClient({ baseUrl: server.baseUrl })
+    expect(await anonymous.reviews.invitation(token)).toEqual({ productId: '302', expiresAt: expect.any(String), usable: true })
+    const sf = createWishlistClient({ baseUrl: server.baseUrl, credentials: { storefrontKey: shop.storefrontKey } })
+    const created = await sf.reviews.submit({ productId: '302', invitation: token, customerEmail: 'inv@example.com', customerName: 'Ivy', rating: 5, body: 'Fits.' })
+    expect((await sf.reviews.get(created.id)).verifiedPurchase).toBe(true)
+    expect((await anonymous.reviews.invitation(token)).usable).toBe(false)
+    const again = (await sf.reviews.submit({ productId: '302', invitation: token, customerEmail: 'inv@example.com', customerName: 'Ivy', rating: 5, body: 'Again' }).catch((e: unknown) => e)) as WishlistApiError
+    expect(again.code).toBe('VALIDATION_ERROR')
+    const moderated = await admin.reviews.admin.list({ product_id: '302' })
+    expect(moderated.data[0]).toMatchObject({ verifiedBy: 'invitation', customerId: '5150' })
+  })
 })

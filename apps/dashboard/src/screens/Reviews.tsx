@@ -199,7 +199,9 @@ function ReviewItem({ review: r, busy, onAct, onDelete }: { review: AdminReview;
           {'★'.repeat(r.rating)}
           <span className="dim">{'★'.repeat(5 - r.rating)}</span>
         </span>
-        {r.verifiedPurchase && <span className="badge">verified purchase</span>}
+        <span className={r.verifiedPurchase ? 'badge' : 'badge unverified'} data-testid="verification">
+          {r.verifiedPurchase ? `verified purchase: ${r.verifiedBy === 'invitation' ? 'review invitation' : "customer's order"}` : 'not verified'}
+        </span>
       </div>
       <h3 id={headingId}>{r.title || <span className="muted">(no title)</span>}</h3>
       <p className="review-body">{r.body}</p>

@@ -209,6 +209,7 @@ export interface WebhookAttemptsTable {
 }
 
 export type ReviewStatus = 'pending' | 'approved' | 'rejected'
+export type ReviewVerification = 'customer_order' | 'invitation'
 
 /**
  * Product reviews (DECISIONS §11). `id` is a global auto id (SPEC: `id integer`); every
@@ -230,6 +231,8 @@ export interface ReviewsTable {
   photos: string
   has_photos: number
   verified: number
+  /** How `verified` was proven: the linked customer's order, or a review invitation (migration 0011). */
+  verified_by: ReviewVerification | null
   helpful_count: number
   status: ReviewStatus
   reply_body: string | null
@@ -265,6 +268,8 @@ export interface ReviewVotesTable {
   review_id: number
   voter_type: VoterType
   voter_id: string
+  /** Guest votes: a pseudonymous key of the voter's address (the per-address cap); null for customers. */
+  client_key: string | null
   created_at: number
 }
 
@@ -277,6 +282,24 @@ export interface PurchasesTable {
   customer_id: string | null
   email: string | null
   created_at: number
+}
+
+/**
+ * Review invitations (migration 0011): one single-use token per product of an order, valid
+ * 90 days. A review submitted with it is verified and linked to the order's customer, if any.
+ */
+export interface ReviewInvitationsTable {
+  shop_id: string
+  token: string
+  order_id: string | null
+  customer_id: string | null
+  /** Lower-cased, as the order gave it. */
+  email: string | null
+  product_id: string
+  created_at: number
+  expires_at: number
+  used_at: number | null
+  review_id: number | null
 }
 
 /**
@@ -357,6 +380,7 @@ export interface Database {
   review_aggregates: ReviewAggregatesTable
   review_votes: ReviewVotesTable
   purchases: PurchasesTable
+  review_invitations: ReviewInvitationsTable
   analytics_daily: AnalyticsDailyTable
   analytics_shopper_days: AnalyticsShopperDaysTable
   analytics_shoppers: AnalyticsShoppersTable
@@ -371,3 +395,4 @@ export type ShopUpdate = Updateable<ShopsTable>
 export type ApiKeyRow = Selectable<ApiKeysTable>
 export type ReviewRow = Selectable<ReviewsTable>
 export type ReviewAggregateRow = Selectable<ReviewAggregatesTable>
+export type ReviewInvitationRow = Selectable<ReviewInvitationsTable>

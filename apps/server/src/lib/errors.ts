@@ -44,13 +44,16 @@ export class AppError extends Error {
   readonly code: ErrorCode
   readonly statusCode: number
   readonly details: unknown
+  /** Response headers the error carries (a 429's `retry-after`). */
+  readonly headers: Readonly<Record<string, string>> | undefined
 
-  constructor(code: ErrorCode, message: string, details?: unknown) {
+  constructor(code: ErrorCode, message: string, details?: unknown, headers?: Record<string, string>) {
     super(message)
     this.name = 'AppError'
     this.code = code
     this.statusCode = ERROR_STATUS[code]
     this.details = details
+    this.headers = headers
   }
 }
 

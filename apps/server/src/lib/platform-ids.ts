@@ -5,7 +5,7 @@
  */
 import { AppError } from './errors.js'
 
-export type PlatformKind = 'Customer' | 'Product' | 'ProductVariant'
+export type PlatformKind = 'Customer' | 'Product' | 'ProductVariant' | 'Order'
 
 const DIGITS = /^[0-9]{1,32}$/
 const GID = /^gid:\/\/[A-Za-z]+\/([A-Za-z]+)\/([0-9]{1,32})$/

@@ -21,13 +21,14 @@ const REDACTED = '[redacted]'
 const OWNER_SEGMENT = /(\/wishlists\/)([^/?#]+)(\/[^/?#]+)?/
 /** `guest_id=` in a query string, also with its underscore percent-encoded. */
 const GUEST_ID_QUERY = /([?&]guest(?:_|%5[Ff])id=)[^&#]*/g
+const INVITATION_TOKEN = /(\/review-invitations\/)[^/?#]+/
 
 /**
- * Share tokens and guest ids are bearer credentials (a guest id is all a merge needs to take
- * a guest's items): logged URLs carry a placeholder instead. The owner segment of a wishlist
- * path is kept only when it is `me` or a customer id (digits) that is not the request's own
- * guest id; guest ids, GIDs and anything else are redacted, like the value of every
- * `guest_id=` in the query.
+ * Share tokens, review-invitation tokens and guest ids are bearer credentials (a guest id is
+ * all a merge needs to take a guest's items): logged URLs carry a placeholder instead. The
+ * owner segment of a wishlist path is kept only when it is `me` or a customer id (digits)
+ * that is not the request's own guest id; guest ids, GIDs and anything else are redacted,
+ * like the value of every `guest_id=` in the query.
  */
 export function redactUrl(url: string, guestId?: string): string {
   let out = url
@@ -37,6 +38,8 @@ export function redactUrl(url: string, guestId?: string): string {
       const kept = segment === 'me' || segment === 'import' || (/^\d+$/.test(segment) && segment !== guestId)
       return `${prefix}${kept ? segment : REDACTED}${next ?? ''}`
     })
+  } else if (out.includes('/review-invitations/')) {
+    out = out.replace(INVITATION_TOKEN, `$1${REDACTED}`)
   }
   return out.includes('id=') ? out.replace(GUEST_ID_QUERY, `$1${REDACTED}`) : out
 }

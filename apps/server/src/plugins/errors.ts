@@ -98,6 +98,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
     reply.header('www-authenticate', `Bearer realm="wishlist"${param}`)
   }
   if (error.code === 'UNAVAILABLE') reply.header('retry-after', String(UNAVAILABLE_RETRY_AFTER_S))
+  if (error.headers) reply.headers(error.headers)
   reply.code(error.statusCode).type('application/json; charset=utf-8')
   // Errors bypass response schemas: a route's 2xx schema must never reshape an error.
   return reply.serializer(JSON.stringify).send(errorPayload(request.url, body))

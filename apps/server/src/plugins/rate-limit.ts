@@ -23,7 +23,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Redis } from 'ioredis'
-import ipaddr from 'ipaddr.js'
+import { clientAddressKey } from '../lib/client-address.js'
 import { AppError } from '../lib/errors.js'
 import type { Actor } from '../modules/auth/auth.types.js'
 
@@ -76,23 +76,6 @@ if current == 1 or ttl < 0 then
   ttl = tonumber(ARGV[1])
 end
 return {current, ttl}`
-
-/**
- * The storefront bucket's key for a client address: IPv4 as it is, IPv4-mapped IPv6
- * (`::ffff:a.b.c.d`) as its IPv4, any other IPv6 address as its /64 (`2001:db8:0:1::/64`).
- */
-export function clientAddressKey(ip: string): string {
-  // IPv4, what nearly every request carries, needs no parsing.
-  if (!ip.includes(':')) return ip
-  let parsed: ipaddr.IPv6
-  try {
-    parsed = ipaddr.IPv6.parse(ip)
-  } catch {
-    return ip
-  }
-  if (parsed.isIPv4MappedAddress()) return parsed.toIPv4Address().toString()
-  return `${parsed.parts.slice(0, 4).map((p) => p.toString(16)).join(':')}::/64`
-}
 
 /** The bucket of a bearer call: its API key, and for a customer token the customer too. */
 export function bearerBucketKey(actor: Actor | undefined, keyId: string): string {

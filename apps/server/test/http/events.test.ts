@@ -335,23 +335,24 @@ describe('order.created', () => {
     expect((await t.call('GET', '/v1/wishlists/23', { token: admin })).body.data.items.map((i: { productId: string }) => i.productId)).toEqual([productId])
   })
 
-  it('marks the buyer\'s reviews of those products as verified purchases', async () => {
+  it('marks the buyer\'s linked reviews of those products as verified purchases, never reviews by its e-mail', async () => {
     const s = await t.createShop('free', { reviews_auto_approve: true })
     const token = await s.adminToken()
     const productId = nextProduct()
-    const submit = async (email: string) => {
+    const submit = async (email: string, customerId?: string) => {
+      const auth: Record<string, string> = customerId === undefined ? {} : { authorization: `Bearer ${await s.customerToken(customerId)}` }
       const res = await t.call('POST', '/api/v1/reviews', {
-        headers: { 'x-storefront-key': s.storefrontKey },
+        headers: { 'x-storefront-key': s.storefrontKey, ...auth },
         body: { productId, customerEmail: email, customerName: 'Ann', rating: 5, body: 'Lovely.' },
       })
       expect(res.status).toBe(201)
       return res.body.id as number
     }
-    const mine = await submit('Buyer@Example.com')
-    const other = await submit('someone@example.com')
-    await accept([{ type: 'order.created', email: 'buyer@example.com', line_items: [{ product_id: `gid://shopify/Product/${productId}` }] }], { token })
+    const mine = await submit('ann@example.com', '61')
+    const typed = await submit('Buyer@Example.com')
+    await accept([{ type: 'order.created', customer_id: '61', email: 'buyer@example.com', line_items: [{ product_id: `gid://shopify/Product/${productId}` }] }], { token })
     const verified = async (id: number) => (await t.call('GET', `/api/v1/reviews/${id}`, { token })).body.verifiedPurchase
     expect(await verified(mine)).toBe(true)
-    expect(await verified(other)).toBe(false)
+    expect(await verified(typed)).toBe(false)
   })
 })

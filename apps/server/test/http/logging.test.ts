@@ -130,4 +130,17 @@ describe('logs', () => {
       await close()
     }
   })
+
+  it('redact review-invitation tokens in the access line', async () => {
+    const { app, lines, close } = await loggingApp()
+    try {
+      const res = await app.inject({ method: 'GET', url: '/api/v1/review-invitations/inv_secret-invitation-token?x=1' })
+      expect(res.statusCode).toBe(404)
+      const line = lines.find((l) => l.includes('"msg":"request completed"')) as string
+      expect((JSON.parse(line) as { req: { url: string } }).req.url).toBe('/api/v1/review-invitations/[redacted]?x=1')
+      expect(lines.join('')).not.toContain('inv_secret-invitation-token')
+    } finally {
+      await close()
+    }
+  })
 })

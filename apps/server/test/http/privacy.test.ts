@@ -1,6 +1,5 @@
 import { parse } from 'csv-parse/sync'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { recordPurchase } from '../../src/modules/reviews/purchases.js'
 import { createTestApp, type TestApp, type TestShop } from '../helpers/app.js'
 
 let t: TestApp
@@ -18,6 +17,10 @@ const exportOf = (customer: string, query = '') => t.call('GET', `/v1/admin/cust
 const erase = (customer: string, query = '') => t.call('DELETE', `/v1/admin/customers/${customer}${query}`, { token: admin })
 const csv = () => t.inject({ method: 'GET', url: '/v1/admin/export/wishlists.csv', headers: { authorization: `Bearer ${admin}` } })
 const parseCsv = (text: string): string[][] => parse(text, { relax_column_count: false }) as string[][]
+const order = async (event: Record<string, unknown>) => {
+  const res = await t.call('POST', '/v1/events', { token: admin, body: { events: [{ type: 'order.created', ...event }] } })
+  expect(res.status).toBe(200)
+}
 const reviewBody = (over: Record<string, unknown>) => ({ productId: '501', customerName: 'Ann Example', rating: 4, title: 'Nice', body: 'Good shoe.', ...over })
 
 let shareA: string
@@ -59,9 +62,9 @@ beforeAll(async () => {
   // A votes B's review helpful; B votes A's.
   expect((await t.call('PUT', `/api/v1/reviews/${reviewB}/helpful`, { token: await shop.customerToken(A), headers: { 'x-storefront-key': shop.storefrontKey } })).status).toBe(200)
   expect((await t.call('PUT', `/api/v1/reviews/${reviewA}/helpful`, { token: await shop.customerToken(B), headers: { 'x-storefront-key': shop.storefrontKey } })).status).toBe(200)
-  // An order of A under a second address: that address is A's too.
-  await t.storage.db.transaction().execute((trx) => recordPurchase(trx, shop.id, { customerId: A, email: 'ann.orders@example.com', productIds: ['501'] }))
-  await t.storage.db.transaction().execute((trx) => recordPurchase(trx, shop.id, { customerId: B, productIds: ['502'] }))
+  // An order of A under a second address: that address is A's too (an order proves it). Each order invites a review.
+  await order({ order_id: '9001', customer_id: A, email: 'ann.orders@example.com', line_items: [{ product_id: '501' }] })
+  await order({ order_id: '9002', customer_id: B, line_items: [{ product_id: '502' }] })
   // A guest's item (guests are not customers: empty customer_id in the CSV).
   expect((await t.call('POST', `/v1/wishlists/${GUEST}/items`, { headers: shop.guest(GUEST), body: { product_id: '504', handle: 'plain' } })).status).toBe(201)
 })
@@ -75,7 +78,8 @@ describe('GET /v1/admin/customers/{customerId}/export', () => {
     const doc = res.body.data
     expect(doc.generatedAt).toMatch(/Z$/)
     expect(doc.customerId).toBe(A)
-    expect(doc.emails).toEqual(['ann.orders@example.com', 'ann@example.com'])
+    // Only the address A's order gave: the one typed into A's review proves nothing.
+    expect(doc.emails).toEqual(['ann.orders@example.com'])
     expect(doc.wishlistOwner).toMatchObject({ itemCount: 3 })
     expect(doc.lists.map((l: { name: string }) => l.name)).toEqual(['My Wishlist', TRICKY_LIST])
     const [def, named] = doc.lists
@@ -95,6 +99,18 @@ describe('GET /v1/admin/customers/{customerId}/export', () => {
     expect(doc.purchases).toEqual([
       { productId: '501', identity: 'customer', customerId: A, email: 'ann.orders@example.com', createdAt: expect.any(String) },
       { productId: '501', identity: 'email', customerId: A, email: 'ann.orders@example.com', createdAt: expect.any(String) },
+    ])
+    expect(doc.reviewInvitations).toEqual([
+      {
+        token: expect.any(String),
+        orderId: '9001',
+        customerId: A,
+        email: 'ann.orders@example.com',
+        productId: '501',
+        reviewUrl: expect.stringMatching(/^http:\/\/wishlist\.test\/api\/v1\/review-invitations\/[A-Za-z0-9_-]{32}$/),
+        expiresAt: expect.any(String),
+        usedAt: null,
+      },
     ])
     const types = doc.analyticsEvents.map((e: { type: string }) => e.type)
     expect(types.filter((x: string) => x === 'add')).toHaveLength(3)
@@ -121,6 +137,7 @@ describe('GET /v1/admin/customers/{customerId}/export', () => {
       reviews: [],
       helpfulVotes: [],
       purchases: [],
+      reviewInvitations: [],
       analyticsEvents: [],
     })
   })
@@ -226,7 +243,7 @@ describe('DELETE /v1/admin/customers/{customerId}', () => {
     expect(res.status).toBe(200)
     expect(res.body).toEqual({
       ok: true,
-      data: { wishlists: 2, items: 3, shareLinks: 1, reviewsAnonymized: 2, helpfulVotes: 1, purchases: 2, analyticsEventsPseudonymized: expect.any(Number), webhookDeliveries: 0 },
+      data: { wishlists: 2, items: 3, shareLinks: 1, reviewsAnonymized: 2, helpfulVotes: 1, purchases: 2, reviewInvitations: 1, analyticsEventsPseudonymized: expect.any(Number), webhookDeliveries: 0 },
     })
     expect(res.body.data.analyticsEventsPseudonymized).toBeGreaterThanOrEqual(4)
   })
@@ -251,7 +268,7 @@ describe('DELETE /v1/admin/customers/{customerId}', () => {
     expect(summary.body).toEqual(summaryBefore)
 
     const doc = (await exportOf(A, '?email=ann.private@example.com')).body.data
-    expect(doc).toMatchObject({ emails: ['ann.private@example.com'], wishlistOwner: null, lists: [], shareLinks: [], reviews: [], helpfulVotes: [], purchases: [], analyticsEvents: [] })
+    expect(doc).toMatchObject({ emails: ['ann.private@example.com'], wishlistOwner: null, lists: [], shareLinks: [], reviews: [], helpfulVotes: [], purchases: [], reviewInvitations: [], analyticsEvents: [] })
     const rawIds = await t.storage.db.selectFrom('analytics_events').select('owner_id').where('shop_id', '=', shop.id).where('owner_id', '=', A).execute()
     expect(rawIds).toEqual([])
   })
@@ -277,12 +294,48 @@ describe('DELETE /v1/admin/customers/{customerId}', () => {
   it('is harmless the second time (zeros)', async () => {
     const res = await erase(A, '?email=ann.private@example.com')
     expect(res.status).toBe(200)
-    expect(res.body.data).toEqual({ wishlists: 0, items: 0, shareLinks: 0, reviewsAnonymized: 0, helpfulVotes: 0, purchases: 0, analyticsEventsPseudonymized: 0, webhookDeliveries: 0 })
+    expect(res.body.data).toEqual({ wishlists: 0, items: 0, shareLinks: 0, reviewsAnonymized: 0, helpfulVotes: 0, purchases: 0, reviewInvitations: 0, analyticsEventsPseudonymized: 0, webhookDeliveries: 0 })
   })
 
   it('lets the customer start afresh afterwards', async () => {
     const again = await t.call('POST', `/v1/wishlists/${A}/items`, { token: admin, body: { product_id: '501' } })
     expect(again.status).toBe(201)
     expect(again.body.data.count).toBe(1)
+  })
+})
+
+describe('a customer cannot reach another customer\'s data through an e-mail typed into a review', () => {
+  const ATTACKER = '301'
+  const VICTIM = '302'
+  const VICTIM_EMAIL = 'victim@example.com'
+
+  it('keeps the victim\'s e-mail, purchases, invitations and reviews out of the attacker\'s export and erasure', async () => {
+    // The victim: an order (purchase and invitation) and a review with their own token.
+    await order({ order_id: '9301', customer_id: VICTIM, email: VICTIM_EMAIL, line_items: [{ product_id: '601' }] })
+    const victimToken = await shop.customerToken(VICTIM)
+    const victimReview = await t.call('POST', '/api/v1/reviews', { token: victimToken, headers: { 'x-storefront-key': shop.storefrontKey }, body: reviewBody({ productId: '601', customerEmail: VICTIM_EMAIL }) })
+    expect(victimReview.status).toBe(201)
+    const victimBefore = (await exportOf(VICTIM)).body.data
+    expect(victimBefore.purchases).toHaveLength(2)
+    expect(victimBefore.reviewInvitations).toHaveLength(1)
+
+    // The attack: customer 301, with only their own token, types the victim's address.
+    const attackerToken = await shop.customerToken(ATTACKER)
+    const typed = await t.call('POST', '/api/v1/reviews', { token: attackerToken, headers: { 'x-storefront-key': shop.storefrontKey }, body: reviewBody({ productId: '602', customerEmail: VICTIM_EMAIL }) })
+    expect(typed.status).toBe(201)
+
+    const doc = (await exportOf(ATTACKER)).body.data
+    expect(doc.emails).toEqual([])
+    expect(doc.purchases).toEqual([])
+    expect(doc.reviewInvitations).toEqual([])
+    // Only the attacker's own review (as they typed it), never the victim's.
+    expect(doc.reviews.map((r: { id: number }) => r.id)).toEqual([typed.body.id])
+
+    const erased = await erase(ATTACKER)
+    expect(erased.body.data).toMatchObject({ reviewsAnonymized: 1, purchases: 0, reviewInvitations: 0 })
+    const victimAfter = (await exportOf(VICTIM)).body.data
+    expect({ ...victimAfter, generatedAt: null }).toEqual({ ...victimBefore, generatedAt: null })
+    const review = await t.call('GET', `/api/v1/reviews/${victimReview.body.id}`, { token: admin })
+    expect(review.body).toMatchObject({ customerName: 'Ann Example', customerEmail: VICTIM_EMAIL, customerId: VICTIM, verifiedPurchase: true })
   })
 })

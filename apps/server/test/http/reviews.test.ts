@@ -35,9 +35,10 @@ async function submit(s: TestShop, body: unknown, headers: Record<string, string
   return res
 }
 
-/** Submits and approves; returns the id. */
-async function approved(productId: string, over: Record<string, unknown> = {}): Promise<number> {
-  const res = await submit(shop, review({ productId, ...over }))
+/** Submits (as the customer, when given) and approves; returns the id. */
+async function approved(productId: string, over: Record<string, unknown> = {}, customerId?: string): Promise<number> {
+  const headers = customerId === undefined ? sf() : { ...sf(), authorization: `Bearer ${await shop.customerToken(customerId)}` }
+  const res = await submit(shop, review({ productId, ...over }), headers)
   expect(res.status).toBe(201)
   const ok = await t.call('POST', `/api/v1/reviews/${res.body.id}/approve`, { token: admin })
   expect(ok.status).toBe(200)
@@ -362,10 +363,10 @@ describe('GET /api/v1/products/:productId/reviews', () => {
     const productId = nextProduct()
     const photo = { photos: ['https://cdn.example.net/p.jpg'] }
     const r5photo = await approved(productId, { rating: 5, ...photo })
-    const r5 = await approved(productId, { rating: 5, customerEmail: 'verified-filter@example.com' })
+    const r5 = await approved(productId, { rating: 5 }, '88001')
     const r4photo = await approved(productId, { rating: 4, ...photo })
     const r2 = await approved(productId, { rating: 2 })
-    await t.storage.db.transaction().execute((trx) => recordPurchase(trx, shop.id, { email: 'verified-filter@example.com', productIds: [productId] }))
+    await t.storage.db.transaction().execute((trx) => recordPurchase(trx, shop.id, { customerId: '88001', productIds: [productId] }))
     const ids = async (q: string) => {
       const res = await list(productId, `?sort=oldest&${q}`)
       expect(res.status).toBe(200)
@@ -414,7 +415,7 @@ describe('GET /api/v1/products/:productId/reviews/summary', () => {
   it('follows every approval, rejection, purchase and deletion', async () => {
     const productId = nextProduct()
     const a = await approved(productId, { rating: 5, photos: ['https://cdn.example.net/x.jpg'] })
-    const b = await approved(productId, { rating: 4, customerEmail: 'summary-buyer@example.com' })
+    const b = await approved(productId, { rating: 4 }, '88002')
     const c = await approved(productId, { rating: 4 })
     expect((await summary(productId)).body).toMatchObject({
       productId,
@@ -424,7 +425,7 @@ describe('GET /api/v1/products/:productId/reviews/summary', () => {
       verifiedCount: 0,
       withPhotosCount: 1,
     })
-    await t.storage.db.transaction().execute((trx) => recordPurchase(trx, shop.id, { email: 'Summary-Buyer@example.com', productIds: [productId] }))
+    await t.storage.db.transaction().execute((trx) => recordPurchase(trx, shop.id, { customerId: '88002', productIds: [productId] }))
     expect((await summary(productId)).body.verifiedCount).toBe(1)
     await t.call('POST', `/api/v1/reviews/${c}/reject`, { token: admin })
     expect((await summary(productId)).body).toMatchObject({ reviewCount: 2, averageRating: 4.5, ratingDistribution: { '4': 1, '5': 1 } })
@@ -576,31 +577,36 @@ describe('verified purchase (order.created → recordPurchase)', () => {
     t.storage.db.transaction().execute((trx) => recordPurchase(trx, s.id, p))
   const verified = async (id: number, token: string) => (await t.call('GET', `/api/v1/reviews/${id}`, { token })).body.verifiedPurchase
 
-  it('marks a review submitted before the order, by e-mail', async () => {
+  const as = async (customerId: string) => ({ ...sf(auto), authorization: `Bearer ${await auto.customerToken(customerId)}` })
+
+  it('marks a customer\'s review submitted before the order, by customer id', async () => {
     const productId = nextProduct()
-    const id = (await submit(auto, review({ productId, customerEmail: 'early@example.com' }))).body.id
+    const id = (await submit(auto, review({ productId, customerEmail: 'early@example.com' }), await as('5101'))).body.id
     expect(await verified(id, autoAdmin)).toBe(false)
-    const result = await purchase(auto, { email: ' EARLY@example.com ', productIds: [`gid://shopify/Product/${productId}`, '1'] })
+    const result = await purchase(auto, { customerId: 'gid://shopify/Customer/5101', productIds: [`gid://shopify/Product/${productId}`, '1'] })
     expect(result).toEqual({ verified: 1 })
-    expect(await verified(id, autoAdmin)).toBe(true)
+    const row = (await t.call('GET', `/api/v1/reviews/${id}`, { token: autoAdmin })).body
+    expect(row).toMatchObject({ verifiedPurchase: true, verifiedBy: 'customer_order', customerId: '5101' })
     expect((await summary(productId, auto)).body.verifiedCount).toBe(1)
     // Idempotent: a redelivered order changes nothing.
-    expect(await purchase(auto, { email: 'early@example.com', productIds: [productId] })).toEqual({ verified: 0 })
+    expect(await purchase(auto, { customerId: '5101', productIds: [productId] })).toEqual({ verified: 0 })
     expect((await summary(productId, auto)).body.verifiedCount).toBe(1)
   })
 
-  it('verifies a review submitted after the order at submit time', async () => {
+  it('verifies a customer\'s review submitted after the order at submit time, and nothing else', async () => {
     const productId = nextProduct()
-    await purchase(auto, { email: 'later@example.com', productIds: [productId] })
-    const id = (await submit(auto, review({ productId, customerEmail: 'Later@Example.com' }))).body.id
+    await purchase(auto, { customerId: '5102', email: 'later@example.com', productIds: [productId] })
+    const id = (await submit(auto, review({ productId, customerEmail: 'anything@example.com' }), await as('5102'))).body.id
     const pub = await t.call('GET', `/api/v1/reviews/${id}`, { headers: sf(auto) })
     expect(pub.body.verifiedPurchase).toBe(true)
     expect((await summary(productId, auto)).body.verifiedCount).toBe(1)
-    // Another product or another e-mail is not verified.
-    const otherProduct = (await submit(auto, review({ productId: nextProduct(), customerEmail: 'later@example.com' }))).body.id
+    // Another product, another customer, or the order's e-mail without the customer's token: not verified.
+    const otherProduct = (await submit(auto, review({ productId: nextProduct() }), await as('5102'))).body.id
     expect(await verified(otherProduct, autoAdmin)).toBe(false)
-    const otherEmail = (await submit(auto, review({ productId, customerEmail: 'someone@example.com' }))).body.id
-    expect(await verified(otherEmail, autoAdmin)).toBe(false)
+    const otherCustomer = (await submit(auto, review({ productId }), await as('5103'))).body.id
+    expect(await verified(otherCustomer, autoAdmin)).toBe(false)
+    const byEmail = (await submit(auto, review({ productId, customerEmail: 'Later@Example.com' }))).body.id
+    expect((await t.call('GET', `/api/v1/reviews/${byEmail}`, { token: autoAdmin })).body).toMatchObject({ verifiedPurchase: false, verifiedBy: null, customerId: null })
   })
 
   it('links a review to the customer by customer token, and verifies it by customer id before and after', async () => {
@@ -615,27 +621,97 @@ describe('verified purchase (order.created → recordPurchase)', () => {
     expect(await verified(after.body.id, autoAdmin)).toBe(true)
   })
 
-  it('ties an e-mail to a customer id: earlier reviews by that e-mail are linked, later orders by customer id verify them', async () => {
-    const [p1, p2, p3] = [nextProduct(), nextProduct(), nextProduct()]
+  it('never links or verifies a review by the e-mail an order gives, before or after the order', async () => {
+    const [p1, p2] = [nextProduct(), nextProduct()]
+    const r1 = (await submit(auto, review({ productId: p1, customerEmail: 'link@example.com' }))).body.id
+    expect(await purchase(auto, { customerId: '4711', email: 'link@example.com', productIds: [p1, p2] })).toEqual({ verified: 0 })
     const r2 = (await submit(auto, review({ productId: p2, customerEmail: 'link@example.com' }))).body.id
-    await purchase(auto, { customerId: '4711', email: 'link@example.com', productIds: [p1] })
-    const admin2 = await t.call('GET', `/api/v1/reviews/${r2}`, { token: autoAdmin })
-    expect(admin2.body).toMatchObject({ customerId: '4711', verifiedPurchase: false })
-    // An order known only by customer id now verifies the e-mail's review.
-    await purchase(auto, { customerId: '4711', productIds: [p2] })
-    expect(await verified(r2, autoAdmin)).toBe(true)
-    // A review submitted later without a token, by that e-mail, is linked too.
-    const r3 = (await submit(auto, review({ productId: p3, customerEmail: 'link@example.com' }))).body.id
-    expect((await t.call('GET', `/api/v1/reviews/${r3}`, { token: autoAdmin })).body).toMatchObject({ customerId: '4711', verifiedPurchase: false })
-    await purchase(auto, { customerId: '4711', productIds: [p3] })
-    expect(await verified(r3, autoAdmin)).toBe(true)
+    for (const id of [r1, r2]) {
+      expect((await t.call('GET', `/api/v1/reviews/${id}`, { token: autoAdmin })).body).toMatchObject({ customerId: null, verifiedPurchase: false })
+    }
+    expect((await summary(p1, auto)).body.verifiedCount).toBe(0)
   })
 
   it('never crosses shops', async () => {
     const productId = nextProduct()
-    const id = (await submit(auto, review({ productId, customerEmail: 'shops@example.com' }))).body.id
-    await purchase(other, { email: 'shops@example.com', productIds: [productId] })
+    const id = (await submit(auto, review({ productId }), await as('5104'))).body.id
+    await purchase(other, { customerId: '5104', productIds: [productId] })
     expect(await verified(id, autoAdmin)).toBe(false)
+  })
+})
+
+describe('an e-mail in a submission proves nothing', () => {
+  const customerHeaders = async (customerId: string) => ({ ...sf(auto), authorization: `Bearer ${await auto.customerToken(customerId)}` })
+  const orderCreated = async (event: Record<string, unknown>) => {
+    const res = await t.call('POST', '/v1/events', { token: autoAdmin, body: { events: [{ type: 'order.created', ...event }] } })
+    expect(res.status).toBe(200)
+  }
+
+  it('a review posted with only the storefront key under a buyer\'s address is not verified, not linked, not in the buyer\'s export, and does not block the buyer', async () => {
+    const productId = nextProduct()
+    const ALICE = '7701'
+    await orderCreated({ customer_id: ALICE, email: 'alice@example.com', line_items: [{ product_id: productId }] })
+
+    const forged = await submit(auto, review({ productId, customerEmail: 'Alice@Example.com', rating: 1 }))
+    expect(forged.status).toBe(201)
+    expect((await t.call('GET', `/api/v1/reviews/${forged.body.id}`, { token: autoAdmin })).body).toMatchObject({ verifiedPurchase: false, verifiedBy: null, customerId: null })
+    expect((await summary(productId, auto)).body).toMatchObject({ reviewCount: 1, verifiedCount: 0 })
+    const exported = (await t.call('GET', `/v1/admin/customers/${ALICE}/export`, { token: autoAdmin })).body.data
+    expect(exported.reviews).toEqual([])
+
+    // Alice's own review: accepted and verified (one per product per customer, whatever unlinked reviews use her address).
+    const own = await submit(auto, review({ productId, customerEmail: 'alice@example.com', rating: 5 }), await customerHeaders(ALICE))
+    expect(own.status).toBe(201)
+    expect((await t.call('GET', `/api/v1/reviews/${own.body.id}`, { token: autoAdmin })).body).toMatchObject({ verifiedPurchase: true, verifiedBy: 'customer_order', customerId: ALICE })
+    expect((await summary(productId, auto)).body).toMatchObject({ reviewCount: 2, verifiedCount: 1 })
+    // 409 only within one kind.
+    expect((await submit(auto, review({ productId, customerEmail: 'other-alice@example.com' }), await customerHeaders(ALICE))).status).toBe(409)
+    expect((await submit(auto, review({ productId, customerEmail: 'ALICE@example.com' }))).status).toBe(409)
+  })
+
+  it('five invented addresses make zero verified reviews, and a buyer\'s token one review at most', async () => {
+    const productId = nextProduct()
+    const BUYER = '7702'
+    await orderCreated({ customer_id: BUYER, email: 'buyer7702@example.com', line_items: [{ product_id: productId }] })
+    for (let i = 0; i < 5; i++) {
+      expect((await submit(auto, review({ productId, customerEmail: `invented${i}@example.com`, rating: 1 }))).status).toBe(201)
+    }
+    expect((await summary(productId, auto)).body).toMatchObject({ reviewCount: 5, verifiedCount: 0 })
+    expect((await list(productId, '?verified=true', auto)).body.total).toBe(0)
+    // With the buyer's own token, invented addresses still make one review (the buyer's), not five.
+    const statuses: number[] = []
+    for (let i = 0; i < 5; i++) statuses.push((await submit(auto, review({ productId, customerEmail: `made-up${i}@example.com` }), await customerHeaders(BUYER))).status)
+    expect(statuses).toEqual([201, 409, 409, 409, 409])
+    expect((await summary(productId, auto)).body).toMatchObject({ reviewCount: 6, verifiedCount: 1 })
+  })
+})
+
+describe('helpful-vote stuffing in guest mode', () => {
+  const vote = (id: number, guestId: string, remoteAddress: string, method: 'PUT' | 'DELETE' = 'PUT') =>
+    t.inject({ method, url: `/api/v1/reviews/${id}/helpful`, headers: auto.guest(guestId), remoteAddress })
+
+  it('refuses a sixth guest vote for one review from one address within 24 h (429 RATE_LIMITED with Retry-After)', async () => {
+    const id = (await submit(auto, review({ productId: nextProduct() }))).body.id
+    for (let i = 0; i < 5; i++) expect((await vote(id, `stuffer_${i}_guest`, '203.0.113.7')).statusCode).toBe(200)
+    const sixth = await vote(id, 'stuffer_5_guest', '203.0.113.7')
+    expect(sixth.statusCode).toBe(429)
+    expect(sixth.json()).toEqual({ error: { code: 'RATE_LIMITED', message: expect.any(String) } })
+    expect(Number(sixth.headers['retry-after'])).toBeGreaterThan(86_000)
+    // The same address written as IPv4-mapped IPv6 is the same client.
+    expect((await vote(id, 'stuffer_6_guest', '::ffff:203.0.113.7')).statusCode).toBe(429)
+    expect((await t.call('GET', `/api/v1/reviews/${id}`, { headers: sf(auto) })).body.helpfulCount).toBe(5)
+    // A vote already cast stays idempotent; other addresses and customers still vote.
+    expect((await vote(id, 'stuffer_0_guest', '203.0.113.7')).json()).toEqual({ helpfulCount: 5 })
+    expect((await vote(id, 'honest_guest_1', '198.51.100.1')).json()).toEqual({ helpfulCount: 6 })
+    const customer = await t.call('PUT', `/api/v1/reviews/${id}/helpful`, { token: await auto.customerToken('7703') })
+    expect(customer.body).toEqual({ helpfulCount: 7 })
+  })
+
+  it('counts IPv6 clients by their /64', async () => {
+    const id = (await submit(auto, review({ productId: nextProduct() }))).body.id
+    for (let i = 1; i <= 5; i++) expect((await vote(id, `v6_guest_${i}`, `2001:db8:1:2::${i}`)).statusCode).toBe(200)
+    expect((await vote(id, 'v6_guest_6', '2001:db8:1:2:ffff::6')).statusCode).toBe(429)
+    expect((await vote(id, 'v6_guest_7', '2001:db8:1:3::1')).statusCode).toBe(200)
   })
 })
 

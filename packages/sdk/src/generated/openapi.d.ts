@@ -54,6 +54,8 @@ export interface paths {
                                 status: "pending" | "approved" | "rejected";
                                 /** @description Empty string when none was given */
                                 title: string;
+                                /** @description How verifiedPurchase was proven: the linked customer's order holds the product, or a review invitation of an order was used; null when not verified */
+                                verifiedBy: "customer_order" | "invitation" | null;
                                 verifiedPurchase: boolean;
                             }[];
                             hasMore: boolean;
@@ -293,6 +295,81 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/review-invitations/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A review invitation, for the storefront's review form (no credentials: the token is the proof) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The token of a review invitation (the last segment of its reviewUrl) */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, seconds precision: 2026-01-02T03:04:05Z
+                             */
+                            expiresAt: string;
+                            productId: string;
+                            /** @description false once used or expired */
+                            usable: boolean;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-1"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-1"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-1"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/reviews": {
         parameters: {
             query?: never;
@@ -315,10 +392,12 @@ export interface paths {
                     "application/json": {
                         /** @description 1..5000 characters after trimming */
                         body: string;
-                        /** @description E-mail address, at most 254 characters after trimming; stored lower-cased, never shown publicly */
+                        /** @description E-mail address, at most 254 characters after trimming; stored lower-cased, never shown publicly. It proves nothing: it never links the review to a customer or verifies it */
                         customerEmail: string;
                         /** @description 1..100 characters after trimming */
                         customerName: string;
+                        /** @description A review invitation token (single use): the review is verified and linked to the customer of the invitation's order, if any. productId must be the invited product */
+                        invitation?: string;
                         /** @description At most 5 https URLs */
                         photos?: string[];
                         /** @description 1..32 digits or a platform GID */
@@ -450,6 +529,8 @@ export interface paths {
                             status: "pending" | "approved" | "rejected";
                             /** @description Empty string when none was given */
                             title: string;
+                            /** @description How verifiedPurchase was proven: the linked customer's order holds the product, or a review invitation of an order was used; null when not verified */
+                            verifiedBy: "customer_order" | "invitation" | null;
                             verifiedPurchase: boolean;
                         } | {
                             body: string;
@@ -635,6 +716,8 @@ export interface paths {
                             status: "pending" | "approved" | "rejected";
                             /** @description Empty string when none was given */
                             title: string;
+                            /** @description How verifiedPurchase was proven: the linked customer's order holds the product, or a review invitation of an order was used; null when not verified */
+                            verifiedBy: "customer_order" | "invitation" | null;
                             verifiedPurchase: boolean;
                         };
                     };
@@ -875,6 +958,8 @@ export interface paths {
                             status: "pending" | "approved" | "rejected";
                             /** @description Empty string when none was given */
                             title: string;
+                            /** @description How verifiedPurchase was proven: the linked customer's order holds the product, or a review invitation of an order was used; null when not verified */
+                            verifiedBy: "customer_order" | "invitation" | null;
                             verifiedPurchase: boolean;
                         };
                     };
@@ -985,6 +1070,8 @@ export interface paths {
                             status: "pending" | "approved" | "rejected";
                             /** @description Empty string when none was given */
                             title: string;
+                            /** @description How verifiedPurchase was proven: the linked customer's order holds the product, or a review invitation of an order was used; null when not verified */
+                            verifiedBy: "customer_order" | "invitation" | null;
                             verifiedPurchase: boolean;
                         };
                     };
@@ -1075,6 +1162,8 @@ export interface paths {
                             status: "pending" | "approved" | "rejected";
                             /** @description Empty string when none was given */
                             title: string;
+                            /** @description How verifiedPurchase was proven: the linked customer's order holds the product, or a review invitation of an order was used; null when not verified */
+                            verifiedBy: "customer_order" | "invitation" | null;
                             verifiedPurchase: boolean;
                         };
                     };
@@ -1498,6 +1587,7 @@ export interface paths {
                                 helpfulVotes: number;
                                 items: number;
                                 purchases: number;
+                                reviewInvitations: number;
                                 reviewsAnonymized: number;
                                 shareLinks: number;
                                 /** @description Pending webhook deliveries cancelled, or rewritten without the customer */
@@ -1593,7 +1683,7 @@ export interface paths {
                                     type: string;
                                 }[];
                                 customerId: string;
-                                /** @description E-mail addresses attributed to the customer (linked reviews, purchases, `email`) */
+                                /** @description E-mail addresses attributed to the customer: those its orders gave, and `email`. An address typed into a review is never attributed */
                                 emails: string[];
                                 /**
                                  * Format: date-time
@@ -1648,6 +1738,22 @@ export interface paths {
                                     identity: "customer" | "email";
                                     productId: string;
                                 }[];
+                                /** @description Review invitations of the customer's orders (and of orders without a customer by its addresses) */
+                                reviewInvitations: {
+                                    customerId: string | null;
+                                    email: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC
+                                     */
+                                    expiresAt: string;
+                                    orderId: string | null;
+                                    productId: string;
+                                    /** @description PUBLIC_BASE_URL/api/v1/review-invitations/{token} */
+                                    reviewUrl: string;
+                                    token: string;
+                                    usedAt: string | null;
+                                }[];
                                 reviews: {
                                     body: string;
                                     /**
@@ -1668,6 +1774,8 @@ export interface paths {
                                     status: "pending" | "approved" | "rejected";
                                     /** @description Empty string when none was given */
                                     title: string;
+                                    /** @description How verifiedPurchase was proven: the linked customer's order holds the product, or a review invitation of an order was used; null when not verified */
+                                    verifiedBy: "customer_order" | "invitation" | null;
                                     verifiedPurchase: boolean;
                                 }[];
                                 shareLinks: {
@@ -1775,6 +1883,105 @@ export interface paths {
                     };
                     content: {
                         "text/csv": string;
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/review-invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Review invitations of the shop's orders, newest first, by order id and/or order e-mail */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The order e-mail (any case) */
+                    email?: string;
+                    /** @description Newest first */
+                    limit?: number;
+                    /** @description The platform order id: digits or a GID */
+                    order_id?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                invitations: {
+                                    customerId: string | null;
+                                    email: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC
+                                     */
+                                    expiresAt: string;
+                                    orderId: string | null;
+                                    productId: string;
+                                    /** @description PUBLIC_BASE_URL/api/v1/review-invitations/{token} */
+                                    reviewUrl: string;
+                                    token: string;
+                                    usedAt: string | null;
+                                }[];
+                            };
+                            /** @enum {boolean} */
+                            ok: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
                     };
                 };
                 /** @description Default Response */
@@ -2661,7 +2868,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        events: ("wishlist.item.added" | "wishlist.item.removed" | "wishlist.shared" | "wishlist.product.back_in_stock" | "wishlist.product.price_dropped" | "wishlist.product.low_stock")[];
+                        events: ("wishlist.item.added" | "wishlist.item.removed" | "wishlist.shared" | "wishlist.product.back_in_stock" | "wishlist.product.price_dropped" | "wishlist.product.low_stock" | "review.requested")[];
                         /** @description https URL of the receiver */
                         url: string;
                     };

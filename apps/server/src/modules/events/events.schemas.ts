@@ -42,6 +42,7 @@ export const ProductUpdated = Type.Object({
 
 export const OrderCreated = Type.Object({
   type: Type.Literal('order.created'),
+  order_id: Type.Optional(PlatformId('Order')),
   customer_id: Type.Optional(PlatformId('Customer')),
   email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
   line_items: Type.Array(Type.Object({ product_id: PlatformId('Product'), variant_id: Type.Optional(PlatformId('ProductVariant')) }), { minItems: 1, maxItems: 1000 }),

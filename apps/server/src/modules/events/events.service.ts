@@ -15,6 +15,7 @@ import { now } from '../../lib/time.js'
 import { validationDetails } from '../../plugins/errors.js'
 import { recordFacts } from '../analytics/facts.js'
 import type { RequestContext } from '../auth/auth.types.js'
+import type { InvitationsService } from '../reviews/invitations.service.js'
 import { recordPurchase } from '../reviews/purchases.js'
 import type { WishlistsService } from '../wishlists/wishlists.service.js'
 import { createCatalogRepo } from './catalog.repo.js'
@@ -36,6 +37,8 @@ export interface EventsServiceDeps {
   backend: Backend
   /** Remove-on-purchase lives with the wishlists. */
   wishlists: Pick<WishlistsService, 'removeProductsForCustomer'>
+  /** Every product of an order gets a review invitation. */
+  invitations: Pick<InvitationsService, 'forOrder'>
 }
 
 const pid = (raw: string, kind: PlatformKind): string => normalizePlatformId(raw, kind) as string // schema-checked already
@@ -134,8 +137,10 @@ export function createEventsService(deps: EventsServiceDeps) {
     if (customerId !== undefined && ctx.shop.settings.remove_on_purchase) {
       await deps.wishlists.removeProductsForCustomer(trx, ctx.shop.id, customerId, productIds)
     }
-    // Reviews by this buyer (customer id or e-mail) of these products become verified purchases.
+    // Reviews linked to this customer of these products become verified purchases.
     await recordPurchase(trx, ctx.shop.id, { customerId, email: e.email, productIds }, at)
+    const orderId = e.order_id === undefined ? null : pid(e.order_id, 'Order')
+    await deps.invitations.forOrder(trx, ctx.shop.id, { orderId, customerId: customerId ?? null, email: e.email ?? null, productIds }, at)
   }
 
   return {

@@ -28,6 +28,7 @@ export const WEBHOOK_EVENTS = [
   'wishlist.product.back_in_stock',
   'wishlist.product.price_dropped',
   'wishlist.product.low_stock',
+  'review.requested',
 ] as const
 
 export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number]

@@ -6,7 +6,7 @@
  * module that adds a per-owner table adds one line there and both export-side counts and
  * the erase pick it up.
  */
-import type { Kysely, Transaction } from 'kysely'
+import { type ExpressionBuilder, type Kysely, sql, type Transaction } from 'kysely'
 import type { Backend, Db } from '../../db/connect.js'
 import { lockedForUpdate } from '../../db/dialect.js'
 import type { Database } from '../../db/schema.js'
@@ -34,6 +34,24 @@ export const OWNER_TABLES = {
 } as const satisfies Partial<Record<keyof Database, 'delete' | 'pseudonymize'>>
 
 export type OwnerTable = keyof typeof OWNER_TABLES
+
+/**
+ * Rows of the customer: linked to its id, or linked to nobody and carrying one of `emails`
+ * (addresses an order proved, or the one the merchant named). A row linked to another
+ * customer is never the customer's, whatever address it carries.
+ */
+function ofCustomer<T extends 'reviews' | 'purchases' | 'review_invitations'>(
+  eb: ExpressionBuilder<Database, T>,
+  customerId: string,
+  emailColumn: 'customer_email' | 'email',
+  emails: string[],
+) {
+  // Each of the three tables has `customer_id`; the builder of one table is narrowed to the common column.
+  const e = eb as unknown as ExpressionBuilder<Database, 'reviews' | 'purchases' | 'review_invitations'>
+  const byId = e('customer_id', '=', customerId)
+  if (emails.length === 0) return byId
+  return e.or([byId, e.and([e('customer_id', 'is', null), e(sql.ref<string>(emailColumn), 'in', emails)])])
+}
 
 /** One CSV row of the shop export, before formatting. */
 export interface ExportRow {
@@ -142,35 +160,40 @@ export function createPrivacyRepo(backend: Backend) {
     },
 
     /**
-     * E-mail addresses the service itself ties to the customer: of reviews linked to it and of
-     * its recorded purchases. Reviews and purchases by these addresses are the customer's too.
+     * E-mail addresses an order of the customer (`order.created` with its id) gave. Never the
+     * address typed into a review: anyone may type any address.
      */
     async emailsOf(db: Db, shopId: string, customerId: string): Promise<string[]> {
-      const fromReviews = await db
-        .selectFrom('reviews')
-        .select('customer_email as email')
-        .where('shop_id', '=', shopId)
-        .where('customer_id', '=', customerId)
-        .where('customer_email', 'is not', null)
-        .execute()
-      const fromPurchases = await db
+      const rows = await db
         .selectFrom('purchases')
         .select('email')
         .where('shop_id', '=', shopId)
         .where('customer_id', '=', customerId)
         .where('email', 'is not', null)
         .execute()
-      return [...new Set([...fromReviews, ...fromPurchases].map((r) => r.email).filter((e): e is string => e !== null))].sort()
+      return [...new Set(rows.map((r) => r.email).filter((e): e is string => e !== null))].sort()
     },
 
+    /** Reviews linked to the customer, and unlinked ones by `emails`: only the address the merchant named (a review's address is typed, an order's is not). */
     reviews(db: Db, shopId: string, customerId: string, emails: string[]) {
       return db
         .selectFrom('reviews')
         .selectAll()
         .where('shop_id', '=', shopId)
-        .where((eb) => eb.or([eb('customer_id', '=', customerId), ...(emails.length ? [eb('customer_email', 'in', emails)] : [])]))
+        .where((eb) => ofCustomer(eb, customerId, 'customer_email', emails))
         .orderBy('created_at')
         .orderBy('id')
+        .execute()
+    },
+
+    invitations(db: Db, shopId: string, customerId: string, emails: string[]) {
+      return db
+        .selectFrom('review_invitations')
+        .selectAll()
+        .where('shop_id', '=', shopId)
+        .where((eb) => ofCustomer(eb, customerId, 'email', emails))
+        .orderBy('created_at')
+        .orderBy('token')
         .execute()
     },
 
@@ -191,7 +214,7 @@ export function createPrivacyRepo(backend: Backend) {
         .selectFrom('purchases')
         .select(['product_id', 'buyer', 'customer_id', 'email', 'created_at'])
         .where('shop_id', '=', shopId)
-        .where((eb) => eb.or([eb('customer_id', '=', customerId), ...(emails.length ? [eb('email', 'in', emails)] : [])]))
+        .where((eb) => ofCustomer(eb, customerId, 'email', emails))
         .orderBy('created_at')
         .orderBy('product_id')
         .orderBy('buyer')
@@ -222,7 +245,7 @@ export function createPrivacyRepo(backend: Backend) {
         .updateTable('reviews')
         .set({ customer_name: 'Anonymous', customer_email: null, customer_id: null, updated_at: at })
         .where('shop_id', '=', shopId)
-        .where((eb) => eb.or([eb('customer_id', '=', customerId), ...(emails.length ? [eb('customer_email', 'in', emails)] : [])]))
+        .where((eb) => ofCustomer(eb, customerId, 'customer_email', emails))
         .executeTakeFirst()
       return Number(res.numUpdatedRows)
     },
@@ -238,11 +261,15 @@ export function createPrivacyRepo(backend: Backend) {
       return Number(res.numDeletedRows)
     },
 
-    async deletePurchases(trx: Trx, shopId: string, customerId: string, emails: string[]): Promise<number> {
+    /**
+     * The customer's purchases or review invitations (used or not: a used invitation's review
+     * stays, anonymized), as exported.
+     */
+    async deleteOrderRows(trx: Trx, table: 'purchases' | 'review_invitations', shopId: string, customerId: string, emails: string[]): Promise<number> {
       const res = await trx
-        .deleteFrom('purchases')
+        .deleteFrom(table)
         .where('shop_id', '=', shopId)
-        .where((eb) => eb.or([eb('customer_id', '=', customerId), ...(emails.length ? [eb('email', 'in', emails)] : [])]))
+        .where((eb) => ofCustomer(eb, customerId, 'email', emails))
         .executeTakeFirst()
       return Number(res.numDeletedRows)
     },

@@ -2,6 +2,7 @@
 import { Type } from 'typebox'
 import { Timestamp } from '../../lib/http-schemas.js'
 import { platformIdPattern } from '../../lib/platform-ids.js'
+import { Invitation } from '../reviews/invitations.schemas.js'
 import { AdminReview } from '../reviews/reviews.schemas.js'
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
@@ -36,7 +37,7 @@ export const CustomerExport = Type.Object(
   {
     generatedAt: Timestamp,
     customerId: Type.String(),
-    emails: Type.Array(Type.String(), { description: 'E-mail addresses attributed to the customer (linked reviews, purchases, `email`)' }),
+    emails: Type.Array(Type.String(), { description: 'E-mail addresses attributed to the customer: those its orders gave, and `email`. An address typed into a review is never attributed' }),
     wishlistOwner: Nullable(Type.Object({ itemCount: Type.Integer(), createdAt: Timestamp, updatedAt: Timestamp }, { additionalProperties: false })),
     lists: Type.Array(ExportList),
     shareLinks: Type.Array(
@@ -59,6 +60,7 @@ export const CustomerExport = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    reviewInvitations: Type.Array(Invitation, { description: 'Review invitations of the customer\'s orders (and of orders without a customer by its addresses)' }),
     analyticsEvents: Type.Array(
       Type.Object({ type: Type.String(), productId: Nullable(Type.String()), occurredAt: Timestamp }, { additionalProperties: false }),
     ),
@@ -74,6 +76,7 @@ export const ErasedCounts = Type.Object(
     reviewsAnonymized: Type.Integer(),
     helpfulVotes: Type.Integer(),
     purchases: Type.Integer(),
+    reviewInvitations: Type.Integer(),
     analyticsEventsPseudonymized: Type.Integer(),
     webhookDeliveries: Type.Integer({ description: 'Pending webhook deliveries cancelled, or rewritten without the customer' }),
   },

@@ -9,6 +9,7 @@ import { csvRecord } from '../../lib/csv.js'
 import { isoMillis, now } from '../../lib/time.js'
 import type { Owner } from '../../plugins/auth.js'
 import type { RequestContext } from '../auth/auth.types.js'
+import { invitationView } from '../reviews/invitations.service.js'
 import { normalizeEmail } from '../reviews/purchases.js'
 import { adminView } from '../reviews/reviews.service.js'
 import { SHARED_PATH } from '../wishlists/share.service.js'
@@ -23,7 +24,7 @@ export type PrivacyContext = Pick<RequestContext, 'shop'>
 export interface CustomerRequest {
   /** A bare customer id (already normalized from digits or a GID). */
   customerId: string
-  /** An extra address whose reviews and purchases nothing ties to the customer id. */
+  /** An extra address (the merchant's word) whose reviews, purchases and invitations nothing ties to the customer id. */
   email?: string | undefined
 }
 
@@ -34,6 +35,7 @@ export interface ErasedCounts {
   reviewsAnonymized: number
   helpfulVotes: number
   purchases: number
+  reviewInvitations: number
   analyticsEventsPseudonymized: number
   /** Pending deliveries cancelled or rewritten without the customer (webhooks/customer-erasure.ts). */
   webhookDeliveries: number
@@ -48,10 +50,15 @@ export function createPrivacyService(deps: { db: Db; backend: Backend; publicBas
   const { db } = deps
   const customer = (id: string): Owner => ({ type: 'customer', id })
 
-  async function attributedEmails(executor: Db, shopId: string, req: CustomerRequest): Promise<string[]> {
+  /**
+   * The customer's addresses: `all` (those its orders gave, and the merchant's `email`) covers
+   * purchases and invitations; reviews carry typed addresses, so they are matched by the
+   * merchant's `email` alone (`named`), beside the reviews linked to the customer.
+   */
+  async function attributedEmails(executor: Db, shopId: string, req: CustomerRequest): Promise<{ all: string[]; named: string[] }> {
     const known = await repo.emailsOf(executor, shopId, req.customerId)
-    const extra = req.email ? normalizeEmail(req.email) : ''
-    return [...new Set([...known, ...(extra ? [extra] : [])])].sort()
+    const named = req.email ? [normalizeEmail(req.email)].filter(Boolean) : []
+    return { all: [...new Set([...known, ...named])].sort(), named }
   }
 
   return {
@@ -61,14 +68,15 @@ export function createPrivacyService(deps: { db: Db; backend: Backend; publicBas
       const owner = customer(req.customerId)
       const emails = await attributedEmails(db, shopId, req)
       await applyPendingFacts(db, shopId) // the analytics events of the customer's latest writes too
-      const [ownerRow, listRows, items, links, reviews, votes, purchases, events] = await Promise.all([
+      const [ownerRow, listRows, items, links, reviews, votes, purchases, invitations, events] = await Promise.all([
         repo.owner(db, shopId, owner),
         repo.lists(db, shopId, owner),
         repo.items(db, shopId, owner),
         repo.shareLinks(db, shopId, owner),
-        repo.reviews(db, shopId, req.customerId, emails),
+        repo.reviews(db, shopId, req.customerId, emails.named),
         repo.votes(db, shopId, req.customerId),
-        repo.purchases(db, shopId, req.customerId, emails),
+        repo.purchases(db, shopId, req.customerId, emails.all),
+        repo.invitations(db, shopId, req.customerId, emails.all),
         repo.analyticsEvents(db, shopId, owner),
       ])
 
@@ -102,7 +110,7 @@ export function createPrivacyService(deps: { db: Db; backend: Backend; publicBas
       return {
         generatedAt: isoMillis(now()),
         customerId: req.customerId,
-        emails,
+        emails: emails.all,
         wishlistOwner: ownerRow ? { itemCount: ownerRow.item_count, createdAt: isoMillis(ownerRow.created_at), updatedAt: isoMillis(ownerRow.updated_at) } : null,
         lists,
         shareLinks: links.map((s) => ({
@@ -122,15 +130,16 @@ export function createPrivacyService(deps: { db: Db; backend: Backend; publicBas
           email: p.email,
           createdAt: isoMillis(p.created_at),
         })),
+        reviewInvitations: invitations.map((i) => invitationView(i, deps.publicBaseUrl)),
         analyticsEvents: events.map((e) => ({ type: e.type, productId: e.product_id === '' ? null : e.product_id, occurredAt: isoMillis(e.occurred_at) })),
       }
     },
 
     /**
      * Erases the customer in ONE transaction: wishlist rows deleted (share links with them, so
-     * the public read 404s at once), reviews anonymized, helpful-vote rows and purchases
-     * deleted, analytics events pseudonymized, webhook events waiting to be sent cancelled
-     * or rewritten without them. Idempotent: a second call counts zeros.
+     * the public read 404s at once), reviews anonymized, helpful-vote rows, purchases and
+     * review invitations deleted, analytics events pseudonymized, webhook events waiting to
+     * be sent cancelled or rewritten without them. Idempotent: a second call counts zeros.
      */
     async eraseCustomer(ctx: PrivacyContext, req: CustomerRequest): Promise<ErasedCounts> {
       const shopId = ctx.shop.id
@@ -161,9 +170,10 @@ export function createPrivacyService(deps: { db: Db; backend: Backend; publicBas
           wishlists: (ownerRow ? 1 : 0) + lists.filter((l) => l.id !== DEFAULT_LIST_ID).length,
           items: rows.wishlist_items ?? 0,
           shareLinks: rows.share_links ?? 0,
-          reviewsAnonymized: await repo.anonymizeReviews(trx, shopId, req.customerId, emails, at),
+          reviewsAnonymized: await repo.anonymizeReviews(trx, shopId, req.customerId, emails.named, at),
           helpfulVotes: await repo.deleteVotes(trx, shopId, req.customerId),
-          purchases: await repo.deletePurchases(trx, shopId, req.customerId, emails),
+          purchases: await repo.deleteOrderRows(trx, 'purchases', shopId, req.customerId, emails.all),
+          reviewInvitations: await repo.deleteOrderRows(trx, 'review_invitations', shopId, req.customerId, emails.all),
           analyticsEventsPseudonymized: rows.analytics_events ?? 0,
           webhookDeliveries: await eraseCustomerFromWebhooks(trx, deps.backend, shopId, req.customerId, at),
         }

@@ -17,13 +17,12 @@ export interface Purchase {
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase()
 
 /**
- * Records that the buyer (customer id and/or e-mail) bought these products, then:
- * 1. links the shop's reviews written with that e-mail to that customer id, when both are given
- *    and the review has no customer yet;
- * 2. marks the buyer's existing reviews of these products (by linked customer id or e-mail)
- *    `verifiedPurchase`, updating the aggregates of approved ones.
- * Reviews submitted later for a recorded purchase are verified at submit time.
- * Returns the number of reviews newly marked verified. Idempotent.
+ * Records that the buyer (customer id and/or e-mail) bought these products, then marks the
+ * reviews linked to that customer (by its token, or an invitation of its order) of these
+ * products `verifiedPurchase`, updating the aggregates of approved ones. An e-mail never
+ * links or verifies a review: anyone may type one. The e-mail record stays for the
+ * customer's privacy export. Reviews submitted later for a recorded purchase are verified
+ * at submit time. Returns the number of reviews newly marked verified. Idempotent.
  */
 export async function recordPurchase(trx: Db, shopId: string, purchase: Purchase, at: number = now()): Promise<{ verified: number }> {
   const customerId = purchase.customerId ? normalizePlatformId(purchase.customerId, 'Customer') : null
@@ -32,43 +31,25 @@ export async function recordPurchase(trx: Db, shopId: string, purchase: Purchase
   if ((customerId === null && email === null) || productIds.length === 0) return { verified: 0 }
 
   const buyers = [...(customerId ? [`customer:${customerId}`] : []), ...(email ? [`email:${email}`] : [])]
-  for (const productId of productIds) {
-    for (const buyer of buyers) {
-      await trx
-        .insertInto('purchases')
-        .values({ shop_id: shopId, product_id: productId, buyer, customer_id: customerId, email, created_at: at })
-        .onConflict((oc) =>
-          oc.columns(['shop_id', 'product_id', 'buyer']).doUpdateSet((eb) => ({
-            customer_id: eb.fn.coalesce('purchases.customer_id', eb.ref('excluded.customer_id')),
-            email: eb.fn.coalesce('purchases.email', eb.ref('excluded.email')),
-          })),
-        )
-        .execute()
-    }
-  }
-
-  if (customerId !== null && email !== null) {
-    await trx
-      .updateTable('reviews')
-      .set({ customer_id: customerId, updated_at: at })
-      .where('shop_id', '=', shopId)
-      .where('customer_email', '=', email)
-      .where('customer_id', 'is', null)
-      .execute()
-  }
+  await trx
+    .insertInto('purchases')
+    .values(productIds.flatMap((productId) => buyers.map((buyer) => ({ shop_id: shopId, product_id: productId, buyer, customer_id: customerId, email, created_at: at }))))
+    .onConflict((oc) =>
+      oc.columns(['shop_id', 'product_id', 'buyer']).doUpdateSet((eb) => ({
+        customer_id: eb.fn.coalesce('purchases.customer_id', eb.ref('excluded.customer_id')),
+        email: eb.fn.coalesce('purchases.email', eb.ref('excluded.email')),
+      })),
+    )
+    .execute()
+  if (customerId === null) return { verified: 0 }
 
   const marked = await trx
     .updateTable('reviews')
-    .set({ verified: 1, updated_at: at })
+    .set({ verified: 1, verified_by: 'customer_order', updated_at: at })
     .where('shop_id', '=', shopId)
     .where('product_id', 'in', productIds)
     .where('verified', '=', 0)
-    .where((eb) =>
-      eb.or([
-        ...(email !== null ? [eb('customer_email', '=', email)] : []),
-        ...(customerId !== null ? [eb('customer_id', '=', customerId)] : []),
-      ]),
-    )
+    .where('customer_id', '=', customerId)
     .returning(['product_id', 'status'])
     .execute()
 
@@ -80,29 +61,14 @@ export async function recordPurchase(trx: Db, shopId: string, purchase: Purchase
   return { verified: marked.length }
 }
 
-/** At submit time: has this buyer (e-mail, or the customer the review is linked to) bought the product? */
-export async function hasPurchased(db: Db, shopId: string, productId: string, buyer: { email: string; customerId: string | null }): Promise<boolean> {
-  const keys = [`email:${buyer.email}`, ...(buyer.customerId ? [`customer:${buyer.customerId}`] : [])]
+/** At submit time: has this customer's order contained the product? */
+export async function hasPurchased(db: Db, shopId: string, productId: string, customerId: string): Promise<boolean> {
   const row = await db
     .selectFrom('purchases')
     .select('buyer')
     .where('shop_id', '=', shopId)
     .where('product_id', '=', productId)
-    .where('buyer', 'in', keys)
+    .where('buyer', '=', `customer:${customerId}`)
     .executeTakeFirst()
   return row !== undefined
-}
-
-/** The customer an order tied this e-mail to, if any (links a review submitted without a token). */
-export async function customerForEmail(db: Db, shopId: string, email: string): Promise<string | null> {
-  const row = await db
-    .selectFrom('purchases')
-    .select('customer_id')
-    .where('shop_id', '=', shopId)
-    .where('email', '=', email)
-    .where('customer_id', 'is not', null)
-    .orderBy('created_at', 'desc')
-    .limit(1)
-    .executeTakeFirst()
-  return row?.customer_id ?? null
 }

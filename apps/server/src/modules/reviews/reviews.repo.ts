@@ -35,15 +35,11 @@ export const reviewsRepo = {
     return (opts.lock ? lockedForUpdate(q, backendOf(db)) : q).executeTakeFirst()
   },
 
-  async existsForEmail(db: Db, shopId: string, productId: string, email: string): Promise<boolean> {
-    const row = await db
-      .selectFrom('reviews')
-      .select('id')
-      .where('shop_id', '=', shopId)
-      .where('product_id', '=', productId)
-      .where('customer_email', '=', email)
-      .executeTakeFirst()
-    return row !== undefined
+  /** One review per product per customer (linked reviews) and per e-mail (unlinked ones): the two kinds never meet. */
+  async exists(db: Db, shopId: string, productId: string, author: { customerId: string } | { email: string }): Promise<boolean> {
+    let q = db.selectFrom('reviews').select('id').where('shop_id', '=', shopId).where('product_id', '=', productId)
+    q = 'customerId' in author ? q.where('customer_id', '=', author.customerId) : q.where('customer_id', 'is', null).where('customer_email', '=', author.email)
+    return (await q.executeTakeFirst()) !== undefined
   },
 
   /** One page of a product's approved reviews, in one of the five documented orders (each backed by an index). */
@@ -175,14 +171,27 @@ export const reviewsRepo = {
   },
 
   /** True when the vote is new. */
-  async addVote(db: Db, shopId: string, reviewId: number, voter: { type: VoterType; id: string }, at: number): Promise<boolean> {
+  async addVote(db: Db, shopId: string, reviewId: number, voter: { type: VoterType; id: string }, clientKey: string | null, at: number): Promise<boolean> {
     const row = await db
       .insertInto('review_votes')
-      .values({ shop_id: shopId, review_id: reviewId, voter_type: voter.type, voter_id: voter.id, created_at: at })
+      .values({ shop_id: shopId, review_id: reviewId, voter_type: voter.type, voter_id: voter.id, client_key: clientKey, created_at: at })
       .onConflict((oc) => oc.columns(['shop_id', 'review_id', 'voter_type', 'voter_id']).doNothing())
       .returning('review_id')
       .executeTakeFirst()
     return row !== undefined
+  },
+
+  /** Guest votes for the review from one client since `since`, and the time of the oldest. */
+  async votesFromClient(db: Db, shopId: string, reviewId: number, clientKey: string, since: number): Promise<{ count: number; oldest: number }> {
+    const row = await db
+      .selectFrom('review_votes')
+      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('created_at').as('oldest')])
+      .where('shop_id', '=', shopId)
+      .where('review_id', '=', reviewId)
+      .where('client_key', '=', clientKey)
+      .where('created_at', '>', since)
+      .executeTakeFirstOrThrow()
+    return { count: Number(row.n), oldest: Number(row.oldest) }
   },
 
   /** True when a vote was there to take back. */

@@ -124,7 +124,7 @@ export const reviewsRoutes: FastifyPluginAsyncTypebox<{ reviews: ReviewsService 
         params: ReviewIdParams,
         response: { 200: HelpfulCount, ...reviewErrors(400, 401, 404, 429) },
       },
-      handler: async (request) => reviews.vote(request.ctx, request.params.id, method === 'PUT'),
+      handler: async (request) => reviews.vote(request.ctx, request.params.id, method === 'PUT', request.ip),
     })
   }
 

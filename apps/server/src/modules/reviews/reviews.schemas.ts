@@ -5,6 +5,7 @@
  */
 import { type Static, type TSchema, Type } from 'typebox'
 import { platformIdPattern } from '../../lib/platform-ids.js'
+import { INVITATION_TOKEN_PATTERN } from './invitations.schemas.js'
 
 const Iso = Type.String({ format: 'date-time', description: 'ISO 8601 UTC, seconds precision: 2026-01-02T03:04:05Z' })
 
@@ -33,6 +34,9 @@ export const ReviewStatusSchema = Type.Union([Type.Literal('pending'), Type.Lite
 export const AdminReview = Type.Object(
   {
     ...PublicReview.properties,
+    verifiedBy: Type.Union([Type.Literal('customer_order'), Type.Literal('invitation'), Type.Null()], {
+      description: 'How verifiedPurchase was proven: the linked customer\'s order holds the product, or a review invitation of an order was used; null when not verified',
+    }),
     customerEmail: Type.Union([Type.String(), Type.Null()]),
     customerId: Type.Union([Type.String(), Type.Null()]),
     status: ReviewStatusSchema,
@@ -93,12 +97,18 @@ export const Summary = Type.Object({
 
 export const SubmitBody = Type.Object({
   productId: Type.String({ description: '1..32 digits or a platform GID' }),
-  customerEmail: Type.String({ description: 'E-mail address, at most 254 characters after trimming; stored lower-cased, never shown publicly' }),
+  customerEmail: Type.String({
+    description: 'E-mail address, at most 254 characters after trimming; stored lower-cased, never shown publicly. It proves nothing: it never links the review to a customer or verifies it',
+  }),
   customerName: Type.String({ description: '1..100 characters after trimming' }),
   rating: Type.Integer({ minimum: 1, maximum: 5, description: 'A JSON integer 1..5' }),
   title: Type.Optional(Type.String({ description: 'At most 150 characters after trimming' })),
   body: Type.String({ description: '1..5000 characters after trimming' }),
   photos: Type.Optional(Type.Array(Type.String(), { maxItems: 5, description: 'At most 5 https URLs' })),
+  invitation: Type.Optional(Type.String({
+    pattern: INVITATION_TOKEN_PATTERN,
+    description: 'A review invitation token (single use): the review is verified and linked to the customer of the invitation\'s order, if any. productId must be the invited product',
+  })),
 })
 export type SubmitInput = Static<typeof SubmitBody>
 

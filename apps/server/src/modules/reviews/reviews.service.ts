@@ -5,17 +5,23 @@
  */
 import type { Db } from '../../db/connect.js'
 import { isUniqueViolation } from '../../db/dialect.js'
-import type { ReviewRow, ReviewStatus, VoterType } from '../../db/schema.js'
+import type { ReviewRow, ReviewStatus, ReviewVerification, VoterType } from '../../db/schema.js'
 import { AppError, type ErrorDetail, notFound } from '../../lib/errors.js'
 import { normalizePlatformId, platformIdOf, platformIdRule } from '../../lib/platform-ids.js'
 import { codePointLength } from '../../lib/text.js'
-import { isoSeconds, now } from '../../lib/time.js'
+import { pseudonymousAddress } from '../../lib/client-address.js'
+import { DAY_MS, isoSeconds, now } from '../../lib/time.js'
 import type { RequestContext } from '../auth/auth.types.js'
-import { customerForEmail, hasPurchased, normalizeEmail } from './purchases.js'
+import { claimInvitation } from './invitations.service.js'
+import { invitationsRepo } from './invitations.repo.js'
+import { hasPurchased, normalizeEmail } from './purchases.js'
 import { contributionOf, type ReviewFilters, type ReviewSort, reviewsRepo as repo } from './reviews.repo.js'
 import type { AdminReviewView, PublicReviewView, SubmitInput } from './reviews.schemas.js'
 
 export const LIMITS = { email: 254, name: 100, title: 150, body: 5000, reply: 5000, photos: 5, photoUrl: 2048 } as const
+
+/** Guest helpful votes for one review from one client address (keyed as `clientAddressKey`) within 24 h. */
+export const GUEST_VOTES_PER_ADDRESS = 5
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
@@ -42,7 +48,7 @@ export function publicView(row: ReviewRow): PublicReviewView {
 }
 
 export function adminView(row: ReviewRow): AdminReviewView {
-  return { ...publicView(row), customerEmail: row.customer_email, customerId: row.customer_id, status: row.status }
+  return { ...publicView(row), verifiedBy: row.verified === 1 ? row.verified_by : null, customerEmail: row.customer_email, customerId: row.customer_id, status: row.status }
 }
 
 export interface Page<T> {
@@ -63,6 +69,7 @@ interface CleanSubmission {
   title: string
   body: string
   photos: string[]
+  invitation: string | undefined
 }
 
 /** Trims every string, then applies DECISIONS §11's rules; all failures are reported together. */
@@ -91,7 +98,7 @@ function cleanSubmission(input: SubmitInput): CleanSubmission {
     if (!ok) details.push({ path: `body.photos.${i}`, message: `must be an https URL of at most ${LIMITS.photoUrl} characters`, index: i })
   })
   if (details.length > 0) throw new AppError('VALIDATION_ERROR', `${details[0]?.path} ${details[0]?.message}`, details)
-  return { productId: productId as string, email, name, rating: input.rating, title, body, photos }
+  return { productId: productId as string, email, name, rating: input.rating, title, body, photos, invitation: input.invitation }
 }
 
 function cleanReply(raw: string): string {
@@ -187,6 +194,11 @@ export function createReviewsService(deps: { db: Db; clock?: () => number }) {
       return publicView(row)
     },
 
+    /**
+     * The author comes from proof only: an invitation (linked to its order's customer, if
+     * any, and verified), else a customer token (verified when the customer's order holds
+     * the product), else nobody (never verified). The typed e-mail is stored, nothing more.
+     */
     async submit(ctx: RequestContext, input: SubmitInput): Promise<{ id: number; status: 'pending' | 'approved' }> {
       const shopId = ctx.shop.id
       const r = cleanSubmission(input)
@@ -194,9 +206,16 @@ export function createReviewsService(deps: { db: Db; clock?: () => number }) {
       const at = clock()
       try {
         const id = await db.transaction().execute(async (trx) => {
-          if (await repo.existsForEmail(trx, shopId, r.productId, r.email)) throw duplicate()
-          const customerId = ctx.actor.kind === 'customer' ? ctx.actor.customerId : await customerForEmail(trx, shopId, r.email)
-          const verified = (await hasPurchased(trx, shopId, r.productId, { email: r.email, customerId })) ? 1 : 0
+          let customerId: string | null = null
+          let verifiedBy: ReviewVerification | null = null
+          if (r.invitation !== undefined) {
+            customerId = (await claimInvitation(trx, shopId, r.invitation, r.productId, at)).customer_id
+            verifiedBy = 'invitation'
+          } else if (ctx.actor.kind === 'customer') {
+            customerId = ctx.actor.customerId
+            if (await hasPurchased(trx, shopId, r.productId, customerId)) verifiedBy = 'customer_order'
+          }
+          if (await repo.exists(trx, shopId, r.productId, customerId === null ? { email: r.email } : { customerId })) throw duplicate()
           const row = {
             shop_id: shopId,
             product_id: r.productId,
@@ -208,7 +227,8 @@ export function createReviewsService(deps: { db: Db; clock?: () => number }) {
             body: r.body,
             photos: JSON.stringify(r.photos),
             has_photos: r.photos.length > 0 ? 1 : 0,
-            verified,
+            verified: verifiedBy === null ? 0 : 1,
+            verified_by: verifiedBy,
             helpful_count: 0,
             status,
             reply_body: null,
@@ -217,6 +237,7 @@ export function createReviewsService(deps: { db: Db; clock?: () => number }) {
             updated_at: at,
           }
           const newId = await repo.insert(trx, row)
+          if (r.invitation !== undefined) await invitationsRepo.setReview(trx, shopId, r.invitation, newId)
           if (status === 'approved') await repo.applyToAggregate(trx, shopId, r.productId, contributionOf(row), 1, at)
           return newId
         })
@@ -266,22 +287,37 @@ export function createReviewsService(deps: { db: Db; clock?: () => number }) {
       })
     },
 
-    /** Idempotent: a second vote (or un-vote) by the same voter changes nothing. Approved reviews only. */
-    async vote(ctx: RequestContext, id: number, helpful: boolean): Promise<{ helpfulCount: number }> {
+    /**
+     * Idempotent: a second vote (or un-vote) by the same voter changes nothing. Approved
+     * reviews only. Guest ids cost nothing to invent, so a client address casts at most
+     * GUEST_VOTES_PER_ADDRESS guest votes for one review within 24 h (429 past it); the
+     * review row's lock orders the votes of one review, so the count is exact.
+     */
+    async vote(ctx: RequestContext, id: number, helpful: boolean, clientAddress: string): Promise<{ helpfulCount: number }> {
       const voter = voterOf(ctx)
       const shopId = ctx.shop.id
       return db.transaction().execute(async (trx) => {
         const row = await mustGet(trx, shopId, id, true)
         if (row.status !== 'approved') throw notFound('Review')
         const at = clock()
-        const changed = helpful ? await repo.addVote(trx, shopId, id, voter, at) : await repo.removeVote(trx, shopId, id, voter)
+        const clientKey = voter.type === 'guest' ? pseudonymousAddress(clientAddress) : null
+        const changed = helpful ? await repo.addVote(trx, shopId, id, voter, clientKey, at) : await repo.removeVote(trx, shopId, id, voter)
         if (!changed) return { helpfulCount: Number(row.helpful_count) }
+        if (helpful && clientKey !== null) {
+          const recent = await repo.votesFromClient(trx, shopId, id, clientKey, at - DAY_MS)
+          if (recent.count > GUEST_VOTES_PER_ADDRESS) {
+            const retryAfter = Math.max(1, Math.ceil((recent.oldest + DAY_MS - at) / 1000))
+            throw new AppError('RATE_LIMITED', `At most ${GUEST_VOTES_PER_ADDRESS} guest votes for one review from one address within 24 h; retry in ${retryAfter} s`, undefined, {
+              'retry-after': String(retryAfter),
+            })
+          }
+        }
         return { helpfulCount: await repo.addHelpful(trx, shopId, id, helpful ? 1 : -1, at) }
       })
     },
   }
 }
 
-const duplicate = () => new AppError('DUPLICATE_REVIEW', 'This e-mail address has already reviewed this product')
+const duplicate = () => new AppError('DUPLICATE_REVIEW', 'This customer or e-mail address has already reviewed this product')
 
 export type ReviewsService = ReturnType<typeof createReviewsService>

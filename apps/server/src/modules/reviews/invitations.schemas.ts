@@ -1,0 +1,48 @@
+/** TypeBox schemas of review invitations: the storefront's lookup and the merchant's list. */
+import { type Static, Type } from 'typebox'
+import { Timestamp } from '../../lib/http-schemas.js'
+import { platformIdPattern } from '../../lib/platform-ids.js'
+
+export const INVITATION_TOKEN_PATTERN = '^[A-Za-z0-9_-]{16,128}$'
+
+export const InvitationToken = Type.String({ pattern: INVITATION_TOKEN_PATTERN, description: 'The token of a review invitation (the last segment of its reviewUrl)' })
+
+export const InvitationParams = Type.Object({ token: InvitationToken })
+
+const Iso = Type.String({ format: 'date-time', description: 'ISO 8601 UTC, seconds precision: 2026-01-02T03:04:05Z' })
+
+/** What anyone holding the link may see: enough to build the review form, nothing about the buyer. */
+export const InvitationLookup = Type.Object(
+  {
+    productId: Type.String(),
+    expiresAt: Iso,
+    usable: Type.Boolean({ description: 'false once used or expired' }),
+  },
+  { additionalProperties: false },
+)
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
+
+/** The merchant's view, the `review.requested` webhook's `data` and a customer's export entry. */
+export const Invitation = Type.Object(
+  {
+    token: Type.String(),
+    orderId: Nullable(Type.String()),
+    customerId: Nullable(Type.String()),
+    email: Nullable(Type.String()),
+    productId: Type.String(),
+    reviewUrl: Type.String({ description: 'PUBLIC_BASE_URL/api/v1/review-invitations/{token}' }),
+    expiresAt: Timestamp,
+    usedAt: Nullable(Timestamp),
+  },
+  { additionalProperties: false },
+)
+export type InvitationView = Static<typeof Invitation>
+
+export const InvitationListQuery = Type.Object({
+  order_id: Type.Optional(Type.String({ pattern: platformIdPattern('Order'), description: 'The platform order id: digits or a GID' })),
+  email: Type.Optional(Type.String({ minLength: 3, maxLength: 254, description: 'The order e-mail (any case)' })),
+  limit: Type.Integer({ minimum: 1, maximum: 500, default: 100, description: 'Newest first' }),
+})
+
+export const InvitationList = Type.Object({ invitations: Type.Array(Invitation) }, { additionalProperties: false })
