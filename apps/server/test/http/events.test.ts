@@ -115,6 +115,22 @@ describe('POST /v1/events: validation', () => {
     await accept([])
   })
 
+  it('accepts at most 5,000 order line items across one call, and writes nothing for a bigger one', async () => {
+    const order = (n: number, offset: number) => ({ type: 'order.created', customer_id: String(900 + n), line_items: Array.from({ length: 1000 }, (_, i) => ({ product_id: String(offset + i + 1) })) })
+    // A shop of its own: the 5,000 invitations must not crowd the other tests' webhook events.
+    const s = await t.createShop('scale')
+    const token = await s.adminToken()
+    const invitations = async () =>
+      Number((await t.storage.db.selectFrom('review_invitations').select((eb) => eb.fn.countAll<number>().as('n')).where('shop_id', '=', s.id).executeTakeFirstOrThrow()).n)
+    const six = Array.from({ length: 6 }, (_, n) => order(n, 500_000 + n * 1000))
+    const res = await send(six, token)
+    expect(res.status).toBe(400)
+    expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'body.events', message: expect.stringContaining('at most 5000 order line items') }] })
+    expect(await invitations()).toBe(0)
+    await accept(six.slice(0, 5), { token })
+    expect(await invitations()).toBe(5000)
+  })
+
   it('is for admin tokens only', async () => {
     const event = { type: 'cart.item_added', customer_id: '1', product_id: '1' }
     expect((await send([event], await shop.customerToken('1'))).status).toBe(403)

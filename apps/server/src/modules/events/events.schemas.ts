@@ -7,6 +7,12 @@ import { type Static, Type } from 'typebox'
 import { GUEST_ID_PATTERN, type PlatformKind, platformIdPattern } from '../../lib/platform-ids.js'
 
 export const MAX_EVENTS_PER_BATCH = 500
+/**
+ * Order line items across one request. Each can write a review invitation (announced as
+ * `review.requested`) and a remove-on-purchase removal (`wishlist.item.removed`), so a
+ * request stays within 10,000 webhook events (outbox rows) and bounded work.
+ */
+export const MAX_ORDER_LINE_ITEMS_PER_BATCH = 5_000
 export const EVENT_TYPES = ['cart.item_added', 'product.updated', 'order.created'] as const
 
 const PlatformId = (kind: PlatformKind) => Type.String({ pattern: platformIdPattern(kind), description: `1..32 digits or a platform GID of a ${kind}` })

@@ -22,6 +22,7 @@ import { createCatalogRepo } from './catalog.repo.js'
 import {
   type CartItemAddedEvent,
   EVENT_SCHEMAS,
+  MAX_ORDER_LINE_ITEMS_PER_BATCH,
   type OrderCreatedEvent,
   type PlatformEvent,
   type ProductUpdatedEvent,
@@ -109,6 +110,12 @@ export function createEventsService(deps: EventsServiceDeps) {
         })
       }
     })
+    if (details.length === 0) {
+      const lineItems = (events as PlatformEvent[]).reduce((n, e) => n + (e.type === 'order.created' ? e.line_items.length : 0), 0)
+      if (lineItems > MAX_ORDER_LINE_ITEMS_PER_BATCH) {
+        details.push({ path: 'body.events', message: `must hold at most ${MAX_ORDER_LINE_ITEMS_PER_BATCH} order line items in all (this request has ${lineItems})` })
+      }
+    }
     if (details.length > 0) throw validationError(details, `${details[0]?.path} ${details[0]?.message}`)
     return events as PlatformEvent[]
   }
