@@ -250,13 +250,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(metricsPlugin)
   await app.register(corsPlugin)
   await app.register(authPlugin, { auth: services.auth, shops: services.shops })
-  await app.register(rateLimitPlugin, {
-    storefrontPerMin: config.rateLimit.storefrontPerMin,
-    adminPerMin: config.rateLimit.adminPerMin,
-    redis: deps.redis,
-    namespace: deps.rateLimitNamespace ?? config.rateLimit.redisPrefix,
-  })
+  // The API reference (/docs), registered before the limiter, spends no rate-limit budget.
   await app.register(openapiPlugin, { publicBaseUrl: config.publicBaseUrl })
+  await app.register(rateLimitPlugin, { ...config.rateLimit, redis: deps.redis, namespace: deps.rateLimitNamespace ?? config.rateLimit.redisPrefix })
 
   await app.register(opsRoutes, { storage: deps.storage, redis: deps.redis, metricsToken: config.metricsToken })
   await app.register(authRoutes, { auth: services.auth })

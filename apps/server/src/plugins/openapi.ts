@@ -38,11 +38,6 @@ export const openapiPlugin = fp(
         return { schema: { ...schema, ...(security.length ? { security } : {}), ...(hide ? { hide: true } : {}) } as typeof schema, url }
       },
     })
-    // The API reference is not API traffic: it spends no rate-limit budget, like the
-    // OpenAPI document and the operations endpoints.
-    app.addHook('onRoute', (route) => {
-      if (route.url.startsWith('/docs')) route.config = { ...route.config, rateLimit: false }
-    })
     await app.register(swaggerUi, { routePrefix: '/docs' })
   },
   { name: 'openapi' },
