@@ -11,8 +11,8 @@ import type { Services } from '../app.js'
 import { AppError } from '../lib/errors.js'
 import type { RequestContext } from '../modules/auth/auth.types.js'
 import type { Shop } from '../modules/shops/shops.types.js'
+import { DEMO_DOMAIN } from '../modules/storefront/storefront.routes.js'
 
-export const DEMO_DOMAIN = 'demo.myshopify.com'
 
 export interface DemoCredentials {
   domain: string

@@ -7,10 +7,10 @@
  * (/dashboard#/settings), so the page is served at /dashboard and at /dashboard/index.html
  * only; any other path below /dashboard is a 404.
  */
-import { createHash } from 'node:crypto'
-import { readFile, stat } from 'node:fs/promises'
-import { dirname, extname, resolve } from 'node:path'
+import { stat } from 'node:fs/promises'
+import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import fastifyStatic from '@fastify/static'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
@@ -21,14 +21,8 @@ import { AppError } from '../../lib/errors.js'
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../../..')
 export const DASHBOARD_DIST = resolve(REPO_ROOT, 'apps/dashboard/dist')
 
-const CONTENT_TYPES: Record<string, string> = {
-  '.js': 'application/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.woff2': 'font/woff2',
-  '.map': 'application/json; charset=utf-8',
-}
+/** What a Vite build puts under assets/; any other name is a 404. */
+const ASSET = /\.(js|css|svg|png|woff2|map)$/
 
 /**
  * Same-origin only: the app's scripts and styles, API calls to this server, no framing.
@@ -45,34 +39,6 @@ export const DASHBOARD_CSP = [
   "frame-ancestors 'none'",
 ].join('; ')
 
-interface Cached {
-  body: Buffer
-  etag: string
-  mtimeMs: number
-}
-
-/** Reads a file once and again only when it changes on disk; undefined when missing. */
-function fileCache() {
-  const cache = new Map<string, Cached>()
-  return async (file: string): Promise<Cached | undefined> => {
-    let mtimeMs: number
-    try {
-      const s = await stat(file)
-      if (!s.isFile()) return undefined
-      mtimeMs = s.mtimeMs
-    } catch {
-      cache.delete(file)
-      return undefined
-    }
-    const hit = cache.get(file)
-    if (hit?.mtimeMs === mtimeMs) return hit
-    const body = await readFile(file)
-    const entry = { body, mtimeMs, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 16)}"` }
-    cache.set(file, entry)
-    return entry
-  }
-}
-
 const securityHeaders = (reply: FastifyReply) =>
   reply
     .header('x-content-type-options', 'nosniff')
@@ -82,14 +48,14 @@ const securityHeaders = (reply: FastifyReply) =>
 
 export const dashboardRoutes: FastifyPluginAsyncTypebox<{ distDir?: string }> = async (app, opts) => {
   const dist = opts.distDir ?? DASHBOARD_DIST
-  const read = fileCache()
+  // Files with their validators (ETag, Last-Modified, 304) and the build's .gz beside them.
+  await app.register(fastifyStatic, { root: dist, serve: false, preCompressed: true, cacheControl: false })
   const config = { access: ['public' as const], rateLimit: false as const }
   const hide = true
 
   const servePage = async (request: FastifyRequest, reply: FastifyReply) => {
-    const page = await read(resolve(dist, 'index.html'))
-    securityHeaders(reply).header('cache-control', 'no-cache')
-    if (!page) {
+    securityHeaders(reply).header('cache-control', 'no-cache').header('vary', 'accept-encoding')
+    if (!(await stat(resolve(dist, 'index.html')).catch(() => undefined))) {
       request.log.warn({ dist }, 'dashboard requested but not built')
       return reply
         .code(503)
@@ -100,9 +66,7 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<{ distDir?: string }> = 
             '<h1>The dashboard is not built</h1><p>Run <code>npm run build</code> (or <code>npm install</code>) at the repository root, then reload.</p></html>',
         )
     }
-    reply.header('content-type', 'text/html; charset=utf-8').header('etag', page.etag).header('content-security-policy', DASHBOARD_CSP)
-    if (request.headers['if-none-match'] === page.etag) return reply.code(304).send()
-    return reply.send(page.body)
+    return reply.header('content-security-policy', DASHBOARD_CSP).sendFile('index.html')
   }
   app.get('/dashboard', { config, schema: { hide } }, servePage)
   app.get('/dashboard/index.html', { config, schema: { hide } }, servePage)
@@ -112,16 +76,10 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<{ distDir?: string }> = 
     { config, schema: { hide, params: Type.Object({ file: Type.String({ pattern: '^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}$' }) }) } },
     async (request, reply) => {
       const { file } = request.params
-      const type = CONTENT_TYPES[extname(file)]
-      const asset = type ? await read(resolve(dist, 'assets', file)) : undefined
-      if (!type || !asset) throw new AppError('NOT_FOUND', 'No such dashboard asset (the dashboard may have been rebuilt: reload the page)')
-      securityHeaders(reply)
-        .header('content-type', type)
-        .header('etag', asset.etag)
-        // The file name carries a content hash: it never changes.
-        .header('cache-control', 'public, max-age=31536000, immutable')
-      if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send()
-      return reply.send(asset.body)
+      if (!ASSET.test(file)) throw new AppError('NOT_FOUND', 'No such dashboard asset')
+      // The file name carries a content hash: it never changes. A missing file is the
+      // not-found envelope (the dashboard may have been rebuilt: reload the page).
+      return securityHeaders(reply).header('cache-control', 'public, max-age=31536000, immutable').header('vary', 'accept-encoding').sendFile(`assets/${file}`)
     },
   )
 }

@@ -5,16 +5,18 @@
  */
 import { createHash } from 'node:crypto'
 import { readFile, stat } from 'node:fs/promises'
-import { dirname, resolve } from 'node:path'
+import { basename, dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { gzipSync } from 'node:zlib'
+import fastifyStatic from '@fastify/static'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { DEMO_DOMAIN } from '../../cli/demo.js'
 import { AppError } from '../../lib/errors.js'
 import { errors, Ok } from '../../lib/http-schemas.js'
 import type { AuthService } from '../auth/auth.service.js'
 import type { ShopsService } from '../shops/shops.service.js'
+
+/** The shop `wishlist serve --demo` creates and the demo storefront shows. */
+export const DEMO_DOMAIN = 'demo.myshopify.com'
 
 // src/modules/storefront and dist/modules/storefront sit at the same depth below the
 // repository root, so this resolves in development (tsx) and after `npm run build`.
@@ -23,41 +25,14 @@ export const WIDGET_FILE = resolve(REPO_ROOT, 'packages/widget/dist/widget.js')
 const DEMO_HTML = resolve(REPO_ROOT, 'apps/demo/index.html')
 const DEMO_APP = resolve(REPO_ROOT, 'apps/demo/dist/app.js')
 
-interface Asset {
-  body: Buffer
-  /** The body gzipped once, for clients that accept it (the widget is ~3 KB so, ~7 KB plain). */
-  gzipped: Buffer
-  etag: string
-  hash: string
-  mtimeMs: number
-}
-
-/** Whether `Accept-Encoding` takes gzip (named, or `*`, without `q=0`). */
-export function acceptsGzip(header: string | undefined): boolean {
-  if (!header) return false
-  return header.split(',').some((part) => {
-    const [coding = '', ...params] = part.trim().toLowerCase().split(';')
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='))
-    return (coding === 'gzip' || coding === '*') && (q === undefined || Number(q.slice(2)) > 0)
-  })
-}
-
-/** Reads a built file once and again only when it changes on disk; undefined when missing. */
-function assetLoader(file: string) {
-  let cached: Asset | undefined
-  return async (): Promise<Asset | undefined> => {
-    let mtimeMs: number
-    try {
-      mtimeMs = (await stat(file)).mtimeMs
-    } catch {
-      return undefined
-    }
-    if (cached?.mtimeMs !== mtimeMs) {
-      const body = await readFile(file)
-      const hash = createHash('sha256').update(body).digest('base64url').slice(0, 16)
-      cached = { body, gzipped: gzipSync(body, { level: 9 }), hash, etag: `"${hash}"`, mtimeMs }
-    }
-    return cached
+/** A content hash of the widget, read again only when the file changes; undefined when it is not built. */
+function widgetVersion() {
+  let cached: { mtimeMs: number; hash: string } | undefined
+  return async (): Promise<string | undefined> => {
+    const mtimeMs = (await stat(WIDGET_FILE).catch(() => undefined))?.mtimeMs
+    if (mtimeMs === undefined) return undefined
+    if (cached?.mtimeMs !== mtimeMs) cached = { mtimeMs, hash: createHash('sha256').update(await readFile(WIDGET_FILE)).digest('base64url').slice(0, 16) }
+    return cached.hash
   }
 }
 
@@ -66,13 +41,14 @@ const DEMO_LOGIN_KEY_NAME = 'Demo storefront login'
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
 export const storefrontRoutes: FastifyPluginAsyncTypebox<{ shops: ShopsService; auth: AuthService; demo: boolean }> = async (app, opts) => {
-  const assetConfig = { access: ['public' as const], rateLimit: false as const }
-  const widget = assetLoader(WIDGET_FILE)
+  // Files with their validators (ETag, Last-Modified, 304) and the build's widget.js.gz.
+  await app.register(fastifyStatic, { root: dirname(WIDGET_FILE), serve: false, preCompressed: true, cacheControl: false })
+  const version = widgetVersion()
 
   app.get(
     '/widget.js',
     {
-      config: assetConfig,
+      config: { access: ['public'], rateLimit: false },
       schema: {
         tags: ['storefront'],
         summary: 'The embeddable storefront widget (see packages/widget/README.md)',
@@ -80,32 +56,22 @@ export const storefrontRoutes: FastifyPluginAsyncTypebox<{ shops: ShopsService; 
       },
     },
     async (request, reply) => {
-      const asset = await widget()
-      if (!asset) throw new AppError('NOT_FOUND', 'The widget is not built: run `npm run build`')
+      const hash = await version()
+      if (hash === undefined) throw new AppError('NOT_FOUND', 'The widget is not built: run `npm run build`')
       // A URL carrying the current content hash (`/widget.js?v=<hash>`) never changes: cache
       // it for a year. The bare URL is cached for a day and revalidated with the ETag.
-      const versioned = request.query.v === asset.hash
-      // Each encoding is its own representation, with its own validator.
-      const gzip = acceptsGzip(request.headers['accept-encoding'])
-      const etag = gzip ? `"${asset.hash}.gz"` : asset.etag
-      reply
-        .header('content-type', 'application/javascript; charset=utf-8')
+      return reply
         .header('vary', 'accept-encoding')
-        .header('etag', etag)
-        .header('cache-control', versioned ? 'public, max-age=31536000, immutable' : 'public, max-age=86400, stale-while-revalidate=604800')
+        .header('cache-control', request.query.v === hash ? 'public, max-age=31536000, immutable' : 'public, max-age=86400, stale-while-revalidate=604800')
         .header('x-content-type-options', 'nosniff')
         .header('cross-origin-resource-policy', 'cross-origin')
-        .header('x-widget-version', asset.hash)
-      if (request.headers['if-none-match'] === etag) return reply.code(304).send()
-      if (gzip) reply.header('content-encoding', 'gzip')
-      return reply.send(gzip ? asset.gzipped : asset.body)
+        .header('x-widget-version', hash)
+        .sendFile(basename(WIDGET_FILE))
     },
   )
 
   if (!opts.demo) return
 
-  const demoApp = assetLoader(DEMO_APP)
-  const demoHtml = assetLoader(DEMO_HTML)
   const demoConfig = { access: ['public' as const] }
   const hide = true
   // A customer-scope key of the demo shop, made on the first demo login of this process;
@@ -114,22 +80,17 @@ export const storefrontRoutes: FastifyPluginAsyncTypebox<{ shops: ShopsService; 
   let demoKey: Promise<{ keyId: string; secret: string }> | undefined
 
   app.get('/demo', { config: demoConfig, schema: { hide } }, async (_request, reply) => {
-    const html = await demoHtml()
-    if (!html) throw new AppError('NOT_FOUND', 'The demo page is missing (apps/demo/index.html)')
+    const html = await readFile(DEMO_HTML, 'utf8').catch(() => undefined)
+    if (html === undefined) throw new AppError('NOT_FOUND', 'The demo page is missing (apps/demo/index.html)')
     const shop = await opts.shops.byDomain(DEMO_DOMAIN)
-    const page = html.body
-      .toString('utf8')
+    const page = html
       .replaceAll('{{STOREFRONT_KEY}}', escapeHtml(shop?.storefrontKey ?? ''))
-      .replaceAll('{{WIDGET_VERSION}}', escapeHtml((await widget())?.hash ?? ''))
+      .replaceAll('{{WIDGET_VERSION}}', escapeHtml((await version()) ?? ''))
       .replaceAll('{{DEMO_READY}}', shop ? 'true' : 'false')
     return reply.header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-store').send(page)
   })
 
-  app.get('/demo/app.js', { config: demoConfig, schema: { hide } }, async (_request, reply) => {
-    const asset = await demoApp()
-    if (!asset) throw new AppError('NOT_FOUND', 'The demo app is not built: run `npm run build`')
-    return reply.header('content-type', 'application/javascript; charset=utf-8').header('etag', asset.etag).header('cache-control', 'no-cache').send(asset.body)
-  })
+  app.get('/demo/app.js', { config: demoConfig, schema: { hide } }, async (_request, reply) => reply.header('cache-control', 'no-cache').sendFile(basename(DEMO_APP), dirname(DEMO_APP)))
 
   app.post(
     '/demo/login',
