@@ -3,7 +3,6 @@ import { ConfigError, loadConfig, parseDatabaseUrl } from '../../src/config.js'
 import { isGuestId, normalizePlatformId } from '../../src/lib/platform-ids.js'
 import { newOrderedId, requestIdGenerator } from '../../src/lib/ids.js'
 import { hashSecret, secretMatches } from '../../src/lib/secrets.js'
-import { TtlCache } from '../../src/lib/ttl-cache.js'
 import { planAtLeast } from '../../src/modules/shops/plans.js'
 
 describe('platform ids', () => {
@@ -71,20 +70,6 @@ describe('secrets', () => {
     expect(secretMatches('sk_abc', hash)).toBe(true)
     expect(secretMatches('sk_abd', hash)).toBe(false)
     expect(secretMatches('', hash)).toBe(false)
-  })
-})
-
-describe('TtlCache', () => {
-  it('expires entries and evicts the oldest when full', () => {
-    const cache = new TtlCache<string, number>(1000, 2)
-    cache.set('a', 1, 2000)
-    cache.set('b', 2, 2000)
-    expect(cache.get('a', 1500)).toBe(1)
-    expect(cache.get('a', 2000)).toBeUndefined()
-    cache.set('c', 3, 5000)
-    cache.set('d', 4, 5000)
-    expect(cache.get('b', 1000)).toBeUndefined()
-    expect(cache.get('c', 1000)).toBe(3)
   })
 })
 

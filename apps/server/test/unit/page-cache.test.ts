@@ -19,7 +19,7 @@ describe('page cache', () => {
     expect(cache.stats).toEqual({ hits: 3, misses: 2 })
   })
 
-  it('stays within its bytes: entries not read since filed go first, a read entry is spared once', () => {
+  it('stays within its bytes: the least recently read entries go first', () => {
     const cache = createPageCache(3 * ENTRY)
     cache.set('a', 'v', body('a'), 's')
     cache.set('b', 'v', body('b'), 's')
@@ -30,8 +30,7 @@ describe('page cache', () => {
     expect(cache.fresh('a', 's')).toBeDefined()
     expect(cache.fresh('c', 's')).toBeDefined()
     expect(cache.fresh('d', 's')).toBeDefined()
-    // Every entry read: the oldest spared ones lose their flag, and the walk comes back to drop
-    // the oldest of them; the entry just filed is never the one dropped.
+    // Every entry read: the least recently read of them goes; the entry just filed stays.
     cache.set('b', 'v', body('b'), 's')
     expect(cache.fresh('b', 's')).toBeDefined()
     expect([cache.fresh('a', 's'), cache.fresh('c', 's'), cache.fresh('d', 's')].filter(Boolean)).toHaveLength(2)

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose'
+import { LRUCache } from 'lru-cache'
 import type { Db } from '../../db/connect.js'
 import type { KeyScope } from '../../db/schema.js'
 import { AppError } from '../../lib/errors.js'
 import { platformIdOf } from '../../lib/platform-ids.js'
 import { hashSecret, secretMatches } from '../../lib/secrets.js'
 import { now } from '../../lib/time.js'
-import { TtlCache } from '../../lib/ttl-cache.js'
 import type { ShopsService } from '../shops/shops.service.js'
 import type { Shop } from '../shops/shops.types.js'
 import { createApiKeysRepo } from './api-keys.repo.js'
@@ -32,7 +32,6 @@ export interface IssuedToken {
 interface KeyStatus {
   shopId: string
   revoked: boolean
-  lastTouched: number
 }
 
 const invalidToken = (message = 'The access token is invalid') => new AppError('INVALID_TOKEN', message)
@@ -52,27 +51,26 @@ function bearerContext(claims: AccessClaims, shop: Shop | undefined, requestId: 
 export function createAuthService(deps: { db: Db; jwtSecret: string; shops: ShopsService; cacheTtlMs: number }) {
   const keys = createApiKeysRepo(deps.db)
   const secret = new TextEncoder().encode(deps.jwtSecret)
-  const keyStatus = new TtlCache<string, KeyStatus>(deps.cacheTtlMs)
+  // Concurrent loads of one key share one query (`fetch`); a cache TTL of 0 keeps nothing past a millisecond.
+  const keyStatus = new LRUCache<string, KeyStatus>({
+    max: 10_000,
+    ttl: Math.max(1, deps.cacheTtlMs),
+    ignoreFetchAbort: true,
+    fetchMethod: async (keyId) => {
+      const row = await keys.byId(keyId)
+      return row && { shopId: row.shop_id, revoked: row.revoked_at !== null }
+    },
+  })
   // Verifying an HMAC and parsing claims on every request is measurable; a token is
   // immutable, so its verified claims are cached until it expires. Filed under the token's
   // signature (its last 43 characters) with the whole token kept to compare: a map lookup
   // hashes its key, and hashing the ~300-character token was 2% of a cached GET's CPU.
-  const verified = new TtlCache<string, { token: string; claims: AccessClaims }>(TOKEN_TTL_SECONDS * 1000, 50_000)
+  const verified = new LRUCache<string, { token: string; claims: AccessClaims }>({ max: 50_000, ttl: TOKEN_TTL_SECONDS * 1000 })
   const signatureOf = (token: string) => token.slice(token.lastIndexOf('.') + 1)
-
-  async function statusOf(keyId: string): Promise<KeyStatus | undefined> {
-    const cached = keyStatus.get(keyId)
-    if (cached) return cached
-    const row = await keys.byId(keyId)
-    if (!row) return undefined
-    const status = { shopId: row.shop_id, revoked: row.revoked_at !== null, lastTouched: row.last_used_at ?? 0 }
-    keyStatus.set(keyId, status)
-    return status
-  }
 
   /** The claims of a token verified before, if it was; throws once it has expired. */
   function cachedClaims(token: string, at: number): AccessClaims | undefined {
-    const entry = verified.get(signatureOf(token), at)
+    const entry = verified.get(signatureOf(token))
     if (entry === undefined || entry.token !== token) return undefined
     if (entry.claims.exp * 1000 <= at) throw new AppError('TOKEN_EXPIRED', 'The access token has expired')
     return entry.claims
@@ -104,7 +102,7 @@ export function createAuthService(deps: { db: Db; jwtSecret: string; shops: Shop
       throw invalidToken()
     }
     const claims: AccessClaims = { sub, shop, kid, scope, customerId, exp }
-    verified.set(signatureOf(token), { token, claims }, exp * 1000)
+    verified.set(signatureOf(token), { token, claims })
     return claims
   }
 
@@ -141,7 +139,7 @@ export function createAuthService(deps: { db: Db; jwtSecret: string; shops: Shop
     /** Verifies a bearer token and loads its shop; throws the documented 401s. */
     async authenticateBearer(token: string, requestId: string): Promise<BearerContext> {
       const claims = await verifyJwt(token)
-      const status = await statusOf(claims.kid)
+      const status = await keyStatus.fetch(claims.kid)
       checkKey(claims, status)
       return bearerContext(claims, await deps.shops.get(claims.shop), requestId)
     },

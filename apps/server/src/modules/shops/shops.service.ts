@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache'
 import type { Db } from '../../db/connect.js'
 import { backendOf, lockedForUpdate } from '../../db/dialect.js'
 import type { KeyScope, Plan, ShopUpdate } from '../../db/schema.js'
@@ -5,7 +6,6 @@ import { AppError, notFound } from '../../lib/errors.js'
 import { newId, newSecret } from '../../lib/ids.js'
 import { hashSecret } from '../../lib/secrets.js'
 import { now } from '../../lib/time.js'
-import { TtlCache } from '../../lib/ttl-cache.js'
 import { createApiKeysRepo } from '../auth/api-keys.repo.js'
 import { createShopsRepo } from './shops.repo.js'
 import type { Shop, ShopSettings } from './shops.types.js'
@@ -43,8 +43,11 @@ export function createShopsService(deps: { db: Db; cacheTtlMs: number }) {
   const { db } = deps
   const shops = createShopsRepo(db)
   const keys = createApiKeysRepo(db)
-  const byId = new TtlCache<string, Shop>(deps.cacheTtlMs)
-  const byStorefrontKey = new TtlCache<string, Shop>(deps.cacheTtlMs)
+  // Concurrent loads of one shop share one query (`fetch`); a cache TTL of 0 keeps nothing past a millisecond.
+  const cacheOptions = { max: 10_000, ttl: Math.max(1, deps.cacheTtlMs), ignoreFetchAbort: true }
+  const byId: LRUCache<string, Shop> = new LRUCache({ ...cacheOptions, fetchMethod: async (id) => filed(await shops.byId(id)) })
+  const byStorefrontKey: LRUCache<string, Shop> = new LRUCache({ ...cacheOptions, fetchMethod: async (key) => filed(await shops.byStorefrontKey(key)) })
+  const filed = (shop: Shop | undefined) => shop && remember(shop)
 
   function remember(shop: Shop): Shop {
     byId.set(shop.id, shop)
@@ -100,17 +103,11 @@ export function createShopsService(deps: { db: Db; cacheTtlMs: number }) {
     },
 
     async get(shopId: string): Promise<Shop | undefined> {
-      const cached = byId.get(shopId)
-      if (cached) return cached
-      const shop = await shops.byId(shopId)
-      return shop && remember(shop)
+      return byId.fetch(shopId)
     },
 
     async byStorefrontKey(key: string): Promise<Shop | undefined> {
-      const cached = byStorefrontKey.get(key)
-      if (cached) return cached
-      const shop = await shops.byStorefrontKey(key)
-      return shop && remember(shop)
+      return byStorefrontKey.fetch(key)
     },
 
     /** `get` and `byStorefrontKey` while their answer is cached (the request hooks' synchronous path); undefined otherwise. */

@@ -22,12 +22,11 @@
  * times between writes (bench: the GET page builds 50 items from three queries; a hit is a
  * map lookup).
  *
- * Bodies are kept as UTF-8 bytes, what the socket gets (no encoding per response). Once they
- * exceed `maxBytes`, entries not read since they were filed or last spared go first (a
- * second chance, close to least-recently-used: a hit only sets a flag, where moving the entry
- * to the end of the map cost every hit two more hash lookups); `maxBytes` 0 turns the cache off.
+ * Bodies are kept as UTF-8 bytes, what the socket gets (no encoding per response), in an
+ * LRU bounded by their size (`maxBytes`; 0 turns the cache off).
  */
 import type { FastifyReply } from 'fastify'
+import { LRUCache } from 'lru-cache'
 
 export interface PageCache {
   readonly enabled: boolean
@@ -46,65 +45,35 @@ interface Entry {
   version: string
   body: Buffer
   stamp: string | undefined
-  /** Read since filed or since the last eviction pass spared it. */
-  used: boolean
 }
 
 const sizeOf = (key: string, e: Entry) => 2 * (key.length + e.version.length) + e.body.length + 64
 
 export function createPageCache(maxBytes: number): PageCache {
-  // A Map iterates in insertion order: an entry spared by eviction goes back to the end.
-  const entries = new Map<string, Entry>()
-  let bytes = 0
+  const entries = maxBytes > 0 ? new LRUCache<string, Entry>({ maxSize: maxBytes, sizeCalculation: (e, key) => sizeOf(key, e) }) : undefined
   const stats = { hits: 0, misses: 0 }
-  const drop = (key: string, e: Entry) => {
-    entries.delete(key)
-    bytes -= sizeOf(key, e)
-  }
   return {
-    enabled: maxBytes > 0,
+    enabled: entries !== undefined,
     inFlight: new Map(),
     fresh(key, stamp) {
-      const e = entries.get(key)
+      const e = entries?.get(key)
       if (e === undefined || e.stamp !== stamp) return undefined
-      e.used = true
       stats.hits++
       return e.body
     },
     get(key, version, stamp) {
-      const e = entries.get(key)
+      const e = entries?.get(key)
       if (e === undefined || e.version !== version) {
-        if (e !== undefined) drop(key, e)
+        if (e !== undefined) entries?.delete(key)
         stats.misses++
         return undefined
       }
       e.stamp = stamp
-      e.used = true
       stats.hits++
       return e.body
     },
     set(key, version, body, stamp) {
-      if (maxBytes === 0) return
-      const old = entries.get(key)
-      if (old) drop(key, old)
-      const e = { version, body, stamp, used: false }
-      const size = sizeOf(key, e)
-      if (size > maxBytes) return
-      entries.set(key, e)
-      bytes += size
-      // Oldest first, never the entry just filed; a used entry is spared once (flag cleared,
-      // moved to the end), so the walk ends after at most one more pass over the spared ones.
-      for (const [k, v] of entries) {
-        if (bytes <= maxBytes) break
-        if (v === e) continue
-        if (v.used) {
-          v.used = false
-          entries.delete(k)
-          entries.set(k, v)
-        } else {
-          drop(k, v)
-        }
-      }
+      entries?.set(key, { version, body, stamp })
     },
     stats,
   }
