@@ -11,7 +11,6 @@ import type { Storage } from './db/connect.js'
 import { AppError } from './lib/errors.js'
 import { requestIdGenerator } from './lib/ids.js'
 import { stdoutSink } from './lib/log-sink.js'
-import { requestLoggerFactory } from './lib/request-logger.js'
 import { findUnstorableText } from './lib/text.js'
 import { adminRoutes } from './modules/admin/admin.routes.js'
 import { analyticsRoutes } from './modules/analytics/analytics.routes.js'
@@ -178,8 +177,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: loggerOptions(deps),
     genReqId: requestIdGenerator(),
-    // request.log is made on first use: most requests never log through it (lib/request-logger.ts).
-    childLoggerFactory: requestLoggerFactory,
     bodyLimit: BODY_LIMIT_BYTES,
     // A hop count is valid for proxy-addr though Fastify's types omit it.
     trustProxy: config.trustProxy as boolean | string,
