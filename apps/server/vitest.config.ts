@@ -10,6 +10,15 @@ export default defineConfig({
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       { extends: true, test: { name: 'sqlite', include: ['test/http/**/*.test.ts'], env: { DB: 'sqlite' } } },
       { extends: true, test: { name: 'postgres', include: ['test/http/**/*.test.ts'], env: { DB: 'postgres' } } },
+      // The storage-heavy files again on SQLite with group commit off (SQLITE_GROUP_COMMIT=false).
+      {
+        extends: true,
+        test: {
+          name: 'sqlite-autocommit',
+          include: ['test/http/wishlist-*.test.ts', 'test/http/events.test.ts'],
+          env: { DB: 'sqlite', SQLITE_GROUP_COMMIT: 'false' },
+        },
+      },
       // Fault tests that pick their own databases (a private PostgreSQL cluster): run once.
       { extends: true, test: { name: 'faults', include: ['test/faults/**/*.test.ts'] } },
     ],

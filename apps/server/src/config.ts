@@ -1,10 +1,14 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
+import envSchema from 'env-schema'
+import { type Static, Type } from 'typebox'
 
 export type DatabaseTarget =
-  | { kind: 'sqlite'; file: string } // file ':memory:' for an in-process database
-  | { kind: 'postgres'; url: string; schema?: string }
+  // file ':memory:' for an in-process database; groupCommit defaults to true (SQLITE_GROUP_COMMIT)
+  | { kind: 'sqlite'; file: string; groupCommit?: boolean }
+  // poolMax defaults to 10 (PG_POOL_MAX)
+  | { kind: 'postgres'; url: string; schema?: string; poolMax?: number }
 
 export interface Config {
   port: number
@@ -44,21 +48,55 @@ export class ConfigError extends Error {}
 
 const DEFAULT_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18000, 36000, 36000]
 
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name]
-  if (raw === undefined || raw === '') return fallback
-  const n = Number(raw)
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw new ConfigError(`${name} must be an integer between ${min} and ${max} (got "${raw}")`)
-  }
-  return n
-}
+const int = (minimum: number, maximum: number, fallback?: number) => (fallback === undefined ? Type.Optional(Type.Integer({ minimum, maximum })) : Type.Integer({ minimum, maximum, default: fallback }))
+const text = Type.Optional(Type.String())
+/** `true`, `false`, `1` or `0`, any case. */
+const flag = (fallback: boolean) => Type.String({ pattern: '^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|1|0)$', default: String(fallback) })
+const isOn = (raw: string) => raw === '1' || raw.toLowerCase() === 'true'
 
-function bool(env: NodeJS.ProcessEnv, name: string): boolean {
-  const raw = (env[name] ?? '').toLowerCase()
-  if (raw === '' || raw === 'false' || raw === '0') return false
-  if (raw === 'true' || raw === '1') return true
-  throw new ConfigError(`${name} must be true or false (got "${env[name]}")`)
+/**
+ * Every setting the service reads from its environment, validated (and coerced) by
+ * env-schema; an empty value counts as unset. A new setting is a property here and a field
+ * of `Config` filled in `loadConfig`.
+ */
+export const EnvSchema = Type.Object({
+  DATABASE_URL: text,
+  /** Connections of the PostgreSQL pool per process. */
+  PG_POOL_MAX: int(1, 1_000, 10),
+  /** SQLite: the transactions of one event-loop turn share one COMMIT (db/group-commit.ts); `false` commits each alone. */
+  SQLITE_GROUP_COMMIT: flag(true),
+  PORT: int(0, 65_535, 3000),
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
+  REDIS_URL: text,
+  JWT_SECRET: text,
+  PUBLIC_BASE_URL: text,
+  TRUST_PROXY: text,
+  RATE_LIMIT_STOREFRONT_PER_MIN: int(1, 1_000_000_000, 60),
+  RATE_LIMIT_ADMIN_PER_MIN: int(1, 1_000_000_000, 120),
+  RATE_LIMIT_REDIS_PREFIX: text,
+  WEBHOOK_ALLOW_INSECURE: flag(false),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: flag(false),
+  WEBHOOK_RETRY_SCHEDULE: Type.Optional(Type.String({ pattern: '^ *[0-9]+(\\.[0-9]+)? *(, *[0-9]+(\\.[0-9]+)? *)*$' })),
+  WEBHOOK_TIMEOUT_MS: int(1, 120_000, 10_000),
+  WEBHOOK_LEASE_MS: int(1, 3_600_000),
+  WEBHOOK_POLL_INTERVAL_MS: int(10, 60_000, 1000),
+  WEBHOOK_WORKER: Type.String({ default: 'on' }),
+  WEBHOOK_DELIVERY_RETENTION_DAYS: int(0, 36_500, 30),
+  ANALYTICS_APPLY_INTERVAL_MS: int(10, 60_000, 200),
+  LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
+  METRICS_TOKEN: text,
+  PAGE_CACHE_MB: int(0, 65_536, 32),
+})
+export type Env = Static<typeof EnvSchema>
+
+/** The environment through EnvSchema; ConfigError naming the setting when a value is invalid. */
+export function readEnv(env: NodeJS.ProcessEnv): Env {
+  const data = Object.fromEntries(Object.keys(EnvSchema.properties).flatMap((k) => (env[k] === undefined || env[k] === '' ? [] : [[k, env[k]]])))
+  try {
+    return envSchema<Env>({ schema: EnvSchema, data, env: false })
+  } catch (err) {
+    throw new ConfigError((err as Error).message.replaceAll('env/', ''))
+  }
 }
 
 export function parseDatabaseUrl(raw: string | undefined, cwd = process.cwd()): DatabaseTarget {
@@ -73,7 +111,7 @@ export function parseDatabaseUrl(raw: string | undefined, cwd = process.cwd()): 
 }
 
 function parseTrustProxy(raw: string | undefined): boolean | number | string {
-  if (raw === undefined || raw === '' || raw === 'false') return false
+  if (raw === undefined || raw === 'false') return false
   if (raw === 'true') return true
   if (/^[0-9]+$/.test(raw)) return Number(raw)
   return raw // comma-separated addresses or CIDR ranges
@@ -83,9 +121,8 @@ function parseTrustProxy(raw: string | undefined): boolean | number | string {
  * The embedded default keeps a generated JWT key beside its database, so tokens survive a
  * restart. PostgreSQL deployments run several nodes, which must share one explicit key.
  */
-function resolveJwtSecret(env: NodeJS.ProcessEnv, db: DatabaseTarget): string {
-  const explicit = env.JWT_SECRET
-  if (explicit !== undefined && explicit !== '') {
+function resolveJwtSecret(explicit: string | undefined, db: DatabaseTarget): string {
+  if (explicit !== undefined) {
     if (Buffer.byteLength(explicit, 'utf8') < 32) throw new ConfigError('JWT_SECRET must be at least 32 bytes')
     return explicit
   }
@@ -101,48 +138,36 @@ function resolveJwtSecret(env: NodeJS.ProcessEnv, db: DatabaseTarget): string {
   return secret
 }
 
-function parseSchedule(raw: string | undefined): number[] {
-  if (raw === undefined || raw === '') return DEFAULT_RETRY_SCHEDULE
-  const parts = raw.split(',').map((s) => Number(s.trim()))
-  if (parts.length === 0 || parts.some((n) => !Number.isFinite(n) || n < 0)) {
-    throw new ConfigError('WEBHOOK_RETRY_SCHEDULE must be comma-separated seconds, e.g. 5,300,1800')
-  }
-  return parts
-}
-
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const database = parseDatabaseUrl(env.DATABASE_URL)
-  const webhookTimeoutMs = int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 120_000)
+export function loadConfig(raw: NodeJS.ProcessEnv = process.env): Config {
+  const env = readEnv(raw)
+  const parsed = parseDatabaseUrl(env.DATABASE_URL)
+  const database: DatabaseTarget = parsed.kind === 'postgres' ? { ...parsed, poolMax: env.PG_POOL_MAX } : { ...parsed, groupCommit: isOn(env.SQLITE_GROUP_COMMIT) }
+  const { PORT: port, HOST: host, WEBHOOK_TIMEOUT_MS: timeoutMs } = env
   // The lease must outlive an attempt, or a slow attempt could be claimed (and sent) twice.
-  const webhookLeaseMs = int(env, 'WEBHOOK_LEASE_MS', webhookTimeoutMs + 30_000, webhookTimeoutMs + 1, 3_600_000)
-  const port = int(env, 'PORT', 3000, 0, 65535)
-  const host = env.HOST || '127.0.0.1'
+  const leaseMs = env.WEBHOOK_LEASE_MS ?? timeoutMs + 30_000
+  if (leaseMs <= timeoutMs) throw new ConfigError(`WEBHOOK_LEASE_MS must be more than WEBHOOK_TIMEOUT_MS (${timeoutMs})`)
   return {
     port,
     host,
     database,
-    redisUrl: env.REDIS_URL || undefined,
-    jwtSecret: resolveJwtSecret(env, database),
-    publicBaseUrl: (env.PUBLIC_BASE_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
+    redisUrl: env.REDIS_URL,
+    jwtSecret: resolveJwtSecret(env.JWT_SECRET, database),
+    publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
-    rateLimit: {
-      storefrontPerMin: int(env, 'RATE_LIMIT_STOREFRONT_PER_MIN', 60, 1, 1_000_000_000),
-      adminPerMin: int(env, 'RATE_LIMIT_ADMIN_PER_MIN', 120, 1, 1_000_000_000),
-      redisPrefix: env.RATE_LIMIT_REDIS_PREFIX || undefined,
-    },
+    rateLimit: { storefrontPerMin: env.RATE_LIMIT_STOREFRONT_PER_MIN, adminPerMin: env.RATE_LIMIT_ADMIN_PER_MIN, redisPrefix: env.RATE_LIMIT_REDIS_PREFIX },
     webhooks: {
-      allowInsecure: bool(env, 'WEBHOOK_ALLOW_INSECURE'),
-      allowPrivateTargets: bool(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'),
-      retryScheduleSec: parseSchedule(env.WEBHOOK_RETRY_SCHEDULE),
-      timeoutMs: webhookTimeoutMs,
-      leaseMs: webhookLeaseMs,
-      pollIntervalMs: int(env, 'WEBHOOK_POLL_INTERVAL_MS', 1000, 10, 60_000),
+      allowInsecure: isOn(env.WEBHOOK_ALLOW_INSECURE),
+      allowPrivateTargets: isOn(env.WEBHOOK_ALLOW_PRIVATE_TARGETS),
+      retryScheduleSec: env.WEBHOOK_RETRY_SCHEDULE?.split(',').map(Number) ?? DEFAULT_RETRY_SCHEDULE,
+      timeoutMs,
+      leaseMs,
+      pollIntervalMs: env.WEBHOOK_POLL_INTERVAL_MS,
       workerEnabled: env.WEBHOOK_WORKER !== 'off',
-      retentionDays: int(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 0, 36_500),
+      retentionDays: env.WEBHOOK_DELIVERY_RETENTION_DAYS,
     },
-    analyticsApplyIntervalMs: int(env, 'ANALYTICS_APPLY_INTERVAL_MS', 200, 10, 60_000),
-    logLevel: env.LOG_LEVEL || 'info',
-    metricsToken: env.METRICS_TOKEN || undefined,
-    pageCacheMb: int(env, 'PAGE_CACHE_MB', 32, 0, 65_536),
+    analyticsApplyIntervalMs: env.ANALYTICS_APPLY_INTERVAL_MS,
+    logLevel: env.LOG_LEVEL,
+    metricsToken: env.METRICS_TOKEN,
+    pageCacheMb: env.PAGE_CACHE_MB,
   }
 }

@@ -106,11 +106,11 @@ export function otherConnectionsStamp(sqlite: SqliteFile, writes: () => number):
   }
 }
 
-function openSqlite(file: string): Storage {
+function openSqlite(file: string, groupCommit: boolean): Storage {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
   const sqlite = openSqliteFile(file)
   const database = cachingPrepare(sqlite)
-  const db = new Kysely<Database>({ dialect: new WishlistSqliteDialect(sqlite, database) })
+  const db = new Kysely<Database>({ dialect: new WishlistSqliteDialect(sqlite, database, groupCommit) })
   const ping = sqlite.db.prepare('select 1')
   return {
     db,
@@ -175,10 +175,10 @@ function preparingPool(pool: pg.Pool, onWrite: () => void) {
   }
 }
 
-function openPostgres(url: string, schema: string | undefined): Storage {
+function openPostgres(url: string, schema: string | undefined, poolMax: number): Storage {
   const pool = new pg.Pool({
     connectionString: url,
-    max: Number(process.env.PG_POOL_MAX ?? 10),
+    max: poolMax,
     connectionTimeoutMillis: 5_000,
     // A statement that hangs (lock wait, network partition) becomes an error, not a stuck request.
     statement_timeout: 15_000,
@@ -301,5 +301,5 @@ function changeFeed(url: string, schema: string | undefined) {
 }
 
 export function openStorage(target: DatabaseTarget): Storage {
-  return target.kind === 'sqlite' ? openSqlite(target.file) : openPostgres(target.url, target.schema)
+  return target.kind === 'sqlite' ? openSqlite(target.file, target.groupCommit ?? true) : openPostgres(target.url, target.schema, target.poolMax ?? 10)
 }

@@ -1,7 +1,8 @@
 /**
  * Kysely's SQLite dialect with two changes, both measured on the bench's add+remove and
- * page reads: group commit (db/group-commit.ts) and LIMIT/OFFSET values that do not make
- * SQLite prepare the statement again on every run.
+ * page reads: group commit (db/group-commit.ts; `SQLITE_GROUP_COMMIT=false` leaves Kysely's
+ * own driver, one COMMIT per transaction) and LIMIT/OFFSET values that do not make SQLite
+ * prepare the statement again on every run.
  *
  * SQLite (3.51 in Node 22, 3.53 in Node 24) plans with the LIMIT's value when it is a bare
  * parameter, and so marks the statement to be prepared anew whenever that parameter is
@@ -51,19 +52,21 @@ class GroupCommitSqliteAdapter extends SqliteAdapter {
 export class WishlistSqliteDialect extends SqliteDialect {
   readonly #sqlite: SqliteFile
   readonly #database: SqliteDatabase
+  readonly #groupCommit: boolean
 
-  constructor(sqlite: SqliteFile, database: SqliteDatabase) {
+  constructor(sqlite: SqliteFile, database: SqliteDatabase, groupCommit: boolean) {
     super({ database })
     this.#sqlite = sqlite
     this.#database = database
+    this.#groupCommit = groupCommit
   }
 
   override createDriver(): Driver {
-    return new GroupCommitSqliteDriver(this.#sqlite, this.#database)
+    return this.#groupCommit ? new GroupCommitSqliteDriver(this.#sqlite, this.#database) : super.createDriver()
   }
 
   override createAdapter(): DialectAdapter {
-    return new GroupCommitSqliteAdapter()
+    return this.#groupCommit ? new GroupCommitSqliteAdapter() : super.createAdapter()
   }
 
   override createQueryCompiler(): QueryCompiler {

@@ -19,7 +19,9 @@ export interface TestDatabase {
 export async function freshDatabase(opts: { sqliteFile?: string } = {}): Promise<TestDatabase> {
   if (BACKEND === 'sqlite') {
     const file = opts.sqliteFile ?? ':memory:'
-    return { target: { kind: 'sqlite', file }, url: `sqlite:${file}`, drop: async () => {} }
+    // SQLITE_GROUP_COMMIT=false (the sqlite-autocommit project): one COMMIT per transaction.
+    const groupCommit = process.env.SQLITE_GROUP_COMMIT !== 'false'
+    return { target: { kind: 'sqlite', file, ...(groupCommit ? {} : { groupCommit }) }, url: `sqlite:${file}`, drop: async () => {} }
   }
   const schema = `t_${randomBytes(6).toString('hex')}`
   const admin = new pg.Client({ connectionString: PG_URL })
