@@ -11,21 +11,14 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import type { OwnerType, Plan } from '../db/schema.js'
+import type { Plan } from '../db/schema.js'
 import { AppError } from '../lib/errors.js'
 import { isGuestId, platformIdOf } from '../lib/platform-ids.js'
 import type { AuthService, BearerContext } from '../modules/auth/auth.service.js'
-import type { ActorKind, RequestContext } from '../modules/auth/auth.types.js'
+import type { Access, Owner, RequestContext } from '../modules/auth/auth.types.js'
 import { requirePlan } from '../modules/shops/plans.js'
 import type { ShopsService } from '../modules/shops/shops.service.js'
 import type { Shop } from '../modules/shops/shops.types.js'
-
-export type Access = ActorKind | 'public'
-
-export interface Owner {
-  type: OwnerType
-  id: string
-}
 
 export interface RouteEntry {
   method: string

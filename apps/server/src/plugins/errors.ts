@@ -3,7 +3,7 @@ import fp from 'fastify-plugin'
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import { sqliteResultCode } from '../db/sqlite-file.js'
-import { AppError, ERROR_STATUS, type ErrorCode, type ErrorDetail } from '../lib/errors.js'
+import { type AjvError, AppError, ERROR_STATUS, type ErrorCode, validationDetails } from '../lib/errors.js'
 
 /** Seconds a client should wait before retrying when the database is unreachable. */
 const UNAVAILABLE_RETRY_AFTER_S = 5
@@ -19,49 +19,6 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08') || code.startsWith('57P'))) return true
   if (UNAVAILABLE_SQLITE_CODES.has(sqliteResultCode(err) ?? '')) return true
   return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down)/i.test(err.message)
-}
-
-interface AjvError {
-  instancePath: string
-  message?: string
-  keyword: string
-  params: Record<string, unknown>
-}
-
-const BATCH_ARRAYS = new Set(['items', 'events', 'guest_items', 'product_ids', 'handles', 'photos', 'line_items', 'variants'])
-
-/**
- * A value outside a set of literals (`Type.Union` of `Type.Literal`s: a period, a sort, an
- * event name) fails each literal's `const` and then the `anyOf`: one detail naming the
- * allowed values says it better than one per literal.
- */
-function collapseLiteralChoices(errors: AjvError[]): AjvError[] {
-  const allowed = new Map<string, unknown[]>()
-  for (const e of errors) if (e.keyword === 'const') allowed.set(e.instancePath, [...(allowed.get(e.instancePath) ?? []), e.params.allowedValue])
-  if (allowed.size === 0) return errors
-  const choices = new Set(errors.filter((e) => e.keyword === 'anyOf' && allowed.has(e.instancePath)).map((e) => e.instancePath))
-  return errors.flatMap((e) => {
-    if (!choices.has(e.instancePath)) return [e]
-    if (e.keyword === 'const') return []
-    if (e.keyword !== 'anyOf') return [e]
-    return [{ ...e, message: `must be one of: ${(allowed.get(e.instancePath) ?? []).join(', ')}` }]
-  })
-}
-
-/** `{path, message, index?}` per schema failure; `index` names the failing element of a batch. */
-export function validationDetails(errors: AjvError[], context: string | undefined): ErrorDetail[] {
-  return collapseLiteralChoices(errors).map((e) => {
-    const segments = e.instancePath.split('/').filter(Boolean)
-    if (e.keyword === 'required' && typeof e.params.missingProperty === 'string') segments.push(e.params.missingProperty)
-    if (e.keyword === 'additionalProperties' && typeof e.params.additionalProperty === 'string') segments.push(e.params.additionalProperty)
-    const location = context === 'querystring' ? 'query' : context ?? 'body'
-    const path = [location, ...segments].join('.')
-    const detail: ErrorDetail = { path, message: e.message ?? 'is invalid' }
-    const first = segments[0]
-    const second = segments[1]
-    if (first !== undefined && BATCH_ARRAYS.has(first) && second !== undefined && /^\d+$/.test(second)) detail.index = Number(second)
-    return detail
-  })
 }
 
 function fromFastifyError(err: FastifyError): AppError {

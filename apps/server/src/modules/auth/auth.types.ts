@@ -1,4 +1,4 @@
-import type { KeyScope } from '../../db/schema.js'
+import type { KeyScope, OwnerType } from '../../db/schema.js'
 import type { Shop } from '../shops/shops.types.js'
 
 /** Who is calling. Bearer tokens give `admin` or `customer`; the storefront key gives the rest. */
@@ -9,6 +9,15 @@ export type Actor =
   | { kind: 'storefront' }
 
 export type ActorKind = Actor['kind']
+
+/** Who may call a route (`config.access`). */
+export type Access = ActorKind | 'public'
+
+/** Whose wishlist a request acts on: a customer or a guest of the shop. */
+export interface Owner {
+  type: OwnerType
+  id: string
+}
 
 /** Built once per request by the auth plugin and passed first to every service call. */
 export interface RequestContext {

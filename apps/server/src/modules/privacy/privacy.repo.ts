@@ -10,7 +10,7 @@ import { type ExpressionBuilder, type Kysely, sql, type Transaction } from 'kyse
 import type { Backend, Db } from '../../db/connect.js'
 import { lockedForUpdate } from '../../db/dialect.js'
 import type { Database } from '../../db/schema.js'
-import type { Owner } from '../../plugins/auth.js'
+import type { Owner } from '../auth/auth.types.js'
 
 type Trx = Transaction<Database>
 

@@ -7,7 +7,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Ajv } from 'ajv'
 import { type TSchema, Type } from 'typebox'
-import type { Access } from '../../plugins/auth.js'
+import type { Access } from '../auth/auth.types.js'
 import type { ReviewsService } from './reviews.service.js'
 import {
   AdminListQuery,

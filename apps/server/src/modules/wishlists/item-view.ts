@@ -1,6 +1,6 @@
 /** Wishlist items as the API shows them, and the webhook `data` that names their owner. */
 import { isoMillis } from '../../lib/time.js'
-import type { Owner } from '../../plugins/auth.js'
+import type { Owner } from '../auth/auth.types.js'
 import type { ItemRow } from './wishlists.repo.js'
 
 export interface ItemView {

@@ -6,7 +6,7 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/schema.js'
 import { notFound } from '../../lib/errors.js'
-import type { Owner } from '../../plugins/auth.js'
+import type { Owner } from '../auth/auth.types.js'
 import { requireMultiWishlist } from '../shops/plans.js'
 import type { Shop } from '../shops/shops.types.js'
 import type { WishlistsRepo } from './wishlists.repo.js'

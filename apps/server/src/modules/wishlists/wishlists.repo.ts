@@ -7,7 +7,7 @@ import type { Kysely, Transaction } from 'kysely'
 import { backendOf, lockedForUpdate } from '../../db/dialect.js'
 import { precompiled } from '../../db/precompiled.js'
 import type { Database } from '../../db/schema.js'
-import type { Owner } from '../../plugins/auth.js'
+import type { Owner } from '../auth/auth.types.js'
 
 type Executor = Kysely<Database>
 type Trx = Transaction<Database>

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
 import { Counter } from 'prom-client'
-import type { Access } from '../../plugins/auth.js'
+import type { Access } from '../auth/auth.types.js'
 import { errors, Ok } from '../../lib/http-schemas.js'
 import { sendCachedBody } from './page-cache.js'
 import type { WishlistsService } from './wishlists.service.js'
