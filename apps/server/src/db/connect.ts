@@ -9,9 +9,8 @@ import { openSqliteFile, type SqliteFile } from './sqlite-file.js'
 import { WishlistSqliteDialect } from './sqlite-dialect.js'
 import { precompiledSql } from './precompiled.js'
 import type { Database } from './schema.js'
+import type { Backend, Db } from './types.js'
 
-export type Db = Kysely<Database>
-export type Backend = 'sqlite' | 'postgres'
 
 export interface Storage {
   db: Db

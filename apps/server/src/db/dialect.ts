@@ -3,7 +3,7 @@
  * onConflict upserts, limit/offset, transactions) is portable through Kysely.
  */
 import { CompiledQuery, type CreateTableBuilder, type Kysely, type QueryExecutor, SqliteAdapter, sql } from 'kysely'
-import type { Backend } from './connect.js'
+import type { Backend } from './types.js'
 import { sqliteResultCode } from './sqlite-file.js'
 
 /** An auto-increment integer primary key named `id` (a global sequence on PostgreSQL). */

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely'
 import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration'
-import type { Backend, Storage } from './connect.js'
+import type { Backend } from './types.js'
+import type { Storage } from './connect.js'
 import * as m0001 from './migrations/0001_foundation.js'
 import * as m0002 from './migrations/0002_wishlists.js'
 import * as m0003 from './migrations/0003_webhooks.js'

@@ -10,7 +10,7 @@
  * must end up as a bound parameter (checked when compiling).
  */
 import { type CompiledQuery, type Compilable, type Insertable, type InsertQueryBuilder, type InsertResult, type Kysely, type Selectable, sql } from 'kysely'
-import type { Backend } from './connect.js'
+import type { Backend } from './types.js'
 import { backendOf } from './dialect.js'
 import { executeInTransaction } from './group-commit.js'
 import type { Database } from './schema.js'

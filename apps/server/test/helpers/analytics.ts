@@ -1,4 +1,4 @@
-import type { Db } from '../../src/db/connect.js'
+import type { Db } from '../../src/db/types.js'
 import type { AnalyticsFactType, OwnerType } from '../../src/db/schema.js'
 import { type AnalyticsFact, applyPendingFacts, recordFacts } from '../../src/modules/analytics/facts.js'
 

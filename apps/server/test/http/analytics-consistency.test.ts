@@ -6,7 +6,7 @@
  * must equal what a scan of the raw stream computes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Db } from '../../src/db/connect.js'
+import type { Db } from '../../src/db/types.js'
 import { conversionRate, dayOf, formatDay, PERIODS, windowStart } from '../../src/modules/analytics/analytics.periods.js'
 import { generateActivity, type SeedEvent, seedAnalytics } from '../../src/modules/analytics/analytics.seed.js'
 import { applyPendingFacts } from '../../src/modules/analytics/facts.js'

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import type { Backend } from '../connect.js'
+import type { Backend } from '../types.js'
 
 /**
  * Wishlist pages are newest first with ties broken by product id, so the page index gets

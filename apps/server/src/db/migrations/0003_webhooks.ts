@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import type { Backend } from '../connect.js'
+import type { Backend } from '../types.js'
 
 /**
  * Webhook endpoints, one delivery per (outbox message, subscribed endpoint), and the log

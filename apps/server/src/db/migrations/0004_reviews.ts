@@ -7,7 +7,7 @@
  * exact sort keys, so a page is an index range walk and never sorts a product's reviews.
  */
 import { type Kysely, sql } from 'kysely'
-import type { Backend } from '../connect.js'
+import type { Backend } from '../types.js'
 import { withAutoId } from '../dialect.js'
 
 export async function up(db: Kysely<unknown>, backend: Backend): Promise<void> {

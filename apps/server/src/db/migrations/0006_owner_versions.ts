@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely'
-import type { Backend } from '../connect.js'
+import type { Backend } from '../types.js'
 
 /**
  * `wishlist_owners.version`: a value that changes, inside the writing transaction, whenever

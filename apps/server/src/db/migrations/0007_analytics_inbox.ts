@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import type { Backend } from '../connect.js'
+import type { Backend } from '../types.js'
 import { withAutoId } from '../dialect.js'
 
 /**

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import type { Backend } from '../connect.js'
+import type { Backend } from '../types.js'
 
 /**
  * The webhook worker deletes outbox rows once it has fanned them out into deliveries (each

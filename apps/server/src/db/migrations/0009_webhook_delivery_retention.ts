@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely'
-import type { Backend } from '../connect.js'
+import type { Backend } from '../types.js'
 
 /**
  * Settled deliveries by the time they were last changed, for the webhook worker's

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely'
-import type { Backend } from '../connect.js'
+import type { Backend } from '../types.js'
 
 /**
  * DECISIONS §1: every primary key starts with `shop_id`, so that the schema can be

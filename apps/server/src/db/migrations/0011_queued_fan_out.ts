@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import type { Backend } from '../connect.js'
+import type { Backend } from '../types.js'
 
 /**
  * `outbox_fan_outs`: product signals an events request has committed and the webhook worker

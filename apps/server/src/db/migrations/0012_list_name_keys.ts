@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely'
 import { codePointLength, comparisonKey } from '../../lib/text.js'
-import type { Backend } from '../connect.js'
+import type { Backend } from '../types.js'
 
 /**
  * List names are compared by `comparisonKey` (NFKC, format characters such as U+200B

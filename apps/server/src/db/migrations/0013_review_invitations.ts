@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely'
-import type { Backend } from '../connect.js'
+import type { Backend } from '../types.js'
 
 /**
  * Reviews: identity from proof (docs/api.md, "Verified purchases and invitations").

@@ -10,7 +10,7 @@
  * through both paths and requires identical tables.
  */
 import type { Insertable } from 'kysely'
-import type { Db } from '../../db/connect.js'
+import type { Db } from '../../db/types.js'
 import { backendOf, bulkInsertQuery } from '../../db/dialect.js'
 import type { AnalyticsFactType, Database, OwnerType } from '../../db/schema.js'
 import { DAY_MS } from '../../lib/time.js'

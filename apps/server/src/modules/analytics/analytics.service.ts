@@ -3,7 +3,7 @@
  * applies the shop's pending facts, so it includes every committed write, then touches at
  * most one rollup row per day of the history (or `limit` index entries), never the event log.
  */
-import type { Db } from '../../db/connect.js'
+import type { Db } from '../../db/types.js'
 import { normalizePlatformId } from '../../lib/platform-ids.js'
 import { now as systemNow } from '../../lib/time.js'
 import type { RequestContext } from '../auth/auth.types.js'

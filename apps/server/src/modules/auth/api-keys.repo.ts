@@ -1,4 +1,4 @@
-import type { Db } from '../../db/connect.js'
+import type { Db } from '../../db/types.js'
 import type { ApiKeyRow, KeyScope } from '../../db/schema.js'
 
 export function createApiKeysRepo(db: Db) {

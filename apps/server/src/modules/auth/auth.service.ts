@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose'
 import { LRUCache } from 'lru-cache'
-import type { Db } from '../../db/connect.js'
+import type { Db } from '../../db/types.js'
 import type { KeyScope } from '../../db/schema.js'
 import { AppError } from '../../lib/errors.js'
 import { platformIdOf } from '../../lib/platform-ids.js'

@@ -1,6 +1,6 @@
 /** What the intake knows about a shop's products (catalog_products). Every query is scoped by shop. */
 import type { Transaction } from 'kysely'
-import type { Backend } from '../../db/connect.js'
+import type { Backend } from '../../db/types.js'
 import { lockedForUpdate } from '../../db/dialect.js'
 import type { Database } from '../../db/schema.js'
 import type { VariantState } from './product-signals.js'

@@ -17,7 +17,7 @@
  *   customer holds nothing, so a fan-out still queued never lists them.
  */
 import type { Transaction } from 'kysely'
-import type { Backend, Db } from '../../db/connect.js'
+import type { Backend, Db } from '../../db/types.js'
 import { lockSkippingLocked } from '../../db/dialect.js'
 import type { Database } from '../../db/schema.js'
 import { newOrderedId } from '../../lib/ids.js'

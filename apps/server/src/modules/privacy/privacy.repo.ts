@@ -7,7 +7,7 @@
  * the erase pick it up.
  */
 import { type ExpressionBuilder, type Kysely, sql, type Transaction } from 'kysely'
-import type { Backend, Db } from '../../db/connect.js'
+import type { Backend, Db } from '../../db/types.js'
 import { lockedForUpdate } from '../../db/dialect.js'
 import type { Database } from '../../db/schema.js'
 import type { Owner } from '../auth/auth.types.js'

@@ -4,7 +4,7 @@
  * shop as CSV, streamed in batches (constant memory).
  */
 import { randomBytes } from 'node:crypto'
-import type { Backend, Db } from '../../db/connect.js'
+import type { Backend, Db } from '../../db/types.js'
 import { csvRecord } from '../../lib/csv.js'
 import { isoMillis, now } from '../../lib/time.js'
 import type { Owner, RequestContext } from '../auth/auth.types.js'

@@ -3,7 +3,7 @@
  * filters by `shop_id`; functions take the connection or the open transaction first.
  */
 import type { Insertable } from 'kysely'
-import type { Db } from '../../db/connect.js'
+import type { Db } from '../../db/types.js'
 import type { ReviewInvitationRow, ReviewInvitationsTable } from '../../db/schema.js'
 
 export const invitationsRepo = {

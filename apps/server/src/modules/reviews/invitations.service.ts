@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { Transaction } from 'kysely'
-import type { Db } from '../../db/connect.js'
+import type { Db } from '../../db/types.js'
 import type { Database, ReviewInvitationRow } from '../../db/schema.js'
 import { AppError, notFound } from '../../lib/errors.js'
 import { DAY_MS, isoMillis, isoSeconds, now } from '../../lib/time.js'

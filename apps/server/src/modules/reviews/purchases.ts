@@ -3,7 +3,7 @@
  * `recordPurchase` inside its own transaction; reviews only ever become verified here or
  * at submit time, never from anything a client sends.
  */
-import type { Db } from '../../db/connect.js'
+import type { Db } from '../../db/types.js'
 import { normalizePlatformId } from '../../lib/platform-ids.js'
 import { now } from '../../lib/time.js'
 import { reviewsRepo } from './reviews.repo.js'

@@ -2,7 +2,7 @@
  * Kysely queries of the reviews module. Every query filters by `shop_id`; functions take
  * the connection or the open transaction (`Db`) as their first argument.
  */
-import type { Db } from '../../db/connect.js'
+import type { Db } from '../../db/types.js'
 import { backendOf, lockedForUpdate } from '../../db/dialect.js'
 import type { ReviewAggregateRow, ReviewRow, ReviewStatus, ReviewsTable, VoterType } from '../../db/schema.js'
 import type { Insertable } from 'kysely'

@@ -3,7 +3,7 @@
  * Every method takes the request context first. Aggregates (approved reviews only) change
  * in the same transaction as the review write that changes them.
  */
-import type { Db } from '../../db/connect.js'
+import type { Db } from '../../db/types.js'
 import { isUniqueViolation } from '../../db/dialect.js'
 import type { ReviewRow, ReviewStatus, ReviewVerification, VoterType } from '../../db/schema.js'
 import { AppError, type ErrorDetail, notFound } from '../../lib/errors.js'

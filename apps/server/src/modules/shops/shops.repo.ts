@@ -1,4 +1,4 @@
-import type { Db } from '../../db/connect.js'
+import type { Db } from '../../db/types.js'
 import type { NewShopRow, ShopRow, ShopUpdate } from '../../db/schema.js'
 import type { Shop } from './shops.types.js'
 

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache'
-import type { Db } from '../../db/connect.js'
+import type { Db } from '../../db/types.js'
 import { backendOf, lockedForUpdate } from '../../db/dialect.js'
 import type { KeyScope, Plan, ShopUpdate } from '../../db/schema.js'
 import { AppError, notFound } from '../../lib/errors.js'

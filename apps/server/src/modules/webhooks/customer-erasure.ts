@@ -12,7 +12,7 @@
  * when they are written, after the erasure.
  */
 import { sql, type Transaction } from 'kysely'
-import type { Backend } from '../../db/connect.js'
+import type { Backend } from '../../db/types.js'
 import { lockedForUpdate } from '../../db/dialect.js'
 import type { Database } from '../../db/schema.js'
 import { createWebhooksRepo } from './webhooks.repo.js'

@@ -3,7 +3,7 @@
  * rescheduled per the retry schedule, or failed) and disable the endpoint on 410 Gone.
  * Shared by the worker and the synchronous `POST /v1/webhooks/{id}/test`.
  */
-import type { Db } from '../../db/connect.js'
+import type { Db } from '../../db/types.js'
 import { nextAttemptAt } from './retry-schedule.js'
 import { signatureHeaders } from './signing.js'
 import type { SendResult, WebhookSender } from './webhook-sender.js'

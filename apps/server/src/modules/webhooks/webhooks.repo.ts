@@ -4,7 +4,7 @@
  * every shop) and are marked as such.
  */
 import { type Kysely, sql, type Transaction } from 'kysely'
-import type { Backend, Db } from '../../db/connect.js'
+import type { Backend, Db } from '../../db/types.js'
 import { lockSkippingLocked } from '../../db/dialect.js'
 import type { Database, DeliveryStatus, WebhookDeliveriesTable, WebhookEndpointsTable } from '../../db/schema.js'
 import type { Insertable, Selectable } from 'kysely'

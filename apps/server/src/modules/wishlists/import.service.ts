@@ -4,7 +4,7 @@
  * already stored, repeated within the call, or beyond the item limit. Records analytics
  * adds; emits no webhooks. `dry_run` computes the same figures and writes nothing.
  */
-import type { Db } from '../../db/connect.js'
+import type { Db } from '../../db/types.js'
 import { platformIdOf } from '../../lib/platform-ids.js'
 import { now } from '../../lib/time.js'
 import type { Owner, RequestContext } from '../auth/auth.types.js'

@@ -2,7 +2,7 @@
  * Multi-wishlist (DECISIONS §6): the implicit default list, named lists, move.
  * The default list has a row only once renamed; its name is "My Wishlist" until then.
  */
-import type { Db } from '../../db/connect.js'
+import type { Db } from '../../db/types.js'
 import { AppError, notFound } from '../../lib/errors.js'
 import { newId } from '../../lib/ids.js'
 import { platformIdOf } from '../../lib/platform-ids.js'

@@ -3,7 +3,7 @@
  * or is revoked; a public read of the list as it is now.
  */
 import { randomBytes } from 'node:crypto'
-import type { Db } from '../../db/connect.js'
+import type { Db } from '../../db/types.js'
 import { AppError, notFound } from '../../lib/errors.js'
 import { DAY_MS, isoMillis, now } from '../../lib/time.js'
 import type { Owner, RequestContext } from '../auth/auth.types.js'

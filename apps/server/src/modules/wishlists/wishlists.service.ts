@@ -8,7 +8,7 @@
  * never on a read. Webhook events and analytics facts are written in the same transaction.
  */
 import type { Transaction } from 'kysely'
-import type { Db } from '../../db/connect.js'
+import type { Db } from '../../db/types.js'
 import type { Database } from '../../db/schema.js'
 import { AppError } from '../../lib/errors.js'
 import { normalizePlatformId, platformIdOf } from '../../lib/platform-ids.js'
