@@ -2,9 +2,21 @@
  * The only place where SQLite and PostgreSQL differ. Everything else (returning,
  * onConflict upserts, limit/offset, transactions) is portable through Kysely.
  */
-import { CompiledQuery, type CreateTableBuilder, type Kysely, type QueryExecutor, SqliteAdapter, sql } from 'kysely'
-import type { Backend } from './types.js'
+import {
+  CompiledQuery,
+  type CreateTableBuilder,
+  type Kysely,
+  type QueryExecutor,
+  type QueryResult,
+  type Selectable,
+  SqliteAdapter,
+  sql,
+  type Transaction,
+} from 'kysely'
+import { executeInTransaction } from './group-commit.js'
+import type { Database } from './schema.js'
 import { sqliteResultCode } from './sqlite-file.js'
+import type { Backend } from './types.js'
 
 /** An auto-increment integer primary key named `id` (a global sequence on PostgreSQL). */
 export function withAutoId<T extends string>(
@@ -61,6 +73,72 @@ export function bulkInsertQuery(backend: Backend, table: string, columns: readon
   return CompiledQuery.raw(`${target} values ${tuples.join(',')}`, params)
 }
 
+/** Rows per statement of a bulk load: SQLite binds at most 32,766 parameters per statement. */
+export const bulkInsertChunk = (backend: Backend, columns: number): number => (backend === 'postgres' ? 20_000 : Math.max(1, Math.min(4_000, Math.floor(30_000 / columns))))
+
+/** A compiled query; on SQLite, inside a transaction, straight on its connection (db/group-commit.ts). */
+export function executeCompiled<Row>(db: Kysely<Database>, query: CompiledQuery): Promise<QueryResult<Row>> {
+  return backendOf(db) === 'sqlite' && db.isTransaction ? executeInTransaction<Row>(db.getExecutor(), query) : db.executeQuery<Row>(query)
+}
+
+/**
+ * The shop's row locked until the transaction ends (`update`: exclusive; `share`: against
+ * writers of it), serialising work per shop on PostgreSQL; SQLite's transactions are
+ * exclusive already.
+ */
+export async function lockShopRow(trx: Transaction<Database>, shopId: string, mode: 'update' | 'share'): Promise<void> {
+  if (!supportsRowLocks(backendOf(trx))) return
+  const q = trx.selectFrom('shops').select('id').where('id', '=', shopId)
+  await (mode === 'update' ? q.forUpdate() : q.forShare()).execute()
+}
+
+/**
+ * Makes this transaction the only holder of `key`: on PostgreSQL a transaction-scoped
+ * advisory lock (waiting for it, or false at once when `wait` is false); SQLite runs one
+ * write transaction at a time anyway.
+ */
+export async function advisoryXactLock(trx: Transaction<Database>, key: string, wait: boolean): Promise<boolean> {
+  if (backendOf(trx) !== 'postgres') return true
+  if (wait) {
+    await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx)
+    return true
+  }
+  const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(hashtextextended(${key}, 0)) as locked`.execute(trx)
+  return rows[0]?.locked === true
+}
+
+/**
+ * A query's rows in batches of `size`, never more in memory. PostgreSQL: the query read
+ * through a server-side cursor (`.stream()` with pg-cursor), a consistent snapshot that
+ * holds one pool connection. SQLite: keyset pages (`page(after)`: the query past the last
+ * row read), because its one connection sits behind a mutex: a stream would hold it, and
+ * every other request, for the whole read.
+ */
+export async function* inBatches<Row>(
+  backend: Backend,
+  size: number,
+  page: (after: Row | undefined) => { stream(n: number): AsyncIterable<Row>; limit(n: number): { execute(): Promise<Row[]> } },
+): AsyncGenerator<Row[]> {
+  if (backend === 'postgres') {
+    let batch: Row[] = []
+    for await (const row of page(undefined).stream(size)) {
+      batch.push(row)
+      if (batch.length === size) {
+        yield batch
+        batch = []
+      }
+    }
+    if (batch.length) yield batch
+    return
+  }
+  for (let after: Row | undefined; ; ) {
+    const rows = await page(after).limit(size).execute()
+    if (rows.length) yield rows
+    if (rows.length < size) return
+    after = rows[rows.length - 1]
+  }
+}
+
 /** The selected rows locked until the transaction ends (FOR UPDATE) where the backend has row locks. */
 export function lockedForUpdate<QB extends { forUpdate(): QB }>(qb: QB, backend: Backend): QB {
   return supportsRowLocks(backend) ? qb.forUpdate() : qb
@@ -81,3 +159,24 @@ export function isUniqueViolation(err: unknown): boolean {
   const code = sqliteResultCode(err)
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
 }
+
+/**
+ * Rows passed to a statement as one JSON parameter (`rowsJson`), as a table `rows` of the
+ * given columns: SQLite unpacks them with `json_each` (each row an array of the columns'
+ * values: a third faster to unpack than objects keyed by column), PostgreSQL with
+ * `json_populate_recordset` (each row an object) against the row type of `table`, whose
+ * columns give the types.
+ * The statement's text is the same however many rows it takes, so it is compiled and
+ * prepared once (precompiled, and SQLite's statement cache), where a VALUES list of n rows is
+ * a new statement for every n: Kysely built its tree and SQL each time and SQLite prepared a
+ * statement of hundreds of parameters (bench, add+remove: the analytics applier's batches).
+ */
+export function jsonRows<T extends keyof Database & string>(db: Kysely<Database>, table: T, columns: readonly (keyof Database[T] & string)[], json: string) {
+  if (backendOf(db) === 'postgres') return sql<Selectable<Database[T]>>`json_populate_recordset(null::${sql.table(table)}, ${json}::json)`.as('rows')
+  const fields = columns.map((c, i) => sql`value ->> ${sql.raw(String(i))} as ${sql.ref(c)}`)
+  return sql<Selectable<Database[T]>>`(select ${sql.join(fields)} from json_each(${json}))`.as('rows')
+}
+
+/** The JSON text `jsonRows` unpacks, on the backend of `db`. */
+export const rowsJson = <Row extends object>(db: Kysely<Database>, rows: readonly Row[], columns: readonly (keyof Row & string)[]): string =>
+  JSON.stringify(backendOf(db) === 'postgres' ? rows.map((r) => Object.fromEntries(columns.map((c) => [c, r[c]]))) : rows.map((r) => columns.map((c) => r[c])))

@@ -9,10 +9,9 @@
  * Only for queries whose shape does not depend on the argument values: every argument
  * must end up as a bound parameter (checked when compiling).
  */
-import { type CompiledQuery, type Compilable, type Insertable, type InsertQueryBuilder, type InsertResult, type Kysely, type Selectable, sql } from 'kysely'
+import { type CompiledQuery, type Compilable, type Insertable, type InsertQueryBuilder, type InsertResult, type Kysely, sql } from 'kysely'
 import type { Backend } from './types.js'
-import { backendOf } from './dialect.js'
-import { executeInTransaction } from './group-commit.js'
+import { backendOf, executeCompiled, jsonRows, rowsJson } from './dialect.js'
 import type { Database } from './schema.js'
 
 type Slot = { arg: number } | { value: unknown }
@@ -59,31 +58,9 @@ export function precompiled<Args extends unknown[], Row>(arity: number, build: (
     const backend = backendOf(db)
     const { compiled, slots } = (templates[backend] ??= compileTemplate(db, build, arity))
     const query = { ...compiled, parameters: slots.map((s) => ('arg' in s ? args[s.arg] : s.value)) }
-    const { rows } = await (backend === 'sqlite' && db.isTransaction ? executeInTransaction<Row>(db.getExecutor(), query) : db.executeQuery<Row>(query))
-    return rows
+    return (await executeCompiled<Row>(db, query)).rows
   }
 }
-
-/**
- * Rows passed to a statement as one JSON parameter (`rowsJson`), as a table `rows` of the
- * given columns: SQLite unpacks them with `json_each` (each row an array of the columns'
- * values: a third faster to unpack than objects keyed by column), PostgreSQL with
- * `json_populate_recordset` (each row an object) against the row type of `table`, whose
- * columns give the types.
- * The statement's text is the same however many rows it takes, so it is compiled and
- * prepared once (precompiled, and SQLite's statement cache), where a VALUES list of n rows is
- * a new statement for every n: Kysely built its tree and SQL each time and SQLite prepared a
- * statement of hundreds of parameters (bench, add+remove: the analytics applier's batches).
- */
-export function jsonRows<T extends keyof Database & string>(db: Kysely<Database>, table: T, columns: readonly (keyof Database[T] & string)[], json: string) {
-  if (backendOf(db) === 'postgres') return sql<Selectable<Database[T]>>`json_populate_recordset(null::${sql.table(table)}, ${json}::json)`.as('rows')
-  const fields = columns.map((c, i) => sql`value ->> ${sql.raw(String(i))} as ${sql.ref(c)}`)
-  return sql<Selectable<Database[T]>>`(select ${sql.join(fields)} from json_each(${json}))`.as('rows')
-}
-
-/** The JSON text `jsonRows` unpacks, on the backend of `db`. */
-export const rowsJson = <Row extends object>(db: Kysely<Database>, rows: readonly Row[], columns: readonly (keyof Row & string)[]): string =>
-  JSON.stringify(backendOf(db) === 'postgres' ? rows.map((r) => Object.fromEntries(columns.map((c) => [c, r[c]]))) : rows.map((r) => columns.map((c) => r[c])))
 
 /**
  * An INSERT of rows into `table`, with ON CONFLICT or RETURNING as `tail` adds. One row, the

@@ -5,7 +5,8 @@
  */
 import { type Kysely, sql, type Transaction } from 'kysely'
 import { backendOf, lockedForUpdate } from '../../db/dialect.js'
-import { jsonRows, precompiled, rowsJson, rowsStatement } from '../../db/precompiled.js'
+import { jsonRows, rowsJson } from '../../db/dialect.js'
+import { precompiled, rowsStatement } from '../../db/precompiled.js'
 import type { Database, OwnerType } from '../../db/schema.js'
 
 export interface Owner {

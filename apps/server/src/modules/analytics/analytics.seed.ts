@@ -11,7 +11,7 @@
  */
 import type { Insertable } from 'kysely'
 import type { Db } from '../../db/types.js'
-import { backendOf, bulkInsertQuery } from '../../db/dialect.js'
+import { backendOf, bulkInsertChunk, bulkInsertQuery } from '../../db/dialect.js'
 import type { AnalyticsFactType, Database, OwnerType } from '../../db/schema.js'
 import { DAY_MS } from '../../lib/time.js'
 import { dayOf } from './analytics.periods.js'
@@ -242,7 +242,7 @@ async function bulkInsert<T extends keyof Tables>(db: Db, table: T, rows: Tables
   if (rows.length === 0) return
   const columns = Object.keys(rows[0] as object)
   const backend = backendOf(db)
-  const chunk = backend === 'postgres' ? 20_000 : Math.max(1, Math.min(4_000, Math.floor(30_000 / columns.length)))
+  const chunk = bulkInsertChunk(backend, columns.length)
   const t0 = Date.now()
   for (let i = 0; i < rows.length; i += chunk) {
     const slice = rows.slice(i, i + chunk).map((r) => columns.map((c) => (r as Record<string, unknown>)[c]))

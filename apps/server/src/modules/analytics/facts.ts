@@ -33,8 +33,8 @@
  * are sums and maxima. Code that deletes items without recording removes (customer
  * erasure) calls `syncHoldings` afterwards.
  */
-import { type Insertable, type Kysely, sql, type Transaction } from 'kysely'
-import { backendOf } from '../../db/dialect.js'
+import type { Insertable, Kysely, Transaction } from 'kysely'
+import { advisoryXactLock } from '../../db/dialect.js'
 import { precompiled, rowsStatement } from '../../db/precompiled.js'
 import type { AnalyticsFactType, Database, OwnerType } from '../../db/schema.js'
 import { now } from '../../lib/time.js'
@@ -103,21 +103,8 @@ export async function recordFacts(trx: Transaction<Database>, shopId: string, fa
   )
 }
 
-/**
- * Makes this transaction the shop's only applier: on PostgreSQL a transaction-scoped
- * advisory lock (waiting for it, or false at once when `wait` is false); SQLite runs one
- * transaction at a time anyway.
- */
-async function lockShop(trx: Transaction<Database>, shopId: string, wait: boolean): Promise<boolean> {
-  if (backendOf(trx) !== 'postgres') return true
-  const key = `wishlist.analytics:${shopId}`
-  if (wait) {
-    await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx)
-    return true
-  }
-  const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(hashtextextended(${key}, 0)) as locked`.execute(trx)
-  return rows[0]?.locked === true
-}
+/** Makes this transaction the shop's only applier (waiting for it, or false at once when `wait` is false). */
+const lockShop = (trx: Transaction<Database>, shopId: string, wait: boolean) => advisoryXactLock(trx, `wishlist.analytics:${shopId}`, wait)
 
 /** Takes one batch off the shop's inbox and applies it; returns its size. */
 async function applyBatch(trx: Transaction<Database>, shopId: string): Promise<number> {

@@ -18,7 +18,7 @@
  */
 import type { Transaction } from 'kysely'
 import type { Backend, Db } from '../../db/types.js'
-import { lockSkippingLocked } from '../../db/dialect.js'
+import { lockShopRow, lockSkippingLocked } from '../../db/dialect.js'
 import type { Database } from '../../db/schema.js'
 import { newOrderedId } from '../../lib/ids.js'
 import { createWishlistsRepo } from '../wishlists/wishlists.repo.js'
@@ -89,7 +89,7 @@ export async function writeQueuedSignals(db: Db, backend: Backend, limit = FAN_O
     const batch = signals.slice(fanOut.written, fanOut.written + limit)
     // PostgreSQL: an erasure of one of the shop's customers (webhooks/customer-erasure.ts)
     // holds the shop's row until it commits; the holders are read after it.
-    if (backend === 'postgres') await trx.selectFrom('shops').select('id').where('id', '=', shopId).forShare().execute()
+    await lockShopRow(trx, shopId, 'share')
     const holders = await wishlists.holders(trx, shopId, productId, MAX_CUSTOMER_IDS)
     if (holders.wishlistCount > 0) {
       const events = batch.map((s) => ({

@@ -8,7 +8,7 @@
  */
 import { type ExpressionBuilder, type Kysely, sql, type Transaction } from 'kysely'
 import type { Backend, Db } from '../../db/types.js'
-import { lockedForUpdate } from '../../db/dialect.js'
+import { inBatches, lockedForUpdate } from '../../db/dialect.js'
 import type { Database } from '../../db/schema.js'
 import type { Owner } from '../auth/auth.types.js'
 
@@ -276,41 +276,15 @@ export function createPrivacyRepo(backend: Backend) {
 
     // ---- the shop's item export ----
 
-    /**
-     * Every item of the shop in primary-key order, in batches of EXPORT_BATCH rows, never more
-     * in memory. PostgreSQL: one query read through a server-side cursor (Kysely `.stream()`
-     * with pg-cursor), a consistent snapshot that holds one pool connection. SQLite: keyset
-     * pages over the primary key, because Kysely's SQLite driver has ONE connection behind a
-     * mutex: a `.stream()` would hold it, and every other request, for the whole download.
-     */
-    async *exportRows(db: Db, shopId: string): AsyncGenerator<ExportRow[]> {
-      if (backend === 'postgres') {
-        let batch: ExportRow[] = []
-        for await (const row of exportQuery(db, shopId).stream(EXPORT_BATCH)) {
-          batch.push(row)
-          if (batch.length === EXPORT_BATCH) {
-            yield batch
-            batch = []
-          }
-        }
-        if (batch.length) yield batch
-        return
-      }
-      let after: ExportRow | undefined
-      while (true) {
-        let q = exportQuery(db, shopId)
-        if (after) {
-          const a = after
-          q = q.where((eb) =>
-            eb(eb.refTuple('i.owner_type', 'i.owner_id', 'i.list_id', 'i.product_id'), '>', eb.tuple(a.owner_type, a.owner_id, a.list_id, a.product_id)),
-          )
-        }
-        const rows = await q.limit(EXPORT_BATCH).execute()
-        if (rows.length) yield rows
-        if (rows.length < EXPORT_BATCH) return
-        after = rows[rows.length - 1]
-      }
-    },
+    /** Every item of the shop in primary-key order, in batches of EXPORT_BATCH rows (`inBatches`). */
+    exportRows: (db: Db, shopId: string): AsyncGenerator<ExportRow[]> =>
+      inBatches<ExportRow>(backend, EXPORT_BATCH, (after) =>
+        after === undefined
+          ? exportQuery(db, shopId)
+          : exportQuery(db, shopId).where((eb) =>
+              eb(eb.refTuple('i.owner_type', 'i.owner_id', 'i.list_id', 'i.product_id'), '>', eb.tuple(after.owner_type, after.owner_id, after.list_id, after.product_id)),
+            ),
+      ),
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import { type Kysely, sql, type Transaction } from 'kysely'
 import type { Backend, Db } from '../../db/types.js'
-import { lockSkippingLocked } from '../../db/dialect.js'
+import { lockShopRow, lockSkippingLocked } from '../../db/dialect.js'
 import type { Database, DeliveryStatus, WebhookDeliveriesTable, WebhookEndpointsTable } from '../../db/schema.js'
 import type { Insertable, Selectable } from 'kysely'
 
@@ -47,7 +47,7 @@ export function createWebhooksRepo(db: Db, backend: Backend) {
   return {
     async lockShop(trx: Transaction<Database>, shopId: string): Promise<void> {
       // Serialises concurrent creates of one shop so the 20-per-shop limit holds.
-      if (backend === 'postgres') await trx.selectFrom('shops').select('id').where('id', '=', shopId).forUpdate().execute()
+      await lockShopRow(trx, shopId, 'update')
     },
 
     async countEndpoints(ex: Executor, shopId: string): Promise<number> {
