@@ -8,6 +8,7 @@ import { backendOf, lockedForUpdate } from '../../db/dialect.js'
 import { jsonRows, rowsJson } from '../../db/dialect.js'
 import { precompiled, rowsStatement } from '../../db/precompiled.js'
 import type { Database, OwnerType } from '../../db/schema.js'
+import { ownedBy } from '../../db/owner-scope.js'
 
 export interface Owner {
   type: OwnerType
@@ -70,9 +71,9 @@ const insertSeenDays = rowsStatement('analytics_shopper_days', ['shop_id', 'day'
 )
 
 const shopperRow = (db: Db, shopId: string, ownerType: OwnerType, ownerId: string) =>
-  db.selectFrom('analytics_shoppers').where('shop_id', '=', shopId).where('owner_type', '=', ownerType).where('owner_id', '=', ownerId)
+  db.selectFrom('analytics_shoppers').where(ownedBy(shopId, { type: ownerType, id: ownerId }))
 const ownerItems = (db: Db, shopId: string, ownerType: OwnerType, ownerId: string) =>
-  db.selectFrom('wishlist_items').where('shop_id', '=', shopId).where('owner_type', '=', ownerType).where('owner_id', '=', ownerId)
+  db.selectFrom('wishlist_items').where(ownedBy(shopId, { type: ownerType, id: ownerId }))
 
 /**
  * The statements of a single wishlist change, compiled once (db/precompiled.ts): every add
@@ -88,14 +89,12 @@ const statements = {
     return lockedForUpdate(q, backendOf(db))
   }),
   setLastDay: precompiled(4, (db, shopId: string, ownerType: OwnerType, ownerId: string, day: number) =>
-    db.updateTable('analytics_shoppers').set({ last_day: day }).where('shop_id', '=', shopId).where('owner_type', '=', ownerType).where('owner_id', '=', ownerId),
+    db.updateTable('analytics_shoppers').set({ last_day: day }).where(ownedBy(shopId, { type: ownerType, id: ownerId })),
   ),
   convertPending: precompiled(5, (db, shopId: string, ownerType: OwnerType, ownerId: string, productId: string, at: number) =>
     db
       .deleteFrom('analytics_pending_adds')
-      .where('shop_id', '=', shopId)
-      .where('owner_type', '=', ownerType)
-      .where('owner_id', '=', ownerId)
+      .where(ownedBy(shopId, { type: ownerType, id: ownerId }))
       .where('product_id', '=', productId)
       .where('added_at', '<=', at)
       .returning(['day', 'count']),
@@ -201,9 +200,7 @@ export function rollupWriter(trx: Transaction<Database>, shopId: string) {
       const rows = await trx
         .selectFrom('analytics_holdings')
         .select('product_id')
-        .where('shop_id', '=', shopId)
-        .where('owner_type', '=', owner.type)
-        .where('owner_id', '=', owner.id)
+        .where(ownedBy(shopId, owner))
         .execute()
       return rows.map((r) => r.product_id)
     },

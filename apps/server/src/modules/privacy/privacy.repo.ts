@@ -11,6 +11,7 @@ import type { Backend, Db } from '../../db/types.js'
 import { inBatches, lockedForUpdate } from '../../db/dialect.js'
 import type { Database } from '../../db/schema.js'
 import type { Owner } from '../auth/auth.types.js'
+import { ownedBy } from '../../db/owner-scope.js'
 
 type Trx = Transaction<Database>
 
@@ -104,9 +105,7 @@ export function createPrivacyRepo(backend: Backend) {
       const q = db
         .selectFrom('wishlist_owners')
         .select(['item_count', 'created_at', 'updated_at'])
-        .where('shop_id', '=', shopId)
-        .where('owner_type', '=', owner.type)
-        .where('owner_id', '=', owner.id)
+        .where(ownedBy(shopId, owner))
       return (opts.lock ? lockedForUpdate(q, backend) : q).executeTakeFirst()
     },
 
@@ -114,9 +113,7 @@ export function createPrivacyRepo(backend: Backend) {
       return db
         .selectFrom('wishlist_lists')
         .select(['id', 'name', 'created_at', 'updated_at'])
-        .where('shop_id', '=', shopId)
-        .where('owner_type', '=', owner.type)
-        .where('owner_id', '=', owner.id)
+        .where(ownedBy(shopId, owner))
         .orderBy('created_at')
         .orderBy('id')
         .execute()
@@ -128,9 +125,7 @@ export function createPrivacyRepo(backend: Backend) {
         .selectFrom('wishlist_items as i')
         .leftJoin('catalog_products as c', (j) => j.onRef('c.shop_id', '=', 'i.shop_id').onRef('c.product_id', '=', 'i.product_id'))
         .select((eb) => ['i.list_id', 'i.product_id', eb.fn.coalesce('i.variant_id', 'c.default_variant_id').as('variant_id'), 'i.handle', 'i.metadata', 'i.added_at'])
-        .where('i.shop_id', '=', shopId)
-        .where('i.owner_type', '=', owner.type)
-        .where('i.owner_id', '=', owner.id)
+        .where(ownedBy(shopId, owner, 'i'))
         .orderBy('i.added_at', 'desc')
         .orderBy('i.product_id', 'desc')
         .execute()
@@ -140,9 +135,7 @@ export function createPrivacyRepo(backend: Backend) {
       return db
         .selectFrom('share_links')
         .select(['token', 'list_id', 'created_at', 'expires_at', 'revoked_at'])
-        .where('shop_id', '=', shopId)
-        .where('owner_type', '=', owner.type)
-        .where('owner_id', '=', owner.id)
+        .where(ownedBy(shopId, owner))
         .orderBy('created_at')
         .execute()
     },
@@ -151,9 +144,7 @@ export function createPrivacyRepo(backend: Backend) {
       return db
         .selectFrom('analytics_events')
         .select(['type', 'product_id', 'occurred_at'])
-        .where('shop_id', '=', shopId)
-        .where('owner_type', '=', owner.type)
-        .where('owner_id', '=', owner.id)
+        .where(ownedBy(shopId, owner))
         .orderBy('occurred_at')
         .orderBy('id')
         .execute()
@@ -224,7 +215,7 @@ export function createPrivacyRepo(backend: Backend) {
     // ---- erasure (inside the caller's transaction) ----
 
     async deleteOwnerRows(trx: Trx, table: OwnerTable, shopId: string, owner: Owner): Promise<number> {
-      const res = await trx.deleteFrom(table).where('shop_id', '=', shopId).where('owner_type', '=', owner.type).where('owner_id', '=', owner.id).executeTakeFirst()
+      const res = await trx.deleteFrom(table).where(ownedBy(shopId, owner)).executeTakeFirst()
       return Number(res.numDeletedRows)
     },
 
@@ -232,9 +223,7 @@ export function createPrivacyRepo(backend: Backend) {
       const res = await trx
         .updateTable(table)
         .set({ owner_id: pseudonym })
-        .where('shop_id', '=', shopId)
-        .where('owner_type', '=', owner.type)
-        .where('owner_id', '=', owner.id)
+        .where(ownedBy(shopId, owner))
         .executeTakeFirst()
       return Number(res.numUpdatedRows)
     },

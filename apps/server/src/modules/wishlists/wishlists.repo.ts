@@ -8,6 +8,7 @@ import { backendOf, lockedForUpdate } from '../../db/dialect.js'
 import { precompiled } from '../../db/precompiled.js'
 import type { Database } from '../../db/schema.js'
 import type { Owner } from '../auth/auth.types.js'
+import { ownedBy } from '../../db/owner-scope.js'
 
 type Executor = Kysely<Database>
 type Trx = Transaction<Database>
@@ -56,9 +57,7 @@ export function createWishlistsRepo() {
   const items = (db: Executor, shopId: string, owner: Owner) =>
     db
       .selectFrom('wishlist_items as i')
-      .where('i.shop_id', '=', shopId)
-      .where('i.owner_type', '=', owner.type)
-      .where('i.owner_id', '=', owner.id)
+      .where(ownedBy(shopId, owner, 'i'))
 
   /** Items with the default variant filled in from the catalog (resolved on read). */
   const itemsWithVariant = (db: Executor, shopId: string, owner: Owner, listId: string) =>
@@ -82,7 +81,7 @@ export function createWishlistsRepo() {
       .offset(offset),
   )
   const versionQuery = precompiled(3, (db, shopId: string, ownerType: Owner['type'], ownerId: string) =>
-    db.selectFrom('wishlist_owners').select('version').where('shop_id', '=', shopId).where('owner_type', '=', ownerType).where('owner_id', '=', ownerId),
+    db.selectFrom('wishlist_owners').select('version').where(ownedBy(shopId, { type: ownerType, id: ownerId })),
   )
   const countQuery = precompiled(4, (db, shopId: string, ownerType: Owner['type'], ownerId: string, listId: string) =>
     items(db, shopId, { type: ownerType, id: ownerId })
@@ -95,9 +94,7 @@ export function createWishlistsRepo() {
     const q = db
       .selectFrom('wishlist_owners')
       .select(['item_count', 'created_at', 'updated_at'])
-      .where('shop_id', '=', shopId)
-      .where('owner_type', '=', ownerType)
-      .where('owner_id', '=', ownerId)
+      .where(ownedBy(shopId, { type: ownerType, id: ownerId }))
     return lockedForUpdate(q, backendOf(db))
   })
   // An upsert whose conflict branch rewrites nothing: it returns the row either way, and on
@@ -113,9 +110,7 @@ export function createWishlistsRepo() {
     db
       .updateTable('wishlist_owners')
       .set((eb) => ({ item_count: eb('item_count', '+', delta), updated_at: at }))
-      .where('shop_id', '=', shopId)
-      .where('owner_type', '=', ownerType)
-      .where('owner_id', '=', ownerId),
+      .where(ownedBy(shopId, { type: ownerType, id: ownerId })),
   )
   const oneQuery = precompiled(5, (db, shopId: string, ownerType: Owner['type'], ownerId: string, listId: string, productId: string) =>
     itemsWithVariant(db, shopId, { type: ownerType, id: ownerId }, listId).where('i.product_id', '=', productId),
@@ -130,7 +125,7 @@ export function createWishlistsRepo() {
         .returning('product_id'),
   )
   const deleteReturning = (db: Executor, shopId: string, owner: Owner, listId: string) =>
-    db.deleteFrom('wishlist_items').where('shop_id', '=', shopId).where('owner_type', '=', owner.type).where('owner_id', '=', owner.id).where('list_id', '=', listId)
+    db.deleteFrom('wishlist_items').where(ownedBy(shopId, owner)).where('list_id', '=', listId)
   const deleteOneQuery = precompiled(5, (db, shopId: string, ownerType: Owner['type'], ownerId: string, listId: string, productId: string) =>
     deleteReturning(db, shopId, { type: ownerType, id: ownerId }, listId)
       .where('product_id', '=', productId)
@@ -173,9 +168,7 @@ export function createWishlistsRepo() {
       return db
         .selectFrom('wishlist_owners')
         .select(['item_count', 'created_at', 'updated_at'])
-        .where('shop_id', '=', shopId)
-        .where('owner_type', '=', owner.type)
-        .where('owner_id', '=', owner.id)
+        .where(ownedBy(shopId, owner))
         .executeTakeFirst()
     },
 
@@ -186,7 +179,7 @@ export function createWishlistsRepo() {
 
     async deleteOwner(trx: Trx, shopId: string, owner: Owner): Promise<void> {
       for (const table of ['share_links', 'wishlist_items', 'wishlist_lists', 'wishlist_owners'] as const) {
-        await trx.deleteFrom(table).where('shop_id', '=', shopId).where('owner_type', '=', owner.type).where('owner_id', '=', owner.id).execute()
+        await trx.deleteFrom(table).where(ownedBy(shopId, owner)).execute()
       }
     },
 
@@ -267,9 +260,7 @@ export function createWishlistsRepo() {
       await trx
         .updateTable('wishlist_items')
         .set(patch)
-        .where('shop_id', '=', shopId)
-        .where('owner_type', '=', owner.type)
-        .where('owner_id', '=', owner.id)
+        .where(ownedBy(shopId, owner))
         .where('list_id', '=', listId)
         .where('product_id', '=', productId)
         .execute()
@@ -317,9 +308,7 @@ export function createWishlistsRepo() {
         .execute()
       await trx
         .deleteFrom('wishlist_items')
-        .where('shop_id', '=', shopId)
-        .where('owner_type', '=', owner.type)
-        .where('owner_id', '=', owner.id)
+        .where(ownedBy(shopId, owner))
         .where('product_id', 'in', productIds)
         .execute()
       return rows
@@ -328,9 +317,9 @@ export function createWishlistsRepo() {
     async deleteList(trx: Trx, shopId: string, owner: Owner, listId: string): Promise<string[]> {
       const removed = await items(trx, shopId, owner).where('i.list_id', '=', listId).select('i.product_id').execute()
       for (const table of ['wishlist_items', 'share_links'] as const) {
-        await trx.deleteFrom(table).where('shop_id', '=', shopId).where('owner_type', '=', owner.type).where('owner_id', '=', owner.id).where('list_id', '=', listId).execute()
+        await trx.deleteFrom(table).where(ownedBy(shopId, owner)).where('list_id', '=', listId).execute()
       }
-      await trx.deleteFrom('wishlist_lists').where('shop_id', '=', shopId).where('owner_type', '=', owner.type).where('owner_id', '=', owner.id).where('id', '=', listId).execute()
+      await trx.deleteFrom('wishlist_lists').where(ownedBy(shopId, owner)).where('id', '=', listId).execute()
       return removed.map((r) => r.product_id)
     },
 
@@ -338,9 +327,7 @@ export function createWishlistsRepo() {
       await trx
         .updateTable('wishlist_items')
         .set({ list_id: to })
-        .where('shop_id', '=', shopId)
-        .where('owner_type', '=', owner.type)
-        .where('owner_id', '=', owner.id)
+        .where(ownedBy(shopId, owner))
         .where('list_id', '=', from)
         .where('product_id', '=', productId)
         .execute()
@@ -352,9 +339,7 @@ export function createWishlistsRepo() {
       return db
         .selectFrom('wishlist_lists')
         .select(['id', 'name', 'name_key', 'created_at', 'updated_at'])
-        .where('shop_id', '=', shopId)
-        .where('owner_type', '=', owner.type)
-        .where('owner_id', '=', owner.id)
+        .where(ownedBy(shopId, owner))
         .orderBy('created_at', 'asc')
         .orderBy('id', 'asc')
         .execute()
@@ -364,9 +349,7 @@ export function createWishlistsRepo() {
       return db
         .selectFrom('wishlist_lists')
         .select(['id', 'name', 'name_key', 'created_at', 'updated_at'])
-        .where('shop_id', '=', shopId)
-        .where('owner_type', '=', owner.type)
-        .where('owner_id', '=', owner.id)
+        .where(ownedBy(shopId, owner))
         .where('id', '=', listId)
         .executeTakeFirst()
     },
@@ -379,9 +362,7 @@ export function createWishlistsRepo() {
       await trx
         .updateTable('wishlist_lists')
         .set({ name, name_key: nameKey, updated_at: at })
-        .where('shop_id', '=', shopId)
-        .where('owner_type', '=', owner.type)
-        .where('owner_id', '=', owner.id)
+        .where(ownedBy(shopId, owner))
         .where('id', '=', listId)
         .execute()
     },
@@ -392,9 +373,7 @@ export function createWishlistsRepo() {
       return db
         .selectFrom('share_links')
         .select(['token', 'created_at', 'expires_at'])
-        .where('shop_id', '=', shopId)
-        .where('owner_type', '=', owner.type)
-        .where('owner_id', '=', owner.id)
+        .where(ownedBy(shopId, owner))
         .where('list_id', '=', listId)
         .where('revoked_at', 'is', null)
         .where('expires_at', '>', at)
@@ -410,9 +389,7 @@ export function createWishlistsRepo() {
       const res = await trx
         .updateTable('share_links')
         .set({ revoked_at: at })
-        .where('shop_id', '=', shopId)
-        .where('owner_type', '=', owner.type)
-        .where('owner_id', '=', owner.id)
+        .where(ownedBy(shopId, owner))
         .where('list_id', '=', listId)
         .where('revoked_at', 'is', null)
         .where('expires_at', '>', at)
