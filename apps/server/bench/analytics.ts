@@ -22,7 +22,7 @@ import { type DatabaseTarget, loadConfig } from '../src/config.js'
 import type { Backend } from '../src/db/types.js'
 import { openStorage } from '../src/db/connect.js'
 import { migrateToLatest } from '../src/db/migrate.js'
-import { seedAnalytics } from '../src/modules/analytics/analytics.seed.js'
+import { seedAnalytics } from '../src/cli/analytics-seed.js'
 import { BENCH_RATE_LIMITS } from './http/dataset.js'
 
 export interface BenchOptions {

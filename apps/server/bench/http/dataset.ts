@@ -22,7 +22,7 @@ import { buildApp } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
 import { openStorage, type Storage } from '../../src/db/connect.js'
 import { migrateToLatest } from '../../src/db/migrate.js'
-import { seedAnalytics } from '../../src/modules/analytics/analytics.seed.js'
+import { seedAnalytics } from '../../src/cli/analytics-seed.js'
 
 export type BenchBackend = 'sqlite' | 'postgres'
 

@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util'
 import { parseDatabaseUrl } from '../config.js'
 import { openStorage } from '../db/connect.js'
 import { migrateToLatest } from '../db/migrate.js'
-import { seedAnalytics } from '../modules/analytics/analytics.seed.js'
+import { seedAnalytics } from './analytics-seed.js'
 import { isPlan } from '../modules/shops/plans.js'
 import { createShopsService } from '../modules/shops/shops.service.js'
 

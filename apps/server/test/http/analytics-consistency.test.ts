@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Db } from '../../src/db/types.js'
 import { conversionRate, dayOf, formatDay, PERIODS, windowStart } from '../../src/modules/analytics/analytics.periods.js'
-import { generateActivity, type SeedEvent, seedAnalytics } from '../../src/modules/analytics/analytics.seed.js'
+import { generateActivity, type SeedEvent, seedAnalytics } from '../../src/cli/analytics-seed.js'
 import { applyPendingFacts } from '../../src/modules/analytics/facts.js'
 import { applySteps } from '../helpers/analytics.js'
 import { createTestApp, type TestApp, type TestShop } from '../helpers/app.js'

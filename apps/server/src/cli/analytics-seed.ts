@@ -10,12 +10,12 @@
  * through both paths and requires identical tables.
  */
 import type { Insertable } from 'kysely'
-import type { Db } from '../../db/types.js'
-import { backendOf, bulkInsertChunk, bulkInsertQuery } from '../../db/dialect.js'
-import type { AnalyticsFactType, Database, OwnerType } from '../../db/schema.js'
-import { DAY_MS } from '../../lib/time.js'
-import { dayOf } from './analytics.periods.js'
-import type { DailyDelta } from './analytics.repo.js'
+import type { Db } from '../db/types.js'
+import { backendOf, bulkInsertChunk, bulkInsertQuery } from '../db/dialect.js'
+import type { AnalyticsFactType, Database, OwnerType } from '../db/schema.js'
+import { DAY_MS } from '../lib/time.js'
+import { dayOf } from '../modules/analytics/analytics.periods.js'
+import type { DailyDelta } from '../modules/analytics/analytics.repo.js'
 
 export interface SeedEvent {
   type: AnalyticsFactType
