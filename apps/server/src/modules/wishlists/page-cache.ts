@@ -86,12 +86,24 @@ export interface CachedBodies {
 }
 
 /**
+ * A read the page cache may answer with its serialized body: the key it is filed under, the
+ * owner version it depends on and how to load its data. Services return it; the route
+ * serializes (`sendCachedRead`).
+ */
+export interface CacheableRead<T> {
+  bodies: CachedBodies
+  key: string
+  version: () => Promise<string>
+  load: () => Promise<T>
+}
+
+/**
  * A response body through the cache: served when nothing was written since it was confirmed
  * (the change stamp) or when the owner's version is the one it was built at; built and filed
  * otherwise. The stamp and the version are read before building, so a body never outlives a
  * write it did not see.
  */
-export function cachedBody(bodies: CachedBodies, key: string, version: () => Promise<string>, build: () => Promise<Buffer>): Buffer | Promise<Buffer> {
+function cachedBody(bodies: CachedBodies, key: string, version: () => Promise<string>, build: () => Promise<Buffer>): Buffer | Promise<Buffer> {
   const { pageCache: cache, changeStamp } = bodies
   if (cache === undefined || !cache.enabled) return build()
   const resolve = async (stamp: string | undefined) => {
@@ -123,14 +135,13 @@ export function cachedBody(bodies: CachedBodies, key: string, version: () => Pro
 }
 
 /**
- * A 200 answered with a cached body: `build` gets the route's own serializer (its response
- * schema, `{ok: true, data}`) and returns the bytes, which Fastify sends as they are. A body
- * confirmed by the change stamp is sent at once, without a promise (the route handler
- * returns nothing then, the send is done); otherwise the reply is sent when the returned
- * promise settles.
+ * A 200 answered through the cache: the body is the route's own serialization (its response
+ * schema, `{ok: true, data}`) as bytes, which Fastify sends as they are. A body confirmed by
+ * the change stamp is sent at once, without a promise (the route handler returns nothing
+ * then, the send is done); otherwise the reply is sent when the returned promise settles.
  */
-export function sendCachedBody(reply: FastifyReply, build: (serialize: (data: unknown) => string) => Buffer | Promise<Buffer>): undefined | Promise<void> {
-  const body = build((data) => reply.serialize({ ok: true, data }) as string)
+export function sendCachedRead<T>(reply: FastifyReply, read: CacheableRead<T>): undefined | Promise<void> {
+  const body = cachedBody(read.bodies, read.key, read.version, async () => Buffer.from(reply.serialize({ ok: true, data: await read.load() }) as string))
   if (Buffer.isBuffer(body)) {
     sendBody(reply, body)
     return undefined

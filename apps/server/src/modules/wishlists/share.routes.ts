@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import { errors, Ok } from '../../lib/http-schemas.js'
-import { sendCachedBody } from './page-cache.js'
+import { sendCachedRead } from './page-cache.js'
 import type { ShareService } from './share.service.js'
 import { ListQuery, OwnerParams, SharedTokenParams, SharedWishlist, ShareLinkView } from './wishlists.schemas.js'
 import { ownerRoute } from './wishlists.routes.js'
@@ -29,6 +29,6 @@ export const shareRoutes: FastifyPluginAsyncTypebox<{ share: ShareService }> = a
     '/v1/wishlists/shared/:shareToken',
     { config: { access: ['public'] }, schema: { tags, summary: 'Read a shared wishlist (no authentication)', params: SharedTokenParams, response: { 200: Ok(SharedWishlist), ...errors(403, 404, 410, 429) } } },
     // Serialized once per owner version (page-cache.ts); the typed reply only takes the object.
-    (request, reply) => sendCachedBody(reply as FastifyReply, (serialize) => share.readBody(request.params.shareToken, serialize)),
+    async (request, reply) => sendCachedRead(reply as FastifyReply, await share.read(request.params.shareToken)),
   )
 }

@@ -13,7 +13,7 @@ import { multiWishlistActive, requirePlan } from '../shops/plans.js'
 import type { ShopsService } from '../shops/shops.service.js'
 import { ownerData } from './item-view.js'
 import { assertListExists, resolveListId } from './list-scope.js'
-import { type CachedBodies, cachedBody } from './page-cache.js'
+import type { CacheableRead, CachedBodies } from './page-cache.js'
 import { createWishlistsRepo, type WishlistsRepo } from './wishlists.repo.js'
 import { DEFAULT_LIST_ID, DEFAULT_LIST_NAME, type SharedView } from './wishlists.schemas.js'
 
@@ -75,7 +75,7 @@ export function createShareService(
      * page cache (page-cache.ts) while the owner's version is unchanged: a shared registry
      * is read by many people between its owner's edits.
      */
-    async readBody(token: string, serialize: (view: SharedView) => string): Promise<Buffer> {
+    async read(token: string): Promise<CacheableRead<SharedView>> {
       const link = await repo.shareLinkByToken(db, token)
       if (!link || link.revoked_at !== null) throw notFound('Share link')
       const shop = await deps.shops.get(link.shop_id)
@@ -85,11 +85,11 @@ export function createShareService(
       // A named list is hidden (not shared) while multi-wishlist is inactive.
       if (link.list_id !== DEFAULT_LIST_ID && !multiWishlistActive(shop)) throw notFound('Share link')
       const owner: Owner = { type: link.owner_type, id: link.owner_id }
-      return cachedBody(
-        deps,
-        `share\u0000${token}`,
-        () => repo.ownerVersion(db, shop.id, owner),
-        async () => {
+      return {
+        bodies: deps,
+        key: `share\u0000${token}`,
+        version: () => repo.ownerVersion(db, shop.id, owner),
+        load: async () => {
           const listRow = await repo.list(db, shop.id, owner, link.list_id)
           if (link.list_id !== DEFAULT_LIST_ID && !listRow) throw notFound('Share link')
           const rows = await repo.all(db, shop.id, owner, link.list_id)
@@ -100,9 +100,9 @@ export function createShareService(
             created_at: isoMillis(link.created_at),
             expires_at: isoMillis(link.expires_at),
           }
-          return Buffer.from(serialize(view))
+          return view
         },
-      )
+      }
     },
   }
 }

@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify'
 import { Counter } from 'prom-client'
 import type { Access } from '../auth/auth.types.js'
 import { errors, Ok } from '../../lib/http-schemas.js'
-import { sendCachedBody } from './page-cache.js'
+import { sendCachedRead } from './page-cache.js'
 import type { WishlistsService } from './wishlists.service.js'
 import {
   AddItemBody,
@@ -48,7 +48,7 @@ export const wishlistRoutes: FastifyPluginAsyncTypebox<{ wishlists: WishlistsSer
     },
     // Serialized once per owner version (page-cache.ts); the typed reply only takes the object.
     // Not async: a body confirmed by the change stamp is sent without a promise.
-    (request, reply) => sendCachedBody(reply as FastifyReply, (serialize) => wishlists.getItemsBody(request.ctx, request.owner, request.query, serialize)),
+    (request, reply) => sendCachedRead(reply as FastifyReply, wishlists.itemsRead(request.ctx, request.owner, request.query)),
   )
 
   app.post(

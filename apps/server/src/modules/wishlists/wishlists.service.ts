@@ -19,7 +19,7 @@ import { type AnalyticsFact, recordFacts } from '../analytics/facts.js'
 import { enqueueWebhookEvents, type OutboxEvent } from '../events/outbox.js'
 import { type ItemView, itemView, ownerData } from './item-view.js'
 import { assertListExists, resolveListId } from './list-scope.js'
-import { type CachedBodies, cachedBody } from './page-cache.js'
+import type { CacheableRead, CachedBodies } from './page-cache.js'
 import { createWishlistsRepo, type NewItem, type RemovedItem, type WishlistsRepo } from './wishlists.repo.js'
 import { ITEM_LIMIT, METADATA_MAX_CHARS } from './wishlists.schemas.js'
 
@@ -121,18 +121,17 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
     pageCacheStats: deps.pageCache?.stats ?? { hits: 0, misses: 0 },
 
     /**
-     * The GET page as its response body, from the page cache when the owner's version is
-     * the one it was built at (page-cache.ts). The version is read before the page, so a
-     * body is never filed under a version newer than what it shows.
+     * The GET page as a read the page cache may answer while the owner's version is the one
+     * it was built at (page-cache.ts). The version is read before the page, so a body is
+     * never filed under a version newer than what it shows.
      */
-    getItemsBody(ctx: RequestContext, owner: Owner, query: ItemsQuery, serialize: (page: Awaited<ReturnType<typeof getItems>>) => string): Buffer | Promise<Buffer> {
-      const key = `page\u0000${ctx.shop.id}\u0000${owner.type}\u0000${owner.id}\u0000${resolveListId(ctx.shop, query.wishlist_id)}\u0000${query.limit}\u0000${query.offset}`
-      return cachedBody(
-        deps,
-        key,
-        () => repo.ownerVersion(db, ctx.shop.id, owner),
-        async () => Buffer.from(serialize(await getItems(ctx, owner, query))),
-      )
+    itemsRead(ctx: RequestContext, owner: Owner, query: ItemsQuery): CacheableRead<Awaited<ReturnType<typeof getItems>>> {
+      return {
+        bodies: deps,
+        key: `page\u0000${ctx.shop.id}\u0000${owner.type}\u0000${owner.id}\u0000${resolveListId(ctx.shop, query.wishlist_id)}\u0000${query.limit}\u0000${query.offset}`,
+        version: () => repo.ownerVersion(db, ctx.shop.id, owner),
+        load: () => getItems(ctx, owner, query),
+      }
     },
 
     /** 201 (`created`) for a new item, 200 when present: `variantId`, `handle`, `metadata` updated where given, `addedAt` kept. */
