@@ -120,9 +120,7 @@ export const LOG_SERIALIZERS = { req: serializeRequest }
 
 function loggerOptions(deps: AppDeps): FastifyServerOptions['logger'] {
   if (deps.logger === undefined) {
-    // Lines go to stdout in batches of 4 KiB, and at least every second (pino's default
-    // writes each line with its own blocking syscall; bench: 6% of a GET page's CPU), and
-    // what is waiting is written when the process exits (lib/log-sink.ts).
+    // Lines go to stdout in batches of 4 KiB, at least every second and at exit (lib/log-sink.ts).
     return { level: deps.config.logLevel, redact: LOG_REDACT, serializers: LOG_SERIALIZERS, stream: stdoutSink() }
   }
   // Callers passing their own options (tests with a stream) get the same URL redaction.

@@ -1,44 +1,17 @@
-/**
- * The production log destination: lines are gathered in memory and written to the file
- * descriptor in batches, once 4 KiB are waiting and at least every second, each batch as
- * one joined string and one blocking write (sonic-boom, which retries a full pipe), and
- * what is left when the process exits.
- *
- * Why not sonic-boom's own buffering (`minLength`): it appends each line to a growing
- * string and measures that string's UTF-8 length on every write, and its asynchronous
- * writes encode the batch on the main thread and hop through the thread pool (bench
- * profile of the GET page: about 6% of the request's CPU together).
- */
 import { pino } from 'pino'
 
-export interface LogSink {
-  write(line: string): boolean
-}
+let stdout: ReturnType<typeof pino.destination> | undefined
 
-function batchedLogSink(fd: number, { minBytes = 4096, intervalMs = 1000 } = {}): LogSink {
-  const out = pino.destination({ dest: fd, sync: true })
-  let lines: string[] = []
-  let bytes = 0
-  const flush = () => {
-    if (lines.length === 0) return
-    const batch = lines.join('')
-    lines = []
-    bytes = 0
-    out.write(batch)
+/**
+ * The process's one log destination on standard output: sonic-boom gathering lines until
+ * 4 KiB are waiting (pino's default writes each line with its own system call), flushed at
+ * least every second, and by pino when the process exits.
+ */
+export function stdoutSink(): ReturnType<typeof pino.destination> {
+  if (stdout === undefined) {
+    const out = pino.destination({ dest: 1, minLength: 4096, sync: false })
+    setInterval(() => out.flush(), 1000).unref()
+    stdout = out
   }
-  setInterval(flush, intervalMs).unref()
-  process.once('exit', flush)
-  return {
-    write(line) {
-      lines.push(line)
-      bytes += line.length
-      if (bytes >= minBytes) flush()
-      return true
-    },
-  }
+  return stdout
 }
-
-let stdout: LogSink | undefined
-
-/** The process's one batched sink on standard output. */
-export const stdoutSink = (): LogSink => (stdout ??= batchedLogSink(1))
