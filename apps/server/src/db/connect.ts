@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { Kysely, PostgresDialect, type SqliteDatabase, type SqliteStatement } from 'kysely'
+import { LRUCache } from 'lru-cache'
 import pg from 'pg'
 import Cursor from 'pg-cursor'
 import type { DatabaseTarget } from '../config.js'
@@ -41,14 +42,14 @@ const pgTypes = {
  * Kysely's SQLite driver calls `prepare()` for every query, and SQLite then parses and plans
  * the SQL again: measurable on every request (bench: about 5% of the GET page's CPU).
  * Statements are reusable and our queries run synchronously one at a time (no `stream()`),
- * so the same text gets the same prepared statement. Bounded: bulk inserts produce many
- * distinct texts, so long ones are not kept and the oldest entry goes first.
+ * so the same text gets the same prepared statement. Bounded (an LRU): bulk inserts produce
+ * many distinct texts, so long ones are not kept.
  *
  * The statements are handed out in the shape Kysely's SQLite driver expects (parameters as
  * one array, `reader` for statements that return rows), over `node:sqlite`'s.
  */
 export function cachingPrepare(sqlite: SqliteFile, maxEntries = 500, maxSqlLength = 4000): SqliteDatabase & { writes(): number } {
-  const statements = new Map<string, SqliteStatement>()
+  const statements = new LRUCache<string, SqliteStatement>({ max: maxEntries })
   let writes = 0
   return {
     close: () => sqlite.close(),
@@ -58,10 +59,7 @@ export function cachingPrepare(sqlite: SqliteFile, maxEntries = 500, maxSqlLengt
       let stmt = statements.get(sql)
       if (stmt === undefined) {
         stmt = sqlite.statement(sql)
-        if (sql.length <= maxSqlLength) {
-          if (statements.size >= maxEntries) statements.delete(statements.keys().next().value as string)
-          statements.set(sql, stmt)
-        }
+        if (sql.length <= maxSqlLength) statements.set(sql, stmt)
       }
       if (!stmt.reader) writes++
       return stmt
@@ -71,38 +69,13 @@ export function cachingPrepare(sqlite: SqliteFile, maxEntries = 500, maxSqlLengt
 }
 
 /**
- * The SQLite change stamp: this process's write count and `PRAGMA data_version`, which
- * changes when another connection (a second instance, the CLI, a script) commits.
- *
- * The pragma opens and closes a read transaction: two fcntl locks, about 2 µs, paid by
- * every GET page served from the cache (bench: 7% of its CPU). It is read once per
- * event-loop turn instead: requests handled before the loop's next check phase (one batch of
- * socket reads, the callbacks and promises they start) share one read. A request whose bytes
- * reached the socket after another connection's commit belongs to a later batch (the poll
- * that handed over this one had already returned), so it re-reads and sees the commit.
- * This process's own writes are counted before they run, so they show at once.
+ * The SQLite change stamp: this process's write count (counted before each write runs, so
+ * its own writes show at once) and `PRAGMA data_version`, which changes when another
+ * connection (a second instance, the CLI, a script) commits.
  */
-export function otherConnectionsStamp(sqlite: SqliteFile, writes: () => number): () => string {
+function otherConnectionsStamp(sqlite: SqliteFile, writes: () => number): () => string {
   const dataVersion = sqlite.db.prepare('PRAGMA data_version')
-  let version: unknown
-  let stamp = ''
-  let stampWrites = -1
-  const forget = () => {
-    version = undefined
-  }
-  return () => {
-    if (version === undefined) {
-      version = dataVersion.get()?.data_version
-      stampWrites = -1
-      setImmediate(forget)
-    }
-    const w = writes()
-    if (w !== stampWrites) {
-      stamp = `${w}:${String(version)}`
-      stampWrites = w
-    }
-    return stamp
-  }
+  return () => `${writes()}:${String(dataVersion.get()?.data_version)}`
 }
 
 function openSqlite(file: string, groupCommit: boolean): Storage {

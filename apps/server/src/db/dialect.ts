@@ -7,13 +7,11 @@ import {
   type CreateTableBuilder,
   type Kysely,
   type QueryExecutor,
-  type QueryResult,
   type Selectable,
   SqliteAdapter,
   sql,
   type Transaction,
 } from 'kysely'
-import { executeInTransaction } from './group-commit.js'
 import type { Database } from './schema.js'
 import { sqliteResultCode } from './sqlite-file.js'
 import type { Backend } from './types.js'
@@ -75,11 +73,6 @@ export function bulkInsertQuery(backend: Backend, table: string, columns: readon
 
 /** Rows per statement of a bulk load: SQLite binds at most 32,766 parameters per statement. */
 export const bulkInsertChunk = (backend: Backend, columns: number): number => (backend === 'postgres' ? 20_000 : Math.max(1, Math.min(4_000, Math.floor(30_000 / columns))))
-
-/** A compiled query; on SQLite, inside a transaction, straight on its connection (db/group-commit.ts). */
-export function executeCompiled<Row>(db: Kysely<Database>, query: CompiledQuery): Promise<QueryResult<Row>> {
-  return backendOf(db) === 'sqlite' && db.isTransaction ? executeInTransaction<Row>(db.getExecutor(), query) : db.executeQuery<Row>(query)
-}
 
 /**
  * The shop's row locked until the transaction ends (`update`: exclusive; `share`: against

@@ -45,7 +45,6 @@ import {
   CompiledQuery,
   type DatabaseConnection,
   type Driver,
-  type QueryExecutor,
   type QueryResult,
   SelectQueryNode,
   type SqliteDatabase,
@@ -108,32 +107,6 @@ class Lease implements DatabaseConnection {
 }
 
 const asLease = (connection: DatabaseConnection) => connection as Lease
-
-/** The lease of each SQLite transaction that has run a statement, by the transaction's executor (one per transaction). */
-const leaseOf = new WeakMap<QueryExecutor, Lease>()
-
-/**
- * Runs a statement of a SQLite transaction straight on its lease. Kysely passes each of a
- * transaction's statements through five async layers (the open-transaction check, the
- * executor, the connection mutex, the runner, the result transform); an add or remove runs
- * six or seven statements, and skipping those layers took about 5% off its CPU (bench,
- * add+remove, alternating runs: 101 and 95 µs per request against 105 and 102).
- * The first statement goes Kysely's way, which checks that the transaction is open and
- * yields its lease; later ones run at once while that lease is inside its savepoint, which
- * is exactly while the transaction is open (it holds the connection from BEGIN to RELEASE).
- * A transaction used after its end goes Kysely's way and fails there, as it would without
- * this. Statements run in the order of the calls, as through Kysely's mutex, provided a
- * transaction awaits each statement before the next (ours all do).
- */
-export function executeInTransaction<R>(executor: QueryExecutor, compiled: CompiledQuery): Promise<QueryResult<R>> {
-  const lease = leaseOf.get(executor)
-  if (lease?.inSavepoint) return Promise.resolve(lease.run<R>(compiled))
-  if (lease !== undefined || executor.plugins.length > 0) return executor.executeQuery<R>(compiled)
-  return executor.provideConnection((connection) => {
-    if (connection instanceof Lease) leaseOf.set(executor, connection)
-    return connection.executeQuery<R>(compiled)
-  })
-}
 
 export class GroupCommitSqliteDriver implements Driver {
   readonly #sqlite: SqliteFile

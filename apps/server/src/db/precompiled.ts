@@ -11,7 +11,7 @@
  */
 import { type CompiledQuery, type Compilable, type Insertable, type InsertQueryBuilder, type InsertResult, type Kysely, sql } from 'kysely'
 import type { Backend } from './types.js'
-import { backendOf, executeCompiled, jsonRows, rowsJson } from './dialect.js'
+import { backendOf, jsonRows, rowsJson } from './dialect.js'
 import type { Database } from './schema.js'
 
 type Slot = { arg: number } | { value: unknown }
@@ -58,7 +58,7 @@ export function precompiled<Args extends unknown[], Row>(arity: number, build: (
     const backend = backendOf(db)
     const { compiled, slots } = (templates[backend] ??= compileTemplate(db, build, arity))
     const query = { ...compiled, parameters: slots.map((s) => ('arg' in s ? args[s.arg] : s.value)) }
-    return (await executeCompiled<Row>(db, query)).rows
+    return (await db.executeQuery<Row>(query)).rows
   }
 }
 
