@@ -6,7 +6,10 @@
  * production logger and rate limiter included), pinned to CPU 0 with taskset while this
  * process and autocannon stay on CPU 1; loopback only; every scenario bounded. The ceiling
  * is measured before, between and after the backends, and each backend's ratios use the
- * ceiling runs around it, so shared-machine noise cancels out as far as it can.
+ * ceiling runs around it, so shared-machine noise cancels out as far as it can. On SQLite,
+ * `add-remove` is also measured against a write floor (bench/http/write-floor-server.ts:
+ * bare Fastify doing the same transaction as an add and a remove), run as often as the
+ * service processes and reported at its median: `floor_ratio` (target ≥ 0.6).
  *
  *   npm run bench                         # full: 1M analytics events, 8 s per scenario
  *   npm run bench -- --quick              # development: 10k events, 3 s per scenario
@@ -43,12 +46,14 @@ const SCENARIOS = ['get-page', 'add-remove', 'guest-get', 'shared-read', 'token'
 type ScenarioName = (typeof SCENARIOS)[number]
 
 export interface ScenarioRow {
-  name: ScenarioName | 'ceiling'
+  name: ScenarioName | 'ceiling' | 'write-floor'
   backend: BenchBackend | 'none'
   rps: number
   p50_ms: number | null
   p99_ms: number | null
   ratio: number
+  /** add-remove on SQLite: req/s against the write floor's. */
+  floor_ratio?: number
 }
 
 const { values: flags } = parseArgs({
@@ -259,6 +264,21 @@ async function ceiling(bodyFile: string): Promise<LoadFigures> {
 interface BackendResult {
   backend: BenchBackend
   figures: Map<ScenarioName, LoadFigures>
+  /** SQLite with add-remove: the write floor's median run. */
+  floor?: LoadFigures
+}
+
+/** One write-floor process on a fresh copy of the dataset, running the add-remove load. */
+async function writeFloor(run: RunDatabase, info: DatasetInfo): Promise<LoadFigures> {
+  const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(opts.cpuProfDir, 'write-floor')}`] : []
+  const child = await startChild('bench/http/write-floor-server.ts', { DATABASE_URL: run.url, JWT_SECRET: BENCH_JWT_SECRET }, nodeArgs)
+  try {
+    const f = await measure({ ...(await scenarioSpec('add-remove', child.url, info)), serverPid: child.proc.pid })
+    log(`  sqlite   write-floor         ${Math.round(f.rps).toString().padStart(6)} req/s  p50 ${f.p50_ms.toFixed(2)} ms  p99 ${f.p99_ms.toFixed(2)} ms  server CPU ${Math.round(f.cpu_us)} µs/request  (warm-up ${f.warmup_s} s)`)
+    return f
+  } finally {
+    await child.stop()
+  }
 }
 
 /**
@@ -367,6 +387,17 @@ async function runBackend(backend: BenchBackend, bodyFile: string, needBody: boo
     if (opts.compareCustomers > 0) await again(prepareWith(opts.compareCustomers), `${opts.compareCustomers.toLocaleString('en')} customers, ${p + 1} of ${opts.processes}`, compared)
   }
   rssByBackend[backend] = Math.round(rssPeakMb)
+  // The write floor, as many processes as the service's, each on a fresh copy of the dataset.
+  const floors: LoadFigures[] = []
+  for (let p = 0; backend === 'sqlite' && opts.scenarios.includes('add-remove') && p < opts.processes; p++) {
+    const copy = await prepare()
+    try {
+      floors.push(await writeFloor(copy.run, copy.info))
+    } finally {
+      await copy.run.drop()
+    }
+  }
+  if (floors.length > 1) runsRps[`${backend}/write-floor`] = floors.map((f) => round(f.rps))
   const figures = new Map<ScenarioName, LoadFigures>()
   for (const [name, all] of runs) {
     figures.set(name, medianRun(all))
@@ -386,7 +417,7 @@ async function runBackend(backend: BenchBackend, bodyFile: string, needBody: boo
       [`runs_rps_${opts.compareCustomers}`]: all.map((f) => round(f.rps)),
     }
   }
-  return { backend, figures }
+  return { backend, figures, ...(floors.length > 0 ? { floor: medianRun(floors) } : {}) }
 }
 const scale: Record<string, Record<string, number | number[]>> = {}
 const runsRps: Record<string, number[]> = {}
@@ -424,6 +455,7 @@ async function main(): Promise<void> {
   for (const [i, r] of results.entries()) {
     // The ceiling runs bracketing this backend (i and i+1).
     const local = mean([ceilings[i]!.rps, ceilings[i + 1]!.rps])
+    const ratio = (rps: number, to: number) => Math.round((rps / to) * 1000) / 1000
     for (const name of opts.scenarios) {
       const f = r.figures.get(name)
       if (!f) continue
@@ -433,8 +465,12 @@ async function main(): Promise<void> {
         rps: round(f.rps),
         p50_ms: Number.isNaN(f.p50_ms) ? null : round2(f.p50_ms),
         p99_ms: Number.isNaN(f.p99_ms) ? null : round2(f.p99_ms),
-        ratio: Math.round((f.rps / local) * 1000) / 1000,
+        ratio: ratio(f.rps, local),
+        ...(name === 'add-remove' && r.floor ? { floor_ratio: ratio(f.rps, r.floor.rps) } : {}),
       })
+    }
+    if (r.floor) {
+      rows.push({ name: 'write-floor', backend: r.backend, rps: round(r.floor.rps), p50_ms: round2(r.floor.p50_ms), p99_ms: round2(r.floor.p99_ms), ratio: ratio(r.floor.rps, local) })
     }
   }
 
@@ -472,8 +508,8 @@ async function main(): Promise<void> {
   mkdirSync(dirname(opts.out), { recursive: true })
   writeFileSync(opts.out, `${JSON.stringify({ machine, scenarios: rows }, null, 2)}\n`)
 
-  const lines = ['| scenario | backend | req/s | p50 ms | p99 ms | ratio |', '|---|---|---:|---:|---:|---:|']
-  for (const r of rows) lines.push(`| ${r.name} | ${r.backend} | ${r.rps.toLocaleString('en')} | ${r.p50_ms ?? '–'} | ${r.p99_ms ?? '–'} | ${r.ratio.toFixed(3)} |`)
+  const lines = ['| scenario | backend | req/s | p50 ms | p99 ms | ratio | vs write floor |', '|---|---|---:|---:|---:|---:|---:|']
+  for (const r of rows) lines.push(`| ${r.name} | ${r.backend} | ${r.rps.toLocaleString('en')} | ${r.p50_ms ?? '–'} | ${r.p99_ms ?? '–'} | ${r.ratio.toFixed(3)} | ${r.floor_ratio?.toFixed(3) ?? '–'} |`)
   for (const [key, c] of Object.entries(scale)) {
     lines.push(`scale ${key}: ${opts.compareCustomers.toLocaleString('en')} customers ${String(c[`rps_${opts.compareCustomers}`])} req/s, ${opts.customers.toLocaleString('en')} customers ${String(c[`rps_${opts.customers}`])} req/s, change ${((c.change as number) * 100).toFixed(1)}%`)
   }
