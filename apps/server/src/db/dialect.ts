@@ -36,6 +36,13 @@ export const lowerSql = (column: string) => sql`lower(${sql.ref(column)})`
  */
 const supportsRowLocks = (backend: Backend): boolean => backend === 'postgres'
 
+/** The connection's own schema (PostgreSQL's `search_path`); undefined on SQLite, which has none. */
+export async function currentSchema(db: Kysely<Database>): Promise<string | undefined> {
+  if (backendOf(db) !== 'postgres') return undefined
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db)
+  return rows[0]?.schema
+}
+
 export async function tableExists(db: Kysely<unknown>, name: string): Promise<boolean> {
   const tables = await db.introspection.getTables()
   return tables.some((t) => t.name === name)

@@ -1,7 +1,8 @@
-import { type Kysely, sql } from 'kysely'
+import type { Kysely } from 'kysely'
 import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration'
 import type { Backend } from './types.js'
 import type { Storage } from './connect.js'
+import { currentSchema } from './dialect.js'
 import * as m0001 from './migrations/0001_foundation.js'
 import * as m0002 from './migrations/0002_wishlists.js'
 import * as m0003 from './migrations/0003_webhooks.js'
@@ -53,11 +54,7 @@ export async function migrateToLatest(storage: Storage): Promise<string[]> {
   // Kysely looks for its bookkeeping tables across every schema it can see unless told
   // which one to use; pin it to the connection's own (search_path) schema so databases
   // holding several schemas (one per test file, or per tenant group) never mix them up.
-  let migrationTableSchema: string | undefined
-  if (storage.backend === 'postgres') {
-    const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(storage.db)
-    migrationTableSchema = rows[0]?.schema
-  }
+  const migrationTableSchema = await currentSchema(storage.db)
   const migrator = new Migrator({
     db: storage.db,
     provider: new StaticProvider(storage.backend),
