@@ -133,16 +133,18 @@ describe('orders/create: exactly order.created', () => {
         { id: 2, product_id: null, variant_id: null, title: 'Gift wrap (custom item)', quantity: 1, price: '1.00' },
       ],
     }
-    // A JSON number beyond 2^53 is not a safe id: Shopify sends these as strings too (admin_graphql_api_id); the body's id is read as sent.
-    expect(await hook(domain, 'orders/create', { ...order, id: 5551234 })).toBe('processed')
+    // Shopify's order ids can be larger than a double holds exactly: read as the digits sent.
+    const raw = JSON.stringify(order).replace('"id":820982911946154500', '"id":820982911946154508')
+    expect(raw).toContain('"id":820982911946154508,')
+    expect(await hook(domain, 'orders/create', raw)).toBe('processed')
 
     const after = await proxyCall(t, 'GET', `/api/v1/reviews/${review.body.id}`, me)
     expect(after.body.verifiedPurchase).toBe(true)
     const list = await proxyCall(t, 'GET', '/v1/wishlists/me', me)
     expect(list.body.data.items.map((i: { productId: string }) => i.productId)).toEqual(['9202'])
-    const invitations = await t.call('GET', '/v1/admin/review-invitations?order_id=5551234', { token: admin })
+    const invitations = await t.call('GET', '/v1/admin/review-invitations?order_id=820982911946154508', { token: admin })
     expect(invitations.status).toBe(200)
-    expect(invitations.body.data.invitations).toEqual([expect.objectContaining({ orderId: '5551234', customerId: '6101', productId: '9201' })])
+    expect(invitations.body.data.invitations).toEqual([expect.objectContaining({ orderId: '820982911946154508', customerId: '6101', productId: '9201' })])
   })
 })
 

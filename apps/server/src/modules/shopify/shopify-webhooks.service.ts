@@ -49,6 +49,17 @@ export type DeliveryResult = 'processed' | 'duplicate' | 'ignored'
 
 type Json = Record<string, unknown>
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
+/**
+ * JSON.parse keeping integers beyond 2^53 exact, as their digits: Shopify's ids are JSON
+ * numbers, and some (orders, line items) are larger than a double holds exactly. Uses the
+ * reviver's source text (Node 22 and 24).
+ */
+export function parseShopifyJson(text: string): unknown {
+  const reviver = (_key: string, value: unknown, context?: { source?: string }) =>
+    typeof value === 'number' && !Number.isSafeInteger(value) && context?.source !== undefined && /^[0-9]+$/.test(context.source) ? context.source : value
+  return JSON.parse(text, reviver as (key: string, value: unknown) => unknown)
+}
+
 /** Shopify ids arrive as JSON numbers (or, in newer payloads, strings / GIDs): as text. */
 const idText = (v: unknown): string | undefined => (typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? String(v) : typeof v === 'string' && v !== '' ? v : undefined)
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
@@ -173,7 +184,7 @@ export function createShopifyWebhooks(deps: ShopifyWebhooksDeps) {
       if (topic === undefined || !(SHOPIFY_TOPICS as readonly string[]).includes(topic)) return 'ignored'
       let body: unknown
       try {
-        body = JSON.parse(d.rawBody.toString('utf8'))
+        body = parseShopifyJson(d.rawBody.toString('utf8'))
       } catch {
         throw new AppError('INVALID_JSON', 'The request body is not valid JSON')
       }
