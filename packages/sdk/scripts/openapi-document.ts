@@ -44,10 +44,13 @@ function callerView(document: Record<string, unknown>): unknown {
 
 export async function renderOpenApi(): Promise<RenderedOpenApi> {
   // A fixed base URL and secret keep the document independent of the local environment.
+  // Shopify app mode is on, so that its routes (session exchange, privacy requests) are typed too.
   const config = loadConfig({
     DATABASE_URL: 'sqlite::memory:',
     JWT_SECRET: 'openapi-generation-secret-not-used-for-anything',
     PUBLIC_BASE_URL: 'http://localhost:3000',
+    SHOPIFY_API_SECRET: 'openapi-generation-shopify-secret',
+    SHOPIFY_API_KEY: 'openapi-generation-shopify-key',
   })
   const storage = openStorage(config.database)
   try {

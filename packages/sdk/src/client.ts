@@ -148,7 +148,7 @@ export function createWishlistClient(options: ClientOptions) {
       /** GET /v1/admin/privacy-requests: Shopify's `customers/data_request` notifications, newest first. */
       privacyRequests: (): Promise<T.PrivacyRequestList> => get('/v1/admin/privacy-requests'),
       /** GET /v1/admin/privacy-requests/{id}/export: the export of that request's customer. */
-      privacyRequestExport: (id: string | number): Promise<T.PrivacyRequestExport> => get(fillPath('/v1/admin/privacy-requests/{id}/export', { id })),
+      privacyRequestExport: (id: string): Promise<T.PrivacyRequestExport> => get(fillPath('/v1/admin/privacy-requests/{id}/export', { id })),
       /** GET /v1/admin/export/wishlists.csv as text. */
       exportWishlistsCsv: (): Promise<string> => http.request('GET', '/v1/admin/export/wishlists.csv', { text: true }),
     },
