@@ -144,7 +144,9 @@ async function customerList(customerId: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  ;[env, browser] = await Promise.all([startEnv({ SHOPIFY_API_SECRET: SECRET, SHOPIFY_API_KEY: API_KEY }), launchChromium()])
+  // Chromium's local-network checks would block the stand-in admin page (https, "public") from
+  // framing the service on 127.0.0.1; a real admin frames a public HTTPS service, never loopback.
+  ;[env, browser] = await Promise.all([startEnv({ SHOPIFY_API_SECRET: SECRET, SHOPIFY_API_KEY: API_KEY }), launchChromium(['--disable-features=PrivateNetworkAccessRespectPreflightResults,BlockInsecurePrivateNetworkRequests,LocalNetworkAccessChecks'])])
   await startStorefront()
 })
 afterAll(async () => {
@@ -277,6 +279,22 @@ describe('embedded admin', () => {
     await page.goto(`${env.baseUrl}/dashboard?shop=${SHOP}&host=${host}`)
     await expect.poll(() => page.getByTestId('shop-domain').textContent()).toBe(SHOP)
     expect(errors).toEqual([])
+  })
+
+  test("Shopify admin can frame it (the shop's frame-ancestors); another site cannot", async () => {
+    const host = Buffer.from(`admin.shopify.com/store/${SHOP.replace('.myshopify.com', '')}`).toString('base64url')
+    const framing = (id: string) => `<!doctype html><title>admin</title><iframe id="${id}" src="${env.baseUrl}/dashboard?shop=${SHOP}&host=${host}&id_token=${sessionToken(SHOP)}" width="1000" height="700"></iframe>`
+    // Stand-ins for the admin's page and a stranger's, answered by the browser itself.
+    await page.route('https://admin.shopify.com/**', (route) => route.fulfill({ contentType: 'text/html', body: framing('app') }))
+    await page.route('https://stranger.example/**', (route) => route.fulfill({ contentType: 'text/html', body: framing('stolen') }))
+
+    await page.goto('https://admin.shopify.com/store/e2e-store/apps/wishlist')
+    await expect.poll(() => page.frameLocator('#app').getByTestId('shop-domain').textContent()).toBe(SHOP)
+
+    const refused = page.waitForEvent('console', (msg) => msg.text().includes('frame-ancestors'))
+    await page.goto('https://stranger.example/')
+    expect((await refused).text()).toContain(`frame-ancestors https://${SHOP} https://admin.shopify.com`)
+    expect(await page.frameLocator('#stolen').getByTestId('shop-domain').count()).toBe(0)
   })
 
   test('a session token signed with another secret is refused, and the sign-in page says so', async () => {
