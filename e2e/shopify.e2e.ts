@@ -74,11 +74,14 @@ const PRODUCTS = [
   { id: '7003', title: 'Canvas tote' },
 ]
 
-/** A theme page: `window.Shopify.shop` as every Shopify storefront sets it, the widget loaded from the service. */
-const storefrontPage = () => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>E2E store</title>
-<script>window.Shopify = { shop: ${JSON.stringify(SHOP)} }</script>
+/**
+ * A theme page: `window.Shopify.shop` as every Shopify storefront sets it, the widget loaded
+ * from the service. `tagged`: no `window.Shopify`, the script tag says `data-app-proxy` instead.
+ */
+const storefrontPage = (tagged = false) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>E2E store</title>
+${tagged ? '' : `<script>window.Shopify = { shop: ${JSON.stringify(SHOP)} }</script>`}
 <style>[data-wishlist-product-id]{display:inline-block;width:40px;height:40px}</style>
-<script async src="${env.baseUrl}/widget.js"></script></head>
+<script async src="${env.baseUrl}/widget.js"${tagged ? ` data-app-proxy="${PREFIX}"` : ''}></script></head>
 <body><header>Saved: <span data-wishlist-count>0</span></header>
 <ul>${PRODUCTS.map((p) => `<li>${p.title} <span data-wishlist-product-id="${p.id}" data-wishlist-product-title="${p.title}" data-wishlist-handle="p-${p.id}"></span></li>`).join('')}</ul>
 </body></html>`
@@ -90,8 +93,8 @@ const storefrontPage = () => `<!doctype html><html lang="en"><head><meta charset
 function startStorefront(): Promise<void> {
   storefront = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://storefront')
-    if (url.pathname === '/') {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(storefrontPage())
+    if (url.pathname === '/' || url.pathname === '/tagged') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(storefrontPage(url.pathname === '/tagged'))
       return
     }
     if (url.pathname === '/account/login') {
@@ -231,6 +234,20 @@ describe('storefront through the app proxy', () => {
     expect(await customerList('5002')).toEqual(['7002'])
     expect(merges).toEqual([])
     expect(await page.evaluate(() => localStorage.getItem('wishlist:guest-id'))).toBeNull()
+  })
+
+  test('data-app-proxy on the script tag turns proxy mode on without window.Shopify', async () => {
+    proxied.length = 0
+    await page.goto(`${storefrontUrl}/tagged`)
+    await page.waitForFunction(() => document.querySelectorAll('button.wl-heart').length === 3)
+    await heart('7003').click()
+    await expect.poll(() => heart('7003').getAttribute('aria-pressed')).toBe('true')
+    await page.waitForLoadState('networkidle')
+    const guestId = await page.evaluate(() => localStorage.getItem('wishlist:guest-id'))
+    const add = proxied.find((c) => c.method === 'POST')
+    expect(add?.path).toBe(`${PREFIX}/v1/wishlists/me/items`)
+    expect(add?.headers['x-guest-id']).toBe(guestId)
+    expect(add?.headers['x-storefront-key']).toBeUndefined()
   })
 })
 
