@@ -204,8 +204,10 @@ async function toggle(host: HTMLElement): Promise<void> {
   }
 }
 
-/** Guest items of this browser are merged once into the customer on login, then forgotten. */
-/** Returns whether it merged (a page read before is then out of date). */
+/**
+ * Guest items of this browser are merged once into the customer on login, then forgotten.
+ * Returns whether it merged (a page read before is then out of date).
+ */
 async function mergeGuest(): Promise<boolean> {
   const items = guestItems()
   if (!customer || !keptGuest) return false
