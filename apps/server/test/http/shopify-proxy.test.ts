@@ -6,6 +6,7 @@
 import { Liquid } from 'liquidjs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { proxySignature, verifyProxyQuery } from '../../src/modules/shopify/signatures.js'
+import { redactUrl } from '../../src/plugins/access-log.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
 import { newShopDomain, proxyCall, proxyUrl, SHOPIFY_ENV, SHOPIFY_SECRET, signedQuery } from '../helpers/shopify.js'
 
@@ -332,6 +333,13 @@ describe('GET /proxy/shared/{token}: the Liquid page', () => {
     const html = await render(res.body)
     expect(html).toContain('&#123;&#123; shop.secret &#125;&#125;')
     expect(html).toContain('<span class="wishlist-shared__ids">700</span>')
+  })
+})
+
+describe('logged proxy URLs', () => {
+  it('carry no signature, shared-page token or guest id', () => {
+    expect(redactUrl('/proxy/shared/tok123?shop=a.myshopify.com&signature=abc123&timestamp=1')).toBe('/proxy/shared/[redacted]?shop=a.myshopify.com&signature=[redacted]&timestamp=1')
+    expect(redactUrl('/proxy/v1/wishlists/g_guest_123/items?guest_id=g_guest_123&signature=ff', 'g_guest_123')).toBe('/proxy/v1/wishlists/[redacted]/items?guest_id=[redacted]&signature=[redacted]')
   })
 })
 

@@ -12,6 +12,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import ipaddr from 'ipaddr.js'
+import { Type } from 'typebox'
 import type { Plan } from '../../db/schema.js'
 import { AppError } from '../../lib/errors.js'
 import { guestIdOf, type ProxyAuth, type ResolvedAuth } from '../../plugins/auth.js'
@@ -28,6 +29,8 @@ import { sharedPageLiquid } from './shared-page.js'
 import { verifyProxyQuery } from './signatures.js'
 
 export const PROXY_PREFIX = '/proxy'
+/** The page is Liquid text; typed as what the handler sends. */
+const LiquidPage = Type.String({ description: 'Liquid source, rendered by Shopify inside the theme' })
 /** The actor's key id of a proxied customer (no API key is involved). */
 export const PROXY_KEY_ID = 'shopify-app-proxy'
 
@@ -92,6 +95,7 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
           'Expired and unknown links answer 200 with a page saying so.',
         operationId: 'proxySharedWishlistPage',
         params: SharedTokenParams,
+        response: { 200: { description: 'Liquid source of the page', content: { 'application/liquid': { schema: LiquidPage } } } },
       },
     },
     async (request, reply) => {
