@@ -306,7 +306,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       }),
     })
   }
-  await app.register(dashboardRoutes, deps.dashboardDist ? { distDir: deps.dashboardDist } : {})
+  await app.register(dashboardRoutes, { ...(deps.dashboardDist ? { distDir: deps.dashboardDist } : {}), shopifyEmbedded: shopify !== undefined })
 
   return app
 }
