@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import envSchema from 'env-schema'
 import { type Static, Type } from 'typebox'
+import type { Plan } from './db/schema.js'
 
 export type DatabaseTarget =
   // file ':memory:' for an in-process database; groupCommit defaults to true (SQLITE_GROUP_COMMIT)
@@ -42,6 +43,12 @@ export interface Config {
   metricsToken: string | undefined
   /** In-process cache of serialized GET pages (modules/wishlists/page-cache.ts), in MB; 0 turns it off. */
   pageCacheMb: number
+  /**
+   * Shopify app mode (docs/api.md, "Shopify app mode"): on when SHOPIFY_API_SECRET is set,
+   * else undefined and its routes answer 404. `apiKey`: the app's client id (the session
+   * token audience); `defaultPlan`: the plan of a shop a signed Shopify request creates.
+   */
+  shopify: { apiSecret: string; apiKey: string | undefined; defaultPlan: Plan } | undefined
 }
 
 export class ConfigError extends Error {}
@@ -86,6 +93,10 @@ export const EnvSchema = Type.Object({
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
   METRICS_TOKEN: text,
   PAGE_CACHE_MB: int(0, 65_536, 32),
+  /** Shopify app mode (modules/shopify): on when the app's client secret is set. */
+  SHOPIFY_API_SECRET: text,
+  SHOPIFY_API_KEY: text,
+  SHOPIFY_DEFAULT_PLAN: Type.Enum(['free', 'starter', 'growth', 'scale'] satisfies Plan[], { default: 'free' }),
 })
 export type Env = Static<typeof EnvSchema>
 
@@ -169,5 +180,6 @@ export function loadConfig(raw: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL,
     metricsToken: env.METRICS_TOKEN,
     pageCacheMb: env.PAGE_CACHE_MB,
+    shopify: env.SHOPIFY_API_SECRET === undefined ? undefined : { apiSecret: env.SHOPIFY_API_SECRET, apiKey: env.SHOPIFY_API_KEY, defaultPlan: env.SHOPIFY_DEFAULT_PLAN },
   }
 }

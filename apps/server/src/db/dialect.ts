@@ -43,6 +43,17 @@ export async function currentSchema(db: Kysely<Database>): Promise<string | unde
   return rows[0]?.schema
 }
 
+/** The tables of the connection's own schema that have `column`, by name. */
+export async function tablesWithColumn(executor: Kysely<Database> | Transaction<Database>, backend: Backend, column: string): Promise<string[]> {
+  const { rows } =
+    backend === 'postgres'
+      ? await sql<{ name: string }>`select table_name as name from information_schema.columns
+          where table_schema = current_schema() and column_name = ${column} order by table_name`.execute(executor)
+      : await sql<{ name: string }>`select m.name as name from sqlite_master m join pragma_table_info(m.name) c
+          where m.type = 'table' and c.name = ${column} order by m.name`.execute(executor)
+  return rows.map((r) => r.name)
+}
+
 export async function tableExists(db: Kysely<unknown>, name: string): Promise<boolean> {
   const tables = await db.introspection.getTables()
   return tables.some((t) => t.name === name)

@@ -3,7 +3,8 @@
  * @fastify/rate-limit: a fixed one-minute window per bucket key, `X-RateLimit-Limit`,
  * `-Remaining`, `-Reset` on every counted answer and `429 RATE_LIMITED` with `Retry-After`.
  * Bearer calls count per API key (`kid`), customer tokens per (`kid`, customer); everything
- * else per client address (lib/client-address.ts). Routes with `config.rateLimit: false`
+ * else per client address (lib/client-address.ts; the shopper's own behind a verified
+ * proxy: `clientAddress`). Routes with `config.rateLimit: false`
  * and unknown URLs are not counted.
  *
  * In process by default (the library's LRU store); shared by every node through the
@@ -19,6 +20,7 @@ import fp from 'fastify-plugin'
 import type { Redis } from 'ioredis'
 import { clientAddressKey } from '../lib/client-address.js'
 import { AppError } from '../lib/errors.js'
+import { clientAddress } from './auth.js'
 
 export interface RateLimitOptions {
   storefrontPerMin: number
@@ -34,7 +36,7 @@ const RedisStore = createRequire(import.meta.url)('@fastify/rate-limit/store/Red
 /** The bucket a request counts in: its key and its budget per minute. */
 export function bucketOf(request: FastifyRequest, opts: RateLimitOptions): { key: string; max: number } {
   const keyId = request.auth?.keyId
-  if (keyId === undefined) return { key: `ip:${clientAddressKey(request.ip)}`, max: opts.storefrontPerMin }
+  if (keyId === undefined) return { key: `ip:${clientAddressKey(clientAddress(request))}`, max: opts.storefrontPerMin }
   const actor = request.auth.ctx?.actor
   return { key: actor?.kind === 'customer' ? `kid:${keyId}:customer:${actor.customerId}` : `kid:${keyId}`, max: opts.adminPerMin }
 }

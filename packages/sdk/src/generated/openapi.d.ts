@@ -1262,6 +1262,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/proxy/shared/{shareToken}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A shared wishlist as a page of the shop's theme (app proxy)
+         * @description Signed by Shopify like every `/proxy` request. Answers `Content-Type: application/liquid`, which Shopify renders inside the theme: the items with title, image, price and link from `all_products[handle]` (items saved without a handle show their ids). Expired and unknown links answer 200 with a page saying so.
+         */
+        get: operations["proxySharedWishlistPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/readyz": {
         parameters: {
             query?: never;
@@ -1922,6 +1942,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/privacy-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Customer data requests received from Shopify, newest first
+         * @description Each `customers/data_request` webhook is recorded here; the merchant downloads the customer's export from `/v1/admin/privacy-requests/{id}/export`. At most the 1000 newest.
+         */
+        get: operations["listPrivacyRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/privacy-requests/{id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The export of the customer a privacy request names
+         * @description The same document as `GET /v1/admin/customers/{customerId}/export` with the request's e-mail address, made when asked.
+         */
+        get: operations["exportPrivacyRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/review-invitations": {
         parameters: {
             query?: never;
@@ -2144,6 +2204,8 @@ export interface paths {
                                     share_link_ttl_days: number;
                                 };
                                 storefrontKey: string;
+                                /** @description Shopify app mode: when the app was uninstalled from the shop (the storefront key and the app proxy are refused, outbound webhooks wait); null while installed */
+                                uninstalledAt: string | null;
                             };
                             /** @enum {boolean} */
                             ok: true;
@@ -2592,6 +2654,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/shopify-session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange a Shopify session token for an admin token of its shop
+         * @description The embedded dashboard signs in with the session token Shopify admin gives it (HS256 with the app secret; `aud` the app's client id, `dest` `https://{shop}`, `iss` `https://{shop}/admin`; `exp` and `nbf` with 5 s of leeway). An unknown shop is created; an uninstalled one is installed again. Any failed check is 401 INVALID_SIGNATURE.
+         */
+        post: operations["exchangeShopifySessionToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/token": {
         parameters: {
             query?: never;
@@ -2782,6 +2864,26 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/platforms/shopify/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a Shopify webhook
+         * @description Signed with `X-Shopify-Hmac-Sha256` (base64 HMAC-SHA256 of the raw body with the app secret); the shop from `X-Shopify-Shop-Domain`, the topic from `X-Shopify-Topic`. A delivery whose topic and `X-Shopify-Event-Id` (else `X-Shopify-Webhook-Id`) were processed before answers 200 and changes nothing; an unknown topic answers 200 and is ignored.
+         */
+        post: operations["receiveShopifyWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4712,7 +4814,7 @@ export interface components {
         /** ErrorEnvelope */
         "def-0": {
             error: {
-                /** @description Machine-readable error code, one of: VALIDATION_ERROR, INVALID_JSON, WISHLIST_LIMIT, ITEM_LIMIT, ITEM_NOT_IN_LIST, SAME_LIST, DEFAULT_LIST_PROTECTED, WEBHOOK_LIMIT, KEY_LIMIT, UNAUTHORIZED, INVALID_TOKEN, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, PLAN_UPGRADE_REQUIRED, FEATURE_DISABLED, NOT_FOUND, REQUEST_TIMEOUT, LIST_NAME_TAKEN, DUPLICATE_REVIEW, SHARE_EXPIRED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, HEADERS_TOO_LARGE, INTERNAL_ERROR, UNAVAILABLE */
+                /** @description Machine-readable error code, one of: VALIDATION_ERROR, INVALID_JSON, WISHLIST_LIMIT, ITEM_LIMIT, ITEM_NOT_IN_LIST, SAME_LIST, DEFAULT_LIST_PROTECTED, WEBHOOK_LIMIT, KEY_LIMIT, UNAUTHORIZED, INVALID_TOKEN, TOKEN_EXPIRED, INVALID_CREDENTIALS, INVALID_SIGNATURE, FORBIDDEN, PLAN_UPGRADE_REQUIRED, FEATURE_DISABLED, NOT_FOUND, REQUEST_TIMEOUT, LIST_NAME_TAKEN, DUPLICATE_REVIEW, SHARE_EXPIRED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, HEADERS_TOO_LARGE, INTERNAL_ERROR, UNAVAILABLE */
                 code: string;
                 details?: unknown;
                 message: string;
@@ -4723,7 +4825,7 @@ export interface components {
         /** ReviewsError */
         "def-1": {
             error: {
-                /** @description Machine-readable error code, one of: VALIDATION_ERROR, INVALID_JSON, WISHLIST_LIMIT, ITEM_LIMIT, ITEM_NOT_IN_LIST, SAME_LIST, DEFAULT_LIST_PROTECTED, WEBHOOK_LIMIT, KEY_LIMIT, UNAUTHORIZED, INVALID_TOKEN, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, PLAN_UPGRADE_REQUIRED, FEATURE_DISABLED, NOT_FOUND, REQUEST_TIMEOUT, LIST_NAME_TAKEN, DUPLICATE_REVIEW, SHARE_EXPIRED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, HEADERS_TOO_LARGE, INTERNAL_ERROR, UNAVAILABLE */
+                /** @description Machine-readable error code, one of: VALIDATION_ERROR, INVALID_JSON, WISHLIST_LIMIT, ITEM_LIMIT, ITEM_NOT_IN_LIST, SAME_LIST, DEFAULT_LIST_PROTECTED, WEBHOOK_LIMIT, KEY_LIMIT, UNAUTHORIZED, INVALID_TOKEN, TOKEN_EXPIRED, INVALID_CREDENTIALS, INVALID_SIGNATURE, FORBIDDEN, PLAN_UPGRADE_REQUIRED, FEATURE_DISABLED, NOT_FOUND, REQUEST_TIMEOUT, LIST_NAME_TAKEN, DUPLICATE_REVIEW, SHARE_EXPIRED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, HEADERS_TOO_LARGE, INTERNAL_ERROR, UNAVAILABLE */
                 code: string;
                 details?: unknown;
                 message: string;
@@ -4737,4 +4839,423 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    proxySharedWishlistPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                shareToken: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Liquid source of the page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/liquid": string;
+                };
+            };
+        };
+    };
+    listPrivacyRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            privacyRequests: {
+                                customerId: string;
+                                email: string | null;
+                                id: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                receivedAt: string;
+                            }[];
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    exportPrivacyRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            analyticsEvents: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                occurredAt: string;
+                                productId: string | null;
+                                type: string;
+                            }[];
+                            customerId: string;
+                            /** @description E-mail addresses attributed to the customer: those its orders gave, and `email`. An address typed into a review is never attributed */
+                            emails: string[];
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC
+                             */
+                            generatedAt: string;
+                            helpfulVotes: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                createdAt: string;
+                                reviewId: number;
+                            }[];
+                            lists: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                createdAt: string;
+                                itemCount: number;
+                                items: {
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC
+                                     */
+                                    addedAt: string;
+                                    handle: string | null;
+                                    metadata: {
+                                        [key: string]: unknown;
+                                    } | null;
+                                    productId: string;
+                                    variantId: string | null;
+                                }[];
+                                name: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                updatedAt: string;
+                                wishlistId: string;
+                            }[];
+                            purchases: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                createdAt: string;
+                                customerId: string | null;
+                                email: string | null;
+                                /** @description The buyer identity this record is kept under: an order is recorded once per identity it names */
+                                identity: "customer" | "email";
+                                productId: string;
+                            }[];
+                            /** @description Review invitations of the customer's orders (and of orders without a customer by its addresses) */
+                            reviewInvitations: {
+                                customerId: string | null;
+                                email: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                expiresAt: string;
+                                orderId: string | null;
+                                productId: string;
+                                /** @description PUBLIC_BASE_URL/api/v1/review-invitations/{token} */
+                                reviewUrl: string;
+                                token: string;
+                                usedAt: string | null;
+                            }[];
+                            reviews: {
+                                body: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC, seconds precision: 2026-01-02T03:04:05Z
+                                 */
+                                createdAt: string;
+                                customerEmail: string | null;
+                                customerId: string | null;
+                                customerName: string;
+                                helpfulCount: number;
+                                id: number;
+                                photos: string[];
+                                productId: string;
+                                rating: number;
+                                repliedAt: string | null;
+                                replyBody: string | null;
+                                status: "pending" | "approved" | "rejected";
+                                /** @description Empty string when none was given */
+                                title: string;
+                                /** @description How verifiedPurchase was proven: the linked customer's order holds the product, or a review invitation of an order was used; null when not verified */
+                                verifiedBy: "customer_order" | "invitation" | null;
+                                verifiedPurchase: boolean;
+                            }[];
+                            shareLinks: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                expiresAt: string;
+                                revokedAt: string | null;
+                                shareUrl: string;
+                                token: string;
+                                wishlistId: string;
+                            }[];
+                            wishlistOwner: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                createdAt: string;
+                                itemCount: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                updatedAt: string;
+                            } | null;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    exchangeShopifySessionToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The session token App Bridge gives the embedded app (`id_token`) */
+                    session_token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            expires_in: number;
+                            /** @enum {string} */
+                            scope: "admin";
+                            token: string;
+                            /** @enum {string} */
+                            token_type: "Bearer";
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    receiveShopifyWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description `duplicate`: this topic and event id were processed before (or, for shop/redact, the shop is already gone); `ignored`: a topic the service does not take */
+                            result: "processed" | "duplicate" | "ignored";
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+}

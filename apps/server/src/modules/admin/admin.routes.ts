@@ -14,6 +14,7 @@ const shopView = (shop: Shop) => ({
   plan: shop.plan,
   settings: shop.settings,
   storefrontKey: shop.storefrontKey,
+  uninstalledAt: shop.uninstalledAt === null ? null : isoMillis(shop.uninstalledAt),
 })
 
 /** DECISIONS §13: what the dashboard needs. Admin tokens only. */

@@ -25,6 +25,7 @@ export const ShopView = Type.Object({
   plan: Type.String(),
   settings: Settings,
   storefrontKey: Type.String(),
+  uninstalledAt: Type.Union([Timestamp, Type.Null()], { description: 'Shopify app mode: when the app was uninstalled from the shop (the storefront key and the app proxy are refused, outbound webhooks wait); null while installed' }),
 })
 
 export const ApiKeyView = Type.Object({

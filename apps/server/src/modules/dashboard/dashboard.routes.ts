@@ -6,6 +6,11 @@
  * hash in their name and are cached for a year. The app's screens are hash routes
  * (/dashboard#/settings), so the page is served at /dashboard and at /dashboard/index.html
  * only; any other path below /dashboard is a 404.
+ *
+ * In Shopify app mode the page is the embedded app Shopify admin opens in a frame
+ * (`/dashboard?shop={shop}.myshopify.com&host=…&id_token=…`): for such a request the page may
+ * be framed by that shop's admin only (`frame-ancestors https://{shop} https://admin.shopify.com`,
+ * as Shopify requires of embedded apps), and by nothing else otherwise.
  */
 import { stat } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
@@ -28,25 +33,29 @@ const ASSET = /\.(js|css|svg|png|woff2|map)$/
  * Same-origin only: the app's scripts and styles, API calls to this server, no framing.
  * The chart is inline SVG markup (not a data: URL); the favicon is an empty data: URL.
  */
-export const DASHBOARD_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "connect-src 'self'",
-  "img-src 'self' data:",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ')
+const cspFramedBy = (ancestors: string) =>
+  [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "connect-src 'self'",
+    "img-src 'self' data:",
+    "base-uri 'none'",
+    "form-action 'self'",
+    `frame-ancestors ${ancestors}`,
+  ].join('; ')
+export const DASHBOARD_CSP = cspFramedBy("'none'")
+/** The policy of the page Shopify admin embeds for `shop` (a `*.myshopify.com` domain). */
+export const embeddedDashboardCsp = (shop: string) => cspFramedBy(`https://${shop} https://admin.shopify.com`)
+const SHOP_DOMAIN = /^[a-z0-9][a-z0-9-]{0,62}\.myshopify\.com$/
 
-const securityHeaders = (reply: FastifyReply) =>
-  reply
-    .header('x-content-type-options', 'nosniff')
-    .header('referrer-policy', 'no-referrer')
-    .header('x-frame-options', 'DENY')
-    .header('cross-origin-opener-policy', 'same-origin')
+const securityHeaders = (reply: FastifyReply, framable = false) => {
+  reply.header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer').header('cross-origin-opener-policy', 'same-origin')
+  // X-Frame-Options has no "only these origins": an embeddable page relies on frame-ancestors alone.
+  return framable ? reply : reply.header('x-frame-options', 'DENY')
+}
 
-export const dashboardRoutes: FastifyPluginAsyncTypebox<{ distDir?: string }> = async (app, opts) => {
+export const dashboardRoutes: FastifyPluginAsyncTypebox<{ distDir?: string; shopifyEmbedded?: boolean }> = async (app, opts) => {
   const dist = opts.distDir ?? DASHBOARD_DIST
   // Files with their validators (ETag, Last-Modified, 304) and the build's .gz beside them.
   await app.register(fastifyStatic, { root: dist, serve: false, preCompressed: true, cacheControl: false })
@@ -54,7 +63,9 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<{ distDir?: string }> = 
   const hide = true
 
   const servePage = async (request: FastifyRequest, reply: FastifyReply) => {
-    securityHeaders(reply).header('cache-control', 'no-cache').header('vary', 'accept-encoding')
+    const shop = (request.query as { shop?: unknown } | undefined)?.shop
+    const embeddedIn = opts.shopifyEmbedded && typeof shop === 'string' && SHOP_DOMAIN.test(shop) ? shop : undefined
+    securityHeaders(reply, embeddedIn !== undefined).header('cache-control', 'no-cache').header('vary', 'accept-encoding')
     if (!(await stat(resolve(dist, 'index.html')).catch(() => undefined))) {
       request.log.warn({ dist }, 'dashboard requested but not built')
       return reply
@@ -66,7 +77,7 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<{ distDir?: string }> = 
             '<h1>The dashboard is not built</h1><p>Run <code>npm run build</code> (or <code>npm install</code>) at the repository root, then reload.</p></html>',
         )
     }
-    return reply.header('content-security-policy', DASHBOARD_CSP).sendFile('index.html')
+    return reply.header('content-security-policy', embeddedIn ? embeddedDashboardCsp(embeddedIn) : DASHBOARD_CSP).sendFile('index.html')
   }
   app.get('/dashboard', { config, schema: { hide } }, servePage)
   app.get('/dashboard/index.html', { config, schema: { hide } }, servePage)
