@@ -4,14 +4,15 @@
  * `-Remaining`, `-Reset` on every counted answer and `429 RATE_LIMITED` with `Retry-After`.
  * Bearer calls count per API key (`kid`), customer tokens per (`kid`, customer); everything
  * else per client address (lib/client-address.ts; the shopper's own behind a verified
- * proxy: `clientAddress`). Routes with `config.rateLimit: false`
- * and unknown URLs are not counted.
+ * proxy: `clientAddress`). Routes with `config.rateLimit: false` and unknown URLs are not
+ * counted.
  *
  * In process by default (the library's LRU store); shared by every node through the
  * library's Redis store when Redis is configured. A Redis outage must not take the API down
  * with it (`skipOnError`): requests pass with the full budget in the headers until it is back.
  *
- * A new bucket (say, a proxy's own key) is a branch in `bucketOf`: its key and its budget.
+ * A new bucket (say, a proxy's own key and budget) is a branch in `bucketOf`, which returns
+ * the key and the budget per minute of every request.
  */
 import { createRequire } from 'node:module'
 import rateLimit, { type FastifyRateLimitStore } from '@fastify/rate-limit'
