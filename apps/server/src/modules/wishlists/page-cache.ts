@@ -122,7 +122,8 @@ function cachedBody(bodies: CachedBodies, key: string, version: () => Promise<st
   // every concurrent reader of a page would otherwise query the database at once (bench:
   // the webhook worker's once-a-second poll made the 32 connections' next reads a burst of
   // lookups on PostgreSQL, the p99). Sharing is safe because an equal stamp means nothing was
-  // written between the first reader's start and the last one's.
+  // written between the first reader's start and the last one's. (lru-cache's `fetch` shares
+  // by key alone: a reader after a write would join a load that started before it.)
   const shareKey = `${key}\u0001${stamp}`
   let pending = cache.inFlight.get(shareKey)
   if (pending === undefined) {
