@@ -15,7 +15,7 @@ export const openapiPlugin = fp(
         info: {
           title: 'Wishlist service',
           version: '1.0.0',
-          description: 'Wishlists, share links, analytics, webhooks (/v1) and product reviews (/api/v1). See SPEC.md and DECISIONS.md.',
+          description: 'Wishlists, share links, analytics, webhooks (/v1) and product reviews (/api/v1). Behaviour beyond the schemas: docs/api.md in the repository.',
         },
         servers: [{ url: opts.publicBaseUrl }],
         components: {

@@ -1,5 +1,5 @@
 /**
- * DECISIONS §9: the platform events intake. The body schema checks the envelope (≤ 500
+ * The platform events intake (docs/api.md, "Platform events"). The body schema checks the envelope (≤ 500
  * flat objects with a known `type`); each event is then checked against the schema of its
  * type, so an error names the failing event's `index` and the exact field.
  */

@@ -1,4 +1,4 @@
-/** TypeBox schemas of privacy requests and the shop export (DECISIONS §14). */
+/** TypeBox schemas of privacy requests and the shop export (docs/api.md, "Privacy and export"). */
 import { Type } from 'typebox'
 import { Timestamp } from '../../lib/http-schemas.js'
 import { platformIdPattern } from '../../lib/platform-ids.js'

@@ -1,5 +1,5 @@
 /**
- * TypeBox schemas of the reviews interface (DECISIONS §11). Bodies are strictly typed
+ * TypeBox schemas of the reviews interface (docs/api.md, "Reviews"). Bodies are strictly typed
  * (a rating of "5" or 4.5 is refused by the schema); trimming and the length rules that
  * depend on it are applied by the service after trimming.
  */

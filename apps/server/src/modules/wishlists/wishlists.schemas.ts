@@ -1,6 +1,6 @@
 /**
  * TypeBox schemas of the wishlist endpoints (SPEC: Wishlist items, Multi-wishlist, share,
- * import; DECISIONS §5–7). One schema validates, types and documents each route.
+ * import; docs/api.md, "Wishlists"). One schema validates, types and documents each route.
  */
 import { type Static, Type } from 'typebox'
 import { Timestamp } from '../../lib/http-schemas.js'
