@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { Timestamp } from '../../lib/http-schemas.js'
+import { type OperationDocs, Timestamp } from '../../lib/http-schemas.js'
 
 export const Settings = Type.Object({
   multi_wishlist_enabled: Type.Boolean(),
@@ -49,3 +49,53 @@ export const CreatedApiKey = Type.Object({
 })
 
 export const KeyIdParams = Type.Object({ keyId: Type.String({ minLength: 1, maxLength: 100 }) })
+
+const settings = { multi_wishlist_enabled: true, reviews_auto_approve: false, share_link_ttl_days: 30, remove_on_purchase: false }
+
+/** OpenAPI metadata of the admin routes (plugins/openapi.ts). Admin tokens only, every plan. */
+export const adminOperations: OperationDocs = {
+  'GET /v1/admin/shop': {
+    operationId: 'getShop',
+    summary: 'Read the shop',
+    description: 'The shop of the admin token: id, domain, plan (`free`, `starter`, `growth`, `scale`), every setting and the public storefront key.',
+    responses: { 200: 'The shop' },
+    examples: { 200: { ok: true, data: { id: 'shp_5c1d2e3f4a5b6c7d', domain: 'example.myshopify.com', plan: 'growth', settings, storefrontKey: 'sfk_Jx2…' } } },
+  },
+  'PATCH /v1/admin/settings': {
+    operationId: 'updateSettings',
+    summary: 'Change settings',
+    description: 'A flat object of the settings to change; omitted settings keep their values. Unknown fields are refused (400 VALIDATION_ERROR naming the field), so a misspelt setting is never ignored. `share_link_ttl_days` (1..365) applies to links created afterwards. Returns every setting.',
+    responses: { 200: 'Every setting after the change' },
+    requestExample: { multi_wishlist_enabled: true, share_link_ttl_days: 14 },
+    examples: { 200: { ok: true, data: { ...settings, share_link_ttl_days: 14 } } },
+  },
+  'GET /v1/admin/api-keys': {
+    operationId: 'listApiKeys',
+    summary: 'List API keys',
+    description: 'The active API keys of the shop, never their secrets. `lastUsedAt` is the last token exchange (null when never used).',
+    responses: { 200: 'The active keys' },
+    examples: { 200: { ok: true, data: { apiKeys: [{ keyId: 'ak_9f8e7d6c5b4a3210', name: 'Storefront server', scope: 'admin', createdAt: '2026-01-02T03:04:05.678Z', lastUsedAt: null }] } } },
+  },
+  'POST /v1/admin/api-keys': {
+    operationId: 'createApiKey',
+    summary: 'Create an API key',
+    description: 'Creates a key of scope `admin` (default) or `customer` (may only mint customer tokens). The secret (`sk_…`) is in this response only; the service keeps a hash. A shop holds at most 50 active keys: a 51st is 400 KEY_LIMIT with `details: {limit: 50}`; revoking a key frees its place.',
+    responses: { 201: 'The new key, with its secret (shown once)' },
+    requestExample: { name: 'Storefront server', scope: 'customer' },
+    examples: { 201: { ok: true, data: { keyId: 'ak_9f8e7d6c5b4a3210', secret: 'sk_…', name: 'Storefront server', scope: 'customer', createdAt: '2026-01-02T03:04:05.678Z' } } },
+  },
+  'DELETE /v1/admin/api-keys/:keyId': {
+    operationId: 'revokeApiKey',
+    summary: 'Revoke an API key',
+    description: 'Revokes the key: every token minted from it stops working at once on this node and within 5 seconds on the others. Unknown key: 404.',
+    responses: { 200: 'Revoked' },
+    examples: { 200: { ok: true, data: { deleted: true } } },
+  },
+  'POST /v1/admin/storefront-key/rotate': {
+    operationId: 'rotateStorefrontKey',
+    summary: 'Rotate the storefront key',
+    description: 'Replaces the storefront key; the old one stops working at once. Update the widget and storefront clients.',
+    responses: { 200: 'The new storefront key' },
+    examples: { 200: { ok: true, data: { storefrontKey: 'sfk_…' } } },
+  },
+}

@@ -1,0 +1,14 @@
+/** OpenAPI metadata of the token exchange (plugins/openapi.ts). */
+import type { OperationDocs } from '../../lib/http-schemas.js'
+
+export const authOperations: OperationDocs = {
+  'POST /v1/auth/token': {
+    operationId: 'createToken',
+    summary: 'Exchange an API key for an access token',
+    description:
+      'Without `customer_id`: an admin token (admin-scope keys only; a customer-scope key asking for one is 403 FORBIDDEN). With `customer_id` (digits or a GID): a customer token bound to that customer. Tokens are HS256 JWTs valid for `expires_in` seconds (86,400); rely on the returned value. An unknown key and a wrong secret give the same 401 INVALID_CREDENTIALS. Send the token as `Authorization: Bearer <token>`. Counted per client address.',
+    responses: { 200: 'The access token' },
+    requestExample: { api_key: 'ak_9f8e7d6c5b4a3210', api_secret: 'sk_…', customer_id: '1001' },
+    examples: { 200: { ok: true, data: { token: 'eyJhbGciOiJIUzI1NiJ9.…', expires_in: 86400, token_type: 'Bearer', scope: 'customer' } } },
+  },
+}
