@@ -1,5 +1,7 @@
 /** OpenAPI metadata of the token exchange (plugins/openapi.ts). */
+import { Type } from 'typebox'
 import type { OperationDocs } from '../../lib/http-schemas.js'
+import { platformIdPattern } from '../../lib/platform-ids.js'
 
 export const authOperations: OperationDocs = {
   'POST /v1/auth/token': {
@@ -10,5 +12,12 @@ export const authOperations: OperationDocs = {
     responses: { 200: 'The access token' },
     requestExample: { api_key: 'ak_9f8e7d6c5b4a3210', api_secret: 'sk_…', customer_id: '1001' },
     examples: { 200: { ok: true, data: { token: 'eyJhbGciOiJIUzI1NiJ9.…', expires_in: 86400, token_type: 'Bearer', scope: 'customer' } } },
+    document: {
+      body: Type.Object({
+        api_key: Type.String({ minLength: 1, maxLength: 200, description: 'The key id (`ak_…`)' }),
+        api_secret: Type.String({ minLength: 1, maxLength: 200, description: 'The key\'s secret (`sk_…`)' }),
+        customer_id: Type.Optional(Type.String({ pattern: platformIdPattern('Customer'), maxLength: 100, description: 'Digits or a platform GID; asks for a customer token' })),
+      }),
+    },
   },
 }

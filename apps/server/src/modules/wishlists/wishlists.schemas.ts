@@ -17,7 +17,7 @@ export const DEFAULT_LIST_NAME = 'My Wishlist'
 const PlatformId = (kind: PlatformKind, description: string) => Type.String({ pattern: platformIdPattern(kind), maxLength: 100, description })
 const Handle = Type.String({ minLength: 1, maxLength: 255, description: 'Product handle (URL slug)' })
 const Metadata = Type.Object({}, { additionalProperties: true, description: `Arbitrary JSON object, at most ${METADATA_MAX_CHARS} characters serialized` })
-const WishlistIdQuery = Type.String({ minLength: 1, maxLength: 64, description: '`default` (when omitted) or a `wl_…` list id' })
+const WishlistIdQuery = Type.String({ minLength: 1, maxLength: 64, description: '`default` (when omitted) or a `wl_…` list id', examples: ['default'] })
 
 const OWNER_ID = 'Customer id (digits or GID), the guest id in guest mode, or `me`'
 
@@ -69,25 +69,28 @@ export const DeleteItemQuery = Type.Object({
 
 export const DeleteItemResult = Type.Object({ removed: Type.Boolean(), count: Type.Integer() })
 
+const ProductIdItem = PlatformId('Product', 'Product id')
+
 export const BulkDeleteBody = Type.Object({
-  product_ids: Type.Optional(Type.Array(PlatformId('Product', 'Product id'), { maxItems: BULK_DELETE_MAX })),
+  product_ids: Type.Optional(Type.Array(ProductIdItem, { maxItems: BULK_DELETE_MAX })),
   handles: Type.Optional(Type.Array(Handle, { maxItems: BULK_DELETE_MAX })),
 })
 
 export const BulkDeleteResult = Type.Object({ removed_count: Type.Integer(), count: Type.Integer() })
 
+const GuestItems = Type.Array(
+  Type.Object({
+    product_id: PlatformId('Product', 'Product id'),
+    handle: Type.Optional(Handle),
+    added_at: Type.Optional(Timestamp),
+  }),
+  { maxItems: ITEM_LIMIT },
+)
+const GuestIdField = Type.String({ pattern: '^[A-Za-z0-9_-]{8,64}$', description: 'A guest whose stored wishlist is merged too, then deleted' })
+
 export const MergeBody = Type.Object({
-  guest_items: Type.Optional(
-    Type.Array(
-      Type.Object({
-        product_id: PlatformId('Product', 'Product id'),
-        handle: Type.Optional(Handle),
-        added_at: Type.Optional(Timestamp),
-      }),
-      { maxItems: ITEM_LIMIT },
-    ),
-  ),
-  guest_id: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{8,64}$', description: 'A guest whose stored wishlist is merged too, then deleted' })),
+  guest_items: Type.Optional(GuestItems),
+  guest_id: Type.Optional(GuestIdField),
 })
 
 export const MergeResult = Type.Object({
@@ -184,13 +187,10 @@ export const wishlistsOperations: OperationDocs = {
     requestExample: { product_ids: ['7001', '7002'], handles: ['wool-scarf'] },
     examples: { 200: { ok: true, data: { removed_count: 3, count: 1 } } },
     document: {
-      body: Type.Intersect(
+      body: Type.Union(
         [
-          BulkDeleteBody,
-          Type.Union([
-            Type.Object({ product_ids: Type.Array(Type.String(), { minItems: 1 }) }, { required: ['product_ids'] }),
-            Type.Object({ handles: Type.Array(Type.String(), { minItems: 1 }) }, { required: ['handles'] }),
-          ]),
+          Type.Object({ product_ids: Type.Array(ProductIdItem, { minItems: 1, maxItems: BULK_DELETE_MAX }), handles: Type.Optional(Type.Array(Handle, { maxItems: BULK_DELETE_MAX })) }),
+          Type.Object({ product_ids: Type.Optional(Type.Array(ProductIdItem, { maxItems: BULK_DELETE_MAX })), handles: Type.Array(Handle, { minItems: 1, maxItems: BULK_DELETE_MAX }) }),
         ],
         { description: 'At least one of product_ids and handles is a non-empty array; at most 100 entries together' },
       ),
@@ -211,8 +211,11 @@ export const wishlistsOperations: OperationDocs = {
     requestExample: { guest_items: [{ product_id: '7003', handle: 'wool-scarf', added_at: '2026-01-01T10:00:00.000Z' }], guest_id: 'g_3f2a9c0d4b1e4f6a8c7d2e1f0a9b8c7d' },
     examples: { 200: { ok: true, data: { merged_count: 1, skipped_count: 0, items: [item], count: 1 } } },
     document: {
-      body: Type.Intersect(
-        [MergeBody, Type.Union([Type.Object({}, { required: ['guest_items'] }), Type.Object({}, { required: ['guest_id'] })])],
+      body: Type.Union(
+        [
+          Type.Object({ guest_items: GuestItems, guest_id: Type.Optional(GuestIdField) }),
+          Type.Object({ guest_items: Type.Optional(GuestItems), guest_id: GuestIdField }),
+        ],
         { description: 'guest_items is required unless guest_id is given' },
       ),
     },
