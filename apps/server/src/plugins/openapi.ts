@@ -22,10 +22,24 @@ const ERROR_RESPONSES: Record<number, string> = {
   503: 'UNAVAILABLE: the database (or Redis) cannot be reached; with `Retry-After`',
 }
 
-const RATE_LIMIT_HEADERS = {
+const HEADERS: Record<string, JsonObject> = {
   'X-RateLimit-Limit': { description: 'Requests allowed in the current one-minute window', schema: { type: 'integer' } },
   'X-RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer' } },
   'X-RateLimit-Reset': { description: 'Seconds until the window resets', schema: { type: 'integer' } },
+  'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer' } },
+  'WWW-Authenticate': { description: '`Bearer`', schema: { type: 'string' } },
+}
+const ref = (name: string) => ({ $ref: `#/components/headers/${name}` })
+const RATE_LIMIT_HEADER_REFS = { 'X-RateLimit-Limit': ref('X-RateLimit-Limit'), 'X-RateLimit-Remaining': ref('X-RateLimit-Remaining'), 'X-RateLimit-Reset': ref('X-RateLimit-Reset') }
+/** Routes outside the rate limiter. */
+const UNLIMITED = ['/healthz', '/readyz', '/widget.js']
+
+function errorHeaders(code: number, limited: boolean): JsonObject {
+  return {
+    ...(limited ? RATE_LIMIT_HEADER_REFS : {}),
+    ...(code === 429 || code === 503 ? { 'Retry-After': ref('Retry-After') } : {}),
+    ...(code === 401 ? { 'WWW-Authenticate': ref('WWW-Authenticate') } : {}),
+  }
 }
 
 type JsonObject = Record<string, unknown>
@@ -36,12 +50,14 @@ const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !==
 const openapiPath = (url: string) => url.replace(/:(\w+)/g, '{$1}')
 
 /**
- * Completes the generated document: descriptions of every response, the rate-limit and
- * `Retry-After` headers, examples, query parameters that have a default marked optional,
- * and the outbound webhook events (OpenAPI 3.1 `webhooks`).
+ * Completes the generated document: descriptions of every response, error responses as
+ * named components, the rate-limit, `Retry-After` and `WWW-Authenticate` headers, examples,
+ * query parameters that have a default marked optional, discriminated unions with named
+ * members, and the outbound webhook events (OpenAPI 3.1 `webhooks`).
  */
 function complete(document: JsonObject, webhooks: JsonObject): JsonObject {
   const paths = (document.paths ?? {}) as Record<string, Record<string, JsonObject>>
+  const responseComponents: Record<string, JsonObject> = {}
   const docsByPath = new Map<string, OperationDoc>()
   for (const [key, doc] of Object.entries(operationDocs)) {
     const [method, url] = key.split(' ') as [string, string]
@@ -55,24 +71,23 @@ function complete(document: JsonObject, webhooks: JsonObject): JsonObject {
         const schema = param.schema as JsonObject | undefined
         // The server fills in a missing parameter that has a default: optional for callers.
         if (param.in === 'query' && schema?.default !== undefined) param.required = false
-        // @fastify/swagger moves a parameter's description out of its schema; keep both readable.
       }
       const responses = (op.responses ?? {}) as Record<string, JsonObject>
+      const limited = !UNLIMITED.includes(path)
       for (const [status, response] of Object.entries(responses)) {
         const code = Number(status)
-        if (code >= 400) response.description = ERROR_RESPONSES[code] ?? response.description
-        else if (doc?.responses[code]) response.description = doc.responses[code]
-        const limited = !['/healthz', '/readyz', '/widget.js'].includes(path)
-        if (limited && code !== 429) response.headers = { ...RATE_LIMIT_HEADERS, ...(response.headers as JsonObject | undefined) }
-        if (code === 429 || code === 503) {
-          response.headers = {
-            ...(response.headers as JsonObject | undefined),
-            'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer' } },
-          }
+        if (response.$ref !== undefined) continue
+        if (code >= 400) {
+          // One named response per error status and body shape, with its headers.
+          const schema = (response.content as Record<string, JsonObject> | undefined)?.['application/json']?.schema as JsonObject | undefined
+          const shape = String(schema?.$ref ?? '').endsWith('/ReviewsError') ? 'ReviewsError' : 'Error'
+          const name = `${shape}${code}${limited ? '' : 'Unlimited'}`
+          responseComponents[name] ??= { ...response, description: ERROR_RESPONSES[code] ?? response.description, headers: errorHeaders(code, limited) }
+          responses[status] = { $ref: `#/components/responses/${name}` }
+          continue
         }
-        if (code === 401) {
-          response.headers = { ...(response.headers as JsonObject | undefined), 'WWW-Authenticate': { description: '`Bearer`', schema: { type: 'string' } } }
-        }
+        if (doc?.responses[code]) response.description = doc.responses[code]
+        if (limited) response.headers = { ...RATE_LIMIT_HEADER_REFS, ...(response.headers as JsonObject | undefined) }
         const example = doc?.examples?.[code]
         const content = response.content as Record<string, JsonObject> | undefined
         if (example !== undefined && content?.['application/json']) content['application/json'].example = example
@@ -84,6 +99,9 @@ function complete(document: JsonObject, webhooks: JsonObject): JsonObject {
     }
   }
   hoistDiscriminatedUnions(document)
+  const components = document.components as JsonObject
+  components.responses = Object.fromEntries(Object.entries(responseComponents).sort(([a], [b]) => a.localeCompare(b)))
+  components.headers = HEADERS
   return { ...document, webhooks }
 }
 

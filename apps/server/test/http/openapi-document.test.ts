@@ -44,7 +44,8 @@ describe('the OpenAPI document', () => {
       ids.add(op.operationId)
       expect({ where, summary: op.summary?.length > 0, description: op.description?.length > 0 }).toEqual({ where, summary: true, description: true })
       expect({ where, security: Array.isArray(op.security) }).toEqual({ where, security: true })
-      for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {
+      for (const [status, raw] of Object.entries(op.responses as Record<string, Json>)) {
+        const response = raw.$ref ? doc.components.responses[raw.$ref.split('/').pop()] : raw
         expect({ where, status, description: response.description }).not.toMatchObject({ description: 'Default Response' })
         expect({ where, status, described: response.description.length > 0 }).toEqual({ where, status, described: true })
       }
@@ -57,8 +58,11 @@ describe('the OpenAPI document', () => {
   it('names the error components and refers to them', () => {
     expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['ErrorEnvelope', 'ReviewsError']))
     expect(JSON.stringify(doc)).not.toMatch(/def-\d/)
-    expect(doc.paths['/v1/webhooks'].post.responses['400'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorEnvelope' })
-    expect(doc.paths['/api/v1/reviews'].post.responses['400'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ReviewsError' })
+    expect(doc.paths['/v1/webhooks'].post.responses['400']).toEqual({ $ref: '#/components/responses/Error400' })
+    expect(doc.components.responses.Error400.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorEnvelope' })
+    expect(doc.paths['/api/v1/reviews'].post.responses['400']).toEqual({ $ref: '#/components/responses/ReviewsError400' })
+    expect(doc.components.responses.ReviewsError400.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ReviewsError' })
+    expect(doc.components.responses.Error429.headers['Retry-After']).toEqual({ $ref: '#/components/headers/Retry-After' })
   })
 
   it('gives every example in the document, and each is valid against its schema', () => {
