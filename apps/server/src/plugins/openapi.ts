@@ -164,9 +164,10 @@ export const openapiPlugin = fp(
           { name: 'webhooks', description: 'Outbound webhook endpoints and their deliveries' },
           { name: 'admin', description: 'The shop, its settings and its API keys (the dashboard)' },
           { name: 'privacy', description: 'Customer data requests, erasure and the shop\'s CSV export' },
-          { name: 'reviews', description: 'Product reviews (`/api/v1`): listing, submission, helpful votes, moderation, invitations' },
+          { name: 'reviews', description: 'Product reviews (`/api/v1`): listing, summary, submission, helpful votes, invitations' },
+          { name: 'reviews moderation', description: 'The merchant\'s moderation of reviews, and the review invitations of its orders (admin token)' },
           { name: 'storefront', description: 'The embeddable widget' },
-          { name: 'ops', description: 'Health and readiness' },
+          { name: 'operations', description: 'Health and readiness' },
         ],
         components: {
           securitySchemes: {

@@ -4,9 +4,11 @@
  * response is described, errors are named components, each example is valid against its
  * schema, and the outbound events are in the `webhooks` section.
  */
+import { readFileSync } from 'node:fs'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { renderReference } from '../../scripts/openapi-reference.js'
 import { WEBHOOK_EVENTS } from '../../src/modules/events/outbox.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
 
@@ -118,5 +120,10 @@ describe('the OpenAPI document', () => {
       expect({ event, summary: typeof post?.summary }).toEqual({ event, summary: 'string' })
       expect(post.requestBody.content['application/json'].schema.properties.event).toMatchObject({ const: event })
     }
+  })
+
+  it('is rendered in docs/reference.md (run `npm run docs:reference -w apps/server` when it is stale)', () => {
+    const committed = readFileSync(new URL('../../../../docs/reference.md', import.meta.url), 'utf8')
+    expect(committed === renderReference(doc), 'docs/reference.md is stale').toBe(true)
   })
 })
