@@ -25,8 +25,8 @@ const ErrorBody = Type.Object({
 
 const validationExample = {
   code: 'VALIDATION_ERROR',
-  message: 'body/product_id must match pattern "^…$"',
-  details: [{ path: 'body.product_id', message: 'must be 1..32 digits or a platform GID' }],
+  message: 'body.events.0 must have exactly one of customer_id and guest_id',
+  details: [{ path: 'body.events.0', message: 'must have exactly one of customer_id and guest_id', index: 0 }],
 }
 
 export const ErrorEnvelope = Type.Object(
@@ -36,7 +36,7 @@ export const ErrorEnvelope = Type.Object(
 /** The reviews interface (`/api/v1`) has no `ok` envelope. */
 export const ReviewsErrorBody = Type.Object(
   { error: ErrorBody },
-  { $id: 'ReviewsError', description: 'The reviews interface\'s error body (`/api/v1`): no `ok` envelope', examples: [{ error: { code: 'NOT_FOUND', message: 'review not found' } }] },
+  { $id: 'ReviewsError', description: 'The reviews interface\'s error body (`/api/v1`): no `ok` envelope', examples: [{ error: { code: 'VALIDATION_ERROR', message: 'body.rating must be <= 5', details: [{ path: 'body.rating', message: 'must be <= 5' }] } }] },
 )
 
 /**

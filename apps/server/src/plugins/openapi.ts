@@ -27,7 +27,7 @@ const HEADERS: Record<string, JsonObject> = {
   'X-RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer' } },
   'X-RateLimit-Reset': { description: 'Seconds until the window resets', schema: { type: 'integer' } },
   'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer' } },
-  'WWW-Authenticate': { description: '`Bearer`', schema: { type: 'string' } },
+  'WWW-Authenticate': { description: '`Bearer realm="wishlist"`', schema: { type: 'string' } },
 }
 const ref = (name: string) => ({ $ref: `#/components/headers/${name}` })
 const RATE_LIMIT_HEADER_REFS = { 'X-RateLimit-Limit': ref('X-RateLimit-Limit'), 'X-RateLimit-Remaining': ref('X-RateLimit-Remaining'), 'X-RateLimit-Reset': ref('X-RateLimit-Reset') }

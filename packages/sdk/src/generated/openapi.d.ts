@@ -1093,11 +1093,12 @@ export interface components {
          *       "ok": false,
          *       "error": {
          *         "code": "VALIDATION_ERROR",
-         *         "message": "body/product_id must match pattern \"^…$\"",
+         *         "message": "body.events.0 must have exactly one of customer_id and guest_id",
          *         "details": [
          *           {
-         *             "path": "body.product_id",
-         *             "message": "must be 1..32 digits or a platform GID"
+         *             "path": "body.events.0",
+         *             "message": "must have exactly one of customer_id and guest_id",
+         *             "index": 0
          *           }
          *         ]
          *       }
@@ -1162,8 +1163,14 @@ export interface components {
          * @description The reviews interface's error body (`/api/v1`): no `ok` envelope
          * @example {
          *       "error": {
-         *         "code": "NOT_FOUND",
-         *         "message": "review not found"
+         *         "code": "VALIDATION_ERROR",
+         *         "message": "body.rating must be <= 5",
+         *         "details": [
+         *           {
+         *             "path": "body.rating",
+         *             "message": "must be <= 5"
+         *           }
+         *         ]
          *       }
          *     }
          */
@@ -1403,7 +1410,7 @@ export interface components {
     headers: {
         /** @description Seconds to wait before trying again */
         "Retry-After": number;
-        /** @description `Bearer` */
+        /** @description `Bearer realm="wishlist"` */
         "WWW-Authenticate": string;
         /** @description Requests allowed in the current one-minute window */
         "X-RateLimit-Limit": number;
