@@ -75,10 +75,16 @@ function operation(route: RouteEntry) {
   return openapi.paths[route.url.replace(/:(\w+)/g, '{$1}')]?.[route.method.toLowerCase()]
 }
 
+/** The property names a body schema states, its union members' included. */
+function propertyNames(schema: unknown): string[] {
+  const s = (schema ?? {}) as { properties?: Record<string, unknown>; anyOf?: unknown[]; oneOf?: unknown[] }
+  return [...new Set([...Object.keys(s.properties ?? {}), ...[...(s.anyOf ?? []), ...(s.oneOf ?? [])].flatMap(propertyNames)])]
+}
+
 function requestFor(route: RouteEntry) {
   const op = operation(route)
   const queryNames = (op?.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name)
-  const bodyNames = Object.keys(op?.requestBody?.content?.['application/json']?.schema?.properties ?? {})
+  const bodyNames = propertyNames(op?.requestBody?.content?.['application/json']?.schema)
   const params = [...route.url.matchAll(/:(\w+)/g)].map((m) => m[1] as string)
   const key = (names: string[]) => (names.length ? fc.oneof(fc.constantFrom(...names), fc.string({ maxLength: 8 })) : fc.string({ maxLength: 8 }))
   const body = fc.oneof(
