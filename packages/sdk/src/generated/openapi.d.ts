@@ -2412,9 +2412,12 @@ export interface operations {
                                  * @description ISO 8601 UTC
                                  */
                                 createdAt: string;
+                                /** @description `ak_…` */
                                 keyId: string;
+                                /** @description The last token exchange; null when never used */
                                 lastUsedAt: string | null;
                                 name: string;
+                                /** @description `admin` or `customer` */
                                 scope: string;
                             }[];
                         };
@@ -2920,9 +2923,13 @@ export interface operations {
                      */
                     "application/json": {
                         data: {
+                            /** @description Named lists (growth plan or above); default false */
                             multi_wishlist_enabled: boolean;
+                            /** @description order.created removes the bought products from the customer's lists; default false */
                             remove_on_purchase: boolean;
+                            /** @description Submitted reviews are approved at once; default false */
                             reviews_auto_approve: boolean;
+                            /** @description Lifetime of new share links; default 30 */
                             share_link_ttl_days: number;
                         };
                         /** @enum {boolean} */
@@ -2973,15 +2980,22 @@ export interface operations {
                      */
                     "application/json": {
                         data: {
+                            /** @description e.g. example.myshopify.com */
                             domain: string;
                             id: string;
+                            /** @description `free`, `starter`, `growth` or `scale` */
                             plan: string;
                             settings: {
+                                /** @description Named lists (growth plan or above); default false */
                                 multi_wishlist_enabled: boolean;
+                                /** @description order.created removes the bought products from the customer's lists; default false */
                                 remove_on_purchase: boolean;
+                                /** @description Submitted reviews are approved at once; default false */
                                 reviews_auto_approve: boolean;
+                                /** @description Lifetime of new share links; default 30 */
                                 share_link_ttl_days: number;
                             };
+                            /** @description The public `sfk_…` key of guest mode and reviews */
                             storefrontKey: string;
                         };
                         /** @enum {boolean} */
@@ -3296,8 +3310,11 @@ export interface operations {
                      */
                     "application/json": {
                         data: {
+                            /** @description Seconds until it expires (86,400) */
                             expires_in: number;
+                            /** @description `admin`, or `customer` when customer_id was given */
                             scope: "admin" | "customer";
+                            /** @description The access token (a JWT): send it as `Authorization: Bearer <token>` */
                             token: string;
                             /** @enum {string} */
                             token_type: "Bearer";
@@ -3441,8 +3458,11 @@ export interface operations {
                                  * @description ISO 8601 UTC
                                  */
                                 createdAt: string;
+                                /** @description The events it receives */
                                 events: string[];
+                                /** @description The receiver */
                                 url: string;
+                                /** @description `wh_…` */
                                 webhookId: string;
                             }[];
                         };
@@ -3516,10 +3536,13 @@ export interface operations {
                              * @description ISO 8601 UTC
                              */
                             createdAt: string;
+                            /** @description The events it receives, duplicates dropped */
                             events: string[];
                             /** @description whsec_…: shown only in this response */
                             secret: string;
+                            /** @description The receiver */
                             url: string;
+                            /** @description `wh_…` */
                             webhookId: string;
                         };
                         /** @enum {boolean} */
@@ -3621,18 +3644,22 @@ export interface operations {
                     "application/json": {
                         data: {
                             deliveries: {
+                                /** @description Attempts made so far (at most 8) */
                                 attempts: number;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC
                                  */
                                 createdAt: string;
+                                /** @description The event name (`webhook.test` for test deliveries) */
                                 event: string;
                                 /** @description Also the webhook-id header of every attempt */
                                 id: string;
                                 /** @description Why the last attempt failed: "timeout", "HTTP 500", "target not allowed", … */
                                 lastError: string | null;
+                                /** @description The HTTP status of the last answer; null when none came */
                                 lastStatusCode: number | null;
+                                /** @description When the next attempt is due; null unless pending */
                                 nextAttemptAt: string | null;
                                 status: "pending" | "succeeded" | "failed";
                             }[];
@@ -3693,18 +3720,22 @@ export interface operations {
                         data: {
                             delivered: boolean;
                             delivery: {
+                                /** @description Attempts made so far (at most 8) */
                                 attempts: number;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC
                                  */
                                 createdAt: string;
+                                /** @description The event name (`webhook.test` for test deliveries) */
                                 event: string;
                                 /** @description Also the webhook-id header of every attempt */
                                 id: string;
                                 /** @description Why the last attempt failed: "timeout", "HTTP 500", "target not allowed", … */
                                 lastError: string | null;
+                                /** @description The HTTP status of the last answer; null when none came */
                                 lastStatusCode: number | null;
+                                /** @description When the next attempt is due; null unless pending */
                                 nextAttemptAt: string | null;
                                 status: "pending" | "succeeded" | "failed";
                             };
@@ -3771,22 +3802,29 @@ export interface operations {
                      */
                     "application/json": {
                         data: {
+                            /** @description Items in this page */
                             count: number;
+                            /** @description offset + count < total */
                             has_more: boolean;
+                            /** @description Newest first */
                             items: {
                                 /**
                                  * Format: date-time
-                                 * @description ISO 8601 UTC
+                                 * @description When the item was added (milliseconds, UTC)
                                  */
                                 addedAt: string;
+                                /** @description Present when one was given */
                                 handle?: string;
+                                /** @description Present when one was given */
                                 metadata?: {
                                     [key: string]: unknown;
                                 };
+                                /** @description Product id (digits) */
                                 productId: string;
                                 /** @description As given on add, else the catalog's default variant; null while unknown */
                                 variantId: string | null;
                             }[];
+                            /** @description Items in the list */
                             total: number;
                         };
                         /** @enum {boolean} */
@@ -3874,13 +3912,16 @@ export interface operations {
                             item: {
                                 /**
                                  * Format: date-time
-                                 * @description ISO 8601 UTC
+                                 * @description When the item was added (milliseconds, UTC)
                                  */
                                 addedAt: string;
+                                /** @description Present when one was given */
                                 handle?: string;
+                                /** @description Present when one was given */
                                 metadata?: {
                                     [key: string]: unknown;
                                 };
+                                /** @description Product id (digits) */
                                 productId: string;
                                 /** @description As given on add, else the catalog's default variant; null while unknown */
                                 variantId: string | null;
@@ -3924,13 +3965,16 @@ export interface operations {
                             item: {
                                 /**
                                  * Format: date-time
-                                 * @description ISO 8601 UTC
+                                 * @description When the item was added (milliseconds, UTC)
                                  */
                                 addedAt: string;
+                                /** @description Present when one was given */
                                 handle?: string;
+                                /** @description Present when one was given */
                                 metadata?: {
                                     [key: string]: unknown;
                                 };
+                                /** @description Product id (digits) */
                                 productId: string;
                                 /** @description As given on add, else the catalog's default variant; null while unknown */
                                 variantId: string | null;
@@ -3989,7 +4033,9 @@ export interface operations {
                      */
                     "application/json": {
                         data: {
+                            /** @description Items left in the list */
                             count: number;
+                            /** @description false when no item matched */
                             removed: boolean;
                         };
                         /** @enum {boolean} */
@@ -4064,7 +4110,9 @@ export interface operations {
                      */
                     "application/json": {
                         data: {
+                            /** @description Items left in the list */
                             count: number;
+                            /** @description Items really removed */
                             removed_count: number;
                         };
                         /** @enum {boolean} */
@@ -4189,16 +4237,18 @@ export interface operations {
                             wishlists: {
                                 /**
                                  * Format: date-time
-                                 * @description ISO 8601 UTC
+                                 * @description For the default list: when the owner first wrote anything
                                  */
                                 createdAt: string;
                                 itemCount: number;
+                                /** @description `My Wishlist` for the default list until renamed */
                                 name: string;
                                 /**
                                  * Format: date-time
-                                 * @description ISO 8601 UTC
+                                 * @description Changes on creation and rename
                                  */
                                 updatedAt: string;
+                                /** @description `default` or a `wl_…` id */
                                 wishlistId: string;
                             }[];
                         };
@@ -4265,16 +4315,18 @@ export interface operations {
                             wishlist: {
                                 /**
                                  * Format: date-time
-                                 * @description ISO 8601 UTC
+                                 * @description For the default list: when the owner first wrote anything
                                  */
                                 createdAt: string;
                                 itemCount: number;
+                                /** @description `My Wishlist` for the default list until renamed */
                                 name: string;
                                 /**
                                  * Format: date-time
-                                 * @description ISO 8601 UTC
+                                 * @description Changes on creation and rename
                                  */
                                 updatedAt: string;
+                                /** @description `default` or a `wl_…` id */
                                 wishlistId: string;
                             };
                         };
@@ -4487,21 +4539,27 @@ export interface operations {
                      */
                     "application/json": {
                         data: {
+                            /** @description Items in the target list */
                             count: number;
+                            /** @description The whole target list after the merge, newest first */
                             items: {
                                 /**
                                  * Format: date-time
-                                 * @description ISO 8601 UTC
+                                 * @description When the item was added (milliseconds, UTC)
                                  */
                                 addedAt: string;
+                                /** @description Present when one was given */
                                 handle?: string;
+                                /** @description Present when one was given */
                                 metadata?: {
                                     [key: string]: unknown;
                                 };
+                                /** @description Product id (digits) */
                                 productId: string;
                                 /** @description As given on add, else the catalog's default variant; null while unknown */
                                 variantId: string | null;
                             }[];
+                            /** @description New items merged */
                             merged_count: number;
                             /** @description New items not merged because of the item limit */
                             skipped_count: number;
@@ -4561,7 +4619,10 @@ export interface operations {
                              * @description ISO 8601 UTC
                              */
                             expires_at: string;
-                            /** Format: uri */
+                            /**
+                             * Format: uri
+                             * @description PUBLIC_BASE_URL/v1/wishlists/shared/{token}
+                             */
                             share_url: string;
                         };
                         /** @enum {boolean} */
@@ -4702,9 +4763,12 @@ export interface operations {
                      */
                     "application/json": {
                         data: {
+                            /** @description Distinct customer ids in the input */
                             customers: number;
                             dry_run: boolean;
+                            /** @description Items written (or that would be, with dry_run) */
                             imported: number;
+                            /** @description Input items − imported: already stored, repeated in the call, or beyond the item limit */
                             skipped: number;
                         };
                         /** @enum {boolean} */

@@ -2,10 +2,10 @@ import { Type } from 'typebox'
 import { type OperationDocs, Timestamp } from '../../lib/http-schemas.js'
 
 export const Settings = Type.Object({
-  multi_wishlist_enabled: Type.Boolean(),
-  reviews_auto_approve: Type.Boolean(),
-  share_link_ttl_days: Type.Integer({ minimum: 1, maximum: 365 }),
-  remove_on_purchase: Type.Boolean(),
+  multi_wishlist_enabled: Type.Boolean({ description: 'Named lists (growth plan or above); default false' }),
+  reviews_auto_approve: Type.Boolean({ description: 'Submitted reviews are approved at once; default false' }),
+  share_link_ttl_days: Type.Integer({ minimum: 1, maximum: 365, description: 'Lifetime of new share links; default 30' }),
+  remove_on_purchase: Type.Boolean({ description: 'order.created removes the bought products from the customer\'s lists; default false' }),
 })
 
 export const SettingsPatch = Type.Object(
@@ -21,18 +21,18 @@ export const SettingsPatch = Type.Object(
 
 export const ShopView = Type.Object({
   id: Type.String(),
-  domain: Type.String(),
-  plan: Type.String(),
+  domain: Type.String({ description: 'e.g. example.myshopify.com' }),
+  plan: Type.String({ description: '`free`, `starter`, `growth` or `scale`' }),
   settings: Settings,
-  storefrontKey: Type.String(),
+  storefrontKey: Type.String({ description: 'The public `sfk_…` key of guest mode and reviews' }),
 })
 
 export const ApiKeyView = Type.Object({
-  keyId: Type.String(),
+  keyId: Type.String({ description: '`ak_…`' }),
   name: Type.String(),
-  scope: Type.String(),
+  scope: Type.String({ description: '`admin` or `customer`' }),
   createdAt: Timestamp,
-  lastUsedAt: Type.Union([Timestamp, Type.Null()]),
+  lastUsedAt: Type.Union([Timestamp, Type.Null()], { description: 'The last token exchange; null when never used' }),
 })
 
 export const CreateApiKey = Type.Object({

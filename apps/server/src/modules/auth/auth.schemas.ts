@@ -1,7 +1,20 @@
-/** OpenAPI metadata of the token exchange (plugins/openapi.ts). */
+/** TypeBox schemas of the token exchange, and its OpenAPI metadata (plugins/openapi.ts). */
 import { Type } from 'typebox'
 import type { OperationDocs } from '../../lib/http-schemas.js'
 import { platformIdPattern } from '../../lib/platform-ids.js'
+
+export const TokenRequest = Type.Object({
+  api_key: Type.String({ minLength: 1, maxLength: 200 }),
+  api_secret: Type.String({ minLength: 1, maxLength: 200 }),
+  customer_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Digits or a platform GID; asks for a customer token' })),
+})
+
+export const TokenResponse = Type.Object({
+  token: Type.String({ description: 'The access token (a JWT): send it as `Authorization: Bearer <token>`' }),
+  expires_in: Type.Integer({ description: 'Seconds until it expires (86,400)' }),
+  token_type: Type.Literal('Bearer'),
+  scope: Type.Union([Type.Literal('admin'), Type.Literal('customer')], { description: '`admin`, or `customer` when customer_id was given' }),
+})
 
 export const authOperations: OperationDocs = {
   'POST /v1/auth/token': {

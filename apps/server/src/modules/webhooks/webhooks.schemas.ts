@@ -17,28 +17,28 @@ export const CreateWebhook = Type.Object(
 )
 
 export const WebhookView = Type.Object({
-  webhookId: Type.String(),
-  url: Type.String(),
-  events: Type.Array(Type.String()),
+  webhookId: Type.String({ description: '`wh_…`' }),
+  url: Type.String({ description: 'The receiver' }),
+  events: Type.Array(Type.String(), { description: 'The events it receives' }),
   createdAt: Timestamp,
 })
 
 export const CreatedWebhook = Type.Object({
-  webhookId: Type.String(),
-  url: Type.String(),
-  events: Type.Array(Type.String()),
+  webhookId: Type.String({ description: '`wh_…`' }),
+  url: Type.String({ description: 'The receiver' }),
+  events: Type.Array(Type.String(), { description: 'The events it receives, duplicates dropped' }),
   createdAt: Timestamp,
   secret: Type.String({ description: 'whsec_…: shown only in this response' }),
 })
 
 export const DeliveryView = Type.Object({
   id: Type.String({ description: 'Also the webhook-id header of every attempt' }),
-  event: Type.String(),
+  event: Type.String({ description: 'The event name (`webhook.test` for test deliveries)' }),
   status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
-  attempts: Type.Integer(),
-  lastStatusCode: Type.Union([Type.Integer(), Type.Null()]),
+  attempts: Type.Integer({ description: 'Attempts made so far (at most 8)' }),
+  lastStatusCode: Type.Union([Type.Integer(), Type.Null()], { description: 'The HTTP status of the last answer; null when none came' }),
   lastError: Type.Union([Type.String(), Type.Null()], { description: 'Why the last attempt failed: "timeout", "HTTP 500", "target not allowed", …' }),
-  nextAttemptAt: Type.Union([Timestamp, Type.Null()]),
+  nextAttemptAt: Type.Union([Timestamp, Type.Null()], { description: 'When the next attempt is due; null unless pending' }),
   createdAt: Timestamp,
 })
 

@@ -34,18 +34,18 @@ export const ItemsQuery = Type.Object({
 })
 
 export const WishlistItem = Type.Object({
-  productId: Type.String(),
+  productId: Type.String({ description: 'Product id (digits)' }),
   variantId: Type.Union([Type.String(), Type.Null()], { description: "As given on add, else the catalog's default variant; null while unknown" }),
-  handle: Type.Optional(Type.String()),
-  metadata: Type.Optional(Type.Object({}, { additionalProperties: true })),
-  addedAt: Timestamp,
+  handle: Type.Optional(Type.String({ description: 'Present when one was given' })),
+  metadata: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Present when one was given' })),
+  addedAt: Type.String({ format: 'date-time', description: 'When the item was added (milliseconds, UTC)' }),
 })
 
 export const ItemsPage = Type.Object({
-  items: Type.Array(WishlistItem),
-  count: Type.Integer(),
-  total: Type.Integer(),
-  has_more: Type.Boolean(),
+  items: Type.Array(WishlistItem, { description: 'Newest first' }),
+  count: Type.Integer({ description: 'Items in this page' }),
+  total: Type.Integer({ description: 'Items in the list' }),
+  has_more: Type.Boolean({ description: 'offset + count < total' }),
 })
 
 export const AddItemBody = Type.Object({
@@ -67,7 +67,7 @@ export const DeleteItemQuery = Type.Object({
   by: Type.Optional(Type.Literal('handle')),
 })
 
-export const DeleteItemResult = Type.Object({ removed: Type.Boolean(), count: Type.Integer() })
+export const DeleteItemResult = Type.Object({ removed: Type.Boolean({ description: 'false when no item matched' }), count: Type.Integer({ description: 'Items left in the list' }) })
 
 const ProductIdItem = PlatformId('Product', 'Product id')
 
@@ -76,7 +76,7 @@ export const BulkDeleteBody = Type.Object({
   handles: Type.Optional(Type.Array(Handle, { maxItems: BULK_DELETE_MAX })),
 })
 
-export const BulkDeleteResult = Type.Object({ removed_count: Type.Integer(), count: Type.Integer() })
+export const BulkDeleteResult = Type.Object({ removed_count: Type.Integer({ description: 'Items really removed' }), count: Type.Integer({ description: 'Items left in the list' }) })
 
 const GuestItems = Type.Array(
   Type.Object({
@@ -94,18 +94,18 @@ export const MergeBody = Type.Object({
 })
 
 export const MergeResult = Type.Object({
-  merged_count: Type.Integer(),
+  merged_count: Type.Integer({ description: 'New items merged' }),
   skipped_count: Type.Integer({ description: 'New items not merged because of the item limit' }),
-  items: Type.Array(WishlistItem),
-  count: Type.Integer(),
+  items: Type.Array(WishlistItem, { description: 'The whole target list after the merge, newest first' }),
+  count: Type.Integer({ description: 'Items in the target list' }),
 })
 
 export const ListRecord = Type.Object({
-  wishlistId: Type.String(),
-  name: Type.String(),
+  wishlistId: Type.String({ description: '`default` or a `wl_…` id' }),
+  name: Type.String({ description: '`My Wishlist` for the default list until renamed' }),
   itemCount: Type.Integer(),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
+  createdAt: Type.String({ format: 'date-time', description: 'For the default list: when the owner first wrote anything' }),
+  updatedAt: Type.String({ format: 'date-time', description: 'Changes on creation and rename' }),
 })
 
 export const ListNameBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 500, description: 'Trimmed; 1 to 100 characters' }) })
@@ -121,7 +121,7 @@ export const MoveBody = Type.Object({
   to: Type.String({ minLength: 1, maxLength: 64 }),
 })
 
-export const ShareLinkView = Type.Object({ share_url: Type.String({ format: 'uri' }), expires_at: Timestamp })
+export const ShareLinkView = Type.Object({ share_url: Type.String({ format: 'uri', description: 'PUBLIC_BASE_URL/v1/wishlists/shared/{token}' }), expires_at: Timestamp })
 
 export const SharedTokenParams = Type.Object({ shareToken: Type.String({ minLength: 1, maxLength: 200 }) })
 
@@ -150,9 +150,9 @@ export const ImportBody = Type.Object({
 })
 
 export const ImportResult = Type.Object({
-  customers: Type.Integer(),
-  imported: Type.Integer(),
-  skipped: Type.Integer(),
+  customers: Type.Integer({ description: 'Distinct customer ids in the input' }),
+  imported: Type.Integer({ description: 'Items written (or that would be, with dry_run)' }),
+  skipped: Type.Integer({ description: 'Input items − imported: already stored, repeated in the call, or beyond the item limit' }),
   dry_run: Type.Boolean(),
 })
 
