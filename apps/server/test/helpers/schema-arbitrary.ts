@@ -49,8 +49,13 @@ export function schemaArbitrary(schema: Schema, opts: ArbitraryOptions): fc.Arbi
       const schemes = typeof s.pattern === 'string' && !s.pattern.includes('?') ? ['https'] : ['https', 'http']
       return fc.webUrl({ validSchemes: schemes }).filter((v) => fits(v) && (s.pattern === undefined || new RegExp(s.pattern).test(v)))
     }
-    if (typeof s.pattern === 'string') return fc.stringMatching(new RegExp(s.pattern)).filter(fits)
-    return fc.string({ minLength: min, maxLength: Math.min(max, min + 40) }).filter(fits)
+    // Edge cases beside the random strings: blank, padded, invisible and non-ASCII text.
+    const edges = fc.constantFrom(' ', '   ', '\t', ' a ', '\u200b', 'a\u200b', 'é', '👩‍💻', `${'x'.repeat(max)}`, ` ${'y'.repeat(Math.max(0, min - 1))}`)
+    if (typeof s.pattern === 'string') {
+      const pattern = new RegExp(s.pattern)
+      return fc.oneof({ arbitrary: fc.stringMatching(pattern), weight: 4 }, { arbitrary: edges, weight: 1 }).filter((v) => fits(v) && pattern.test(v))
+    }
+    return fc.oneof({ arbitrary: fc.string({ minLength: min, maxLength: Math.min(max, min + 40) }), weight: 4 }, { arbitrary: edges, weight: 1 }).filter(fits)
   }
 
   function number(s: Schema, integer: boolean): fc.Arbitrary<number> {
