@@ -266,7 +266,7 @@ export interface paths {
         };
         /**
          * List API keys
-         * @description The active API keys of the shop, never their secrets. `lastUsedAt` is the last token exchange (null when never used).
+         * @description The active API keys of the shop, never their secrets. `lastUsedAt` is the last token exchange, recorded at most once a minute (null when never used).
          */
         get: operations["listApiKeys"];
         put?: never;
@@ -2414,7 +2414,7 @@ export interface operations {
                                 createdAt: string;
                                 /** @description `ak_…` */
                                 keyId: string;
-                                /** @description The last token exchange; null when never used */
+                                /** @description The last token exchange (recorded at most once a minute); null when never used */
                                 lastUsedAt: string | null;
                                 name: string;
                                 /** @description `admin` or `customer` */

@@ -32,7 +32,7 @@ export const ApiKeyView = Type.Object({
   name: Type.String(),
   scope: Type.String({ description: '`admin` or `customer`' }),
   createdAt: Timestamp,
-  lastUsedAt: Type.Union([Timestamp, Type.Null()], { description: 'The last token exchange; null when never used' }),
+  lastUsedAt: Type.Union([Timestamp, Type.Null()], { description: 'The last token exchange (recorded at most once a minute); null when never used' }),
 })
 
 export const CreateApiKey = Type.Object({
@@ -72,7 +72,7 @@ export const adminOperations: OperationDocs = {
   'GET /v1/admin/api-keys': {
     operationId: 'listApiKeys',
     summary: 'List API keys',
-    description: 'The active API keys of the shop, never their secrets. `lastUsedAt` is the last token exchange (null when never used).',
+    description: 'The active API keys of the shop, never their secrets. `lastUsedAt` is the last token exchange, recorded at most once a minute (null when never used).',
     responses: { 200: 'The active keys' },
     examples: { 200: { ok: true, data: { apiKeys: [{ keyId: 'ak_9f8e7d6c5b4a3210', name: 'Storefront server', scope: 'admin', createdAt: '2026-01-02T03:04:05.678Z', lastUsedAt: null }] } } },
   },
