@@ -11,7 +11,7 @@ import { operationDocs, webhookEvents } from './openapi-operations.js'
  */
 const ERROR_RESPONSES: Record<number, string> = {
   400: 'The request is invalid: VALIDATION_ERROR (`details` lists each field) or INVALID_JSON, or a rule of the operation was broken (WISHLIST_LIMIT, ITEM_LIMIT, ITEM_NOT_IN_LIST, SAME_LIST, DEFAULT_LIST_PROTECTED, WEBHOOK_LIMIT, KEY_LIMIT)',
-  401: 'No credentials (UNAUTHORIZED), or they are not valid: INVALID_TOKEN, TOKEN_EXPIRED, INVALID_CREDENTIALS; with `WWW-Authenticate: Bearer`',
+  401: 'No credentials (UNAUTHORIZED), or they are not valid: INVALID_TOKEN, TOKEN_EXPIRED, INVALID_CREDENTIALS; with `WWW-Authenticate: Bearer realm="wishlist"`',
   403: "The credentials may not do this (FORBIDDEN), the shop's plan is too low (PLAN_UPGRADE_REQUIRED, `details: {required_plan, current_plan}`) or the feature is off (FEATURE_DISABLED)",
   404: 'NOT_FOUND: the resource does not exist in this shop (or is not visible to the caller)',
   409: 'Conflict: LIST_NAME_TAKEN or DUPLICATE_REVIEW',
