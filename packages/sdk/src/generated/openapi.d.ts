@@ -1478,6 +1478,7 @@ export interface operations {
                      */
                     "application/json": {
                         data: {
+                            /** @description Plain text: whoever renders it escapes it */
                             body: string;
                             /**
                              * Format: date-time
@@ -1486,24 +1487,31 @@ export interface operations {
                             createdAt: string;
                             customerEmail: string | null;
                             customerId: string | null;
+                            /** @description As submitted (trimmed); "Anonymous" after the customer's erasure */
                             customerName: string;
                             helpfulCount: number;
                             id: number;
+                            /** @description https URLs; empty when none */
                             photos: string[];
                             productId: string;
                             rating: number;
+                            /** @description null when there is no reply */
                             repliedAt: string | null;
+                            /** @description The merchant's reply; null when none */
                             replyBody: string | null;
                             status: "pending" | "approved" | "rejected";
                             /** @description Empty string when none was given */
                             title: string;
                             /** @description How verifiedPurchase was proven: the linked customer's order holds the product, or a review invitation of an order was used; null when not verified */
                             verifiedBy: "customer_order" | "invitation" | null;
+                            /** @description Decided by the service only: the linked customer bought the product, or the review came with an invitation */
                             verifiedPurchase: boolean;
                         }[];
+                        /** @description (page − 1) × perPage + data.length < total */
                         hasMore: boolean;
                         page: number;
                         perPage: number;
+                        /** @description Reviews matching the filters */
                         total: number;
                     };
                 };
@@ -1573,27 +1581,35 @@ export interface operations {
                      */
                     "application/json": {
                         data: {
+                            /** @description Plain text: whoever renders it escapes it */
                             body: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC, seconds precision: 2026-01-02T03:04:05Z
                              */
                             createdAt: string;
+                            /** @description As submitted (trimmed); "Anonymous" after the customer's erasure */
                             customerName: string;
                             helpfulCount: number;
                             id: number;
+                            /** @description https URLs; empty when none */
                             photos: string[];
                             productId: string;
                             rating: number;
+                            /** @description null when there is no reply */
                             repliedAt: string | null;
+                            /** @description The merchant's reply; null when none */
                             replyBody: string | null;
                             /** @description Empty string when none was given */
                             title: string;
+                            /** @description Decided by the service only: the linked customer bought the product, or the review came with an invitation */
                             verifiedPurchase: boolean;
                         }[];
+                        /** @description (page − 1) × perPage + data.length < total */
                         hasMore: boolean;
                         page: number;
                         perPage: number;
+                        /** @description Reviews matching the filters */
                         total: number;
                     };
                 };
@@ -1827,6 +1843,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description Plain text: whoever renders it escapes it */
                         body: string;
                         /**
                          * Format: date-time
@@ -1835,37 +1852,48 @@ export interface operations {
                         createdAt: string;
                         customerEmail: string | null;
                         customerId: string | null;
+                        /** @description As submitted (trimmed); "Anonymous" after the customer's erasure */
                         customerName: string;
                         helpfulCount: number;
                         id: number;
+                        /** @description https URLs; empty when none */
                         photos: string[];
                         productId: string;
                         rating: number;
+                        /** @description null when there is no reply */
                         repliedAt: string | null;
+                        /** @description The merchant's reply; null when none */
                         replyBody: string | null;
                         status: "pending" | "approved" | "rejected";
                         /** @description Empty string when none was given */
                         title: string;
                         /** @description How verifiedPurchase was proven: the linked customer's order holds the product, or a review invitation of an order was used; null when not verified */
                         verifiedBy: "customer_order" | "invitation" | null;
+                        /** @description Decided by the service only: the linked customer bought the product, or the review came with an invitation */
                         verifiedPurchase: boolean;
                     } | {
+                        /** @description Plain text: whoever renders it escapes it */
                         body: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC, seconds precision: 2026-01-02T03:04:05Z
                          */
                         createdAt: string;
+                        /** @description As submitted (trimmed); "Anonymous" after the customer's erasure */
                         customerName: string;
                         helpfulCount: number;
                         id: number;
+                        /** @description https URLs; empty when none */
                         photos: string[];
                         productId: string;
                         rating: number;
+                        /** @description null when there is no reply */
                         repliedAt: string | null;
+                        /** @description The merchant's reply; null when none */
                         replyBody: string | null;
                         /** @description Empty string when none was given */
                         title: string;
+                        /** @description Decided by the service only: the linked customer bought the product, or the review came with an invitation */
                         verifiedPurchase: boolean;
                     };
                 };
@@ -1957,6 +1985,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description Plain text: whoever renders it escapes it */
                         body: string;
                         /**
                          * Format: date-time
@@ -1965,19 +1994,24 @@ export interface operations {
                         createdAt: string;
                         customerEmail: string | null;
                         customerId: string | null;
+                        /** @description As submitted (trimmed); "Anonymous" after the customer's erasure */
                         customerName: string;
                         helpfulCount: number;
                         id: number;
+                        /** @description https URLs; empty when none */
                         photos: string[];
                         productId: string;
                         rating: number;
+                        /** @description null when there is no reply */
                         repliedAt: string | null;
+                        /** @description The merchant's reply; null when none */
                         replyBody: string | null;
                         status: "pending" | "approved" | "rejected";
                         /** @description Empty string when none was given */
                         title: string;
                         /** @description How verifiedPurchase was proven: the linked customer's order holds the product, or a review invitation of an order was used; null when not verified */
                         verifiedBy: "customer_order" | "invitation" | null;
+                        /** @description Decided by the service only: the linked customer bought the product, or the review came with an invitation */
                         verifiedPurchase: boolean;
                     };
                 };
@@ -2104,6 +2138,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description Plain text: whoever renders it escapes it */
                         body: string;
                         /**
                          * Format: date-time
@@ -2112,19 +2147,24 @@ export interface operations {
                         createdAt: string;
                         customerEmail: string | null;
                         customerId: string | null;
+                        /** @description As submitted (trimmed); "Anonymous" after the customer's erasure */
                         customerName: string;
                         helpfulCount: number;
                         id: number;
+                        /** @description https URLs; empty when none */
                         photos: string[];
                         productId: string;
                         rating: number;
+                        /** @description null when there is no reply */
                         repliedAt: string | null;
+                        /** @description The merchant's reply; null when none */
                         replyBody: string | null;
                         status: "pending" | "approved" | "rejected";
                         /** @description Empty string when none was given */
                         title: string;
                         /** @description How verifiedPurchase was proven: the linked customer's order holds the product, or a review invitation of an order was used; null when not verified */
                         verifiedBy: "customer_order" | "invitation" | null;
+                        /** @description Decided by the service only: the linked customer bought the product, or the review came with an invitation */
                         verifiedPurchase: boolean;
                     };
                 };
@@ -2191,6 +2231,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description Plain text: whoever renders it escapes it */
                         body: string;
                         /**
                          * Format: date-time
@@ -2199,19 +2240,24 @@ export interface operations {
                         createdAt: string;
                         customerEmail: string | null;
                         customerId: string | null;
+                        /** @description As submitted (trimmed); "Anonymous" after the customer's erasure */
                         customerName: string;
                         helpfulCount: number;
                         id: number;
+                        /** @description https URLs; empty when none */
                         photos: string[];
                         productId: string;
                         rating: number;
+                        /** @description null when there is no reply */
                         repliedAt: string | null;
+                        /** @description The merchant's reply; null when none */
                         replyBody: string | null;
                         status: "pending" | "approved" | "rejected";
                         /** @description Empty string when none was given */
                         title: string;
                         /** @description How verifiedPurchase was proven: the linked customer's order holds the product, or a review invitation of an order was used; null when not verified */
                         verifiedBy: "customer_order" | "invitation" | null;
+                        /** @description Decided by the service only: the linked customer bought the product, or the review came with an invitation */
                         verifiedPurchase: boolean;
                     };
                 };
@@ -2266,6 +2312,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description Plain text: whoever renders it escapes it */
                         body: string;
                         /**
                          * Format: date-time
@@ -2274,19 +2321,24 @@ export interface operations {
                         createdAt: string;
                         customerEmail: string | null;
                         customerId: string | null;
+                        /** @description As submitted (trimmed); "Anonymous" after the customer's erasure */
                         customerName: string;
                         helpfulCount: number;
                         id: number;
+                        /** @description https URLs; empty when none */
                         photos: string[];
                         productId: string;
                         rating: number;
+                        /** @description null when there is no reply */
                         repliedAt: string | null;
+                        /** @description The merchant's reply; null when none */
                         replyBody: string | null;
                         status: "pending" | "approved" | "rejected";
                         /** @description Empty string when none was given */
                         title: string;
                         /** @description How verifiedPurchase was proven: the linked customer's order holds the product, or a review invitation of an order was used; null when not verified */
                         verifiedBy: "customer_order" | "invitation" | null;
+                        /** @description Decided by the service only: the linked customer bought the product, or the review came with an invitation */
                         verifiedPurchase: boolean;
                     };
                 };
@@ -2714,6 +2766,7 @@ export interface operations {
                                 usedAt: string | null;
                             }[];
                             reviews: {
+                                /** @description Plain text: whoever renders it escapes it */
                                 body: string;
                                 /**
                                  * Format: date-time
@@ -2722,19 +2775,24 @@ export interface operations {
                                 createdAt: string;
                                 customerEmail: string | null;
                                 customerId: string | null;
+                                /** @description As submitted (trimmed); "Anonymous" after the customer's erasure */
                                 customerName: string;
                                 helpfulCount: number;
                                 id: number;
+                                /** @description https URLs; empty when none */
                                 photos: string[];
                                 productId: string;
                                 rating: number;
+                                /** @description null when there is no reply */
                                 repliedAt: string | null;
+                                /** @description The merchant's reply; null when none */
                                 replyBody: string | null;
                                 status: "pending" | "approved" | "rejected";
                                 /** @description Empty string when none was given */
                                 title: string;
                                 /** @description How verifiedPurchase was proven: the linked customer's order holds the product, or a review invitation of an order was used; null when not verified */
                                 verifiedBy: "customer_order" | "invitation" | null;
+                                /** @description Decided by the service only: the linked customer bought the product, or the review came with an invitation */
                                 verifiedPurchase: boolean;
                             }[];
                             shareLinks: {

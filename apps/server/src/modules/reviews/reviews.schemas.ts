@@ -15,15 +15,15 @@ export const PublicReview = Type.Object(
   {
     id: Type.Integer(),
     productId: Type.String(),
-    customerName: Type.String(),
+    customerName: Type.String({ description: 'As submitted (trimmed); "Anonymous" after the customer\'s erasure' }),
     rating: Type.Integer({ minimum: 1, maximum: 5 }),
     title: Type.String({ description: 'Empty string when none was given' }),
-    body: Type.String(),
-    photos: Type.Array(Type.String()),
-    verifiedPurchase: Type.Boolean(),
+    body: Type.String({ description: 'Plain text: whoever renders it escapes it' }),
+    photos: Type.Array(Type.String(), { description: 'https URLs; empty when none' }),
+    verifiedPurchase: Type.Boolean({ description: 'Decided by the service only: the linked customer bought the product, or the review came with an invitation' }),
     helpfulCount: Type.Integer(),
-    replyBody: Type.Union([Type.String(), Type.Null()]),
-    repliedAt: Type.Union([Iso, Type.Null()]),
+    replyBody: Type.Union([Type.String(), Type.Null()], { description: "The merchant's reply; null when none" }),
+    repliedAt: Type.Union([Iso, Type.Null()], { description: 'null when there is no reply' }),
     createdAt: Iso,
   },
   { additionalProperties: false },
@@ -75,8 +75,8 @@ export const Paged = <T extends TSchema>(item: T) =>
     data: Type.Array(item),
     page: Type.Integer(),
     perPage: Type.Integer(),
-    total: Type.Integer(),
-    hasMore: Type.Boolean(),
+    total: Type.Integer({ description: 'Reviews matching the filters' }),
+    hasMore: Type.Boolean({ description: '(page − 1) × perPage + data.length < total' }),
   })
 
 export const Summary = Type.Object({
