@@ -6,10 +6,11 @@
 import { type FormEvent, useCallback, useEffect, useId, useMemo, useRef, useState } from 'react'
 import { ApiKeys } from './screens/ApiKeys.js'
 import { Overview } from './screens/Overview.js'
+import { PrivacyRequests } from './screens/PrivacyRequests.js'
 import { Reviews } from './screens/Reviews.js'
 import { Settings } from './screens/Settings.js'
 import { Webhooks } from './screens/Webhooks.js'
-import { describeError, forgetSession, restoreSession, type Session, signIn } from './session.js'
+import { describeError, forgetSession, restoreSession, type Session, shopifySessionToken, signIn, signInWithShopify } from './session.js'
 import { SessionContext, type SessionContextValue } from './ui.js'
 
 const SCREENS = [
@@ -18,6 +19,7 @@ const SCREENS = [
   { id: 'api-keys', title: 'API keys', Component: ApiKeys },
   { id: 'webhooks', title: 'Webhooks', Component: Webhooks },
   { id: 'reviews', title: 'Reviews', Component: Reviews },
+  { id: 'privacy', title: 'Privacy requests', Component: PrivacyRequests },
 ] as const
 type ScreenId = (typeof SCREENS)[number]['id']
 
@@ -39,9 +41,17 @@ function useRoute(): ScreenId {
 export function App() {
   const [session, setSession] = useState<Session | null | 'restoring'>('restoring')
   const [notice, setNotice] = useState<string | undefined>()
+  const [failure, setFailure] = useState<string | undefined>()
 
   useEffect(() => {
-    restoreSession().then((s) => setSession(s ?? null))
+    // Opened by Shopify admin: its session token signs in; otherwise this tab's session, if any.
+    const sessionToken = shopifySessionToken()
+    if (sessionToken)
+      signInWithShopify(sessionToken).then(setSession, (err: unknown) => {
+        setFailure(`Shopify sign-in failed: ${describeError(err)}`)
+        setSession(null)
+      })
+    else restoreSession().then((s) => setSession(s ?? null))
   }, [])
 
   const signOut = useCallback((reason?: string) => {
@@ -55,8 +65,10 @@ export function App() {
     return (
       <SignIn
         notice={notice}
+        failure={failure}
         onSignedIn={(s) => {
           setNotice(undefined)
+          setFailure(undefined)
           setSession(s)
         }}
       />
@@ -64,8 +76,10 @@ export function App() {
   return <Shell session={session} signOut={signOut} />
 }
 
-function SignIn({ notice, onSignedIn }: { notice: string | undefined; onSignedIn(session: Session): void }) {
-  const [error, setError] = useState<string | undefined>()
+function SignIn({ notice, failure, onSignedIn }: { notice: string | undefined; failure: string | undefined; onSignedIn(session: Session): void }) {
+  const [error, setError] = useState<string | undefined>(failure)
+  // Opened from Shopify admin (`?shop=…`): reopening the app there signs in again.
+  const embedded = new URLSearchParams(window.location.search).has('shop')
   const [busy, setBusy] = useState(false)
   const keyId = useId()
   const secretId = useId()
@@ -98,6 +112,7 @@ function SignIn({ notice, onSignedIn }: { notice: string | undefined; onSignedIn
             {notice}
           </p>
         )}
+        {embedded && <p className="muted">Opened from Shopify admin: open the app there again to sign in with your Shopify session.</p>}
         <div className="field">
           <label htmlFor={keyId}>API key</label>
           <input id={keyId} ref={firstField} name="apiKey" required autoComplete="username" placeholder="ak_…" spellCheck={false} className="mono" />

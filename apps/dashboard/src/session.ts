@@ -3,6 +3,9 @@
  * (the SDK mints an admin token from it and re-mints before the token expires); the
  * current token is mirrored in sessionStorage so a reload of the tab stays signed in
  * until that token expires. Sign out forgets both.
+ *
+ * Inside Shopify admin (an embedded app), the page is opened with `?shop=…&host=…&id_token=…`:
+ * the session token is exchanged for an admin token of that shop (no API key), kept the same way.
  */
 import { createWishlistClient, isWishlistApiError, type Shop, type WishlistClient } from '@wishlist/sdk'
 
@@ -10,13 +13,13 @@ const STORAGE_KEY = 'wishlist-dashboard:session'
 
 export interface Session {
   client: WishlistClient
-  /** The API key the dashboard signed in with (revoking it signs the dashboard out). */
-  keyId: string
+  /** The API key the dashboard signed in with (revoking it signs the dashboard out); none inside Shopify admin. */
+  keyId: string | undefined
   shop: Shop
 }
 
 interface Stored {
-  keyId: string
+  keyId?: string | undefined
   token: string
 }
 
@@ -35,9 +38,10 @@ function load(): Stored | undefined {
     const raw = sessionStorage.getItem(STORAGE_KEY)
     if (!raw) return undefined
     const parsed: unknown = JSON.parse(raw)
-    if (typeof parsed === 'object' && parsed !== null && 'keyId' in parsed && 'token' in parsed) {
-      const { keyId, token } = parsed
-      if (typeof keyId === 'string' && typeof token === 'string') return { keyId, token }
+    if (typeof parsed === 'object' && parsed !== null && 'token' in parsed) {
+      const { token } = parsed
+      const keyId = 'keyId' in parsed ? parsed.keyId : undefined
+      if (typeof token === 'string' && (keyId === undefined || typeof keyId === 'string')) return { keyId, token }
     }
   } catch {
     // Corrupt entry: treat as signed out.
@@ -78,6 +82,28 @@ export async function signIn(apiKey: string, apiSecret: string): Promise<Session
     if (isWishlistApiError(err, 'FORBIDDEN')) throw new Error('This key has customer scope; sign in with an admin API key.')
     throw err
   }
+}
+
+/** The Shopify session token of the page's address (`id_token`), when Shopify admin opened it. */
+export function shopifySessionToken(): string | undefined {
+  return new URLSearchParams(window.location.search).get('id_token') || undefined
+}
+
+/**
+ * Signs in with the session token Shopify admin put in the address, then takes it out of the
+ * address (it is short-lived and good for nothing once exchanged); `shop` and `host` stay.
+ */
+export async function signInWithShopify(sessionToken: string): Promise<Session> {
+  const url = new URL(window.location.href)
+  url.searchParams.delete('id_token')
+  window.history.replaceState(window.history.state, '', url.href)
+  const minter = createWishlistClient({ baseUrl: baseUrl() })
+  const { token } = await minter.auth.shopifySession(sessionToken)
+  forgetSession()
+  const client = createWishlistClient({ baseUrl: baseUrl(), credentials: { token } })
+  const shop = await client.admin.shop()
+  save({ token })
+  return { client, keyId: undefined, shop }
 }
 
 /** The session of this tab after a reload, while its token is still accepted. */

@@ -29,6 +29,9 @@ import { createInvitationsService, type InvitationsService } from './modules/rev
 import { reviewsRoutes } from './modules/reviews/reviews.routes.js'
 import { createReviewsService, type ReviewsService } from './modules/reviews/reviews.service.js'
 import { createShopsService, type ShopsService } from './modules/shops/shops.service.js'
+import { createProxyAuth, PROXY_PREFIX, proxyRoutes } from './modules/shopify/proxy.js'
+import { shopifyRoutes } from './modules/shopify/shopify.routes.js'
+import { createShopifyWebhooks } from './modules/shopify/shopify-webhooks.service.js'
 import type { ResolveHost } from './modules/webhooks/ssrf-guard.js'
 import { createWebhookSender, type WebhookSender } from './modules/webhooks/webhook-sender.js'
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js'
@@ -249,7 +252,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(accessLogPlugin)
   await app.register(metricsPlugin)
   await app.register(corsPlugin)
-  await app.register(authPlugin, { auth: services.auth, shops: services.shops })
+  const { shopify } = config
+  await app.register(authPlugin, {
+    auth: services.auth,
+    shops: services.shops,
+    proxyAuth: shopify && createProxyAuth({ secret: shopify.apiSecret, defaultPlan: shopify.defaultPlan, shops: services.shops }),
+  })
   await app.register(rateLimitPlugin, {
     storefrontPerMin: config.rateLimit.storefrontPerMin,
     adminPerMin: config.rateLimit.adminPerMin,
@@ -276,7 +284,29 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     demo: deps.demoPages === true,
   })
   await app.register(privacyRoutes, { privacy: services.privacy })
-  await app.register(dashboardRoutes, deps.dashboardDist ? { distDir: deps.dashboardDist } : {})
+  // Shopify app mode: off (every route below answers 404) unless SHOPIFY_API_SECRET is set.
+  if (shopify) {
+    await app.register(proxyRoutes, { prefix: PROXY_PREFIX, services })
+    await app.register(shopifyRoutes, {
+      db: deps.storage.db,
+      secret: shopify.apiSecret,
+      apiKey: shopify.apiKey,
+      defaultPlan: shopify.defaultPlan,
+      shops: services.shops,
+      auth: services.auth,
+      privacy: services.privacy,
+      webhooks: createShopifyWebhooks({
+        db: deps.storage.db,
+        backend: deps.storage.backend,
+        secret: shopify.apiSecret,
+        defaultPlan: shopify.defaultPlan,
+        shops: services.shops,
+        events: services.events,
+        privacy: services.privacy,
+      }),
+    })
+  }
+  await app.register(dashboardRoutes, { ...(deps.dashboardDist ? { distDir: deps.dashboardDist } : {}), shopifyEmbedded: shopify !== undefined })
 
   return app
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
+import type { Plan } from './db/schema.js'
 
 export type DatabaseTarget =
   | { kind: 'sqlite'; file: string } // file ':memory:' for an in-process database
@@ -38,6 +39,12 @@ export interface Config {
   metricsToken: string | undefined
   /** In-process cache of serialized GET pages (modules/wishlists/page-cache.ts), in MB; 0 turns it off. */
   pageCacheMb: number
+  /**
+   * Shopify app mode (docs/api.md, "Shopify app mode"): on when SHOPIFY_API_SECRET is set,
+   * else undefined and its routes answer 404. `apiKey`: the app's client id (the session
+   * token audience); `defaultPlan`: the plan of a shop a signed Shopify request creates.
+   */
+  shopify: { apiSecret: string; apiKey: string | undefined; defaultPlan: Plan } | undefined
 }
 
 export class ConfigError extends Error {}
@@ -70,6 +77,16 @@ export function parseDatabaseUrl(raw: string | undefined, cwd = process.cwd()): 
     return { kind: 'sqlite', file: path === ':memory:' ? path : resolve(cwd, path) }
   }
   throw new ConfigError('DATABASE_URL must start with postgres://, postgresql:// or sqlite:')
+}
+
+const PLAN_NAMES: readonly Plan[] = ['free', 'starter', 'growth', 'scale']
+
+function parseShopify(env: NodeJS.ProcessEnv): Config['shopify'] {
+  const apiSecret = env.SHOPIFY_API_SECRET
+  if (apiSecret === undefined || apiSecret === '') return undefined
+  const plan = env.SHOPIFY_DEFAULT_PLAN || 'free'
+  if (!(PLAN_NAMES as readonly string[]).includes(plan)) throw new ConfigError(`SHOPIFY_DEFAULT_PLAN must be one of ${PLAN_NAMES.join(', ')} (got "${plan}")`)
+  return { apiSecret, apiKey: env.SHOPIFY_API_KEY || undefined, defaultPlan: plan as Plan }
 }
 
 function parseTrustProxy(raw: string | undefined): boolean | number | string {
@@ -144,5 +161,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     metricsToken: env.METRICS_TOKEN || undefined,
     pageCacheMb: int(env, 'PAGE_CACHE_MB', 32, 0, 65_536),
+    shopify: parseShopify(env),
   }
 }

@@ -43,11 +43,14 @@ function callerView(document: Record<string, unknown>): unknown {
 }
 
 export async function renderOpenApi(): Promise<RenderedOpenApi> {
-  // A fixed base URL and secret keep the document independent of the local environment.
+  // A fixed base URL and secrets keep the document independent of the local environment.
   const config = loadConfig({
     DATABASE_URL: 'sqlite::memory:',
     JWT_SECRET: 'openapi-generation-secret-not-used-for-anything',
     PUBLIC_BASE_URL: 'http://localhost:3000',
+    // Shopify app mode on, so its routes (off unless configured) are part of the document.
+    SHOPIFY_API_SECRET: 'openapi-generation-shopify-secret',
+    SHOPIFY_API_KEY: 'openapi-generation-shopify-client-id',
   })
   const storage = openStorage(config.database)
   try {

@@ -33,6 +33,12 @@ export function createWishlistClient(options: ClientOptions) {
     auth: {
       /** POST /v1/auth/token: exchange an API key for an admin token, or a customer token with `customer_id`. */
       token: (body: T.TokenRequest): Promise<T.TokenResponse> => http.exchange(body),
+      /**
+       * POST /v1/auth/shopify-session: exchange a Shopify session token (the embedded admin's
+       * `id_token`) for an admin token of its shop; no credentials sent.
+       */
+      shopifySession: (sessionToken: string): Promise<T.ShopifySessionResponse> =>
+        http.request('POST', '/v1/auth/shopify-session', { body: { session_token: sessionToken }, auth: false }),
       /** The bearer token the client currently uses (minting one with API-key credentials). */
       currentToken: (): Promise<string | undefined> => http.bearerToken(),
     },
@@ -139,6 +145,10 @@ export function createWishlistClient(options: ClientOptions) {
       eraseCustomer: (customerId: string): Promise<T.CustomerErasure> => del(fillPath('/v1/admin/customers/{customerId}', { customerId })),
       /** GET /v1/admin/review-invitations: invitations of the shop's orders by `order_id` and/or `email`, newest first. */
       reviewInvitations: (query: T.ReviewInvitationQuery = {}): Promise<T.ReviewInvitationList> => get('/v1/admin/review-invitations', query),
+      /** GET /v1/admin/privacy-requests: Shopify's `customers/data_request` notifications, newest first. */
+      privacyRequests: (): Promise<T.PrivacyRequestList> => get('/v1/admin/privacy-requests'),
+      /** GET /v1/admin/privacy-requests/{id}/export: the export of that request's customer. */
+      privacyRequestExport: (id: string): Promise<T.PrivacyRequestExport> => get(fillPath('/v1/admin/privacy-requests/{id}/export', { id })),
       /** GET /v1/admin/export/wishlists.csv as text. */
       exportWishlistsCsv: (): Promise<string> => http.request('GET', '/v1/admin/export/wishlists.csv', { text: true }),
     },

@@ -19,6 +19,8 @@ export type KnownErrorCode =
   | 'INVALID_TOKEN'
   | 'TOKEN_EXPIRED'
   | 'INVALID_CREDENTIALS'
+  /** Shopify app mode: a proxy signature, webhook HMAC or session token that fails its check. */
+  | 'INVALID_SIGNATURE'
   | 'FORBIDDEN'
   | 'PLAN_UPGRADE_REQUIRED'
   | 'FEATURE_DISABLED'

@@ -72,6 +72,13 @@ export type EventsResult = Data<'post /v1/events'>
 export type CustomerExport = Data<'get /v1/admin/customers/{customerId}/export'>
 export type CustomerErasure = Data<'delete /v1/admin/customers/{customerId}'>
 
+// Shopify app mode (the server answers 404 there unless it runs as a Shopify app)
+export type ShopifySessionResponse = Data<'post /v1/auth/shopify-session'>
+export type PrivacyRequestList = Data<'get /v1/admin/privacy-requests'>
+/** A `customers/data_request` received from Shopify. */
+export type PrivacyRequest = PrivacyRequestList['privacyRequests'][number]
+export type PrivacyRequestExport = Data<'get /v1/admin/privacy-requests/{id}/export'>
+
 // Reviews
 export type ReviewPage = Data<'get /api/v1/products/{productId}/reviews'>
 export type Review = ReviewPage['data'][number]

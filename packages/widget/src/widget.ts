@@ -3,6 +3,12 @@
  * heart toggles, fills `[data-wishlist-count]` badges and renders reviews where
  * `[data-reviews-product-id]` asks. No framework; all text goes through textContent.
  * Guest identity and guest items use the same localStorage keys as @wishlist/sdk/react.
+ *
+ * Proxy mode (a Shopify storefront: `window.Shopify.shop`, or `data-app-proxy` on the script
+ * tag): every call goes to the shop's app proxy on the page's own origin (`/apps/wishlist`),
+ * which signs it; the service takes the shopper's identity from the signed parameters. The
+ * owner is always `me`; a `me` read sent without a guest id answers only for a logged-in
+ * shopper, which is how the widget learns which one it is.
  */
 
 interface PageConfig {
@@ -40,15 +46,20 @@ const GUEST_ID_KEY = 'wishlist:guest-id'
 const GUEST_ITEMS_KEY = 'wishlist:guest-items'
 const PRODUCT_ATTR = 'data-wishlist-product-id'
 const doc = document
-const win = window as Window & { WishlistConfig?: PageConfig; Wishlist?: unknown }
-const script = (doc.currentScript ?? doc.querySelector('script[data-storefront-key]')) as HTMLScriptElement | null
+const win = window as Window & { WishlistConfig?: PageConfig; Wishlist?: unknown; Shopify?: { shop?: string } }
+const script = (doc.currentScript ?? doc.querySelector('script[data-storefront-key],script[data-app-proxy]')) as HTMLScriptElement | null
 const data = (name: string) => script?.getAttribute(`data-${name}`) ?? undefined
 const config: PageConfig = win.WishlistConfig ?? {}
 const storefrontKey = config.storefrontKey ?? data('storefront-key') ?? ''
-const apiBase = (config.apiBase ?? data('api-base') ?? (script?.src ? new URL(script.src).origin : location.origin)).replace(/\/+$/, '')
+const appProxy = data('app-proxy')
+// A storefront key given on a Shopify page means the merchant wired the API directly.
+const proxy = appProxy !== undefined || (!!win.Shopify?.shop && !storefrontKey)
+const apiBase = (
+  proxy ? new URL(appProxy || '/apps/wishlist', location.origin).href : (config.apiBase ?? data('api-base') ?? (script?.src ? new URL(script.src).origin : location.origin))
+).replace(/\/+$/, '')
 const customerId = config.customerId ?? data('customer-id')
 const customerToken = config.customerToken ?? data('customer-token')
-const customer = !!(customerId && customerToken)
+let customer = !proxy && !!(customerId && customerToken)
 
 let store: Storage | undefined
 try {
@@ -75,25 +86,49 @@ const guestItems = (): GuestItem[] => {
   }
 }
 
-let guestId = read(GUEST_ID_KEY)
-if (!customer && !(guestId && /^[\w-]{8,64}$/.test(guestId))) {
+const stored = read(GUEST_ID_KEY)
+/** The guest id this browser kept from earlier pages (what a merge names). */
+const keptGuest = stored && /^[\w-]{8,64}$/.test(stored) ? stored : null
+const guest = () => {
+  if (keptGuest) return keptGuest
   // 128 random bits: a guest id is a bearer secret (a merge naming it takes the items).
   const bytes = crypto.getRandomValues(new Uint8Array(16))
-  guestId = `g_${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`
-  write(GUEST_ID_KEY, guestId)
+  const id = `g_${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`
+  write(GUEST_ID_KEY, id)
+  return id
 }
-const owner = encodeURIComponent((customer ? customerId : guestId) ?? '')
+// In proxy mode the guest id is sent only once the proxy has said the shopper is not logged in.
+let guestId = proxy ? null : customer ? keptGuest : guest()
+const owner = proxy ? 'me' : encodeURIComponent((customer ? customerId : guestId) ?? '')
 
 async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json', 'x-storefront-key': storefrontKey }
-  if (customer) headers.authorization = `Bearer ${customerToken}`
-  else if (guestId) headers['x-guest-id'] = guestId
+  const headers: Record<string, string> = { accept: 'application/json' }
+  if (!proxy) headers['x-storefront-key'] = storefrontKey
+  if (customer) {
+    if (!proxy) headers.authorization = `Bearer ${customerToken}`
+  } else if (guestId) headers['x-guest-id'] = guestId
   if (body !== undefined) headers['content-type'] = 'application/json'
   const res = await fetch(apiBase + path, { method, headers, body: body === undefined ? null : JSON.stringify(body) })
   const json = (await res.json().catch(() => ({}))) as { ok?: boolean; data?: T; error?: { code?: string; message?: string } }
   if (!res.ok) throw Object.assign(new Error(json.error?.message ?? `HTTP ${res.status}`), { code: json.error?.code ?? 'HTTP_ERROR', status: res.status })
   return (json.ok ? json.data : json) as T
 }
+
+interface Page {
+  items: Item[]
+  has_more: boolean
+}
+const pageOf = (offset: number) => api<Page>('GET', `/v1/wishlists/${owner}?limit=200&offset=${offset}`)
+/**
+ * Proxy mode: the first page of a logged-in shopper's wishlist, or undefined for a guest (the
+ * proxied `me` read without a guest id is refused), who then gets a guest id. Writes wait for it.
+ */
+let ready: Promise<Page | undefined> = Promise.resolve(undefined)
+if (proxy)
+  ready = pageOf(0).then(
+    (page) => ((customer = true), page),
+    () => void (guestId = guest()),
+  )
 
 const saved = new Set<string>()
 /**
@@ -149,7 +184,7 @@ async function toggle(host: HTMLElement): Promise<void> {
     adding
       ? api('POST', `/v1/wishlists/${owner}/items`, { product_id: id, ...(variant ? { variant_id: variant } : {}), ...(handle ? { handle } : {}) })
       : api('DELETE', `/v1/wishlists/${owner}/items/${encodeURIComponent(id)}`)
-  const run = (lanes.get(id) ?? Promise.resolve()).then(call)
+  const run = (lanes.get(id) ?? ready).then(call)
   lanes.set(id, run.catch(() => {}))
   try {
     await run
@@ -169,36 +204,43 @@ async function toggle(host: HTMLElement): Promise<void> {
   }
 }
 
-/** Guest items of this browser are merged once into the customer on login, then forgotten. */
-async function mergeGuest(): Promise<void> {
+/**
+ * Guest items of this browser are merged once into the customer on login, then forgotten.
+ * Returns whether it merged (a page read before is then out of date).
+ */
+async function mergeGuest(): Promise<boolean> {
   const items = guestItems()
-  if (!customer || !guestId) return
+  if (!customer || !keptGuest) return false
   if (!items.length) {
     write(GUEST_ID_KEY, null)
-    return
+    return false
   }
   const registry = globalThis as unknown as Record<symbol, Map<string, Promise<unknown>> | undefined>
   const merges = (registry[Symbol.for('wishlist.merges')] ??= new Map())
-  const key = `${customerId}|${guestId}`
+  const key = `${proxy ? owner : customerId}|${keptGuest}`
   let pending = merges.get(key)
   if (!pending) {
-    pending = api('POST', `/v1/wishlists/${owner}/merge`, { guest_items: items, guest_id: guestId }).then(() => {
+    pending = api('POST', `/v1/wishlists/${owner}/merge`, { guest_items: items, guest_id: keptGuest }).then(() => {
       write(GUEST_ITEMS_KEY, null)
       write(GUEST_ID_KEY, null)
     })
     merges.set(key, pending)
   }
   await pending.catch((err: unknown) => emit('error', { error: err }))
+  return true
 }
 
 async function load(): Promise<void> {
-  await mergeGuest()
+  const sent = tick
+  let first = await ready
+  ready = Promise.resolve(undefined)
+  if (await mergeGuest()) first = undefined
   try {
-    const sent = tick
     // Every page (200 items each, up to the 2,500-item limit): hearts and the count know every saved product.
     const ids: string[] = []
     for (let more = true; more; ) {
-      const page = await api<{ items: Item[]; has_more: boolean }>('GET', `/v1/wishlists/${owner}?limit=200&offset=${ids.length}`)
+      const page = first ?? (await pageOf(ids.length))
+      first = undefined
       for (const item of page.items) ids.push(item.productId)
       more = page.has_more && page.items.length > 0
     }

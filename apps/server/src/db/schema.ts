@@ -20,6 +20,8 @@ export interface ShopsTable {
   remove_on_purchase: number
   created_at: number
   updated_at: number
+  /** Shopify app mode: when the app was uninstalled (docs/api.md); null while installed. */
+  uninstalled_at: ColumnType<number | null, number | null | undefined, number | null>
 }
 
 export interface ApiKeysTable {
@@ -361,6 +363,23 @@ export interface AnalyticsPendingAddsTable {
   count: number
 }
 
+/** Shopify webhooks already processed: a redelivery of (topic, event id) changes nothing. */
+export interface ShopifyWebhookReceiptsTable {
+  shop_id: string
+  topic: string
+  event_id: string
+  received_at: number
+}
+
+/** Shopify `customers/data_request` notifications, listed for the merchant with their export. */
+export interface PrivacyRequestsTable {
+  shop_id: string
+  id: string
+  customer_id: string
+  email: string | null
+  received_at: number
+}
+
 export interface Database {
   shops: ShopsTable
   api_keys: ApiKeysTable
@@ -387,6 +406,8 @@ export interface Database {
   analytics_holdings: AnalyticsHoldingsTable
   analytics_product_holders: AnalyticsProductHoldersTable
   analytics_pending_adds: AnalyticsPendingAddsTable
+  shopify_webhook_receipts: ShopifyWebhookReceiptsTable
+  privacy_requests: PrivacyRequestsTable
 }
 
 export type ShopRow = Selectable<ShopsTable>

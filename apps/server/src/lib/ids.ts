@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 
 /** Prefixed random ids (`wl_…`, `wh_…`, `ak_…`): opaque, unguessable, never sequential (but see newOrderedId). */
-export type IdPrefix = 'shop' | 'ak' | 'sfk' | 'wl' | 'wh' | 'msg' | 'dlv' | 'req' | 'g' | 'evt'
+export type IdPrefix = 'shop' | 'ak' | 'sfk' | 'wl' | 'wh' | 'msg' | 'dlv' | 'req' | 'g' | 'evt' | 'pr'
 
 // Ids draw from a pool of CSPRNG bytes refilled 4 KiB at a time, each byte used once: as
 // unguessable as a randomBytes() call per id, without a call into the CSPRNG per request

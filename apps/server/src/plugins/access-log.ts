@@ -22,16 +22,21 @@ const OWNER_SEGMENT = /(\/wishlists\/)([^/?#]+)(\/[^/?#]+)?/
 /** `guest_id=` in a query string, also with its underscore percent-encoded. */
 const GUEST_ID_QUERY = /([?&]guest(?:_|%5[Ff])id=)[^&#]*/g
 const INVITATION_TOKEN = /(\/review-invitations\/)[^/?#]+/
+/** The app proxy's shared page token, and its `signature=` (a signed URL replays for 300 s). */
+const PROXY_SHARED_TOKEN = /^(\/proxy\/shared\/)[^/?#]+/
+const SIGNATURE_QUERY = /([?&]signature=)[^&#]*/g
 
 /**
  * Share tokens, review-invitation tokens and guest ids are bearer credentials (a guest id is
  * all a merge needs to take a guest's items): logged URLs carry a placeholder instead. The
  * owner segment of a wishlist path is kept only when it is `me` or a customer id (digits)
  * that is not the request's own guest id; guest ids, GIDs and anything else are redacted,
- * like the value of every `guest_id=` in the query.
+ * like the value of every `guest_id=` in the query. Through the Shopify app proxy, the shared
+ * page's token and the query's `signature` too.
  */
 export function redactUrl(url: string, guestId?: string): string {
   let out = url
+  if (out.startsWith('/proxy/')) out = out.replace(PROXY_SHARED_TOKEN, `$1${REDACTED}`).replace(SIGNATURE_QUERY, `$1${REDACTED}`)
   if (out.includes('/wishlists/')) {
     out = out.replace(OWNER_SEGMENT, (_m, prefix: string, segment: string, next: string | undefined) => {
       if (segment === 'shared') return `${prefix}shared${next === undefined ? '' : `/${REDACTED}`}`

@@ -9,7 +9,7 @@
  *    parameter that must be the caller's own customer or guest id (`me` allowed);
  *    `config.plan` / `config.bearerPlan` gate by plan.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { OwnerType, Plan } from '../db/schema.js'
 import { AppError } from '../lib/errors.js'
@@ -36,12 +36,23 @@ export interface RouteEntry {
   bearerPlan?: Plan | undefined
 }
 
-interface ResolvedAuth {
+export interface ResolvedAuth {
   ctx?: RequestContext
   /** Set for bearer tokens: the rate limiter's admin bucket key. */
   keyId?: string
+  /** The shopper's address when a verified proxy (the Shopify app proxy) forwarded the request. */
+  clientAddress?: string
   error?: AppError
 }
+
+/**
+ * Credentials of routes served through a signed proxy (`config.proxy`): they replace the
+ * request's own headers entirely (modules/shopify/proxy.ts).
+ */
+export type ProxyAuth = (request: FastifyRequest, reply: FastifyReply) => Promise<ResolvedAuth>
+
+/** The address per-client limits count: the shopper behind a verified proxy, else the peer (or what TRUST_PROXY allows). */
+export const clientAddress = (request: FastifyRequest): string => request.auth?.clientAddress ?? request.ip
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -53,6 +64,8 @@ declare module 'fastify' {
     plan?: Plan
     /** Minimum plan for bearer-token callers (the headless API). */
     bearerPlan?: Plan
+    /** Served through the Shopify app proxy: credentials come from its signed query alone. */
+    proxy?: true
   }
   interface FastifyInstance {
     /** Every route with its access rule, for the security matrix and docs. */
@@ -93,17 +106,23 @@ function refused(err: unknown): ResolvedAuth {
   throw err
 }
 
-/** The storefront-key context: guest mode when a guest id comes with it. */
-function storefrontAuth(request: FastifyRequest, shop: Shop | undefined): ResolvedAuth {
-  if (!shop) return { error: new AppError('INVALID_CREDENTIALS', 'Unknown storefront key') }
+/** The guest id of a request (header `X-Guest-Id`, else query `guest_id`): the id, undefined, or the 400 of a malformed one. */
+export function guestIdOf(request: FastifyRequest): string | undefined | AppError {
   const query = request.query as Record<string, unknown> | undefined
   const fromHeader = header(request, 'x-guest-id')
   const guestId = fromHeader ?? (typeof query?.guest_id === 'string' ? query.guest_id : undefined)
+  if (guestId === undefined || isGuestId(guestId)) return guestId
+  const path = fromHeader === undefined ? 'query.guest_id' : 'headers.x-guest-id'
+  return new AppError('VALIDATION_ERROR', 'The guest id must be 8 to 64 characters of A-Z, a-z, 0-9, _ and -', [{ path, message: 'must match ^[A-Za-z0-9_-]{8,64}$' }])
+}
+
+/** The storefront-key context: guest mode when a guest id comes with it. */
+function storefrontAuth(request: FastifyRequest, shop: Shop | undefined): ResolvedAuth {
+  if (!shop) return { error: new AppError('INVALID_CREDENTIALS', 'Unknown storefront key') }
+  if (shop.uninstalledAt !== null) return { error: new AppError('FORBIDDEN', 'The app is uninstalled from this shop') }
+  const guestId = guestIdOf(request)
+  if (guestId instanceof AppError) return { error: guestId }
   if (guestId === undefined) return { ctx: { shop, actor: { kind: 'storefront' }, requestId: request.id } }
-  if (!isGuestId(guestId)) {
-    const path = fromHeader === undefined ? 'query.guest_id' : 'headers.x-guest-id'
-    return { error: new AppError('VALIDATION_ERROR', 'The guest id must be 8 to 64 characters of A-Z, a-z, 0-9, _ and -', [{ path, message: 'must match ^[A-Za-z0-9_-]{8,64}$' }]) }
-  }
   return { ctx: { shop, actor: { kind: 'guest', guestId }, requestId: request.id } }
 }
 
@@ -166,7 +185,11 @@ export function enforceAccess(request: FastifyRequest): void {
   const config = request.routeConfig
   const access = config.access
   if (access === undefined) throw new AppError('FORBIDDEN', 'Route has no access rule')
-  if (access.includes('public')) return
+  if (access.includes('public')) {
+    // A public route through the app proxy still needs Shopify's signature.
+    if (config.proxy !== undefined && request.auth.error) throw request.auth.error
+    return
+  }
   const { ctx, error } = request.auth
   if (error) throw error
   if (!ctx) throw new AppError('UNAUTHORIZED', 'Send Authorization: Bearer <token>, or X-Storefront-Key with a guest id')
@@ -184,11 +207,12 @@ export function enforceAccess(request: FastifyRequest): void {
     request.owner = resolveOwner(ctx, raw)
   }
   if (config.plan !== undefined) requirePlan(ctx.shop, config.plan)
-  if (config.bearerPlan !== undefined && (kind === 'admin' || kind === 'customer')) requirePlan(ctx.shop, config.bearerPlan)
+  // A proxied customer is the storefront widget, not the headless API.
+  if (config.bearerPlan !== undefined && (kind === 'admin' || kind === 'customer') && config.proxy === undefined) requirePlan(ctx.shop, config.bearerPlan)
 }
 
 export const authPlugin = fp(
-  async (app: FastifyInstance, opts: { auth: AuthService; shops: ShopsService }) => {
+  async (app: FastifyInstance, opts: { auth: AuthService; shops: ShopsService; proxyAuth?: ProxyAuth | undefined }) => {
     app.decorateRequest('auth', null as unknown as ResolvedAuth)
     app.decorateRequest('ctx', null as unknown as RequestContext)
     app.decorateRequest('owner', null as unknown as Owner)
@@ -209,8 +233,15 @@ export const authPlugin = fp(
 
     // Synchronous when the credentials are cached (nearly always): an async hook costs every
     // request a promise and microtask turns.
-    app.addHook('onRequest', (request, _reply, done) => {
+    app.addHook('onRequest', (request, reply, done) => {
       request.routeConfig = request.routeOptions.config
+      if (request.routeConfig.proxy !== undefined && opts.proxyAuth !== undefined) {
+        opts.proxyAuth(request, reply).then((auth) => {
+          request.auth = auth
+          done()
+        }, done)
+        return
+      }
       if (request.routeConfig.access?.includes('public')) {
         request.auth = {}
         return done()

@@ -87,8 +87,9 @@ function fromFastifyError(err: FastifyError): AppError {
   return new AppError('INTERNAL_ERROR', 'Internal server error')
 }
 
-/** Reviews (`/api/…`) answer `{error}`; the wishlist service answers `{ok: false, error}`. */
-const errorPayload = (url: string, error: { code: ErrorCode; message: string; details?: unknown }) => (url.startsWith('/api/') ? { error } : { ok: false, error })
+/** Reviews (`/api/…`, also through the app proxy) answer `{error}`; the wishlist service answers `{ok: false, error}`. */
+const errorPayload = (url: string, error: { code: ErrorCode; message: string; details?: unknown }) =>
+  url.startsWith('/api/') || url.startsWith('/proxy/api/') ? { error } : { ok: false, error }
 
 /** Writes `error` in the documented shape of the request's interface. */
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {

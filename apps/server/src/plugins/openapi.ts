@@ -87,6 +87,8 @@ function complete(document: JsonObject, webhooks: JsonObject): JsonObject {
           continue
         }
         if (doc?.responses[code]) response.description = doc.responses[code]
+        // A route without an operation doc: its summary describes its success.
+        else if (response.description === 'Default Response' && typeof op.summary === 'string') response.description = op.summary
         if (limited) response.headers = { ...RATE_LIMIT_HEADER_REFS, ...(response.headers as JsonObject | undefined) }
         const example = doc?.examples?.[code]
         const content = response.content as Record<string, JsonObject> | undefined
@@ -166,6 +168,7 @@ export const openapiPlugin = fp(
           { name: 'privacy', description: 'Customer data requests, erasure and the shop\'s CSV export' },
           { name: 'reviews', description: 'Product reviews (`/api/v1`): listing, summary, submission, helpful votes, invitations' },
           { name: 'reviews moderation', description: 'The merchant\'s moderation of reviews, and the review invitations of its orders (admin token)' },
+          { name: 'shopify', description: 'Shopify app mode (on when SHOPIFY_API_SECRET is set, else 404): Shopify\'s webhooks' },
           { name: 'storefront', description: 'The embeddable widget' },
           { name: 'operations', description: 'Health and readiness' },
         ],

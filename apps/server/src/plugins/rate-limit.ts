@@ -26,6 +26,7 @@ import type { Redis } from 'ioredis'
 import { clientAddressKey } from '../lib/client-address.js'
 import { AppError } from '../lib/errors.js'
 import type { Actor } from '../modules/auth/auth.types.js'
+import { clientAddress } from './auth.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -112,7 +113,7 @@ export const rateLimitPlugin = fp(
       const config = request.routeConfig
       if (config.url === undefined || config.rateLimit === false) return done()
       const keyId = request.auth?.keyId
-      const key = keyId !== undefined ? bearerBucketKey(request.auth.ctx?.actor, keyId) : `ip:${clientAddressKey(request.ip)}`
+      const key = keyId !== undefined ? bearerBucketKey(request.auth.ctx?.actor, keyId) : `ip:${clientAddressKey(clientAddress(request))}`
       const max = keyId !== undefined ? opts.adminPerMin : opts.storefrontPerMin
       if (redis === undefined) return done(limited(reply, max, local(key, Date.now())))
       redis.wishlistRateLimit(namespace + key, RATE_WINDOW_MS).then(

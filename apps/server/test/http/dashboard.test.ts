@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { DASHBOARD_CSP } from '../../src/modules/dashboard/dashboard.routes.js'
+import { DASHBOARD_CSP, embeddedDashboardCsp } from '../../src/modules/dashboard/dashboard.routes.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
 
 // A stand-in build, so these tests do not depend on `npm run build`; the e2e suite drives
@@ -14,15 +14,14 @@ writeFileSync(join(dist, 'assets', 'index-AbC123.js'), 'console.log("dashboard")
 writeFileSync(join(dist, 'assets', 'index-AbC123.css'), 'body{margin:0}')
 writeFileSync(join(dist, 'secret.txt'), 'not an asset')
 
+afterAll(() => rmSync(dist, { recursive: true, force: true }))
+
 describe('GET /dashboard', () => {
   let t: TestApp
   beforeAll(async () => {
     t = await createTestApp({ dashboardDist: dist })
   })
-  afterAll(async () => {
-    await t.close()
-    rmSync(dist, { recursive: true, force: true })
-  })
+  afterAll(() => t.close())
 
   test('serves index.html without credentials, revalidated on every load, with a strict CSP', async () => {
     for (const url of ['/dashboard', '/dashboard/']) {
@@ -64,6 +63,41 @@ describe('GET /dashboard', () => {
     const doc = (await t.inject({ method: 'GET', url: '/v1/openapi.json' })).json() as { paths: Record<string, unknown> }
     expect(Object.keys(doc.paths).filter((p) => p.startsWith('/dashboard'))).toEqual([])
   })
+})
+
+describe('GET /dashboard opened by Shopify admin (Shopify app mode)', () => {
+  let t: TestApp
+  beforeAll(async () => {
+    t = await createTestApp({ dashboardDist: dist, env: { SHOPIFY_API_SECRET: 'dashboard-test-secret', SHOPIFY_API_KEY: 'dashboard-test-key' } })
+  })
+  afterAll(() => t.close())
+
+  test("with ?shop={shop}.myshopify.com the page may be framed by that shop's admin only", async () => {
+    const res = await t.inject({ method: 'GET', url: '/dashboard?shop=e2e-store.myshopify.com&host=YWRtaW4&id_token=x' })
+    expect(res.statusCode).toBe(200)
+    expect(res.headers['content-security-policy']).toBe(embeddedDashboardCsp('e2e-store.myshopify.com'))
+    expect(res.headers['content-security-policy']).toContain('frame-ancestors https://e2e-store.myshopify.com https://admin.shopify.com')
+    expect(res.headers['x-frame-options']).toBeUndefined()
+  })
+
+  test('any other shop value, or none, keeps the page unframable', async () => {
+    for (const url of ['/dashboard', '/dashboard?shop=evil.example.com', '/dashboard?shop=a.myshopify.com%20https://evil.example.com', '/dashboard?shop=A.MYSHOPIFY.COM.evil.example']) {
+      const res = await t.inject({ method: 'GET', url })
+      expect(res.headers['content-security-policy'], url).toBe(DASHBOARD_CSP)
+      expect(res.headers['x-frame-options'], url).toBe('DENY')
+    }
+  })
+})
+
+test('without Shopify app mode, ?shop= changes nothing: never framed', async () => {
+  const t = await createTestApp({ dashboardDist: dist })
+  try {
+    const res = await t.inject({ method: 'GET', url: '/dashboard?shop=e2e-store.myshopify.com' })
+    expect(res.headers['content-security-policy']).toBe(DASHBOARD_CSP)
+    expect(res.headers['x-frame-options']).toBe('DENY')
+  } finally {
+    await t.close()
+  }
 })
 
 test('without a build, /dashboard says how to build it (503)', async () => {

@@ -9,6 +9,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { renderReference } from '../../scripts/openapi-reference.js'
+import { DOCUMENT_ENV } from '../../scripts/served-document.js'
 import { WEBHOOK_EVENTS } from '../../src/modules/events/outbox.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
 
@@ -17,7 +18,8 @@ let t: TestApp
 let doc: Json
 
 beforeAll(async () => {
-  t = await createTestApp()
+  // Shopify app mode on, as the published document has it (its routes are off otherwise).
+  t = await createTestApp({ env: { SHOPIFY_API_SECRET: DOCUMENT_ENV.SHOPIFY_API_SECRET, SHOPIFY_API_KEY: DOCUMENT_ENV.SHOPIFY_API_KEY } })
   doc = (await t.call('GET', '/v1/openapi.json')).body
 })
 afterAll(() => t.close())

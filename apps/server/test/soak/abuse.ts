@@ -94,7 +94,8 @@ async function main(): Promise<number> {
     const floodBytes = Buffer.byteLength(JSON.stringify(flood))
 
     let reading = true
-    let peakRss = rssMb(pid)
+    const rssBefore = rssMb(pid)
+    let peakRss = rssBefore
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMb(pid))), 50)
     const during: number[] = []
     let inWindow = false
@@ -126,6 +127,7 @@ async function main(): Promise<number> {
       deliveries: receiver.received.filter((x) => x.path === '/flood').length,
       allDeliveredAfterMs: Math.round(drainedMs),
       largestBodyBytes: largestBody,
+      rssBeforeMb: round(rssBefore),
       peakRssMb: round(peakRss),
       otherShopGet: { baselineP99Ms: round(percentile(baseline, 99)), duringP50Ms: round(percentile(during, 50)), duringP99Ms: round(percentile(during, 99)), duringMaxMs: round(Math.max(...during)), requests: during.length },
     }

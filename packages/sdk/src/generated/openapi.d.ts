@@ -237,6 +237,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/proxy/shared/{shareToken}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A shared wishlist as a page of the shop's theme (app proxy)
+         * @description Signed by Shopify like every `/proxy` request. Answers `Content-Type: application/liquid`, which Shopify renders inside the theme: the items with title, image, price and link from `all_products[handle]` (items saved without a handle show their ids). Expired and unknown links answer 200 with a page saying so.
+         */
+        get: operations["proxySharedWishlistPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/readyz": {
         parameters: {
             query?: never;
@@ -353,6 +373,46 @@ export interface paths {
          * @description Every item of the shop (every list, hidden named lists included; guests' items last with an empty `customer_id`), ordered by customer id, list id, product id: header `customer_id,wishlist_id,list_name,product_id,variant_id,handle,added_at`, RFC 4180 with CRLF, UTF-8 without a byte-order mark. A field that starts with `=`, `+`, `-`, `@`, a tab or a carriage return is written with a leading `'` (formula injection). Streamed as the client reads: an error after the first bytes ends the response without its final chunk. Admin token, every plan.
          */
         get: operations["exportWishlistsCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/privacy-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Customer data requests received from Shopify, newest first
+         * @description Each `customers/data_request` webhook is recorded here; the merchant downloads the customer's export from `/v1/admin/privacy-requests/{id}/export`. At most the 1000 newest.
+         */
+        get: operations["listPrivacyRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/privacy-requests/{id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The export of the customer a privacy request names
+         * @description The same document as `GET /v1/admin/customers/{customerId}/export` with the request's e-mail address, made when asked.
+         */
+        get: operations["exportPrivacyRequest"];
         put?: never;
         post?: never;
         delete?: never;
@@ -521,6 +581,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/shopify-session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange a Shopify session token for an admin token of its shop
+         * @description The embedded dashboard signs in with the session token Shopify admin gives it (HS256 with the app secret; `aud` the app's client id, `dest` `https://{shop}`, `iss` `https://{shop}/admin`; `exp` and `nbf` with 5 s of leeway). An unknown shop is created; an uninstalled one is installed again. Any failed check is 401 INVALID_SIGNATURE.
+         */
+        post: operations["exchangeShopifySessionToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/token": {
         parameters: {
             query?: never;
@@ -555,6 +635,26 @@ export interface paths {
          * @description Admin token, every plan. Up to 500 events, validated as a whole: an unknown `type` or a missing or malformed field fails the batch with 400 VALIDATION_ERROR whose `details` carry the event's `index` and a path such as `body.events.2.variants.0.price` (at most 50 details). Then the events are applied in order in one transaction. Unknown fields of an event are ignored. Ids accept platform GIDs; prices are decimal strings (`"19.99"`, up to 6 decimals) or non-negative JSON numbers with at most 6 decimals. One request emits at most one webhook event per (product, variant, signal); product signals are queued and written by the webhook worker, so the answer's time does not depend on how many shoppers hold a product.
          */
         post: operations["postPlatformEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/platforms/shopify/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a Shopify webhook
+         * @description Signed with `X-Shopify-Hmac-Sha256` (base64 HMAC-SHA256 of the raw body with the app secret); the shop from `X-Shopify-Shop-Domain`, the topic from `X-Shopify-Topic`. A delivery whose topic and `X-Shopify-Event-Id` (else `X-Shopify-Webhook-Id`) were processed before answers 200 and changes nothing; an unknown topic answers 200 and is ignored.
+         */
+        post: operations["receiveShopifyWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1107,7 +1207,7 @@ export interface components {
         ErrorEnvelope: {
             error: {
                 /** @description Machine-readable error code (docs/api.md, "Errors", lists when each is used) */
-                code: "VALIDATION_ERROR" | "INVALID_JSON" | "WISHLIST_LIMIT" | "ITEM_LIMIT" | "ITEM_NOT_IN_LIST" | "SAME_LIST" | "DEFAULT_LIST_PROTECTED" | "WEBHOOK_LIMIT" | "KEY_LIMIT" | "UNAUTHORIZED" | "INVALID_TOKEN" | "TOKEN_EXPIRED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "PLAN_UPGRADE_REQUIRED" | "FEATURE_DISABLED" | "NOT_FOUND" | "REQUEST_TIMEOUT" | "LIST_NAME_TAKEN" | "DUPLICATE_REVIEW" | "SHARE_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UNAVAILABLE";
+                code: "VALIDATION_ERROR" | "INVALID_JSON" | "WISHLIST_LIMIT" | "ITEM_LIMIT" | "ITEM_NOT_IN_LIST" | "SAME_LIST" | "DEFAULT_LIST_PROTECTED" | "WEBHOOK_LIMIT" | "KEY_LIMIT" | "UNAUTHORIZED" | "INVALID_TOKEN" | "TOKEN_EXPIRED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_UPGRADE_REQUIRED" | "FEATURE_DISABLED" | "NOT_FOUND" | "REQUEST_TIMEOUT" | "LIST_NAME_TAKEN" | "DUPLICATE_REVIEW" | "SHARE_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UNAVAILABLE";
                 /** @description VALIDATION_ERROR: an array of `{path, message, index?}` (`path` like `body.items.3.product_id`; `index` for batch entries). PLAN_UPGRADE_REQUIRED: `{required_plan, current_plan}`. ITEM_LIMIT, KEY_LIMIT: `{limit}` */
                 details?: unknown;
                 /** @description Human-readable; may change between versions */
@@ -1177,7 +1277,7 @@ export interface components {
         ReviewsError: {
             error: {
                 /** @description Machine-readable error code (docs/api.md, "Errors", lists when each is used) */
-                code: "VALIDATION_ERROR" | "INVALID_JSON" | "WISHLIST_LIMIT" | "ITEM_LIMIT" | "ITEM_NOT_IN_LIST" | "SAME_LIST" | "DEFAULT_LIST_PROTECTED" | "WEBHOOK_LIMIT" | "KEY_LIMIT" | "UNAUTHORIZED" | "INVALID_TOKEN" | "TOKEN_EXPIRED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "PLAN_UPGRADE_REQUIRED" | "FEATURE_DISABLED" | "NOT_FOUND" | "REQUEST_TIMEOUT" | "LIST_NAME_TAKEN" | "DUPLICATE_REVIEW" | "SHARE_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UNAVAILABLE";
+                code: "VALIDATION_ERROR" | "INVALID_JSON" | "WISHLIST_LIMIT" | "ITEM_LIMIT" | "ITEM_NOT_IN_LIST" | "SAME_LIST" | "DEFAULT_LIST_PROTECTED" | "WEBHOOK_LIMIT" | "KEY_LIMIT" | "UNAUTHORIZED" | "INVALID_TOKEN" | "TOKEN_EXPIRED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_UPGRADE_REQUIRED" | "FEATURE_DISABLED" | "NOT_FOUND" | "REQUEST_TIMEOUT" | "LIST_NAME_TAKEN" | "DUPLICATE_REVIEW" | "SHARE_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UNAVAILABLE";
                 /** @description VALIDATION_ERROR: an array of `{path, message, index?}` (`path` like `body.items.3.product_id`; `index` for batch entries). PLAN_UPGRADE_REQUIRED: `{required_plan, current_plan}`. ITEM_LIMIT, KEY_LIMIT: `{limit}` */
                 details?: unknown;
                 /** @description Human-readable; may change between versions */
@@ -2385,6 +2485,31 @@ export interface operations {
             };
         };
     };
+    proxySharedWishlistPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                shareToken: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Liquid source of the page */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/liquid": string;
+                };
+            };
+        };
+    };
     getReadiness: {
         parameters: {
             query?: never;
@@ -2862,6 +2987,222 @@ export interface operations {
             429: components["responses"]["Error429"];
         };
     };
+    listPrivacyRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Customer data requests received from Shopify, newest first */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            privacyRequests: {
+                                customerId: string;
+                                email: string | null;
+                                id: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                receivedAt: string;
+                            }[];
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    exportPrivacyRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export of the customer a privacy request names */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            analyticsEvents: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                occurredAt: string;
+                                productId: string | null;
+                                type: string;
+                            }[];
+                            customerId: string;
+                            /** @description E-mail addresses attributed to the customer: those its orders gave, and `email`. An address typed into a review is never attributed */
+                            emails: string[];
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC
+                             */
+                            generatedAt: string;
+                            helpfulVotes: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                createdAt: string;
+                                reviewId: number;
+                            }[];
+                            lists: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                createdAt: string;
+                                itemCount: number;
+                                items: {
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC
+                                     */
+                                    addedAt: string;
+                                    handle: string | null;
+                                    metadata: {
+                                        [key: string]: unknown;
+                                    } | null;
+                                    productId: string;
+                                    variantId: string | null;
+                                }[];
+                                name: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                updatedAt: string;
+                                wishlistId: string;
+                            }[];
+                            purchases: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                createdAt: string;
+                                customerId: string | null;
+                                email: string | null;
+                                /** @description The buyer identity this record is kept under: an order is recorded once per identity it names */
+                                identity: "customer" | "email";
+                                productId: string;
+                            }[];
+                            /** @description Review invitations of the customer's orders (and of orders without a customer by its addresses) */
+                            reviewInvitations: {
+                                customerId: string | null;
+                                email: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                expiresAt: string;
+                                orderId: string | null;
+                                productId: string;
+                                /** @description PUBLIC_BASE_URL/api/v1/review-invitations/{token} */
+                                reviewUrl: string;
+                                token: string;
+                                usedAt: string | null;
+                            }[];
+                            reviews: {
+                                /** @description Plain text: whoever renders it escapes it */
+                                body: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC, seconds precision: 2026-01-02T03:04:05Z
+                                 */
+                                createdAt: string;
+                                customerEmail: string | null;
+                                customerId: string | null;
+                                /** @description As submitted (trimmed); "Anonymous" after the customer's erasure */
+                                customerName: string;
+                                helpfulCount: number;
+                                id: number;
+                                /** @description https URLs; empty when none */
+                                photos: string[];
+                                productId: string;
+                                rating: number;
+                                /** @description null when there is no reply */
+                                repliedAt: string | null;
+                                /** @description The merchant's reply; null when none */
+                                replyBody: string | null;
+                                status: "pending" | "approved" | "rejected";
+                                /** @description Empty string when none was given */
+                                title: string;
+                                /** @description How verifiedPurchase was proven: the linked customer's order holds the product, or a review invitation of an order was used; null when not verified */
+                                verifiedBy: "customer_order" | "invitation" | null;
+                                /** @description Decided by the service only: the linked customer bought the product, or the review came with an invitation */
+                                verifiedPurchase: boolean;
+                            }[];
+                            shareLinks: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                expiresAt: string;
+                                revokedAt: string | null;
+                                shareUrl: string;
+                                token: string;
+                                wishlistId: string;
+                            }[];
+                            wishlistOwner: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                createdAt: string;
+                                itemCount: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                updatedAt: string;
+                            } | null;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+        };
+    };
     listReviewInvitations: {
         parameters: {
             query?: {
@@ -3032,7 +3373,8 @@ export interface operations {
                      *           "share_link_ttl_days": 30,
                      *           "remove_on_purchase": false
                      *         },
-                     *         "storefrontKey": "sfk_Jx2…"
+                     *         "storefrontKey": "sfk_Jx2…",
+                     *         "uninstalledAt": null
                      *       }
                      *     }
                      */
@@ -3055,6 +3397,8 @@ export interface operations {
                             };
                             /** @description The public `sfk_…` key of guest mode and reviews */
                             storefrontKey: string;
+                            /** @description Shopify app mode: when the app was uninstalled from the shop (the storefront key and the app proxy are refused, outbound webhooks wait); null while installed */
+                            uninstalledAt: string | null;
                         };
                         /** @enum {boolean} */
                         ok: true;
@@ -3319,6 +3663,51 @@ export interface operations {
             429: components["responses"]["Error429"];
         };
     };
+    exchangeShopifySessionToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The session token App Bridge gives the embedded app (`id_token`) */
+                    session_token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Exchange a Shopify session token for an admin token of its shop */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            expires_in: number;
+                            /** @enum {string} */
+                            scope: "admin";
+                            token: string;
+                            /** @enum {string} */
+                            token_type: "Bearer";
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+        };
+    };
     createToken: {
         parameters: {
             query?: never;
@@ -3471,6 +3860,39 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+        };
+    };
+    receiveShopifyWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Receive a Shopify webhook */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description `duplicate`: this topic and event id were processed before (or, for shop/redact, the shop is already gone); `ignored`: a topic the service does not take */
+                            result: "processed" | "duplicate" | "ignored";
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
         };
     };
     listWebhooks: {

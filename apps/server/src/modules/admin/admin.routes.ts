@@ -14,6 +14,7 @@ const shopView = (shop: Shop) => ({
   plan: shop.plan,
   settings: shop.settings,
   storefrontKey: shop.storefrontKey,
+  uninstalledAt: shop.uninstalledAt === null ? null : isoMillis(shop.uninstalledAt),
 })
 
 /** docs/api.md, "Admin endpoints": what the dashboard needs. Admin tokens only. */

@@ -25,6 +25,7 @@ export const ShopView = Type.Object({
   plan: Type.String({ description: '`free`, `starter`, `growth` or `scale`' }),
   settings: Settings,
   storefrontKey: Type.String({ description: 'The public `sfk_…` key of guest mode and reviews' }),
+  uninstalledAt: Type.Union([Timestamp, Type.Null()], { description: 'Shopify app mode: when the app was uninstalled from the shop (the storefront key and the app proxy are refused, outbound webhooks wait); null while installed' }),
 })
 
 export const ApiKeyView = Type.Object({
@@ -59,7 +60,7 @@ export const adminOperations: OperationDocs = {
     summary: 'Read the shop',
     description: 'The shop of the admin token: id, domain, plan (`free`, `starter`, `growth`, `scale`), every setting and the public storefront key.',
     responses: { 200: 'The shop' },
-    examples: { 200: { ok: true, data: { id: 'shp_5c1d2e3f4a5b6c7d', domain: 'example.myshopify.com', plan: 'growth', settings, storefrontKey: 'sfk_Jx2…' } } },
+    examples: { 200: { ok: true, data: { id: 'shp_5c1d2e3f4a5b6c7d', domain: 'example.myshopify.com', plan: 'growth', settings, storefrontKey: 'sfk_Jx2…', uninstalledAt: null } } },
   },
   'PATCH /v1/admin/settings': {
     operationId: 'updateSettings',

@@ -108,6 +108,21 @@ export function createAuthService(deps: { db: Db; jwtSecret: string; shops: Shop
     return claims
   }
 
+  async function issue(shopId: string, keyId: string, customerId: string | null): Promise<IssuedToken> {
+    const scope: KeyScope = customerId === null ? 'admin' : 'customer'
+    const iat = Math.floor(now() / 1000)
+    const token = await new SignJWT({ shop: shopId, kid: keyId, scope })
+      .setProtectedHeader({ alg: ALGORITHM, typ: TOKEN_TYPE })
+      .setIssuer(JWT_ISSUER)
+      .setAudience(JWT_AUDIENCE)
+      .setSubject(customerId === null ? `key:${keyId}` : `customer:${customerId}`)
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + TOKEN_TTL_SECONDS)
+      .setJti(randomUUID())
+      .sign(secret)
+    return { token, expires_in: TOKEN_TTL_SECONDS, token_type: 'Bearer', scope }
+  }
+
   return {
     /** POST /v1/auth/token. Unknown key and wrong secret are indistinguishable. */
     async exchange(input: { api_key: string; api_secret: string; customer_id?: string | undefined }): Promise<IssuedToken> {
@@ -122,20 +137,20 @@ export function createAuthService(deps: { db: Db; jwtSecret: string; shops: Shop
       } else if (row.scope !== 'admin') {
         throw new AppError('FORBIDDEN', 'A customer-scope key can only mint customer tokens (send customer_id)')
       }
-      const scope: KeyScope = customerId === null ? 'admin' : 'customer'
-      const iat = Math.floor(now() / 1000)
-      const token = await new SignJWT({ shop: row.shop_id, kid: row.id, scope })
-        .setProtectedHeader({ alg: ALGORITHM, typ: TOKEN_TYPE })
-        .setIssuer(JWT_ISSUER)
-        .setAudience(JWT_AUDIENCE)
-        .setSubject(customerId === null ? `key:${row.id}` : `customer:${customerId}`)
-        .setIssuedAt(iat)
-        .setExpirationTime(iat + TOKEN_TTL_SECONDS)
-        .setJti(randomUUID())
-        .sign(secret)
+      const issued = await issue(row.shop_id, row.id, customerId)
       const at = now()
       if (at - (row.last_used_at ?? 0) > TOUCH_INTERVAL_MS) await keys.touch(row.shop_id, row.id, at)
-      return { token, expires_in: TOKEN_TTL_SECONDS, token_type: 'Bearer', scope }
+      return issued
+    },
+
+    /**
+     * An admin token of the shop minted from one of its active admin keys without its secret:
+     * the Shopify session token exchange, whose proof is Shopify's signature instead.
+     */
+    async issueAdminToken(shopId: string, keyId: string): Promise<IssuedToken> {
+      const row = await keys.byId(keyId)
+      if (!row || row.shop_id !== shopId || row.revoked_at !== null || row.scope !== 'admin') throw invalidToken('The API key is unknown or was revoked')
+      return issue(shopId, keyId, null)
     },
 
     /** Verifies a bearer token and loads its shop; throws the documented 401s. */

@@ -15,6 +15,11 @@ export interface RequestContext {
   shop: Shop
   actor: Actor
   requestId: string
+  /**
+   * Where share links made in this request point (token appended); unset: the service's own
+   * `PUBLIC_BASE_URL/v1/wishlists/shared/`. The Shopify app proxy points them at the shop's domain.
+   */
+  shareBaseUrl?: string
 }
 
 export interface AccessClaims {

@@ -6,6 +6,11 @@
  * hash in their name and are cached for a year. The app's screens are hash routes
  * (/dashboard#/settings), so the page is served at /dashboard and at /dashboard/index.html
  * only; any other path below /dashboard is a 404.
+ *
+ * In Shopify app mode the page is the embedded app Shopify admin opens in a frame
+ * (`/dashboard?shop={shop}.myshopify.com&host=…&id_token=…`): for such a request the page may
+ * be framed by that shop's admin only (`frame-ancestors https://{shop} https://admin.shopify.com`,
+ * as Shopify requires of embedded apps), and by nothing else otherwise.
  */
 import { createHash } from 'node:crypto'
 import { readFile, stat } from 'node:fs/promises'
@@ -34,16 +39,21 @@ const CONTENT_TYPES: Record<string, string> = {
  * Same-origin only: the app's scripts and styles, API calls to this server, no framing.
  * The chart is inline SVG markup (not a data: URL); the favicon is an empty data: URL.
  */
-export const DASHBOARD_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "connect-src 'self'",
-  "img-src 'self' data:",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ')
+const cspFramedBy = (ancestors: string) =>
+  [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "connect-src 'self'",
+    "img-src 'self' data:",
+    "base-uri 'none'",
+    "form-action 'self'",
+    `frame-ancestors ${ancestors}`,
+  ].join('; ')
+export const DASHBOARD_CSP = cspFramedBy("'none'")
+/** The policy of the page Shopify admin embeds for `shop` (a `*.myshopify.com` domain). */
+export const embeddedDashboardCsp = (shop: string) => cspFramedBy(`https://${shop} https://admin.shopify.com`)
+const SHOP_DOMAIN = /^[a-z0-9][a-z0-9-]{0,62}\.myshopify\.com$/
 
 interface Cached {
   body: Buffer
@@ -73,14 +83,13 @@ function fileCache() {
   }
 }
 
-const securityHeaders = (reply: FastifyReply) =>
-  reply
-    .header('x-content-type-options', 'nosniff')
-    .header('referrer-policy', 'no-referrer')
-    .header('x-frame-options', 'DENY')
-    .header('cross-origin-opener-policy', 'same-origin')
+const securityHeaders = (reply: FastifyReply, framable = false) => {
+  reply.header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer').header('cross-origin-opener-policy', 'same-origin')
+  // X-Frame-Options has no "only these origins": an embeddable page relies on frame-ancestors alone.
+  return framable ? reply : reply.header('x-frame-options', 'DENY')
+}
 
-export const dashboardRoutes: FastifyPluginAsyncTypebox<{ distDir?: string }> = async (app, opts) => {
+export const dashboardRoutes: FastifyPluginAsyncTypebox<{ distDir?: string; shopifyEmbedded?: boolean }> = async (app, opts) => {
   const dist = opts.distDir ?? DASHBOARD_DIST
   const read = fileCache()
   const config = { access: ['public' as const], rateLimit: false as const }
@@ -88,7 +97,9 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<{ distDir?: string }> = 
 
   const servePage = async (request: FastifyRequest, reply: FastifyReply) => {
     const page = await read(resolve(dist, 'index.html'))
-    securityHeaders(reply).header('cache-control', 'no-cache')
+    const shop = (request.query as { shop?: unknown } | undefined)?.shop
+    const embeddedIn = opts.shopifyEmbedded && typeof shop === 'string' && SHOP_DOMAIN.test(shop) ? shop : undefined
+    securityHeaders(reply, embeddedIn !== undefined).header('cache-control', 'no-cache')
     if (!page) {
       request.log.warn({ dist }, 'dashboard requested but not built')
       return reply
@@ -100,7 +111,10 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<{ distDir?: string }> = 
             '<h1>The dashboard is not built</h1><p>Run <code>npm run build</code> (or <code>npm install</code>) at the repository root, then reload.</p></html>',
         )
     }
-    reply.header('content-type', 'text/html; charset=utf-8').header('etag', page.etag).header('content-security-policy', DASHBOARD_CSP)
+    reply
+      .header('content-type', 'text/html; charset=utf-8')
+      .header('etag', page.etag)
+      .header('content-security-policy', embeddedIn ? embeddedDashboardCsp(embeddedIn) : DASHBOARD_CSP)
     if (request.headers['if-none-match'] === page.etag) return reply.code(304).send()
     return reply.send(page.body)
   }

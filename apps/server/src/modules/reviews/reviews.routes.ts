@@ -7,7 +7,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Ajv } from 'ajv'
 import { type TSchema, Type } from 'typebox'
-import type { Access } from '../../plugins/auth.js'
+import { type Access, clientAddress } from '../../plugins/auth.js'
 import type { ReviewsService } from './reviews.service.js'
 import {
   AdminListQuery,
@@ -124,7 +124,7 @@ export const reviewsRoutes: FastifyPluginAsyncTypebox<{ reviews: ReviewsService 
         params: ReviewIdParams,
         response: { 200: HelpfulCount, ...reviewErrors(400, 401, 404, 429) },
       },
-      handler: async (request) => reviews.vote(request.ctx, request.params.id, method === 'PUT', request.ip),
+      handler: async (request) => reviews.vote(request.ctx, request.params.id, method === 'PUT', clientAddress(request)),
     })
   }
 

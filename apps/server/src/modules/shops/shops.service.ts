@@ -45,17 +45,33 @@ export function createShopsService(deps: { db: Db; cacheTtlMs: number }) {
   const keys = createApiKeysRepo(db)
   const byId = new TtlCache<string, Shop>(deps.cacheTtlMs)
   const byStorefrontKey = new TtlCache<string, Shop>(deps.cacheTtlMs)
+  const byDomainCache = new TtlCache<string, Shop>(deps.cacheTtlMs)
 
   function remember(shop: Shop): Shop {
     byId.set(shop.id, shop)
     byStorefrontKey.set(shop.storefrontKey, shop)
+    byDomainCache.set(shop.domain, shop)
     return shop
   }
 
   function forget(shop: Shop): void {
     byId.delete(shop.id)
     byStorefrontKey.delete(shop.storefrontKey)
+    byDomainCache.delete(shop.domain)
   }
+
+  const newShopRow = (id: string, domain: string, plan: Plan, at: number) => ({
+    id,
+    domain,
+    plan,
+    storefront_key: newSecret('sfk', 128),
+    multi_wishlist_enabled: 0,
+    reviews_auto_approve: 0,
+    share_link_ttl_days: 30,
+    remove_on_purchase: 0,
+    created_at: at,
+    updated_at: at,
+  })
 
   async function mustGet(shopId: string): Promise<Shop> {
     const shop = await shops.byId(shopId)
@@ -82,18 +98,7 @@ export function createShopsService(deps: { db: Db; cacheTtlMs: number }) {
         if (await trx.selectFrom('shops').select('id').where('domain', '=', domain).executeTakeFirst()) {
           throw new AppError('VALIDATION_ERROR', `A shop with domain ${domain} already exists`, [{ path: 'domain', message: 'already exists' }])
         }
-        await shops.insert(trx, {
-          id: shopId,
-          domain,
-          plan: input.plan,
-          storefront_key: newSecret('sfk', 128),
-          multi_wishlist_enabled: 0,
-          reviews_auto_approve: 0,
-          share_link_ttl_days: 30,
-          remove_on_purchase: 0,
-          created_at: at,
-          updated_at: at,
-        })
+        await shops.insert(trx, newShopRow(shopId, domain, input.plan, at))
         await keys.insert(trx, { shop_id: shopId, id: keyId, name: 'Default admin key', scope: 'admin', secret_hash: hashSecret(secret), created_at: at })
       })
       return { shop: await mustGet(shopId), apiKey: { keyId, secret, scope: 'admin' } }
@@ -118,6 +123,42 @@ export function createShopsService(deps: { db: Db; cacheTtlMs: number }) {
     cachedByStorefrontKey: (key: string): Shop | undefined => byStorefrontKey.get(key),
 
     byDomain: (domain: string) => shops.byDomain(normalizeDomain(domain)),
+
+    /** `byDomain` of an already normalized domain, through the cache (the app proxy's path). */
+    async byDomainCached(domain: string): Promise<Shop | undefined> {
+      const cached = byDomainCache.get(domain)
+      if (cached) return cached
+      const shop = await shops.byDomain(domain)
+      return shop && remember(shop)
+    },
+
+    /**
+     * The shop of a domain a signed Shopify request proved, created when unknown (the plan
+     * given, default settings, a storefront key, no API key). Concurrent first requests
+     * create it once: the loser of the unique domain index reads the winner's row.
+     */
+    async ensureByDomain(domain: string, plan: Plan): Promise<Shop> {
+      const known = byDomainCache.get(domain) ?? (await shops.byDomain(domain))
+      if (known) return remember(known)
+      const at = now()
+      const shopId = newId('shop')
+      try {
+        await shops.insert(db, newShopRow(shopId, normalizeDomain(domain), plan, at))
+      } catch (err) {
+        const raced = await shops.byDomain(domain)
+        if (raced) return remember(raced)
+        throw err
+      }
+      return remember(await mustGet(shopId))
+    },
+
+    /** Sets or clears `uninstalledAt` (Shopify's `app/uninstalled`, and the next signed request). */
+    async setUninstalled(shopId: string, at: number | null): Promise<Shop> {
+      return update(shopId, { uninstalled_at: at })
+    },
+
+    /** Drops every cached copy of the shop (after it was deleted). */
+    forget,
 
     setPlan: (shopId: string, plan: Plan) => update(shopId, { plan }),
 

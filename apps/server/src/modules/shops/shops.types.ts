@@ -14,6 +14,8 @@ export interface Shop {
   storefrontKey: string
   settings: ShopSettings
   createdAt: number
+  /** Shopify app mode: when the app was uninstalled; null while installed (and for shops outside Shopify). */
+  uninstalledAt: number | null
 }
 
 export const SETTING_NAMES = [

@@ -14,7 +14,8 @@ export type DeliveryRow = Selectable<WebhookDeliveriesTable>
 type Executor = Kysely<Database> | Transaction<Database>
 
 /**
- * Due deliveries: pending, their time come, no live lease; `skipWebhooks` and `skipShops`:
+ * Due deliveries: pending, their time come, no live lease, their shop not uninstalled
+ * (Shopify app mode: they wait until it is installed again); `skipWebhooks` and `skipShops`:
  * endpoints and shops that already have as many attempts in flight as they may.
  */
 interface DueQuery {
@@ -36,6 +37,8 @@ export function createWebhooksRepo(db: Db, backend: Backend) {
       .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', opts.at)]))
       .$if(skip.length > 0, (qb) => qb.where('webhook_id', 'not in', skip))
       .$if(skipShops.length > 0, (qb) => qb.where('shop_id', 'not in', skipShops))
+      // A shop whose Shopify app is uninstalled gets nothing until it is installed again.
+      .where('shop_id', 'not in', db.selectFrom('shops').select('id').where('uninstalled_at', 'is not', null))
       .orderBy('next_attempt_at')
       .limit(opts.limit)
   }

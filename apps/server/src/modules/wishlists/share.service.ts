@@ -10,7 +10,7 @@ import type { Owner } from '../../plugins/auth.js'
 import { recordFacts } from '../analytics/facts.js'
 import type { RequestContext } from '../auth/auth.types.js'
 import { enqueueWebhookEvents } from '../events/outbox.js'
-import { multiWishlistActive, requirePlan } from '../shops/plans.js'
+import { multiWishlistActive, planAtLeast, requirePlan } from '../shops/plans.js'
 import type { ShopsService } from '../shops/shops.service.js'
 import { ownerData } from './item-view.js'
 import { assertListExists, resolveListId } from './list-scope.js'
@@ -28,13 +28,15 @@ export function createShareService(
   repo: WishlistsRepo = createWishlistsRepo(),
 ) {
   const { db } = deps
-  const shareUrl = (token: string) => `${deps.publicBaseUrl}${SHARED_PATH}${token}`
+  const defaultBase = `${deps.publicBaseUrl}${SHARED_PATH}`
+  const shareUrlOf = (ctx: RequestContext) => (token: string) => `${ctx.shareBaseUrl ?? defaultBase}${token}`
 
   return {
     /** The list's active link, or a new one (TTL: the shop's share_link_ttl_days) that emits `wishlist.shared`. */
     async link(ctx: RequestContext, owner: Owner, wishlistId: string | undefined): Promise<{ share_url: string; expires_at: string }> {
       const shopId = ctx.shop.id
       const listId = resolveListId(ctx.shop, wishlistId)
+      const shareUrl = shareUrlOf(ctx)
       return db.transaction().execute(async (trx) => {
         const at = now()
         // Creating a link is a write: the owner row is its lock, so concurrent calls share one link.
@@ -68,6 +70,33 @@ export function createShareService(
         if (!ownerRow) return { revoked: false }
         return { revoked: (await repo.revokeShareLinks(trx, shopId, owner, listId, now())) > 0 }
       })
+    },
+
+    /**
+     * A shared list of one shop as the app proxy's page shows it (items with their handles):
+     * `unknown` for what `readBody` answers 404 (and a link of another shop, or below the
+     * starter plan), `expired` for its 410.
+     */
+    async sharedPage(shopId: string, token: string): Promise<
+      | { status: 'unknown' | 'expired' }
+      | { status: 'ok'; name: string; expiresAt: number; items: { productId: string; variantId: string | null; handle: string | null }[] }
+    > {
+      const link = await repo.shareLinkByToken(db, token)
+      if (!link || link.revoked_at !== null || link.shop_id !== shopId) return { status: 'unknown' }
+      const shop = await deps.shops.get(shopId)
+      if (!shop || !planAtLeast(shop.plan, 'starter')) return { status: 'unknown' }
+      if (link.expires_at <= now()) return { status: 'expired' }
+      if (link.list_id !== DEFAULT_LIST_ID && !multiWishlistActive(shop)) return { status: 'unknown' }
+      const owner: Owner = { type: link.owner_type, id: link.owner_id }
+      const listRow = await repo.list(db, shopId, owner, link.list_id)
+      if (link.list_id !== DEFAULT_LIST_ID && !listRow) return { status: 'unknown' }
+      const rows = await repo.all(db, shopId, owner, link.list_id)
+      return {
+        status: 'ok',
+        name: listRow?.name ?? DEFAULT_LIST_NAME,
+        expiresAt: link.expires_at,
+        items: rows.map((r) => ({ productId: r.product_id, variantId: r.variant_id, handle: r.handle })),
+      }
     },
 
     /**

@@ -25,10 +25,11 @@ import {
 /** Customers, guests and admins on their own wishlist; the headless (bearer) API needs starter+. */
 export const ownerRoute = (access: Access[] = ['admin', 'customer', 'guest']) => ({ access, owner: 'customerId', bearerPlan: 'starter' as const })
 
-export const wishlistRoutes: FastifyPluginAsyncTypebox<{ wishlists: WishlistsService }> = async (app, { wishlists }) => {
+/** `pageCacheMetric: false`: a second registration (the app proxy's) leaves the metric to the first. */
+export const wishlistRoutes: FastifyPluginAsyncTypebox<{ wishlists: WishlistsService; pageCacheMetric?: boolean }> = async (app, { wishlists, pageCacheMetric = true }) => {
   const tags = ['wishlists']
   const { pageCacheStats } = wishlists
-  new Counter({
+  if (pageCacheMetric) new Counter({
     name: 'wishlist_page_cache_lookups_total',
     help: 'GET-page cache lookups by result (hit: served from memory at the current owner version)',
     labelNames: ['result'] as const,

@@ -1,0 +1,106 @@
+/**
+ * The Shopify app proxy (docs/api.md, "The app proxy"). Shopify forwards
+ * `https://{shop}/apps/wishlist/<rest>?<query>` to `/proxy/<rest>?<query>&shop=…&
+ * logged_in_customer_id=…&path_prefix=…&timestamp=…&signature=…`.
+ *
+ * The wishlist and reviews route plugins are registered a second time under `/proxy`, each
+ * route marked `config.proxy` (and hidden from the OpenAPI document: its contract is the
+ * direct route's). For those routes the auth plugin calls `proxyAuth` instead of reading
+ * `Authorization` / `X-Storefront-Key`, so the direct routes' path is unchanged and the
+ * answers, bodies and errors are the same code's.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import ipaddr from 'ipaddr.js'
+import { Type } from 'typebox'
+import type { Plan } from '../../db/schema.js'
+import { AppError } from '../../lib/errors.js'
+import { guestIdOf, type ProxyAuth, type ResolvedAuth } from '../../plugins/auth.js'
+import type { Services } from '../../app.js'
+import { invitationsRoutes } from '../reviews/invitations.routes.js'
+import { reviewsRoutes } from '../reviews/reviews.routes.js'
+import type { ShopsService } from '../shops/shops.service.js'
+import { importRoutes } from '../wishlists/import.routes.js'
+import { listRoutes } from '../wishlists/lists.routes.js'
+import { shareRoutes } from '../wishlists/share.routes.js'
+import { SharedTokenParams } from '../wishlists/wishlists.schemas.js'
+import { wishlistRoutes } from '../wishlists/wishlists.routes.js'
+import { sharedPageLiquid } from './shared-page.js'
+import { verifyProxyQuery } from './signatures.js'
+
+export const PROXY_PREFIX = '/proxy'
+/** The page is Liquid text; typed as what the handler sends. */
+const LiquidPage = Type.String({ description: 'Liquid source, rendered by Shopify inside the theme' })
+/** The actor's key id of a proxied customer (no API key is involved). */
+export const PROXY_KEY_ID = 'shopify-app-proxy'
+
+/**
+ * The shopper's address behind the app proxy: the first `X-Forwarded-For` entry, which
+ * Shopify sets (whatever TRUST_PROXY says: the signature proves Shopify sent the request).
+ * The peer's address when the header is missing or not an address.
+ */
+export function proxyClientAddress(request: FastifyRequest): string {
+  const raw = request.headers['x-forwarded-for']
+  const first = (Array.isArray(raw) ? raw[0] : raw)?.split(',')[0]?.trim()
+  return first !== undefined && ipaddr.isValid(first) ? first : request.ip
+}
+
+/** Credentials of a proxied request, from its signed query alone. */
+export function createProxyAuth(deps: { secret: string; defaultPlan: Plan; shops: ShopsService; clock?: () => number }): ProxyAuth {
+  const clock = deps.clock ?? Date.now
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<ResolvedAuth> => {
+    // Answers through the proxy are per shopper: no cache between Shopify and the browser may keep them.
+    reply.header('cache-control', 'no-store')
+    const q = request.url.indexOf('?')
+    const proof = verifyProxyQuery(q === -1 ? '' : request.url.slice(q + 1), deps.secret, Math.floor(clock() / 1000))
+    if (proof === null) return { error: new AppError('INVALID_SIGNATURE', 'The app proxy signature is missing, wrong or stale') }
+    const clientAddress = proxyClientAddress(request)
+    const shop = await deps.shops.ensureByDomain(proof.shop, deps.defaultPlan)
+    if (shop.uninstalledAt !== null) return { error: new AppError('FORBIDDEN', 'The app is uninstalled from this shop'), clientAddress }
+    const base = { shop, requestId: request.id, shareBaseUrl: `https://${shop.domain}${proof.pathPrefix}/shared/` }
+    if (proof.customerId !== null) {
+      return { ctx: { ...base, actor: { kind: 'customer', keyId: PROXY_KEY_ID, customerId: proof.customerId } }, clientAddress }
+    }
+    const guestId = guestIdOf(request)
+    if (guestId instanceof AppError) return { error: guestId, clientAddress }
+    if (guestId === undefined) return { ctx: { ...base, actor: { kind: 'storefront' } }, clientAddress }
+    return { ctx: { ...base, actor: { kind: 'guest', guestId } }, clientAddress }
+  }
+}
+
+/** Everything under `/proxy` (registered with that prefix). */
+export const proxyRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  await app.register(async (proxied) => {
+    proxied.addHook('onRoute', (route) => {
+      route.config = { ...(route.config ?? {}), proxy: true }
+      route.schema = { ...(route.schema ?? {}), hide: true }
+    })
+    await proxied.register(wishlistRoutes, { wishlists: services.wishlists, pageCacheMetric: false })
+    await proxied.register(listRoutes, { lists: services.lists })
+    await proxied.register(shareRoutes, { share: services.share })
+    await proxied.register(importRoutes, { imports: services.imports })
+    await proxied.register(reviewsRoutes, { reviews: services.reviews })
+    await proxied.register(invitationsRoutes, { invitations: services.invitations })
+  })
+
+  app.get(
+    '/shared/:shareToken',
+    {
+      config: { access: ['public'], proxy: true },
+      schema: {
+        tags: ['shopify'],
+        summary: 'A shared wishlist as a page of the shop\'s theme (app proxy)',
+        description:
+          'Signed by Shopify like every `/proxy` request. Answers `Content-Type: application/liquid`, which Shopify renders inside the theme: the items with title, image, price and link from `all_products[handle]` (items saved without a handle show their ids). ' +
+          'Expired and unknown links answer 200 with a page saying so.',
+        operationId: 'proxySharedWishlistPage',
+        params: SharedTokenParams,
+        response: { 200: { description: 'Liquid source of the page', content: { 'application/liquid': { schema: LiquidPage } } } },
+      },
+    },
+    async (request, reply) => {
+      const page = await services.share.sharedPage(request.auth.ctx?.shop.id ?? '', request.params.shareToken)
+      return reply.type('application/liquid; charset=utf-8').send(sharedPageLiquid(page))
+    },
+  )
+}

@@ -1,0 +1,217 @@
+/**
+ * Webhooks from Shopify (docs/api.md, "Webhooks from Shopify"). Each topic is mapped onto
+ * what the service already does: the events intake (`product.updated`, `order.created`),
+ * the privacy erasure, the shop's deletion. Nothing slow runs before the answer: outbound
+ * webhooks go through the outbox and the worker, exports are made when the merchant asks.
+ */
+import type { Backend, Db } from '../../db/connect.js'
+import { AppError } from '../../lib/errors.js'
+import { newOrderedId } from '../../lib/ids.js'
+import { now } from '../../lib/time.js'
+import type { RequestContext } from '../auth/auth.types.js'
+import type { EventsService } from '../events/events.service.js'
+import type { PrivacyService } from '../privacy/privacy.service.js'
+import type { ShopsService } from '../shops/shops.service.js'
+import type { Shop } from '../shops/shops.types.js'
+import type { Plan } from '../../db/schema.js'
+import { eraseShop } from './shop-erasure.js'
+import { isShopDomain, webhookHmacValid } from './signatures.js'
+
+export const SHOPIFY_TOPICS = [
+  'products/create',
+  'products/update',
+  'products/delete',
+  'orders/create',
+  'customers/redact',
+  'customers/data_request',
+  'shop/redact',
+  'app/uninstalled',
+] as const
+export type ShopifyTopic = (typeof SHOPIFY_TOPICS)[number]
+
+/**
+ * Topics Shopify also sends after an uninstall (the compliance ones): they prove nothing
+ * about the app being in use again, so they leave `uninstalledAt` as it is.
+ */
+const LEAVES_UNINSTALLED = new Set<string>(['app/uninstalled', 'customers/redact', 'customers/data_request', 'shop/redact'])
+
+export interface ShopifyDelivery {
+  rawBody: Buffer
+  hmac: string | undefined
+  shopDomain: string | undefined
+  topic: string | undefined
+  /** `X-Shopify-Event-Id`, else `X-Shopify-Webhook-Id`. */
+  eventId: string | undefined
+  requestId: string
+}
+
+export type DeliveryResult = 'processed' | 'duplicate' | 'ignored'
+
+type Json = Record<string, unknown>
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
+/**
+ * JSON.parse keeping integers beyond 2^53 exact, as their digits: Shopify's ids are JSON
+ * numbers, and some (orders, line items) are larger than a double holds exactly. Uses the
+ * reviver's source text (Node 22 and 24).
+ */
+export function parseShopifyJson(text: string): unknown {
+  const reviver = (_key: string, value: unknown, context?: { source?: string }) =>
+    typeof value === 'number' && !Number.isSafeInteger(value) && context?.source !== undefined && /^[0-9]+$/.test(context.source) ? context.source : value
+  return JSON.parse(text, reviver as (key: string, value: unknown) => unknown)
+}
+
+/** Shopify ids arrive as JSON numbers (or, in newer payloads, strings / GIDs): as text. */
+const idText = (v: unknown): string | undefined => (typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? String(v) : typeof v === 'string' && v !== '' ? v : undefined)
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+const emailText = (v: unknown): string | undefined => (typeof v === 'string' && v.length <= 254 && EMAIL.test(v) ? v : undefined)
+
+/** Shopify's product JSON as the intake's `product.updated`; null when it has no variants to compare. */
+export function productEvent(p: Json): Record<string, unknown> | null {
+  const variants = Array.isArray(p.variants) ? p.variants.filter(isObject) : []
+  if (variants.length === 0) return null
+  return {
+    type: 'product.updated',
+    product_id: idText(p.id),
+    ...(typeof p.handle === 'string' && p.handle !== '' ? { handle: p.handle } : {}),
+    variants: variants.map((v) => ({
+      variant_id: idText(v.id),
+      price: v.price,
+      // Untracked inventory comes without a quantity: nothing to compare.
+      inventory_quantity: typeof v.inventory_quantity === 'number' ? v.inventory_quantity : 0,
+    })),
+  }
+}
+
+/** Shopify's order JSON as the intake's `order.created`; null when no line item is a product (custom items only). */
+export function orderEvent(o: Json): Record<string, unknown> | null {
+  const customer = isObject(o.customer) ? o.customer : undefined
+  const lineItems = (Array.isArray(o.line_items) ? o.line_items.filter(isObject) : [])
+    .filter((l) => idText(l.product_id) !== undefined)
+    .map((l) => ({ product_id: idText(l.product_id), ...(idText(l.variant_id) ? { variant_id: idText(l.variant_id) } : {}) }))
+  if (lineItems.length === 0) return null
+  const customerId = idText(customer?.id)
+  const email = emailText(o.email) ?? emailText(customer?.email)
+  const orderId = idText(o.id)
+  return {
+    type: 'order.created',
+    ...(orderId ? { order_id: orderId } : {}),
+    ...(customerId ? { customer_id: customerId } : {}),
+    ...(email ? { email } : {}),
+    line_items: lineItems,
+  }
+}
+
+export interface ShopifyWebhooksDeps {
+  db: Db
+  backend: Backend
+  secret: string
+  defaultPlan: Plan
+  shops: ShopsService
+  events: Pick<EventsService, 'ingest'>
+  privacy: Pick<PrivacyService, 'eraseCustomer'>
+}
+
+export function createShopifyWebhooks(deps: ShopifyWebhooksDeps) {
+  const { db } = deps
+
+  /** Claims (topic, event id) for this delivery; false when it was processed before. */
+  async function claim(shopId: string, topic: string, eventId: string): Promise<boolean> {
+    const res = await db
+      .insertInto('shopify_webhook_receipts')
+      .values({ shop_id: shopId, topic, event_id: eventId, received_at: now() })
+      .onConflict((oc) => oc.columns(['shop_id', 'topic', 'event_id']).doNothing())
+      .executeTakeFirst()
+    return Number(res.numInsertedOrUpdatedRows ?? 0n) > 0
+  }
+
+  const release = (shopId: string, topic: string, eventId: string) =>
+    db.deleteFrom('shopify_webhook_receipts').where('shop_id', '=', shopId).where('topic', '=', topic).where('event_id', '=', eventId).execute()
+
+  const contextOf = (shop: Shop, requestId: string): RequestContext => ({ shop, actor: { kind: 'admin', keyId: 'shopify-webhook' }, requestId })
+
+  async function apply(shop: Shop, topic: ShopifyTopic, body: Json, requestId: string): Promise<void> {
+    const ctx = contextOf(shop, requestId)
+    switch (topic) {
+      case 'products/create':
+      case 'products/update': {
+        const event = productEvent(body)
+        if (event) await deps.events.ingest(ctx, [event as { type: string }])
+        return
+      }
+      case 'products/delete': {
+        const productId = idText(body.id)
+        if (productId) await db.deleteFrom('catalog_products').where('shop_id', '=', shop.id).where('product_id', '=', productId).execute()
+        return
+      }
+      case 'orders/create': {
+        const event = orderEvent(body)
+        if (event) await deps.events.ingest(ctx, [event as { type: string }])
+        return
+      }
+      case 'customers/redact': {
+        const customer = isObject(body.customer) ? body.customer : {}
+        const customerId = idText(customer.id)
+        if (customerId) await deps.privacy.eraseCustomer(ctx, { customerId, email: emailText(customer.email) })
+        return
+      }
+      case 'customers/data_request': {
+        const customer = isObject(body.customer) ? body.customer : {}
+        const customerId = idText(customer.id)
+        if (customerId) {
+          await db
+            .insertInto('privacy_requests')
+            .values({ shop_id: shop.id, id: newOrderedId('pr'), customer_id: customerId, email: emailText(customer.email) ?? null, received_at: now() })
+            .execute()
+        }
+        return
+      }
+      case 'app/uninstalled':
+        await deps.shops.setUninstalled(shop.id, now())
+        return
+      case 'shop/redact':
+        return // handled before a shop is looked up
+    }
+  }
+
+  return {
+    async receive(d: ShopifyDelivery): Promise<DeliveryResult> {
+      if (!webhookHmacValid(d.rawBody, d.hmac, deps.secret)) throw new AppError('INVALID_SIGNATURE', 'X-Shopify-Hmac-Sha256 is missing or does not match the body')
+      const domain = d.shopDomain?.toLowerCase()
+      if (domain === undefined || !isShopDomain(domain)) {
+        throw new AppError('VALIDATION_ERROR', 'X-Shopify-Shop-Domain must be a *.myshopify.com domain', [{ path: 'headers.x-shopify-shop-domain', message: 'must be a *.myshopify.com domain' }])
+      }
+      const topic = d.topic
+      if (topic === undefined || !(SHOPIFY_TOPICS as readonly string[]).includes(topic)) return 'ignored'
+      let body: unknown
+      try {
+        body = parseShopifyJson(d.rawBody.toString('utf8'))
+      } catch {
+        throw new AppError('INVALID_JSON', 'The request body is not valid JSON')
+      }
+      if (!isObject(body)) throw new AppError('VALIDATION_ERROR', 'The webhook body must be a JSON object', [{ path: 'body', message: 'must be object' }])
+
+      if (topic === 'shop/redact') {
+        // Nothing is created to be deleted; a redelivery finds nothing.
+        const shop = await deps.shops.byDomainCached(domain)
+        if (!shop) return 'duplicate'
+        await eraseShop(db, deps.backend, shop.id)
+        deps.shops.forget(shop)
+        return 'processed'
+      }
+
+      let shop = await deps.shops.ensureByDomain(domain, deps.defaultPlan)
+      if (d.eventId !== undefined && !(await claim(shop.id, topic, d.eventId))) return 'duplicate'
+      try {
+        if (shop.uninstalledAt !== null && !LEAVES_UNINSTALLED.has(topic)) shop = await deps.shops.setUninstalled(shop.id, null)
+        await apply(shop, topic as ShopifyTopic, body, d.requestId)
+      } catch (err) {
+        // Not processed: Shopify's retry must find the delivery unclaimed.
+        if (d.eventId !== undefined) await release(shop.id, topic, d.eventId).catch(() => undefined)
+        throw err
+      }
+      return 'processed'
+    },
+  }
+}
+
+export type ShopifyWebhooks = ReturnType<typeof createShopifyWebhooks>

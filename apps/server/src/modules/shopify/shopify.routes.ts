@@ -1,0 +1,184 @@
+/**
+ * Shopify app mode's own routes (docs/api.md, "Shopify app mode"): the webhook intake, the
+ * session-token exchange of the embedded admin, and the privacy requests Shopify's
+ * `customers/data_request` records. Registered only when SHOPIFY_API_SECRET is set.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
+import type { Db } from '../../db/connect.js'
+import { notFound } from '../../lib/errors.js'
+import { errors, Ok, Timestamp } from '../../lib/http-schemas.js'
+import { isoMillis } from '../../lib/time.js'
+import type { AuthService } from '../auth/auth.service.js'
+import { CustomerExport } from '../privacy/privacy.schemas.js'
+import type { PrivacyService } from '../privacy/privacy.service.js'
+import type { ShopsService } from '../shops/shops.service.js'
+import type { Plan } from '../../db/schema.js'
+import { verifySessionToken } from './session-token.js'
+import type { ShopifyWebhooks } from './shopify-webhooks.service.js'
+
+/** The admin key session tokens mint from, made on a shop's first session-token exchange (its secret is never shown). */
+export const SESSION_KEY_NAME = 'Shopify embedded admin'
+/** Shopify's webhook bodies (a product with many variants, a large order) may be larger than the API's 1 MiB. */
+const WEBHOOK_BODY_LIMIT = 5 * 1024 * 1024
+/** Privacy requests listed at most (newest first). */
+const MAX_PRIVACY_REQUESTS = 1000
+
+const header = (request: FastifyRequest, name: string): string | undefined => {
+  const v = request.headers[name]
+  return Array.isArray(v) ? v[0] : v
+}
+
+const DeliveryAnswer = Type.Object({
+  result: Type.Union([Type.Literal('processed'), Type.Literal('duplicate'), Type.Literal('ignored')], {
+    description: '`duplicate`: this topic and event id were processed before (or, for shop/redact, the shop is already gone); `ignored`: a topic the service does not take',
+  }),
+})
+
+const SessionRequest = Type.Object({ session_token: Type.String({ minLength: 1, maxLength: 8192, description: 'The session token App Bridge gives the embedded app (`id_token`)' }) }, { additionalProperties: false })
+const SessionToken = Type.Object({
+  token: Type.String(),
+  expires_in: Type.Integer(),
+  token_type: Type.Literal('Bearer'),
+  scope: Type.Literal('admin'),
+})
+
+const PrivacyRequest = Type.Object(
+  { id: Type.String(), customerId: Type.String(), email: Type.Union([Type.String(), Type.Null()]), receivedAt: Timestamp },
+  { additionalProperties: false },
+)
+const PrivacyRequestParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) })
+
+export interface ShopifyRoutesOptions {
+  db: Db
+  secret: string
+  apiKey: string | undefined
+  defaultPlan: Plan
+  webhooks: ShopifyWebhooks
+  shops: ShopsService
+  auth: AuthService
+  privacy: PrivacyService
+}
+
+export const shopifyRoutes: FastifyPluginAsyncTypebox<ShopifyRoutesOptions> = async (app, opts) => {
+  const tags = ['shopify']
+
+  // The webhook's HMAC covers the raw bytes: this route reads its body as bytes, kept aside
+  // (a Buffer as the body would be walked byte by byte by the NUL check of every body).
+  await app.register(async (raw) => {
+    const bodies = new WeakMap<FastifyRequest, Buffer>()
+    raw.removeAllContentTypeParsers()
+    raw.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, (request, body: Buffer, done) => {
+      bodies.set(request, body)
+      done(null, undefined)
+    })
+    raw.post(
+      '/v1/platforms/shopify/webhooks',
+      {
+        bodyLimit: WEBHOOK_BODY_LIMIT,
+        // Shopify's own calls: not a storefront client, not counted in its bucket.
+        config: { access: ['public'], rateLimit: false },
+        schema: {
+          tags,
+          summary: 'Receive a Shopify webhook',
+          description:
+            'Signed with `X-Shopify-Hmac-Sha256` (base64 HMAC-SHA256 of the raw body with the app secret); the shop from `X-Shopify-Shop-Domain`, the topic from `X-Shopify-Topic`. ' +
+            'A delivery whose topic and `X-Shopify-Event-Id` (else `X-Shopify-Webhook-Id`) were processed before answers 200 and changes nothing; an unknown topic answers 200 and is ignored.',
+          operationId: 'receiveShopifyWebhook',
+          response: { 200: Ok(DeliveryAnswer), ...errors(400, 401, 404) },
+        },
+      },
+      async (request) => {
+        const result = await opts.webhooks.receive({
+          rawBody: bodies.get(request) ?? Buffer.alloc(0),
+          hmac: header(request, 'x-shopify-hmac-sha256'),
+          shopDomain: header(request, 'x-shopify-shop-domain'),
+          topic: header(request, 'x-shopify-topic'),
+          eventId: header(request, 'x-shopify-event-id') ?? header(request, 'x-shopify-webhook-id'),
+          requestId: request.id,
+        })
+        return { ok: true as const, data: { result } }
+      },
+    )
+  })
+
+  app.post(
+    '/v1/auth/shopify-session',
+    {
+      config: { access: ['public'] },
+      schema: {
+        tags: ['auth'],
+        summary: 'Exchange a Shopify session token for an admin token of its shop',
+        description:
+          'The embedded dashboard signs in with the session token Shopify admin gives it (HS256 with the app secret; `aud` the app\'s client id, `dest` `https://{shop}`, `iss` `https://{shop}/admin`; `exp` and `nbf` with 5 s of leeway). ' +
+          'An unknown shop is created; an uninstalled one is installed again. Any failed check is 401 INVALID_SIGNATURE.',
+        operationId: 'exchangeShopifySessionToken',
+        body: SessionRequest,
+        response: { 200: Ok(SessionToken), ...errors(400, 401, 404, 429) },
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store')
+      const domain = await verifySessionToken(request.body.session_token, { secret: opts.secret, apiKey: opts.apiKey })
+      let shop = await opts.shops.ensureByDomain(domain, opts.defaultPlan)
+      if (shop.uninstalledAt !== null) shop = await opts.shops.setUninstalled(shop.id, null)
+      const keys = await opts.shops.listApiKeys(shop.id)
+      const keyId = keys.find((k) => k.name === SESSION_KEY_NAME && k.scope === 'admin')?.id ?? (await opts.shops.createApiKey(shop.id, { name: SESSION_KEY_NAME, scope: 'admin' })).keyId
+      const issued = await opts.auth.issueAdminToken(shop.id, keyId)
+      return { ok: true as const, data: { ...issued, scope: 'admin' as const } }
+    },
+  )
+
+  const admin = { access: ['admin' as const] }
+
+  app.get(
+    '/v1/admin/privacy-requests',
+    {
+      config: admin,
+      schema: {
+        tags: ['privacy'],
+        summary: 'Customer data requests received from Shopify, newest first',
+        description: `Each \`customers/data_request\` webhook is recorded here; the merchant downloads the customer's export from \`/v1/admin/privacy-requests/{id}/export\`. At most the ${MAX_PRIVACY_REQUESTS} newest.`,
+        operationId: 'listPrivacyRequests',
+        response: { 200: Ok(Type.Object({ privacyRequests: Type.Array(PrivacyRequest) })), ...errors(401, 403, 404, 429) },
+      },
+    },
+    async (request) => {
+      const rows = await opts.db
+        .selectFrom('privacy_requests')
+        .selectAll()
+        .where('shop_id', '=', request.ctx.shop.id)
+        .orderBy('received_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(MAX_PRIVACY_REQUESTS)
+        .execute()
+      return {
+        ok: true as const,
+        data: { privacyRequests: rows.map((r) => ({ id: r.id, customerId: r.customer_id, email: r.email, receivedAt: isoMillis(Number(r.received_at)) })) },
+      }
+    },
+  )
+
+  app.get(
+    '/v1/admin/privacy-requests/:id/export',
+    {
+      config: admin,
+      schema: {
+        tags: ['privacy'],
+        summary: 'The export of the customer a privacy request names',
+        description: 'The same document as `GET /v1/admin/customers/{customerId}/export` with the request\'s e-mail address, made when asked.',
+        operationId: 'exportPrivacyRequest',
+        params: PrivacyRequestParams,
+        response: { 200: Ok(CustomerExport), ...errors(401, 403, 404, 429) },
+      },
+    },
+    async (request, reply) => {
+      const row = await opts.db.selectFrom('privacy_requests').selectAll().where('shop_id', '=', request.ctx.shop.id).where('id', '=', request.params.id).executeTakeFirst()
+      if (!row) throw notFound('Privacy request')
+      reply.header('cache-control', 'no-store')
+      return { ok: true as const, data: await opts.privacy.exportCustomer(request.ctx, { customerId: row.customer_id, email: row.email ?? undefined }) }
+    },
+  )
+}
+
