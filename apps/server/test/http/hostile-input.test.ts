@@ -312,6 +312,7 @@ describe('requests generated from the OpenAPI document (positive mode)', () => {
         seen.add(res.statusCode)
         statuses.set(`${route.method} ${route.url}`, seen)
       }),
+      // POSITIVE_RUNS=5000 for a longer search after a schema change.
       { numRuns: Number(process.env.POSITIVE_RUNS ?? Math.max(400, documented.length * 8)) },
     )
     // The generator reaches (nearly) every route, and most of them accept what it sends.
