@@ -1,5 +1,5 @@
 /**
- * Bench: the shop's CSV export streams with constant memory (DECISIONS §14).
+ * Bench: the shop's CSV export streams with constant memory (docs/api.md, "Privacy and export").
  *
  *   npx tsx bench/csv-export.ts                 # SQLite, 10 thousand then 1 million items
  *   npx tsx bench/csv-export.ts postgres        # PostgreSQL (BENCH_DATABASE_URL or the local test database)

@@ -94,7 +94,7 @@ const opts = {
   /**
    * With --compare-customers N: the repeated scenarios also run on a dataset of N customers,
    * its service processes alternating with the main dataset's, so the scale comparison
-   * (issue 10: the GET page ratio at 1M customers within 10% of small data) is measured in
+   * (the scale target: the GET page ratio at 1M customers within 10% of small data) is measured in
    * one run, between the same ceilings.
    */
   compareCustomers: num(flags['compare-customers'], env.BENCH_COMPARE_CUSTOMERS, 0),
@@ -516,7 +516,7 @@ async function main(): Promise<void> {
   process.stdout.write(`\n${lines.join('\n')}\n\nwritten to ${opts.out} (${machine.wall_s} s)\n`)
 
   if (opts.csvItems > 0) {
-    // Constant memory of the streamed shop export (issue 7): peak server RSS at 10 thousand
+    // Constant memory of the streamed shop export (docs/operations.md, "The shop's CSV export"): peak server RSS at 10 thousand
     // and at csvItems items, in one run.
     log(`csv export: ${opts.csvItems.toLocaleString('en')} items, server peak RSS`)
     const [cmd, args] = nodeCommand('bench/csv-export.ts')

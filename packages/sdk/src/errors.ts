@@ -1,9 +1,9 @@
 /**
- * The error every failed call rejects with. Both error bodies of DECISIONS §4 are read:
+ * The error every failed call rejects with. Both error bodies of docs/api.md, "Errors", are read:
  * `{ok: false, error: {code, message, details?}}` (/v1) and `{error: {…}}` (/api/v1).
  */
 
-/** Error codes the service documents (DECISIONS §4); other strings may appear. */
+/** Error codes the service documents (docs/api.md, "Errors"); other strings may appear. */
 export type KnownErrorCode =
   | 'VALIDATION_ERROR'
   | 'INVALID_JSON'

@@ -1,5 +1,5 @@
 /**
- * `wishlist` command line (DECISIONS §15). Every command reads DATABASE_URL like the
+ * `wishlist` command line (docs/cli.md). Every command reads DATABASE_URL like the
  * server and applies pending migrations first.
  */
 import { parseArgs } from 'node:util'
@@ -182,7 +182,7 @@ async function run(argv: string[]): Promise<number> {
       else out(`API key ${key.keyId} (${key.scope})\nsecret: ${key.secret}   (shown once)`)
       return 0
     }
-    // Platform data-request / redact notifications (DECISIONS §14).
+    // Platform data-request / redact notifications (docs/api.md, "Privacy and export").
     case 'customers export': {
       const domain = requireOption(values, 'domain')
       const customerId = requireCustomerOption(values)

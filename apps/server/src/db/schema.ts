@@ -147,7 +147,7 @@ export interface ShareLinksTable {
 }
 
 /**
- * What the platform events intake knows about a product (DECISIONS §9). `variants` is JSON
+ * What the platform events intake knows about a product (docs/api.md, "Platform events"). `variants` is JSON
  * text: `[{variant_id, price, inventory_quantity}]`; the first one is the default variant.
  */
 export interface CatalogProductsTable {
@@ -159,7 +159,7 @@ export interface CatalogProductsTable {
   updated_at: number
 }
 
-/** DECISIONS §10. `events` is a JSON array of event names; `secret` is `whsec_<base64>`. */
+/** docs/api.md, "Webhooks". `events` is a JSON array of event names; `secret` is `whsec_<base64>`. */
 export interface WebhookEndpointsTable {
   shop_id: string
   id: string
@@ -214,7 +214,7 @@ export type ReviewStatus = 'pending' | 'approved' | 'rejected'
 export type ReviewVerification = 'customer_order' | 'invitation'
 
 /**
- * Product reviews (DECISIONS §11). `id` is a global auto id (SPEC: `id integer`); every
+ * Product reviews (docs/api.md, "Reviews"). `id` is a global auto id (SPEC: `id integer`); every
  * other index starts with `shop_id`. `created_at` is whole seconds (in ms) so the sort
  * order matches the seconds-precision `createdAt` clients see.
  */
@@ -222,7 +222,7 @@ export interface ReviewsTable {
   id: Generated<number>
   shop_id: string
   product_id: string
-  /** Lower-cased; null once erased (DECISIONS §14). */
+  /** Lower-cased; null once erased (docs/api.md, "Privacy and export"). */
   customer_email: string | null
   customer_id: string | null
   customer_name: string

@@ -10,14 +10,58 @@ export const Ok = <T extends TSchema>(data: T) =>
   Type.Object({ ok: Type.Literal(true), data }, { additionalProperties: false })
 
 const ErrorBody = Type.Object({
-  code: Type.String({ description: `Machine-readable error code, one of: ${Object.keys(ERROR_STATUS).join(', ')}` }),
-  message: Type.String(),
-  details: Type.Optional(Type.Unknown()),
+  code: Type.Union(
+    (Object.keys(ERROR_STATUS) as (keyof typeof ERROR_STATUS)[]).map((code) => Type.Literal(code)),
+    { description: 'Machine-readable error code (docs/api.md, "Errors", lists when each is used)' },
+  ),
+  message: Type.String({ description: 'Human-readable; may change between versions' }),
+  details: Type.Optional(
+    Type.Unknown({
+      description:
+        'VALIDATION_ERROR: an array of `{path, message, index?}` (`path` like `body.items.3.product_id`; `index` for batch entries). PLAN_UPGRADE_REQUIRED: `{required_plan, current_plan}`. ITEM_LIMIT, KEY_LIMIT: `{limit}`',
+    }),
+  ),
 })
 
-export const ErrorEnvelope = Type.Object({ ok: Type.Literal(false), error: ErrorBody }, { $id: 'ErrorEnvelope' })
+const validationExample = {
+  code: 'VALIDATION_ERROR',
+  message: 'body.events.0 must have exactly one of customer_id and guest_id',
+  details: [{ path: 'body.events.0', message: 'must have exactly one of customer_id and guest_id', index: 0 }],
+}
+
+export const ErrorEnvelope = Type.Object(
+  { ok: Type.Literal(false), error: ErrorBody },
+  { $id: 'ErrorEnvelope', description: 'The wishlist service\'s error body (`/v1`)', examples: [{ ok: false, error: validationExample }] },
+)
 /** The reviews interface (`/api/v1`) has no `ok` envelope. */
-export const ReviewsErrorBody = Type.Object({ error: ErrorBody }, { $id: 'ReviewsError' })
+export const ReviewsErrorBody = Type.Object(
+  { error: ErrorBody },
+  { $id: 'ReviewsError', description: 'The reviews interface\'s error body (`/api/v1`): no `ok` envelope', examples: [{ error: { code: 'VALIDATION_ERROR', message: 'body.rating must be <= 5', details: [{ path: 'body.rating', message: 'must be <= 5' }] } }] },
+)
+
+/**
+ * What the OpenAPI document says about one operation beyond its validation schemas. Each
+ * module keeps the entries of its routes in its `*.schemas.ts`, keyed `METHOD /path` (the
+ * Fastify path, `:param`); plugins/openapi.ts applies them.
+ */
+export interface OperationDoc {
+  operationId: string
+  summary: string
+  description: string
+  /** The description of each success status (error statuses are described centrally). */
+  responses: Record<number, string>
+  /** Examples of the success bodies, by status. */
+  examples?: Record<number, unknown>
+  /** An example request body. */
+  requestExample?: unknown
+  /**
+   * Schemas that replace the validation schemas in the document only, where the document
+   * states rules that the service checks after trimming or across fields (a discriminated
+   * union of events, a required-one-of). Must accept everything the service accepts.
+   */
+  document?: { params?: TSchema; querystring?: TSchema; body?: TSchema }
+}
+export type OperationDocs = Record<string, OperationDoc>
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC' })
 

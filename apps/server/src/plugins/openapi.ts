@@ -2,7 +2,142 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { ErrorEnvelope, ReviewsErrorBody } from '../lib/http-schemas.js'
+import { ErrorEnvelope, type OperationDoc, ReviewsErrorBody } from '../lib/http-schemas.js'
+import { operationDocs, webhookEvents } from './openapi-operations.js'
+
+/**
+ * What each error status means, for the responses of every operation (the codes are in
+ * docs/api.md, "Errors"). Routes list the statuses they can produce.
+ */
+const ERROR_RESPONSES: Record<number, string> = {
+  400: 'The request is invalid: VALIDATION_ERROR (`details` lists each field) or INVALID_JSON, or a rule of the operation was broken (WISHLIST_LIMIT, ITEM_LIMIT, ITEM_NOT_IN_LIST, SAME_LIST, DEFAULT_LIST_PROTECTED, WEBHOOK_LIMIT, KEY_LIMIT)',
+  401: 'No credentials (UNAUTHORIZED), or they are not valid: INVALID_TOKEN, TOKEN_EXPIRED, INVALID_CREDENTIALS; with `WWW-Authenticate: Bearer realm="wishlist"`',
+  403: "The credentials may not do this (FORBIDDEN), the shop's plan is too low (PLAN_UPGRADE_REQUIRED, `details: {required_plan, current_plan}`) or the feature is off (FEATURE_DISABLED)",
+  404: 'NOT_FOUND: the resource does not exist in this shop (or is not visible to the caller)',
+  409: 'Conflict: LIST_NAME_TAKEN or DUPLICATE_REVIEW',
+  410: 'SHARE_EXPIRED: the share link is past its `expires_at`',
+  413: 'PAYLOAD_TOO_LARGE: the body is over 1 MiB',
+  415: 'UNSUPPORTED_MEDIA_TYPE: a body that is not `application/json`',
+  429: 'RATE_LIMITED: over the rate limit; `Retry-After` says how many seconds to wait',
+  503: 'UNAVAILABLE: the database (or Redis) cannot be reached; with `Retry-After`',
+}
+
+const HEADERS: Record<string, JsonObject> = {
+  'X-RateLimit-Limit': { description: 'Requests allowed in the current one-minute window', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'Seconds until the window resets', schema: { type: 'integer' } },
+  'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer' } },
+  'WWW-Authenticate': { description: '`Bearer realm="wishlist"`', schema: { type: 'string' } },
+}
+const ref = (name: string) => ({ $ref: `#/components/headers/${name}` })
+const RATE_LIMIT_HEADER_REFS = { 'X-RateLimit-Limit': ref('X-RateLimit-Limit'), 'X-RateLimit-Remaining': ref('X-RateLimit-Remaining'), 'X-RateLimit-Reset': ref('X-RateLimit-Reset') }
+/** Routes outside the rate limiter. */
+const UNLIMITED = ['/healthz', '/readyz', '/widget.js']
+
+function errorHeaders(code: number, limited: boolean): JsonObject {
+  return {
+    ...(limited ? RATE_LIMIT_HEADER_REFS : {}),
+    ...(code === 429 || code === 503 ? { 'Retry-After': ref('Retry-After') } : {}),
+    ...(code === 401 ? { 'WWW-Authenticate': ref('WWW-Authenticate') } : {}),
+  }
+}
+
+type JsonObject = Record<string, unknown>
+
+const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/** `:param` to `{param}`, as the document writes paths. */
+const openapiPath = (url: string) => url.replace(/:(\w+)/g, '{$1}')
+
+/**
+ * Completes the generated document: descriptions of every response, error responses as
+ * named components, the rate-limit, `Retry-After` and `WWW-Authenticate` headers, examples,
+ * query parameters that have a default marked optional, discriminated unions with named
+ * members, and the outbound webhook events (OpenAPI 3.1 `webhooks`).
+ */
+function complete(document: JsonObject, webhooks: JsonObject): JsonObject {
+  const paths = (document.paths ?? {}) as Record<string, Record<string, JsonObject>>
+  const responseComponents: Record<string, JsonObject> = {}
+  const docsByPath = new Map<string, OperationDoc>()
+  for (const [key, doc] of Object.entries(operationDocs)) {
+    const [method, url] = key.split(' ') as [string, string]
+    docsByPath.set(`${method.toLowerCase()} ${openapiPath(url)}`, doc)
+  }
+  for (const [path, item] of Object.entries(paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      const doc = docsByPath.get(`${method} ${path}`)
+      const parameters = (op.parameters ?? []) as JsonObject[]
+      for (const param of parameters) {
+        const schema = param.schema as JsonObject | undefined
+        // The server fills in a missing parameter that has a default: optional for callers.
+        if (param.in === 'query' && schema?.default !== undefined) param.required = false
+      }
+      const responses = (op.responses ?? {}) as Record<string, JsonObject>
+      const limited = !UNLIMITED.includes(path)
+      for (const [status, response] of Object.entries(responses)) {
+        const code = Number(status)
+        if (response.$ref !== undefined) continue
+        if (code >= 400) {
+          // One named response per error status and body shape, with its headers.
+          const schema = (response.content as Record<string, JsonObject> | undefined)?.['application/json']?.schema as JsonObject | undefined
+          const shape = String(schema?.$ref ?? '').endsWith('/ReviewsError') ? 'ReviewsError' : 'Error'
+          const name = `${shape}${code}${limited ? '' : 'Unlimited'}`
+          responseComponents[name] ??= { ...response, description: ERROR_RESPONSES[code] ?? response.description, headers: errorHeaders(code, limited) }
+          responses[status] = { $ref: `#/components/responses/${name}` }
+          continue
+        }
+        if (doc?.responses[code]) response.description = doc.responses[code]
+        // A route without an operation doc: its summary describes its success.
+        else if (response.description === 'Default Response' && typeof op.summary === 'string') response.description = op.summary
+        if (limited) response.headers = { ...RATE_LIMIT_HEADER_REFS, ...(response.headers as JsonObject | undefined) }
+        const example = doc?.examples?.[code]
+        const content = response.content as Record<string, JsonObject> | undefined
+        if (example !== undefined && content?.['application/json']) content['application/json'].example = example
+      }
+      if (doc?.requestExample !== undefined) {
+        const body = (op.requestBody as JsonObject | undefined)?.content as Record<string, JsonObject> | undefined
+        if (body?.['application/json']) body['application/json'].example = doc.requestExample
+      }
+    }
+  }
+  hoistDiscriminatedUnions(document)
+  const components = document.components as JsonObject
+  components.responses = Object.fromEntries(Object.entries(responseComponents).sort(([a], [b]) => a.localeCompare(b)))
+  components.headers = HEADERS
+  return { ...document, webhooks }
+}
+
+/**
+ * A discriminator can select only named schemas: each inline member of a discriminated
+ * union (named by its `title`) becomes a component, with the mapping from its `type`.
+ */
+function hoistDiscriminatedUnions(document: JsonObject): void {
+  const components = document.components as { schemas?: Record<string, unknown> }
+  const schemas = (components.schemas ??= {})
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit)
+    if (!isObject(node)) return
+    for (const value of Object.values(node)) visit(value)
+    const discriminator = node.discriminator as { propertyName: string; mapping?: Record<string, string> } | undefined
+    const members = (node.oneOf ?? node.anyOf) as JsonObject[] | undefined
+    if (!discriminator || !members) return
+    const mapping: Record<string, string> = {}
+    const refs = members.map((member) => {
+      const name = member.title
+      if (typeof name !== 'string') return member
+      schemas[name] = member
+      const ref = `#/components/schemas/${name}`
+      const tag = ((member.properties as Record<string, JsonObject> | undefined)?.[discriminator.propertyName]?.enum as string[] | undefined)?.[0]
+      if (tag !== undefined) mapping[tag] = ref
+      return { $ref: ref }
+    })
+    delete node.anyOf
+    node.oneOf = refs
+    discriminator.mapping = mapping
+  }
+  visit(document.paths)
+}
+
 
 /** OpenAPI 3.1 generated from the route schemas that also validate requests; UI at /docs. */
 export const openapiPlugin = fp(
@@ -15,19 +150,41 @@ export const openapiPlugin = fp(
         info: {
           title: 'Wishlist service',
           version: '1.0.0',
-          description: 'Wishlists, share links, analytics, webhooks (/v1) and product reviews (/api/v1). See SPEC.md and DECISIONS.md.',
+          description:
+            'Wishlists, named lists, share links, bulk import, platform events, analytics and outbound webhooks under `/v1` (success bodies `{ok: true, data}`, errors `{ok: false, error}`), and product reviews under `/api/v1` (bare bodies, errors `{error}`). Credentials, plans, limits and the behaviour the schemas cannot state are described in docs/api.md in the repository.',
+          license: { name: 'UNLICENSED', identifier: 'UNLICENSED' },
         },
-        servers: [{ url: opts.publicBaseUrl }],
+        servers: [{ url: opts.publicBaseUrl, description: 'This server (PUBLIC_BASE_URL)' }],
+        tags: [
+          { name: 'auth', description: 'Access tokens from API keys' },
+          { name: 'wishlists', description: 'Items of a customer\'s or guest\'s wishlist: read, add, remove, bulk delete, merge' },
+          { name: 'lists', description: 'Named lists (multi-wishlist: growth plan and the shop setting)' },
+          { name: 'share', description: 'Read-only share links' },
+          { name: 'import', description: 'Bulk import (growth plan)' },
+          { name: 'events', description: 'The platform events intake: carts, products, orders' },
+          { name: 'analytics', description: 'Admin analytics' },
+          { name: 'webhooks', description: 'Outbound webhook endpoints and their deliveries' },
+          { name: 'admin', description: 'The shop, its settings and its API keys (the dashboard)' },
+          { name: 'privacy', description: 'Customer data requests, erasure and the shop\'s CSV export' },
+          { name: 'reviews', description: 'Product reviews (`/api/v1`): listing, summary, submission, helpful votes, invitations' },
+          { name: 'reviews moderation', description: 'The merchant\'s moderation of reviews, and the review invitations of its orders (admin token)' },
+          { name: 'shopify', description: 'Shopify app mode (on when SHOPIFY_API_SECRET is set, else 404): Shopify\'s webhooks' },
+          { name: 'storefront', description: 'The embeddable widget' },
+          { name: 'operations', description: 'Health and readiness' },
+        ],
         components: {
           securitySchemes: {
-            bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-            storefrontKey: { type: 'apiKey', in: 'header', name: 'X-Storefront-Key' },
-            guestId: { type: 'apiKey', in: 'header', name: 'X-Guest-Id' },
-            guestIdQuery: { type: 'apiKey', in: 'query', name: 'guest_id' },
+            bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token from `POST /v1/auth/token` (admin or customer scope)' },
+            storefrontKey: { type: 'apiKey', in: 'header', name: 'X-Storefront-Key', description: "The shop's public storefront key (`sfk_…`)" },
+            guestId: { type: 'apiKey', in: 'header', name: 'X-Guest-Id', description: 'Guest mode: an id the client made (8..64 of `[A-Za-z0-9_-]`), with the storefront key' },
+            guestIdQuery: { type: 'apiKey', in: 'query', name: 'guest_id', description: 'Guest mode: the guest id as a query parameter instead of `X-Guest-Id`' },
           },
         },
       },
-      // Security requirements follow each route's declared access.
+      // Component names are the schemas' $id (ErrorEnvelope, ReviewsError), not def-N.
+      refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+      // Security requirements follow each route's declared access; metadata and the
+      // document-only schemas come from the modules' operation docs.
       transform: ({ schema, url, route }) => {
         const access = route.config?.access ?? []
         const security: Record<string, string[]>[] = []
@@ -35,8 +192,12 @@ export const openapiPlugin = fp(
         if (access.includes('guest')) security.push({ storefrontKey: [], guestId: [] }, { storefrontKey: [], guestIdQuery: [] })
         if (access.includes('storefront')) security.push({ storefrontKey: [] })
         const hide = url.startsWith('/docs')
-        return { schema: { ...schema, ...(security.length ? { security } : {}), ...(hide ? { hide: true } : {}) } as typeof schema, url }
+        const method = [route.method].flat()[0] as string
+        const doc = operationDocs[`${method} ${url}`]
+        const described = doc ? { operationId: doc.operationId, summary: doc.summary, description: doc.description, ...doc.document } : {}
+        return { schema: { ...schema, ...described, security, ...(hide ? { hide: true } : {}) } as typeof schema, url }
       },
+      transformObject: (documentObject) => complete((documentObject as { openapiObject: JsonObject }).openapiObject, webhookEvents) as never,
     })
     await app.register(swaggerUi, { routePrefix: '/docs' })
   },

@@ -1,7 +1,7 @@
 /**
  * Analytics fed by the real wishlist API (adds, removes, lists, a guest merged into a
- * customer). Cart adds are recorded through recordFacts, as the events intake (issue 4,
- * `POST /v1/events` cart.item_added) does; this branch does not carry that endpoint.
+ * customer). Cart adds are recorded through recordFacts directly, as the events intake
+ * (`POST /v1/events`, cart.item_added) records them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createFactsApplier } from '../../src/modules/analytics/facts-applier.js'

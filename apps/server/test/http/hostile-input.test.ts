@@ -2,15 +2,20 @@
  * Hostile input, property-based (fast-check): every route of app.routeCatalog gets
  * generated bodies, query strings and path parameters, guided by the OpenAPI document
  * (built from the same schemas that validate requests). The service never answers 5xx,
- * and every error has the documented shape. Then: deeply nested and oversized JSON, and
- * unicode and control characters that must be stored and returned faithfully.
+ * and every error has the documented shape. In the positive mode, requests generated from
+ * the document's schemas are never refused with VALIDATION_ERROR: the document is as strict
+ * as the validation (the rules it cannot state are listed below, and the generator keeps
+ * them). Then: deeply nested and oversized JSON, and unicode and control characters that
+ * must be stored and returned faithfully.
  */
 import fc from 'fast-check'
 import type { InjectOptions } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { normalizePlatformId, platformIdPattern } from '../../src/lib/platform-ids.js'
 import { isStorableText } from '../../src/lib/text.js'
-import type { RouteEntry } from '../../src/plugins/auth.js'
+import type { Access, RouteEntry } from '../../src/plugins/auth.js'
 import { createTestApp, type TestApp, type TestShop } from '../helpers/app.js'
+import { schemaArbitrary } from '../helpers/schema-arbitrary.js'
 
 let t: TestApp
 let shop: TestShop
@@ -70,10 +75,16 @@ function operation(route: RouteEntry) {
   return openapi.paths[route.url.replace(/:(\w+)/g, '{$1}')]?.[route.method.toLowerCase()]
 }
 
+/** The property names a body schema states, its union members' included. */
+function propertyNames(schema: unknown): string[] {
+  const s = (schema ?? {}) as { properties?: Record<string, unknown>; anyOf?: unknown[]; oneOf?: unknown[] }
+  return [...new Set([...Object.keys(s.properties ?? {}), ...[...(s.anyOf ?? []), ...(s.oneOf ?? [])].flatMap(propertyNames)])]
+}
+
 function requestFor(route: RouteEntry) {
   const op = operation(route)
   const queryNames = (op?.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name)
-  const bodyNames = Object.keys(op?.requestBody?.content?.['application/json']?.schema?.properties ?? {})
+  const bodyNames = propertyNames(op?.requestBody?.content?.['application/json']?.schema)
   const params = [...route.url.matchAll(/:(\w+)/g)].map((m) => m[1] as string)
   const key = (names: string[]) => (names.length ? fc.oneof(fc.constantFrom(...names), fc.string({ maxLength: 8 })) : fc.string({ maxLength: 8 }))
   const body = fc.oneof(
@@ -87,13 +98,21 @@ function requestFor(route: RouteEntry) {
   return fc.record({ body, query, path, as })
 }
 
-async function credentials(kind: 'admin' | 'customer' | 'guest' | 'storefront' | 'none'): Promise<Record<string, string>> {
-  const key = (await t.app.services.shops.get(shop.id))?.storefrontKey ?? shop.storefrontKey
+/** The shop whose credentials a request carries (the positive mode has its own, as it changes settings). */
+interface Caller {
+  shop: TestShop
+  admin: string
+  customer: string
+}
+
+async function credentials(kind: 'admin' | 'customer' | 'guest' | 'storefront' | 'none', who?: Caller): Promise<Record<string, string>> {
+  const caller = who ?? { shop, admin, customer }
+  const key = (await t.app.services.shops.get(caller.shop.id))?.storefrontKey ?? caller.shop.storefrontKey
   switch (kind) {
     case 'admin':
-      return { authorization: `Bearer ${admin}` }
+      return { authorization: `Bearer ${caller.admin}` }
     case 'customer':
-      return { authorization: `Bearer ${customer}` }
+      return { authorization: `Bearer ${caller.customer}` }
     case 'guest':
       return { 'x-storefront-key': key, 'x-guest-id': GUEST }
     case 'storefront':
@@ -162,6 +181,144 @@ describe('generated requests on every route', () => {
         }
       }
     }
+  })
+})
+
+/**
+ * Rules of the service that the OpenAPI document cannot state (they join fields, depend on
+ * the credentials or on stored state). The positive mode's generator keeps each of them;
+ * everything else it sends comes from the document's schemas alone.
+ */
+export const RULES_THE_SCHEMA_CANNOT_STATE = [
+  'text anywhere holds no NUL (U+0000) and no lone UTF-16 surrogate',
+  'the owner segment fits the credentials: an admin token names a customer id, a customer token `me` or its own id, guest mode `me` or its own guest id',
+  'DELETE …/items/{productId} without by=handle: productId is a product id (digits or a GID)',
+  'bulk delete: product_ids and handles hold at most 100 entries together',
+  'item metadata: at most 200 characters serialized',
+  'list names: not made only of format characters (Unicode Cf) once trimmed',
+  'product.updated: no variant twice (after GID normalization)',
+  'order.created: at most 5,000 line items across the orders of one request',
+  'helpful votes: a customer token or guest mode (a storefront key alone, or an admin token, has no voter)',
+  'review invitation: only a usable invitation of the shop, for its product (the generator leaves it out)',
+  'webhook url: not a *.local, *.internal, *.localdomain or *.localhost name',
+] as const
+
+type Json = Record<string, any>
+type As = 'admin' | 'customer' | 'guest' | 'storefront' | 'none'
+
+const metadataFits = (m: unknown) => m === undefined || JSON.stringify(m).length <= 200
+const visibleName = (name: unknown) => typeof name !== 'string' || /[^\p{Cf}\s]/u.test(name)
+const publicHost = (url: string) => !/\.(local|internal|localdomain|localhost)$/i.test(new URL(url).hostname)
+
+/** Whether a generated request keeps the rules above (the ones that are about its fields). */
+function keepsTheRules(route: RouteEntry, req: { body: unknown; query: Record<string, string>; path: Record<string, string> }): boolean {
+  const body = req.body as Json | undefined
+  const key = `${route.method} ${route.url}`
+  if (key === 'DELETE /v1/wishlists/:customerId/items/:productId' && req.query.by === undefined) {
+    if (normalizePlatformId(req.path.productId as string, 'Product') === null) return false
+  }
+  if (body === undefined) return true
+  if (key === 'POST /v1/wishlists/:customerId/items/bulk-delete' && (body.product_ids?.length ?? 0) + (body.handles?.length ?? 0) > 100) return false
+  if (key === 'POST /v1/wishlists/:customerId/items' && !metadataFits(body.metadata)) return false
+  if (key === 'POST /v1/wishlists/import' && !(body.items as Json[]).every((i) => metadataFits(i.metadata))) return false
+  if (key.includes('/lists') && !visibleName(body.name)) return false
+  if (key === 'POST /v1/webhooks' && !publicHost(body.url)) return false
+  if (key === 'POST /v1/events') {
+    const events = body.events as Json[]
+    let lineItems = 0
+    for (const e of events) {
+      if (e.type === 'product.updated') {
+        const ids = (e.variants as Json[]).map((v) => normalizePlatformId(v.variant_id, 'ProductVariant'))
+        if (new Set(ids).size !== ids.length) return false
+      }
+      if (e.type === 'order.created') lineItems += (e.line_items as Json[]).length
+    }
+    if (lineItems > 5000) return false
+  }
+  return true
+}
+
+/** The credentials the generator may use on a route, and the owner segments they may name. */
+function allowedCredentials(route: RouteEntry): As[] {
+  const access = route.access as Access[]
+  if (access.includes('public')) return ['none']
+  const kinds = (['admin', 'customer', 'guest', 'storefront'] as const).filter((k) => access.includes(k))
+  if (route.url === '/api/v1/reviews/:id/helpful') return kinds.filter((k) => k === 'customer' || k === 'guest')
+  return kinds
+}
+
+const customerIdArbitrary = fc.stringMatching(new RegExp(platformIdPattern('Customer')))
+function ownerFor(as: As): fc.Arbitrary<string> {
+  if (as === 'customer') return fc.constantFrom('me', CUSTOMER)
+  if (as === 'guest') return fc.constantFrom('me', GUEST)
+  return customerIdArbitrary
+}
+
+function positiveRequestFor(route: RouteEntry) {
+  const op = operation(route) as Json
+  const components = (openapi as unknown as Json).components.schemas as Record<string, Json>
+  const arb = (schema: Json) => schemaArbitrary(schema, { components, text: isStorableText })
+  const params = (op.parameters ?? []) as Json[]
+  const bodySchema = op.requestBody?.content?.['application/json']?.schema as Json | undefined
+  return fc.constantFrom(...allowedCredentials(route)).chain((as) => {
+    const path: Record<string, fc.Arbitrary<string>> = {}
+    const query: Record<string, fc.Arbitrary<string>> = {}
+    const optionalQuery: string[] = []
+    for (const p of params) {
+      if (p.in === 'path') path[p.name] = p.name === route.owner ? ownerFor(as) : (arb(p.schema).map(String) as fc.Arbitrary<string>)
+      if (p.in === 'query') {
+        query[p.name] = arb(p.schema).map(String) as fc.Arbitrary<string>
+        if (!p.required) optionalQuery.push(p.name)
+      }
+    }
+    const requiredQuery = Object.keys(query).filter((n) => !optionalQuery.includes(n))
+    return fc.record({
+      as: fc.constant(as),
+      path: fc.record(path),
+      query: fc.record(query, { requiredKeys: requiredQuery }),
+      body: bodySchema ? arb(bodySchema) : fc.constant(undefined),
+    })
+  })
+}
+
+describe('requests generated from the OpenAPI document (positive mode)', () => {
+  it('are never refused with VALIDATION_ERROR, and never answered 5xx', { timeout: 300_000 }, async () => {
+    // Its own shop: the generated requests change settings, rotate keys and erase customers.
+    const own = await t.createShop('scale', { multi_wishlist_enabled: true })
+    const caller: Caller = { shop: own, admin: await own.adminToken(), customer: await own.customerToken(CUSTOMER) }
+    const documented = routes.filter((r) => operation(r) !== undefined && allowedCredentials(r).length > 0)
+    expect(documented.length).toBeGreaterThanOrEqual(45)
+    const arbitrary = fc
+      .constantFrom(...documented)
+      .chain((route) => positiveRequestFor(route).map((req) => ({ route, ...req })))
+      // A review invitation must be a usable one of the shop: left out.
+      .map((req) => (req.route.url === '/api/v1/reviews' && req.body ? { ...req, body: { ...(req.body as Json), invitation: undefined } } : req))
+      .filter(({ route, body, query, path }) => keepsTheRules(route, { body, query, path }))
+    const statuses = new Map<string, Set<number>>()
+    await fc.assert(
+      fc.asyncProperty(arbitrary, async ({ route, as, path, query, body }) => {
+        const url = route.url.replace(/:(\w+)/g, (_m, name: string) => encode(path[name] as string)) + queryString(query)
+        const opts: InjectOptions = { method: route.method as InjectOptions['method'], url, headers: await credentials(as, caller) }
+        if (body !== undefined) {
+          opts.payload = JSON.stringify(body)
+          opts.headers = { ...opts.headers, 'content-type': 'application/json' }
+        }
+        const res = await t.inject(opts)
+        expectDocumentedAnswer(route, url, res)
+        const code = res.statusCode >= 400 ? (JSON.parse(res.body) as { error: { code: string } }).error.code : 'ok'
+        const request = `${route.method} ${url} as ${as}`
+        expect({ request, body, answer: code === 'VALIDATION_ERROR' ? res.body : 'not VALIDATION_ERROR' }).toEqual({ request, body, answer: 'not VALIDATION_ERROR' })
+        const seen = statuses.get(`${route.method} ${route.url}`) ?? new Set<number>()
+        seen.add(res.statusCode)
+        statuses.set(`${route.method} ${route.url}`, seen)
+      }),
+      // POSITIVE_RUNS=5000 for a longer search after a schema change.
+      { numRuns: Number(process.env.POSITIVE_RUNS ?? Math.max(400, documented.length * 8)) },
+    )
+    // The generator reaches (nearly) every route, and most of them accept what it sends.
+    expect(statuses.size).toBeGreaterThanOrEqual(documented.length - 3)
+    const accepted = [...statuses.values()].filter((s) => [...s].some((c) => c < 400)).length
+    expect(accepted).toBeGreaterThanOrEqual(documented.length / 2)
   })
 })
 

@@ -1,5 +1,5 @@
 /**
- * DECISIONS §1: every primary key and unique index starts with `shop_id`, so the schema can
+ * docs/api.md, "Shops, plans and settings": every primary key and unique index starts with `shop_id`, so the schema can
  * be distributed by shop on Citus. Read from the migrated database itself.
  */
 import { sql } from 'kysely'

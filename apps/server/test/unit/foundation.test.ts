@@ -83,7 +83,7 @@ describe('plans', () => {
 })
 
 describe('configuration', () => {
-  it('reads DATABASE_URL as DECISIONS §15 says', () => {
+  it('reads DATABASE_URL as the README\'s Configuration says', () => {
     expect(parseDatabaseUrl(undefined, '/srv')).toEqual({ kind: 'sqlite', file: '/srv/data/wishlist.db' })
     expect(parseDatabaseUrl('sqlite:./x.db', '/srv')).toEqual({ kind: 'sqlite', file: '/srv/x.db' })
     expect(parseDatabaseUrl('postgres://u@h/db')).toEqual({ kind: 'postgres', url: 'postgres://u@h/db' })

@@ -12,97 +12,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Moderation queue: every status (pending first when no status is given), with e-mail and status */
-        get: {
-            parameters: {
-                query?: {
-                    page?: number;
-                    per_page?: number;
-                    product_id?: string;
-                    status?: "pending" | "approved" | "rejected";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                body: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC, seconds precision: 2026-01-02T03:04:05Z
-                                 */
-                                createdAt: string;
-                                customerEmail: string | null;
-                                customerId: string | null;
-                                customerName: string;
-                                helpfulCount: number;
-                                id: number;
-                                photos: string[];
-                                productId: string;
-                                rating: number;
-                                repliedAt: string | null;
-                                replyBody: string | null;
-                                status: "pending" | "approved" | "rejected";
-                                /** @description Empty string when none was given */
-                                title: string;
-                                /** @description How verifiedPurchase was proven: the linked customer's order holds the product, or a review invitation of an order was used; null when not verified */
-                                verifiedBy: "customer_order" | "invitation" | null;
-                                verifiedPurchase: boolean;
-                            }[];
-                            hasMore: boolean;
-                            page: number;
-                            perPage: number;
-                            total: number;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-            };
-        };
+        /**
+         * The moderation queue
+         * @description Every status in the moderation view. Without `status`: pending first, then newest first; with it: newest first. `product_id` filters by product. `per_page` 1..100 (default 20). Admin token (moderation), every plan. Unknown ids and ids of another shop are 404.
+         */
+        get: operations["listReviewsForModeration"];
         put?: never;
         post?: never;
         delete?: never;
@@ -118,91 +32,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Approved reviews of a product, paged and sorted */
-        get: {
-            parameters: {
-                query?: {
-                    page?: number;
-                    per_page?: number;
-                    /** @description Only reviews with this rating */
-                    rating?: number;
-                    sort?: "newest" | "oldest" | "highest" | "lowest" | "most_helpful";
-                    /** @description true: only verified purchases; false: only unverified */
-                    verified?: boolean;
-                    /** @description true: only reviews with photos; false: only without */
-                    with_photos?: boolean;
-                };
-                header?: never;
-                path: {
-                    /** @description 1..32 digits or a platform GID (URL-encoded) */
-                    productId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                body: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC, seconds precision: 2026-01-02T03:04:05Z
-                                 */
-                                createdAt: string;
-                                customerName: string;
-                                helpfulCount: number;
-                                id: number;
-                                photos: string[];
-                                productId: string;
-                                rating: number;
-                                repliedAt: string | null;
-                                replyBody: string | null;
-                                /** @description Empty string when none was given */
-                                title: string;
-                                verifiedPurchase: boolean;
-                            }[];
-                            hasMore: boolean;
-                            page: number;
-                            perPage: number;
-                            total: number;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-            };
-        };
+        /**
+         * List a product's approved reviews
+         * @description Approved reviews only. `sort`: `newest` (createdAt desc, id desc; the default), `oldest`, `highest` and `lowest` (rating, then as newest), `most_helpful` (helpfulCount desc, then as newest). Filters: `rating` (one integer 1..5), `verified` and `with_photos` (`true` keeps only those, `false` only the others). `total` counts the matching approved reviews; `hasMore` = (page − 1) × per_page + data.length < total. A page past the end, or a product nobody reviewed, is 200 with `data: []`. Credentials: `X-Storefront-Key` (optionally with a guest id), a customer token or an admin token; none is 401. Every plan.
+         */
+        get: operations["listProductReviews"];
         put?: never;
         post?: never;
         delete?: never;
@@ -218,75 +52,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Rating summary over approved reviews (enough for schema.org AggregateRating) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description 1..32 digits or a platform GID (URL-encoded) */
-                    productId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description 2 decimals, null when there are no approved reviews */
-                            averageRating: number | null;
-                            /** @enum {number} */
-                            bestRating: 5;
-                            productId: string;
-                            ratingDistribution: {
-                                1: number;
-                                2: number;
-                                3: number;
-                                4: number;
-                                5: number;
-                            };
-                            reviewCount: number;
-                            verifiedCount: number;
-                            withPhotosCount: number;
-                            /** @enum {number} */
-                            worstRating: 1;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-            };
-        };
+        /**
+         * A product's rating summary
+         * @description Over approved reviews: count, `averageRating` (sum ÷ count rounded half up to 2 decimals; null when none), the distribution of all five ratings, verified and with-photos counts, and `bestRating`/`worstRating` for schema.org AggregateRating. Credentials: `X-Storefront-Key` (optionally with a guest id), a customer token or an admin token; none is 401. Every plan.
+         */
+        get: operations["getProductReviewSummary"];
         put?: never;
         post?: never;
         delete?: never;
@@ -302,66 +72,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A review invitation, for the storefront's review form (no credentials: the token is the proof) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The token of a review invitation (the last segment of its reviewUrl) */
-                    token: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: 2026-01-02T03:04:05Z
-                             */
-                            expiresAt: string;
-                            productId: string;
-                            /** @description false once used or expired */
-                            usable: boolean;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-            };
-        };
+        /**
+         * Look up a review invitation
+         * @description No credentials: the token is the proof. Enough for a storefront page to build its review form (the product, the expiry, whether it can still be used), nothing about the buyer; the form then posts the review with `invitation` and the storefront key. Unknown token: 404. Counted per client address.
+         */
+        get: operations["getReviewInvitation"];
         put?: never;
         post?: never;
         delete?: never;
@@ -379,105 +94,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Submit a review (pending, or approved when the shop auto-approves) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description 1..5000 characters after trimming */
-                        body: string;
-                        /** @description E-mail address, at most 254 characters after trimming; stored lower-cased, never shown publicly. It proves nothing: it never links the review to a customer or verifies it */
-                        customerEmail: string;
-                        /** @description 1..100 characters after trimming */
-                        customerName: string;
-                        /** @description A review invitation token (single use): the review is verified and linked to the customer of the invitation's order, if any. productId must be the invited product */
-                        invitation?: string;
-                        /** @description At most 5 https URLs */
-                        photos?: string[];
-                        /** @description 1..32 digits or a platform GID */
-                        productId: string;
-                        /** @description A JSON integer 1..5 */
-                        rating: number;
-                        /** @description At most 150 characters after trimming */
-                        title?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            status: "pending" | "approved";
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-            };
-        };
+        /**
+         * Submit a review
+         * @description Strings are trimmed, then checked; every field error is reported together in `details` (first missing fields and wrong types, then the rules after trimming). The review is `approved` when the shop auto-approves, else `pending`. Who wrote it comes from proof, never from `customerEmail`: a customer token links it to that customer; `invitation` (a single-use review invitation token) links it to the invitation's order's customer and makes it a verified purchase (the invited product only; a used, expired or unknown invitation is 400 at `body.invitation`). One review per product per linked customer, and per e-mail among unlinked reviews (409 DUPLICATE_REVIEW, whatever the status). Client-sent `status`, `verifiedPurchase` and `helpfulCount` are ignored. The 201 carries `Location: /api/v1/reviews/{id}`. Credentials: `X-Storefront-Key` (optionally with a guest id), a customer token or an admin token; none is 401. Every plan.
+         */
+        post: operations["submitReview"];
         delete?: never;
         options?: never;
         head?: never;
@@ -491,179 +112,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One review: approved only, unless the caller is an admin (who also sees customerEmail and status) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            body: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: 2026-01-02T03:04:05Z
-                             */
-                            createdAt: string;
-                            customerEmail: string | null;
-                            customerId: string | null;
-                            customerName: string;
-                            helpfulCount: number;
-                            id: number;
-                            photos: string[];
-                            productId: string;
-                            rating: number;
-                            repliedAt: string | null;
-                            replyBody: string | null;
-                            status: "pending" | "approved" | "rejected";
-                            /** @description Empty string when none was given */
-                            title: string;
-                            /** @description How verifiedPurchase was proven: the linked customer's order holds the product, or a review invitation of an order was used; null when not verified */
-                            verifiedBy: "customer_order" | "invitation" | null;
-                            verifiedPurchase: boolean;
-                        } | {
-                            body: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: 2026-01-02T03:04:05Z
-                             */
-                            createdAt: string;
-                            customerName: string;
-                            helpfulCount: number;
-                            id: number;
-                            photos: string[];
-                            productId: string;
-                            rating: number;
-                            repliedAt: string | null;
-                            replyBody: string | null;
-                            /** @description Empty string when none was given */
-                            title: string;
-                            verifiedPurchase: boolean;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-            };
-        };
+        /**
+         * Read one review
+         * @description The bare review object. Approved only (404 otherwise, so a pending review's existence is not revealed); an admin token sees every status in the moderation view (adds `verifiedBy`, `customerEmail`, `customerId`, `status`). Credentials: `X-Storefront-Key` (optionally with a guest id), a customer token or an admin token; none is 401. Every plan.
+         */
+        get: operations["getReview"];
         put?: never;
         post?: never;
-        /** Delete a review (and its votes) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            deleted: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-            };
-        };
+        /**
+         * Delete a review
+         * @description Deletes the review and its helpful votes; the summary changes in the same transaction. Frees the author's place for another review of the product. Admin token (moderation), every plan. Unknown ids and ids of another shop are 404.
+         */
+        delete: operations["deleteReview"];
         options?: never;
         head?: never;
         patch?: never;
@@ -678,97 +138,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Approve (publish) a review */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            body: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: 2026-01-02T03:04:05Z
-                             */
-                            createdAt: string;
-                            customerEmail: string | null;
-                            customerId: string | null;
-                            customerName: string;
-                            helpfulCount: number;
-                            id: number;
-                            photos: string[];
-                            productId: string;
-                            rating: number;
-                            repliedAt: string | null;
-                            replyBody: string | null;
-                            status: "pending" | "approved" | "rejected";
-                            /** @description Empty string when none was given */
-                            title: string;
-                            /** @description How verifiedPurchase was proven: the linked customer's order holds the product, or a review invitation of an order was used; null when not verified */
-                            verifiedBy: "customer_order" | "invitation" | null;
-                            verifiedPurchase: boolean;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-            };
-        };
+        /**
+         * Approve (publish) a review
+         * @description pending → approved, or rejected → approved; approving an approved review is a harmless 200. The product's summary changes in the same transaction. Admin token (moderation), every plan. Unknown ids and ids of another shop are 404.
+         */
+        post: operations["approveReview"];
         delete?: never;
         options?: never;
         head?: never;
@@ -783,129 +157,17 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Vote a review helpful (idempotent) */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            helpfulCount: number;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-            };
-        };
+        /**
+         * Vote a review helpful
+         * @description Idempotent, on approved reviews (others are 404). The voter is the customer of a customer token, else the guest id (`X-Guest-Id` or `guest_id`); a storefront key without a guest id, or an admin token, is 400. One client address casts at most 5 guest votes for one review within 24 hours (a sixth new vote is 429 with `Retry-After`). Credentials: `X-Storefront-Key` (optionally with a guest id), a customer token or an admin token; none is 401. Every plan.
+         */
+        put: operations["voteReviewHelpful"];
         post?: never;
-        /** Take a helpful vote back (idempotent) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            helpfulCount: number;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-            };
-        };
+        /**
+         * Take a helpful vote back
+         * @description Idempotent; the voter as for the vote. Credentials: `X-Storefront-Key` (optionally with a guest id), a customer token or an admin token; none is 401. Every plan.
+         */
+        delete: operations["unvoteReviewHelpful"];
         options?: never;
         head?: never;
         patch?: never;
@@ -920,97 +182,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Reject (unpublish) a review */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            body: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: 2026-01-02T03:04:05Z
-                             */
-                            createdAt: string;
-                            customerEmail: string | null;
-                            customerId: string | null;
-                            customerName: string;
-                            helpfulCount: number;
-                            id: number;
-                            photos: string[];
-                            productId: string;
-                            rating: number;
-                            repliedAt: string | null;
-                            replyBody: string | null;
-                            status: "pending" | "approved" | "rejected";
-                            /** @description Empty string when none was given */
-                            title: string;
-                            /** @description How verifiedPurchase was proven: the linked customer's order holds the product, or a review invitation of an order was used; null when not verified */
-                            verifiedBy: "customer_order" | "invitation" | null;
-                            verifiedPurchase: boolean;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-            };
-        };
+        /**
+         * Reject (unpublish) a review
+         * @description pending → rejected, or approved → rejected; the same status again is a harmless 200. Admin token (moderation), every plan. Unknown ids and ids of another shop are 404.
+         */
+        post: operations["rejectReview"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1025,196 +201,17 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Set or replace the merchant reply */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description 1..5000 characters after trimming */
-                        body: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            body: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: 2026-01-02T03:04:05Z
-                             */
-                            createdAt: string;
-                            customerEmail: string | null;
-                            customerId: string | null;
-                            customerName: string;
-                            helpfulCount: number;
-                            id: number;
-                            photos: string[];
-                            productId: string;
-                            rating: number;
-                            repliedAt: string | null;
-                            replyBody: string | null;
-                            status: "pending" | "approved" | "rejected";
-                            /** @description Empty string when none was given */
-                            title: string;
-                            /** @description How verifiedPurchase was proven: the linked customer's order holds the product, or a review invitation of an order was used; null when not verified */
-                            verifiedBy: "customer_order" | "invitation" | null;
-                            verifiedPurchase: boolean;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-            };
-        };
+        /**
+         * Set or replace the merchant reply
+         * @description `body`: 1..5,000 characters after trimming. Replacing a reply moves `repliedAt`. Allowed in any status. Admin token (moderation), every plan. Unknown ids and ids of another shop are 404.
+         */
+        put: operations["replyToReview"];
         post?: never;
-        /** Remove the merchant reply */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            body: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: 2026-01-02T03:04:05Z
-                             */
-                            createdAt: string;
-                            customerEmail: string | null;
-                            customerId: string | null;
-                            customerName: string;
-                            helpfulCount: number;
-                            id: number;
-                            photos: string[];
-                            productId: string;
-                            rating: number;
-                            repliedAt: string | null;
-                            replyBody: string | null;
-                            status: "pending" | "approved" | "rejected";
-                            /** @description Empty string when none was given */
-                            title: string;
-                            /** @description How verifiedPurchase was proven: the linked customer's order holds the product, or a review invitation of an order was used; null when not verified */
-                            verifiedBy: "customer_order" | "invitation" | null;
-                            verifiedPurchase: boolean;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"];
-                    };
-                };
-            };
-        };
+        /**
+         * Remove the merchant reply
+         * @description Removing an absent reply is a harmless 200. Admin token (moderation), every plan. Unknown ids and ids of another shop are 404.
+         */
+        delete: operations["deleteReviewReply"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1227,33 +224,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @enum {string} */
-                                status: "ok";
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Liveness
+         * @description The process is up. Not rate limited; no credentials.
+         */
+        get: operations["getHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1289,42 +264,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                database: string;
-                                redis: string;
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * Readiness
+         * @description The database (`sqlite` or `postgres`) and Redis (`ok`, or `not configured`) answer. 503 UNAVAILABLE when one does not. Not rate limited; no credentials.
+         */
+        get: operations["getReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1340,149 +284,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                apiKeys: {
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO 8601 UTC
-                                     */
-                                    createdAt: string;
-                                    keyId: string;
-                                    lastUsedAt: string | null;
-                                    name: string;
-                                    scope: string;
-                                }[];
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * List API keys
+         * @description The active API keys of the shop, never their secrets. `lastUsedAt` is the last token exchange, recorded at most once a minute (null when never used).
+         */
+        get: operations["listApiKeys"];
         put?: never;
-        /** Create an API key (the secret is shown only here); 50 active keys per shop, a 51st is 400 KEY_LIMIT */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        scope?: "admin" | "customer";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC
-                                 */
-                                createdAt: string;
-                                keyId: string;
-                                name: string;
-                                scope: string;
-                                /** @description Shown only in this response */
-                                secret: string;
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * Create an API key
+         * @description Creates a key of scope `admin` (default) or `customer` (may only mint customer tokens). The secret (`sk_…`) is in this response only; the service keeps a hash. A shop holds at most 50 active keys: a 51st is 400 KEY_LIMIT with `details: {limit: 50}`; revoking a key frees its place.
+         */
+        post: operations["createApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1499,71 +311,11 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    keyId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @enum {boolean} */
-                                deleted: true;
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * Revoke an API key
+         * @description Revokes the key: every token minted from it stops working at once on this node and within 5 seconds on the others. Unknown key: 404.
+         */
+        delete: operations["revokeApiKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1579,84 +331,11 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Erase one customer (a redact request) in one transaction; returns what was erased; idempotent */
-        delete: {
-            parameters: {
-                query?: {
-                    /** @description Also covers reviews and purchases by this e-mail address, which nothing ties to the customer id */
-                    email?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description Digits or a URL-encoded platform GID */
-                    customerId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                analyticsEventsPseudonymized: number;
-                                helpfulVotes: number;
-                                items: number;
-                                purchases: number;
-                                reviewInvitations: number;
-                                reviewsAnonymized: number;
-                                shareLinks: number;
-                                /** @description Pending webhook deliveries cancelled, or rewritten without the customer */
-                                webhookDeliveries: number;
-                                wishlists: number;
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * Erase a customer
+         * @description One transaction (a redact request): the customer's lists, items and share links are deleted (shared reads answer 404 at once); reviews are anonymized (name "Anonymous", e-mail and customer link removed; rating, text, status, reply and counts stay); helpful votes, purchases and review invitations are deleted; raw analytics events are pseudonymized (counts and rollups unchanged); pending webhook deliveries that name the customer are cancelled or rewritten without them. Returns the counts; a second call returns zeros. The customer is who the service can prove: wishlists, share links and analytics events of that customer id, votes cast with its token, reviews linked to it (its token, or an invitation of its order), purchases and invitations of its orders and of orders linked to no customer under the addresses its orders gave. `email` adds an address whose reviews linked to nobody, purchases and invitations are covered too (e.g. the address in the platform's redact notification). Guests are not covered. Admin token, every plan.
+         */
+        delete: operations["eraseCustomer"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1669,208 +348,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Everything held about one customer (a data request); the empty structure when nothing is held */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Also covers reviews and purchases by this e-mail address, which nothing ties to the customer id */
-                    email?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description Digits or a URL-encoded platform GID */
-                    customerId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                analyticsEvents: {
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO 8601 UTC
-                                     */
-                                    occurredAt: string;
-                                    productId: string | null;
-                                    type: string;
-                                }[];
-                                customerId: string;
-                                /** @description E-mail addresses attributed to the customer: those its orders gave, and `email`. An address typed into a review is never attributed */
-                                emails: string[];
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC
-                                 */
-                                generatedAt: string;
-                                helpfulVotes: {
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO 8601 UTC
-                                     */
-                                    createdAt: string;
-                                    reviewId: number;
-                                }[];
-                                lists: {
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO 8601 UTC
-                                     */
-                                    createdAt: string;
-                                    itemCount: number;
-                                    items: {
-                                        /**
-                                         * Format: date-time
-                                         * @description ISO 8601 UTC
-                                         */
-                                        addedAt: string;
-                                        handle: string | null;
-                                        metadata: {
-                                            [key: string]: unknown;
-                                        } | null;
-                                        productId: string;
-                                        variantId: string | null;
-                                    }[];
-                                    name: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO 8601 UTC
-                                     */
-                                    updatedAt: string;
-                                    wishlistId: string;
-                                }[];
-                                purchases: {
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO 8601 UTC
-                                     */
-                                    createdAt: string;
-                                    customerId: string | null;
-                                    email: string | null;
-                                    /** @description The buyer identity this record is kept under: an order is recorded once per identity it names */
-                                    identity: "customer" | "email";
-                                    productId: string;
-                                }[];
-                                /** @description Review invitations of the customer's orders (and of orders without a customer by its addresses) */
-                                reviewInvitations: {
-                                    customerId: string | null;
-                                    email: string | null;
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO 8601 UTC
-                                     */
-                                    expiresAt: string;
-                                    orderId: string | null;
-                                    productId: string;
-                                    /** @description PUBLIC_BASE_URL/api/v1/review-invitations/{token} */
-                                    reviewUrl: string;
-                                    token: string;
-                                    usedAt: string | null;
-                                }[];
-                                reviews: {
-                                    body: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO 8601 UTC, seconds precision: 2026-01-02T03:04:05Z
-                                     */
-                                    createdAt: string;
-                                    customerEmail: string | null;
-                                    customerId: string | null;
-                                    customerName: string;
-                                    helpfulCount: number;
-                                    id: number;
-                                    photos: string[];
-                                    productId: string;
-                                    rating: number;
-                                    repliedAt: string | null;
-                                    replyBody: string | null;
-                                    status: "pending" | "approved" | "rejected";
-                                    /** @description Empty string when none was given */
-                                    title: string;
-                                    /** @description How verifiedPurchase was proven: the linked customer's order holds the product, or a review invitation of an order was used; null when not verified */
-                                    verifiedBy: "customer_order" | "invitation" | null;
-                                    verifiedPurchase: boolean;
-                                }[];
-                                shareLinks: {
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO 8601 UTC
-                                     */
-                                    createdAt: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO 8601 UTC
-                                     */
-                                    expiresAt: string;
-                                    revokedAt: string | null;
-                                    shareUrl: string;
-                                    token: string;
-                                    wishlistId: string;
-                                }[];
-                                wishlistOwner: {
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO 8601 UTC
-                                     */
-                                    createdAt: string;
-                                    itemCount: number;
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO 8601 UTC
-                                     */
-                                    updatedAt: string;
-                                } | null;
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * Export a customer's data
+         * @description Everything held about one customer (a data request) as JSON: lists with their items (hidden named lists too), share links (expired and revoked too), reviews in the moderation view, helpful votes, purchases, review invitations and raw analytics events. A customer with nothing held is 200 with the empty structure (`wishlistOwner: null`, empty arrays). The customer is who the service can prove: wishlists, share links and analytics events of that customer id, votes cast with its token, reviews linked to it (its token, or an invitation of its order), purchases and invitations of its orders and of orders linked to no customer under the addresses its orders gave. `email` adds an address whose reviews linked to nobody, purchases and invitations are covered too (e.g. the address in the platform's redact notification). Guests are not covered. Admin token, every plan.
+         */
+        get: operations["exportCustomer"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1886,54 +368,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every wishlist item of the shop as CSV (RFC 4180, CRLF; a cell starting with = + - @ tab or CR gets a leading '), streamed */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description customer_id,wishlist_id,list_name,product_id,variant_id,handle,added_at */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/csv": string;
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * Export every wishlist item as CSV
+         * @description Every item of the shop (every list, hidden named lists included; guests' items last with an empty `customer_id`), ordered by customer id, list id, product id: header `customer_id,wishlist_id,list_name,product_id,variant_id,handle,added_at`, RFC 4180 with CRLF, UTF-8 without a byte-order mark. A field that starts with `=`, `+`, `-`, `@`, a tab or a carriage return is written with a leading `'` (formula injection). Streamed as the client reads: an error after the first bytes ends the response without its final chunk. Admin token, every plan.
+         */
+        get: operations["exportWishlistsCsv"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1989,90 +428,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Review invitations of the shop's orders, newest first, by order id and/or order e-mail */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description The order e-mail (any case) */
-                    email?: string;
-                    /** @description Newest first */
-                    limit?: number;
-                    /** @description The platform order id: digits or a GID */
-                    order_id?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                invitations: {
-                                    customerId: string | null;
-                                    email: string | null;
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO 8601 UTC
-                                     */
-                                    expiresAt: string;
-                                    orderId: string | null;
-                                    productId: string;
-                                    /** @description PUBLIC_BASE_URL/api/v1/review-invitations/{token} */
-                                    reviewUrl: string;
-                                    token: string;
-                                    usedAt: string | null;
-                                }[];
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * List review invitations of the shop's orders
+         * @description Newest first. Each product of an `order.created` event gets one invitation: single use, valid 90 days. `order_id` (digits or an order GID) and `email` (any case) filter, combined with AND; `limit` 1..500 (default 100). Admin token, every plan.
+         */
+        get: operations["listReviewInvitations"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2094,80 +454,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        multi_wishlist_enabled?: boolean;
-                        remove_on_purchase?: boolean;
-                        reviews_auto_approve?: boolean;
-                        share_link_ttl_days?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                multi_wishlist_enabled: boolean;
-                                remove_on_purchase: boolean;
-                                reviews_auto_approve: boolean;
-                                share_link_ttl_days: number;
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * Change settings
+         * @description A flat object of the settings to change; omitted settings keep their values. Unknown fields are refused (400 VALIDATION_ERROR naming the field), so a misspelt setting is never ignored. `share_link_ttl_days` (1..365) applies to links created afterwards. Returns every setting.
+         */
+        patch: operations["updateSettings"];
         trace?: never;
     };
     "/v1/admin/shop": {
@@ -2177,70 +468,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                domain: string;
-                                id: string;
-                                plan: string;
-                                settings: {
-                                    multi_wishlist_enabled: boolean;
-                                    remove_on_purchase: boolean;
-                                    reviews_auto_approve: boolean;
-                                    share_link_ttl_days: number;
-                                };
-                                storefrontKey: string;
-                                /** @description Shopify app mode: when the app was uninstalled from the shop (the storefront key and the app proxy are refused, outbound webhooks wait); null while installed */
-                                uninstalledAt: string | null;
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * Read the shop
+         * @description The shop of the admin token: id, domain, plan (`free`, `starter`, `growth`, `scale`), every setting and the public storefront key.
+         */
+        get: operations["getShop"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2258,59 +490,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                storefrontKey: string;
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * Rotate the storefront key
+         * @description Replaces the storefront key; the old one stops working at once. Update the widget and storefront clients.
+         */
+        post: operations["rotateStorefrontKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2324,81 +508,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Today (UTC) and the N − 1 days before it; `1y` = 365 days; `all` from the first event */
-                    period?: "7d" | "14d" | "30d" | "90d" | "1y" | "all";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                days: {
-                                    /** @description All-time adds − removes at the end of the day */
-                                    cumulative_total: number;
-                                    /** @description YYYY-MM-DD (UTC) */
-                                    date: string;
-                                    items_added: number;
-                                    items_removed: number;
-                                    /** @description Same as date */
-                                    period: string;
-                                    unique_shoppers: number;
-                                }[];
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * Daily breakdown of a period
+         * @description One entry per UTC day from the period's first day to today, oldest first, days without activity included as zeros; `date` = `period` = `YYYY-MM-DD`. `unique_shoppers`: distinct owners with a wishlist event that day. `cumulative_total`: all-time adds − removes at the end of the day. `all` on a shop without any activity returns `days: []`. `period` (default `30d`): `7d`, `14d`, `30d`, `90d`, `1y` (365 days) or `all`; "the last N days" is today (UTC) and the N − 1 days before it; `all` starts on the UTC day of the shop's first wishlist event. Admin token only, every plan (customer tokens and storefront calls get 403). Each answer includes every write acknowledged before the request.
+         */
+        get: operations["getDailyAnalytics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2414,76 +528,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Today (UTC) and the N − 1 days before it; `1y` = 365 days; `all` from the first event */
-                    period?: "7d" | "14d" | "30d" | "90d" | "1y" | "all";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @description Distinct owners (customers and guests) with an add, remove or share in the period */
-                                activeShoppers: number;
-                                /** @description Adds − removes within the period (negative when more was removed than added) */
-                                totalWishlistedItems: number;
-                                /** @description Percent of items added in the period that the same owner later cart-added; 2 decimals */
-                                wishlistToCartRate: number;
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * Analytics overview of a period
+         * @description `totalWishlistedItems` = adds − removes in the period (negative when more was removed); `activeShoppers` = distinct owners (customers and guests) with an add, remove or share in the period; `wishlistToCartRate` = 100 × adds in the period that the same owner cart-added at or after the add ÷ adds in the period, rounded half up to 2 decimals, 0 when nothing was added. `period` (default `30d`): `7d`, `14d`, `30d`, `90d`, `1y` (365 days) or `all`; "the last N days" is today (UTC) and the N − 1 days before it; `all` starts on the UTC day of the shop's first wishlist event. Admin token only, every plan (customer tokens and storefront calls get 403). Each answer includes every write acknowledged before the request.
+         */
+        get: operations["getAnalyticsOverview"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2499,71 +548,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Digits or a platform GID */
-                    productId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                wishlistCount: number;
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * A product's wishlist count
+         * @description Distinct owners holding the product now in any list; 0 when nobody does (also for unknown products). `productId` is digits or a URL-encoded GID. Admin token only, every plan (customer tokens and storefront calls get 403). Each answer includes every write acknowledged before the request.
+         */
+        get: operations["getProductAnalytics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2579,73 +568,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                products: {
-                                    productId: string;
-                                    wishlistCount: number;
-                                }[];
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * Most wishlisted products
+         * @description `limit` 1..100 (default 10). `wishlistCount` = distinct owners holding the product now in any list. Ordered by `wishlistCount` descending, then `productId` ascending (byte order); products nobody holds are omitted. Admin token only, every plan (customer tokens and storefront calls get 403). Each answer includes every write acknowledged before the request.
+         */
+        get: operations["getTopProducts"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2683,82 +610,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Exchange an API key and secret for an access token (admin, or customer with customer_id) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        api_key: string;
-                        api_secret: string;
-                        /** @description Digits or a platform GID; asks for a customer token */
-                        customer_id?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                expires_in: number;
-                                scope: "admin" | "customer";
-                                token: string;
-                                /** @enum {string} */
-                                token_type: "Bearer";
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * Exchange an API key for an access token
+         * @description Without `customer_id`: an admin token (admin-scope keys only; a customer-scope key asking for one is 403 FORBIDDEN). With `customer_id` (digits or a GID): a customer token bound to that customer. Tokens are HS256 JWTs valid for `expires_in` seconds (86,400); rely on the returned value. An unknown key and a wrong secret give the same 401 INVALID_CREDENTIALS. Send the token as `Authorization: Bearer <token>`. Counted per client address.
+         */
+        post: operations["createToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2774,96 +630,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        events: ({
-                            type: "cart.item_added" | "product.updated" | "order.created";
-                        } & {
-                            [key: string]: unknown;
-                        })[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                accepted: number;
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * Send platform events (carts, products, orders)
+         * @description Admin token, every plan. Up to 500 events, validated as a whole: an unknown `type` or a missing or malformed field fails the batch with 400 VALIDATION_ERROR whose `details` carry the event's `index` and a path such as `body.events.2.variants.0.price` (at most 50 details). Then the events are applied in order in one transaction. Unknown fields of an event are ignored. Ids accept platform GIDs; prices are decimal strings (`"19.99"`, up to 6 decimals) or non-negative JSON numbers with at most 6 decimals. One request emits at most one webhook event per (product, variant, signal); product signals are queued and written by the webhook worker, so the answer's time does not depend on how many shoppers hold a product.
+         */
+        post: operations["postPlatformEvents"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2897,148 +668,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                webhooks: {
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO 8601 UTC
-                                     */
-                                    createdAt: string;
-                                    events: string[];
-                                    url: string;
-                                    webhookId: string;
-                                }[];
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * List webhook endpoints
+         * @description Every endpoint of the shop, without secrets. Endpoints disabled because the receiver answered 410 Gone stay listed (and count towards the 20). Admin token, every plan.
+         */
+        get: operations["listWebhooks"];
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        events: ("wishlist.item.added" | "wishlist.item.removed" | "wishlist.shared" | "wishlist.product.back_in_stock" | "wishlist.product.price_dropped" | "wishlist.product.low_stock" | "review.requested")[];
-                        /** @description https URL of the receiver */
-                        url: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC
-                                 */
-                                createdAt: string;
-                                events: string[];
-                                /** @description whsec_…: shown only in this response */
-                                secret: string;
-                                url: string;
-                                webhookId: string;
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * Register a webhook endpoint
+         * @description `url`: an absolute `https` URL of at most 2,048 characters without user:password (`http` only when the server runs with `WEBHOOK_ALLOW_INSECURE=true`); IP literals that are not public unicast, `localhost`, `*.local`, `*.internal`, `*.localdomain` and single-label names are refused at creation (400 at `body.url`), and the name is resolved again at every delivery. `events`: 1..14 names from the seven events (duplicates dropped). Unknown body fields are refused. At most 20 endpoints per shop (400 WEBHOOK_LIMIT). The signing `secret` is in this response only. An endpoint receives only events that happen after it was created; there is no update: delete and create again. Admin token, every plan.
+         */
+        post: operations["createWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3055,71 +695,11 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    webhookId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @enum {boolean} */
-                                deleted: true;
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * Delete a webhook endpoint
+         * @description Deletes the endpoint, its deliveries and their log; nothing is sent to it afterwards. Unknown: 404. Admin token, every plan.
+         */
+        delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3132,96 +712,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                };
-                header?: never;
-                path: {
-                    webhookId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                deliveries: {
-                                    attempts: number;
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO 8601 UTC
-                                     */
-                                    createdAt: string;
-                                    event: string;
-                                    /** @description Also the webhook-id header of every attempt */
-                                    id: string;
-                                    /** @description Why the last attempt failed: "timeout", "HTTP 500", "target not allowed", … */
-                                    lastError: string | null;
-                                    lastStatusCode: number | null;
-                                    nextAttemptAt: string | null;
-                                    status: "pending" | "succeeded" | "failed";
-                                }[];
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * An endpoint's recent deliveries
+         * @description Newest first, `limit` 1..100 (default 50). `status`: `pending` (`nextAttemptAt` says when), `succeeded` or `failed` (after 8 attempts, or at once on 410 Gone). `lastStatusCode` is null when no HTTP answer came; `lastError` says why the last attempt failed (`timeout`, `HTTP 500`, `target not allowed`, `cancelled: customer erased`, a connection error) and is null after a success. Settled deliveries are kept 30 days by default. Admin token, every plan.
+         */
+        get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3239,88 +734,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    webhookId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                delivered: boolean;
-                                delivery: {
-                                    attempts: number;
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO 8601 UTC
-                                     */
-                                    createdAt: string;
-                                    event: string;
-                                    /** @description Also the webhook-id header of every attempt */
-                                    id: string;
-                                    /** @description Why the last attempt failed: "timeout", "HTTP 500", "target not allowed", … */
-                                    lastError: string | null;
-                                    lastStatusCode: number | null;
-                                    nextAttemptAt: string | null;
-                                    status: "pending" | "succeeded" | "failed";
-                                };
-                                durationMs: number;
-                                error: string | null;
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * Send a test event
+         * @description Sends a signed `webhook.test` event to the endpoint at once (one attempt, no retries, also to a disabled endpoint) and answers 200 whatever the receiver said: `delivered`, `durationMs`, `error` and the delivery's log entry. Admin token, every plan.
+         */
+        post: operations["testWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3334,102 +752,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A page of a wishlist, newest first */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    offset?: number;
-                    /** @description `default` (when omitted) or a `wl_…` list id */
-                    wishlist_id?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description Customer id (digits or GID), the guest id in guest mode, or `me` */
-                    customerId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                count: number;
-                                has_more: boolean;
-                                items: {
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO 8601 UTC
-                                     */
-                                    addedAt: string;
-                                    handle?: string;
-                                    metadata?: {
-                                        [key: string]: unknown;
-                                    };
-                                    productId: string;
-                                    /** @description As given on add, else the catalog's default variant; null while unknown */
-                                    variantId: string | null;
-                                }[];
-                                total: number;
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * Read a page of a wishlist
+         * @description Items of one list, newest first (`addedAt` descending, ties by `productId` descending). `count` is the number of items in this page, `total` all items in the list, `has_more` is `offset + count < total`. Reading never creates anything. customerId is a customer id (digits or a URL-encoded GID), the caller's guest id in guest mode, or `me` (the caller's own customer or guest). A customer token reaches only its own customer; guest mode only its own guest id. `wishlist_id` (optional) picks the list: `default` when omitted; any other list id needs multi-wishlist (growth plan and the shop's `multi_wishlist_enabled`, else 403 PLAN_UPGRADE_REQUIRED / FEATURE_DISABLED), then an unknown id is 404. Bearer tokens need the starter plan or above (403 PLAN_UPGRADE_REQUIRED); guest mode works on every plan.
+         */
+        get: operations["getWishlist"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3447,144 +774,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Add a product (201 new, 200 already present) */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description `default` (when omitted) or a `wl_…` list id */
-                    wishlist_id?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description Customer id (digits or GID), the guest id in guest mode, or `me` */
-                    customerId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Product handle (URL slug) */
-                        handle?: string;
-                        /** @description Arbitrary JSON object, at most 200 characters serialized */
-                        metadata?: {
-                            [key: string]: unknown;
-                        };
-                        /** @description Product id (digits or GID) */
-                        product_id: string;
-                        /** @description Variant id; the default variant when omitted */
-                        variant_id?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @description Items in the list */
-                                count: number;
-                                item: {
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO 8601 UTC
-                                     */
-                                    addedAt: string;
-                                    handle?: string;
-                                    metadata?: {
-                                        [key: string]: unknown;
-                                    };
-                                    productId: string;
-                                    /** @description As given on add, else the catalog's default variant; null while unknown */
-                                    variantId: string | null;
-                                };
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @description Items in the list */
-                                count: number;
-                                item: {
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO 8601 UTC
-                                     */
-                                    addedAt: string;
-                                    handle?: string;
-                                    metadata?: {
-                                        [key: string]: unknown;
-                                    };
-                                    productId: string;
-                                    /** @description As given on add, else the catalog's default variant; null while unknown */
-                                    variantId: string | null;
-                                };
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * Add a product to a wishlist
+         * @description Adds `product_id` to the list. A new item is 201 and emits `wishlist.item.added`; a product already in the list is 200 with the stored item, updating `variant_id`, `handle` and `metadata` where given, keeping `addedAt`, emitting nothing. An owner holds at most 2,500 items across all lists (400 ITEM_LIMIT, `details: {limit: 2500}`; re-adding a present product is still 200). `metadata` is a JSON object of at most 200 characters serialized. Unknown body fields are ignored. customerId is a customer id (digits or a URL-encoded GID), the caller's guest id in guest mode, or `me` (the caller's own customer or guest). A customer token reaches only its own customer; guest mode only its own guest id. `wishlist_id` (optional) picks the list: `default` when omitted; any other list id needs multi-wishlist (growth plan and the shop's `multi_wishlist_enabled`, else 403 PLAN_UPGRADE_REQUIRED / FEATURE_DISABLED), then an unknown id is 404. Bearer tokens need the starter plan or above (403 PLAN_UPGRADE_REQUIRED); guest mode works on every plan.
+         */
+        post: operations["addWishlistItem"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3601,88 +795,11 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a product (or a handle with by=handle) */
-        delete: {
-            parameters: {
-                query?: {
-                    by?: "handle";
-                    /** @description `default` (when omitted) or a `wl_…` list id */
-                    wishlist_id?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description Customer id (digits or GID), the guest id in guest mode, or `me` */
-                    customerId: string;
-                    /** @description Product id, or the handle with `by=handle` */
-                    productId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                count: number;
-                                removed: boolean;
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * Remove a product (or a handle) from a wishlist
+         * @description Removes one item. With `by=handle` the last path segment is the item's handle (matched exactly) instead of the product id. An absent product or handle is 200 with `removed: false`. A removal emits `wishlist.item.removed`. customerId is a customer id (digits or a URL-encoded GID), the caller's guest id in guest mode, or `me` (the caller's own customer or guest). A customer token reaches only its own customer; guest mode only its own guest id. `wishlist_id` (optional) picks the list: `default` when omitted; any other list id needs multi-wishlist (growth plan and the shop's `multi_wishlist_enabled`, else 403 PLAN_UPGRADE_REQUIRED / FEATURE_DISABLED), then an unknown id is 404. Bearer tokens need the starter plan or above (403 PLAN_UPGRADE_REQUIRED); guest mode works on every plan.
+         */
+        delete: operations["removeWishlistItem"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3697,92 +814,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Remove up to 100 products and handles */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description `default` (when omitted) or a `wl_…` list id */
-                    wishlist_id?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description Customer id (digits or GID), the guest id in guest mode, or `me` */
-                    customerId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        handles?: string[];
-                        product_ids?: string[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                count: number;
-                                removed_count: number;
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * Remove several products and handles
+         * @description Removes the items named by `product_ids` and by `handles` from one list. At least one of them must be a non-empty array, and together they hold at most 100 entries (400 VALIDATION_ERROR otherwise). `removed_count` counts what was really removed; each removal emits `wishlist.item.removed`. customerId is a customer id (digits or a URL-encoded GID), the caller's guest id in guest mode, or `me` (the caller's own customer or guest). A customer token reaches only its own customer; guest mode only its own guest id. `wishlist_id` (optional) picks the list: `default` when omitted; any other list id needs multi-wishlist (growth plan and the shop's `multi_wishlist_enabled`, else 403 PLAN_UPGRADE_REQUIRED / FEATURE_DISABLED), then an unknown id is 404. Bearer tokens need the starter plan or above (403 PLAN_UPGRADE_REQUIRED); guest mode works on every plan.
+         */
+        post: operations["bulkDeleteWishlistItems"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3798,90 +834,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Move a product between lists */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Customer id (digits or GID), the guest id in guest mode, or `me` */
-                    customerId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        from: string;
-                        /** @description Product id */
-                        product_id: string;
-                        to: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                moved: boolean;
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * Move a product between lists
+         * @description Moves `product_id` from list `from` to list `to`, keeping `addedAt`, variant, handle and metadata; when the destination already holds the product the source item is just removed. Not in the source list: 400 ITEM_NOT_IN_LIST; `from` equal to `to`: 400 SAME_LIST; an unknown list: 404. Emits nothing. Needs multi-wishlist. customerId is a customer id (digits or a URL-encoded GID), the caller's guest id in guest mode, or `me` (the caller's own customer or guest). A customer token reaches only its own customer; guest mode only its own guest id.
+         */
+        post: operations["moveWishlistItem"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3895,183 +852,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The owner's lists, default first */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Customer id (digits or GID), the guest id in guest mode, or `me` */
-                    customerId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                wishlists: {
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO 8601 UTC
-                                     */
-                                    createdAt: string;
-                                    itemCount: number;
-                                    name: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO 8601 UTC
-                                     */
-                                    updatedAt: string;
-                                    wishlistId: string;
-                                }[];
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * List the owner's wishlists
+         * @description The default list first (it exists for every owner without being created; `wishlistId` `default`, named `My Wishlist` until renamed), then named lists by `createdAt`. With multi-wishlist inactive (plan below growth or the setting off) only the default list is returned; lists made while it was on are kept and come back when it is on again. customerId is a customer id (digits or a URL-encoded GID), the caller's guest id in guest mode, or `me` (the caller's own customer or guest). A customer token reaches only its own customer; guest mode only its own guest id.
+         */
+        get: operations["listWishlists"];
         put?: never;
-        /** Create a list */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Customer id (digits or GID), the guest id in guest mode, or `me` */
-                    customerId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Trimmed; 1 to 100 characters */
-                        name: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                wishlist: {
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO 8601 UTC
-                                     */
-                                    createdAt: string;
-                                    itemCount: number;
-                                    name: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO 8601 UTC
-                                     */
-                                    updatedAt: string;
-                                    wishlistId: string;
-                                };
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * Create a named list
+         * @description Needs multi-wishlist (growth plan: 403 PLAN_UPGRADE_REQUIRED; the setting: 403 FEATURE_DISABLED). At most 20 lists per owner, the default list included (400 WISHLIST_LIMIT, checked before the name). The name is trimmed, 1..100 characters, and unique per owner after NFKC normalization, removal of format characters and case folding (409 LIST_NAME_TAKEN). customerId is a customer id (digits or a URL-encoded GID), the caller's guest id in guest mode, or `me` (the caller's own customer or guest). A customer token reaches only its own customer; guest mode only its own guest id.
+         */
+        post: operations["createWishlist"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4086,175 +877,17 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Rename a list (the default list too) */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Customer id (digits or GID), the guest id in guest mode, or `me` */
-                    customerId: string;
-                    listId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Trimmed; 1 to 100 characters */
-                        name: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                updated: boolean;
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * Rename a list
+         * @description Renames a named list or the default list (`listId` `default`), with the rules of create (trimmed, 1..100 characters, 409 LIST_NAME_TAKEN; a list may be renamed to a variant of its own name). Needs multi-wishlist. customerId is a customer id (digits or a URL-encoded GID), the caller's guest id in guest mode, or `me` (the caller's own customer or guest). A customer token reaches only its own customer; guest mode only its own guest id.
+         */
+        put: operations["renameWishlist"];
         post?: never;
-        /** Delete a list and its items */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Customer id (digits or GID), the guest id in guest mode, or `me` */
-                    customerId: string;
-                    listId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                deleted: boolean;
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * Delete a named list and its items
+         * @description Deletes the list, its items (recorded as analytics removes, no webhooks) and its share links. The default list cannot be deleted (400 DEFAULT_LIST_PROTECTED). Needs multi-wishlist. customerId is a customer id (digits or a URL-encoded GID), the caller's guest id in guest mode, or `me` (the caller's own customer or guest). A customer token reaches only its own customer; guest mode only its own guest id.
+         */
+        delete: operations["deleteWishlist"];
         options?: never;
         head?: never;
         patch?: never;
@@ -4269,119 +902,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Merge guest items into a customer wishlist */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description `default` (when omitted) or a `wl_…` list id */
-                    wishlist_id?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description Customer id (digits or GID), the guest id in guest mode, or `me` */
-                    customerId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description A guest whose stored wishlist is merged too, then deleted */
-                        guest_id?: string;
-                        guest_items?: {
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC
-                             */
-                            added_at?: string;
-                            /** @description Product handle (URL slug) */
-                            handle?: string;
-                            /** @description Product id */
-                            product_id: string;
-                        }[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                count: number;
-                                items: {
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO 8601 UTC
-                                     */
-                                    addedAt: string;
-                                    handle?: string;
-                                    metadata?: {
-                                        [key: string]: unknown;
-                                    };
-                                    productId: string;
-                                    /** @description As given on add, else the catalog's default variant; null while unknown */
-                                    variantId: string | null;
-                                }[];
-                                merged_count: number;
-                                /** @description New items not merged because of the item limit */
-                                skipped_count: number;
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * Merge a guest wishlist into a customer wishlist
+         * @description At login: merges `guest_items` (in the given order), then the stored wishlist of `guest_id` (all its lists, newest first) into the list; the first occurrence of a product wins and products already present are kept as they are. At least one of `guest_items` and `guest_id` is required (`guest_items: []` is allowed). `added_at` defaults to now (a future time is stored as now). Items beyond the 2,500 limit are not merged and are counted in `skipped_count`. The guest's stored wishlist (items, lists, share links) is deleted afterwards. Each new item emits `wishlist.item.added`. Customer or admin token only (not guest mode). customerId is a customer id (digits or a URL-encoded GID), the caller's guest id in guest mode, or `me` (the caller's own customer or guest). A customer token reaches only its own customer; guest mode only its own guest id. `wishlist_id` (optional) picks the list: `default` when omitted; any other list id needs multi-wishlist (growth plan and the shop's `multi_wishlist_enabled`, else 403 PLAN_UPGRADE_REQUIRED / FEATURE_DISABLED), then an unknown id is 404.
+         */
+        post: operations["mergeGuestWishlist"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4395,170 +920,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The list's active share link, created when none is active */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description `default` (when omitted) or a `wl_…` list id */
-                    wishlist_id?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description Customer id (digits or GID), the guest id in guest mode, or `me` */
-                    customerId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC
-                                 */
-                                expires_at: string;
-                                /** Format: uri */
-                                share_url: string;
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * Get (or create) the list's share link
+         * @description Returns the list's active read-only link, creating one when none is active (a write: it creates the owner, guests included). A new link lives for the shop's `share_link_ttl_days` (default 30) and emits `wishlist.shared`. Needs the starter plan or above, in every mode. customerId is a customer id (digits or a URL-encoded GID), the caller's guest id in guest mode, or `me` (the caller's own customer or guest). A customer token reaches only its own customer; guest mode only its own guest id. `wishlist_id` (optional) picks the list: `default` when omitted; any other list id needs multi-wishlist (growth plan and the shop's `multi_wishlist_enabled`, else 403 PLAN_UPGRADE_REQUIRED / FEATURE_DISABLED), then an unknown id is 404.
+         */
+        get: operations["getShareLink"];
         put?: never;
         post?: never;
-        /** Revoke the list's active share link */
-        delete: {
-            parameters: {
-                query?: {
-                    /** @description `default` (when omitted) or a `wl_…` list id */
-                    wishlist_id?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description Customer id (digits or GID), the guest id in guest mode, or `me` */
-                    customerId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                revoked: boolean;
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * Revoke the list's share link
+         * @description Revokes the list's active link (its reads answer 404 from then on). `revoked` is false when there was none. customerId is a customer id (digits or a URL-encoded GID), the caller's guest id in guest mode, or `me` (the caller's own customer or guest). A customer token reaches only its own customer; guest mode only its own guest id. `wishlist_id` (optional) picks the list: `default` when omitted; any other list id needs multi-wishlist (growth plan and the shop's `multi_wishlist_enabled`, else 403 PLAN_UPGRADE_REQUIRED / FEATURE_DISABLED), then an unknown id is 404.
+         */
+        delete: operations["revokeShareLink"];
         options?: never;
         head?: never;
         patch?: never;
@@ -4573,98 +946,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Import up to 500 items into customers' default lists */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @default false */
-                        dry_run?: boolean;
-                        items: {
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC
-                             */
-                            added_at?: string;
-                            /** @description Customer id */
-                            customer_id: string;
-                            /** @description Product handle (URL slug) */
-                            handle?: string;
-                            /** @description Arbitrary JSON object, at most 200 characters serialized */
-                            metadata?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description Product id */
-                            product_id: string;
-                            /** @description Variant id */
-                            variant_id?: string;
-                        }[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                customers: number;
-                                dry_run: boolean;
-                                imported: number;
-                                skipped: number;
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * Import items into customers' default lists
+         * @description Admin token, growth plan or above. 1..500 items, validated as a whole (one bad item is 400 with its `index`, nothing written), then written in one transaction to each customer's default list. Items already there, repeated within the call (after GID normalization) or beyond the 2,500 limit are skipped: `skipped` = input items − imported. `customers` counts distinct customer ids in the input. `dry_run: true` returns the same figures and writes nothing. Records analytics adds; emits no webhooks. A second identical import imports 0.
+         */
+        post: operations["importWishlistItems"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4678,91 +964,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a shared wishlist (no authentication) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    shareToken: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                count: number;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC
-                                 */
-                                expires_at: string;
-                                items: {
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO 8601 UTC
-                                     */
-                                    addedAt: string;
-                                    productId: string;
-                                    variantId: string | null;
-                                }[];
-                                name: string;
-                            };
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                410: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        /**
+         * Read a shared wishlist
+         * @description No authentication: the token is the proof. The whole list as it is now (no paging), items with `productId`, `variantId`, `addedAt` only, plus the list `name`, `count`, `created_at` (when the link was made) and `expires_at`. Expired: 410 SHARE_EXPIRED; unknown or revoked (revoked wins over expired): 404. A link to a named list answers 404 while multi-wishlist is inactive; a shop that fell below starter answers 403 PLAN_UPGRADE_REQUIRED. Counted per client address.
+         */
+        get: operations["readSharedWishlist"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4778,27 +984,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The embeddable storefront widget (see packages/widget/README.md) */
-        get: {
-            parameters: {
-                query?: {
-                    v?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /**
+         * The storefront widget script
+         * @description The embeddable widget (one script tag; see packages/widget/README.md in the repository), gzipped for clients that accept it, with an `ETag`. No credentials; not rate limited.
+         */
+        get: operations["getWidgetScript"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4808,38 +998,1493 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "review.requested": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A review invitation was created
+         * @description One per distinct product of an order.created event (an order repeated with the same order_id creates none), so a mail tool can send `reviewUrl` to the buyer. Signed POST to the endpoint's URL with `content-type: application/json` and `user-agent: wishlist-webhooks/1`; the body is at most 64 KiB. Any 2xx within 10 s succeeds; other answers, timeouts and connection errors are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then the delivery fails; 410 Gone fails it at once and disables the endpoint; redirects are not followed. At least once, in no guaranteed order.
+         */
+        post: operations["onReviewRequested"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A test event
+         * @description Sent only by `POST /v1/webhooks/{webhookId}/test`; cannot be subscribed to. Signed POST to the endpoint's URL with `content-type: application/json` and `user-agent: wishlist-webhooks/1`; the body is at most 64 KiB. Any 2xx within 10 s succeeds; other answers, timeouts and connection errors are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then the delivery fails; 410 Gone fails it at once and disables the endpoint; redirects are not followed. At least once, in no guaranteed order.
+         */
+        post: operations["onWebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "wishlist.item.added": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An item was added
+         * @description A new item in a list: by add or merge (not by import, nor by re-adding a present product). Signed POST to the endpoint's URL with `content-type: application/json` and `user-agent: wishlist-webhooks/1`; the body is at most 64 KiB. Any 2xx within 10 s succeeds; other answers, timeouts and connection errors are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then the delivery fails; 410 Gone fails it at once and disables the endpoint; redirects are not followed. At least once, in no guaranteed order.
+         */
+        post: operations["onWishlistItemAdded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "wishlist.item.removed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An item was removed
+         * @description By delete, bulk delete, or remove-on-purchase (`reason: "purchased"`). Deleting a list and merging a guest away emit nothing. Signed POST to the endpoint's URL with `content-type: application/json` and `user-agent: wishlist-webhooks/1`; the body is at most 64 KiB. Any 2xx within 10 s succeeds; other answers, timeouts and connection errors are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then the delivery fails; 410 Gone fails it at once and disables the endpoint; redirects are not followed. At least once, in no guaranteed order.
+         */
+        post: operations["onWishlistItemRemoved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "wishlist.product.back_in_stock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A wishlisted variant is back in stock
+         * @description A variant went from ≤ 0 to > 0 units, for a product some list holds. Signed POST to the endpoint's URL with `content-type: application/json` and `user-agent: wishlist-webhooks/1`; the body is at most 64 KiB. Any 2xx within 10 s succeeds; other answers, timeouts and connection errors are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then the delivery fails; 410 Gone fails it at once and disables the endpoint; redirects are not followed. At least once, in no guaranteed order.
+         */
+        post: operations["onWishlistProductBackInStock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "wishlist.product.low_stock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A wishlisted variant is low on stock
+         * @description A variant went from ≥ 5 to 1..4 units, for a product some list holds. Signed POST to the endpoint's URL with `content-type: application/json` and `user-agent: wishlist-webhooks/1`; the body is at most 64 KiB. Any 2xx within 10 s succeeds; other answers, timeouts and connection errors are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then the delivery fails; 410 Gone fails it at once and disables the endpoint; redirects are not followed. At least once, in no guaranteed order.
+         */
+        post: operations["onWishlistProductLowStock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "wishlist.product.price_dropped": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A wishlisted variant's price fell
+         * @description A variant's price fell (compared exactly as decimals), for a product some list holds. Signed POST to the endpoint's URL with `content-type: application/json` and `user-agent: wishlist-webhooks/1`; the body is at most 64 KiB. Any 2xx within 10 s succeeds; other answers, timeouts and connection errors are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then the delivery fails; 410 Gone fails it at once and disables the endpoint; redirects are not followed. At least once, in no guaranteed order.
+         */
+        post: operations["onWishlistProductPriceDropped"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "wishlist.shared": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A share link was created
+         * @description A new share link (not when the active one is returned again). Signed POST to the endpoint's URL with `content-type: application/json` and `user-agent: wishlist-webhooks/1`; the body is at most 64 KiB. Any 2xx within 10 s succeeds; other answers, timeouts and connection errors are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then the delivery fails; 410 Gone fails it at once and disables the endpoint; redirects are not followed. At least once, in no guaranteed order.
+         */
+        post: operations["onWishlistShared"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
-        /** ErrorEnvelope */
-        "def-0": {
+        /**
+         * CartItemAddedEvent
+         * @description cart.item_added: a shopper added a product to the cart (feeds wishlistToCartRate). Exactly one of customer_id and guest_id. occurred_at defaults to now
+         */
+        CartItemAddedEvent: {
+            /** @description 1..32 digits or a platform GID of a Customer */
+            customer_id?: string;
+            guest_id?: string;
+            /** Format: date-time */
+            occurred_at?: string;
+            /** @description 1..32 digits or a platform GID of a Product */
+            product_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "cart.item_added";
+            /** @description 1..32 digits or a platform GID of a ProductVariant */
+            variant_id?: string;
+        } & ({
+            /** @description 1..32 digits or a platform GID of a Customer */
+            customer_id: string;
+        } | {
+            guest_id: string;
+        });
+        /**
+         * @description The wishlist service's error body (`/v1`)
+         * @example {
+         *       "ok": false,
+         *       "error": {
+         *         "code": "VALIDATION_ERROR",
+         *         "message": "body.events.0 must have exactly one of customer_id and guest_id",
+         *         "details": [
+         *           {
+         *             "path": "body.events.0",
+         *             "message": "must have exactly one of customer_id and guest_id",
+         *             "index": 0
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        ErrorEnvelope: {
             error: {
-                /** @description Machine-readable error code, one of: VALIDATION_ERROR, INVALID_JSON, WISHLIST_LIMIT, ITEM_LIMIT, ITEM_NOT_IN_LIST, SAME_LIST, DEFAULT_LIST_PROTECTED, WEBHOOK_LIMIT, KEY_LIMIT, UNAUTHORIZED, INVALID_TOKEN, TOKEN_EXPIRED, INVALID_CREDENTIALS, INVALID_SIGNATURE, FORBIDDEN, PLAN_UPGRADE_REQUIRED, FEATURE_DISABLED, NOT_FOUND, REQUEST_TIMEOUT, LIST_NAME_TAKEN, DUPLICATE_REVIEW, SHARE_EXPIRED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, HEADERS_TOO_LARGE, INTERNAL_ERROR, UNAVAILABLE */
-                code: string;
+                /** @description Machine-readable error code (docs/api.md, "Errors", lists when each is used) */
+                code: "VALIDATION_ERROR" | "INVALID_JSON" | "WISHLIST_LIMIT" | "ITEM_LIMIT" | "ITEM_NOT_IN_LIST" | "SAME_LIST" | "DEFAULT_LIST_PROTECTED" | "WEBHOOK_LIMIT" | "KEY_LIMIT" | "UNAUTHORIZED" | "INVALID_TOKEN" | "TOKEN_EXPIRED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_UPGRADE_REQUIRED" | "FEATURE_DISABLED" | "NOT_FOUND" | "REQUEST_TIMEOUT" | "LIST_NAME_TAKEN" | "DUPLICATE_REVIEW" | "SHARE_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UNAVAILABLE";
+                /** @description VALIDATION_ERROR: an array of `{path, message, index?}` (`path` like `body.items.3.product_id`; `index` for batch entries). PLAN_UPGRADE_REQUIRED: `{required_plan, current_plan}`. ITEM_LIMIT, KEY_LIMIT: `{limit}` */
                 details?: unknown;
+                /** @description Human-readable; may change between versions */
                 message: string;
             };
             /** @enum {boolean} */
             ok: false;
         };
-        /** ReviewsError */
-        "def-1": {
+        /**
+         * OrderCreatedEvent
+         * @description order.created: an order: review invitations for its products, verified purchases of its customer, remove-on-purchase. At most 5,000 line items across the orders of one request
+         */
+        OrderCreatedEvent: {
+            /** @description 1..32 digits or a platform GID of a Customer */
+            customer_id?: string;
+            /** Format: email */
+            email?: string;
+            line_items: {
+                /** @description 1..32 digits or a platform GID of a Product */
+                product_id: string;
+                /** @description 1..32 digits or a platform GID of a ProductVariant */
+                variant_id?: string;
+            }[];
+            /** @description 1..32 digits or a platform GID of a Order */
+            order_id?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "order.created";
+        };
+        /**
+         * ProductUpdatedEvent
+         * @description product.updated: a product's variants (the first is the default variant), compared with the last known state: back_in_stock, price_dropped and low_stock signals for products some list holds. No variant twice
+         */
+        ProductUpdatedEvent: {
+            handle?: string;
+            /** @description 1..32 digits or a platform GID of a Product */
+            product_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "product.updated";
+            variants: {
+                inventory_quantity: number;
+                price: string | number;
+                /** @description 1..32 digits or a platform GID of a ProductVariant */
+                variant_id: string;
+            }[];
+        };
+        /**
+         * @description The reviews interface's error body (`/api/v1`): no `ok` envelope
+         * @example {
+         *       "error": {
+         *         "code": "VALIDATION_ERROR",
+         *         "message": "body.rating must be <= 5",
+         *         "details": [
+         *           {
+         *             "path": "body.rating",
+         *             "message": "must be <= 5"
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        ReviewsError: {
             error: {
-                /** @description Machine-readable error code, one of: VALIDATION_ERROR, INVALID_JSON, WISHLIST_LIMIT, ITEM_LIMIT, ITEM_NOT_IN_LIST, SAME_LIST, DEFAULT_LIST_PROTECTED, WEBHOOK_LIMIT, KEY_LIMIT, UNAUTHORIZED, INVALID_TOKEN, TOKEN_EXPIRED, INVALID_CREDENTIALS, INVALID_SIGNATURE, FORBIDDEN, PLAN_UPGRADE_REQUIRED, FEATURE_DISABLED, NOT_FOUND, REQUEST_TIMEOUT, LIST_NAME_TAKEN, DUPLICATE_REVIEW, SHARE_EXPIRED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, HEADERS_TOO_LARGE, INTERNAL_ERROR, UNAVAILABLE */
-                code: string;
+                /** @description Machine-readable error code (docs/api.md, "Errors", lists when each is used) */
+                code: "VALIDATION_ERROR" | "INVALID_JSON" | "WISHLIST_LIMIT" | "ITEM_LIMIT" | "ITEM_NOT_IN_LIST" | "SAME_LIST" | "DEFAULT_LIST_PROTECTED" | "WEBHOOK_LIMIT" | "KEY_LIMIT" | "UNAUTHORIZED" | "INVALID_TOKEN" | "TOKEN_EXPIRED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_UPGRADE_REQUIRED" | "FEATURE_DISABLED" | "NOT_FOUND" | "REQUEST_TIMEOUT" | "LIST_NAME_TAKEN" | "DUPLICATE_REVIEW" | "SHARE_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UNAVAILABLE";
+                /** @description VALIDATION_ERROR: an array of `{path, message, index?}` (`path` like `body.items.3.product_id`; `index` for batch entries). PLAN_UPGRADE_REQUIRED: `{required_plan, current_plan}`. ITEM_LIMIT, KEY_LIMIT: `{limit}` */
                 details?: unknown;
+                /** @description Human-readable; may change between versions */
                 message: string;
             };
         };
     };
-    responses: never;
+    responses: {
+        /** @description The request is invalid: VALIDATION_ERROR (`details` lists each field) or INVALID_JSON, or a rule of the operation was broken (WISHLIST_LIMIT, ITEM_LIMIT, ITEM_NOT_IN_LIST, SAME_LIST, DEFAULT_LIST_PROTECTED, WEBHOOK_LIMIT, KEY_LIMIT) */
+        Error400: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description No credentials (UNAUTHORIZED), or they are not valid: INVALID_TOKEN, TOKEN_EXPIRED, INVALID_CREDENTIALS; with `WWW-Authenticate: Bearer realm="wishlist"` */
+        Error401: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The credentials may not do this (FORBIDDEN), the shop's plan is too low (PLAN_UPGRADE_REQUIRED, `details: {required_plan, current_plan}`) or the feature is off (FEATURE_DISABLED) */
+        Error403: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description NOT_FOUND: the resource does not exist in this shop (or is not visible to the caller) */
+        Error404: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description Conflict: LIST_NAME_TAKEN or DUPLICATE_REVIEW */
+        Error409: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description SHARE_EXPIRED: the share link is past its `expires_at` */
+        Error410: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description PAYLOAD_TOO_LARGE: the body is over 1 MiB */
+        Error413: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not `application/json` */
+        Error415: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description RATE_LIMITED: over the rate limit; `Retry-After` says how many seconds to wait */
+        Error429: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description UNAVAILABLE: the database (or Redis) cannot be reached; with `Retry-After` */
+        Error503Unlimited: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The request is invalid: VALIDATION_ERROR (`details` lists each field) or INVALID_JSON, or a rule of the operation was broken (WISHLIST_LIMIT, ITEM_LIMIT, ITEM_NOT_IN_LIST, SAME_LIST, DEFAULT_LIST_PROTECTED, WEBHOOK_LIMIT, KEY_LIMIT) */
+        ReviewsError400: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ReviewsError"];
+            };
+        };
+        /** @description No credentials (UNAUTHORIZED), or they are not valid: INVALID_TOKEN, TOKEN_EXPIRED, INVALID_CREDENTIALS; with `WWW-Authenticate: Bearer realm="wishlist"` */
+        ReviewsError401: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ReviewsError"];
+            };
+        };
+        /** @description The credentials may not do this (FORBIDDEN), the shop's plan is too low (PLAN_UPGRADE_REQUIRED, `details: {required_plan, current_plan}`) or the feature is off (FEATURE_DISABLED) */
+        ReviewsError403: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ReviewsError"];
+            };
+        };
+        /** @description NOT_FOUND: the resource does not exist in this shop (or is not visible to the caller) */
+        ReviewsError404: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ReviewsError"];
+            };
+        };
+        /** @description Conflict: LIST_NAME_TAKEN or DUPLICATE_REVIEW */
+        ReviewsError409: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ReviewsError"];
+            };
+        };
+        /** @description PAYLOAD_TOO_LARGE: the body is over 1 MiB */
+        ReviewsError413: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ReviewsError"];
+            };
+        };
+        /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not `application/json` */
+        ReviewsError415: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ReviewsError"];
+            };
+        };
+        /** @description RATE_LIMITED: over the rate limit; `Retry-After` says how many seconds to wait */
+        ReviewsError429: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ReviewsError"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description Seconds to wait before trying again */
+        "Retry-After": number;
+        /** @description `Bearer realm="wishlist"` */
+        "WWW-Authenticate": string;
+        /** @description Requests allowed in the current one-minute window */
+        "X-RateLimit-Limit": number;
+        /** @description Requests left in the current window */
+        "X-RateLimit-Remaining": number;
+        /** @description Seconds until the window resets */
+        "X-RateLimit-Reset": number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    listReviewsForModeration: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+                product_id?: string;
+                status?: "pending" | "approved" | "rejected";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of reviews in the moderation view */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 42,
+                     *           "productId": "7001",
+                     *           "customerName": "Ann",
+                     *           "rating": 5,
+                     *           "title": "Lovely bag",
+                     *           "body": "Sturdy and soft.",
+                     *           "photos": [
+                     *             "https://cdn.example.com/p/42-1.jpg"
+                     *           ],
+                     *           "verifiedPurchase": true,
+                     *           "helpfulCount": 3,
+                     *           "replyBody": null,
+                     *           "repliedAt": null,
+                     *           "createdAt": "2026-01-02T03:04:05Z",
+                     *           "verifiedBy": "customer_order",
+                     *           "customerEmail": "ann@example.com",
+                     *           "customerId": "1001",
+                     *           "status": "approved"
+                     *         }
+                     *       ],
+                     *       "page": 1,
+                     *       "perPage": 20,
+                     *       "total": 1,
+                     *       "hasMore": false
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description Plain text: whoever renders it escapes it */
+                            body: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, seconds precision: 2026-01-02T03:04:05Z
+                             */
+                            createdAt: string;
+                            customerEmail: string | null;
+                            customerId: string | null;
+                            /** @description As submitted (trimmed); "Anonymous" after the customer's erasure */
+                            customerName: string;
+                            helpfulCount: number;
+                            id: number;
+                            /** @description https URLs; empty when none */
+                            photos: string[];
+                            productId: string;
+                            rating: number;
+                            /** @description null when there is no reply */
+                            repliedAt: string | null;
+                            /** @description The merchant's reply; null when none */
+                            replyBody: string | null;
+                            status: "pending" | "approved" | "rejected";
+                            /** @description Empty string when none was given */
+                            title: string;
+                            /** @description How verifiedPurchase was proven: the linked customer's order holds the product, or a review invitation of an order was used; null when not verified */
+                            verifiedBy: "customer_order" | "invitation" | null;
+                            /** @description Decided by the service only: the linked customer bought the product, or the review came with an invitation */
+                            verifiedPurchase: boolean;
+                        }[];
+                        /** @description (page − 1) × perPage + data.length < total */
+                        hasMore: boolean;
+                        page: number;
+                        perPage: number;
+                        /** @description Reviews matching the filters */
+                        total: number;
+                    };
+                };
+            };
+            400: components["responses"]["ReviewsError400"];
+            401: components["responses"]["ReviewsError401"];
+            403: components["responses"]["ReviewsError403"];
+            429: components["responses"]["ReviewsError429"];
+        };
+    };
+    listProductReviews: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+                /** @description Only reviews with this rating */
+                rating?: number;
+                sort?: "newest" | "oldest" | "highest" | "lowest" | "most_helpful";
+                /** @description true: only verified purchases; false: only unverified */
+                verified?: boolean;
+                /** @description true: only reviews with photos; false: only without */
+                with_photos?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description 1..32 digits or a platform GID (URL-encoded) */
+                productId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of reviews */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 42,
+                     *           "productId": "7001",
+                     *           "customerName": "Ann",
+                     *           "rating": 5,
+                     *           "title": "Lovely bag",
+                     *           "body": "Sturdy and soft.",
+                     *           "photos": [
+                     *             "https://cdn.example.com/p/42-1.jpg"
+                     *           ],
+                     *           "verifiedPurchase": true,
+                     *           "helpfulCount": 3,
+                     *           "replyBody": null,
+                     *           "repliedAt": null,
+                     *           "createdAt": "2026-01-02T03:04:05Z"
+                     *         }
+                     *       ],
+                     *       "page": 1,
+                     *       "perPage": 10,
+                     *       "total": 1,
+                     *       "hasMore": false
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description Plain text: whoever renders it escapes it */
+                            body: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, seconds precision: 2026-01-02T03:04:05Z
+                             */
+                            createdAt: string;
+                            /** @description As submitted (trimmed); "Anonymous" after the customer's erasure */
+                            customerName: string;
+                            helpfulCount: number;
+                            id: number;
+                            /** @description https URLs; empty when none */
+                            photos: string[];
+                            productId: string;
+                            rating: number;
+                            /** @description null when there is no reply */
+                            repliedAt: string | null;
+                            /** @description The merchant's reply; null when none */
+                            replyBody: string | null;
+                            /** @description Empty string when none was given */
+                            title: string;
+                            /** @description Decided by the service only: the linked customer bought the product, or the review came with an invitation */
+                            verifiedPurchase: boolean;
+                        }[];
+                        /** @description (page − 1) × perPage + data.length < total */
+                        hasMore: boolean;
+                        page: number;
+                        perPage: number;
+                        /** @description Reviews matching the filters */
+                        total: number;
+                    };
+                };
+            };
+            400: components["responses"]["ReviewsError400"];
+            401: components["responses"]["ReviewsError401"];
+            429: components["responses"]["ReviewsError429"];
+        };
+    };
+    getProductReviewSummary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description 1..32 digits or a platform GID (URL-encoded) */
+                productId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The summary */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "productId": "7001",
+                     *       "reviewCount": 4,
+                     *       "averageRating": 4.25,
+                     *       "ratingDistribution": {
+                     *         "1": 0,
+                     *         "2": 0,
+                     *         "3": 1,
+                     *         "4": 1,
+                     *         "5": 2
+                     *       },
+                     *       "verifiedCount": 3,
+                     *       "withPhotosCount": 1,
+                     *       "bestRating": 5,
+                     *       "worstRating": 1
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description 2 decimals, null when there are no approved reviews */
+                        averageRating: number | null;
+                        /** @enum {number} */
+                        bestRating: 5;
+                        productId: string;
+                        ratingDistribution: {
+                            1: number;
+                            2: number;
+                            3: number;
+                            4: number;
+                            5: number;
+                        };
+                        reviewCount: number;
+                        verifiedCount: number;
+                        withPhotosCount: number;
+                        /** @enum {number} */
+                        worstRating: 1;
+                    };
+                };
+            };
+            400: components["responses"]["ReviewsError400"];
+            401: components["responses"]["ReviewsError401"];
+            429: components["responses"]["ReviewsError429"];
+        };
+    };
+    getReviewInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token of a review invitation (the last segment of its reviewUrl) */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invitation */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "productId": "7001",
+                     *       "expiresAt": "2026-04-02T03:04:05Z",
+                     *       "usable": true
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, seconds precision: 2026-01-02T03:04:05Z
+                         */
+                        expiresAt: string;
+                        productId: string;
+                        /** @description false once used or expired */
+                        usable: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["ReviewsError400"];
+            404: components["responses"]["ReviewsError404"];
+            429: components["responses"]["ReviewsError429"];
+        };
+    };
+    submitReview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "productId": "7001",
+                 *       "customerEmail": "ann@example.com",
+                 *       "customerName": "Ann",
+                 *       "rating": 5,
+                 *       "title": "Lovely bag",
+                 *       "body": "Sturdy and soft.",
+                 *       "photos": [
+                 *         "https://cdn.example.com/p/42-1.jpg"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 1..5,000 characters; trimmed first (surrounding whitespace beyond the bound is accepted and dropped) */
+                    body: string;
+                    /**
+                     * Format: email
+                     * @description E-mail address, at most 254 characters after trimming; stored lower-cased, never shown publicly. It proves nothing: it never links the review to a customer or verifies it
+                     */
+                    customerEmail: string;
+                    /** @description 1..100 characters; trimmed first (surrounding whitespace beyond the bound is accepted and dropped) */
+                    customerName: string;
+                    /** @description A review invitation token (single use): the review is verified and linked to the customer of the invitation's order, if any. productId must be the invited product */
+                    invitation?: string;
+                    /** @description At most 5 absolute https URLs of at most 2,048 characters */
+                    photos?: string[];
+                    /** @description 1..32 digits or a platform GID of a Product */
+                    productId: string;
+                    /** @description A JSON integer 1..5 */
+                    rating: number;
+                    /** @description At most 150 characters; trimmed first (surrounding whitespace beyond the bound is accepted and dropped) */
+                    title?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created: its id and status */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 42,
+                     *       "status": "pending"
+                     *     }
+                     */
+                    "application/json": {
+                        id: number;
+                        status: "pending" | "approved";
+                    };
+                };
+            };
+            400: components["responses"]["ReviewsError400"];
+            401: components["responses"]["ReviewsError401"];
+            409: components["responses"]["ReviewsError409"];
+            413: components["responses"]["ReviewsError413"];
+            415: components["responses"]["ReviewsError415"];
+            429: components["responses"]["ReviewsError429"];
+        };
+    };
+    getReview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The review (the moderation view for an admin token) */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 42,
+                     *       "productId": "7001",
+                     *       "customerName": "Ann",
+                     *       "rating": 5,
+                     *       "title": "Lovely bag",
+                     *       "body": "Sturdy and soft.",
+                     *       "photos": [
+                     *         "https://cdn.example.com/p/42-1.jpg"
+                     *       ],
+                     *       "verifiedPurchase": true,
+                     *       "helpfulCount": 3,
+                     *       "replyBody": null,
+                     *       "repliedAt": null,
+                     *       "createdAt": "2026-01-02T03:04:05Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Plain text: whoever renders it escapes it */
+                        body: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, seconds precision: 2026-01-02T03:04:05Z
+                         */
+                        createdAt: string;
+                        customerEmail: string | null;
+                        customerId: string | null;
+                        /** @description As submitted (trimmed); "Anonymous" after the customer's erasure */
+                        customerName: string;
+                        helpfulCount: number;
+                        id: number;
+                        /** @description https URLs; empty when none */
+                        photos: string[];
+                        productId: string;
+                        rating: number;
+                        /** @description null when there is no reply */
+                        repliedAt: string | null;
+                        /** @description The merchant's reply; null when none */
+                        replyBody: string | null;
+                        status: "pending" | "approved" | "rejected";
+                        /** @description Empty string when none was given */
+                        title: string;
+                        /** @description How verifiedPurchase was proven: the linked customer's order holds the product, or a review invitation of an order was used; null when not verified */
+                        verifiedBy: "customer_order" | "invitation" | null;
+                        /** @description Decided by the service only: the linked customer bought the product, or the review came with an invitation */
+                        verifiedPurchase: boolean;
+                    } | {
+                        /** @description Plain text: whoever renders it escapes it */
+                        body: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, seconds precision: 2026-01-02T03:04:05Z
+                         */
+                        createdAt: string;
+                        /** @description As submitted (trimmed); "Anonymous" after the customer's erasure */
+                        customerName: string;
+                        helpfulCount: number;
+                        id: number;
+                        /** @description https URLs; empty when none */
+                        photos: string[];
+                        productId: string;
+                        rating: number;
+                        /** @description null when there is no reply */
+                        repliedAt: string | null;
+                        /** @description The merchant's reply; null when none */
+                        replyBody: string | null;
+                        /** @description Empty string when none was given */
+                        title: string;
+                        /** @description Decided by the service only: the linked customer bought the product, or the review came with an invitation */
+                        verifiedPurchase: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["ReviewsError400"];
+            401: components["responses"]["ReviewsError401"];
+            404: components["responses"]["ReviewsError404"];
+            429: components["responses"]["ReviewsError429"];
+        };
+    };
+    deleteReview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "deleted": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        deleted: true;
+                    };
+                };
+            };
+            400: components["responses"]["ReviewsError400"];
+            401: components["responses"]["ReviewsError401"];
+            403: components["responses"]["ReviewsError403"];
+            404: components["responses"]["ReviewsError404"];
+            429: components["responses"]["ReviewsError429"];
+        };
+    };
+    approveReview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The review in the moderation view */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 42,
+                     *       "productId": "7001",
+                     *       "customerName": "Ann",
+                     *       "rating": 5,
+                     *       "title": "Lovely bag",
+                     *       "body": "Sturdy and soft.",
+                     *       "photos": [
+                     *         "https://cdn.example.com/p/42-1.jpg"
+                     *       ],
+                     *       "verifiedPurchase": true,
+                     *       "helpfulCount": 3,
+                     *       "replyBody": null,
+                     *       "repliedAt": null,
+                     *       "createdAt": "2026-01-02T03:04:05Z",
+                     *       "verifiedBy": "customer_order",
+                     *       "customerEmail": "ann@example.com",
+                     *       "customerId": "1001",
+                     *       "status": "approved"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Plain text: whoever renders it escapes it */
+                        body: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, seconds precision: 2026-01-02T03:04:05Z
+                         */
+                        createdAt: string;
+                        customerEmail: string | null;
+                        customerId: string | null;
+                        /** @description As submitted (trimmed); "Anonymous" after the customer's erasure */
+                        customerName: string;
+                        helpfulCount: number;
+                        id: number;
+                        /** @description https URLs; empty when none */
+                        photos: string[];
+                        productId: string;
+                        rating: number;
+                        /** @description null when there is no reply */
+                        repliedAt: string | null;
+                        /** @description The merchant's reply; null when none */
+                        replyBody: string | null;
+                        status: "pending" | "approved" | "rejected";
+                        /** @description Empty string when none was given */
+                        title: string;
+                        /** @description How verifiedPurchase was proven: the linked customer's order holds the product, or a review invitation of an order was used; null when not verified */
+                        verifiedBy: "customer_order" | "invitation" | null;
+                        /** @description Decided by the service only: the linked customer bought the product, or the review came with an invitation */
+                        verifiedPurchase: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["ReviewsError400"];
+            401: components["responses"]["ReviewsError401"];
+            403: components["responses"]["ReviewsError403"];
+            404: components["responses"]["ReviewsError404"];
+            429: components["responses"]["ReviewsError429"];
+        };
+    };
+    voteReviewHelpful: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The review's helpful count */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "helpfulCount": 4
+                     *     }
+                     */
+                    "application/json": {
+                        helpfulCount: number;
+                    };
+                };
+            };
+            400: components["responses"]["ReviewsError400"];
+            401: components["responses"]["ReviewsError401"];
+            404: components["responses"]["ReviewsError404"];
+            429: components["responses"]["ReviewsError429"];
+        };
+    };
+    unvoteReviewHelpful: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The review's helpful count */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "helpfulCount": 3
+                     *     }
+                     */
+                    "application/json": {
+                        helpfulCount: number;
+                    };
+                };
+            };
+            400: components["responses"]["ReviewsError400"];
+            401: components["responses"]["ReviewsError401"];
+            404: components["responses"]["ReviewsError404"];
+            429: components["responses"]["ReviewsError429"];
+        };
+    };
+    rejectReview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The review in the moderation view */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 42,
+                     *       "productId": "7001",
+                     *       "customerName": "Ann",
+                     *       "rating": 5,
+                     *       "title": "Lovely bag",
+                     *       "body": "Sturdy and soft.",
+                     *       "photos": [
+                     *         "https://cdn.example.com/p/42-1.jpg"
+                     *       ],
+                     *       "verifiedPurchase": true,
+                     *       "helpfulCount": 3,
+                     *       "replyBody": null,
+                     *       "repliedAt": null,
+                     *       "createdAt": "2026-01-02T03:04:05Z",
+                     *       "verifiedBy": "customer_order",
+                     *       "customerEmail": "ann@example.com",
+                     *       "customerId": "1001",
+                     *       "status": "rejected"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Plain text: whoever renders it escapes it */
+                        body: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, seconds precision: 2026-01-02T03:04:05Z
+                         */
+                        createdAt: string;
+                        customerEmail: string | null;
+                        customerId: string | null;
+                        /** @description As submitted (trimmed); "Anonymous" after the customer's erasure */
+                        customerName: string;
+                        helpfulCount: number;
+                        id: number;
+                        /** @description https URLs; empty when none */
+                        photos: string[];
+                        productId: string;
+                        rating: number;
+                        /** @description null when there is no reply */
+                        repliedAt: string | null;
+                        /** @description The merchant's reply; null when none */
+                        replyBody: string | null;
+                        status: "pending" | "approved" | "rejected";
+                        /** @description Empty string when none was given */
+                        title: string;
+                        /** @description How verifiedPurchase was proven: the linked customer's order holds the product, or a review invitation of an order was used; null when not verified */
+                        verifiedBy: "customer_order" | "invitation" | null;
+                        /** @description Decided by the service only: the linked customer bought the product, or the review came with an invitation */
+                        verifiedPurchase: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["ReviewsError400"];
+            401: components["responses"]["ReviewsError401"];
+            403: components["responses"]["ReviewsError403"];
+            404: components["responses"]["ReviewsError404"];
+            429: components["responses"]["ReviewsError429"];
+        };
+    };
+    replyToReview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "body": "Thank you, Ann!"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 1..5,000 characters; trimmed first (surrounding whitespace beyond the bound is accepted and dropped) */
+                    body: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The review in the moderation view */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 42,
+                     *       "productId": "7001",
+                     *       "customerName": "Ann",
+                     *       "rating": 5,
+                     *       "title": "Lovely bag",
+                     *       "body": "Sturdy and soft.",
+                     *       "photos": [
+                     *         "https://cdn.example.com/p/42-1.jpg"
+                     *       ],
+                     *       "verifiedPurchase": true,
+                     *       "helpfulCount": 3,
+                     *       "replyBody": "Thank you, Ann!",
+                     *       "repliedAt": "2026-01-03T09:00:00Z",
+                     *       "createdAt": "2026-01-02T03:04:05Z",
+                     *       "verifiedBy": "customer_order",
+                     *       "customerEmail": "ann@example.com",
+                     *       "customerId": "1001",
+                     *       "status": "approved"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Plain text: whoever renders it escapes it */
+                        body: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, seconds precision: 2026-01-02T03:04:05Z
+                         */
+                        createdAt: string;
+                        customerEmail: string | null;
+                        customerId: string | null;
+                        /** @description As submitted (trimmed); "Anonymous" after the customer's erasure */
+                        customerName: string;
+                        helpfulCount: number;
+                        id: number;
+                        /** @description https URLs; empty when none */
+                        photos: string[];
+                        productId: string;
+                        rating: number;
+                        /** @description null when there is no reply */
+                        repliedAt: string | null;
+                        /** @description The merchant's reply; null when none */
+                        replyBody: string | null;
+                        status: "pending" | "approved" | "rejected";
+                        /** @description Empty string when none was given */
+                        title: string;
+                        /** @description How verifiedPurchase was proven: the linked customer's order holds the product, or a review invitation of an order was used; null when not verified */
+                        verifiedBy: "customer_order" | "invitation" | null;
+                        /** @description Decided by the service only: the linked customer bought the product, or the review came with an invitation */
+                        verifiedPurchase: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["ReviewsError400"];
+            401: components["responses"]["ReviewsError401"];
+            403: components["responses"]["ReviewsError403"];
+            404: components["responses"]["ReviewsError404"];
+            429: components["responses"]["ReviewsError429"];
+        };
+    };
+    deleteReviewReply: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The review in the moderation view */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 42,
+                     *       "productId": "7001",
+                     *       "customerName": "Ann",
+                     *       "rating": 5,
+                     *       "title": "Lovely bag",
+                     *       "body": "Sturdy and soft.",
+                     *       "photos": [
+                     *         "https://cdn.example.com/p/42-1.jpg"
+                     *       ],
+                     *       "verifiedPurchase": true,
+                     *       "helpfulCount": 3,
+                     *       "replyBody": null,
+                     *       "repliedAt": null,
+                     *       "createdAt": "2026-01-02T03:04:05Z",
+                     *       "verifiedBy": "customer_order",
+                     *       "customerEmail": "ann@example.com",
+                     *       "customerId": "1001",
+                     *       "status": "approved"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Plain text: whoever renders it escapes it */
+                        body: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, seconds precision: 2026-01-02T03:04:05Z
+                         */
+                        createdAt: string;
+                        customerEmail: string | null;
+                        customerId: string | null;
+                        /** @description As submitted (trimmed); "Anonymous" after the customer's erasure */
+                        customerName: string;
+                        helpfulCount: number;
+                        id: number;
+                        /** @description https URLs; empty when none */
+                        photos: string[];
+                        productId: string;
+                        rating: number;
+                        /** @description null when there is no reply */
+                        repliedAt: string | null;
+                        /** @description The merchant's reply; null when none */
+                        replyBody: string | null;
+                        status: "pending" | "approved" | "rejected";
+                        /** @description Empty string when none was given */
+                        title: string;
+                        /** @description How verifiedPurchase was proven: the linked customer's order holds the product, or a review invitation of an order was used; null when not verified */
+                        verifiedBy: "customer_order" | "invitation" | null;
+                        /** @description Decided by the service only: the linked customer bought the product, or the review came with an invitation */
+                        verifiedPurchase: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["ReviewsError400"];
+            401: components["responses"]["ReviewsError401"];
+            403: components["responses"]["ReviewsError403"];
+            404: components["responses"]["ReviewsError404"];
+            429: components["responses"]["ReviewsError429"];
+        };
+    };
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process is up */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "status": "ok"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            status: "ok";
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+        };
+    };
     proxySharedWishlistPage: {
         parameters: {
             query?: never;
@@ -4854,6 +2499,9 @@ export interface operations {
             /** @description Liquid source of the page */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4862,7 +2510,7 @@ export interface operations {
             };
         };
     };
-    listPrivacyRequests: {
+    getReadiness: {
         parameters: {
             query?: never;
             header?: never;
@@ -4871,23 +2519,83 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Ready */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "database": "sqlite",
+                     *         "redis": "not configured"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
-                            privacyRequests: {
-                                customerId: string;
-                                email: string | null;
-                                id: string;
+                            database: string;
+                            redis: string;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            503: components["responses"]["Error503Unlimited"];
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The active keys */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "apiKeys": [
+                     *           {
+                     *             "keyId": "ak_9f8e7d6c5b4a3210",
+                     *             "name": "Storefront server",
+                     *             "scope": "admin",
+                     *             "createdAt": "2026-01-02T03:04:05.678Z",
+                     *             "lastUsedAt": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            apiKeys: {
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC
                                  */
-                                receivedAt: string;
+                                createdAt: string;
+                                /** @description `ak_…` */
+                                keyId: string;
+                                /** @description The last token exchange (recorded at most once a minute); null when never used */
+                                lastUsedAt: string | null;
+                                name: string;
+                                /** @description `admin` or `customer` */
+                                scope: string;
                             }[];
                         };
                         /** @enum {boolean} */
@@ -4895,58 +2603,207 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["def-0"];
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["def-0"];
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["def-0"];
-                };
-            };
-            /** @description Default Response */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["def-0"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Storefront server",
+                 *       "scope": "customer"
+                 *     }
+                 */
+                "application/json": {
+                    name?: string;
+                    scope?: "admin" | "customer";
                 };
             };
         };
+        responses: {
+            /** @description The new key, with its secret (shown once) */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "keyId": "ak_9f8e7d6c5b4a3210",
+                     *         "secret": "sk_…",
+                     *         "name": "Storefront server",
+                     *         "scope": "customer",
+                     *         "createdAt": "2026-01-02T03:04:05.678Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC
+                             */
+                            createdAt: string;
+                            keyId: string;
+                            name: string;
+                            scope: string;
+                            /** @description Shown only in this response */
+                            secret: string;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+        };
     };
-    exportPrivacyRequest: {
+    revokeApiKey: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                keyId: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Revoked */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    eraseCustomer: {
+        parameters: {
+            query?: {
+                /** @description Also covers reviews and purchases by this e-mail address, which nothing ties to the customer id */
+                email?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Digits or a URL-encoded platform GID */
+                customerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What was erased */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "wishlists": 2,
+                     *         "items": 4,
+                     *         "shareLinks": 1,
+                     *         "reviewsAnonymized": 1,
+                     *         "helpfulVotes": 0,
+                     *         "purchases": 2,
+                     *         "reviewInvitations": 1,
+                     *         "analyticsEventsPseudonymized": 9,
+                     *         "webhookDeliveries": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            analyticsEventsPseudonymized: number;
+                            helpfulVotes: number;
+                            items: number;
+                            purchases: number;
+                            reviewInvitations: number;
+                            reviewsAnonymized: number;
+                            shareLinks: number;
+                            /** @description Pending webhook deliveries cancelled, or rewritten without the customer */
+                            webhookDeliveries: number;
+                            wishlists: number;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    exportCustomer: {
+        parameters: {
+            query?: {
+                /** @description Also covers reviews and purchases by this e-mail address, which nothing ties to the customer id */
+                email?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Digits or a URL-encoded platform GID */
+                customerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The customer's data */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5034,6 +2891,7 @@ export interface operations {
                                 usedAt: string | null;
                             }[];
                             reviews: {
+                                /** @description Plain text: whoever renders it escapes it */
                                 body: string;
                                 /**
                                  * Format: date-time
@@ -5042,19 +2900,24 @@ export interface operations {
                                 createdAt: string;
                                 customerEmail: string | null;
                                 customerId: string | null;
+                                /** @description As submitted (trimmed); "Anonymous" after the customer's erasure */
                                 customerName: string;
                                 helpfulCount: number;
                                 id: number;
+                                /** @description https URLs; empty when none */
                                 photos: string[];
                                 productId: string;
                                 rating: number;
+                                /** @description null when there is no reply */
                                 repliedAt: string | null;
+                                /** @description The merchant's reply; null when none */
                                 replyBody: string | null;
                                 status: "pending" | "approved" | "rejected";
                                 /** @description Empty string when none was given */
                                 title: string;
                                 /** @description How verifiedPurchase was proven: the linked customer's order holds the product, or a review invitation of an order was used; null when not verified */
                                 verifiedBy: "customer_order" | "invitation" | null;
+                                /** @description Decided by the service only: the linked customer bought the product, or the review came with an invitation */
                                 verifiedPurchase: boolean;
                             }[];
                             shareLinks: {
@@ -5092,42 +2955,712 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            401: {
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    exportWishlistsCsv: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file (`Content-Disposition: attachment; filename="wishlists-YYYY-MM-DD.csv"`) */
+            200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "text/csv": string;
                 };
             };
-            /** @description Default Response */
-            403: {
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    listPrivacyRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Customer data requests received from Shopify, newest first */
+            200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": {
+                        data: {
+                            privacyRequests: {
+                                customerId: string;
+                                email: string | null;
+                                id: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                receivedAt: string;
+                            }[];
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
                 };
             };
-            /** @description Default Response */
-            404: {
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    exportPrivacyRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export of the customer a privacy request names */
+            200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": {
+                        data: {
+                            analyticsEvents: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                occurredAt: string;
+                                productId: string | null;
+                                type: string;
+                            }[];
+                            customerId: string;
+                            /** @description E-mail addresses attributed to the customer: those its orders gave, and `email`. An address typed into a review is never attributed */
+                            emails: string[];
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC
+                             */
+                            generatedAt: string;
+                            helpfulVotes: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                createdAt: string;
+                                reviewId: number;
+                            }[];
+                            lists: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                createdAt: string;
+                                itemCount: number;
+                                items: {
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC
+                                     */
+                                    addedAt: string;
+                                    handle: string | null;
+                                    metadata: {
+                                        [key: string]: unknown;
+                                    } | null;
+                                    productId: string;
+                                    variantId: string | null;
+                                }[];
+                                name: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                updatedAt: string;
+                                wishlistId: string;
+                            }[];
+                            purchases: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                createdAt: string;
+                                customerId: string | null;
+                                email: string | null;
+                                /** @description The buyer identity this record is kept under: an order is recorded once per identity it names */
+                                identity: "customer" | "email";
+                                productId: string;
+                            }[];
+                            /** @description Review invitations of the customer's orders (and of orders without a customer by its addresses) */
+                            reviewInvitations: {
+                                customerId: string | null;
+                                email: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                expiresAt: string;
+                                orderId: string | null;
+                                productId: string;
+                                /** @description PUBLIC_BASE_URL/api/v1/review-invitations/{token} */
+                                reviewUrl: string;
+                                token: string;
+                                usedAt: string | null;
+                            }[];
+                            reviews: {
+                                /** @description Plain text: whoever renders it escapes it */
+                                body: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC, seconds precision: 2026-01-02T03:04:05Z
+                                 */
+                                createdAt: string;
+                                customerEmail: string | null;
+                                customerId: string | null;
+                                /** @description As submitted (trimmed); "Anonymous" after the customer's erasure */
+                                customerName: string;
+                                helpfulCount: number;
+                                id: number;
+                                /** @description https URLs; empty when none */
+                                photos: string[];
+                                productId: string;
+                                rating: number;
+                                /** @description null when there is no reply */
+                                repliedAt: string | null;
+                                /** @description The merchant's reply; null when none */
+                                replyBody: string | null;
+                                status: "pending" | "approved" | "rejected";
+                                /** @description Empty string when none was given */
+                                title: string;
+                                /** @description How verifiedPurchase was proven: the linked customer's order holds the product, or a review invitation of an order was used; null when not verified */
+                                verifiedBy: "customer_order" | "invitation" | null;
+                                /** @description Decided by the service only: the linked customer bought the product, or the review came with an invitation */
+                                verifiedPurchase: boolean;
+                            }[];
+                            shareLinks: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                expiresAt: string;
+                                revokedAt: string | null;
+                                shareUrl: string;
+                                token: string;
+                                wishlistId: string;
+                            }[];
+                            wishlistOwner: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                createdAt: string;
+                                itemCount: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                updatedAt: string;
+                            } | null;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
                 };
             };
-            /** @description Default Response */
-            429: {
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    listReviewInvitations: {
+        parameters: {
+            query?: {
+                /** @description The order e-mail (any case) */
+                email?: string;
+                /** @description Newest first */
+                limit?: number;
+                /** @description The platform order id: digits or a GID */
+                order_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invitations */
+            200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "invitations": [
+                     *           {
+                     *             "token": "Q2x9…",
+                     *             "orderId": "5001",
+                     *             "customerId": null,
+                     *             "email": "ann@example.com",
+                     *             "productId": "7001",
+                     *             "reviewUrl": "https://wishlist.example.com/api/v1/review-invitations/Q2x9…",
+                     *             "expiresAt": "2026-04-02T03:04:05.000Z",
+                     *             "usedAt": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            invitations: {
+                                customerId: string | null;
+                                email: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                expiresAt: string;
+                                orderId: string | null;
+                                productId: string;
+                                /** @description PUBLIC_BASE_URL/api/v1/review-invitations/{token} */
+                                reviewUrl: string;
+                                token: string;
+                                usedAt: string | null;
+                            }[];
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    updateSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "multi_wishlist_enabled": true,
+                 *       "share_link_ttl_days": 14
+                 *     }
+                 */
+                "application/json": {
+                    multi_wishlist_enabled?: boolean;
+                    remove_on_purchase?: boolean;
+                    reviews_auto_approve?: boolean;
+                    share_link_ttl_days?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Every setting after the change */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "multi_wishlist_enabled": true,
+                     *         "reviews_auto_approve": false,
+                     *         "share_link_ttl_days": 14,
+                     *         "remove_on_purchase": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description Named lists (growth plan or above); default false */
+                            multi_wishlist_enabled: boolean;
+                            /** @description order.created removes the bought products from the customer's lists; default false */
+                            remove_on_purchase: boolean;
+                            /** @description Submitted reviews are approved at once; default false */
+                            reviews_auto_approve: boolean;
+                            /** @description Lifetime of new share links; default 30 */
+                            share_link_ttl_days: number;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    getShop: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The shop */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "id": "shp_5c1d2e3f4a5b6c7d",
+                     *         "domain": "example.myshopify.com",
+                     *         "plan": "growth",
+                     *         "settings": {
+                     *           "multi_wishlist_enabled": true,
+                     *           "reviews_auto_approve": false,
+                     *           "share_link_ttl_days": 30,
+                     *           "remove_on_purchase": false
+                     *         },
+                     *         "storefrontKey": "sfk_Jx2…",
+                     *         "uninstalledAt": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description e.g. example.myshopify.com */
+                            domain: string;
+                            id: string;
+                            /** @description `free`, `starter`, `growth` or `scale` */
+                            plan: string;
+                            settings: {
+                                /** @description Named lists (growth plan or above); default false */
+                                multi_wishlist_enabled: boolean;
+                                /** @description order.created removes the bought products from the customer's lists; default false */
+                                remove_on_purchase: boolean;
+                                /** @description Submitted reviews are approved at once; default false */
+                                reviews_auto_approve: boolean;
+                                /** @description Lifetime of new share links; default 30 */
+                                share_link_ttl_days: number;
+                            };
+                            /** @description The public `sfk_…` key of guest mode and reviews */
+                            storefrontKey: string;
+                            /** @description Shopify app mode: when the app was uninstalled from the shop (the storefront key and the app proxy are refused, outbound webhooks wait); null while installed */
+                            uninstalledAt: string | null;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    rotateStorefrontKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new storefront key */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "storefrontKey": "sfk_…"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            storefrontKey: string;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    getDailyAnalytics: {
+        parameters: {
+            query?: {
+                /** @description Today (UTC) and the N − 1 days before it; `1y` = 365 days; `all` from the first event */
+                period?: "7d" | "14d" | "30d" | "90d" | "1y" | "all";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The days, oldest first */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "days": [
+                     *           {
+                     *             "date": "2026-01-02",
+                     *             "period": "2026-01-02",
+                     *             "items_added": 14,
+                     *             "items_removed": 3,
+                     *             "unique_shoppers": 9,
+                     *             "cumulative_total": 388
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            days: {
+                                /** @description All-time adds − removes at the end of the day */
+                                cumulative_total: number;
+                                /** @description YYYY-MM-DD (UTC) */
+                                date: string;
+                                items_added: number;
+                                items_removed: number;
+                                /** @description Same as date */
+                                period: string;
+                                unique_shoppers: number;
+                            }[];
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    getAnalyticsOverview: {
+        parameters: {
+            query?: {
+                /** @description Today (UTC) and the N − 1 days before it; `1y` = 365 days; `all` from the first event */
+                period?: "7d" | "14d" | "30d" | "90d" | "1y" | "all";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The overview */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "totalWishlistedItems": 412,
+                     *         "activeShoppers": 97,
+                     *         "wishlistToCartRate": 18.25
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description Distinct owners (customers and guests) with an add, remove or share in the period */
+                            activeShoppers: number;
+                            /** @description Adds − removes within the period (negative when more was removed than added) */
+                            totalWishlistedItems: number;
+                            /** @description Percent of items added in the period that the same owner later cart-added; 2 decimals */
+                            wishlistToCartRate: number;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    getProductAnalytics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Digits or a platform GID */
+                productId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The count */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "wishlistCount": 31
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            wishlistCount: number;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    getTopProducts: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The products */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "products": [
+                     *           {
+                     *             "productId": "7001",
+                     *             "wishlistCount": 31
+                     *           },
+                     *           {
+                     *             "productId": "7003",
+                     *             "wishlistCount": 12
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            products: {
+                                productId: string;
+                                wishlistCount: number;
+                            }[];
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
         };
     };
     exchangeShopifySessionToken: {
@@ -5146,9 +3679,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Exchange a Shopify session token for an admin token of its shop */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5166,42 +3702,164 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            400: {
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    createToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "api_key": "ak_9f8e7d6c5b4a3210",
+                 *       "api_secret": "sk_…",
+                 *       "customer_id": "1001"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The key id (`ak_…`) */
+                    api_key: string;
+                    /** @description The key's secret (`sk_…`) */
+                    api_secret: string;
+                    /** @description Digits or a platform GID; asks for a customer token */
+                    customer_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The access token */
+            200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "token": "eyJhbGciOiJIUzI1NiJ9.…",
+                     *         "expires_in": 86400,
+                     *         "token_type": "Bearer",
+                     *         "scope": "customer"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description Seconds until it expires (86,400) */
+                            expires_in: number;
+                            /** @description `admin`, or `customer` when customer_id was given */
+                            scope: "admin" | "customer";
+                            /** @description The access token (a JWT): send it as `Authorization: Bearer <token>` */
+                            token: string;
+                            /** @enum {string} */
+                            token_type: "Bearer";
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
                 };
             };
-            /** @description Default Response */
-            401: {
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    postPlatformEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "events": [
+                 *         {
+                 *           "type": "product.updated",
+                 *           "product_id": "7001",
+                 *           "handle": "classic-leather-bag",
+                 *           "variants": [
+                 *             {
+                 *               "variant_id": "70011",
+                 *               "price": "89.00",
+                 *               "inventory_quantity": 3
+                 *             }
+                 *           ]
+                 *         },
+                 *         {
+                 *           "type": "cart.item_added",
+                 *           "customer_id": "1001",
+                 *           "product_id": "7001",
+                 *           "occurred_at": "2026-01-02T10:00:00Z"
+                 *         },
+                 *         {
+                 *           "type": "order.created",
+                 *           "order_id": "5001",
+                 *           "customer_id": "1001",
+                 *           "email": "ann@example.com",
+                 *           "line_items": [
+                 *             {
+                 *               "product_id": "7001",
+                 *               "variant_id": "70011"
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    events: (components["schemas"]["CartItemAddedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["OrderCreatedEvent"])[];
+                };
+            };
+        };
+        responses: {
+            /** @description The number of events accepted */
+            200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "accepted": 3
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            accepted: number;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
                 };
             };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["def-0"];
-                };
-            };
-            /** @description Default Response */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["def-0"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
         };
     };
     receiveShopifyWebhook: {
@@ -5213,9 +3871,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Receive a Shopify webhook */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5229,32 +3890,1951 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            400: {
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoints */
+            200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "webhooks": [
+                     *           {
+                     *             "webhookId": "wh_4d5e6f7a8b9c0d1e",
+                     *             "url": "https://hooks.example.com/wishlist",
+                     *             "events": [
+                     *               "wishlist.item.added"
+                     *             ],
+                     *             "createdAt": "2026-01-02T03:04:05.678Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            webhooks: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                createdAt: string;
+                                /** @description The events it receives */
+                                events: string[];
+                                /** @description The receiver */
+                                url: string;
+                                /** @description `wh_…` */
+                                webhookId: string;
+                            }[];
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
                 };
             };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["def-0"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/wishlist",
+                 *       "events": [
+                 *         "wishlist.item.added",
+                 *         "wishlist.product.price_dropped"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    events: ("wishlist.item.added" | "wishlist.item.removed" | "wishlist.shared" | "wishlist.product.back_in_stock" | "wishlist.product.price_dropped" | "wishlist.product.low_stock" | "review.requested")[];
+                    /**
+                     * Format: uri
+                     * @description https URL of the receiver
+                     */
+                    url: string;
                 };
             };
-            /** @description Default Response */
-            404: {
+        };
+        responses: {
+            /** @description The endpoint, with its signing secret (shown once) */
+            201: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "webhookId": "wh_4d5e6f7a8b9c0d1e",
+                     *         "url": "https://hooks.example.com/wishlist",
+                     *         "events": [
+                     *           "wishlist.item.added",
+                     *           "wishlist.product.price_dropped"
+                     *         ],
+                     *         "createdAt": "2026-01-02T03:04:05.678Z",
+                     *         "secret": "whsec_…"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC
+                             */
+                            createdAt: string;
+                            /** @description The events it receives, duplicates dropped */
+                            events: string[];
+                            /** @description whsec_…: shown only in this response */
+                            secret: string;
+                            /** @description The receiver */
+                            url: string;
+                            /** @description `wh_…` */
+                            webhookId: string;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
                 };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deliveries */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "deliveries": [
+                     *           {
+                     *             "id": "dlv_019bd1a2b3c4Xk2m9Qp4Rt7sVw",
+                     *             "event": "wishlist.item.added",
+                     *             "status": "succeeded",
+                     *             "attempts": 1,
+                     *             "lastStatusCode": 200,
+                     *             "lastError": null,
+                     *             "nextAttemptAt": null,
+                     *             "createdAt": "2026-01-02T03:04:05.678Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            deliveries: {
+                                /** @description Attempts made so far (at most 8) */
+                                attempts: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                createdAt: string;
+                                /** @description The event name (`webhook.test` for test deliveries) */
+                                event: string;
+                                /** @description Also the webhook-id header of every attempt */
+                                id: string;
+                                /** @description Why the last attempt failed: "timeout", "HTTP 500", "target not allowed", … */
+                                lastError: string | null;
+                                /** @description The HTTP status of the last answer; null when none came */
+                                lastStatusCode: number | null;
+                                /** @description When the next attempt is due; null unless pending */
+                                nextAttemptAt: string | null;
+                                status: "pending" | "succeeded" | "failed";
+                            }[];
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The outcome of the attempt */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "delivery": {
+                     *           "id": "dlv_019bd1a2b3c4Xk2m9Qp4Rt7sVw",
+                     *           "event": "webhook.test",
+                     *           "status": "succeeded",
+                     *           "attempts": 1,
+                     *           "lastStatusCode": 200,
+                     *           "lastError": null,
+                     *           "nextAttemptAt": null,
+                     *           "createdAt": "2026-01-02T03:04:05.678Z"
+                     *         },
+                     *         "delivered": true,
+                     *         "durationMs": 84,
+                     *         "error": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            delivered: boolean;
+                            delivery: {
+                                /** @description Attempts made so far (at most 8) */
+                                attempts: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                createdAt: string;
+                                /** @description The event name (`webhook.test` for test deliveries) */
+                                event: string;
+                                /** @description Also the webhook-id header of every attempt */
+                                id: string;
+                                /** @description Why the last attempt failed: "timeout", "HTTP 500", "target not allowed", … */
+                                lastError: string | null;
+                                /** @description The HTTP status of the last answer; null when none came */
+                                lastStatusCode: number | null;
+                                /** @description When the next attempt is due; null unless pending */
+                                nextAttemptAt: string | null;
+                                status: "pending" | "succeeded" | "failed";
+                            };
+                            durationMs: number;
+                            error: string | null;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    getWishlist: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                /**
+                 * @description `default` (when omitted) or a `wl_…` list id
+                 * @example default
+                 */
+                wishlist_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Customer id (digits or GID), the guest id in guest mode, or `me` */
+                customerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page of items */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "productId": "7001",
+                     *             "variantId": "70011",
+                     *             "handle": "classic-leather-bag",
+                     *             "addedAt": "2026-01-02T03:04:05.678Z"
+                     *           }
+                     *         ],
+                     *         "count": 1,
+                     *         "total": 1,
+                     *         "has_more": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description Items in this page */
+                            count: number;
+                            /** @description offset + count < total */
+                            has_more: boolean;
+                            /** @description Newest first */
+                            items: {
+                                /**
+                                 * Format: date-time
+                                 * @description When the item was added (milliseconds, UTC)
+                                 */
+                                addedAt: string;
+                                /** @description Present when one was given */
+                                handle?: string;
+                                /** @description Present when one was given */
+                                metadata?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description Product id (digits) */
+                                productId: string;
+                                /** @description As given on add, else the catalog's default variant; null while unknown */
+                                variantId: string | null;
+                            }[];
+                            /** @description Items in the list */
+                            total: number;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    addWishlistItem: {
+        parameters: {
+            query?: {
+                /**
+                 * @description `default` (when omitted) or a `wl_…` list id
+                 * @example default
+                 */
+                wishlist_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Customer id (digits or GID), the guest id in guest mode, or `me` */
+                customerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "product_id": "7001",
+                 *       "variant_id": "70011",
+                 *       "handle": "classic-leather-bag",
+                 *       "metadata": {
+                 *         "note": "for winter"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Product handle (URL slug) */
+                    handle?: string;
+                    /** @description Arbitrary JSON object, at most 200 characters serialized */
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description Product id (digits or GID) */
+                    product_id: string;
+                    /** @description Variant id; the default variant when omitted */
+                    variant_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The product was already in the list (stored fields updated where given) */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "item": {
+                     *           "productId": "7001",
+                     *           "variantId": "70011",
+                     *           "handle": "classic-leather-bag",
+                     *           "addedAt": "2026-01-02T03:04:05.678Z"
+                     *         },
+                     *         "count": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description Items in the list */
+                            count: number;
+                            item: {
+                                /**
+                                 * Format: date-time
+                                 * @description When the item was added (milliseconds, UTC)
+                                 */
+                                addedAt: string;
+                                /** @description Present when one was given */
+                                handle?: string;
+                                /** @description Present when one was given */
+                                metadata?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description Product id (digits) */
+                                productId: string;
+                                /** @description As given on add, else the catalog's default variant; null while unknown */
+                                variantId: string | null;
+                            };
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            /** @description The product was added */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "item": {
+                     *           "productId": "7001",
+                     *           "variantId": "70011",
+                     *           "handle": "classic-leather-bag",
+                     *           "addedAt": "2026-01-02T03:04:05.678Z",
+                     *           "metadata": {
+                     *             "note": "for winter"
+                     *           }
+                     *         },
+                     *         "count": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description Items in the list */
+                            count: number;
+                            item: {
+                                /**
+                                 * Format: date-time
+                                 * @description When the item was added (milliseconds, UTC)
+                                 */
+                                addedAt: string;
+                                /** @description Present when one was given */
+                                handle?: string;
+                                /** @description Present when one was given */
+                                metadata?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description Product id (digits) */
+                                productId: string;
+                                /** @description As given on add, else the catalog's default variant; null while unknown */
+                                variantId: string | null;
+                            };
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    removeWishlistItem: {
+        parameters: {
+            query?: {
+                by?: "handle";
+                /**
+                 * @description `default` (when omitted) or a `wl_…` list id
+                 * @example default
+                 */
+                wishlist_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Customer id (digits or GID), the guest id in guest mode, or `me` */
+                customerId: string;
+                /** @description Product id, or the handle with `by=handle` */
+                productId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether an item was removed, and the items left in the list */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "removed": true,
+                     *         "count": 2
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description Items left in the list */
+                            count: number;
+                            /** @description false when no item matched */
+                            removed: boolean;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    bulkDeleteWishlistItems: {
+        parameters: {
+            query?: {
+                /**
+                 * @description `default` (when omitted) or a `wl_…` list id
+                 * @example default
+                 */
+                wishlist_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Customer id (digits or GID), the guest id in guest mode, or `me` */
+                customerId: string;
+            };
+            cookie?: never;
+        };
+        /** @description At least one of product_ids and handles is a non-empty array; at most 100 entries together */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "product_ids": [
+                 *         "7001",
+                 *         "7002"
+                 *       ],
+                 *       "handles": [
+                 *         "wool-scarf"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    handles?: string[];
+                    product_ids: string[];
+                } | {
+                    handles: string[];
+                    product_ids?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description What was removed, and the items left in the list */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "removed_count": 3,
+                     *         "count": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description Items left in the list */
+                            count: number;
+                            /** @description Items really removed */
+                            removed_count: number;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    moveWishlistItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Customer id (digits or GID), the guest id in guest mode, or `me` */
+                customerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "product_id": "7001",
+                 *       "from": "default",
+                 *       "to": "wl_2b9c1f0e8d7a6b5c"
+                 *     }
+                 */
+                "application/json": {
+                    from: string;
+                    /** @description Product id */
+                    product_id: string;
+                    to: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Moved */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "moved": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            moved: boolean;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    listWishlists: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Customer id (digits or GID), the guest id in guest mode, or `me` */
+                customerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lists, default first */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "wishlists": [
+                     *           {
+                     *             "wishlistId": "default",
+                     *             "name": "My Wishlist",
+                     *             "itemCount": 3,
+                     *             "createdAt": "2026-01-02T03:04:05.678Z",
+                     *             "updatedAt": "2026-01-02T03:04:05.678Z"
+                     *           },
+                     *           {
+                     *             "wishlistId": "wl_2b9c1f0e8d7a6b5c",
+                     *             "name": "Gift ideas",
+                     *             "itemCount": 0,
+                     *             "createdAt": "2026-01-02T03:04:05.678Z",
+                     *             "updatedAt": "2026-01-02T03:04:05.678Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            wishlists: {
+                                /**
+                                 * Format: date-time
+                                 * @description For the default list: when the owner first wrote anything
+                                 */
+                                createdAt: string;
+                                itemCount: number;
+                                /** @description `My Wishlist` for the default list until renamed */
+                                name: string;
+                                /**
+                                 * Format: date-time
+                                 * @description Changes on creation and rename
+                                 */
+                                updatedAt: string;
+                                /** @description `default` or a `wl_…` id */
+                                wishlistId: string;
+                            }[];
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    createWishlist: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Customer id (digits or GID), the guest id in guest mode, or `me` */
+                customerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Gift ideas"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Trimmed, then 1..100 characters (longer text whose trimmed form fits is accepted too); not only whitespace or format characters */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The new list (itemCount 0) */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "wishlist": {
+                     *           "wishlistId": "wl_2b9c1f0e8d7a6b5c",
+                     *           "name": "Gift ideas",
+                     *           "itemCount": 0,
+                     *           "createdAt": "2026-01-02T03:04:05.678Z",
+                     *           "updatedAt": "2026-01-02T03:04:05.678Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            wishlist: {
+                                /**
+                                 * Format: date-time
+                                 * @description For the default list: when the owner first wrote anything
+                                 */
+                                createdAt: string;
+                                itemCount: number;
+                                /** @description `My Wishlist` for the default list until renamed */
+                                name: string;
+                                /**
+                                 * Format: date-time
+                                 * @description Changes on creation and rename
+                                 */
+                                updatedAt: string;
+                                /** @description `default` or a `wl_…` id */
+                                wishlistId: string;
+                            };
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    renameWishlist: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Customer id (digits or GID), the guest id in guest mode, or `me` */
+                customerId: string;
+                listId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Birthday"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Trimmed, then 1..100 characters (longer text whose trimmed form fits is accepted too); not only whitespace or format characters */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Renamed */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "updated": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            updated: boolean;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    deleteWishlist: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Customer id (digits or GID), the guest id in guest mode, or `me` */
+                customerId: string;
+                listId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            deleted: boolean;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    mergeGuestWishlist: {
+        parameters: {
+            query?: {
+                /**
+                 * @description `default` (when omitted) or a `wl_…` list id
+                 * @example default
+                 */
+                wishlist_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Customer id (digits or GID), the guest id in guest mode, or `me` */
+                customerId: string;
+            };
+            cookie?: never;
+        };
+        /** @description guest_items is required unless guest_id is given */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "guest_items": [
+                 *         {
+                 *           "product_id": "7003",
+                 *           "handle": "wool-scarf",
+                 *           "added_at": "2026-01-01T10:00:00.000Z"
+                 *         }
+                 *       ],
+                 *       "guest_id": "g_3f2a9c0d4b1e4f6a8c7d2e1f0a9b8c7d"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description A guest whose stored wishlist is merged too, then deleted */
+                    guest_id?: string;
+                    guest_items: {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC
+                         */
+                        added_at?: string;
+                        /** @description Product handle (URL slug) */
+                        handle?: string;
+                        /** @description Product id */
+                        product_id: string;
+                    }[];
+                } | {
+                    /** @description A guest whose stored wishlist is merged too, then deleted */
+                    guest_id: string;
+                    guest_items?: {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC
+                         */
+                        added_at?: string;
+                        /** @description Product handle (URL slug) */
+                        handle?: string;
+                        /** @description Product id */
+                        product_id: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description What was merged, and the whole target list afterwards */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "merged_count": 1,
+                     *         "skipped_count": 0,
+                     *         "items": [
+                     *           {
+                     *             "productId": "7001",
+                     *             "variantId": "70011",
+                     *             "handle": "classic-leather-bag",
+                     *             "addedAt": "2026-01-02T03:04:05.678Z"
+                     *           }
+                     *         ],
+                     *         "count": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description Items in the target list */
+                            count: number;
+                            /** @description The whole target list after the merge, newest first */
+                            items: {
+                                /**
+                                 * Format: date-time
+                                 * @description When the item was added (milliseconds, UTC)
+                                 */
+                                addedAt: string;
+                                /** @description Present when one was given */
+                                handle?: string;
+                                /** @description Present when one was given */
+                                metadata?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description Product id (digits) */
+                                productId: string;
+                                /** @description As given on add, else the catalog's default variant; null while unknown */
+                                variantId: string | null;
+                            }[];
+                            /** @description New items merged */
+                            merged_count: number;
+                            /** @description New items not merged because of the item limit */
+                            skipped_count: number;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    getShareLink: {
+        parameters: {
+            query?: {
+                /**
+                 * @description `default` (when omitted) or a `wl_…` list id
+                 * @example default
+                 */
+                wishlist_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Customer id (digits or GID), the guest id in guest mode, or `me` */
+                customerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The active share link */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "share_url": "https://wishlist.example.com/v1/wishlists/shared/q9K2xY7bT3mN8pL4vR6sW1zA5cE0fH2j",
+                     *         "expires_at": "2026-02-01T03:04:05.678Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC
+                             */
+                            expires_at: string;
+                            /**
+                             * Format: uri
+                             * @description PUBLIC_BASE_URL/v1/wishlists/shared/{token}
+                             */
+                            share_url: string;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    revokeShareLink: {
+        parameters: {
+            query?: {
+                /**
+                 * @description `default` (when omitted) or a `wl_…` list id
+                 * @example default
+                 */
+                wishlist_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Customer id (digits or GID), the guest id in guest mode, or `me` */
+                customerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether a link was revoked */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "revoked": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            revoked: boolean;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    importWishlistItems: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "items": [
+                 *         {
+                 *           "customer_id": "1001",
+                 *           "product_id": "7001",
+                 *           "handle": "classic-leather-bag"
+                 *         },
+                 *         {
+                 *           "customer_id": "1002",
+                 *           "product_id": "7002",
+                 *           "variant_id": "70021",
+                 *           "added_at": "2025-12-24T18:00:00Z"
+                 *         }
+                 *       ],
+                 *       "dry_run": false
+                 *     }
+                 */
+                "application/json": {
+                    /** @default false */
+                    dry_run?: boolean;
+                    items: {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC
+                         */
+                        added_at?: string;
+                        /** @description Customer id */
+                        customer_id: string;
+                        /** @description Product handle (URL slug) */
+                        handle?: string;
+                        /** @description Arbitrary JSON object, at most 200 characters serialized */
+                        metadata?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description Product id */
+                        product_id: string;
+                        /** @description Variant id */
+                        variant_id?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The import figures */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "customers": 2,
+                     *         "imported": 2,
+                     *         "skipped": 0,
+                     *         "dry_run": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description Distinct customer ids in the input */
+                            customers: number;
+                            dry_run: boolean;
+                            /** @description Items written (or that would be, with dry_run) */
+                            imported: number;
+                            /** @description Input items − imported: already stored, repeated in the call, or beyond the item limit */
+                            skipped: number;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    readSharedWishlist: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                shareToken: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The shared list */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "name": "My Wishlist",
+                     *         "items": [
+                     *           {
+                     *             "productId": "7001",
+                     *             "variantId": "70011",
+                     *             "addedAt": "2026-01-02T03:04:05.678Z"
+                     *           }
+                     *         ],
+                     *         "count": 1,
+                     *         "created_at": "2026-01-03T08:00:00.000Z",
+                     *         "expires_at": "2026-02-02T08:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            count: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC
+                             */
+                            expires_at: string;
+                            items: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                addedAt: string;
+                                productId: string;
+                                variantId: string | null;
+                            }[];
+                            name: string;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            410: components["responses"]["Error410"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    getWidgetScript: {
+        parameters: {
+            query?: {
+                v?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The script */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onReviewRequested: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id (`dlv_…`): the same on every retry of the delivery; deduplicate on it */
+                "webhook-id": string;
+                /** @description `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the endpoint's `whsec_` secret (Standard Webhooks) */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        customerId: string | null;
+                        email: string | null;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        orderId: string | null;
+                        productId: string;
+                        /** Format: uri */
+                        reviewUrl: string;
+                        token: string;
+                        usedAt: string | null;
+                    };
+                    /** @constant */
+                    event: "review.requested";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (milliseconds)
+                     */
+                    occurredAt: string;
+                    /** @description The merchant's shop domain */
+                    shopDomain: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails and the endpoint is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWebhookTest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id (`dlv_…`): the same on every retry of the delivery; deduplicate on it */
+                "webhook-id": string;
+                /** @description `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the endpoint's `whsec_` secret (Standard Webhooks) */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        message: string;
+                        webhookId: string;
+                    };
+                    /** @constant */
+                    event: "webhook.test";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (milliseconds)
+                     */
+                    occurredAt: string;
+                    /** @description The merchant's shop domain */
+                    shopDomain: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails and the endpoint is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWishlistItemAdded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id (`dlv_…`): the same on every retry of the delivery; deduplicate on it */
+                "webhook-id": string;
+                /** @description `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the endpoint's `whsec_` secret (Standard Webhooks) */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        customerId: string | null;
+                        /** @description Present (instead of a customer id) when the owner is a guest */
+                        guestId?: string;
+                        productId: string;
+                        variantId: string | null;
+                        /** @description `default` or a `wl_…` list id */
+                        wishlistId: string;
+                    };
+                    /** @constant */
+                    event: "wishlist.item.added";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (milliseconds)
+                     */
+                    occurredAt: string;
+                    /** @description The merchant's shop domain */
+                    shopDomain: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails and the endpoint is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWishlistItemRemoved: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id (`dlv_…`): the same on every retry of the delivery; deduplicate on it */
+                "webhook-id": string;
+                /** @description `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the endpoint's `whsec_` secret (Standard Webhooks) */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        customerId: string | null;
+                        /** @description Present (instead of a customer id) when the owner is a guest */
+                        guestId?: string;
+                        productId: string;
+                        /**
+                         * @description Present when remove-on-purchase removed the item (an order.created event)
+                         * @constant
+                         */
+                        reason?: "purchased";
+                        variantId: string | null;
+                        /** @description `default` or a `wl_…` list id */
+                        wishlistId: string;
+                    };
+                    /** @constant */
+                    event: "wishlist.item.removed";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (milliseconds)
+                     */
+                    occurredAt: string;
+                    /** @description The merchant's shop domain */
+                    shopDomain: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails and the endpoint is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWishlistProductBackInStock: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id (`dlv_…`): the same on every retry of the delivery; deduplicate on it */
+                "webhook-id": string;
+                /** @description `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the endpoint's `whsec_` secret (Standard Webhooks) */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        after: {
+                            inventoryQuantity: number;
+                            /** @description Normalised decimal string */
+                            price: string;
+                        };
+                        before: {
+                            inventoryQuantity: number;
+                            /** @description Normalised decimal string */
+                            price: string;
+                        };
+                        /** @description Customer owners only, in id order, at most 1,000 */
+                        customerIds: string[];
+                        /** @description When known */
+                        handle?: string;
+                        productId: string;
+                        /** @description true when customerIds does not list every holding customer (over 1,000, or cut to keep the body within 64 KiB) */
+                        truncated: boolean;
+                        variantId: string;
+                        /** @description Distinct owners (customers and guests) holding the product in any list when the event was written */
+                        wishlistCount: number;
+                    };
+                    /** @constant */
+                    event: "wishlist.product.back_in_stock";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (milliseconds)
+                     */
+                    occurredAt: string;
+                    /** @description The merchant's shop domain */
+                    shopDomain: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails and the endpoint is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWishlistProductLowStock: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id (`dlv_…`): the same on every retry of the delivery; deduplicate on it */
+                "webhook-id": string;
+                /** @description `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the endpoint's `whsec_` secret (Standard Webhooks) */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        after: {
+                            inventoryQuantity: number;
+                            /** @description Normalised decimal string */
+                            price: string;
+                        };
+                        before: {
+                            inventoryQuantity: number;
+                            /** @description Normalised decimal string */
+                            price: string;
+                        };
+                        /** @description Customer owners only, in id order, at most 1,000 */
+                        customerIds: string[];
+                        /** @description When known */
+                        handle?: string;
+                        productId: string;
+                        /** @description true when customerIds does not list every holding customer (over 1,000, or cut to keep the body within 64 KiB) */
+                        truncated: boolean;
+                        variantId: string;
+                        /** @description Distinct owners (customers and guests) holding the product in any list when the event was written */
+                        wishlistCount: number;
+                    };
+                    /** @constant */
+                    event: "wishlist.product.low_stock";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (milliseconds)
+                     */
+                    occurredAt: string;
+                    /** @description The merchant's shop domain */
+                    shopDomain: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails and the endpoint is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWishlistProductPriceDropped: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id (`dlv_…`): the same on every retry of the delivery; deduplicate on it */
+                "webhook-id": string;
+                /** @description `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the endpoint's `whsec_` secret (Standard Webhooks) */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        after: {
+                            inventoryQuantity: number;
+                            /** @description Normalised decimal string */
+                            price: string;
+                        };
+                        before: {
+                            inventoryQuantity: number;
+                            /** @description Normalised decimal string */
+                            price: string;
+                        };
+                        /** @description Customer owners only, in id order, at most 1,000 */
+                        customerIds: string[];
+                        /** @description When known */
+                        handle?: string;
+                        productId: string;
+                        /** @description true when customerIds does not list every holding customer (over 1,000, or cut to keep the body within 64 KiB) */
+                        truncated: boolean;
+                        variantId: string;
+                        /** @description Distinct owners (customers and guests) holding the product in any list when the event was written */
+                        wishlistCount: number;
+                    };
+                    /** @constant */
+                    event: "wishlist.product.price_dropped";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (milliseconds)
+                     */
+                    occurredAt: string;
+                    /** @description The merchant's shop domain */
+                    shopDomain: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails and the endpoint is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWishlistShared: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id (`dlv_…`): the same on every retry of the delivery; deduplicate on it */
+                "webhook-id": string;
+                /** @description `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the endpoint's `whsec_` secret (Standard Webhooks) */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        customerId: string | null;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        /** @description Present (instead of a customer id) when the owner is a guest */
+                        guestId?: string;
+                        /** Format: uri */
+                        shareUrl: string;
+                        wishlistId: string;
+                    };
+                    /** @constant */
+                    event: "wishlist.shared";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (milliseconds)
+                     */
+                    occurredAt: string;
+                    /** @description The merchant's shop domain */
+                    shopDomain: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails and the endpoint is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

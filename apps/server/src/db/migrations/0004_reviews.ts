@@ -1,5 +1,5 @@
 /**
- * Product reviews (DECISIONS §11): reviews, per-product aggregates, helpful votes and the
+ * Product reviews (docs/api.md, "Reviews"): reviews, per-product aggregates, helpful votes and the
  * purchases that make a review `verifiedPurchase`.
  *
  * The public listing reads approved reviews of one product in one of five orders; each

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import type { Backend } from '../types.js'
 
 /**
- * Analytics read models beside the append-only `analytics_events` log (DECISIONS §8).
+ * Analytics read models beside the append-only `analytics_events` log (docs/api.md, "Analytics").
  * All are maintained by the facts applier (since migration 0007, from `analytics_inbox`); see
  * modules/analytics/facts.ts and docs/architecture.md ("Analytics") for why each is exact.
  * Days are UTC epoch days: floor(epoch ms / 86,400,000).

@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely'
 import type { Backend } from '../types.js'
 
 /**
- * DECISIONS §1: every primary key starts with `shop_id`, so that the schema can be
+ * docs/api.md, "Shops, plans and settings": every primary key starts with `shop_id`, so that the schema can be
  * distributed by shop on Citus (which enforces uniqueness per shard, so a distributed
  * table's keys must include the distribution column). Three tables took a lone auto id
  * as their key: `reviews` (SPEC: `id integer`), the `analytics_events` log and the

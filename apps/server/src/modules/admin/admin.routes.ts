@@ -17,7 +17,7 @@ const shopView = (shop: Shop) => ({
   uninstalledAt: shop.uninstalledAt === null ? null : isoMillis(shop.uninstalledAt),
 })
 
-/** DECISIONS §13: what the dashboard needs. Admin tokens only. */
+/** docs/api.md, "Admin endpoints": what the dashboard needs. Admin tokens only. */
 export const adminRoutes: FastifyPluginAsyncTypebox<{ shops: ShopsService; auth: AuthService }> = async (app, { shops, auth }) => {
   const config = { access: ['admin' as const] }
   const tags = ['admin']

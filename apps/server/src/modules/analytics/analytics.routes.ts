@@ -3,7 +3,7 @@ import { errors, Ok } from '../../lib/http-schemas.js'
 import { Daily, Overview, PeriodQuery, ProductParams, ProductStats, TopProducts, TopProductsQuery } from './analytics.schemas.js'
 import type { AnalyticsService } from './analytics.service.js'
 
-/** DECISIONS §8: admin analytics. Admin tokens only, every plan. */
+/** docs/api.md, "Analytics": admin analytics. Admin tokens only, every plan. */
 export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsService }> = async (app, { analytics }) => {
   const config = { access: ['admin' as const] }
   const tags = ['analytics']

@@ -1,5 +1,5 @@
 /**
- * Admin analytics (DECISIONS §8), answered from the rollups (facts.ts): each read first
+ * Admin analytics (docs/api.md, "Analytics"), answered from the rollups (facts.ts): each read first
  * applies the shop's pending facts, so it includes every committed write, then touches at
  * most one rollup row per day of the history (or `limit` index entries), never the event log.
  */

@@ -1,5 +1,5 @@
 /**
- * Analytics facts (DECISIONS §8): an append-only log kept with rollups. Wishlist operations,
+ * Analytics facts (docs/api.md, "Analytics"): an append-only log kept with rollups. Wishlist operations,
  * merge, import, list deletion, sharing and the events intake (cart adds) all record
  * through `recordFacts`, in the transaction of the change they describe: it writes them to
  * `analytics_inbox`, one row each. `applyPendingFacts` moves them from there, a batch at a
@@ -220,7 +220,7 @@ async function syncPairs(w: RollupWriter, pairs: OwnerProduct[], holders: Map<st
 
 /**
  * Brings the holder counts of one owner in line with what its lists hold now. For code that
- * deletes items without recording `remove` facts (customer erasure, DECISIONS §14); call it
+ * deletes items without recording `remove` facts (customer erasure, docs/api.md "Privacy and export"); call it
  * in the same transaction, after the delete and after `applyPendingFactsIn`.
  */
 export async function syncHoldings(trx: Transaction<Database>, shopId: string, ownerType: OwnerType, ownerId: string): Promise<void> {

@@ -1,20 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from 'typebox'
 import { errors, Ok } from '../../lib/http-schemas.js'
+import { TokenRequest, TokenResponse } from './auth.schemas.js'
 import type { AuthService } from './auth.service.js'
-
-const TokenRequest = Type.Object({
-  api_key: Type.String({ minLength: 1, maxLength: 200 }),
-  api_secret: Type.String({ minLength: 1, maxLength: 200 }),
-  customer_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Digits or a platform GID; asks for a customer token' })),
-})
-
-const TokenResponse = Type.Object({
-  token: Type.String(),
-  expires_in: Type.Integer(),
-  token_type: Type.Literal('Bearer'),
-  scope: Type.Union([Type.Literal('admin'), Type.Literal('customer')]),
-})
 
 export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService }> = async (app, { auth }) => {
   app.post(

@@ -3,7 +3,7 @@ import { errors, Ok } from '../../lib/http-schemas.js'
 import { Accepted, EventsBody } from './events.schemas.js'
 import type { EventsService } from './events.service.js'
 
-/** DECISIONS §9: `POST /v1/events`, admin tokens only. */
+/** docs/api.md, "Platform events": `POST /v1/events`, admin tokens only. */
 export const eventsRoutes: FastifyPluginAsyncTypebox<{ events: EventsService }> = async (app, { events }) => {
   app.post(
     '/v1/events',

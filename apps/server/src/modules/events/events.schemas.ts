@@ -1,9 +1,10 @@
 /**
- * DECISIONS §9: the platform events intake. The body schema checks the envelope (≤ 500
+ * The platform events intake (docs/api.md, "Platform events"). The body schema checks the envelope (≤ 500
  * flat objects with a known `type`); each event is then checked against the schema of its
  * type, so an error names the failing event's `index` and the exact field.
  */
 import { type Static, Type } from 'typebox'
+import type { OperationDocs } from '../../lib/http-schemas.js'
 import { GUEST_ID_PATTERN, type PlatformKind, platformIdPattern } from '../../lib/platform-ids.js'
 
 export const MAX_EVENTS_PER_BATCH = 500
@@ -75,3 +76,53 @@ export const EventsBody = Type.Object(
 )
 
 export const Accepted = Type.Object({ accepted: Type.Integer() })
+
+/**
+ * The body as the document states it: each event exactly as the service checks it (a
+ * union discriminated by `type`). The route schema checks only the envelope, so that a bad
+ * event is reported with its `index`; the service then checks each event against its type.
+ */
+const EventsBodyDoc = Type.Object(
+  {
+    events: Type.Array(
+      Type.Union(
+        [
+          {
+            ...CartItemAdded,
+            title: 'CartItemAddedEvent',
+            description: 'cart.item_added: a shopper added a product to the cart (feeds wishlistToCartRate). Exactly one of customer_id and guest_id. occurred_at defaults to now',
+            oneOf: [
+              Type.Object({ customer_id: CartItemAdded.properties.customer_id }, { required: ['customer_id'] }),
+              Type.Object({ guest_id: CartItemAdded.properties.guest_id }, { required: ['guest_id'] }),
+            ],
+          },
+          { ...ProductUpdated, title: 'ProductUpdatedEvent', description: 'product.updated: a product\'s variants (the first is the default variant), compared with the last known state: back_in_stock, price_dropped and low_stock signals for products some list holds. No variant twice' },
+          { ...OrderCreated, title: 'OrderCreatedEvent', description: 'order.created: an order: review invitations for its products, verified purchases of its customer, remove-on-purchase. At most 5,000 line items across the orders of one request' },
+        ],
+        { discriminator: { propertyName: 'type' } },
+      ),
+      { maxItems: MAX_EVENTS_PER_BATCH },
+    ),
+  },
+  { additionalProperties: false },
+)
+
+/** OpenAPI metadata of the events intake (plugins/openapi.ts). */
+export const eventsOperations: OperationDocs = {
+  'POST /v1/events': {
+    operationId: 'postPlatformEvents',
+    summary: 'Send platform events (carts, products, orders)',
+    description:
+      'Admin token, every plan. Up to 500 events, validated as a whole: an unknown `type` or a missing or malformed field fails the batch with 400 VALIDATION_ERROR whose `details` carry the event\'s `index` and a path such as `body.events.2.variants.0.price` (at most 50 details). Then the events are applied in order in one transaction. Unknown fields of an event are ignored. Ids accept platform GIDs; prices are decimal strings (`"19.99"`, up to 6 decimals) or non-negative JSON numbers with at most 6 decimals. One request emits at most one webhook event per (product, variant, signal); product signals are queued and written by the webhook worker, so the answer\'s time does not depend on how many shoppers hold a product.',
+    responses: { 200: 'The number of events accepted' },
+    requestExample: {
+      events: [
+        { type: 'product.updated', product_id: '7001', handle: 'classic-leather-bag', variants: [{ variant_id: '70011', price: '89.00', inventory_quantity: 3 }] },
+        { type: 'cart.item_added', customer_id: '1001', product_id: '7001', occurred_at: '2026-01-02T10:00:00Z' },
+        { type: 'order.created', order_id: '5001', customer_id: '1001', email: 'ann@example.com', line_items: [{ product_id: '7001', variant_id: '70011' }] },
+      ],
+    },
+    examples: { 200: { ok: true, data: { accepted: 3 } } },
+    document: { body: EventsBodyDoc },
+  },
+}

@@ -1,5 +1,5 @@
 /**
- * DECISIONS §9: platform events. A batch is validated as a whole (one bad event → 400 with
+ * Platform events (docs/api.md, "Platform events"). A batch is validated as a whole (one bad event → 400 with
  * its index, nothing applied), then applied in order in ONE transaction with the analytics
  * facts it causes and the product signals it queues, coalesced (product-fan-out.ts).
  */

@@ -1,5 +1,5 @@
 /**
- * DECISIONS §9: what a `product.updated` means for the people who wishlisted the product,
+ * docs/api.md, "Platform events": what a `product.updated` means for the people who wishlisted the product,
  * compared with the last known state of each variant:
  * - back_in_stock: inventory goes from ≤ 0 to > 0;
  * - price_dropped: the price falls;

@@ -1,5 +1,5 @@
 /**
- * Kysely queries of privacy requests (DECISIONS §14): everything held about one customer,
+ * Kysely queries of privacy requests (docs/api.md, "Privacy and export"): everything held about one customer,
  * its erasure, and the shop's item export. Every query filters by `shop_id`.
  *
  * Tables that hold a wishlist owner's data are listed once, in OWNER_TABLES below: a
@@ -18,7 +18,7 @@ type Trx = Transaction<Database>
 /**
  * Per-owner tables (columns `shop_id`, `owner_type`, `owner_id`) and what erasure does to them.
  * - `delete`: the rows are the customer's data and go (children before parents).
- * - `pseudonymize`: the rows feed figures that must keep their counts (DECISIONS §14:
+ * - `pseudonymize`: the rows feed figures that must keep their counts (docs/api.md, "Privacy and export":
  *   "analytics rollups keep their counts"); `owner_id` is replaced by one random pseudonym
  *   per erasure, so distinct-shopper and same-shopper figures computed from them stay exact.
  */

@@ -1,4 +1,4 @@
-/** DECISIONS §14: privacy requests and the shop's CSV export. Admin tokens only. */
+/** docs/api.md, "Privacy and export": privacy requests and the shop's CSV export. Admin tokens only. */
 import { Readable } from 'node:stream'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'

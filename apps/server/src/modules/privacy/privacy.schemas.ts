@@ -1,6 +1,6 @@
-/** TypeBox schemas of privacy requests and the shop export (DECISIONS §14). */
+/** TypeBox schemas of privacy requests and the shop export (docs/api.md, "Privacy and export"). */
 import { Type } from 'typebox'
-import { Timestamp } from '../../lib/http-schemas.js'
+import { type OperationDocs, Timestamp } from '../../lib/http-schemas.js'
 import { platformIdPattern } from '../../lib/platform-ids.js'
 import { Invitation } from '../reviews/invitations.schemas.js'
 import { AdminReview } from '../reviews/reviews.schemas.js'
@@ -82,3 +82,28 @@ export const ErasedCounts = Type.Object(
   },
   { additionalProperties: false },
 )
+
+const WHO = 'The customer is who the service can prove: wishlists, share links and analytics events of that customer id, votes cast with its token, reviews linked to it (its token, or an invitation of its order), purchases and invitations of its orders and of orders linked to no customer under the addresses its orders gave. `email` adds an address whose reviews linked to nobody, purchases and invitations are covered too (e.g. the address in the platform\'s redact notification). Guests are not covered. Admin token, every plan.'
+
+/** OpenAPI metadata of the privacy routes (plugins/openapi.ts). */
+export const privacyOperations: OperationDocs = {
+  'GET /v1/admin/customers/:customerId/export': {
+    operationId: 'exportCustomer',
+    summary: "Export a customer's data",
+    description: `Everything held about one customer (a data request) as JSON: lists with their items (hidden named lists too), share links (expired and revoked too), reviews in the moderation view, helpful votes, purchases, review invitations and raw analytics events. A customer with nothing held is 200 with the empty structure (\`wishlistOwner: null\`, empty arrays). ${WHO}`,
+    responses: { 200: 'The customer\'s data' },
+  },
+  'DELETE /v1/admin/customers/:customerId': {
+    operationId: 'eraseCustomer',
+    summary: 'Erase a customer',
+    description: `One transaction (a redact request): the customer's lists, items and share links are deleted (shared reads answer 404 at once); reviews are anonymized (name "Anonymous", e-mail and customer link removed; rating, text, status, reply and counts stay); helpful votes, purchases and review invitations are deleted; raw analytics events are pseudonymized (counts and rollups unchanged); pending webhook deliveries that name the customer are cancelled or rewritten without them. Returns the counts; a second call returns zeros. ${WHO}`,
+    responses: { 200: 'What was erased' },
+    examples: { 200: { ok: true, data: { wishlists: 2, items: 4, shareLinks: 1, reviewsAnonymized: 1, helpfulVotes: 0, purchases: 2, reviewInvitations: 1, analyticsEventsPseudonymized: 9, webhookDeliveries: 0 } } },
+  },
+  'GET /v1/admin/export/wishlists.csv': {
+    operationId: 'exportWishlistsCsv',
+    summary: 'Export every wishlist item as CSV',
+    description: "Every item of the shop (every list, hidden named lists included; guests' items last with an empty `customer_id`), ordered by customer id, list id, product id: header `customer_id,wishlist_id,list_name,product_id,variant_id,handle,added_at`, RFC 4180 with CRLF, UTF-8 without a byte-order mark. A field that starts with `=`, `+`, `-`, `@`, a tab or a carriage return is written with a leading `'` (formula injection). Streamed as the client reads: an error after the first bytes ends the response without its final chunk. Admin token, every plan.",
+    responses: { 200: 'The CSV file (`Content-Disposition: attachment; filename="wishlists-YYYY-MM-DD.csv"`)' },
+  },
+}

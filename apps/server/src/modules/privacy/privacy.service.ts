@@ -1,5 +1,5 @@
 /**
- * Privacy requests and the shop's export (DECISIONS §14): everything held about one
+ * Privacy requests and the shop's export (docs/api.md, "Privacy and export"): everything held about one
  * customer as one JSON document, its erasure in one transaction, and every item of the
  * shop as CSV, streamed in batches (constant memory).
  */

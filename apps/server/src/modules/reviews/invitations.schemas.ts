@@ -1,6 +1,6 @@
 /** TypeBox schemas of review invitations: the storefront's lookup and the merchant's list. */
 import { type Static, Type } from 'typebox'
-import { Timestamp } from '../../lib/http-schemas.js'
+import { type OperationDocs, Timestamp } from '../../lib/http-schemas.js'
 import { platformIdPattern } from '../../lib/platform-ids.js'
 
 export const INVITATION_TOKEN_PATTERN = '^[A-Za-z0-9_-]{16,128}$'
@@ -46,3 +46,26 @@ export const InvitationListQuery = Type.Object({
 })
 
 export const InvitationList = Type.Object({ invitations: Type.Array(Invitation) }, { additionalProperties: false })
+
+/** OpenAPI metadata of the review invitation routes (plugins/openapi.ts). */
+export const invitationsOperations: OperationDocs = {
+  'GET /api/v1/review-invitations/:token': {
+    operationId: 'getReviewInvitation',
+    summary: 'Look up a review invitation',
+    description: 'No credentials: the token is the proof. Enough for a storefront page to build its review form (the product, the expiry, whether it can still be used), nothing about the buyer; the form then posts the review with `invitation` and the storefront key. Unknown token: 404. Counted per client address.',
+    responses: { 200: 'The invitation' },
+    examples: { 200: { productId: '7001', expiresAt: '2026-04-02T03:04:05Z', usable: true } },
+  },
+  'GET /v1/admin/review-invitations': {
+    operationId: 'listReviewInvitations',
+    summary: "List review invitations of the shop's orders",
+    description: 'Newest first. Each product of an `order.created` event gets one invitation: single use, valid 90 days. `order_id` (digits or an order GID) and `email` (any case) filter, combined with AND; `limit` 1..500 (default 100). Admin token, every plan.',
+    responses: { 200: 'The invitations' },
+    examples: {
+      200: {
+        ok: true,
+        data: { invitations: [{ token: 'Q2x9…', orderId: '5001', customerId: null, email: 'ann@example.com', productId: '7001', reviewUrl: 'https://wishlist.example.com/api/v1/review-invitations/Q2x9…', expiresAt: '2026-04-02T03:04:05.000Z', usedAt: null }] },
+      },
+    },
+  },
+}

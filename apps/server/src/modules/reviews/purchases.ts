@@ -1,5 +1,5 @@
 /**
- * Verified purchases (DECISIONS §9 `order.created`, §11). The platform events intake calls
+ * Verified purchases (docs/api.md: "Platform events", `order.created`; "Reviews", verified purchase). The platform events intake calls
  * `recordPurchase` inside its own transaction; reviews only ever become verified here or
  * at submit time, never from anything a client sends.
  */

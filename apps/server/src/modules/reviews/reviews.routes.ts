@@ -1,5 +1,5 @@
 /**
- * DECISIONS §11 under /api/v1. No `{ok, data}` envelope here, errors are `{error: {…}}`.
+ * The reviews interface under /api/v1 (docs/api.md, "Reviews"). No `{ok, data}` envelope here, errors are `{error: {…}}`.
  * Public routes take the storefront key (with or without a guest id), a customer token
  * (which links the review / identifies the voter) or an admin token; moderation is admin only.
  * Reviews are on every plan, so no route has a plan gate.

@@ -1,9 +1,10 @@
 /**
- * TypeBox schemas of the reviews interface (DECISIONS §11). Bodies are strictly typed
+ * TypeBox schemas of the reviews interface (docs/api.md, "Reviews"). Bodies are strictly typed
  * (a rating of "5" or 4.5 is refused by the schema); trimming and the length rules that
  * depend on it are applied by the service after trimming.
  */
 import { type Static, type TSchema, Type } from 'typebox'
+import type { OperationDocs } from '../../lib/http-schemas.js'
 import { platformIdPattern } from '../../lib/platform-ids.js'
 import { INVITATION_TOKEN_PATTERN } from './invitations.schemas.js'
 
@@ -14,15 +15,15 @@ export const PublicReview = Type.Object(
   {
     id: Type.Integer(),
     productId: Type.String(),
-    customerName: Type.String(),
+    customerName: Type.String({ description: 'As submitted (trimmed); "Anonymous" after the customer\'s erasure' }),
     rating: Type.Integer({ minimum: 1, maximum: 5 }),
     title: Type.String({ description: 'Empty string when none was given' }),
-    body: Type.String(),
-    photos: Type.Array(Type.String()),
-    verifiedPurchase: Type.Boolean(),
+    body: Type.String({ description: 'Plain text: whoever renders it escapes it' }),
+    photos: Type.Array(Type.String(), { description: 'https URLs; empty when none' }),
+    verifiedPurchase: Type.Boolean({ description: 'Decided by the service only: the linked customer bought the product, or the review came with an invitation' }),
     helpfulCount: Type.Integer(),
-    replyBody: Type.Union([Type.String(), Type.Null()]),
-    repliedAt: Type.Union([Iso, Type.Null()]),
+    replyBody: Type.Union([Type.String(), Type.Null()], { description: "The merchant's reply; null when none" }),
+    repliedAt: Type.Union([Iso, Type.Null()], { description: 'null when there is no reply' }),
     createdAt: Iso,
   },
   { additionalProperties: false },
@@ -74,8 +75,8 @@ export const Paged = <T extends TSchema>(item: T) =>
     data: Type.Array(item),
     page: Type.Integer(),
     perPage: Type.Integer(),
-    total: Type.Integer(),
-    hasMore: Type.Boolean(),
+    total: Type.Integer({ description: 'Reviews matching the filters' }),
+    hasMore: Type.Boolean({ description: '(page − 1) × perPage + data.length < total' }),
   })
 
 export const Summary = Type.Object({
@@ -95,11 +96,12 @@ export const Summary = Type.Object({
   worstRating: Type.Literal(1),
 })
 
+const CUSTOMER_EMAIL =
+  'E-mail address, at most 254 characters after trimming; stored lower-cased, never shown publicly. It proves nothing: it never links the review to a customer or verifies it'
+
 export const SubmitBody = Type.Object({
   productId: Type.String({ description: '1..32 digits or a platform GID' }),
-  customerEmail: Type.String({
-    description: 'E-mail address, at most 254 characters after trimming; stored lower-cased, never shown publicly. It proves nothing: it never links the review to a customer or verifies it',
-  }),
+  customerEmail: Type.String({ description: CUSTOMER_EMAIL }),
   customerName: Type.String({ description: '1..100 characters after trimming' }),
   rating: Type.Integer({ minimum: 1, maximum: 5, description: 'A JSON integer 1..5' }),
   title: Type.Optional(Type.String({ description: 'At most 150 characters after trimming' })),
@@ -130,3 +132,129 @@ export const ReplyBody = Type.Object({
 
 export const HelpfulCount = Type.Object({ helpfulCount: Type.Integer() })
 export const Deleted = Type.Object({ deleted: Type.Literal(true) })
+
+const CREDENTIALS = 'Credentials: `X-Storefront-Key` (optionally with a guest id), a customer token or an admin token; none is 401. Every plan.'
+const ADMIN = 'Admin token (moderation), every plan. Unknown ids and ids of another shop are 404.'
+const review = {
+  id: 42,
+  productId: '7001',
+  customerName: 'Ann',
+  rating: 5,
+  title: 'Lovely bag',
+  body: 'Sturdy and soft.',
+  photos: ['https://cdn.example.com/p/42-1.jpg'],
+  verifiedPurchase: true,
+  helpfulCount: 3,
+  replyBody: null,
+  repliedAt: null,
+  createdAt: '2026-01-02T03:04:05Z',
+}
+const adminReview = { ...review, verifiedBy: 'customer_order', customerEmail: 'ann@example.com', customerId: '1001', status: 'approved' }
+const page = <T>(data: T[], perPage: number) => ({ data, page: 1, perPage, total: data.length, hasMore: false })
+/** A text the service trims, then bounds (the document states the trimmed rule). */
+const Trimmed = (min: number, max: number, description: string) =>
+  Type.String({ ...(min > 0 ? { minLength: min, pattern: '\\S' } : {}), maxLength: max, description: `${description}; trimmed first (surrounding whitespace beyond the bound is accepted and dropped)` })
+
+/** The submission as the document states it: the rules the service applies after trimming. */
+const SubmitBodyDoc = Type.Object({
+  productId: Type.String({ pattern: platformIdPattern('Product'), description: '1..32 digits or a platform GID of a Product' }),
+  customerEmail: Type.String({ format: 'email', maxLength: 254, description: CUSTOMER_EMAIL }),
+  customerName: Trimmed(1, 100, '1..100 characters'),
+  rating: SubmitBody.properties.rating,
+  title: Type.Optional(Trimmed(0, 150, 'At most 150 characters')),
+  body: Trimmed(1, 5000, '1..5,000 characters'),
+  photos: Type.Optional(Type.Array(Type.String({ format: 'uri', pattern: '^https://', maxLength: 2048 }), { maxItems: 5, description: 'At most 5 absolute https URLs of at most 2,048 characters' })),
+  invitation: SubmitBody.properties.invitation,
+})
+
+/** OpenAPI metadata of the reviews routes (plugins/openapi.ts). */
+export const reviewsOperations: OperationDocs = {
+  'GET /api/v1/products/:productId/reviews': {
+    operationId: 'listProductReviews',
+    summary: "List a product's approved reviews",
+    description: `Approved reviews only. \`sort\`: \`newest\` (createdAt desc, id desc; the default), \`oldest\`, \`highest\` and \`lowest\` (rating, then as newest), \`most_helpful\` (helpfulCount desc, then as newest). Filters: \`rating\` (one integer 1..5), \`verified\` and \`with_photos\` (\`true\` keeps only those, \`false\` only the others). \`total\` counts the matching approved reviews; \`hasMore\` = (page − 1) × per_page + data.length < total. A page past the end, or a product nobody reviewed, is 200 with \`data: []\`. ${CREDENTIALS}`,
+    responses: { 200: 'A page of reviews' },
+    examples: { 200: page([review], 10) },
+  },
+  'GET /api/v1/products/:productId/reviews/summary': {
+    operationId: 'getProductReviewSummary',
+    summary: "A product's rating summary",
+    description: `Over approved reviews: count, \`averageRating\` (sum ÷ count rounded half up to 2 decimals; null when none), the distribution of all five ratings, verified and with-photos counts, and \`bestRating\`/\`worstRating\` for schema.org AggregateRating. ${CREDENTIALS}`,
+    responses: { 200: 'The summary' },
+    examples: { 200: { productId: '7001', reviewCount: 4, averageRating: 4.25, ratingDistribution: { '1': 0, '2': 0, '3': 1, '4': 1, '5': 2 }, verifiedCount: 3, withPhotosCount: 1, bestRating: 5, worstRating: 1 } },
+  },
+  'GET /api/v1/reviews/:id': {
+    operationId: 'getReview',
+    summary: 'Read one review',
+    description: `The bare review object. Approved only (404 otherwise, so a pending review's existence is not revealed); an admin token sees every status in the moderation view (adds \`verifiedBy\`, \`customerEmail\`, \`customerId\`, \`status\`). ${CREDENTIALS}`,
+    responses: { 200: 'The review (the moderation view for an admin token)' },
+    examples: { 200: review },
+  },
+  'POST /api/v1/reviews': {
+    operationId: 'submitReview',
+    summary: 'Submit a review',
+    description: `Strings are trimmed, then checked; every field error is reported together in \`details\` (first missing fields and wrong types, then the rules after trimming). The review is \`approved\` when the shop auto-approves, else \`pending\`. Who wrote it comes from proof, never from \`customerEmail\`: a customer token links it to that customer; \`invitation\` (a single-use review invitation token) links it to the invitation's order's customer and makes it a verified purchase (the invited product only; a used, expired or unknown invitation is 400 at \`body.invitation\`). One review per product per linked customer, and per e-mail among unlinked reviews (409 DUPLICATE_REVIEW, whatever the status). Client-sent \`status\`, \`verifiedPurchase\` and \`helpfulCount\` are ignored. The 201 carries \`Location: /api/v1/reviews/{id}\`. ${CREDENTIALS}`,
+    responses: { 201: 'Created: its id and status' },
+    requestExample: { productId: '7001', customerEmail: 'ann@example.com', customerName: 'Ann', rating: 5, title: 'Lovely bag', body: 'Sturdy and soft.', photos: ['https://cdn.example.com/p/42-1.jpg'] },
+    examples: { 201: { id: 42, status: 'pending' } },
+    document: { body: SubmitBodyDoc },
+  },
+  'PUT /api/v1/reviews/:id/helpful': {
+    operationId: 'voteReviewHelpful',
+    summary: 'Vote a review helpful',
+    description: `Idempotent, on approved reviews (others are 404). The voter is the customer of a customer token, else the guest id (\`X-Guest-Id\` or \`guest_id\`); a storefront key without a guest id, or an admin token, is 400. One client address casts at most 5 guest votes for one review within 24 hours (a sixth new vote is 429 with \`Retry-After\`). ${CREDENTIALS}`,
+    responses: { 200: 'The review\'s helpful count' },
+    examples: { 200: { helpfulCount: 4 } },
+  },
+  'DELETE /api/v1/reviews/:id/helpful': {
+    operationId: 'unvoteReviewHelpful',
+    summary: 'Take a helpful vote back',
+    description: `Idempotent; the voter as for the vote. ${CREDENTIALS}`,
+    responses: { 200: 'The review\'s helpful count' },
+    examples: { 200: { helpfulCount: 3 } },
+  },
+  'GET /api/v1/admin/reviews': {
+    operationId: 'listReviewsForModeration',
+    summary: 'The moderation queue',
+    description: `Every status in the moderation view. Without \`status\`: pending first, then newest first; with it: newest first. \`product_id\` filters by product. \`per_page\` 1..100 (default 20). ${ADMIN}`,
+    responses: { 200: 'A page of reviews in the moderation view' },
+    examples: { 200: page([adminReview], 20) },
+  },
+  'POST /api/v1/reviews/:id/approve': {
+    operationId: 'approveReview',
+    summary: 'Approve (publish) a review',
+    description: `pending → approved, or rejected → approved; approving an approved review is a harmless 200. The product's summary changes in the same transaction. ${ADMIN}`,
+    responses: { 200: 'The review in the moderation view' },
+    examples: { 200: adminReview },
+  },
+  'POST /api/v1/reviews/:id/reject': {
+    operationId: 'rejectReview',
+    summary: 'Reject (unpublish) a review',
+    description: `pending → rejected, or approved → rejected; the same status again is a harmless 200. ${ADMIN}`,
+    responses: { 200: 'The review in the moderation view' },
+    examples: { 200: { ...adminReview, status: 'rejected' } },
+  },
+  'PUT /api/v1/reviews/:id/reply': {
+    operationId: 'replyToReview',
+    summary: 'Set or replace the merchant reply',
+    description: `\`body\`: 1..5,000 characters after trimming. Replacing a reply moves \`repliedAt\`. Allowed in any status. ${ADMIN}`,
+    responses: { 200: 'The review in the moderation view' },
+    requestExample: { body: 'Thank you, Ann!' },
+    examples: { 200: { ...adminReview, replyBody: 'Thank you, Ann!', repliedAt: '2026-01-03T09:00:00Z' } },
+    document: { body: Type.Object({ body: Trimmed(1, 5000, '1..5,000 characters') }) },
+  },
+  'DELETE /api/v1/reviews/:id/reply': {
+    operationId: 'deleteReviewReply',
+    summary: 'Remove the merchant reply',
+    description: `Removing an absent reply is a harmless 200. ${ADMIN}`,
+    responses: { 200: 'The review in the moderation view' },
+    examples: { 200: adminReview },
+  },
+  'DELETE /api/v1/reviews/:id': {
+    operationId: 'deleteReview',
+    summary: 'Delete a review',
+    description: `Deletes the review and its helpful votes; the summary changes in the same transaction. Frees the author's place for another review of the product. ${ADMIN}`,
+    responses: { 200: 'Deleted' },
+    examples: { 200: { deleted: true } },
+  },
+}

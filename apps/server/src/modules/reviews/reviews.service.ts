@@ -1,5 +1,5 @@
 /**
- * Product reviews (DECISIONS §11): listing, summary, submit, moderation and helpful votes.
+ * Product reviews (docs/api.md, "Reviews"): listing, summary, submit, moderation and helpful votes.
  * Every method takes the request context first. Aggregates (approved reviews only) change
  * in the same transaction as the review write that changes them.
  */
@@ -72,7 +72,7 @@ interface CleanSubmission {
   invitation: string | undefined
 }
 
-/** Trims every string, then applies DECISIONS §11's rules; all failures are reported together. */
+/** Trims every string, then applies the submission rules of docs/api.md, "Reviews"; all failures are reported together. */
 function cleanSubmission(input: SubmitInput): CleanSubmission {
   const details: ErrorDetail[] = []
   const fail = (path: string, message: string) => details.push({ path, message })

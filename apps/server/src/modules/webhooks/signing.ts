@@ -1,5 +1,5 @@
 /**
- * Standard Webhooks signing (anchors C.1): `webhook-signature: v1,<base64 HMAC-SHA256>` over
+ * Standard Webhooks signing: `webhook-signature: v1,<base64 HMAC-SHA256>` over
  * `{webhook-id}.{webhook-timestamp}.{body}`, computed by the reference `standardwebhooks`
  * package over the exact bytes sent.
  */

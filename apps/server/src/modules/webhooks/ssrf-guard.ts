@@ -1,5 +1,5 @@
 /**
- * SSRF guard for webhook targets (DECISIONS §10, anchors C.4).
+ * SSRF guard for webhook targets (docs/api.md, "Webhooks": which targets are refused).
  *
  * Node skips a socket's `lookup` hook for IP literals, so literals are classified here
  * directly, after WHATWG URL parsing has normalised every IPv4 spelling (`2130706433`,

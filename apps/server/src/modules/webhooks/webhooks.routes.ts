@@ -16,7 +16,7 @@ const deliveryView = (d: Delivery) => ({
   createdAt: isoMillis(d.createdAt),
 })
 
-/** DECISIONS §10: webhook endpoints, admin tokens only. */
+/** docs/api.md, "Webhooks": webhook endpoints, admin tokens only. */
 export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksService }> = async (app, { webhooks }) => {
   const config = { access: ['admin' as const] }
   const tags = ['webhooks']

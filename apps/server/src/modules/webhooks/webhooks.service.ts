@@ -1,5 +1,5 @@
 /**
- * Webhook endpoints of a shop (DECISIONS §10): create with a secret shown once, list,
+ * Webhook endpoints of a shop (docs/api.md, "Webhooks"): create with a secret shown once, list,
  * delete, the deliveries log, and a synchronous signed `webhook.test` delivery.
  */
 import type { Storage } from '../../db/connect.js'

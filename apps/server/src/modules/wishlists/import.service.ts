@@ -1,5 +1,5 @@
 /**
- * Bulk import (DECISIONS §5, growth plan, admin token): ≤ 500 items into each customer's
+ * Bulk import (docs/api.md, "Wishlists", import; growth plan, admin token): ≤ 500 items into each customer's
  * default list, all validated before anything is written, in one transaction. Skips items
  * already stored, repeated within the call, or beyond the item limit. Records analytics
  * adds; emits no webhooks. `dry_run` computes the same figures and writes nothing.

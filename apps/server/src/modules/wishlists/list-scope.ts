@@ -1,5 +1,5 @@
 /**
- * Which list a request acts on (DECISIONS §6): `wishlist_id` omitted or `default` works on
+ * Which list a request acts on (docs/api.md, "Wishlists", lists): `wishlist_id` omitted or `default` works on
  * every plan; any other id needs multi-wishlist (403 PLAN_UPGRADE_REQUIRED below growth,
  * FEATURE_DISABLED with the setting off) and must name one of the owner's lists (404).
  */

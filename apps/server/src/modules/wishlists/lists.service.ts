@@ -1,5 +1,5 @@
 /**
- * Multi-wishlist (DECISIONS §6): the implicit default list, named lists, move.
+ * Multi-wishlist (docs/api.md, "Wishlists", lists): the implicit default list, named lists, move.
  * The default list has a row only once renamed; its name is "My Wishlist" until then.
  */
 import type { Db } from '../../db/types.js'

@@ -1,5 +1,5 @@
 /**
- * Share links (DECISIONS §7): one active read-only link per list, reused until it expires
+ * Share links (docs/api.md, "Wishlists", share links): one active read-only link per list, reused until it expires
  * or is revoked; a public read of the list as it is now.
  */
 import { randomBytes } from 'node:crypto'
@@ -17,7 +17,7 @@ import type { CacheableRead, CachedBodies } from './page-cache.js'
 import { createWishlistsRepo, type WishlistsRepo } from './wishlists.repo.js'
 import { DEFAULT_LIST_ID, DEFAULT_LIST_NAME, type SharedView } from './wishlists.schemas.js'
 
-/** 192 random bits (DECISIONS asks for at least 128), base64url: 32 characters. */
+/** 192 random bits (the contract asks for at least 128), base64url: 32 characters. */
 export const newShareToken = (): string => randomBytes(24).toString('base64url')
 
 export const SHARED_PATH = '/v1/wishlists/shared/'

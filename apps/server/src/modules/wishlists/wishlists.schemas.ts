@@ -1,9 +1,9 @@
 /**
  * TypeBox schemas of the wishlist endpoints (SPEC: Wishlist items, Multi-wishlist, share,
- * import; DECISIONS §5–7). One schema validates, types and documents each route.
+ * import; docs/api.md, "Wishlists"). One schema validates, types and documents each route.
  */
-import { type Static, Type } from 'typebox'
-import { Timestamp } from '../../lib/http-schemas.js'
+import { type Static, type TSchema, Type } from 'typebox'
+import { type OperationDoc, type OperationDocs, Timestamp } from '../../lib/http-schemas.js'
 import { type PlatformKind, platformIdPattern } from '../../lib/platform-ids.js'
 
 export const ITEM_LIMIT = 2_500
@@ -17,10 +17,12 @@ export const DEFAULT_LIST_NAME = 'My Wishlist'
 const PlatformId = (kind: PlatformKind, description: string) => Type.String({ pattern: platformIdPattern(kind), maxLength: 100, description })
 const Handle = Type.String({ minLength: 1, maxLength: 255, description: 'Product handle (URL slug)' })
 const Metadata = Type.Object({}, { additionalProperties: true, description: `Arbitrary JSON object, at most ${METADATA_MAX_CHARS} characters serialized` })
-const WishlistIdQuery = Type.String({ minLength: 1, maxLength: 64, description: '`default` (when omitted) or a `wl_…` list id' })
+const WishlistIdQuery = Type.String({ minLength: 1, maxLength: 64, description: '`default` (when omitted) or a `wl_…` list id', examples: ['default'] })
+
+const OWNER_ID = 'Customer id (digits or GID), the guest id in guest mode, or `me`'
 
 export const OwnerParams = Type.Object({
-  customerId: Type.String({ minLength: 1, maxLength: 100, description: 'Customer id (digits or GID), the guest id in guest mode, or `me`' }),
+  customerId: Type.String({ minLength: 1, maxLength: 100, description: OWNER_ID }),
 })
 
 export const ListQuery = Type.Object({ wishlist_id: Type.Optional(WishlistIdQuery) })
@@ -32,18 +34,18 @@ export const ItemsQuery = Type.Object({
 })
 
 export const WishlistItem = Type.Object({
-  productId: Type.String(),
+  productId: Type.String({ description: 'Product id (digits)' }),
   variantId: Type.Union([Type.String(), Type.Null()], { description: "As given on add, else the catalog's default variant; null while unknown" }),
-  handle: Type.Optional(Type.String()),
-  metadata: Type.Optional(Type.Object({}, { additionalProperties: true })),
-  addedAt: Timestamp,
+  handle: Type.Optional(Type.String({ description: 'Present when one was given' })),
+  metadata: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Present when one was given' })),
+  addedAt: Type.String({ format: 'date-time', description: 'When the item was added (milliseconds, UTC)' }),
 })
 
 export const ItemsPage = Type.Object({
-  items: Type.Array(WishlistItem),
-  count: Type.Integer(),
-  total: Type.Integer(),
-  has_more: Type.Boolean(),
+  items: Type.Array(WishlistItem, { description: 'Newest first' }),
+  count: Type.Integer({ description: 'Items in this page' }),
+  total: Type.Integer({ description: 'Items in the list' }),
+  has_more: Type.Boolean({ description: 'offset + count < total' }),
 })
 
 export const AddItemBody = Type.Object({
@@ -65,42 +67,45 @@ export const DeleteItemQuery = Type.Object({
   by: Type.Optional(Type.Literal('handle')),
 })
 
-export const DeleteItemResult = Type.Object({ removed: Type.Boolean(), count: Type.Integer() })
+export const DeleteItemResult = Type.Object({ removed: Type.Boolean({ description: 'false when no item matched' }), count: Type.Integer({ description: 'Items left in the list' }) })
+
+const ProductIdItem = PlatformId('Product', 'Product id')
 
 export const BulkDeleteBody = Type.Object({
-  product_ids: Type.Optional(Type.Array(PlatformId('Product', 'Product id'), { maxItems: BULK_DELETE_MAX })),
+  product_ids: Type.Optional(Type.Array(ProductIdItem, { maxItems: BULK_DELETE_MAX })),
   handles: Type.Optional(Type.Array(Handle, { maxItems: BULK_DELETE_MAX })),
 })
 
-export const BulkDeleteResult = Type.Object({ removed_count: Type.Integer(), count: Type.Integer() })
+export const BulkDeleteResult = Type.Object({ removed_count: Type.Integer({ description: 'Items really removed' }), count: Type.Integer({ description: 'Items left in the list' }) })
+
+const GuestItems = Type.Array(
+  Type.Object({
+    product_id: PlatformId('Product', 'Product id'),
+    handle: Type.Optional(Handle),
+    added_at: Type.Optional(Timestamp),
+  }),
+  { maxItems: ITEM_LIMIT },
+)
+const GuestIdField = Type.String({ pattern: '^[A-Za-z0-9_-]{8,64}$', description: 'A guest whose stored wishlist is merged too, then deleted' })
 
 export const MergeBody = Type.Object({
-  guest_items: Type.Optional(
-    Type.Array(
-      Type.Object({
-        product_id: PlatformId('Product', 'Product id'),
-        handle: Type.Optional(Handle),
-        added_at: Type.Optional(Timestamp),
-      }),
-      { maxItems: ITEM_LIMIT },
-    ),
-  ),
-  guest_id: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{8,64}$', description: 'A guest whose stored wishlist is merged too, then deleted' })),
+  guest_items: Type.Optional(GuestItems),
+  guest_id: Type.Optional(GuestIdField),
 })
 
 export const MergeResult = Type.Object({
-  merged_count: Type.Integer(),
+  merged_count: Type.Integer({ description: 'New items merged' }),
   skipped_count: Type.Integer({ description: 'New items not merged because of the item limit' }),
-  items: Type.Array(WishlistItem),
-  count: Type.Integer(),
+  items: Type.Array(WishlistItem, { description: 'The whole target list after the merge, newest first' }),
+  count: Type.Integer({ description: 'Items in the target list' }),
 })
 
 export const ListRecord = Type.Object({
-  wishlistId: Type.String(),
-  name: Type.String(),
+  wishlistId: Type.String({ description: '`default` or a `wl_…` id' }),
+  name: Type.String({ description: '`My Wishlist` for the default list until renamed' }),
   itemCount: Type.Integer(),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
+  createdAt: Type.String({ format: 'date-time', description: 'For the default list: when the owner first wrote anything' }),
+  updatedAt: Type.String({ format: 'date-time', description: 'Changes on creation and rename' }),
 })
 
 export const ListNameBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 500, description: 'Trimmed; 1 to 100 characters' }) })
@@ -116,7 +121,7 @@ export const MoveBody = Type.Object({
   to: Type.String({ minLength: 1, maxLength: 64 }),
 })
 
-export const ShareLinkView = Type.Object({ share_url: Type.String({ format: 'uri' }), expires_at: Timestamp })
+export const ShareLinkView = Type.Object({ share_url: Type.String({ format: 'uri', description: 'PUBLIC_BASE_URL/v1/wishlists/shared/{token}' }), expires_at: Timestamp })
 
 export const SharedTokenParams = Type.Object({ shareToken: Type.String({ minLength: 1, maxLength: 200 }) })
 
@@ -145,8 +150,169 @@ export const ImportBody = Type.Object({
 })
 
 export const ImportResult = Type.Object({
-  customers: Type.Integer(),
-  imported: Type.Integer(),
-  skipped: Type.Integer(),
+  customers: Type.Integer({ description: 'Distinct customer ids in the input' }),
+  imported: Type.Integer({ description: 'Items written (or that would be, with dry_run)' }),
+  skipped: Type.Integer({ description: 'Input items − imported: already stored, repeated in the call, or beyond the item limit' }),
   dry_run: Type.Boolean(),
 })
+
+const OWNER = 'customerId is a customer id (digits or a URL-encoded GID), the caller\'s guest id in guest mode, or `me` (the caller\'s own customer or guest). A customer token reaches only its own customer; guest mode only its own guest id.'
+const LIST_PARAM = '`wishlist_id` (optional) picks the list: `default` when omitted; any other list id needs multi-wishlist (growth plan and the shop\'s `multi_wishlist_enabled`, else 403 PLAN_UPGRADE_REQUIRED / FEATURE_DISABLED), then an unknown id is 404.'
+const PLAN = 'Bearer tokens need the starter plan or above (403 PLAN_UPGRADE_REQUIRED); guest mode works on every plan.'
+const item = { productId: '7001', variantId: '70011', handle: 'classic-leather-bag', addedAt: '2026-01-02T03:04:05.678Z' }
+const listRecord = { wishlistId: 'wl_2b9c1f0e8d7a6b5c', name: 'Gift ideas', itemCount: 0, createdAt: '2026-01-02T03:04:05.678Z', updatedAt: '2026-01-02T03:04:05.678Z' }
+
+/** OpenAPI metadata of the wishlist, list, share and import routes (plugins/openapi.ts). */
+export const wishlistsOperations: OperationDocs = {
+  'GET /v1/wishlists/:customerId': {
+    operationId: 'getWishlist',
+    summary: 'Read a page of a wishlist',
+    description: `Items of one list, newest first (\`addedAt\` descending, ties by \`productId\` descending). \`count\` is the number of items in this page, \`total\` all items in the list, \`has_more\` is \`offset + count < total\`. Reading never creates anything. ${OWNER} ${LIST_PARAM} ${PLAN}`,
+    responses: { 200: 'The page of items' },
+    examples: { 200: { ok: true, data: { items: [item], count: 1, total: 1, has_more: false } } },
+  },
+  'POST /v1/wishlists/:customerId/items': {
+    operationId: 'addWishlistItem',
+    summary: 'Add a product to a wishlist',
+    description: `Adds \`product_id\` to the list. A new item is 201 and emits \`wishlist.item.added\`; a product already in the list is 200 with the stored item, updating \`variant_id\`, \`handle\` and \`metadata\` where given, keeping \`addedAt\`, emitting nothing. An owner holds at most 2,500 items across all lists (400 ITEM_LIMIT, \`details: {limit: 2500}\`; re-adding a present product is still 200). \`metadata\` is a JSON object of at most 200 characters serialized. Unknown body fields are ignored. ${OWNER} ${LIST_PARAM} ${PLAN}`,
+    responses: { 200: 'The product was already in the list (stored fields updated where given)', 201: 'The product was added' },
+    requestExample: { product_id: '7001', variant_id: '70011', handle: 'classic-leather-bag', metadata: { note: 'for winter' } },
+    examples: { 201: { ok: true, data: { item: { ...item, metadata: { note: 'for winter' } }, count: 1 } }, 200: { ok: true, data: { item, count: 1 } } },
+  },
+  'POST /v1/wishlists/:customerId/items/bulk-delete': {
+    operationId: 'bulkDeleteWishlistItems',
+    summary: 'Remove several products and handles',
+    description: `Removes the items named by \`product_ids\` and by \`handles\` from one list. At least one of them must be a non-empty array, and together they hold at most 100 entries (400 VALIDATION_ERROR otherwise). \`removed_count\` counts what was really removed; each removal emits \`wishlist.item.removed\`. ${OWNER} ${LIST_PARAM} ${PLAN}`,
+    responses: { 200: 'What was removed, and the items left in the list' },
+    requestExample: { product_ids: ['7001', '7002'], handles: ['wool-scarf'] },
+    examples: { 200: { ok: true, data: { removed_count: 3, count: 1 } } },
+    document: {
+      body: Type.Union(
+        [
+          Type.Object({ product_ids: Type.Array(ProductIdItem, { minItems: 1, maxItems: BULK_DELETE_MAX }), handles: Type.Optional(Type.Array(Handle, { maxItems: BULK_DELETE_MAX })) }),
+          Type.Object({ product_ids: Type.Optional(Type.Array(ProductIdItem, { maxItems: BULK_DELETE_MAX })), handles: Type.Array(Handle, { minItems: 1, maxItems: BULK_DELETE_MAX }) }),
+        ],
+        { description: 'At least one of product_ids and handles is a non-empty array; at most 100 entries together' },
+      ),
+    },
+  },
+  'DELETE /v1/wishlists/:customerId/items/:productId': {
+    operationId: 'removeWishlistItem',
+    summary: 'Remove a product (or a handle) from a wishlist',
+    description: `Removes one item. With \`by=handle\` the last path segment is the item's handle (matched exactly) instead of the product id. An absent product or handle is 200 with \`removed: false\`. A removal emits \`wishlist.item.removed\`. ${OWNER} ${LIST_PARAM} ${PLAN}`,
+    responses: { 200: 'Whether an item was removed, and the items left in the list' },
+    examples: { 200: { ok: true, data: { removed: true, count: 2 } } },
+  },
+  'POST /v1/wishlists/:customerId/merge': {
+    operationId: 'mergeGuestWishlist',
+    summary: 'Merge a guest wishlist into a customer wishlist',
+    description: `At login: merges \`guest_items\` (in the given order), then the stored wishlist of \`guest_id\` (all its lists, newest first) into the list; the first occurrence of a product wins and products already present are kept as they are. At least one of \`guest_items\` and \`guest_id\` is required (\`guest_items: []\` is allowed). \`added_at\` defaults to now (a future time is stored as now). Items beyond the 2,500 limit are not merged and are counted in \`skipped_count\`. The guest's stored wishlist (items, lists, share links) is deleted afterwards. Each new item emits \`wishlist.item.added\`. Customer or admin token only (not guest mode). ${OWNER} ${LIST_PARAM}`,
+    responses: { 200: 'What was merged, and the whole target list afterwards' },
+    requestExample: { guest_items: [{ product_id: '7003', handle: 'wool-scarf', added_at: '2026-01-01T10:00:00.000Z' }], guest_id: 'g_3f2a9c0d4b1e4f6a8c7d2e1f0a9b8c7d' },
+    examples: { 200: { ok: true, data: { merged_count: 1, skipped_count: 0, items: [item], count: 1 } } },
+    document: {
+      body: Type.Union(
+        [
+          Type.Object({ guest_items: GuestItems, guest_id: Type.Optional(GuestIdField) }),
+          Type.Object({ guest_items: Type.Optional(GuestItems), guest_id: GuestIdField }),
+        ],
+        { description: 'guest_items is required unless guest_id is given' },
+      ),
+    },
+  },
+  'GET /v1/wishlists/:customerId/lists': {
+    operationId: 'listWishlists',
+    summary: "List the owner's wishlists",
+    description: `The default list first (it exists for every owner without being created; \`wishlistId\` \`default\`, named \`My Wishlist\` until renamed), then named lists by \`createdAt\`. With multi-wishlist inactive (plan below growth or the setting off) only the default list is returned; lists made while it was on are kept and come back when it is on again. ${OWNER}`,
+    responses: { 200: 'The lists, default first' },
+    examples: { 200: { ok: true, data: { wishlists: [{ ...listRecord, wishlistId: 'default', name: 'My Wishlist', itemCount: 3 }, listRecord] } } },
+  },
+  'POST /v1/wishlists/:customerId/lists': {
+    operationId: 'createWishlist',
+    summary: 'Create a named list',
+    description: `Needs multi-wishlist (growth plan: 403 PLAN_UPGRADE_REQUIRED; the setting: 403 FEATURE_DISABLED). At most 20 lists per owner, the default list included (400 WISHLIST_LIMIT, checked before the name). The name is trimmed, 1..100 characters, and unique per owner after NFKC normalization, removal of format characters and case folding (409 LIST_NAME_TAKEN). ${OWNER}`,
+    responses: { 201: 'The new list (itemCount 0)' },
+    requestExample: { name: 'Gift ideas' },
+    examples: { 201: { ok: true, data: { wishlist: listRecord } } },
+  },
+  'PUT /v1/wishlists/:customerId/lists/:listId': {
+    operationId: 'renameWishlist',
+    summary: 'Rename a list',
+    description: `Renames a named list or the default list (\`listId\` \`default\`), with the rules of create (trimmed, 1..100 characters, 409 LIST_NAME_TAKEN; a list may be renamed to a variant of its own name). Needs multi-wishlist. ${OWNER}`,
+    responses: { 200: 'Renamed' },
+    requestExample: { name: 'Birthday' },
+    examples: { 200: { ok: true, data: { updated: true } } },
+  },
+  'DELETE /v1/wishlists/:customerId/lists/:listId': {
+    operationId: 'deleteWishlist',
+    summary: 'Delete a named list and its items',
+    description: `Deletes the list, its items (recorded as analytics removes, no webhooks) and its share links. The default list cannot be deleted (400 DEFAULT_LIST_PROTECTED). Needs multi-wishlist. ${OWNER}`,
+    responses: { 200: 'Deleted' },
+    examples: { 200: { ok: true, data: { deleted: true } } },
+  },
+  'POST /v1/wishlists/:customerId/items/move': {
+    operationId: 'moveWishlistItem',
+    summary: 'Move a product between lists',
+    description: `Moves \`product_id\` from list \`from\` to list \`to\`, keeping \`addedAt\`, variant, handle and metadata; when the destination already holds the product the source item is just removed. Not in the source list: 400 ITEM_NOT_IN_LIST; \`from\` equal to \`to\`: 400 SAME_LIST; an unknown list: 404. Emits nothing. Needs multi-wishlist. ${OWNER}`,
+    responses: { 200: 'Moved' },
+    requestExample: { product_id: '7001', from: 'default', to: 'wl_2b9c1f0e8d7a6b5c' },
+    examples: { 200: { ok: true, data: { moved: true } } },
+  },
+  'GET /v1/wishlists/:customerId/share': {
+    operationId: 'getShareLink',
+    summary: "Get (or create) the list's share link",
+    description: `Returns the list's active read-only link, creating one when none is active (a write: it creates the owner, guests included). A new link lives for the shop's \`share_link_ttl_days\` (default 30) and emits \`wishlist.shared\`. Needs the starter plan or above, in every mode. ${OWNER} ${LIST_PARAM}`,
+    responses: { 200: 'The active share link' },
+    examples: { 200: { ok: true, data: { share_url: 'https://wishlist.example.com/v1/wishlists/shared/q9K2xY7bT3mN8pL4vR6sW1zA5cE0fH2j', expires_at: '2026-02-01T03:04:05.678Z' } } },
+  },
+  'DELETE /v1/wishlists/:customerId/share': {
+    operationId: 'revokeShareLink',
+    summary: "Revoke the list's share link",
+    description: `Revokes the list's active link (its reads answer 404 from then on). \`revoked\` is false when there was none. ${OWNER} ${LIST_PARAM}`,
+    responses: { 200: 'Whether a link was revoked' },
+    examples: { 200: { ok: true, data: { revoked: true } } },
+  },
+  'GET /v1/wishlists/shared/:shareToken': {
+    operationId: 'readSharedWishlist',
+    summary: 'Read a shared wishlist',
+    description: 'No authentication: the token is the proof. The whole list as it is now (no paging), items with `productId`, `variantId`, `addedAt` only, plus the list `name`, `count`, `created_at` (when the link was made) and `expires_at`. Expired: 410 SHARE_EXPIRED; unknown or revoked (revoked wins over expired): 404. A link to a named list answers 404 while multi-wishlist is inactive; a shop that fell below starter answers 403 PLAN_UPGRADE_REQUIRED. Counted per client address.',
+    responses: { 200: 'The shared list' },
+    examples: { 200: { ok: true, data: { name: 'My Wishlist', items: [{ productId: '7001', variantId: '70011', addedAt: '2026-01-02T03:04:05.678Z' }], count: 1, created_at: '2026-01-03T08:00:00.000Z', expires_at: '2026-02-02T08:00:00.000Z' } } },
+  },
+  'POST /v1/wishlists/import': {
+    operationId: 'importWishlistItems',
+    summary: "Import items into customers' default lists",
+    description: 'Admin token, growth plan or above. 1..500 items, validated as a whole (one bad item is 400 with its `index`, nothing written), then written in one transaction to each customer\'s default list. Items already there, repeated within the call (after GID normalization) or beyond the 2,500 limit are skipped: `skipped` = input items − imported. `customers` counts distinct customer ids in the input. `dry_run: true` returns the same figures and writes nothing. Records analytics adds; emits no webhooks. A second identical import imports 0.',
+    responses: { 200: 'The import figures' },
+    requestExample: { items: [{ customer_id: '1001', product_id: '7001', handle: 'classic-leather-bag' }, { customer_id: '1002', product_id: '7002', variant_id: '70021', added_at: '2025-12-24T18:00:00Z' }], dry_run: false },
+    examples: { 200: { ok: true, data: { customers: 2, imported: 2, skipped: 0, dry_run: false } } },
+  },
+}
+
+/**
+ * The owner segment as the document states it: `me`, a customer id (digits or a GID) or a
+ * guest id. The route schema only bounds its length: which of them a caller may use is
+ * decided with its credentials (a malformed id is then 400, someone else's 403).
+ */
+const OwnerIdDoc = Type.String({
+  pattern: `^(me|[0-9]{1,32}|gid://[A-Za-z]+/Customer/[0-9]{1,32}|[A-Za-z0-9_-]{8,64})$`,
+  maxLength: 100,
+  description: OWNER_ID,
+})
+const ownerParamsDoc: Record<string, TSchema> = {
+  'DELETE /v1/wishlists/:customerId/items/:productId': Type.Object({ customerId: OwnerIdDoc, productId: DeleteItemParams.properties.productId }),
+  'PUT /v1/wishlists/:customerId/lists/:listId': Type.Object({ customerId: OwnerIdDoc, listId: ListParams.properties.listId }),
+  'DELETE /v1/wishlists/:customerId/lists/:listId': Type.Object({ customerId: OwnerIdDoc, listId: ListParams.properties.listId }),
+}
+/** A list name as the service takes it: trimmed, then 1..100 characters. */
+const ListNameBodyDoc = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'Trimmed, then 1..100 characters (longer text whose trimmed form fits is accepted too); not only whitespace or format characters' }),
+})
+for (const key of ['POST /v1/wishlists/:customerId/lists', 'PUT /v1/wishlists/:customerId/lists/:listId']) {
+  const doc = wishlistsOperations[key] as OperationDoc
+  doc.document = { ...doc.document, body: ListNameBodyDoc }
+}
+for (const [key, doc] of Object.entries(wishlistsOperations)) {
+  if (!key.includes(':customerId')) continue
+  doc.document = { ...doc.document, params: ownerParamsDoc[key] ?? Type.Object({ customerId: OwnerIdDoc }) }
+}

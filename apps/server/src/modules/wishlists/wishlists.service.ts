@@ -1,5 +1,5 @@
 /**
- * Wishlist items (DECISIONS §5): read, add, remove, bulk delete, merge; and the functions
+ * Wishlist items (docs/api.md, "Wishlists"): read, add, remove, bulk delete, merge; and the functions
  * other modules call (remove-on-purchase, holders of a product).
  *
  * Every write runs in one transaction that first locks the owner row (FOR UPDATE on

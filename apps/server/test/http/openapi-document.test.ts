@@ -1,0 +1,131 @@
+/**
+ * The served OpenAPI document serves a code generator and a newcomer: every operation is
+ * named, summarised, described and secured (public ones with `security: []`), every
+ * response is described, errors are named components, each example is valid against its
+ * schema, and the outbound events are in the `webhooks` section.
+ */
+import { readFileSync } from 'node:fs'
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import addFormats from 'ajv-formats'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { renderReference } from '../../scripts/openapi-reference.js'
+import { DOCUMENT_ENV } from '../../scripts/served-document.js'
+import { WEBHOOK_EVENTS } from '../../src/modules/events/outbox.js'
+import { createTestApp, type TestApp } from '../helpers/app.js'
+
+type Json = Record<string, any>
+let t: TestApp
+let doc: Json
+
+beforeAll(async () => {
+  // Shopify app mode on, as the published document has it (its routes are off otherwise).
+  t = await createTestApp({ env: { SHOPIFY_API_SECRET: DOCUMENT_ENV.SHOPIFY_API_SECRET, SHOPIFY_API_KEY: DOCUMENT_ENV.SHOPIFY_API_KEY } })
+  doc = (await t.call('GET', '/v1/openapi.json')).body
+})
+afterAll(() => t.close())
+
+const operations = () =>
+  Object.entries(doc.paths as Record<string, Record<string, Json>>).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ where: `${method.toUpperCase()} ${path}`, op })))
+
+/** The served document with $refs to its components resolvable by Ajv. */
+function validator() {
+  const ajv = new Ajv2020({ strict: false, allErrors: true })
+  addFormats.default(ajv)
+  ajv.addSchema({ $id: 'doc', components: doc.components }, 'doc')
+  return (schema: Json, value: unknown) => {
+    const rewritten = JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"doc#/components/'))
+    const validate = ajv.compile(rewritten)
+    return validate(value) ? [] : validate.errors
+  }
+}
+
+describe('the OpenAPI document', () => {
+  it('names, summarises, describes and secures every operation', () => {
+    const ids = new Set<string>()
+    for (const { where, op } of operations()) {
+      expect({ where, operationId: typeof op.operationId }).toEqual({ where, operationId: 'string' })
+      expect({ where, dup: ids.has(op.operationId) }).toEqual({ where, dup: false })
+      ids.add(op.operationId)
+      expect({ where, summary: op.summary?.length > 0, description: op.description?.length > 0 }).toEqual({ where, summary: true, description: true })
+      expect({ where, security: Array.isArray(op.security) }).toEqual({ where, security: true })
+      for (const [status, raw] of Object.entries(op.responses as Record<string, Json>)) {
+        const response = raw.$ref ? doc.components.responses[raw.$ref.split('/').pop()] : raw
+        expect({ where, status, description: response.description }).not.toMatchObject({ description: 'Default Response' })
+        expect({ where, status, described: response.description.length > 0 }).toEqual({ where, status, described: true })
+      }
+    }
+    expect(doc.paths['/v1/wishlists/shared/{shareToken}'].get.security).toEqual([])
+    expect(doc.paths['/v1/auth/token'].post.security).toEqual([])
+    expect(doc.paths['/api/v1/review-invitations/{token}'].get.security).toEqual([])
+  })
+
+  it('names the error components and refers to them', () => {
+    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['ErrorEnvelope', 'ReviewsError']))
+    expect(JSON.stringify(doc)).not.toMatch(/def-\d/)
+    expect(doc.paths['/v1/webhooks'].post.responses['400']).toEqual({ $ref: '#/components/responses/Error400' })
+    expect(doc.components.responses.Error400.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorEnvelope' })
+    expect(doc.paths['/api/v1/reviews'].post.responses['400']).toEqual({ $ref: '#/components/responses/ReviewsError400' })
+    expect(doc.components.responses.ReviewsError400.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ReviewsError' })
+    expect(doc.components.responses.Error429.headers['Retry-After']).toEqual({ $ref: '#/components/headers/Retry-After' })
+  })
+
+  it('gives every example in the document, and each is valid against its schema', () => {
+    const check = validator()
+    let examples = 0
+    for (const { where, op } of operations()) {
+      const media = [op.requestBody?.content?.['application/json'], ...Object.values((op.responses ?? {}) as Record<string, Json>).map((r) => r.content?.['application/json'])]
+      for (const m of media) {
+        if (m?.example === undefined) continue
+        examples++
+        expect({ where, errors: check(m.schema, m.example) }).toEqual({ where, errors: [] })
+      }
+    }
+    for (const name of ['ErrorEnvelope', 'ReviewsError']) {
+      const schema = doc.components.schemas[name]
+      for (const example of schema.examples) expect({ name, errors: check(schema, example) }).toEqual({ name, errors: [] })
+    }
+    expect(examples).toBeGreaterThan(50)
+  })
+
+  it('marks query parameters that have a default as optional (top-products limit)', () => {
+    const limit = doc.paths['/v1/analytics/top-products'].get.parameters.find((p: Json) => p.name === 'limit')
+    expect(limit).toMatchObject({ in: 'query', required: false, schema: { default: 10, minimum: 1, maximum: 100 } })
+  })
+
+  it('documents each platform event type exactly, as a discriminated union', () => {
+    const items = doc.paths['/v1/events'].post.requestBody.content['application/json'].schema.properties.events.items
+    expect(items.discriminator).toEqual({
+      propertyName: 'type',
+      mapping: {
+        'cart.item_added': '#/components/schemas/CartItemAddedEvent',
+        'product.updated': '#/components/schemas/ProductUpdatedEvent',
+        'order.created': '#/components/schemas/OrderCreatedEvent',
+      },
+    })
+    expect(doc.components.schemas.ProductUpdatedEvent.required).toEqual(['type', 'product_id', 'variants'])
+  })
+
+  it('states the rules of the validation: patterns, formats and required-one-of bodies', () => {
+    const body = (path: string, method = 'post') => doc.paths[path][method].requestBody.content['application/json'].schema
+    expect(doc.paths['/v1/wishlists/{customerId}'].get.parameters.find((p: Json) => p.name === 'customerId').schema.pattern).toBeTypeOf('string')
+    expect(body('/v1/webhooks').properties.url).toMatchObject({ format: 'uri' })
+    expect(JSON.stringify(body('/v1/wishlists/{customerId}/items/bulk-delete'))).toContain('"minItems":1')
+    expect(JSON.stringify(body('/v1/wishlists/{customerId}/merge'))).toContain('"required":["guest_id"]')
+    expect(body('/api/v1/reviews/{id}/reply', 'put').properties.body).toMatchObject({ minLength: 1 })
+    expect(body('/api/v1/reviews').properties.customerEmail).toMatchObject({ format: 'email' })
+    expect(body('/api/v1/reviews').properties.productId.pattern).toBeTypeOf('string')
+  })
+
+  it('describes every outbound event in the webhooks section', () => {
+    for (const event of [...WEBHOOK_EVENTS, 'webhook.test']) {
+      const post = doc.webhooks[event]?.post
+      expect({ event, summary: typeof post?.summary }).toEqual({ event, summary: 'string' })
+      expect(post.requestBody.content['application/json'].schema.properties.event).toMatchObject({ const: event })
+    }
+  })
+
+  it('is rendered in docs/reference.md (run `npm run docs:reference -w apps/server` when it is stale)', () => {
+    const committed = readFileSync(new URL('../../../../docs/reference.md', import.meta.url), 'utf8')
+    expect(committed === renderReference(doc), 'docs/reference.md is stale').toBe(true)
+  })
+})
