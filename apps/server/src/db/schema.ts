@@ -36,7 +36,7 @@ export interface ApiKeysTable {
 }
 
 /**
- * Transactional outbox: every state change that SPEC lists as a webhook event, when an
+ * Transactional outbox: every state change that docs/api.md lists as a webhook event, when an
  * enabled endpoint of the shop takes that event, is written here in the same transaction as
  * the change; the webhook worker fans it out to endpoints.
  */
@@ -214,7 +214,7 @@ export type ReviewStatus = 'pending' | 'approved' | 'rejected'
 export type ReviewVerification = 'customer_order' | 'invitation'
 
 /**
- * Product reviews (docs/api.md, "Reviews"). `id` is a global auto id (SPEC: `id integer`); every
+ * Product reviews (docs/api.md, "Reviews"). `id` is a global auto id (an integer in the API); every
  * other index starts with `shop_id`. `created_at` is whole seconds (in ms) so the sort
  * order matches the seconds-precision `createdAt` clients see.
  */

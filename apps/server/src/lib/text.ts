@@ -1,5 +1,5 @@
 /**
- * Lengths in Unicode code points: what SPEC's "characters" means here, and what JSON
+ * Lengths in Unicode code points: what the API's "characters" (docs/api.md, "Limits") means here, and what JSON
  * Schema's `maxLength` counts (an emoji is one character, not two UTF-16 units).
  */
 export const codePointLength = (s: string): number => [...s].length

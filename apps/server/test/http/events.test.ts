@@ -291,7 +291,7 @@ describe('product.updated', () => {
     expect(event!.data.truncated).toBe(true)
   })
 
-  it('reaches a subscribed webhook, signed, with the SPEC payload', async () => {
+  it('reaches a subscribed webhook, signed, with the documented payload', async () => {
     const receiver = await startReceiver()
     const worker = createWebhookWorker({ storage: t.storage, webhooks: t.config.webhooks })
     try {

@@ -140,7 +140,7 @@ describe('webhook endpoints CRUD', () => {
 })
 
 describe('delivery', () => {
-  it('delivers subscribed events with Standard Webhooks headers and the SPEC payload', async () => {
+  it('delivers subscribed events with Standard Webhooks headers and the documented payload', async () => {
     const w = await createWebhook(['wishlist.item.added'])
     await emit('wishlist.item.added', { customerId: '7', productId: '100', variantId: '200' })
     await emit('wishlist.item.removed', { customerId: '7', productId: '100' })

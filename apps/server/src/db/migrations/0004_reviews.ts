@@ -11,7 +11,7 @@ import type { Backend } from '../types.js'
 import { withAutoId } from '../dialect.js'
 
 export async function up(db: Kysely<unknown>, backend: Backend): Promise<void> {
-  // A global auto id (SPEC: `id integer`); lookups by id always add `shop_id = ?`.
+  // A global auto id (the API's review `id` is an integer); lookups by id always add `shop_id = ?`.
   await withAutoId(db.schema.createTable('reviews'), backend)
     .addColumn('shop_id', 'text', (c) => c.notNull())
     .addColumn('product_id', 'text', (c) => c.notNull())

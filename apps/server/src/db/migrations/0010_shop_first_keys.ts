@@ -5,7 +5,7 @@ import type { Backend } from '../types.js'
  * docs/api.md, "Shops, plans and settings": every primary key starts with `shop_id`, so that the schema can be
  * distributed by shop on Citus (which enforces uniqueness per shard, so a distributed
  * table's keys must include the distribution column). Three tables took a lone auto id
- * as their key: `reviews` (SPEC: `id integer`), the `analytics_events` log and the
+ * as their key: `reviews` (the API's review `id` is an integer), the `analytics_events` log and the
  * `analytics_inbox` queue. On PostgreSQL their key becomes (shop_id, id); the id keeps its
  * identity sequence, and every query by id already names the shop. The inbox's
  * (shop_id, id) index is the key now, so one index less is written per fact.

@@ -1,5 +1,5 @@
 /**
- * The transactional outbox. Every state change that SPEC lists as a webhook event calls
+ * The transactional outbox. Every state change that docs/api.md lists as a webhook event calls
  * `enqueueWebhookEvents` with the transaction that makes the change, so an event exists
  * exactly when its change was committed. The webhook worker turns each row into one
  * delivery per subscribed endpoint and then deletes it.
@@ -35,7 +35,7 @@ export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number]
 
 export interface OutboxEvent {
   event: WebhookEventName
-  /** The payload's `data` object (SPEC: Events). */
+  /** The payload's `data` object (docs/api.md, "Webhooks"). */
   data: Record<string, unknown>
   occurredAt?: number
 }

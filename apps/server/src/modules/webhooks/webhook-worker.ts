@@ -92,7 +92,7 @@ const QUEUED_BATCHES_PER_PASS = 20
 /** The largest delivery body: `data.customerIds` is cut to fit, with `truncated: true`. */
 export const MAX_DELIVERY_BODY_BYTES = 64 * 1024
 
-/** The HTTP body of every delivery (SPEC: Events, payload shape), at most MAX_DELIVERY_BODY_BYTES. */
+/** The HTTP body of every delivery (docs/api.md, "Webhooks": the payload shape), at most MAX_DELIVERY_BODY_BYTES. */
 export function deliveryBody(event: string, shopDomain: string, occurredAt: number, data: unknown): string {
   const body = JSON.stringify({ event, shopDomain, occurredAt: isoMillis(occurredAt), data })
   const excess = Buffer.byteLength(body) - MAX_DELIVERY_BODY_BYTES

@@ -1,4 +1,4 @@
-/** SPEC: POST /v1/wishlists/import (admin token, growth plan and above). */
+/** POST /v1/wishlists/import (admin token, growth plan and above). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors, Ok } from '../../lib/http-schemas.js'
 import type { ImportService } from './import.service.js'

@@ -19,7 +19,7 @@ export function itemView(row: ItemRow): ItemView {
 }
 
 /**
- * Who an event is about. SPEC names `customerId`; guests are not customers, so their events
+ * Who an event is about. The events name `customerId`; guests are not customers, so their events
  * carry `customerId: null` and `guestId` (a receiver can tell them apart without guessing).
  */
 export function ownerData(owner: Owner): { customerId: string | null; guestId?: string } {

@@ -1,4 +1,4 @@
-/** SPEC: Multi-wishlist (lists) and move. */
+/** Multi-wishlist (lists) and move. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { errors, Ok } from '../../lib/http-schemas.js'

@@ -1,4 +1,4 @@
-/** SPEC: share links (starter+, any mode) and the public shared read. */
+/** Share links (starter+, any mode) and the public shared read. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
 import { Type } from 'typebox'

@@ -1,4 +1,4 @@
-/** SPEC: Wishlist items. `/v1/wishlists/{customerId}` where customerId may be `me`. */
+/** Wishlist items. `/v1/wishlists/{customerId}` where customerId may be `me`. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
 import { Counter } from 'prom-client'

@@ -1,5 +1,5 @@
 /**
- * TypeBox schemas of the wishlist endpoints (SPEC: Wishlist items, Multi-wishlist, share,
+ * TypeBox schemas of the wishlist endpoints (docs/api.md: Wishlist items, Multi-wishlist, share,
  * import; docs/api.md, "Wishlists"). One schema validates, types and documents each route.
  */
 import { type Static, type TSchema, Type } from 'typebox'
