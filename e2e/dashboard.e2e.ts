@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url'
 import { createWishlistClient, isWishlistApiError, type WishlistClient } from '@wishlist/sdk'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { seedAnalytics } from '../apps/server/src/modules/analytics/analytics.seed.js'
+import { seedAnalytics } from '../apps/server/src/cli/analytics-seed.js'
 import { type Env, launchChromium, startEnv } from './helpers/env.js'
 
 const SCREENSHOTS = resolve(dirname(fileURLToPath(import.meta.url)), 'screenshots')

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs'
 import { type Browser, chromium } from 'playwright-core'
 import { createTestApp, type TestApp } from '../../apps/server/test/helpers/app.js'
-import { DEMO_DOMAIN } from '../../apps/server/src/cli/demo.js'
+import { DEMO_DOMAIN } from '../../apps/server/src/modules/storefront/storefront.routes.js'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
