@@ -37,7 +37,7 @@ beforeEach(async () => {
   for (const w of list.body.data.webhooks) await t.call('DELETE', `/v1/webhooks/${w.webhookId}`, { token: admin })
 })
 
-async function createWebhook(events: string[], path = '/hook', s: TestShop = shop, token = admin) {
+async function createWebhook(events: string[], path = '/hook', _shop: TestShop = shop, token = admin) {
   const res = await t.call('POST', '/v1/webhooks', { token, body: { url: `${receiver.url}${path}`, events } })
   expect(res.status).toBe(201)
   return res.body.data as { webhookId: string; url: string; events: string[]; createdAt: string; secret: string }
