@@ -36,20 +36,27 @@ export async function startReceiver(): Promise<Receiver> {
     respond: (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok')
     },
-    async waitFor(n, filter = () => true, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs
-      for (;;) {
-        const hits = received.filter(filter)
-        if (hits.length >= n) return hits
-        if (Date.now() > deadline) throw new Error(`receiver: expected ${n} requests, got ${hits.length}`)
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, 50)
-          waiters.push(() => {
-            clearTimeout(timer)
-            resolve()
-          })
-        })
-      }
+    // Woken by each arrival; the timeout is the only timer (a real one, so a test that fakes
+    // Date still gets its failure).
+    waitFor(n, filter = () => true, timeoutMs = 10_000) {
+      return new Promise<Received[]>((resolve, reject) => {
+        const check = (): boolean => {
+          const hits = received.filter(filter)
+          if (hits.length < n) return false
+          clearTimeout(timer)
+          resolve(hits)
+          return true
+        }
+        const timer = setTimeout(() => {
+          const i = waiters.indexOf(wake)
+          if (i >= 0) waiters.splice(i, 1)
+          reject(new Error(`receiver: expected ${n} requests, got ${received.filter(filter).length}`))
+        }, timeoutMs)
+        const wake = () => {
+          if (!check()) waiters.push(wake)
+        }
+        wake()
+      })
     },
     close: () =>
       new Promise<void>((resolve) => {
