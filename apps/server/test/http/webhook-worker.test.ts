@@ -88,9 +88,10 @@ describe('the embedded worker', () => {
     try {
       const [hit] = await receiver.waitFor(1)
       expect(JSON.parse(hit!.body)).toMatchObject({ event: 'wishlist.shared', shopDomain: shop.domain, data: { customerId: '5' } })
-      // The receiver sees the request a moment before the worker records the outcome.
+      // The receiver sees the request a moment before the worker records the outcome;
+      // stop() resolves once the attempts in flight are recorded.
+      await second.worker!.stop()
       const deliveries = async () => (await second.call('GET', `/v1/webhooks/${webhookId}/deliveries`, { token: admin })).body.data.deliveries
-      for (let i = 0; i < 100 && (await deliveries())[0]?.status !== 'succeeded'; i++) await sleep(50)
       expect(await deliveries()).toMatchObject([{ status: 'succeeded', attempts: 1 }])
     } finally {
       await second.close()
@@ -159,7 +160,8 @@ describe(`several workers on ${BACKEND}`, () => {
       a.start()
       b.start()
       const hits = await receiver.waitFor(N, undefined, 30_000)
-      await sleep(300)
+      // Once both have stopped (their attempts in flight settled), nothing more can arrive.
+      await Promise.all([a.stop(), b.stop()])
       const ids = receiver.received.map((r) => r.headers['webhook-id'])
       expect(ids).toHaveLength(N)
       expect(new Set(ids).size).toBe(N)
@@ -310,7 +312,7 @@ describe('the deliveries log', () => {
       const { age, log, id } = await settledAndPending(t, worker)
       await age('old', Date.now() - 31 * DAY)
       worker.start()
-      for (let i = 0; i < 200 && (await log()).includes(id('old')); i++) await sleep(20)
+      await worker.stop() // resolves after the pass in progress: the first, which purges
       expect(await log()).toEqual([id('recent'), id('retry')].sort())
     }))
 })

@@ -287,6 +287,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
   let running = false
   let loop: Promise<void> | undefined
   let nextPurgeAt = 0
+  let senderClosed = false
 
   async function runOnce(): Promise<PassResult> {
     let dispatched = 0
@@ -348,7 +349,11 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
       await loop
       loop = undefined
       await Promise.all([...inFlight])
-      if (ownSender) await sender.close()
+      // A second stop() (a test's, then its app's close) finds the sender closed already.
+      if (ownSender && !senderClosed) {
+        senderClosed = true
+        await sender.close()
+      }
     },
   }
 }
