@@ -19,6 +19,8 @@ export interface Receiver {
   respond: Responder
   /** Resolves once `n` requests (matching `filter`) have arrived. */
   waitFor(n: number, filter?: (r: Received) => boolean, timeoutMs?: number): Promise<Received[]>
+  /** Resolves once `check()` holds, looked at now and after each arrival. */
+  until(check: () => boolean, what: string | (() => string), timeoutMs?: number): Promise<void>
   close(): Promise<void>
   /** Stops listening (connections are refused) until `comeBack()`. */
   goDown(): Promise<void>
@@ -38,25 +40,25 @@ export async function startReceiver(): Promise<Receiver> {
     },
     // Woken by each arrival; the timeout is the only timer (a real one, so a test that fakes
     // Date still gets its failure).
-    waitFor(n, filter = () => true, timeoutMs = 10_000) {
-      return new Promise<Received[]>((resolve, reject) => {
-        const check = (): boolean => {
-          const hits = received.filter(filter)
-          if (hits.length < n) return false
-          clearTimeout(timer)
-          resolve(hits)
-          return true
-        }
+    until(check, what, timeoutMs = 10_000) {
+      return new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => {
           const i = waiters.indexOf(wake)
           if (i >= 0) waiters.splice(i, 1)
-          reject(new Error(`receiver: expected ${n} requests, got ${received.filter(filter).length}`))
+          reject(new Error(`receiver: timed out waiting for ${typeof what === 'string' ? what : what()}`))
         }, timeoutMs)
         const wake = () => {
-          if (!check()) waiters.push(wake)
+          if (!check()) return void waiters.push(wake)
+          clearTimeout(timer)
+          resolve()
         }
         wake()
       })
+    },
+    async waitFor(n, filter = () => true, timeoutMs = 10_000) {
+      const hits = () => received.filter(filter)
+      await receiver.until(() => hits().length >= n, () => `${n} requests (got ${hits().length})`, timeoutMs)
+      return hits()
     },
     close: () =>
       new Promise<void>((resolve) => {
