@@ -150,7 +150,8 @@ describe('widget', () => {
     await expect.poll(() => heart('1000003').getAttribute('aria-pressed')).toBe('true')
     await added
     releaseLoad()
-    await page.waitForTimeout(300)
+    // The held load has now been applied and painted (its answer did not show the click).
+    await page.evaluate(() => (window as unknown as { Wishlist: { ready: Promise<void> } }).Wishlist.ready)
     expect(await heart('1000003').getAttribute('aria-pressed')).toBe('true')
     expect(await badge().textContent()).toBe('1')
   })

@@ -305,6 +305,6 @@ new MutationObserver(() => {
   })
 }).observe(doc.documentElement, { childList: true, subtree: true })
 
-win.Wishlist = { refresh: load, scan, has: (id: string) => saved.has(id), get count() { return saved.size } }
 scan()
-void load()
+// `ready` settles once the first load (and any guest merge) has painted the hearts.
+win.Wishlist = { refresh: load, ready: load(), scan, has: (id: string) => saved.has(id), get count() { return saved.size } }
