@@ -11,7 +11,6 @@ import { createTestApp, type TestApp, testConfig } from '../helpers/app.js'
 import { BACKEND, freshDatabase, type TestDatabase } from '../helpers/db.js'
 import { type Receiver, startReceiver } from '../helpers/receiver.js'
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const FAST = { WEBHOOK_POLL_INTERVAL_MS: '20', WEBHOOK_RETRY_SCHEDULE: '0.1,0.1' }
 
 let dir: string
@@ -321,8 +320,9 @@ describe('an idle worker', () => {
   it('writes nothing: passes with no outbox rows and no due deliveries leave the change stamp (the page cache shortcut) unmoved', () =>
     withWorker(async (t, worker) => {
       const stamp = async () => {
-        // PostgreSQL's stamp is defined once the LISTEN connection is up.
-        for (let i = 0; i < 100 && t.storage.changeStamp?.() === undefined; i++) await sleep(20)
+        // PostgreSQL's stamp is defined once the LISTEN connection is up (an event-loop turn
+        // at a time: I/O runs between them).
+        for (let i = 0; i < 1_000_000 && t.storage.changeStamp?.() === undefined; i++) await new Promise((r) => setImmediate(r))
         return t.storage.changeStamp?.()
       }
       const { shop } = await setup(t)
