@@ -28,15 +28,15 @@ describe('wishlist CLI', { timeout: 60_000 }, () => {
     expect(usage.code).toBe(2)
     expect(usage.stderr).toContain('wishlist: unknown command "frobnicate"')
     const migrate = await runCliProcess(database, 'migrate')
-    expect(migrate.code).toBe(0)
+    expect(migrate.code, migrate.stderr).toBe(0)
     expect(migrate.stdout).toMatch(/^(applied: |database is up to date)/)
   })
 
   it('migrate applies migrations, then reports the database is up to date', async () => {
     const first = await cli('migrate')
-    expect(first.code).toBe(0)
+    expect(first.code, first.stderr).toBe(0)
     const again = await cli('migrate')
-    expect(again.stdout.trim()).toBe('database is up to date')
+    expect(again.stdout.trim(), again.stderr).toBe('database is up to date')
   })
 
   it('shops create --json prints exactly the documented JSON object', async () => {
