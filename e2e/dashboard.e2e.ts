@@ -127,6 +127,20 @@ describe('merchant dashboard', () => {
 
     const daily = await api.analytics.daily({ period: '30d' })
     expect(await page.locator('[data-testid="daily-chart"] rect.bar.added').count()).toBe(daily.days.length)
+    // The last day is labelled; the cumulative line has an axis of its own, drawn (not two
+    // stray numbers in the corners, which left it read against the bars' scale), and ends
+    // where that axis puts the last day's total (interpolated between the axis's ticks).
+    const lastDay = daily.days[daily.days.length - 1]!
+    const dayLabels = await page.locator('[data-testid="daily-chart"] text[text-anchor="middle"]').allTextContents()
+    expect(dayLabels.at(-1)).toBe(lastDay.date.slice(5))
+    const ticks = await page.locator('[data-testid="daily-chart"] .total-tick').evaluateAll((gs) => gs.map((g) => ({ v: Number(g.getAttribute('data-value')), y: Number(g.getAttribute('data-y')) })))
+    expect(await page.getByTestId('total-axis').count()).toBe(1)
+    expect(ticks.length).toBeGreaterThanOrEqual(3)
+    const [lo, hi] = [ticks[0]!, ticks.at(-1)!]
+    const expectedY = lo.y + ((lastDay.cumulative_total - lo.v) / (hi.v - lo.v)) * (hi.y - lo.y)
+    const d = (await page.getByTestId('total-line').getAttribute('d')) ?? ''
+    const lastY = Number(d.trim().split(/[ ,]/).at(-1))
+    expect(Math.abs(lastY - expectedY)).toBeLessThan(1)
     const top = await api.analytics.topProducts({ limit: 10 })
     expect(top.products.length).toBeGreaterThan(0)
     const firstRow = page.locator('[data-testid="top-products"] tbody tr').first()

@@ -39,6 +39,24 @@ describe('React demo (@wishlist/sdk/react)', () => {
     await expect.poll(() => page.locator('[data-wishlist-product-id="1000002"] button').getAttribute('aria-pressed')).toBe('true')
   })
 
+  test('the React app and the widget agree without a reload, both ways', async () => {
+    await openDemo()
+    const heart = (id: string) => page.locator(`[data-wishlist-product-id="${id}"] button.wl-heart`)
+    await expect.poll(() => heart('1000002').getAttribute('aria-pressed')).toBe('false')
+    // React adds: the widget's heart and the header count follow.
+    await page.getByTestId('react-add-1000002').click()
+    await expect.poll(() => heart('1000002').getAttribute('aria-pressed')).toBe('true')
+    await expect.poll(() => page.locator('header [data-wishlist-count]').textContent()).toBe('1')
+    // The widget adds: the React list follows.
+    await heart('1000005').click()
+    await expect.poll(() => items().allTextContents()).toEqual(['Rain jacket Remove', 'Wool beanie Remove'])
+    expect(await page.getByTestId('react-count').textContent()).toBe('2')
+    // React removes: the widget's heart follows.
+    await items().filter({ hasText: 'Wool beanie' }).getByRole('button', { name: 'Remove' }).click()
+    await expect.poll(() => heart('1000002').getAttribute('aria-pressed')).toBe('false')
+    await expect.poll(() => page.locator('header [data-wishlist-count]').textContent()).toBe('1')
+  })
+
   test('a failing call rolls back and shows the error', async () => {
     await openDemo()
     await page.route('**/v1/wishlists/*/items', (route) =>

@@ -150,7 +150,8 @@ describe('widget', () => {
     await expect.poll(() => heart('1000003').getAttribute('aria-pressed')).toBe('true')
     await added
     releaseLoad()
-    await page.waitForTimeout(300)
+    // The held load has now been applied and painted (its answer did not show the click).
+    await page.evaluate(() => (window as unknown as { Wishlist: { ready: Promise<void> } }).Wishlist.ready)
     expect(await heart('1000003').getAttribute('aria-pressed')).toBe('true')
     expect(await badge().textContent()).toBe('1')
   })
@@ -173,5 +174,19 @@ describe('widget', () => {
       name: 'Canvas tote',
       aggregateRating: { '@type': 'AggregateRating', ratingValue: 3.5, reviewCount: 2, bestRating: 5, worstRating: 1 },
     })
+  })
+
+  test("reviews: the shop's reply is labelled as the shop's", async () => {
+    const sf = { 'x-storefront-key': env.storefrontKey }
+    const created = await env.testApp.call('POST', '/api/v1/reviews', { headers: sf, body: { productId: '1000001', customerEmail: 'r@example.com', customerName: 'Rae', rating: 4, body: 'Runs small' } })
+    const minted = await env.testApp.call('POST', '/v1/auth/token', { body: { api_key: env.adminKey.keyId, api_secret: env.adminKey.secret } })
+    const replied = await env.testApp.call('PUT', `/api/v1/reviews/${created.body.id}/reply`, { token: minted.body.data.token, body: { body: 'Order one size up.' } })
+    expect(replied.status).toBe(200)
+    await openDemo()
+    const reviews = page.locator('[data-reviews-product-id="1000001"]')
+    await expect.poll(() => reviews.getAttribute('data-reviews-state')).toBe('ready')
+    const reply = reviews.locator('.wl-review', { hasText: 'Runs small' }).locator('.wl-review-reply')
+    expect(await reply.locator('.wl-review-reply-label').textContent()).toBe('Reply from the shop')
+    expect(await reply.locator('p').textContent()).toBe('Order one size up.')
   })
 })

@@ -1,6 +1,8 @@
 /**
  * The daily chart as inline SVG (no chart library, no CDN): adds above and removes below
- * the zero line as bars, the cumulative total as a line on its own scale (right axis).
+ * the zero line as bars against the left axis, the cumulative total as a line against the right
+ * axis (its own scale, drawn from the same function as the line). Day labels count back from
+ * the last day, so the latest day is always labelled.
  * The same figures are available as a table for screen readers and keyboard users.
  */
 import type { DailyStats } from '@wishlist/sdk'
@@ -39,6 +41,9 @@ export function DailyChart({ days }: { days: Day[] }) {
   const yTotal = (v: number) => PAD.top + plotH - ((v - minTotal) / (maxTotal - minTotal || 1)) * plotH
   const line = days.map((d, i) => `${i === 0 ? 'M' : 'L'}${(x(i) + step / 2).toFixed(1)},${yTotal(d.cumulative_total).toFixed(1)}`).join(' ')
   const labelEvery = Math.max(1, Math.ceil(days.length / 6))
+  const labelled = (i: number) => (days.length - 1 - i) % labelEvery === 0
+  const totalTicks = [...new Set([minTotal, Math.round((minTotal + maxTotal) / 2), maxTotal])]
+  const right = W - PAD.right
   const sum = (k: 'items_added' | 'items_removed') => days.reduce((a, d) => a + d[k], 0)
   const last = days[days.length - 1]
   const summary = `${days.length} days from ${days[0]?.date} to ${last?.date}: ${sum('items_added')} items added, ${sum('items_removed')} removed; cumulative total ${last?.cumulative_total ?? 0} at the end.`
@@ -59,7 +64,9 @@ export function DailyChart({ days }: { days: Day[] }) {
       <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-labelledby={`${titleId} ${descId}`} data-testid="daily-chart" preserveAspectRatio="xMidYMid meet">
         <title id={titleId}>Daily adds, removes and cumulative total</title>
         <desc id={descId}>{summary}</desc>
-        <line className="axis" x1={PAD.left} x2={W - PAD.right} y1={mid} y2={mid} />
+        <line className="axis" x1={PAD.left} x2={right} y1={mid} y2={mid} />
+        <line className="axis" x1={PAD.left} x2={PAD.left} y1={PAD.top} y2={PAD.top + plotH} />
+        <line className="axis total" x1={right} x2={right} y1={PAD.top} y2={PAD.top + plotH} data-testid="total-axis" />
         <text className="tick" x={PAD.left - 6} y={PAD.top + 4} textAnchor="end">
           {maxBar}
         </text>
@@ -69,12 +76,14 @@ export function DailyChart({ days }: { days: Day[] }) {
         <text className="tick" x={PAD.left - 6} y={PAD.top + plotH + 4} textAnchor="end">
           −{maxBar}
         </text>
-        <text className="tick total" x={W - PAD.right + 6} y={PAD.top + 4}>
-          {maxTotal}
-        </text>
-        <text className="tick total" x={W - PAD.right + 6} y={PAD.top + plotH + 4}>
-          {minTotal}
-        </text>
+        {totalTicks.map((v) => (
+          <g key={v} className="total-tick" data-value={v} data-y={yTotal(v).toFixed(1)}>
+            <line className="axis total" x1={right} x2={right + 4} y1={yTotal(v)} y2={yTotal(v)} />
+            <text className="tick total" x={right + 7} y={yTotal(v) + 4}>
+              {v}
+            </text>
+          </g>
+        ))}
         {days.map((d, i) => (
           <g key={d.date}>
             <rect className="bar added" x={x(i) + step / 2 - barW} y={mid - d.items_added * barScale} width={barW} height={d.items_added * barScale}>
@@ -83,14 +92,14 @@ export function DailyChart({ days }: { days: Day[] }) {
             <rect className="bar removed" x={x(i) + step / 2} y={mid} width={barW} height={d.items_removed * barScale}>
               <title>{`${d.date}: ${d.items_removed} removed`}</title>
             </rect>
-            {i % labelEvery === 0 && (
-              <text className="tick" x={x(i) + step / 2} y={H - 8} textAnchor="middle">
+            {labelled(i) && (
+              <text className="tick day" x={x(i) + step / 2} y={H - 8} textAnchor="middle">
                 {d.date.slice(5)}
               </text>
             )}
           </g>
         ))}
-        <path className="line total" d={line} fill="none" />
+        <path className="line total" d={line} fill="none" data-testid="total-line" />
       </svg>
       <details>
         <summary>Show the figures as a table</summary>

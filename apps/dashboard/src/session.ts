@@ -79,7 +79,7 @@ export async function signIn(apiKey: string, apiSecret: string): Promise<Session
     return { client, keyId, shop }
   } catch (err) {
     // The only refusal of a valid key here: a customer-scope key cannot mint admin tokens.
-    if (isWishlistApiError(err, 'FORBIDDEN')) throw new Error('This key has customer scope; sign in with an admin API key.')
+    if (isWishlistApiError(err, 'FORBIDDEN')) throw new Error('This key has customer scope; sign in with an admin API key.', { cause: err })
     throw err
   }
 }

@@ -7,6 +7,8 @@ interface DemoGlobals {
   DEMO: { storefrontKey: string; ready: boolean; session: { customerId: string; token: string } | null }
 }
 const demo = (window as unknown as DemoGlobals).DEMO
+/** The widget's handle on the same page (packages/widget: `window.Wishlist`). */
+const widget = () => (window as unknown as { Wishlist?: { refresh(): Promise<void> } }).Wishlist
 
 const PRODUCTS: Record<string, string> = {
   '1000001': 'Canvas tote',
@@ -21,7 +23,9 @@ function Wishlist() {
   const wishlist = useWishlist()
   const merge = useGuestMerge()
   const { refresh } = wishlist
-  // The widget and this app keep separate caches; the widget announces its changes.
+  // The widget and this app keep separate caches. The widget announces its changes
+  // (`wishlist:change`), and this app has the widget reload after each of its own.
+  const afterChange = (result: Promise<{ ok: boolean }>) => void result.then((r) => (r.ok ? widget()?.refresh() : undefined))
   useEffect(() => {
     const onChange = () => void refresh()
     document.addEventListener('wishlist:change', onChange)
@@ -42,7 +46,7 @@ function Wishlist() {
         {wishlist.items.map((item) => (
           <li key={item.productId} data-product-id={item.productId}>
             {PRODUCTS[item.productId] ?? item.productId}{' '}
-            <button type="button" onClick={() => void wishlist.remove(item.productId)}>
+            <button type="button" onClick={() => afterChange(wishlist.remove(item.productId))}>
               Remove
             </button>
           </li>
@@ -53,7 +57,7 @@ function Wishlist() {
           .filter(([id]) => !wishlist.has(id))
           .slice(0, 3)
           .map(([id, name]) => (
-            <button key={id} type="button" data-testid={`react-add-${id}`} onClick={() => void wishlist.add(id)}>
+            <button key={id} type="button" data-testid={`react-add-${id}`} onClick={() => afterChange(wishlist.add(id))}>
               Add {name}
             </button>
           ))}

@@ -175,7 +175,7 @@ async function main(): Promise<void> {
     for (const [name, make] of Object.entries(workloads)) {
       const ops = drivers.map(make)
       const samples: number[][] = drivers.map(() => [])
-      for (const [i, op] of ops.entries()) timed(op, 100) // warm-up
+      for (const op of ops) timed(op, 100) // warm-up
       for (let r = 0; r < ROUNDS; r++) {
         // Alternate which driver goes first, so neither always runs on the warmer machine.
         const order = r % 2 === 0 ? [0, 1] : [1, 0]

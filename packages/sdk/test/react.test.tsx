@@ -155,9 +155,10 @@ describe('useWishlist', () => {
     expect(localStorage.getItem(GUEST_ID_KEY)).toBeNull()
     customer.unmount()
 
-    // A second mount (page reload) does not merge again.
-    renderHook(() => useWishlist(), { wrapper })
-    await new Promise((r) => setTimeout(r, 100))
+    // A second mount (page reload) does not merge again: by the time its list is loaded, a
+    // merge would have been sent (it starts on mount).
+    const again = renderHook(() => useWishlist(), { wrapper })
+    await waitFor(() => expect(again.result.current.status).toBe('ready'))
     expect(net.calls.filter((c) => c.endsWith('/merge'))).toHaveLength(1)
   })
 })
@@ -167,12 +168,18 @@ describe('useWishlist races and sizes', () => {
   function lateAnswers(match: (call: string) => boolean) {
     let release = () => {}
     const gate = new Promise<void>((r) => (release = r))
+    let answered = () => {}
+    /** Resolves once the server has answered a matching request (its answer still held). */
+    const serverAnswered = new Promise<void>((r) => (answered = r))
     const f: typeof fetch = async (input, init) => {
       const res = await fetch(input, init)
-      if (match(`${init?.method ?? 'GET'} ${new URL(String(input)).pathname}`)) await gate
+      if (match(`${init?.method ?? 'GET'} ${new URL(String(input)).pathname}`)) {
+        answered()
+        await gate
+      }
       return res
     }
-    return { fetch: f, release: () => release() }
+    return { fetch: f, release: () => release(), serverAnswered }
   }
 
   test('a click while the list loads shows at once and survives a load answered before it', async () => {
@@ -180,7 +187,7 @@ describe('useWishlist races and sizes', () => {
     const { result } = renderHook(() => useWishlist(), { wrapper: wrapperFor({ fetch: net.fetch }) })
     await waitFor(() => expect(result.current.status).toBe('loading'))
     // The GET has been answered by the server (empty list); its answer is held back.
-    await new Promise((r) => setTimeout(r, 50))
+    await net.serverAnswered
     let done: Promise<unknown> = Promise.resolve()
     act(() => {
       done = result.current.add('9001')
@@ -190,11 +197,8 @@ describe('useWishlist races and sizes', () => {
       await done
     })
     expect(result.current.has('9001')).toBe(true)
-    await act(async () => {
-      net.release()
-      await new Promise((r) => setTimeout(r, 50))
-    })
-    expect(result.current.status).toBe('ready')
+    act(() => net.release())
+    await waitFor(() => expect(result.current.status).toBe('ready'))
     expect(result.current.has('9001')).toBe(true)
     expect(result.current.pending).toBe(0)
   })

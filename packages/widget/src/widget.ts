@@ -290,7 +290,11 @@ async function renderReviews(host: HTMLElement): Promise<void> {
       if (r.title) li.append(el('strong', 'wl-review-title', ` ${r.title}`))
       li.append(el('p', 'wl-review-body', r.body))
       li.append(el('small', 'wl-review-meta', `${r.customerName}${r.verifiedPurchase ? ' · Verified purchase' : ''} · ${r.createdAt.slice(0, 10)}`))
-      if (r.replyBody) li.append(el('p', 'wl-review-reply', r.replyBody))
+      if (r.replyBody) {
+        const reply = el('div', 'wl-review-reply')
+        reply.append(el('strong', 'wl-review-reply-label', 'Reply from the shop'), el('p', 'wl-review-reply-body', r.replyBody))
+        li.append(reply)
+      }
       list.append(li)
     }
     box.append(list)
@@ -329,7 +333,8 @@ const style = el('style', '')
 style.textContent =
   '.wl-heart{all:unset;box-sizing:border-box;display:inline-flex;align-items:center;justify-content:center;width:100%;height:100%;min-width:40px;min-height:40px;cursor:pointer;border-radius:50%}' +
   '.wl-heart svg{fill:none;stroke:currentColor;stroke-width:2}.wl-heart[aria-pressed=true] svg{fill:#d33;stroke:#d33}' +
-  '.wl-heart:focus-visible{outline:2px solid #1a73e8;outline-offset:2px}.wl-review-list{list-style:none;padding:0}.wl-stars{color:#e6a700}'
+  '.wl-heart:focus-visible{outline:2px solid #1a73e8;outline-offset:2px}.wl-review-list{list-style:none;padding:0}.wl-stars{color:#e6a700}' +
+  '.wl-review-reply{margin:.25em 0 0 1em;padding-left:.75em;border-left:3px solid #ddd}.wl-review-reply p{margin:.25em 0}'
 doc.head.append(style)
 
 let queued = false
@@ -342,6 +347,6 @@ new MutationObserver(() => {
   })
 }).observe(doc.documentElement, { childList: true, subtree: true })
 
-win.Wishlist = { refresh: load, scan, has: (id: string) => saved.has(id), get count() { return saved.size } }
 scan()
-void load()
+// `ready` settles once the first load (and any guest merge) has painted the hearts.
+win.Wishlist = { refresh: load, ready: load(), scan, has: (id: string) => saved.has(id), get count() { return saved.size } }

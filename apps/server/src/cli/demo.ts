@@ -74,7 +74,7 @@ export async function ensureDemoShop(services: Services, _storage: Storage, conf
   return demo
 }
 
-export function printDemoBanner(demo: DemoCredentials, baseUrl: string): void {
+export function printDemoBanner(demo: DemoCredentials, baseUrl: string, stdout: { write(text: string): unknown } = process.stdout): void {
   const lines = [
     '',
     `Demo shop ${demo.domain} (plan ${demo.plan})`,
@@ -91,5 +91,5 @@ export function printDemoBanner(demo: DemoCredentials, baseUrl: string): void {
     `API reference: ${baseUrl}/docs   OpenAPI: ${baseUrl}/v1/openapi.json`,
     '',
   ]
-  process.stdout.write(lines.join('\n'))
+  stdout.write(lines.join('\n'))
 }

@@ -34,12 +34,17 @@ Plans: ${PLANS.join(', ')}. Settings: ${SETTING_NAMES.join(', ')}.`
 
 class UsageError extends Error {}
 
-function out(line: string): void {
-  process.stdout.write(`${line}\n`)
+/** Where a command writes and what environment it reads: the process's, or a test's (in process). */
+export interface CliIo {
+  stdout: { write(text: string): unknown }
+  stderr: { write(text: string): unknown }
+  env: NodeJS.ProcessEnv
 }
 
-async function withServices<T>(fn: (services: Services, storage: Storage) => Promise<T>): Promise<T> {
-  const config = loadConfig()
+const processIo: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env }
+
+async function withEnvServices<T>(env: NodeJS.ProcessEnv, fn: (services: Services, storage: Storage) => Promise<T>): Promise<T> {
+  const config = loadConfig(env)
   const storage = openStorage(config.database)
   try {
     await migrateToLatest(storage)
@@ -99,7 +104,9 @@ async function shopIdByDomain(services: Services, domain: string): Promise<strin
   return shop.id
 }
 
-async function run(argv: string[]): Promise<number> {
+async function run(argv: string[], io: CliIo): Promise<number> {
+  const out = (line: string) => void io.stdout.write(`${line}\n`)
+  const withServices = <T>(fn: (services: Services, storage: Storage) => Promise<T>) => withEnvServices(io.env, fn)
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -124,11 +131,11 @@ async function run(argv: string[]): Promise<number> {
 
   switch (`${command}${sub ? ` ${sub}` : ''}`) {
     case 'serve': {
-      const config = loadConfig()
+      const config = loadConfig(io.env)
       let banner: (() => void) | undefined
       if (values.demo) {
         const demo = await withServices((services, storage) => ensureDemoShop(services, storage, config))
-        banner = () => printDemoBanner(demo, config.publicBaseUrl)
+        banner = () => printDemoBanner(demo, config.publicBaseUrl, io.stdout)
       }
       await runServer(config, (address) => {
         out(`wishlist service listening on ${address} (${config.database.kind === 'sqlite' ? `SQLite ${config.database.file}` : 'PostgreSQL'})`)
@@ -198,9 +205,9 @@ async function run(argv: string[]): Promise<number> {
       return 0
     }
     case 'demo': {
-      const config = loadConfig()
+      const config = loadConfig(io.env)
       const demo = await withServices((services, storage) => ensureDemoShop(services, storage, config))
-      printDemoBanner(demo, config.publicBaseUrl)
+      printDemoBanner(demo, config.publicBaseUrl, io.stdout)
       return 0
     }
     default:
@@ -209,16 +216,16 @@ async function run(argv: string[]): Promise<number> {
 }
 
 /** Exit code 0 on success, 1 on errors (message on stderr), 2 on usage errors. */
-export async function main(argv: string[]): Promise<number> {
+export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
   try {
-    return await run(argv)
+    return await run(argv, io)
   } catch (err) {
     if (err instanceof UsageError || (err instanceof TypeError && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))) {
-      process.stderr.write(`wishlist: ${err.message}\n\n${USAGE}\n`)
+      io.stderr.write(`wishlist: ${err.message}\n\n${USAGE}\n`)
       return 2
     }
     if (err instanceof AppError || err instanceof ConfigError) {
-      process.stderr.write(`wishlist: ${err.message}\n`)
+      io.stderr.write(`wishlist: ${err.message}\n`)
       return 1
     }
     throw err

@@ -62,7 +62,16 @@ export async function migrateToLatest(storage: Storage): Promise<string[]> {
     provider: new StaticProvider(storage.backend),
     ...(migrationTableSchema ? { migrationTableSchema } : {}),
   })
-  const { error, results } = await migrator.migrateToLatest()
+  let { error, results } = await migrator.migrateToLatest()
+  // Before it runs anything, Kysely's migrator lists the tables of every schema it can see
+  // (pg_get_serial_sequence per column), which fails when another schema of the database is
+  // being altered or dropped at that moment (other test files, other tenants' migrations):
+  // "schema … does not exist", "column … does not exist". Nothing was applied; try again.
+  for (let tries = 1; error && storage.backend === 'postgres' && !results?.some((r) => r.status === 'Error') && tries < 5; tries++) {
+    const code = (error as { code?: unknown }).code
+    if (code !== '3F000' && code !== '42703' && code !== '42P01') break
+    ;({ error, results } = await migrator.migrateToLatest())
+  }
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')
     throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`)

@@ -10,7 +10,6 @@ import { type RunningServer, startServer } from '../../src/server.js'
 import { testConfig } from '../helpers/app.js'
 import { type PgCluster, startPgCluster } from '../helpers/pg-cluster.js'
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 // A request that takes longer than this counts as hung (the pool's connect timeout is 5 s
 // and statement_timeout 15 s; a healthy answer comes in milliseconds).
 const HUNG_MS = 20_000
@@ -67,13 +66,29 @@ async function add(productId: string): Promise<Outcome> {
 /** Writers that add distinct products back to back until stopped. */
 function writers(concurrency: number, firstProductId: number) {
   const outcomes: Outcome[] = []
+  const waiters: (() => void)[] = []
   let next = firstProductId
   let running = true
   const loops = Array.from({ length: concurrency }, async () => {
-    while (running) outcomes.push(await add(String(next++)))
+    while (running) {
+      outcomes.push(await add(String(next++)))
+      for (const w of waiters.splice(0)) w()
+    }
   })
   return {
     outcomes,
+    /** Resolves once `check()` holds, looked at after each outcome (the timeout is a real timer). */
+    until(check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), timeoutMs)
+        const wake = () => {
+          if (!check()) return void waiters.push(wake)
+          clearTimeout(timer)
+          resolve()
+        }
+        wake()
+      })
+    },
     async stop() {
       running = false
       await Promise.all(loops)
@@ -92,29 +107,21 @@ async function storedProducts(): Promise<Set<string>> {
   }
 }
 
-async function waitUntil(check: () => boolean, what: string, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(50)
-  }
-}
-
 describe('PostgreSQL stopped and restarted under a stream of adds', { timeout: 240_000 }, () => {
   it.each(['fast', 'immediate'] as const)('(%s shutdown) answers 503 with Retry-After meanwhile, recovers alone and loses no acknowledged add', async (mode) => {
     const load = writers(6, mode === 'fast' ? 100_000 : 200_000)
     const ok = () => load.outcomes.filter((o) => o.status === 200 || o.status === 201).length
     try {
       const before = ok()
-      await waitUntil(() => ok() >= before + 30, 'adds before the outage')
+      await load.until(() => ok() >= before + 30, 'adds before the outage')
       const stoppedAt = Date.now()
       await cluster.stop(mode)
       const down = load.outcomes.length
-      await waitUntil(() => load.outcomes.slice(down).filter((o) => o.status === 503).length >= 10, '503 answers during the outage')
+      await load.until(() => load.outcomes.slice(down).filter((o) => o.status === 503).length >= 10, '503 answers during the outage')
       await cluster.start()
       const restartedAt = Date.now()
       // Recovery without restarting the service: adds succeed again.
-      await waitUntil(() => load.outcomes.filter((o) => o.at > restartedAt && (o.status === 201 || o.status === 200)).length >= 30, 'adds after the restart')
+      await load.until(() => load.outcomes.filter((o) => o.at > restartedAt && (o.status === 201 || o.status === 200)).length >= 30, 'adds after the restart')
       await load.stop()
 
       const during = load.outcomes.filter((o) => o.at >= stoppedAt && o.at < restartedAt)

@@ -44,6 +44,7 @@ export interface TestApp {
   worker: WebhookWorker | undefined
   inject(opts: InjectOptions): Promise<LightMyRequestResponse>
   /** Inject and parse JSON; returns status, headers and body. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed JSON that each test reads as it expects
   call(method: InjectOptions['method'], url: string, opts?: { token?: string; headers?: Record<string, string>; body?: unknown }): Promise<{ status: number; headers: LightMyRequestResponse['headers']; body: any }>
   createShop(plan?: Plan, settings?: Partial<ShopSettings>): Promise<TestShop>
   close(): Promise<void>
@@ -116,6 +117,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     const res = await app.inject({ method, url, headers, ...(o.body === undefined ? {} : { payload: o.body as object }) })
     let body: unknown = res.body
     if ((res.headers['content-type'] ?? '').toString().includes('json') && res.body !== '') body = res.json()
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see `call` above
     return { status: res.statusCode, headers: res.headers, body: body as any }
   }
 

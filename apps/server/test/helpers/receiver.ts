@@ -19,6 +19,8 @@ export interface Receiver {
   respond: Responder
   /** Resolves once `n` requests (matching `filter`) have arrived. */
   waitFor(n: number, filter?: (r: Received) => boolean, timeoutMs?: number): Promise<Received[]>
+  /** Resolves once `check()` holds, looked at now and after each arrival. */
+  until(check: () => boolean, what: string | (() => string), timeoutMs?: number): Promise<void>
   close(): Promise<void>
   /** Stops listening (connections are refused) until `comeBack()`. */
   goDown(): Promise<void>
@@ -36,20 +38,27 @@ export async function startReceiver(): Promise<Receiver> {
     respond: (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok')
     },
+    // Woken by each arrival; the timeout is the only timer (a real one, so a test that fakes
+    // Date still gets its failure).
+    until(check, what, timeoutMs = 10_000) {
+      return new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          const i = waiters.indexOf(wake)
+          if (i >= 0) waiters.splice(i, 1)
+          reject(new Error(`receiver: timed out waiting for ${typeof what === 'string' ? what : what()}`))
+        }, timeoutMs)
+        const wake = () => {
+          if (!check()) return void waiters.push(wake)
+          clearTimeout(timer)
+          resolve()
+        }
+        wake()
+      })
+    },
     async waitFor(n, filter = () => true, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs
-      for (;;) {
-        const hits = received.filter(filter)
-        if (hits.length >= n) return hits
-        if (Date.now() > deadline) throw new Error(`receiver: expected ${n} requests, got ${hits.length}`)
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, 50)
-          waiters.push(() => {
-            clearTimeout(timer)
-            resolve()
-          })
-        })
-      }
+      const hits = () => received.filter(filter)
+      await receiver.until(() => hits().length >= n, () => `${n} requests (got ${hits().length})`, timeoutMs)
+      return hits()
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -59,6 +59,8 @@ export async function exitAfter(main: () => Promise<number>, dir: string): Promi
   let code = 1
   try {
     code = await main()
+  } catch (err) {
+    console.error(err)
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }

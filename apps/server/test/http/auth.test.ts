@@ -1,5 +1,5 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createTestApp, forgeToken, type TestApp, type TestShop, unsignedToken } from '../helpers/app.js'
 
 let t: TestApp
@@ -146,10 +146,16 @@ describe('bearer verification', () => {
     const exp = Math.floor(Date.now() / 1000) + 2
     const token = await forgeToken(claims(), { exp })
     expect((await get(token)).status).toBe(200)
-    await new Promise((r) => setTimeout(r, exp * 1000 - Date.now() + 50))
-    const res = await get(token)
-    expect(res.status).toBe(401)
-    expect(res.body.error.code).toBe('TOKEN_EXPIRED')
+    // The clock moves past exp (vitest's fake Date; timers stay real) instead of waiting for it.
+    vi.useFakeTimers({ toFake: ['Date'] })
+    try {
+      vi.setSystemTime(exp * 1000 + 50)
+      const res = await get(token)
+      expect(res.status).toBe(401)
+      expect(res.body.error.code).toBe('TOKEN_EXPIRED')
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   it('refuses a token whose shop claim names another shop than its key', async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../helpers/app.js'
-import { runCli } from '../helpers/cli.js'
+import { runCli, runCliProcess } from '../helpers/cli.js'
 import { freshDatabase, type TestDatabase } from '../helpers/db.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'wishlist-cli-'))
@@ -19,15 +19,24 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-// Each CLI call is a fresh Node process compiling TypeScript: generous timeouts for a loaded machine.
-describe('wishlist CLI', { timeout: 120_000 }, () => {
+// Commands run in process (`main()` with captured output); one smoke test spawns the real entry point.
+describe('wishlist CLI', { timeout: 60_000 }, () => {
   let created: { shop: { id: string; domain: string; plan: string }; storefrontKey: string; apiKey: { keyId: string; secret: string } }
+
+  it('smoke test, a real process: usage errors exit 2 on stderr; migrate prints to stdout and exits 0', async () => {
+    const usage = await runCliProcess(database, 'frobnicate')
+    expect(usage.code).toBe(2)
+    expect(usage.stderr).toContain('wishlist: unknown command "frobnicate"')
+    const migrate = await runCliProcess(database, 'migrate')
+    expect(migrate.code, migrate.stderr).toBe(0)
+    expect(migrate.stdout).toMatch(/^(applied: |database is up to date)/)
+  })
 
   it('migrate applies migrations, then reports the database is up to date', async () => {
     const first = await cli('migrate')
-    expect(first.code).toBe(0)
+    expect(first.code, first.stderr).toBe(0)
     const again = await cli('migrate')
-    expect(again.stdout.trim()).toBe('database is up to date')
+    expect(again.stdout.trim(), again.stderr).toBe('database is up to date')
   })
 
   it('shops create --json prints exactly the documented JSON object', async () => {

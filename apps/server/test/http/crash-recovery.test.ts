@@ -27,11 +27,6 @@ const CUSTOMERS = ['101', '102', '103', '104']
 beforeAll(async () => {
   database = await freshDatabase({ sqliteFile: join(dir, 'crash.db') })
   receiver = await startReceiver()
-  // Slow enough that deliveries are in flight when the process dies.
-  receiver.respond = async (_r, res) => {
-    await new Promise((r) => setTimeout(r, 30))
-    res.writeHead(200).end('ok')
-  }
   const setup = await createTestApp({ database })
   try {
     const shop = await setup.createShop('scale')
@@ -105,16 +100,24 @@ describe(`SIGKILL during a burst of adds and webhook deliveries (${BACKEND})`, {
     const acknowledged: string[] = []
     let next = 1
     let killed = false
+    // Every fifth delivery is held unanswered until the kill, so some are in flight then.
+    let n = 0
+    receiver.respond = (_r, res) => {
+      if (!killed && ++n % 5 === 0) return
+      res.writeHead(200).end('ok')
+    }
+    let enoughAcknowledged!: () => void
+    const acknowledgedEnough = new Promise<void>((resolve) => (enoughAcknowledged = resolve))
     const writers = CUSTOMERS.map(async (customerId) => {
       while (!killed) {
         const productId = String(next++)
         const status = await add(first.url, customerId, productId)
-        if (status === 201) acknowledged.push(`${customerId}/${productId}`)
-        else if (!killed) expect(status).toBe(201)
+        if (status === 201 && acknowledged.push(`${customerId}/${productId}`) === 120) enoughAcknowledged()
+        else if (status !== 201 && !killed) expect(status).toBe(201)
       }
     })
     // Kill once adds are acknowledged and some deliveries have arrived: both are mid-flight.
-    while (acknowledged.length < 120 || receiver.received.length < 20) await new Promise((r) => setTimeout(r, 10))
+    await Promise.all([acknowledgedEnough, receiver.waitFor(20, undefined, 60_000)])
     first.child.kill('SIGKILL')
     killed = true
     expect(await first.exited).toBe(null)
@@ -132,9 +135,7 @@ describe(`SIGKILL during a burst of adds and webhook deliveries (${BACKEND})`, {
 
       // Every event is delivered at least once (claims of the killed worker expire and are retried).
       const delivered = () => new Set(receiver.received.map((r) => JSON.parse(r.body) as { data: { customerId: string; productId: string } }).map((b) => `${b.data.customerId}/${b.data.productId}`))
-      await receiver.waitFor(after.items.size, undefined, 60_000)
-      const deadline = Date.now() + 60_000
-      while ([...after.items].some((k) => !delivered().has(k)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+      await receiver.until(() => [...after.items].every((k) => delivered().has(k)), 'every stored item delivered', 60_000)
       expect([...after.items].filter((k) => !delivered().has(k))).toEqual([])
       const duplicates = receiver.received.length - delivered().size
       console.info(

@@ -63,6 +63,15 @@ async function seen<T>(read: () => Promise<T>, expected: T, withinMs = 2_000): P
   expect(last).toEqual(expected)
 }
 
+/** Waits, one event-loop turn at a time (I/O runs between them), until `check()` holds. */
+async function turnsUntil(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 1_000_000; i++) {
+    if (check()) return
+    await new Promise((r) => setImmediate(r))
+  }
+  throw new Error(`never saw ${what}`)
+}
+
 const schemaOf = () => (database.target.kind === 'postgres' ? database.target.schema : undefined)
 
 async function cacheCounts(): Promise<{ hit: number; miss: number }> {
@@ -207,18 +216,22 @@ describe('GET page cache', () => {
 
   it.runIf(BACKEND === 'postgres')('trusts nothing confirmed before its notification connection was lost, and reconnects', async () => {
     const c = newCustomer()
+    // The stamp is `epoch:notifications:writes` (db/connect.ts, changeFeed).
+    const notifications = () => Number(t.storage.changeStamp?.()?.split(':')[1] ?? -1)
+    await turnsUntil(() => t.storage.changeStamp?.() !== undefined, 'the feed')
+    const before = notifications()
     await add(c, { product_id: '81' })
     // The add's own notification arrives after its response; once it has, this read files
     // the page under a stamp that nothing moves until the feed is cut.
-    await new Promise((r) => setTimeout(r, 200))
+    await turnsUntil(() => notifications() > before, "the add's notification")
     expect(await ids(c)).toEqual(['81'])
     // Both instances (t and other) listen on this schema.
     const feedPids = async () =>
       (await sql<{ pid: number }>`select pid from pg_stat_activity where application_name = ${`wishlist change feed ${schemaOf()}`}`.execute(t.storage.db)).rows.map((r) => r.pid)
-    const before = await feedPids()
-    expect(before).toHaveLength(2)
-    await sql`select pg_terminate_backend(pid) from pg_stat_activity where pid in (${sql.join(before)})`.execute(t.storage.db)
-    await seen(async () => (await feedPids()).filter((pid) => before.includes(pid)).length, 0, 5_000)
+    const feeds = await feedPids()
+    expect(feeds).toHaveLength(2)
+    await sql`select pg_terminate_backend(pid) from pg_stat_activity where pid in (${sql.join(feeds)})`.execute(t.storage.db)
+    await seen(async () => (await feedPids()).filter((pid) => feeds.includes(pid)).length, 0, 5_000)
     // Written while nobody listens: no notification will ever tell about it (the feeds
     // reconnect after 500 ms).
     await sql`update wishlist_items set handle = 'during-gap' where shop_id = ${shop.id} and owner_id = ${c}`.execute(other.storage.db)
@@ -226,7 +239,8 @@ describe('GET page cache', () => {
     const listening = async () =>
       (await sql<{ pid: number }>`select pid from pg_stat_activity where application_name = ${`wishlist change feed ${schemaOf()}`} and state = 'idle' and query ilike 'listen %'`.execute(t.storage.db)).rows.length
     await seen(listening, 2, 5_000)
-    await new Promise((r) => setTimeout(r, 50))
+    // This instance has had the answer to its LISTEN: its stamp is defined again, in a new epoch.
+    await turnsUntil(() => t.storage.changeStamp?.() !== undefined, 'the feed back')
     expect((await page(c)).body.data.items[0].handle).toBe('during-gap')
   })
 

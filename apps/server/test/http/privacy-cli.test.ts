@@ -31,8 +31,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-// Each CLI call is a fresh Node process compiling TypeScript: generous timeouts for a loaded machine.
-describe('wishlist customers export|erase', { timeout: 120_000 }, () => {
+// The commands run in process (`main()`, output captured): see test/helpers/cli.ts.
+describe('wishlist customers export|erase', { timeout: 60_000 }, () => {
   it('export prints the JSON document', async () => {
     const res = await cli('customers', 'export', '--domain', shop.domain, '--customer', '8001', '--email', 'cli@example.com')
     expect(res.stderr).toBe('')

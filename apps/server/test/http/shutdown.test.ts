@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { connect } from 'node:net'
+import { connect, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -10,6 +10,40 @@ import { freshDatabase, type TestDatabase } from '../helpers/db.js'
 import { createShopWithCli, startServerProcess } from '../helpers/server-process.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'wishlist-shutdown-'))
+
+/** Resolves once what `read()` returns matches `re`, checked on each chunk the socket receives. */
+function received(socket: Socket, read: () => string, re: RegExp): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      if (!re.test(read())) return
+      socket.off('data', check).off('close', closed)
+      resolve()
+    }
+    const closed = () => reject(new Error(`connection closed before ${re}: ${read()}`))
+    socket.on('data', check).once('close', closed)
+    check()
+  })
+}
+
+/**
+ * Resolves once the server refuses a connection: after SIGTERM its listener closes, and each
+ * probe that still connects is closed and followed by the next (no timer: each probe waits
+ * for its own outcome). Fails if 10,000 probes are all accepted.
+ */
+async function refusedSoon(port: number): Promise<void> {
+  for (let i = 0; i < 10_000; i++) {
+    const refused = await new Promise<boolean>((resolve) => {
+      const probe = connect(port, '127.0.0.1')
+      probe.once('connect', () => {
+        probe.destroy()
+        resolve(false)
+      })
+      probe.once('error', () => resolve(true))
+    })
+    if (refused) return
+  }
+  throw new Error('the server still accepts connections')
+}
 let database: TestDatabase
 
 beforeAll(async () => {
@@ -40,7 +74,8 @@ describe('graceful shutdown', { timeout: 60_000 }, () => {
       child.on('exit', () => reject(new Error(`server exited early: ${out}`)))
     })
 
-    // A request whose body is still arriving when SIGTERM comes.
+    // A request whose body is still arriving when SIGTERM comes. `Expect: 100-continue`
+    // makes the server say when it has the request: its `100 Continue`.
     const body = JSON.stringify({ api_key: 'ak_none', api_secret: 'sk_none' })
     const socket = connect(port, '127.0.0.1')
     await new Promise<void>((resolve) => socket.once('connect', () => resolve()))
@@ -49,22 +84,14 @@ describe('graceful shutdown', { timeout: 60_000 }, () => {
       response += chunk.toString()
     })
     const socketClosed = new Promise<void>((resolve) => socket.on('close', () => resolve()))
-    socket.write(`POST /v1/auth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`)
-    await new Promise((r) => setTimeout(r, 200))
+    socket.write(`POST /v1/auth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`)
+    await received(socket, () => response, /^HTTP\/1\.1 100 Continue\r\n\r\n$/)
+    response = ''
+    socket.write(body.slice(0, 10))
 
     child.kill('SIGTERM')
-    await new Promise((r) => setTimeout(r, 300))
-
     // New connections are no longer accepted.
-    const refused = await new Promise<boolean>((resolve) => {
-      const probe = connect(port, '127.0.0.1')
-      probe.once('connect', () => {
-        probe.destroy()
-        resolve(false)
-      })
-      probe.once('error', () => resolve(true))
-    })
-    expect(refused).toBe(true)
+    await refusedSoon(port)
 
     // write, not end: a half-closed client socket is dropped by Node while the server closes
     socket.write(body.slice(10))
@@ -85,9 +112,9 @@ describe('graceful shutdown under load', { timeout: 90_000 }, () => {
       body: JSON.stringify({ api_key: created.apiKey.keyId, api_secret: created.apiKey.secret }),
     })
     const token = ((await tokenRes.json()) as { data: { token: string } }).data.token
-    const addRequest = (customerId: string, productId: string) => {
+    const addRequest = (customerId: string, productId: string, expectContinue = false) => {
       const body = JSON.stringify({ product_id: productId })
-      const head = `POST /v1/wishlists/${customerId}/items HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: keep-alive\r\n\r\n`
+      const head = `POST /v1/wishlists/${customerId}/items HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n${expectContinue ? 'Expect: 100-continue\r\n' : ''}Connection: keep-alive\r\n\r\n`
       return { head, body }
     }
 
@@ -108,38 +135,39 @@ describe('graceful shutdown under load', { timeout: 90_000 }, () => {
         state.closed = new Promise<void>((resolve) => socket.on('close', () => resolve()))
         const first = addRequest(String(500 + i), '1')
         socket.write(first.head + first.body)
-        while (!/\r\n\r\n[\s\S]*\}$/.test(state.data)) await new Promise((r) => setTimeout(r, 10))
+        await received(socket, () => state.data, /\r\n\r\n[\s\S]*\}$/)
         expect(state.data).toMatch(/^HTTP\/1\.1 201 /)
         expect(state.data.toLowerCase()).toContain('connection: keep-alive')
         state.data = ''
-        const second = addRequest(String(500 + i), '2')
-        socket.write(second.head + second.body.slice(0, 5))
+        // The server's `100 Continue` says it has the second request's head: in flight.
+        const second = addRequest(String(500 + i), '2', true)
+        socket.write(second.head)
+        await received(socket, () => state.data, /^HTTP\/1\.1 100 Continue\r\n\r\n$/)
+        state.data = ''
+        socket.write(second.body.slice(0, 5))
         state.rest = second.body.slice(5)
         return state
       }),
     )
-    // One more keep-alive connection that is idle when SIGTERM arrives.
+    // One more keep-alive connection, idle when SIGTERM arrives: its request was answered
+    // (so the server has surely accepted it) and nothing follows.
     const idle = connect(server.port, '127.0.0.1')
     let idleError: Error | undefined
+    let idleData = ''
     idle.on('error', (err) => {
       idleError = err
     })
+    idle.on('data', (chunk: Buffer) => {
+      idleData += chunk.toString()
+    })
     const idleClosed = new Promise<void>((resolve) => idle.on('close', () => resolve()))
     await new Promise<void>((resolve) => idle.once('connect', () => resolve()))
-    await new Promise((r) => setTimeout(r, 200))
+    idle.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n')
+    await received(idle, () => idleData, /\r\n\r\n[\s\S]*\}$/)
+    expect(idleData).toMatch(/^HTTP\/1\.1 200 /)
 
     server.child.kill('SIGTERM')
-    await new Promise((r) => setTimeout(r, 300))
-
-    const refused = await new Promise<boolean>((resolve) => {
-      const probe = connect(server.port, '127.0.0.1')
-      probe.once('connect', () => {
-        probe.destroy()
-        resolve(false)
-      })
-      probe.once('error', () => resolve(true))
-    })
-    expect(refused).toBe(true)
+    await refusedSoon(server.port)
     // The idle connection is closed by the server without a reset.
     await idleClosed
     expect(idleError).toBeUndefined()

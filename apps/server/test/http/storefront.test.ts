@@ -19,6 +19,18 @@ describe('GET /widget.js', () => {
   })
   afterAll(() => t.close())
 
+  test('GET /favicon.ico: a small icon, cached and revalidated, no credentials needed', async () => {
+    const res = await t.inject({ method: 'GET', url: '/favicon.ico' })
+    expect(res.statusCode).toBe(200)
+    expect(res.headers['content-type']).toBe('image/x-icon')
+    expect(res.headers['cache-control']).toBe('public, max-age=604800')
+    // An ICO file (reserved 0, type 1, one image) of 16 × 16 at 32 bits per pixel.
+    expect([...res.rawPayload.subarray(0, 8)]).toEqual([0, 0, 1, 0, 1, 0, 16, 16])
+    expect(res.rawPayload.length).toBeLessThan(2048)
+    const again = await t.inject({ method: 'GET', url: '/favicon.ico', headers: { 'if-none-match': String(res.headers.etag) } })
+    expect(again.statusCode).toBe(304)
+  })
+
   test('serves the built script with an ETag and long cache headers, no credentials needed', async () => {
     const res = await t.inject({ method: 'GET', url: '/widget.js' })
     expect(res.statusCode).toBe(200)

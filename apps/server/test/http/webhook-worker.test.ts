@@ -11,7 +11,6 @@ import { createTestApp, type TestApp, testConfig } from '../helpers/app.js'
 import { BACKEND, freshDatabase, type TestDatabase } from '../helpers/db.js'
 import { type Receiver, startReceiver } from '../helpers/receiver.js'
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const FAST = { WEBHOOK_POLL_INTERVAL_MS: '20', WEBHOOK_RETRY_SCHEDULE: '0.1,0.1' }
 
 let dir: string
@@ -88,9 +87,10 @@ describe('the embedded worker', () => {
     try {
       const [hit] = await receiver.waitFor(1)
       expect(JSON.parse(hit!.body)).toMatchObject({ event: 'wishlist.shared', shopDomain: shop.domain, data: { customerId: '5' } })
-      // The receiver sees the request a moment before the worker records the outcome.
+      // The receiver sees the request a moment before the worker records the outcome;
+      // stop() resolves once the attempts in flight are recorded.
+      await second.worker!.stop()
       const deliveries = async () => (await second.call('GET', `/v1/webhooks/${webhookId}/deliveries`, { token: admin })).body.data.deliveries
-      for (let i = 0; i < 100 && (await deliveries())[0]?.status !== 'succeeded'; i++) await sleep(50)
       expect(await deliveries()).toMatchObject([{ status: 'succeeded', attempts: 1 }])
     } finally {
       await second.close()
@@ -159,7 +159,8 @@ describe(`several workers on ${BACKEND}`, () => {
       a.start()
       b.start()
       const hits = await receiver.waitFor(N, undefined, 30_000)
-      await sleep(300)
+      // Once both have stopped (their attempts in flight settled), nothing more can arrive.
+      await Promise.all([a.stop(), b.stop()])
       const ids = receiver.received.map((r) => r.headers['webhook-id'])
       expect(ids).toHaveLength(N)
       expect(new Set(ids).size).toBe(N)
@@ -310,7 +311,7 @@ describe('the deliveries log', () => {
       const { age, log, id } = await settledAndPending(t, worker)
       await age('old', Date.now() - 31 * DAY)
       worker.start()
-      for (let i = 0; i < 200 && (await log()).includes(id('old')); i++) await sleep(20)
+      await worker.stop() // resolves after the pass in progress: the first, which purges
       expect(await log()).toEqual([id('recent'), id('retry')].sort())
     }))
 })
@@ -319,8 +320,9 @@ describe('an idle worker', () => {
   it('writes nothing: passes with no outbox rows and no due deliveries leave the change stamp (the page cache shortcut) unmoved', () =>
     withWorker(async (t, worker) => {
       const stamp = async () => {
-        // PostgreSQL's stamp is defined once the LISTEN connection is up.
-        for (let i = 0; i < 100 && t.storage.changeStamp?.() === undefined; i++) await sleep(20)
+        // PostgreSQL's stamp is defined once the LISTEN connection is up (an event-loop turn
+        // at a time: I/O runs between them).
+        for (let i = 0; i < 1_000_000 && t.storage.changeStamp?.() === undefined; i++) await new Promise((r) => setImmediate(r))
         return t.storage.changeStamp?.()
       }
       const { shop } = await setup(t)

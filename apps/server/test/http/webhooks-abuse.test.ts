@@ -97,7 +97,7 @@ describe('bounded fan-out of one events request', () => {
       await r.waitFor(5) // the endpoint's share of the pass
       const rows = await t.storage.db.selectFrom('webhook_deliveries').select('body').where('shop_id', '=', shop.id).execute()
       for (const row of rows) expect(Buffer.byteLength(row.body)).toBeLessThanOrEqual(MAX_DELIVERY_BODY_BYTES)
-      const bodies = rows.map((row) => JSON.parse(row.body) as { event: string; data: Record<string, any> })
+      const bodies = rows.map((row) => JSON.parse(row.body) as { event: string; data: Record<string, unknown> })
       const keys = bodies.map((b) => `${b.data.variantId} ${b.event}`)
       expect(new Set(keys).size).toBe(keys.length)
       const drop = bodies.find((b) => b.event === 'wishlist.product.price_dropped')!

@@ -10,14 +10,36 @@ import { enqueueWebhookEvents } from '../../src/modules/events/outbox.js'
 import { createTestApp, type TestApp, type TestShop } from '../helpers/app.js'
 import { type Receiver, startReceiver } from '../helpers/receiver.js'
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+/**
+ * The worker's log, kept: it reports every failed attempt (`status` pending while a retry is
+ * due, failed after the last). `until(cond)` resolves at the first report after which
+ * `cond()` holds, so the tests wait on the worker's own reports rather than polling.
+ */
+function attemptLog() {
+  const failed: { deliveryId: string; webhookId: string; status: string }[] = []
+  const waiters: (() => void)[] = []
+  const log = {
+    info() {},
+    error() {},
+    warn(obj: object) {
+      failed.push(obj as (typeof failed)[number])
+      for (const w of waiters.splice(0)) w()
+    },
+  }
+  const until = (cond: () => boolean) =>
+    new Promise<void>((resolve) => {
+      const check = () => (cond() ? resolve() : void waiters.push(check))
+      check()
+    })
+  return { log, failed, until }
+}
 const cleanups: (() => Promise<void>)[] = []
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c()
 })
 
-async function setup(env: Record<string, string>) {
-  const t = await createTestApp({ env: { WEBHOOK_POLL_INTERVAL_MS: '20', ...env }, worker: { leaseMs: 60_000 } })
+async function setup(env: Record<string, string>, log = attemptLog().log) {
+  const t = await createTestApp({ env: { WEBHOOK_POLL_INTERVAL_MS: '20', ...env }, worker: { leaseMs: 60_000, log } })
   cleanups.push(() => t.close())
   const shop = await t.createShop('free')
   const admin = await shop.adminToken()
@@ -51,18 +73,18 @@ async function deliveries(t: TestApp, admin: string, webhookId: string) {
 
 describe('a receiver that is down for a while', () => {
   it('gets every delivery once it is back (retry schedule shrunk)', async () => {
-    const { t, shop, admin } = await setup({ WEBHOOK_RETRY_SCHEDULE: '0.2,0.2,0.2,0.2,0.2,0.2,0.2,0.2,0.2,0.2', WEBHOOK_TIMEOUT_MS: '2000' })
+    const attempts = attemptLog()
+    const { t, shop, admin } = await setup({ WEBHOOK_RETRY_SCHEDULE: '0.2,0.2,0.2,0.2,0.2,0.2,0.2,0.2,0.2,0.2', WEBHOOK_TIMEOUT_MS: '2000' }, attempts.log)
     const receiver = await receiverFor()
     const webhookId = await hook(t, admin, `${receiver.url}/hook`)
     await receiver.goDown()
     await emit(t, shop, 10)
     // Every delivery was tried, and refused, at least twice while the receiver was away.
-    const deadline = Date.now() + 30_000
-    const triedTwice = async () => {
-      const log = await deliveries(t, admin, webhookId)
-      return log.length === 10 && log.every((d) => d.attempts >= 2)
-    }
-    while (!(await triedTwice()) && Date.now() < deadline) await sleep(50)
+    await attempts.until(() => {
+      const refusals = new Map<string, number>()
+      for (const f of attempts.failed) refusals.set(f.deliveryId, (refusals.get(f.deliveryId) ?? 0) + 1)
+      return refusals.size === 10 && [...refusals.values()].every((n) => n >= 2)
+    })
     const whileDown = await deliveries(t, admin, webhookId)
     expect(whileDown).toHaveLength(10)
     for (const d of whileDown) expect(d).toMatchObject({ status: 'pending', lastStatusCode: null })
@@ -71,7 +93,7 @@ describe('a receiver that is down for a while', () => {
     await receiver.comeBack()
     await receiver.waitFor(10, undefined, 30_000)
     expect(customerIds(receiver)).toEqual(new Set(Array.from({ length: 10 }, (_, i) => String(i))))
-    while ((await deliveries(t, admin, webhookId)).some((d) => d.status !== 'succeeded') && Date.now() < deadline + 30_000) await sleep(50)
+    await t.worker!.stop() // resolves once the attempts in flight are recorded
     expect((await deliveries(t, admin, webhookId)).every((d) => d.status === 'succeeded')).toBe(true)
   })
 })
@@ -109,7 +131,8 @@ describe('a receiver that hangs', () => {
 
 describe('receivers that redirect, answer endlessly, reset or time out', () => {
   it('each attempt ends as documented and the healthy endpoint gets everything meanwhile', async () => {
-    const { t, shop, admin } = await setup({ WEBHOOK_RETRY_SCHEDULE: '0.3,0.3', WEBHOOK_TIMEOUT_MS: '1500' })
+    const attempts = attemptLog()
+    const { t, shop, admin } = await setup({ WEBHOOK_RETRY_SCHEDULE: '0.3,0.3', WEBHOOK_TIMEOUT_MS: '1500' }, attempts.log)
     const r = await receiverFor()
     let hugeBytesSent = 0
     r.respond = async (req, res) => {
@@ -159,18 +182,15 @@ describe('receivers that redirect, answer endlessly, reset or time out', () => {
     await r.waitFor(N, (x) => x.path === '/healthy', 20_000)
     expect(customerIds(r, '/healthy').size).toBe(N)
 
-    // Wait until every misbehaving delivery has used up its 3 attempts.
-    const settled = async () => {
-      for (const key of ['redirect', 'reset', 'hang'] as const) {
-        if ((await deliveries(t, admin, ids[key])).some((d) => d.status !== 'failed')) return false
-      }
-      return (await deliveries(t, admin, ids.huge)).every((d) => d.status === 'succeeded')
-    }
-    const deadline = Date.now() + 60_000
-    while (!(await settled())) {
-      if (Date.now() > deadline) throw new Error('misbehaving deliveries did not settle')
-      await sleep(100)
-    }
+    // Wait until every misbehaving delivery has used up its 3 attempts (the worker reports
+    // each last failure) and every endless body has been sent; then stop the worker, which
+    // resolves once the attempts in flight are recorded.
+    const misbehaving = new Set([ids.redirect, ids.reset, ids.hang])
+    await attempts.until(() => attempts.failed.filter((f) => misbehaving.has(f.webhookId) && f.status === 'failed').length === 3 * N)
+    await r.waitFor(N, (x) => x.path === '/huge', 20_000)
+    await t.worker!.stop()
+    for (const key of ['redirect', 'reset', 'hang'] as const) expect((await deliveries(t, admin, ids[key])).map((d) => d.status)).toEqual(Array(N).fill('failed'))
+    expect((await deliveries(t, admin, ids.huge)).map((d) => d.status)).toEqual(Array(N).fill('succeeded'))
     const attemptsOf = async (webhookId: string) =>
       t.storage.db
         .selectFrom('webhook_attempts')

@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { isoMillis } from '../../src/lib/time.js'
 import { enqueueWebhookEvents, type WebhookEventName } from '../../src/modules/events/outbox.js'
 import { createWebhookWorker, type WebhookWorker } from '../../src/modules/webhooks/webhook-worker.js'
 import { createTestApp, type TestApp, type TestShop } from '../helpers/app.js'
@@ -11,11 +12,17 @@ let admin: string
 let receiver: Receiver
 let worker: WebhookWorker
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+// The clock is vitest's fake Date (the webhook code reads it through lib/time.ts): it stands
+// still unless a test moves it, so a retry schedule of minutes runs at once, step by step.
+// Timers stay real: the send timeout and the sockets.
+const SCHEDULE_MS = [5_000, 300_000, 1_800_000]
+/** Moves the clock on, as the wait before a retry. */
+const later = (ms: number) => void vi.advanceTimersByTime(ms)
 
 beforeAll(async () => {
-  // Retries after 100 ms, then 100 ms, then failed (4 attempts); 1 s send timeout.
-  t = await createTestApp({ env: { WEBHOOK_RETRY_SCHEDULE: '0.1,0.1,0.1', WEBHOOK_TIMEOUT_MS: '1000' } })
+  vi.useFakeTimers({ toFake: ['Date'] })
+  // Retries 5 s, 5 min and 30 min after the failures before them, then failed (4 attempts); 1 s send timeout.
+  t = await createTestApp({ env: { WEBHOOK_RETRY_SCHEDULE: SCHEDULE_MS.map((ms) => ms / 1000).join(','), WEBHOOK_TIMEOUT_MS: '1000' } })
   shop = await t.createShop('free')
   admin = await shop.adminToken()
   receiver = await startReceiver()
@@ -26,6 +33,7 @@ afterAll(async () => {
   await worker.stop()
   await receiver.close()
   await t.close()
+  vi.useRealTimers()
 })
 beforeEach(async () => {
   receiver.received.length = 0
@@ -37,7 +45,7 @@ beforeEach(async () => {
   for (const w of list.body.data.webhooks) await t.call('DELETE', `/v1/webhooks/${w.webhookId}`, { token: admin })
 })
 
-async function createWebhook(events: string[], path = '/hook', s: TestShop = shop, token = admin) {
+async function createWebhook(events: string[], path = '/hook', _shop: TestShop = shop, token = admin) {
   const res = await t.call('POST', '/v1/webhooks', { token, body: { url: `${receiver.url}${path}`, events } })
   expect(res.status).toBe(201)
   return res.body.data as { webhookId: string; url: string; events: string[]; createdAt: string; secret: string }
@@ -47,16 +55,8 @@ async function emit(event: WebhookEventName, data: Record<string, unknown>, shop
   await t.storage.db.transaction().execute((trx) => enqueueWebhookEvents(trx, shopId, [{ event, data }]))
 }
 
-/** Runs worker passes until `done()` holds (or fails after `timeoutMs`). */
-async function pumpUntil(done: () => boolean | Promise<boolean>, timeoutMs = 5_000) {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    await worker.runOnce()
-    if (await done()) return
-    if (Date.now() > deadline) throw new Error('condition not reached')
-    await sleep(25)
-  }
-}
+/** One worker pass: fans the outbox out, then attempts what is due, and returns once every attempt it started has settled. */
+const pass = () => worker.runOnce()
 
 const deliveries = async (webhookId: string) => (await t.call('GET', `/v1/webhooks/${webhookId}/deliveries`, { token: admin })).body.data.deliveries
 
@@ -144,8 +144,8 @@ describe('delivery', () => {
     const w = await createWebhook(['wishlist.item.added'])
     await emit('wishlist.item.added', { customerId: '7', productId: '100', variantId: '200' })
     await emit('wishlist.item.removed', { customerId: '7', productId: '100' })
-    await pumpUntil(() => receiver.received.length >= 1)
-    await worker.runOnce()
+    await pass()
+    await pass()
     expect(receiver.received).toHaveLength(1) // the unsubscribed event is not sent
     const [hit] = receiver.received
     expect(hit!.path).toBe('/hook')
@@ -178,8 +178,8 @@ describe('delivery', () => {
     const other = await t.createShop('free')
     await createWebhook(['wishlist.shared'], '/other', other, await other.adminToken())
     await emit('wishlist.shared', { customerId: '9' })
-    await pumpUntil(() => receiver.received.length >= 2)
-    await worker.runOnce()
+    await pass()
+    await pass()
     expect(receiver.received.map((r) => r.path).sort()).toEqual(['/a', '/b'])
     expect(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(2)
     expect((await deliveries(a.webhookId))[0].status).toBe('succeeded')
@@ -194,11 +194,17 @@ describe('delivery', () => {
       res.writeHead(calls === 1 ? 500 : 204).end()
     }
     await emit('wishlist.item.added', { customerId: '1', productId: '2', variantId: '3' })
-    await worker.runOnce()
+    const failedAt = Date.now()
+    await pass()
     expect(receiver.received).toHaveLength(1)
     const pending = (await deliveries(w.webhookId))[0]
-    expect(pending).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: 500, nextAttemptAt: expect.any(String) })
-    await pumpUntil(() => receiver.received.length >= 2)
+    expect(pending).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: 500, nextAttemptAt: isoMillis(failedAt + SCHEDULE_MS[0]!) })
+    later(SCHEDULE_MS[0]! - 1)
+    await pass()
+    expect(receiver.received).toHaveLength(1) // not due yet
+    later(1)
+    await pass()
+    expect(receiver.received).toHaveLength(2)
     const [first, second] = receiver.received
     expect(second!.headers['webhook-id']).toBe(first!.headers['webhook-id'])
     for (const r of [first!, second!]) expect(() => new Webhook(w.secret).verify(r.body, r.headers as Record<string, string>)).not.toThrow()
@@ -212,11 +218,18 @@ describe('delivery', () => {
       res.writeHead(503).end('down')
     }
     await emit('wishlist.shared', { customerId: '1' })
-    await pumpUntil(async () => (await deliveries(w.webhookId))[0]?.status === 'failed')
+    await pass()
+    for (const [i, wait] of SCHEDULE_MS.entries()) {
+      const retryAt = Date.now() + wait
+      expect((await deliveries(w.webhookId))[0]).toMatchObject({ status: 'pending', attempts: i + 1, nextAttemptAt: isoMillis(retryAt) })
+      later(wait)
+      await pass()
+      expect(receiver.received).toHaveLength(i + 2)
+    }
     expect(receiver.received).toHaveLength(4) // the first attempt and 3 retries
     expect((await deliveries(w.webhookId))[0]).toMatchObject({ status: 'failed', attempts: 4, lastStatusCode: 503, nextAttemptAt: null })
-    await sleep(150)
-    await worker.runOnce()
+    later(3_600_000) // an hour on (the admin token lasts a day of this clock)
+    await pass()
     expect(receiver.received).toHaveLength(4)
   })
 
@@ -226,15 +239,16 @@ describe('delivery', () => {
       res.writeHead(410).end()
     }
     await emit('wishlist.shared', { customerId: '1' })
-    await pumpUntil(() => receiver.received.length >= 1)
+    await pass()
+    expect(receiver.received).toHaveLength(1)
     expect((await deliveries(w.webhookId))[0]).toMatchObject({ status: 'failed', attempts: 1, lastStatusCode: 410, nextAttemptAt: null })
     receiver.respond = (_r, res) => {
       res.writeHead(200).end()
     }
     await emit('wishlist.shared', { customerId: '2' })
-    await sleep(150)
-    await worker.runOnce()
-    await worker.runOnce()
+    later(SCHEDULE_MS[0]!)
+    await pass()
+    await pass()
     expect(receiver.received).toHaveLength(1)
     expect(await deliveries(w.webhookId)).toHaveLength(1)
   })
@@ -245,13 +259,14 @@ describe('delivery', () => {
       res.writeHead(500).end()
     }
     await emit('wishlist.shared', { customerId: '1' })
-    await pumpUntil(() => receiver.received.length >= 1) // one failed attempt, a retry is due in 100 ms
+    await pass() // one failed attempt, a retry is due in 5 s
+    expect(receiver.received).toHaveLength(1)
     await emit('wishlist.shared', { customerId: '2' }) // not even fanned out yet
     expect((await t.call('DELETE', `/v1/webhooks/${w.webhookId}`, { token: admin })).status).toBe(200)
-    await sleep(150)
-    await worker.runOnce()
-    await sleep(150)
-    await worker.runOnce()
+    for (const wait of SCHEDULE_MS) {
+      later(wait)
+      await pass()
+    }
     expect(receiver.received).toHaveLength(1)
   })
 
@@ -262,8 +277,7 @@ describe('delivery', () => {
       else res.writeHead(200).end()
     }
     await emit('wishlist.shared', { customerId: '1' })
-    await pumpUntil(() => receiver.received.length >= 1)
-    await sleep(50)
+    await pass() // the attempt has settled: a followed redirect would have been part of it
     expect(receiver.received.map((r) => r.path)).toEqual(['/moved'])
     expect((await deliveries(w.webhookId))[0]).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: 302 })
   })
@@ -276,9 +290,9 @@ describe('delivery', () => {
     }
     await emit('wishlist.shared', { customerId: '1' })
     await emit('wishlist.item.added', { customerId: '1', productId: '2', variantId: '3' })
-    const started = Date.now()
-    await worker.runOnce()
-    expect(Date.now() - started).toBeLessThan(5_000)
+    const started = performance.now() // the send timeout is a real timer
+    await pass()
+    expect(performance.now() - started).toBeLessThan(5_000)
     const log = await deliveries(w.webhookId)
     expect(log.map((d: { status: string; attempts: number }) => [d.status, d.attempts])).toEqual([['pending', 1], ['pending', 1]])
     const attempts = await t.storage.db.selectFrom('webhook_attempts').selectAll().where('shop_id', '=', shop.id).where('delivery_id', 'in', log.map((d: { id: string }) => d.id)).execute()
@@ -311,8 +325,8 @@ describe('POST /v1/webhooks/{id}/test', () => {
     expect(res.status).toBe(200)
     expect(res.body.data).toMatchObject({ delivered: false, delivery: { status: 'failed', attempts: 1, lastStatusCode: 500, nextAttemptAt: null } })
     expect(JSON.stringify(res.body)).not.toContain('secret internals')
-    await sleep(150)
-    await worker.runOnce()
+    later(SCHEDULE_MS[0]!)
+    await pass()
     expect(receiver.received).toHaveLength(1)
   })
 })
@@ -322,9 +336,10 @@ describe('deliveries log', () => {
     const w = await createWebhook(['wishlist.shared'])
     for (let i = 0; i < 3; i++) {
       await emit('wishlist.shared', { customerId: String(i) })
-      await sleep(2)
+      later(2)
     }
-    await pumpUntil(() => receiver.received.length >= 3)
+    await pass()
+    expect(receiver.received).toHaveLength(3)
     const res = await t.call('GET', `/v1/webhooks/${w.webhookId}/deliveries?limit=2`, { token: admin })
     expect(res.status).toBe(200)
     expect(res.body.data.deliveries).toHaveLength(2)

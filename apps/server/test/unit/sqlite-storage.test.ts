@@ -128,9 +128,13 @@ describe('group commit on SQLite', () => {
     other.exec('begin immediate')
     other.exec('insert into t (id) values (100)')
     let ticks = 0
-    const timer = setInterval(() => ticks++, 5)
+    let ticked!: () => void
+    const fiveTicks = new Promise<void>((resolve) => (ticked = resolve))
+    const timer = setInterval(() => {
+      if (++ticks === 5) ticked()
+    }, 5)
     const write = insert(1)
-    await new Promise((r) => setTimeout(r, 100))
+    await fiveTicks
     // Still waiting for the lock, and timers kept firing meanwhile.
     expect(ticks).toBeGreaterThanOrEqual(5)
     expect(committedIds()).toEqual([100]) // the holder's own view

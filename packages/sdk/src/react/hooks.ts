@@ -9,6 +9,8 @@ import { type MutationResult, type ResourceStore, type Snapshot, type Status, to
 /** Largest page the server serves. */
 const PAGE_SIZE = 200
 const EMPTY_PAGE: T.WishlistPage = { items: [], count: 0, total: 0, has_more: false }
+/** One empty list for every render before the first load, so `has` and `toggle` keep their identity. */
+const NO_ITEMS: T.WishlistItem[] = []
 
 /**
  * Every item of a list (up to the 2,500-item limit: at most 13 pages), so that `has()` and
@@ -36,6 +38,7 @@ function useEntry<Data>(store: ResourceStore, key: string, fetcher: () => Promis
   useEffect(() => {
     void store.load(key, fetcher)
     // `fetcher` is derived from `key`; reloading on its identity would defeat de-duplication.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [store, key])
   return snap
 }
@@ -78,7 +81,7 @@ export function useWishlist(options: UseWishlistOptions = {}): UseWishlistResult
   const scope = useMemo(() => (listId === 'default' ? {} : { wishlistId: listId }), [listId])
   const fetcher = useCallback(() => wholeList(client, owner, scope.wishlistId), [client, owner, scope])
   const snap = useEntry(store, key, fetcher)
-  const items = snap.data?.items ?? []
+  const items = snap.data?.items ?? NO_ITEMS
 
   const add = useCallback(
     (productId: string, extra: Omit<T.AddItemInput, 'product_id'> = {}) =>

@@ -7,8 +7,14 @@
  */
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/schema.js'
-import { silent, type WorkerLog } from '../webhooks/webhook-worker.js'
 import { applyPendingFacts } from './facts.js'
+
+/** Where a failed pass is reported (the server's logger). */
+export interface FactsApplierLog {
+  error(obj: object, msg?: string): void
+}
+
+const silent: FactsApplierLog = { error() {} }
 
 export interface FactsApplier {
   /** One pass over the shops with pending facts; returns how many facts it applied. */
@@ -18,7 +24,7 @@ export interface FactsApplier {
   stop(): Promise<void>
 }
 
-export function createFactsApplier(opts: { db: Kysely<Database>; intervalMs: number; log?: WorkerLog }): FactsApplier {
+export function createFactsApplier(opts: { db: Kysely<Database>; intervalMs: number; log?: FactsApplierLog }): FactsApplier {
   const { db, intervalMs, log = silent } = opts
   let timer: NodeJS.Timeout | undefined
   let pass: Promise<void> | undefined

@@ -130,7 +130,9 @@ export async function applyPendingFacts(db: Kysely<Database>, shopId: string, op
 /** `applyPendingFacts` inside the caller's transaction (customer erasure, before it rewrites analytics rows). */
 export async function applyPendingFactsIn(trx: Transaction<Database>, shopId: string): Promise<void> {
   await lockShop(trx, shopId, true)
-  while ((await applyBatch(trx, shopId)) === APPLY_BATCH) {}
+  while ((await applyBatch(trx, shopId)) === APPLY_BATCH) {
+    // a full batch: there may be more
+  }
 }
 
 /** Applies facts, in their order, to the log and the read models (under the shop's applier lock). */

@@ -89,7 +89,7 @@ function cleanSubmission(input: SubmitInput): CleanSubmission {
   if (codePointLength(body) < 1 || codePointLength(body) > LIMITS.body) fail('body.body', `must be 1 to ${LIMITS.body} characters`)
   const photos = (input.photos ?? []).map((p) => p.trim())
   photos.forEach((p, i) => {
-    let ok = false
+    let ok: boolean
     try {
       ok = p.length <= LIMITS.photoUrl && new URL(p).protocol === 'https:'
     } catch {

@@ -14,6 +14,7 @@ import { AppError } from '../../lib/errors.js'
 import { errors, Ok } from '../../lib/http-schemas.js'
 import type { AuthService } from '../auth/auth.service.js'
 import type { ShopsService } from '../shops/shops.service.js'
+import { faviconIco } from './favicon.js'
 
 /** The shop `wishlist serve --demo` creates and the demo storefront shows. */
 export const DEMO_DOMAIN = 'demo.myshopify.com'
@@ -69,6 +70,15 @@ export const storefrontRoutes: FastifyPluginAsyncTypebox<{ shops: ShopsService; 
         .sendFile(basename(WIDGET_FILE))
     },
   )
+
+  // Browsers ask every origin for /favicon.ico; answer with a small icon rather than a 404.
+  const favicon = faviconIco()
+  const faviconEtag = `"${createHash('sha256').update(favicon).digest('base64url').slice(0, 16)}"`
+  app.get('/favicon.ico', { config: assetConfig, schema: { hide: true } }, async (request, reply) => {
+    reply.header('content-type', 'image/x-icon').header('cache-control', 'public, max-age=604800').header('etag', faviconEtag)
+    if (request.headers['if-none-match'] === faviconEtag) return reply.code(304).send()
+    return reply.send(favicon)
+  })
 
   if (!opts.demo) return
 

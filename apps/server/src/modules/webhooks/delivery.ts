@@ -4,6 +4,7 @@
  * Shared by the worker and the synchronous `POST /v1/webhooks/{id}/test`.
  */
 import type { Db } from '../../db/types.js'
+import { now } from '../../lib/time.js'
 import { nextAttemptAt } from './retry-schedule.js'
 import { signatureHeaders } from './signing.js'
 import type { SendResult, WebhookSender } from './webhook-sender.js'
@@ -31,10 +32,10 @@ export async function attemptDelivery(
   claimToken: string,
   opts: { retry: boolean } = { retry: true },
 ): Promise<AttemptOutcome> {
-  const startedAt = Date.now()
+  const startedAt = now()
   const headers = signatureHeaders(endpoint.secret, delivery.id, delivery.body, new Date(startedAt))
   const result = await deps.sender.send(endpoint.url, { ...headers }, delivery.body)
-  const at = Date.now()
+  const at = now()
   const attempts = delivery.attempts + 1
   const gone = result.statusCode === 410
   const next = result.ok || gone || !opts.retry ? null : nextAttemptAt(attempts, deps.retryScheduleSec, at)

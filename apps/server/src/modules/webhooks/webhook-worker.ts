@@ -18,7 +18,7 @@ import type { Config } from '../../config.js'
 import type { Storage } from '../../db/connect.js'
 import type { WebhookDeliveriesTable } from '../../db/schema.js'
 import { newOrderedId } from '../../lib/ids.js'
-import { isoMillis } from '../../lib/time.js'
+import { isoMillis, now } from '../../lib/time.js'
 import type { Insertable } from 'kysely'
 import { hasQueuedSignals, writeQueuedSignals } from '../events/product-fan-out.js'
 import { attemptDelivery } from './delivery.js'
@@ -132,7 +132,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
       const shopIds = [...new Set(rows.map((r) => r.shop_id))]
       const domains = new Map((await repo.shopDomains(trx, shopIds)).map((s) => [s.id, s.domain]))
       const endpoints = await repo.activeEndpoints(trx, shopIds)
-      const at = Date.now()
+      const at = now()
       const deliveries: Insertable<WebhookDeliveriesTable>[] = []
       for (const row of rows) {
         const domain = domains.get(row.shop_id)
@@ -231,7 +231,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
     const claimToken = `${id}:${randomBytes(6).toString('base64url')}`
     const skipWebhooks = [...perWebhook].filter(([, n]) => n >= perEndpoint).map(([w]) => w)
     const skipShops = [...perShop].filter(([shop, n]) => full || n >= shareOf(shop)).map(([shop]) => shop)
-    const due = { at: Date.now(), limit, skipWebhooks, skipShops }
+    const due = { at: now(), limit, skipWebhooks, skipShops }
     if (!(await repo.hasDue(due))) return []
     const candidates = await repo.claimDue({ ...due, leaseMs, claimToken })
     if (candidates.length === 0) return []
@@ -269,10 +269,10 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
     })
   }
 
-  async function purgeSettled(now = Date.now()): Promise<{ purged: number; more: boolean }> {
+  async function purgeSettled(at = now()): Promise<{ purged: number; more: boolean }> {
     const { retentionDays } = opts.webhooks
     if (retentionDays === 0) return { purged: 0, more: false }
-    const cutoff = now - retentionDays * DAY_MS
+    const cutoff = at - retentionDays * DAY_MS
     // A read first, so a worker with nothing to delete writes nothing (as its idle passes).
     if (!(await repo.hasSettledBefore(cutoff))) return { purged: 0, more: false }
     let purged = 0
@@ -287,6 +287,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
   let running = false
   let loop: Promise<void> | undefined
   let nextPurgeAt = 0
+  let senderClosed = false
 
   async function runOnce(): Promise<PassResult> {
     let dispatched = 0
@@ -309,8 +310,8 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
         // Claim again at once while there is work and room; otherwise wait for the poll
         // interval or for an attempt to finish.
         busy = dispatched > 0 || more || (started > 0 && inFlight.size < maxInFlight)
-        if (Date.now() >= nextPurgeAt) {
-          nextPurgeAt = Date.now() + PURGE_INTERVAL_MS
+        if (now() >= nextPurgeAt) {
+          nextPurgeAt = now() + PURGE_INTERVAL_MS
           const { purged, more } = await purgeSettled()
           // A backlog (a first start after an upgrade) goes a bounded part per pass.
           if (more) nextPurgeAt = 0
@@ -348,7 +349,11 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
       await loop
       loop = undefined
       await Promise.all([...inFlight])
-      if (ownSender) await sender.close()
+      // A second stop() (a test's, then its app's close) finds the sender closed already.
+      if (ownSender && !senderClosed) {
+        senderClosed = true
+        await sender.close()
+      }
     },
   }
 }

@@ -6,6 +6,7 @@ import type { Storage } from '../../db/connect.js'
 import type { DeliveryStatus } from '../../db/schema.js'
 import { AppError, notFound } from '../../lib/errors.js'
 import { newId, newOrderedId } from '../../lib/ids.js'
+import { now } from '../../lib/time.js'
 import type { RequestContext } from '../auth/auth.types.js'
 import type { WebhookEventName } from '../events/outbox.js'
 import { attemptDelivery } from './delivery.js'
@@ -77,7 +78,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
         url,
         events: JSON.stringify(events),
         secret: newWebhookSecret(),
-        created_at: Date.now(),
+        created_at: now(),
         disabled_at: null,
         disabled_reason: null,
       }
@@ -114,7 +115,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
     async sendTest(ctx: RequestContext, webhookId: string): Promise<Delivery & { durationMs: number; error: string | null; refusal?: string }> {
       const endpoint = await repo.getEndpoint(ctx.shop.id, webhookId)
       if (!endpoint) throw notFound('Webhook')
-      const at = Date.now()
+      const at = now()
       const claimToken = newId('req')
       const delivery: DeliveryRow = {
         shop_id: ctx.shop.id,
