@@ -25,10 +25,10 @@ const PUBLIC = {
 const KNOWN = {
   // plugins/auth.ts and rate-limit.ts call the auth and shops services and read their types.
   pluginsFromModules: ['./auth/auth.service.ts', './auth/auth.types.ts', './shops/shops.service.ts', './shops/shops.types.ts', './shops/plans.ts'],
-  // `Owner`/`Access` (plugins/auth.ts) and `validationDetails` (plugins/errors.ts) used by modules.
-  modulesFromPlugins: ['./auth.ts', './errors.ts'],
-  // `DEMO_DOMAIN` (cli/demo.ts) used by modules/storefront.
-  modulesFromCli: ['./demo.ts'],
+  // The auth plugin's request helpers (bearerToken, clientAddress, guestIdOf) and the proxy
+  // hook's types, used by routes.
+  modulesFromPlugins: ['./auth.ts'],
+  modulesFromCli: [],
   // Per module, files beyond its public ones: modules/shops/shops.service.ts creates a
   // shop's first key with modules/auth's repo.
   auth: ['api-keys.repo.ts'],

@@ -4,7 +4,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Ajv } from 'ajv'
 import addFormats from 'ajv-formats'
-import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify'
 import type { Redis } from 'ioredis'
 import type { Config } from './config.js'
 import type { Storage } from './db/connect.js'
@@ -50,6 +50,7 @@ import { authPlugin } from './plugins/auth.js'
 import { corsPlugin } from './plugins/cors.js'
 import { clientErrorHandler, errorsPlugin, sendError } from './plugins/errors.js'
 import { metricsPlugin } from './plugins/metrics.js'
+import { operationDocs, webhookEvents } from './openapi-operations.js'
 import { openapiPlugin } from './plugins/openapi.js'
 import { rateLimitPlugin } from './plugins/rate-limit.js'
 
@@ -254,7 +255,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     proxyAuth: shopify && createProxyAuth({ secret: shopify.apiSecret, defaultPlan: shopify.defaultPlan, shops: services.shops }),
   })
   // The API reference (/docs), registered before the limiter, spends no rate-limit budget.
-  await app.register(openapiPlugin, { publicBaseUrl: config.publicBaseUrl })
+  await app.register(openapiPlugin, { publicBaseUrl: config.publicBaseUrl, operationDocs, webhookEvents })
   await app.register(rateLimitPlugin, { ...config.rateLimit, redis: deps.redis, namespace: deps.rateLimitNamespace ?? config.rateLimit.redisPrefix })
 
   await app.register(opsRoutes, { storage: deps.storage, redis: deps.redis, metricsToken: config.metricsToken })
@@ -262,12 +263,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(adminRoutes, { shops: services.shops, auth: services.auth })
   await app.register(webhooksRoutes, { webhooks: services.webhooks })
   await app.register(eventsRoutes, { events: services.events })
-  await app.register(wishlistRoutes, { wishlists: services.wishlists })
-  await app.register(listRoutes, { lists: services.lists })
-  await app.register(shareRoutes, { share: services.share })
-  await app.register(importRoutes, { imports: services.imports })
-  await app.register(reviewsRoutes, { reviews: services.reviews })
-  await app.register(invitationsRoutes, { invitations: services.invitations })
+  // The storefront API (wishlists and reviews): served here, and through the Shopify app proxy.
+  const storefrontApi: FastifyPluginAsync<{ proxied: boolean }> = async (scope, { proxied }) => {
+    // The proxy's second registration leaves the page-cache metric to the first.
+    await scope.register(wishlistRoutes, { wishlists: services.wishlists, pageCacheMetric: !proxied })
+    await scope.register(listRoutes, { lists: services.lists })
+    await scope.register(shareRoutes, { share: services.share })
+    await scope.register(importRoutes, { imports: services.imports })
+    await scope.register(reviewsRoutes, { reviews: services.reviews })
+    await scope.register(invitationsRoutes, { invitations: services.invitations })
+  }
+  await app.register(storefrontApi, { proxied: false })
   await app.register(analyticsRoutes, { analytics: services.analytics })
   await app.register(storefrontRoutes, {
     shops: services.shops,
@@ -277,7 +283,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(privacyRoutes, { privacy: services.privacy })
   // Shopify app mode: off (every route below answers 404) unless SHOPIFY_API_SECRET is set.
   if (shopify) {
-    await app.register(proxyRoutes, { prefix: PROXY_PREFIX, services })
+    await app.register(proxyRoutes, { prefix: PROXY_PREFIX, share: services.share, storefrontApi })
     await app.register(shopifyRoutes, {
       db: deps.storage.db,
       secret: shopify.apiSecret,

@@ -2,8 +2,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { ErrorEnvelope, type OperationDoc, ReviewsErrorBody } from '../lib/http-schemas.js'
-import { operationDocs, webhookEvents } from './openapi-operations.js'
+import { ErrorEnvelope, type OperationDoc, type OperationDocs, ReviewsErrorBody } from '../lib/http-schemas.js'
 
 /**
  * What each error status means, for the responses of every operation (the codes are in
@@ -55,7 +54,7 @@ const openapiPath = (url: string) => url.replace(/:(\w+)/g, '{$1}')
  * query parameters that have a default marked optional, discriminated unions with named
  * members, and the outbound webhook events (OpenAPI 3.1 `webhooks`).
  */
-function complete(document: JsonObject, webhooks: JsonObject): JsonObject {
+function complete(document: JsonObject, operationDocs: OperationDocs, webhooks: JsonObject): JsonObject {
   const paths = (document.paths ?? {}) as Record<string, Record<string, JsonObject>>
   const responseComponents: Record<string, JsonObject> = {}
   const docsByPath = new Map<string, OperationDoc>()
@@ -141,7 +140,7 @@ function hoistDiscriminatedUnions(document: JsonObject): void {
 
 /** OpenAPI 3.1 generated from the route schemas that also validate requests; UI at /docs. */
 export const openapiPlugin = fp(
-  async (app: FastifyInstance, opts: { publicBaseUrl: string }) => {
+  async (app: FastifyInstance, opts: { publicBaseUrl: string; operationDocs: OperationDocs; webhookEvents: JsonObject }) => {
     app.addSchema(ErrorEnvelope)
     app.addSchema(ReviewsErrorBody)
     await app.register(swagger, {
@@ -193,11 +192,11 @@ export const openapiPlugin = fp(
         if (access.includes('storefront')) security.push({ storefrontKey: [] })
         const hide = url.startsWith('/docs')
         const method = [route.method].flat()[0] as string
-        const doc = operationDocs[`${method} ${url}`]
+        const doc = opts.operationDocs[`${method} ${url}`]
         const described = doc ? { operationId: doc.operationId, summary: doc.summary, description: doc.description, ...doc.document } : {}
         return { schema: { ...schema, ...described, security, ...(hide ? { hide: true } : {}) } as typeof schema, url }
       },
-      transformObject: (documentObject) => complete((documentObject as { openapiObject: JsonObject }).openapiObject, webhookEvents) as never,
+      transformObject: (documentObject) => complete((documentObject as { openapiObject: JsonObject }).openapiObject, opts.operationDocs, opts.webhookEvents) as never,
     })
     await app.register(swaggerUi, { routePrefix: '/docs' })
   },

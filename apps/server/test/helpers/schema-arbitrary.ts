@@ -8,6 +8,7 @@
  */
 import fc from 'fast-check'
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any JSON Schema node of the document
 type Schema = Record<string, any>
 
 export interface ArbitraryOptions {

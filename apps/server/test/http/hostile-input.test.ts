@@ -13,7 +13,8 @@ import type { InjectOptions } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { normalizePlatformId, platformIdPattern } from '../../src/lib/platform-ids.js'
 import { isStorableText } from '../../src/lib/text.js'
-import type { Access, RouteEntry } from '../../src/plugins/auth.js'
+import type { Access } from '../../src/modules/auth/auth.types.js'
+import type { RouteEntry } from '../../src/plugins/auth.js'
 import { createTestApp, type TestApp, type TestShop } from '../helpers/app.js'
 import { schemaArbitrary } from '../helpers/schema-arbitrary.js'
 
@@ -203,6 +204,7 @@ export const RULES_THE_SCHEMA_CANNOT_STATE = [
   'webhook url: not a *.local, *.internal, *.localdomain or *.localhost name',
 ] as const
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed JSON (documents, answers) read as each test expects
 type Json = Record<string, any>
 type As = 'admin' | 'customer' | 'guest' | 'storefront' | 'none'
 

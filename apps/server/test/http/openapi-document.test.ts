@@ -13,6 +13,7 @@ import { DOCUMENT_ENV } from '../../scripts/served-document.js'
 import { WEBHOOK_EVENTS } from '../../src/modules/events/outbox.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the served document, read as each test expects
 type Json = Record<string, any>
 let t: TestApp
 let doc: Json

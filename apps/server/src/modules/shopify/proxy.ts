@@ -10,21 +10,15 @@
  * answers, bodies and errors are the same code's.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import ipaddr from 'ipaddr.js'
 import { Type } from 'typebox'
 import type { Plan } from '../../db/schema.js'
 import { AppError } from '../../lib/errors.js'
 import { guestIdOf, type ProxyAuth, type ResolvedAuth } from '../../plugins/auth.js'
-import type { Services } from '../../app.js'
-import { invitationsRoutes } from '../reviews/invitations.routes.js'
-import { reviewsRoutes } from '../reviews/reviews.routes.js'
 import type { ShopsService } from '../shops/shops.service.js'
-import { importRoutes } from '../wishlists/import.routes.js'
-import { listRoutes } from '../wishlists/lists.routes.js'
-import { shareRoutes } from '../wishlists/share.routes.js'
+import type { ShareService } from '../wishlists/share.service.js'
 import { SharedTokenParams } from '../wishlists/wishlists.schemas.js'
-import { wishlistRoutes } from '../wishlists/wishlists.routes.js'
 import { sharedPageLiquid } from './shared-page.js'
 import { verifyProxyQuery } from './signatures.js'
 
@@ -68,19 +62,18 @@ export function createProxyAuth(deps: { secret: string; defaultPlan: Plan; shops
   }
 }
 
-/** Everything under `/proxy` (registered with that prefix). */
-export const proxyRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+/**
+ * Everything under `/proxy` (registered with that prefix): `storefrontApi` registers the
+ * wishlist and reviews routes (app.ts, which serves the same plugin directly), each marked
+ * `config.proxy` here.
+ */
+export const proxyRoutes: FastifyPluginAsyncTypebox<{ share: ShareService; storefrontApi: FastifyPluginAsync<{ proxied: boolean }> }> = async (app, { share, storefrontApi }) => {
   await app.register(async (proxied) => {
     proxied.addHook('onRoute', (route) => {
       route.config = { ...(route.config ?? {}), proxy: true }
       route.schema = { ...(route.schema ?? {}), hide: true }
     })
-    await proxied.register(wishlistRoutes, { wishlists: services.wishlists, pageCacheMetric: false })
-    await proxied.register(listRoutes, { lists: services.lists })
-    await proxied.register(shareRoutes, { share: services.share })
-    await proxied.register(importRoutes, { imports: services.imports })
-    await proxied.register(reviewsRoutes, { reviews: services.reviews })
-    await proxied.register(invitationsRoutes, { invitations: services.invitations })
+    await proxied.register(storefrontApi, { proxied: true })
   })
 
   app.get(
@@ -99,7 +92,7 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
       },
     },
     async (request, reply) => {
-      const page = await services.share.sharedPage(request.auth.ctx?.shop.id ?? '', request.params.shareToken)
+      const page = await share.sharedPage(request.auth.ctx?.shop.id ?? '', request.params.shareToken)
       return reply.type('application/liquid; charset=utf-8').send(sharedPageLiquid(page))
     },
   )

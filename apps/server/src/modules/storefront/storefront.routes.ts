@@ -74,7 +74,7 @@ export const storefrontRoutes: FastifyPluginAsyncTypebox<{ shops: ShopsService; 
   // Browsers ask every origin for /favicon.ico; answer with a small icon rather than a 404.
   const favicon = faviconIco()
   const faviconEtag = `"${createHash('sha256').update(favicon).digest('base64url').slice(0, 16)}"`
-  app.get('/favicon.ico', { config: assetConfig, schema: { hide: true } }, async (request, reply) => {
+  app.get('/favicon.ico', { config: { access: ['public'], rateLimit: false }, schema: { hide: true } }, async (request, reply) => {
     reply.header('content-type', 'image/x-icon').header('cache-control', 'public, max-age=604800').header('etag', faviconEtag)
     if (request.headers['if-none-match'] === faviconEtag) return reply.code(304).send()
     return reply.send(favicon)
