@@ -10,7 +10,7 @@
  * The lookup itself is skipped while the storage's change stamp (Storage.changeStamp) has
  * not moved since the entry was built or last confirmed: nothing was written at all. On
  * SQLite the stamp moves with every write of this process and every commit of another
- * connection (PRAGMA data_version, read on every check: db/connect.ts), so a
+ * connection (PRAGMA data_version, read once per event-loop turn: db/connect.ts), so a
  * request read after a commit sees it. On PostgreSQL it moves with every write
  * of this instance (when sent and when answered) and with each notification the triggers
  * send at commit: another instance's commit is seen when its notification arrives (on one
