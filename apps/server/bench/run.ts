@@ -36,6 +36,7 @@ import { parseArgs } from 'node:util'
 import type { RequestSpec } from 'autocannon'
 import { BENCH_JWT_SECRET, BENCH_RATE_LIMITS, type BenchBackend, type DatasetInfo, prepareRunDatabase, type RunDatabase } from './http/dataset.js'
 import { buildServer } from './http/build.js'
+import { SERVICE_NODE_FLAGS } from '../src/cli/node-flags.js'
 import { type LoadFigures, type LoadSpec, warmThenLoad } from './http/load.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -293,7 +294,8 @@ const REPEATED: ScenarioName[] = ['get-page', 'add-remove', 'guest-get']
 /** One service process on `run`'s database: the given scenarios, its peak RSS. */
 async function runService(backend: BenchBackend, run: RunDatabase, info: DatasetInfo, scenarios: ScenarioName[], writeBody?: string): Promise<{ figures: Map<ScenarioName, LoadFigures>; rssPeakMb: number }> {
   const figures = new Map<ScenarioName, LoadFigures>()
-  const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(opts.cpuProfDir, backend)}`] : []
+  // The service runs with the bin's V8 flags (src/cli/node-flags.ts).
+  const nodeArgs = [...SERVICE_NODE_FLAGS, ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(opts.cpuProfDir, backend)}`] : [])]
   const service = await startChild(
     'bench/http/service-server.mjs',
     {

@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=16
 // The compiled CLI; `npm install` at the repository root builds it (root `prepare`).
 import { main } from '../dist/cli/main.js'
 

@@ -5,6 +5,7 @@ import { createRequire } from 'node:module'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
+import { SERVICE_NODE_FLAGS } from '../../src/cli/node-flags.js'
 import { TEST_JWT_SECRET } from './app.js'
 
 export interface ServerProcess {
@@ -24,7 +25,7 @@ const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
 
 /** `opts.args`: more arguments after `serve` (`--demo`); `opts.cwd`: where it runs (its `data/` folder). */
 export async function startServerProcess(env: Record<string, string>, opts: { args?: string[]; cwd?: string } = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', TSX, CLI_ENTRY, 'serve', ...(opts.args ?? [])], {
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, '--import', TSX, CLI_ENTRY, 'serve', ...(opts.args ?? [])], {
     ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
     env: { ...process.env, JWT_SECRET: TEST_JWT_SECRET, PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
