@@ -4,6 +4,10 @@
  */
 export const codePointLength = (s: string): number => [...s].length
 
+/** An e-mail address as the API accepts one: something@something.tld, no whitespace. */
+const EMAIL_ADDRESS = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+export const isEmailAddress = (s: string): boolean => EMAIL_ADDRESS.test(s)
+
 /**
  * Text that a backend cannot store as sent is refused up front, the same on both:
  * - U+0000: PostgreSQL text cannot hold it (SQLite can), so it would be stored on one

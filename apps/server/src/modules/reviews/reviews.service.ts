@@ -8,7 +8,7 @@ import { isUniqueViolation } from '../../db/dialect.js'
 import type { ReviewRow, ReviewStatus, ReviewVerification, VoterType } from '../../db/schema.js'
 import { AppError, type ErrorDetail, notFound } from '../../lib/errors.js'
 import { normalizePlatformId, platformIdOf, platformIdRule } from '../../lib/platform-ids.js'
-import { codePointLength } from '../../lib/text.js'
+import { codePointLength, isEmailAddress } from '../../lib/text.js'
 import { pseudonymousAddress } from '../../lib/client-address.js'
 import { DAY_MS, isoSeconds, now } from '../../lib/time.js'
 import type { RequestContext } from '../auth/auth.types.js'
@@ -23,7 +23,6 @@ export const LIMITS = { email: 254, name: 100, title: 150, body: 5000, reply: 50
 /** Guest helpful votes for one review from one client address (keyed as `clientAddressKey`) within 24 h. */
 export const GUEST_VOTES_PER_ADDRESS = 5
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
 // Lengths are counted in Unicode code points (codePointLength), after trimming.
 
@@ -80,7 +79,7 @@ function cleanSubmission(input: SubmitInput): CleanSubmission {
   if (productId === null) fail('body.productId', platformIdRule('Product'))
   const email = normalizeEmail(input.customerEmail)
   if (codePointLength(email) > LIMITS.email) fail('body.customerEmail', `must be at most ${LIMITS.email} characters`)
-  else if (!EMAIL.test(email)) fail('body.customerEmail', 'must be an e-mail address')
+  else if (!isEmailAddress(email)) fail('body.customerEmail', 'must be an e-mail address')
   const name = input.customerName.trim()
   if (codePointLength(name) < 1 || codePointLength(name) > LIMITS.name) fail('body.customerName', `must be 1 to ${LIMITS.name} characters`)
   const title = (input.title ?? '').trim()

@@ -7,6 +7,7 @@
 import type { Backend, Db } from '../../db/types.js'
 import { AppError } from '../../lib/errors.js'
 import { newOrderedId } from '../../lib/ids.js'
+import { isEmailAddress } from '../../lib/text.js'
 import { now } from '../../lib/time.js'
 import type { RequestContext } from '../auth/auth.types.js'
 import type { EventsService } from '../events/events.service.js'
@@ -62,8 +63,7 @@ export function parseShopifyJson(text: string): unknown {
 
 /** Shopify ids arrive as JSON numbers (or, in newer payloads, strings / GIDs): as text. */
 const idText = (v: unknown): string | undefined => (typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? String(v) : typeof v === 'string' && v !== '' ? v : undefined)
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
-const emailText = (v: unknown): string | undefined => (typeof v === 'string' && v.length <= 254 && EMAIL.test(v) ? v : undefined)
+const emailText = (v: unknown): string | undefined => (typeof v === 'string' && v.length <= 254 && isEmailAddress(v) ? v : undefined)
 
 /** Shopify's product JSON as the intake's `product.updated`; null when it has no variants to compare. */
 export function productEvent(p: Json): Record<string, unknown> | null {
