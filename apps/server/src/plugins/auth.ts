@@ -80,7 +80,8 @@ declare module 'fastify' {
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i
 
-function header(request: FastifyRequest, name: string): string | undefined {
+/** A request header's (first) value. */
+export function header(request: FastifyRequest, name: string): string | undefined {
   const v = request.headers[name]
   return Array.isArray(v) ? v[0] : v
 }

@@ -6,7 +6,6 @@
  */
 import type { Backend, Db } from '../../db/types.js'
 import { AppError } from '../../lib/errors.js'
-import { newOrderedId } from '../../lib/ids.js'
 import { isEmailAddress } from '../../lib/text.js'
 import { now } from '../../lib/time.js'
 import type { RequestContext } from '../auth/auth.types.js'
@@ -15,6 +14,7 @@ import type { PrivacyService } from '../privacy/privacy.service.js'
 import type { ShopsService } from '../shops/shops.service.js'
 import type { Shop } from '../shops/shops.types.js'
 import type { Plan } from '../../db/schema.js'
+import { privacyRequestsRepo } from './privacy-requests.repo.js'
 import { eraseShop } from './shop-erasure.js'
 import { isShopDomain, webhookHmacValid } from './signatures.js'
 
@@ -157,12 +157,7 @@ export function createShopifyWebhooks(deps: ShopifyWebhooksDeps) {
       case 'customers/data_request': {
         const customer = isObject(body.customer) ? body.customer : {}
         const customerId = idText(customer.id)
-        if (customerId) {
-          await db
-            .insertInto('privacy_requests')
-            .values({ shop_id: shop.id, id: newOrderedId('pr'), customer_id: customerId, email: emailText(customer.email) ?? null, received_at: now() })
-            .execute()
-        }
+        if (customerId) await privacyRequestsRepo.record(db, shop.id, customerId, emailText(customer.email))
         return
       }
       case 'app/uninstalled':

@@ -15,6 +15,8 @@ import { CustomerExport } from '../privacy/privacy.schemas.js'
 import type { PrivacyService } from '../privacy/privacy.service.js'
 import type { ShopsService } from '../shops/shops.service.js'
 import type { Plan } from '../../db/schema.js'
+import { header } from '../../plugins/auth.js'
+import { MAX_PRIVACY_REQUESTS, privacyRequestsRepo } from './privacy-requests.repo.js'
 import { verifySessionToken } from './session-token.js'
 import type { ShopifyWebhooks } from './shopify-webhooks.service.js'
 
@@ -22,13 +24,6 @@ import type { ShopifyWebhooks } from './shopify-webhooks.service.js'
 export const SESSION_KEY_NAME = 'Shopify embedded admin'
 /** Shopify's webhook bodies (a product with many variants, a large order) may be larger than the API's 1 MiB. */
 const WEBHOOK_BODY_LIMIT = 5 * 1024 * 1024
-/** Privacy requests listed at most (newest first). */
-const MAX_PRIVACY_REQUESTS = 1000
-
-const header = (request: FastifyRequest, name: string): string | undefined => {
-  const v = request.headers[name]
-  return Array.isArray(v) ? v[0] : v
-}
 
 const DeliveryAnswer = Type.Object({
   result: Type.Union([Type.Literal('processed'), Type.Literal('duplicate'), Type.Literal('ignored')], {
@@ -145,14 +140,7 @@ export const shopifyRoutes: FastifyPluginAsyncTypebox<ShopifyRoutesOptions> = as
       },
     },
     async (request) => {
-      const rows = await opts.db
-        .selectFrom('privacy_requests')
-        .selectAll()
-        .where('shop_id', '=', request.ctx.shop.id)
-        .orderBy('received_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(MAX_PRIVACY_REQUESTS)
-        .execute()
+      const rows = await privacyRequestsRepo.newestFirst(opts.db, request.ctx.shop.id)
       return {
         ok: true as const,
         data: { privacyRequests: rows.map((r) => ({ id: r.id, customerId: r.customer_id, email: r.email, receivedAt: isoMillis(Number(r.received_at)) })) },
@@ -174,7 +162,7 @@ export const shopifyRoutes: FastifyPluginAsyncTypebox<ShopifyRoutesOptions> = as
       },
     },
     async (request, reply) => {
-      const row = await opts.db.selectFrom('privacy_requests').selectAll().where('shop_id', '=', request.ctx.shop.id).where('id', '=', request.params.id).executeTakeFirst()
+      const row = await privacyRequestsRepo.byId(opts.db, request.ctx.shop.id, request.params.id)
       if (!row) throw notFound('Privacy request')
       reply.header('cache-control', 'no-store')
       return { ok: true as const, data: await opts.privacy.exportCustomer(request.ctx, { customerId: row.customer_id, email: row.email ?? undefined }) }
