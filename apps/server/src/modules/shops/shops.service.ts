@@ -130,8 +130,8 @@ export function createShopsService(deps: { db: Db; cacheTtlMs: number }) {
      * create it once: the loser of the unique domain index reads the winner's row.
      */
     async ensureByDomain(domain: string, plan: Plan): Promise<Shop> {
-      const known = byDomainCache.get(domain) ?? (await shops.byDomain(domain))
-      if (known) return remember(known)
+      const known = await byDomainCache.fetch(domain)
+      if (known) return known
       const at = now()
       const shopId = newId('shop')
       try {
