@@ -11,8 +11,8 @@
  * library's Redis store when Redis is configured. A Redis outage must not take the API down
  * with it (`skipOnError`): requests pass with the full budget in the headers until it is back.
  *
- * A new bucket (say, a proxy's own key and budget) is a branch in `bucketOf`, which returns
- * the key and the budget per minute of every request.
+ * A new bucket (say, a proxy's own key and budget) is a branch in `bucketKey` and, if its
+ * budget differs, in `budgetOf`.
  */
 import { createRequire } from 'node:module'
 import rateLimit, { type FastifyRateLimitStore } from '@fastify/rate-limit'
@@ -34,13 +34,16 @@ export interface RateLimitOptions {
 type RedisStoreCtor = new (continueExceeding: boolean, exponentialBackoff: boolean, redis: Redis, key: string) => FastifyRateLimitStore
 const RedisStore = createRequire(import.meta.url)('@fastify/rate-limit/store/RedisStore.js') as RedisStoreCtor
 
-/** The bucket a request counts in: its key and its budget per minute. */
-export function bucketOf(request: FastifyRequest, opts: RateLimitOptions): { key: string; max: number } {
+/** The bucket a request counts in: its client address, its API key, or (customer tokens) its key and customer. */
+function bucketKey(request: FastifyRequest): string {
   const keyId = request.auth?.keyId
-  if (keyId === undefined) return { key: `ip:${clientAddressKey(clientAddress(request))}`, max: opts.storefrontPerMin }
+  if (keyId === undefined) return `ip:${clientAddressKey(clientAddress(request))}`
   const actor = request.auth.ctx?.actor
-  return { key: actor?.kind === 'customer' ? `kid:${keyId}:customer:${actor.customerId}` : `kid:${keyId}`, max: opts.adminPerMin }
+  return actor?.kind === 'customer' ? `kid:${keyId}:customer:${actor.customerId}` : `kid:${keyId}`
 }
+
+/** A bucket's budget per minute, from its key: address buckets the storefront's, API-key buckets the admin's. */
+const budgetOf = (key: string, opts: RateLimitOptions): number => (key.startsWith('ip:') ? opts.storefrontPerMin : opts.adminPerMin)
 
 /**
  * The library's Redis store, plus one repair: a window whose key lost its expiry (someone
@@ -76,8 +79,9 @@ export const rateLimitPlugin = fp(
       timeWindow: 60_000,
       skipOnError: true,
       ...(opts.redis ? { store: redisStore(opts.redis, namespace) } : { cache: 5_000 }),
-      keyGenerator: (request) => bucketOf(request, opts).key,
-      max: (request) => bucketOf(request, opts).max,
+      keyGenerator: bucketKey,
+      // The library hands over the key it generated: the bucket is worked out once per request.
+      max: (_request, key) => budgetOf(key, opts),
       errorResponseBuilder: (_request, { max, ttl }) =>
         new AppError('RATE_LIMITED', `Rate limit of ${max} requests per minute exceeded; retry in ${Math.ceil(ttl / 1000)} s`),
     })
