@@ -7,9 +7,11 @@
  * process and autocannon stay on CPU 1; loopback only; every scenario bounded. The ceiling
  * is measured before, between and after the backends, and each backend's ratios use the
  * ceiling runs around it, so shared-machine noise cancels out as far as it can. On SQLite,
- * `add-remove` is also measured against a write floor (bench/http/write-floor-server.ts:
- * bare Fastify doing the same transaction as an add and a remove), run as often as the
- * service processes and reported at its median: `floor_ratio` (target ≥ 0.6).
+ * `get-page`, `guest-get` and `add-remove` are also measured against floors
+ * (bench/http/floor-server.ts: bare Fastify doing the same database work: the cached page
+ * confirmed by the change stamp, the same transaction as an add and a remove), run as often
+ * as the service processes and reported at their median: `floor_ratio` (add-remove's
+ * target ≥ 0.6).
  *
  *   npm run bench                         # full: 1M analytics events, 8 s per scenario
  *   npm run bench -- --quick              # development: 10k events, 3 s per scenario
@@ -26,6 +28,14 @@
  * [BENCH_PROCESSES] (service processes for get-page, add-remove and guest-get, whose median
  * run is reported; 3, or 1 with --quick), --compare-customers n [BENCH_COMPARE_CUSTOMERS]
  * (those scenarios also on an n-customer dataset, processes alternating: machine.scale).
+ *
+ *   npm run bench -- --floor-concerns 8   # the GET page's cost, concern by concern, in one process
+ *
+ * --floor-concerns ROUNDS: instead of the run above, one process (bench/http/floor-server.ts)
+ * holds the ceiling, the bare read floor, the floor with each of the service's per-request
+ * concerns (access line, rate limit, metrics) and all three, and the service itself; the
+ * GET page load goes to each in turn for 2 s per round, and each one's server CPU per
+ * request is reported at its median round. The machine's noise falls on all of them alike.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -37,7 +47,7 @@ import type { RequestSpec } from 'autocannon'
 import { BENCH_JWT_SECRET, BENCH_RATE_LIMITS, type BenchBackend, type DatasetInfo, prepareRunDatabase, type RunDatabase } from './http/dataset.js'
 import { buildServer } from './http/build.js'
 import { SERVICE_NODE_FLAGS } from '../src/cli/node-flags.js'
-import { type LoadFigures, type LoadSpec, warmThenLoad } from './http/load.js'
+import { type LoadFigures, type LoadSpec, load, warmThenLoad } from './http/load.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const serverDir = resolve(here, '..')
@@ -46,14 +56,19 @@ const repoRoot = resolve(serverDir, '../..')
 const SCENARIOS = ['get-page', 'add-remove', 'guest-get', 'shared-read', 'token', 'reviews-list', 'analytics-overview', 'import-500', 'webhook-delivery'] as const
 type ScenarioName = (typeof SCENARIOS)[number]
 
+/** The scenarios run against bench/http/floor-server.ts too (SQLite), and their floor rows. */
+const FLOORS = { 'get-page': 'read-floor', 'guest-get': 'guest-read-floor', 'add-remove': 'write-floor' } as const
+type FloorName = (typeof FLOORS)[keyof typeof FLOORS]
+const FLOORED = Object.keys(FLOORS) as (keyof typeof FLOORS)[]
+
 export interface ScenarioRow {
-  name: ScenarioName | 'ceiling' | 'write-floor'
+  name: ScenarioName | 'ceiling' | FloorName
   backend: BenchBackend | 'none'
   rps: number
   p50_ms: number | null
   p99_ms: number | null
   ratio: number
-  /** add-remove on SQLite: req/s against the write floor's. */
+  /** On SQLite, the floored scenarios: req/s against their floor's. */
   floor_ratio?: number
 }
 
@@ -77,6 +92,7 @@ const { values: flags } = parseArgs({
     'cpu-prof': { type: 'string' },
     'csv-items': { type: 'string' },
     processes: { type: 'string' },
+    'floor-concerns': { type: 'string' },
   },
 })
 const env = process.env
@@ -125,6 +141,8 @@ function nodeCommand(script: string, nodeArgs: string[] = []): [string, string[]
 
 interface Child {
   url: string
+  /** The URL of each variant a floor server holds (`--floor-concerns`). */
+  variants?: Record<string, string>
   proc: ChildProcess
   stop(): Promise<void>
 }
@@ -136,12 +154,13 @@ async function startChild(script: string, childEnv: Record<string, string>, node
   // measured) but never read on the client's CPU.
   const devNull = openSync('/dev/null', 'w')
   const proc = spawn(cmd, args, { cwd: serverDir, env: { ...env, ...childEnv }, stdio: ['ignore', devNull, 'inherit', 'ipc'] })
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    proc.once('message', (m: { listening: string }) => resolveUrl(m.listening))
+  const { listening: url, variants } = await new Promise<{ listening: string; variants?: Record<string, string> }>((resolveUrl, reject) => {
+    proc.once('message', resolveUrl)
     proc.once('exit', (code) => reject(new Error(`${script} exited with ${code} before listening`)))
   })
   return {
     url,
+    ...(variants ? { variants } : {}),
     proc,
     stop: () =>
       new Promise<void>((done) => {
@@ -265,18 +284,22 @@ async function ceiling(bodyFile: string): Promise<LoadFigures> {
 interface BackendResult {
   backend: BenchBackend
   figures: Map<ScenarioName, LoadFigures>
-  /** SQLite with add-remove: the write floor's median run. */
-  floor?: LoadFigures
+  /** SQLite: the floors' median runs, by the scenario they ran. */
+  floors: Map<ScenarioName, LoadFigures>
 }
 
-/** One write-floor process on a fresh copy of the dataset, running the add-remove load. */
-async function writeFloor(run: RunDatabase, info: DatasetInfo): Promise<LoadFigures> {
-  const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(opts.cpuProfDir, 'write-floor')}`] : []
-  const child = await startChild('bench/http/write-floor-server.ts', { DATABASE_URL: run.url, JWT_SECRET: BENCH_JWT_SECRET }, nodeArgs)
+/** One floor process on a fresh copy of the dataset, running the floored scenarios. */
+async function floorRun(run: RunDatabase, info: DatasetInfo, scenarios: (keyof typeof FLOORS)[]): Promise<Map<ScenarioName, LoadFigures>> {
+  const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(opts.cpuProfDir, 'floor')}`] : []
+  const child = await startChild('bench/http/floor-server.ts', { DATABASE_URL: run.url, JWT_SECRET: BENCH_JWT_SECRET, BENCH_FLOOR_EXTRAS: process.env.BENCH_FLOOR_EXTRAS ?? '' }, nodeArgs)
+  const figures = new Map<ScenarioName, LoadFigures>()
   try {
-    const f = await measure({ ...(await scenarioSpec('add-remove', child.url, info)), serverPid: child.proc.pid })
-    log(`  sqlite   write-floor         ${Math.round(f.rps).toString().padStart(6)} req/s  p50 ${f.p50_ms.toFixed(2)} ms  p99 ${f.p99_ms.toFixed(2)} ms  server CPU ${Math.round(f.cpu_us)} µs/request  (warm-up ${f.warmup_s} s)`)
-    return f
+    for (const name of scenarios) {
+      const f = await measure({ ...(await scenarioSpec(name, child.url, info)), serverPid: child.proc.pid })
+      figures.set(name, f)
+      log(`  sqlite   ${FLOORS[name].padEnd(19)} ${Math.round(f.rps).toString().padStart(6)} req/s  p50 ${f.p50_ms.toFixed(2)} ms  p99 ${f.p99_ms.toFixed(2)} ms  server CPU ${Math.round(f.cpu_us)} µs/request  (warm-up ${f.warmup_s} s)`)
+    }
+    return figures
   } finally {
     await child.stop()
   }
@@ -389,17 +412,22 @@ async function runBackend(backend: BenchBackend, bodyFile: string, needBody: boo
     if (opts.compareCustomers > 0) await again(prepareWith(opts.compareCustomers), `${opts.compareCustomers.toLocaleString('en')} customers, ${p + 1} of ${opts.processes}`, compared)
   }
   rssByBackend[backend] = Math.round(rssPeakMb)
-  // The write floor, as many processes as the service's, each on a fresh copy of the dataset.
-  const floors: LoadFigures[] = []
-  for (let p = 0; backend === 'sqlite' && opts.scenarios.includes('add-remove') && p < opts.processes; p++) {
+  // The floors, as many processes as the service's, each on a fresh copy of the dataset.
+  const floorRuns = new Map<ScenarioName, LoadFigures[]>()
+  const floored = FLOORED.filter((name) => opts.scenarios.includes(name))
+  for (let p = 0; backend === 'sqlite' && floored.length > 0 && p < opts.processes; p++) {
     const copy = await prepare()
     try {
-      floors.push(await writeFloor(copy.run, copy.info))
+      keep(await floorRun(copy.run, copy.info, floored), floorRuns)
     } finally {
       await copy.run.drop()
     }
   }
-  if (floors.length > 1) runsRps[`${backend}/write-floor`] = floors.map((f) => round(f.rps))
+  const floors = new Map<ScenarioName, LoadFigures>()
+  for (const [name, all] of floorRuns) {
+    floors.set(name, medianRun(all))
+    if (all.length > 1) runsRps[`${backend}/${FLOORS[name as keyof typeof FLOORS]}`] = all.map((f) => round(f.rps))
+  }
   const figures = new Map<ScenarioName, LoadFigures>()
   for (const [name, all] of runs) {
     figures.set(name, medianRun(all))
@@ -419,7 +447,7 @@ async function runBackend(backend: BenchBackend, bodyFile: string, needBody: boo
       [`runs_rps_${opts.compareCustomers}`]: all.map((f) => round(f.rps)),
     }
   }
-  return { backend, figures, ...(floors.length > 0 ? { floor: medianRun(floors) } : {}) }
+  return { backend, figures, floors }
 }
 const scale: Record<string, Record<string, number | number[]>> = {}
 const runsRps: Record<string, number[]> = {}
@@ -427,8 +455,52 @@ const logCeiling = (c: LoadFigures) => log(`  ceiling  ${Math.round(c.rps)} req/
 const rssByBackend: Partial<Record<BenchBackend, number>> = {}
 const notes: string[] = []
 
+const FLOOR_VARIANTS = ['ceiling', 'bare', 'log', 'rate-limit', 'metrics', 'log+rate-limit+metrics', 'service']
+
+/** `--floor-concerns ROUNDS`: every variant in one process, the GET page load on each in turn. */
+async function floorConcerns(rounds: number): Promise<void> {
+  const { run, info } = await prepareRunDatabase('sqlite', { analyticsEvents: opts.analyticsEvents, customers: opts.customers }, { dataDir: opts.dataDir, pgUrl: opts.pgUrl, reseed: false, log })
+  const child = await startChild(
+    'bench/http/floor-server.ts',
+    { DATABASE_URL: run.url, JWT_SECRET: BENCH_JWT_SECRET, ...BENCH_RATE_LIMITS, NODE_ENV: 'production', BENCH_FLOOR_VARIANTS: FLOOR_VARIANTS.join(',') },
+    [...SERVICE_NODE_FLAGS],
+  )
+  const cpu = new Map<string, number[]>(FLOOR_VARIANTS.map((v) => [v, []]))
+  try {
+    const urls = child.variants ?? {}
+    const token = await mintToken(urls.service as string, info.keyId, info.secret, info.customerId)
+    const spec = (variant: string, durationSec: number) => ({ url: `${urls[variant]}/v1/wishlists/me?limit=50`, connections: opts.connections, durationSec, headers: { authorization: `Bearer ${token}` }, serverPid: child.proc.pid })
+    for (const variant of FLOOR_VARIANTS) await load(spec(variant, 3))
+    for (let round = 0; round < rounds; round++) {
+      // A different order each round, so no variant always follows the same one.
+      const order = FLOOR_VARIANTS.map((_, i) => FLOOR_VARIANTS[(i + round) % FLOOR_VARIANTS.length] as string)
+      for (const variant of order) {
+        const f = await load(spec(variant, 2))
+        if (f.non2xx > 0 || f.errors > 0) throw new Error(`${variant}: ${f.non2xx} non-2xx answers, ${f.errors} errors`)
+        cpu.get(variant)?.push(f.cpu_us)
+      }
+      log(`  round ${round + 1}: ${FLOOR_VARIANTS.map((v) => `${v} ${Math.round(cpu.get(v)?.at(-1) ?? 0)}`).join(', ')} µs/request`)
+    }
+  } finally {
+    await child.stop()
+    await run.drop()
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] as number
+  const ceilingUs = cpu.get('ceiling') ?? []
+  const bareUs = cpu.get('bare') ?? []
+  // Each round's variants ran within seconds of each other: their quotients are taken per round.
+  const lines = ['| variant | CPU µs/request (median) | range | minus the bare floor (median of rounds) | ceiling ÷ variant (median of rounds) |', '|---|---:|---:|---:|---:|']
+  for (const [variant, xs] of cpu) {
+    const perRound = (other: number[], f: (x: number, o: number) => number) => median(xs.map((x, i) => f(x, other[i] as number)))
+    const minusBare = variant === 'ceiling' ? '–' : String(Math.round(perRound(bareUs, (x, b) => x - b)))
+    lines.push(`| ${variant} | ${Math.round(median(xs))} | ${Math.round(Math.min(...xs))}–${Math.round(Math.max(...xs))} | ${minusBare} | ${perRound(ceilingUs, (x, c) => c / x).toFixed(2)} |`)
+  }
+  process.stdout.write(`\n${lines.join('\n')}\n\n(${rounds} rounds of 2 s each, ${opts.connections} connections, Node ${process.version})\n`)
+}
+
 async function main(): Promise<void> {
   buildServer()
+  if (flags['floor-concerns'] !== undefined) return floorConcerns(Number(flags['floor-concerns']))
   const started = Date.now()
   mkdirSync(opts.dataDir, { recursive: true })
   if (opts.cpuProfDir) mkdirSync(opts.cpuProfDir, { recursive: true })
@@ -468,11 +540,12 @@ async function main(): Promise<void> {
         p50_ms: Number.isNaN(f.p50_ms) ? null : round2(f.p50_ms),
         p99_ms: Number.isNaN(f.p99_ms) ? null : round2(f.p99_ms),
         ratio: ratio(f.rps, local),
-        ...(name === 'add-remove' && r.floor ? { floor_ratio: ratio(f.rps, r.floor.rps) } : {}),
+        ...(r.floors.has(name) ? { floor_ratio: ratio(f.rps, r.floors.get(name)!.rps) } : {}),
       })
     }
-    if (r.floor) {
-      rows.push({ name: 'write-floor', backend: r.backend, rps: round(r.floor.rps), p50_ms: round2(r.floor.p50_ms), p99_ms: round2(r.floor.p99_ms), ratio: ratio(r.floor.rps, local) })
+    for (const [name, f] of r.floors) {
+      const floor = FLOORS[name as keyof typeof FLOORS]
+      rows.push({ name: floor, backend: r.backend, rps: round(f.rps), p50_ms: round2(f.p50_ms), p99_ms: round2(f.p99_ms), ratio: ratio(f.rps, local), floor_ratio: 1 })
     }
   }
 
@@ -501,7 +574,12 @@ async function main(): Promise<void> {
     runs_rps: runsRps,
     // With --compare-customers: the repeated scenarios on the comparison dataset, and the change.
     ...(opts.compareCustomers > 0 ? { scale: { compare_customers: opts.compareCustomers, ...scale } } : {}),
-    server_cpu_us_per_request: Object.fromEntries(results.flatMap((r) => [...r.figures].filter(([, f]) => Number.isFinite(f.cpu_us)).map(([name, f]) => [`${r.backend}/${name}`, round(f.cpu_us)]))),
+    server_cpu_us_per_request: Object.fromEntries(
+      results.flatMap((r) => [
+        ...[...r.figures].filter(([, f]) => Number.isFinite(f.cpu_us)).map(([name, f]) => [`${r.backend}/${name}`, round(f.cpu_us)]),
+        ...[...r.floors].map(([name, f]) => [`${r.backend}/${FLOORS[name as keyof typeof FLOORS]}`, round(f.cpu_us)]),
+      ]),
+    ),
     ceiling_body_bytes: Buffer.byteLength(readBody(bodyFile)),
     date: new Date().toISOString(),
     wall_s: Math.round((Date.now() - started) / 1000),
@@ -510,7 +588,7 @@ async function main(): Promise<void> {
   mkdirSync(dirname(opts.out), { recursive: true })
   writeFileSync(opts.out, `${JSON.stringify({ machine, scenarios: rows }, null, 2)}\n`)
 
-  const lines = ['| scenario | backend | req/s | p50 ms | p99 ms | ratio | vs write floor |', '|---|---|---:|---:|---:|---:|---:|']
+  const lines = ['| scenario | backend | req/s | p50 ms | p99 ms | ratio | vs floor |', '|---|---|---:|---:|---:|---:|---:|']
   for (const r of rows) lines.push(`| ${r.name} | ${r.backend} | ${r.rps.toLocaleString('en')} | ${r.p50_ms ?? '–'} | ${r.p99_ms ?? '–'} | ${r.ratio.toFixed(3)} | ${r.floor_ratio?.toFixed(3) ?? '–'} |`)
   for (const [key, c] of Object.entries(scale)) {
     lines.push(`scale ${key}: ${opts.compareCustomers.toLocaleString('en')} customers ${String(c[`rps_${opts.compareCustomers}`])} req/s, ${opts.customers.toLocaleString('en')} customers ${String(c[`rps_${opts.customers}`])} req/s, change ${((c.change as number) * 100).toFixed(1)}%`)
