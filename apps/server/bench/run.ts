@@ -30,12 +30,15 @@
  * (those scenarios also on an n-customer dataset, processes alternating: machine.scale).
  *
  *   npm run bench -- --floor-concerns 8   # the GET page's cost, concern by concern, in one process
+ *   npm run bench -- --floor-concerns 8 --scenarios add-remove
  *
  * --floor-concerns ROUNDS: instead of the run above, one process (bench/http/floor-server.ts)
  * holds the ceiling, the bare read floor, the floor with each of the service's per-request
  * concerns (access line, rate limit, metrics) and all three, and the service itself; the
  * GET page load goes to each in turn for 2 s per round, and each one's server CPU per
  * request is reported at its median round. The machine's noise falls on all of them alike.
+ * With `--scenarios add-remove`: the bare write floor, with the service's other statements,
+ * with the three concerns, with both, and the service.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -455,47 +458,58 @@ const logCeiling = (c: LoadFigures) => log(`  ceiling  ${Math.round(c.rps)} req/
 const rssByBackend: Partial<Record<BenchBackend, number>> = {}
 const notes: string[] = []
 
-const FLOOR_VARIANTS = ['ceiling', 'bare', 'log', 'rate-limit', 'metrics', 'log+rate-limit+metrics', 'service']
+/** The variants `--floor-concerns` compares, per load; the first is the reference of the quotients. */
+const FLOOR_VARIANTS = {
+  'get-page': ['ceiling', 'bare', 'log', 'rate-limit', 'metrics', 'log+rate-limit+metrics', 'service'],
+  'add-remove': ['bare', 'statements', 'log+rate-limit+metrics', 'statements+log+rate-limit+metrics', 'service'],
+}
 
-/** `--floor-concerns ROUNDS`: every variant in one process, the GET page load on each in turn. */
+/**
+ * `--floor-concerns ROUNDS`: every variant in one process, the load (the GET page, or
+ * add-remove with `--scenarios add-remove`) on each in turn.
+ */
 async function floorConcerns(rounds: number): Promise<void> {
+  const scenario = opts.scenarios.length === 1 && opts.scenarios[0] === 'add-remove' ? 'add-remove' : 'get-page'
+  const variants = FLOOR_VARIANTS[scenario]
   const { run, info } = await prepareRunDatabase('sqlite', { analyticsEvents: opts.analyticsEvents, customers: opts.customers }, { dataDir: opts.dataDir, pgUrl: opts.pgUrl, reseed: false, log })
   const child = await startChild(
     'bench/http/floor-server.ts',
-    { DATABASE_URL: run.url, JWT_SECRET: BENCH_JWT_SECRET, ...BENCH_RATE_LIMITS, NODE_ENV: 'production', BENCH_FLOOR_VARIANTS: FLOOR_VARIANTS.join(',') },
+    { DATABASE_URL: run.url, JWT_SECRET: BENCH_JWT_SECRET, ...BENCH_RATE_LIMITS, NODE_ENV: 'production', BENCH_FLOOR_VARIANTS: variants.join(',') },
     [...SERVICE_NODE_FLAGS],
   )
-  const cpu = new Map<string, number[]>(FLOOR_VARIANTS.map((v) => [v, []]))
+  const cpu = new Map<string, number[]>(variants.map((v) => [v, []]))
   try {
     const urls = child.variants ?? {}
-    const token = await mintToken(urls.service as string, info.keyId, info.secret, info.customerId)
-    const spec = (variant: string, durationSec: number) => ({ url: `${urls[variant]}/v1/wishlists/me?limit=50`, connections: opts.connections, durationSec, headers: { authorization: `Bearer ${token}` }, serverPid: child.proc.pid })
-    for (const variant of FLOOR_VARIANTS) await load(spec(variant, 3))
+    // Tokens minted by the service; the floors verify them with the same secret.
+    const base = await scenarioSpec(scenario, urls.service as string, info)
+    const spec = (variant: string, durationSec: number) => ({ ...base, url: base.url.replace(urls.service as string, urls[variant] as string), connections: opts.connections, durationSec, serverPid: child.proc.pid })
+    for (const variant of variants) await load(spec(variant, 3))
     for (let round = 0; round < rounds; round++) {
       // A different order each round, so no variant always follows the same one.
-      const order = FLOOR_VARIANTS.map((_, i) => FLOOR_VARIANTS[(i + round) % FLOOR_VARIANTS.length] as string)
+      const order = variants.map((_, i) => variants[(i + round) % variants.length] as string)
       for (const variant of order) {
         const f = await load(spec(variant, 2))
         if (f.non2xx > 0 || f.errors > 0) throw new Error(`${variant}: ${f.non2xx} non-2xx answers, ${f.errors} errors`)
         cpu.get(variant)?.push(f.cpu_us)
       }
-      log(`  round ${round + 1}: ${FLOOR_VARIANTS.map((v) => `${v} ${Math.round(cpu.get(v)?.at(-1) ?? 0)}`).join(', ')} µs/request`)
+      log(`  round ${round + 1}: ${variants.map((v) => `${v} ${Math.round(cpu.get(v)?.at(-1) ?? 0)}`).join(', ')} µs/request`)
     }
   } finally {
     await child.stop()
     await run.drop()
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] as number
-  const ceilingUs = cpu.get('ceiling') ?? []
+  const [reference] = variants as [string]
+  const referenceUs = cpu.get(reference) ?? []
   const bareUs = cpu.get('bare') ?? []
   // Each round's variants ran within seconds of each other: their quotients are taken per round.
-  const lines = ['| variant | CPU µs/request (median) | range | minus the bare floor (median of rounds) | ceiling ÷ variant (median of rounds) |', '|---|---:|---:|---:|---:|']
+  const lines = [`| variant | CPU µs/request (median) | range | minus the bare floor (median of rounds) | ${reference} ÷ variant (median of rounds) |`, '|---|---:|---:|---:|---:|']
   for (const [variant, xs] of cpu) {
     const perRound = (other: number[], f: (x: number, o: number) => number) => median(xs.map((x, i) => f(x, other[i] as number)))
     const minusBare = variant === 'ceiling' ? '–' : String(Math.round(perRound(bareUs, (x, b) => x - b)))
-    lines.push(`| ${variant} | ${Math.round(median(xs))} | ${Math.round(Math.min(...xs))}–${Math.round(Math.max(...xs))} | ${minusBare} | ${perRound(ceilingUs, (x, c) => c / x).toFixed(2)} |`)
+    lines.push(`| ${variant} | ${Math.round(median(xs))} | ${Math.round(Math.min(...xs))}–${Math.round(Math.max(...xs))} | ${minusBare} | ${perRound(referenceUs, (x, c) => c / x).toFixed(2)} |`)
   }
-  process.stdout.write(`\n${lines.join('\n')}\n\n(${rounds} rounds of 2 s each, ${opts.connections} connections, Node ${process.version})\n`)
+  process.stdout.write(`\n${scenario}:\n${lines.join('\n')}\n\n(${rounds} rounds of 2 s each, ${opts.connections} connections, Node ${process.version})\n`)
 }
 
 async function main(): Promise<void> {

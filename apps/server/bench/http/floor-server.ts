@@ -17,9 +17,10 @@
  * database work every add and remove needs (target: at least 0.6 of the floor).
  *
  * BENCH_FLOOR_EXTRAS (comma-separated: `log`, `rate-limit`, `metrics`) adds the service's
- * per-request concerns one by one, through the same libraries and settings (pino's access
- * line, @fastify/rate-limit in memory, prom-client's counter and histogram), to price each
- * against the bare floor (docs/performance.md, "What the floor costs with each concern").
+ * per-request concerns one by one, through the same pieces (its access line on its stdout
+ * sink, @fastify/rate-limit in memory, its prom-client metrics), to price each against the
+ * bare floor; `statements` adds the statements the service's add and remove run beyond the
+ * floor's (the webhook subscriptions, the list's count, the owner row read before a remove).
  *
  * It mints customer tokens itself (`POST /v1/auth/token`, the key's shop, no secret check),
  * so the add-remove scenario runs against it unchanged. DATABASE_URL (`sqlite:FILE`) and
@@ -49,6 +50,12 @@ const insertItem = db.prepare(
 )
 const deleteItem = db.prepare(`delete from wishlist_items where shop_id = ? and owner_type = 'customer' and owner_id = ? and list_id = 'default' and product_id = ? returning product_id`)
 const adjustCount = db.prepare(`update wishlist_owners set item_count = item_count + ?, updated_at = ? where shop_id = ? and owner_type = 'customer' and owner_id = ? returning item_count`)
+// With the `statements` extra, the other statements the service's add and remove run: the
+// shop's webhook subscriptions (the outbox), the list's count (the answer's `count`) and,
+// on remove, the owner row read before the delete.
+const subscriptions = db.prepare('select events from webhook_endpoints where shop_id = ? and disabled_at is null')
+const listCount = db.prepare(`select count(*) as n from wishlist_items where shop_id = ? and owner_type = 'customer' and owner_id = ? and list_id = 'default'`)
+const lockOwner = db.prepare(`select item_count, created_at, updated_at from wishlist_owners where shop_id = ? and owner_type = 'customer' and owner_id = ?`)
 const recordFact = db.prepare(`insert into analytics_inbox (shop_id, type, owner_type, owner_id, product_id, occurred_at) values (?, ?, 'customer', ?, ?, ?)`)
 
 const pageItems = db.prepare(
@@ -195,7 +202,9 @@ async function floorApp(extras: Set<string>): Promise<FastifyInstance> {
       if (created) {
         count = (adjustCount.get(1, at, shopId, customerId) as { item_count: number }).item_count
         recordFact.run(shopId, 'add', customerId, productId, at)
+        if (extras.has('statements')) subscriptions.all(shopId)
       }
+      if (extras.has('statements')) count = (listCount.get(shopId, customerId) as { n: number }).n
       return { created, count }
     })
     const item = { productId, variantId, handle: null, metadata: null, addedAt: new Date(at).toISOString() }
@@ -206,12 +215,15 @@ async function floorApp(extras: Set<string>): Promise<FastifyInstance> {
     const { shopId, customerId } = await customerOf(request.headers.authorization)
     const at = Date.now()
     const result = await transaction(() => {
+      if (extras.has('statements')) lockOwner.get(shopId, customerId)
       const removed = deleteItem.get(shopId, customerId, request.params.productId) !== undefined
       let count = 0
       if (removed) {
         count = (adjustCount.get(-1, at, shopId, customerId) as { item_count: number }).item_count
         recordFact.run(shopId, 'remove', customerId, request.params.productId, at)
+        if (extras.has('statements')) subscriptions.all(shopId)
       }
+      if (extras.has('statements')) count = (listCount.get(shopId, customerId) as { n: number }).n
       return { removed, count }
     })
     return { ok: true, data: result }
