@@ -107,6 +107,11 @@ describe('products/create and products/update: the catalog update of product.upd
     expect(await hook(domain, 'products/delete', { id: 9100 })).toBe('processed')
     expect(await catalog()).toBeUndefined()
     expect(await countRows('wishlist_items', shop.id)).toBe(1)
+    // A product GID names the same product as its digits, as in products/update.
+    await hook(domain, 'products/update', product(9100, [[91001, '5.00', 3]], 'red-hat'))
+    expect(await catalog()).toBeDefined()
+    expect(await hook(domain, 'products/delete', { id: 'gid://shopify/Product/9100' })).toBe('processed')
+    expect(await catalog()).toBeUndefined()
   })
 })
 

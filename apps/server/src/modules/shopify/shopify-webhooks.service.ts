@@ -1,6 +1,7 @@
 /**
  * Webhooks from Shopify (docs/api.md, "Webhooks from Shopify"). Each topic is mapped onto
- * what the service already does: the events intake (`product.updated`, `order.created`),
+ * what the service already does: the events intake (`product.updated`, `order.created`,
+ * and the catalog forgetting a deleted product),
  * the privacy erasure, the shop's deletion. Nothing slow runs before the answer: outbound
  * webhooks go through the outbox and the worker, exports are made when the merchant asks.
  */
@@ -107,7 +108,7 @@ export interface ShopifyWebhooksDeps {
   secret: string
   defaultPlan: Plan
   shops: ShopsService
-  events: Pick<EventsService, 'ingest'>
+  events: Pick<EventsService, 'ingest' | 'forgetProduct'>
   privacy: Pick<PrivacyService, 'eraseCustomer'>
 }
 
@@ -140,7 +141,7 @@ export function createShopifyWebhooks(deps: ShopifyWebhooksDeps) {
       }
       case 'products/delete': {
         const productId = idText(body.id)
-        if (productId) await db.deleteFrom('catalog_products').where('shop_id', '=', shop.id).where('product_id', '=', productId).execute()
+        if (productId) await deps.events.forgetProduct(ctx, productId)
         return
       }
       case 'orders/create': {
