@@ -18,6 +18,7 @@ import type { Plan } from '../../db/schema.js'
 import { privacyRequestsRepo } from './privacy-requests.repo.js'
 import { eraseShop } from './shop-erasure.js'
 import { isShopDomain, webhookHmacValid } from './signatures.js'
+import { claimReceipt, releaseReceipt } from './webhook-receipts.js'
 
 export const SHOPIFY_TOPICS = [
   'products/create',
@@ -115,19 +116,6 @@ export interface ShopifyWebhooksDeps {
 export function createShopifyWebhooks(deps: ShopifyWebhooksDeps) {
   const { db } = deps
 
-  /** Claims (topic, event id) for this delivery; false when it was processed before. */
-  async function claim(shopId: string, topic: string, eventId: string): Promise<boolean> {
-    const res = await db
-      .insertInto('shopify_webhook_receipts')
-      .values({ shop_id: shopId, topic, event_id: eventId, received_at: now() })
-      .onConflict((oc) => oc.columns(['shop_id', 'topic', 'event_id']).doNothing())
-      .executeTakeFirst()
-    return Number(res.numInsertedOrUpdatedRows ?? 0n) > 0
-  }
-
-  const release = (shopId: string, topic: string, eventId: string) =>
-    db.deleteFrom('shopify_webhook_receipts').where('shop_id', '=', shopId).where('topic', '=', topic).where('event_id', '=', eventId).execute()
-
   const contextOf = (shop: Shop, requestId: string): RequestContext => ({ shop, actor: { kind: 'admin', keyId: 'shopify-webhook' }, requestId })
 
   async function apply(shop: Shop, topic: ShopifyTopic, body: Json, requestId: string): Promise<void> {
@@ -196,13 +184,13 @@ export function createShopifyWebhooks(deps: ShopifyWebhooksDeps) {
       }
 
       let shop = await deps.shops.ensureByDomain(domain, deps.defaultPlan)
-      if (d.eventId !== undefined && !(await claim(shop.id, topic, d.eventId))) return 'duplicate'
+      if (d.eventId !== undefined && !(await claimReceipt(db, shop.id, topic, d.eventId))) return 'duplicate'
       try {
         if (shop.uninstalledAt !== null && !LEAVES_UNINSTALLED.has(topic)) shop = await deps.shops.setUninstalled(shop.id, null)
         await apply(shop, topic as ShopifyTopic, body, d.requestId)
       } catch (err) {
         // Not processed: Shopify's retry must find the delivery unclaimed.
-        if (d.eventId !== undefined) await release(shop.id, topic, d.eventId).catch(() => undefined)
+        if (d.eventId !== undefined) await releaseReceipt(db, shop.id, topic, d.eventId).catch(() => undefined)
         throw err
       }
       return 'processed'
