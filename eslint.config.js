@@ -18,6 +18,7 @@ const PUBLIC = {
   events: ['outbox.ts', 'product-fan-out.ts'],
   reviews: ['purchases.ts'],
   shops: ['plans.ts'],
+  shopify: ['webhook-receipts.ts'],
   webhooks: ['customer-erasure.ts'],
   wishlists: ['wishlists.repo.ts'],
 }

@@ -7,6 +7,7 @@
  */
 import type { DailyStats } from '@wishlist/sdk'
 import { useId } from 'react'
+import { Table } from './ui.js'
 
 type Day = DailyStats['days'][number]
 
@@ -103,38 +104,17 @@ export function DailyChart({ days }: { days: Day[] }) {
       </svg>
       <details>
         <summary>Show the figures as a table</summary>
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Date</th>
-                <th scope="col" className="num">
-                  Added
-                </th>
-                <th scope="col" className="num">
-                  Removed
-                </th>
-                <th scope="col" className="num">
-                  Shoppers
-                </th>
-                <th scope="col" className="num">
-                  Cumulative total
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {days.map((d) => (
-                <tr key={d.date}>
-                  <td>{d.date}</td>
-                  <td className="num">{d.items_added}</td>
-                  <td className="num">{d.items_removed}</td>
-                  <td className="num">{d.unique_shoppers}</td>
-                  <td className="num">{d.cumulative_total}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          rows={days}
+          rowKey={(d) => d.date}
+          columns={[
+            { header: 'Date', cell: (d) => d.date },
+            { header: 'Added', numeric: true, cell: (d) => d.items_added },
+            { header: 'Removed', numeric: true, cell: (d) => d.items_removed },
+            { header: 'Shoppers', numeric: true, cell: (d) => d.unique_shoppers },
+            { header: 'Cumulative total', numeric: true, cell: (d) => d.cumulative_total },
+          ]}
+        />
       </details>
     </figure>
   )

@@ -1,7 +1,8 @@
 /**
  * Shared pieces: the session context, an action runner that reports results in live
  * regions, a loader, the confirmation dialog (native <dialog>: focus trapped, Escape
- * cancels, focus returns to the opener), copy buttons and the "shown once" secret panel.
+ * cancels, focus returns to the opener), copy buttons, the "shown once" secret panel and
+ * the screens' tables.
  */
 import { createContext, type DependencyList, type ReactNode, useCallback, useContext, useEffect, useId, useRef, useState } from 'react'
 import { isWishlistApiError } from '@wishlist/sdk'
@@ -282,6 +283,48 @@ export function SecretOnce({ title, children, onDone, testId }: { title: string;
         I have stored it
       </button>
     </section>
+  )
+}
+
+/** A column of a `Table`: its header, and what each row shows in it. */
+export interface Column<T> {
+  header: ReactNode
+  /** Read by screen readers only (a column of buttons). */
+  headerHidden?: boolean
+  /** Figures: header and cells right-aligned (`num`). */
+  numeric?: boolean
+  /** The cells' class (`mono` for ids). */
+  cellClass?: string
+  cell(row: T, index: number): ReactNode
+}
+
+/** A table of rows, one per item, under scoped column headers; it scrolls sideways on its own when the window is narrow. */
+export function Table<T>({ columns, rows, rowKey, testId }: { columns: Column<T>[]; rows: readonly T[]; rowKey(row: T): string; testId?: string }) {
+  return (
+    <div className="table-wrap">
+      <table data-testid={testId}>
+        <thead>
+          <tr>
+            {columns.map((c, i) => (
+              <th key={i} scope="col" className={c.numeric ? 'num' : undefined}>
+                {c.headerHidden ? <span className="visually-hidden">{c.header}</span> : c.header}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row, i) => (
+            <tr key={rowKey(row)}>
+              {columns.map((c, j) => (
+                <td key={j} className={c.numeric ? 'num' : c.cellClass}>
+                  {c.cell(row, i)}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   )
 }
 

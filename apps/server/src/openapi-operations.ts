@@ -11,6 +11,7 @@ import { opsOperations } from './modules/ops/ops.schemas.js'
 import { privacyOperations } from './modules/privacy/privacy.schemas.js'
 import { invitationsOperations } from './modules/reviews/invitations.schemas.js'
 import { reviewsOperations } from './modules/reviews/reviews.schemas.js'
+import { shopifyOperations } from './modules/shopify/shopify.schemas.js'
 import { storefrontOperations } from './modules/storefront/storefront.schemas.js'
 import { webhookEventsDocument, webhooksOperations } from './modules/webhooks/webhooks.schemas.js'
 import { wishlistsOperations } from './modules/wishlists/wishlists.schemas.js'
@@ -27,6 +28,7 @@ export const operationDocs: OperationDocs = {
   ...reviewsOperations,
   ...invitationsOperations,
   ...storefrontOperations,
+  ...shopifyOperations,
 }
 
 export const webhookEvents = webhookEventsDocument

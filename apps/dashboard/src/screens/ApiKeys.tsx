@@ -1,7 +1,7 @@
 /** API keys: list, create (the secret is shown once) and revoke. */
 import type { CreatedApiKey, CreateApiKeyInput } from '@wishlist/sdk'
 import { type FormEvent, useId, useState } from 'react'
-import { Announcer, CopyField, LoadState, SecretOnce, useAction, useConfirm, useFocusRescue, useLoad, useSession, When } from '../ui.js'
+import { Announcer, CopyField, LoadState, SecretOnce, Table, useAction, useConfirm, useFocusRescue, useLoad, useSession, When } from '../ui.js'
 
 type Scope = NonNullable<CreateApiKeyInput['scope']>
 
@@ -101,45 +101,35 @@ export function ApiKeys() {
         </h2>
         <LoadState loading={loading && !data} error={error} />
         {data && (
-          <div className="table-wrap">
-            <table data-testid="api-keys">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Key id</th>
-                  <th scope="col">Scope</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.apiKeys.map((k) => (
-                  <tr key={k.keyId}>
-                    <td>
-                      {k.name || <span className="muted">unnamed</span>}
-                      {k.keyId === session.keyId && <span className="badge">this session</span>}
-                    </td>
-                    <td className="mono">{k.keyId}</td>
-                    <td>{k.scope}</td>
-                    <td>
-                      <When iso={k.createdAt} />
-                    </td>
-                    <td>
-                      <When iso={k.lastUsedAt} empty="never" />
-                    </td>
-                    <td>
-                      <button type="button" className="danger small" onClick={() => revoke(k.keyId, k.name ?? '')} aria-label={`Revoke key ${k.name || 'unnamed'} (${k.keyId})`} disabled={busy}>
-                        Revoke
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table
+            testId="api-keys"
+            rows={data.apiKeys}
+            rowKey={(k) => k.keyId}
+            columns={[
+              {
+                header: 'Name',
+                cell: (k) => (
+                  <>
+                    {k.name || <span className="muted">unnamed</span>}
+                    {k.keyId === session.keyId && <span className="badge">this session</span>}
+                  </>
+                ),
+              },
+              { header: 'Key id', cellClass: 'mono', cell: (k) => k.keyId },
+              { header: 'Scope', cell: (k) => k.scope },
+              { header: 'Created', cell: (k) => <When iso={k.createdAt} /> },
+              { header: 'Last used', cell: (k) => <When iso={k.lastUsedAt} empty="never" /> },
+              {
+                header: 'Actions',
+                headerHidden: true,
+                cell: (k) => (
+                  <button type="button" className="danger small" onClick={() => revoke(k.keyId, k.name ?? '')} aria-label={`Revoke key ${k.name || 'unnamed'} (${k.keyId})`} disabled={busy}>
+                    Revoke
+                  </button>
+                ),
+              },
+            ]}
+          />
         )}
       </section>
       {confirmElement}

@@ -2,7 +2,7 @@
 import type { AnalyticsPeriodQuery } from '@wishlist/sdk'
 import { useId, useState } from 'react'
 import { DailyChart } from '../chart.js'
-import { LoadState, useLoad, useSession } from '../ui.js'
+import { LoadState, Table, useLoad, useSession } from '../ui.js'
 
 type Period = NonNullable<AnalyticsPeriodQuery['period']>
 /** `label` names the radio button; `span` completes "Figures for …" in running text. */
@@ -82,28 +82,16 @@ export function Overview() {
           {top.products.length === 0 ? (
             <p>No product is on a wishlist yet.</p>
           ) : (
-            <div className="table-wrap">
-              <table data-testid="top-products">
-                <thead>
-                  <tr>
-                    <th scope="col">Rank</th>
-                    <th scope="col">Product id</th>
-                    <th scope="col" className="num">
-                      Wishlisted by
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {top.products.map((p, i) => (
-                    <tr key={p.productId}>
-                      <td>{i + 1}</td>
-                      <td className="mono">{p.productId}</td>
-                      <td className="num">{number.format(p.wishlistCount)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table
+              testId="top-products"
+              rows={top.products}
+              rowKey={(p) => p.productId}
+              columns={[
+                { header: 'Rank', cell: (_p, i) => i + 1 },
+                { header: 'Product id', cellClass: 'mono', cell: (p) => p.productId },
+                { header: 'Wishlisted by', numeric: true, cell: (p) => number.format(p.wishlistCount) },
+              ]}
+            />
           )}
         </section>
       )}

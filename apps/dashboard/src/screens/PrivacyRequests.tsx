@@ -4,7 +4,7 @@
  * Only a service running as a Shopify app records them; elsewhere the list answers 404.
  */
 import { isWishlistApiError, type PrivacyRequest } from '@wishlist/sdk'
-import { Announcer, LoadState, useAction, useLoad, useSession, When } from '../ui.js'
+import { Announcer, LoadState, Table, useAction, useLoad, useSession, When } from '../ui.js'
 
 /** Saves a JSON document as a file through a temporary object URL. */
 function saveJson(fileName: string, value: unknown): void {
@@ -52,36 +52,25 @@ export function PrivacyRequests() {
         {data === null && <p>Privacy requests arrive from Shopify; this service does not run as a Shopify app, so there are none.</p>}
         {data && data.privacyRequests.length === 0 && <p>No requests yet.</p>}
         {data && data.privacyRequests.length > 0 && (
-          <div className="table-wrap">
-            <table data-testid="privacy-requests">
-              <thead>
-                <tr>
-                  <th scope="col">Received</th>
-                  <th scope="col">Customer id</th>
-                  <th scope="col">E-mail</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.privacyRequests.map((r) => (
-                  <tr key={r.id}>
-                    <td>
-                      <When iso={r.receivedAt} />
-                    </td>
-                    <td className="mono">{r.customerId}</td>
-                    <td>{r.email ?? <span className="muted">none</span>}</td>
-                    <td>
-                      <button type="button" className="small" onClick={() => void download(r)} aria-label={`Download export of request ${r.id} (customer ${r.customerId})`} disabled={busy}>
-                        Download export
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table
+            testId="privacy-requests"
+            rows={data.privacyRequests}
+            rowKey={(r) => r.id}
+            columns={[
+              { header: 'Received', cell: (r) => <When iso={r.receivedAt} /> },
+              { header: 'Customer id', cellClass: 'mono', cell: (r) => r.customerId },
+              { header: 'E-mail', cell: (r) => r.email ?? <span className="muted">none</span> },
+              {
+                header: 'Actions',
+                headerHidden: true,
+                cell: (r) => (
+                  <button type="button" className="small" onClick={() => void download(r)} aria-label={`Download export of request ${r.id} (customer ${r.customerId})`} disabled={busy}>
+                    Download export
+                  </button>
+                ),
+              },
+            ]}
+          />
         )}
       </section>
     </>

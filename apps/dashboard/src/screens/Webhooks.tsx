@@ -1,7 +1,7 @@
 /** Webhooks: endpoints, create (the signing secret is shown once), test, delete, deliveries. */
 import type { CreatedWebhook, CreateWebhookInput, WebhookList } from '@wishlist/sdk'
 import { type FormEvent, useId, useRef, useState } from 'react'
-import { Announcer, CopyField, LoadState, type Message, SecretOnce, useAction, useConfirm, useFocusRescue, useLoad, useSession, When } from '../ui.js'
+import { Announcer, CopyField, LoadState, type Message, SecretOnce, Table, useAction, useConfirm, useFocusRescue, useLoad, useSession, When } from '../ui.js'
 
 type EventName = CreateWebhookInput['events'][number]
 type Endpoint = WebhookList['webhooks'][number]
@@ -216,42 +216,19 @@ function EndpointCard({ endpoint, deleting, onDelete, onGone }: { endpoint: Endp
       <LoadState loading={loading && !data} error={error} />
       {data && shown.length === 0 && <p className="muted">No deliveries yet.</p>}
       {shown.length > 0 && (
-        <div className="table-wrap">
-          <table data-testid="deliveries">
-            <thead>
-              <tr>
-                <th scope="col">Event</th>
-                <th scope="col">Status</th>
-                <th scope="col" className="num">
-                  HTTP
-                </th>
-                <th scope="col" className="num">
-                  Attempts
-                </th>
-                <th scope="col">Next retry</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {shown.map((d) => (
-                <tr key={d.id}>
-                  <td>
-                    <code>{d.event}</code>
-                  </td>
-                  <td>
-                    <span className={`status ${d.status}`}>{d.status}</span>
-                  </td>
-                  <td className="num">{d.lastStatusCode ?? '—'}</td>
-                  <td className="num">{d.attempts}</td>
-                  <td>{d.status === 'pending' ? <When iso={d.nextAttemptAt} empty="now" /> : '—'}</td>
-                  <td>
-                    <When iso={d.createdAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          testId="deliveries"
+          rows={shown}
+          rowKey={(d) => d.id}
+          columns={[
+            { header: 'Event', cell: (d) => <code>{d.event}</code> },
+            { header: 'Status', cell: (d) => <span className={`status ${d.status}`}>{d.status}</span> },
+            { header: 'HTTP', numeric: true, cell: (d) => d.lastStatusCode ?? '—' },
+            { header: 'Attempts', numeric: true, cell: (d) => d.attempts },
+            { header: 'Next retry', cell: (d) => (d.status === 'pending' ? <When iso={d.nextAttemptAt} empty="now" /> : '—') },
+            { header: 'Created', cell: (d) => <When iso={d.createdAt} /> },
+          ]}
+        />
       )}
       {more && (
         <p className="row muted small">

@@ -17,6 +17,7 @@ import * as m0011 from './migrations/0011_queued_fan_out.js'
 import * as m0012 from './migrations/0012_list_name_keys.js'
 import * as m0013 from './migrations/0013_review_invitations.js'
 import * as m0014 from './migrations/0014_shopify_app.js'
+import * as m0015 from './migrations/0015_shopify_receipt_retention.js'
 
 interface BackendMigration {
   up(db: Kysely<unknown>, backend: Backend): Promise<void>
@@ -38,6 +39,7 @@ const MIGRATIONS: Record<string, BackendMigration> = {
   '0012_list_name_keys': m0012,
   '0013_review_invitations': m0013,
   '0014_shopify_app': m0014,
+  '0015_shopify_receipt_retention': m0015,
 }
 
 class StaticProvider implements MigrationProvider {

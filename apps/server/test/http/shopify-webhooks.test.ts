@@ -4,7 +4,8 @@
  */
 import { sql } from 'kysely'
 import { Webhook } from 'standardwebhooks'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { DAY_MS } from '../../src/lib/time.js'
 import { shopScopedTables } from '../../src/modules/shopify/shop-erasure.js'
 import { createWebhookWorker, type WebhookWorker } from '../../src/modules/webhooks/webhook-worker.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
@@ -107,6 +108,11 @@ describe('products/create and products/update: the catalog update of product.upd
     expect(await hook(domain, 'products/delete', { id: 9100 })).toBe('processed')
     expect(await catalog()).toBeUndefined()
     expect(await countRows('wishlist_items', shop.id)).toBe(1)
+    // A product GID names the same product as its digits, as in products/update.
+    await hook(domain, 'products/update', product(9100, [[91001, '5.00', 3]], 'red-hat'))
+    expect(await catalog()).toBeDefined()
+    expect(await hook(domain, 'products/delete', { id: 'gid://shopify/Product/9100' })).toBe('processed')
+    expect(await catalog()).toBeUndefined()
   })
 })
 
@@ -359,5 +365,42 @@ describe('idempotency and refusals', () => {
   it('refuses a signed delivery without a *.myshopify.com shop domain with 400', async () => {
     const res = await sendShopifyWebhook(t, { id: 1 }, { topic: 'products/delete', shop: 'evil.example.com' })
     expect(res.status).toBe(400)
+  })
+})
+
+describe('webhook receipts', () => {
+  afterEach(() => {
+    vi.useRealTimers()
+  })
+
+  it('are kept 7 days, a redelivery inside them being a duplicate, then deleted by the delivery worker\'s hourly housekeeping', async () => {
+    // Only Date is faked (lib/time.ts reads it): timers and I/O run as usual.
+    vi.useFakeTimers({ toFake: ['Date'] })
+    const start = Date.now()
+    const domain = newShopDomain()
+    expect(await hook(domain, 'products/update', product(9901, [[99011, '10.00', 5]]), { eventId: 'evt-old' })).toBe('processed')
+    vi.setSystemTime(start + 3 * DAY_MS)
+    expect(await hook(domain, 'products/update', product(9901, [[99011, '9.00', 5]]), { eventId: 'evt-recent' })).toBe('processed')
+    const shop = await shopOf(domain)
+    const receipts = async () =>
+      (await t.storage.db.selectFrom('shopify_webhook_receipts').select('event_id').where('shop_id', '=', shop.id).orderBy('event_id').execute()).map((r) => r.event_id)
+    const catalog = () => t.storage.db.selectFrom('catalog_products').select(['variants']).where('shop_id', '=', shop.id).where('product_id', '=', '9901').executeTakeFirstOrThrow()
+
+    // An hour past the first one's 7 days: a starting worker's first pass is its housekeeping.
+    vi.setSystemTime(start + 7 * DAY_MS + 3_600_000)
+    const housekeeper = createWebhookWorker({ storage: t.storage, webhooks: t.config.webhooks })
+    housekeeper.start()
+    await housekeeper.stop() // resolves after the pass in progress: the first, which purges
+    expect(await receipts()).toEqual(['evt-recent'])
+    // The other one is 4 days old: Shopify's redelivery of it is still a duplicate.
+    const before = await catalog()
+    expect(await hook(domain, 'products/update', product(9901, [[99011, '1.00', 5]]), { eventId: 'evt-recent' })).toBe('duplicate')
+    expect(await catalog()).toEqual(before)
+    expect(await worker.purgeReceipts()).toEqual({ purged: 0, more: false })
+
+    // Three days later it has had its 7 days too.
+    vi.setSystemTime(start + 10 * DAY_MS + 3_600_000)
+    expect(await worker.purgeReceipts()).toEqual({ purged: 1, more: false })
+    expect(await receipts()).toEqual([])
   })
 })

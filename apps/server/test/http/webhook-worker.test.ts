@@ -237,7 +237,7 @@ describe('upgrading from a version that marked outbox rows dispatched', () => {
       await t.storage.db.deleteFrom('kysely_migration' as never).where('name' as never, '>=', '0008_outbox_retention' as never).execute()
       await t.storage.db.schema.dropIndex('webhook_deliveries_settled').execute()
       await t.storage.db.schema.dropTable('outbox_fan_outs').execute()
-      expect(await migrateToLatest(t.storage)).toEqual(['0008_outbox_retention', '0009_webhook_delivery_retention', '0010_shop_first_keys', '0011_queued_fan_out', '0012_list_name_keys', '0013_review_invitations', '0014_shopify_app'])
+      expect(await migrateToLatest(t.storage)).toEqual(['0008_outbox_retention', '0009_webhook_delivery_retention', '0010_shop_first_keys', '0011_queued_fan_out', '0012_list_name_keys', '0013_review_invitations', '0014_shopify_app', '0015_shopify_receipt_retention'])
       expect(await t.storage.db.selectFrom('outbox').select('id').where('shop_id', '=', shop.id).execute()).toEqual([{ id: 'msg_new' }])
       expect(await worker.runOnce()).toEqual({ dispatched: 1, attempted: 1 })
       const [hit] = await receiver.waitFor(1)

@@ -1,6 +1,6 @@
 /** What the intake knows about a shop's products (catalog_products). Every query is scoped by shop. */
 import type { Transaction } from 'kysely'
-import type { Backend } from '../../db/types.js'
+import type { Backend, Db } from '../../db/types.js'
 import { lockedForUpdate } from '../../db/dialect.js'
 import type { Database } from '../../db/schema.js'
 import type { VariantState } from './product-signals.js'
@@ -31,6 +31,11 @@ export function createCatalogRepo(backend: Backend) {
         .values({ shop_id: shopId, product_id: productId, ...values })
         .onConflict((oc) => oc.columns(['shop_id', 'product_id']).doUpdateSet(values))
         .execute()
+    },
+
+    /** Forgets the product: its next update is a first sight again. Wishlist items that hold it stay. */
+    async deleteProduct(executor: Db | Transaction<Database>, shopId: string, productId: string): Promise<void> {
+      await executor.deleteFrom('catalog_products').where('shop_id', '=', shopId).where('product_id', '=', productId).execute()
     },
   }
 }

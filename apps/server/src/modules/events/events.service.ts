@@ -166,6 +166,16 @@ export function createEventsService(deps: EventsServiceDeps) {
       })
       return { accepted: events.length }
     },
+
+    /**
+     * The platform deleted the product: the catalog forgets it (docs/api.md, "Webhooks from
+     * Shopify"). The id is read as the intake reads `product_id`; one that is neither digits
+     * nor a product GID names nothing the catalog holds.
+     */
+    async forgetProduct(ctx: RequestContext, rawProductId: string): Promise<void> {
+      const productId = normalizePlatformId(rawProductId, 'Product')
+      if (productId !== null) await catalog.deleteProduct(deps.db, ctx.shop.id, productId)
+    },
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * Webhooks from Shopify (docs/api.md, "Webhooks from Shopify"). Each topic is mapped onto
- * what the service already does: the events intake (`product.updated`, `order.created`),
+ * what the service already does: the events intake (`product.updated`, `order.created`,
+ * and the catalog forgetting a deleted product),
  * the privacy erasure, the shop's deletion. Nothing slow runs before the answer: outbound
  * webhooks go through the outbox and the worker, exports are made when the merchant asks.
  */
@@ -17,6 +18,7 @@ import type { Plan } from '../../db/schema.js'
 import { privacyRequestsRepo } from './privacy-requests.repo.js'
 import { eraseShop } from './shop-erasure.js'
 import { isShopDomain, webhookHmacValid } from './signatures.js'
+import { claimReceipt, releaseReceipt } from './webhook-receipts.js'
 
 export const SHOPIFY_TOPICS = [
   'products/create',
@@ -107,25 +109,12 @@ export interface ShopifyWebhooksDeps {
   secret: string
   defaultPlan: Plan
   shops: ShopsService
-  events: Pick<EventsService, 'ingest'>
+  events: Pick<EventsService, 'ingest' | 'forgetProduct'>
   privacy: Pick<PrivacyService, 'eraseCustomer'>
 }
 
 export function createShopifyWebhooks(deps: ShopifyWebhooksDeps) {
   const { db } = deps
-
-  /** Claims (topic, event id) for this delivery; false when it was processed before. */
-  async function claim(shopId: string, topic: string, eventId: string): Promise<boolean> {
-    const res = await db
-      .insertInto('shopify_webhook_receipts')
-      .values({ shop_id: shopId, topic, event_id: eventId, received_at: now() })
-      .onConflict((oc) => oc.columns(['shop_id', 'topic', 'event_id']).doNothing())
-      .executeTakeFirst()
-    return Number(res.numInsertedOrUpdatedRows ?? 0n) > 0
-  }
-
-  const release = (shopId: string, topic: string, eventId: string) =>
-    db.deleteFrom('shopify_webhook_receipts').where('shop_id', '=', shopId).where('topic', '=', topic).where('event_id', '=', eventId).execute()
 
   const contextOf = (shop: Shop, requestId: string): RequestContext => ({ shop, actor: { kind: 'admin', keyId: 'shopify-webhook' }, requestId })
 
@@ -140,7 +129,7 @@ export function createShopifyWebhooks(deps: ShopifyWebhooksDeps) {
       }
       case 'products/delete': {
         const productId = idText(body.id)
-        if (productId) await db.deleteFrom('catalog_products').where('shop_id', '=', shop.id).where('product_id', '=', productId).execute()
+        if (productId) await deps.events.forgetProduct(ctx, productId)
         return
       }
       case 'orders/create': {
@@ -195,13 +184,13 @@ export function createShopifyWebhooks(deps: ShopifyWebhooksDeps) {
       }
 
       let shop = await deps.shops.ensureByDomain(domain, deps.defaultPlan)
-      if (d.eventId !== undefined && !(await claim(shop.id, topic, d.eventId))) return 'duplicate'
+      if (d.eventId !== undefined && !(await claimReceipt(db, shop.id, topic, d.eventId))) return 'duplicate'
       try {
         if (shop.uninstalledAt !== null && !LEAVES_UNINSTALLED.has(topic)) shop = await deps.shops.setUninstalled(shop.id, null)
         await apply(shop, topic as ShopifyTopic, body, d.requestId)
       } catch (err) {
         // Not processed: Shopify's retry must find the delivery unclaimed.
-        if (d.eventId !== undefined) await release(shop.id, topic, d.eventId).catch(() => undefined)
+        if (d.eventId !== undefined) await releaseReceipt(db, shop.id, topic, d.eventId).catch(() => undefined)
         throw err
       }
       return 'processed'

@@ -8,7 +8,7 @@ import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { Db } from '../../db/types.js'
 import { notFound } from '../../lib/errors.js'
-import { errors, Ok, Timestamp } from '../../lib/http-schemas.js'
+import { errors, Ok } from '../../lib/http-schemas.js'
 import { isoMillis } from '../../lib/time.js'
 import type { AuthService } from '../auth/auth.service.js'
 import { CustomerExport } from '../privacy/privacy.schemas.js'
@@ -16,34 +16,15 @@ import type { PrivacyService } from '../privacy/privacy.service.js'
 import type { ShopsService } from '../shops/shops.service.js'
 import type { Plan } from '../../db/schema.js'
 import { header } from '../../plugins/auth.js'
-import { MAX_PRIVACY_REQUESTS, privacyRequestsRepo } from './privacy-requests.repo.js'
+import { privacyRequestsRepo } from './privacy-requests.repo.js'
 import { verifySessionToken } from './session-token.js'
+import { DeliveryAnswer, PrivacyRequest, PrivacyRequestParams, SessionRequest, SessionToken } from './shopify.schemas.js'
 import type { ShopifyWebhooks } from './shopify-webhooks.service.js'
 
 /** The admin key session tokens mint from, made on a shop's first session-token exchange (its secret is never shown). */
 export const SESSION_KEY_NAME = 'Shopify embedded admin'
 /** Shopify's webhook bodies (a product with many variants, a large order) may be larger than the API's 1 MiB. */
 const WEBHOOK_BODY_LIMIT = 5 * 1024 * 1024
-
-const DeliveryAnswer = Type.Object({
-  result: Type.Union([Type.Literal('processed'), Type.Literal('duplicate'), Type.Literal('ignored')], {
-    description: '`duplicate`: this topic and event id were processed before (or, for shop/redact, the shop is already gone); `ignored`: a topic the service does not take',
-  }),
-})
-
-const SessionRequest = Type.Object({ session_token: Type.String({ minLength: 1, maxLength: 8192, description: 'The session token App Bridge gives the embedded app (`id_token`)' }) }, { additionalProperties: false })
-const SessionToken = Type.Object({
-  token: Type.String(),
-  expires_in: Type.Integer(),
-  token_type: Type.Literal('Bearer'),
-  scope: Type.Literal('admin'),
-})
-
-const PrivacyRequest = Type.Object(
-  { id: Type.String(), customerId: Type.String(), email: Type.Union([Type.String(), Type.Null()]), receivedAt: Timestamp },
-  { additionalProperties: false },
-)
-const PrivacyRequestParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) })
 
 export interface ShopifyRoutesOptions {
   db: Db
@@ -76,11 +57,6 @@ export const shopifyRoutes: FastifyPluginAsyncTypebox<ShopifyRoutesOptions> = as
         config: { access: ['public'], rateLimit: false },
         schema: {
           tags,
-          summary: 'Receive a Shopify webhook',
-          description:
-            'Signed with `X-Shopify-Hmac-Sha256` (base64 HMAC-SHA256 of the raw body with the app secret); the shop from `X-Shopify-Shop-Domain`, the topic from `X-Shopify-Topic`. ' +
-            'A delivery whose topic and `X-Shopify-Event-Id` (else `X-Shopify-Webhook-Id`) were processed before answers 200 and changes nothing; an unknown topic answers 200 and is ignored.',
-          operationId: 'receiveShopifyWebhook',
           response: { 200: Ok(DeliveryAnswer), ...errors(400, 401, 404) },
         },
       },
@@ -104,11 +80,6 @@ export const shopifyRoutes: FastifyPluginAsyncTypebox<ShopifyRoutesOptions> = as
       config: { access: ['public'] },
       schema: {
         tags: ['auth'],
-        summary: 'Exchange a Shopify session token for an admin token of its shop',
-        description:
-          'The embedded dashboard signs in with the session token Shopify admin gives it (HS256 with the app secret; `aud` the app\'s client id, `dest` `https://{shop}`, `iss` `https://{shop}/admin`; `exp` and `nbf` with 5 s of leeway). ' +
-          'An unknown shop is created; an uninstalled one is installed again. Any failed check is 401 INVALID_SIGNATURE.',
-        operationId: 'exchangeShopifySessionToken',
         body: SessionRequest,
         response: { 200: Ok(SessionToken), ...errors(400, 401, 404, 429) },
       },
@@ -133,9 +104,6 @@ export const shopifyRoutes: FastifyPluginAsyncTypebox<ShopifyRoutesOptions> = as
       config: admin,
       schema: {
         tags: ['privacy'],
-        summary: 'Customer data requests received from Shopify, newest first',
-        description: `Each \`customers/data_request\` webhook is recorded here; the merchant downloads the customer's export from \`/v1/admin/privacy-requests/{id}/export\`. At most the ${MAX_PRIVACY_REQUESTS} newest.`,
-        operationId: 'listPrivacyRequests',
         response: { 200: Ok(Type.Object({ privacyRequests: Type.Array(PrivacyRequest) })), ...errors(401, 403, 404, 429) },
       },
     },
@@ -154,9 +122,6 @@ export const shopifyRoutes: FastifyPluginAsyncTypebox<ShopifyRoutesOptions> = as
       config: admin,
       schema: {
         tags: ['privacy'],
-        summary: 'The export of the customer a privacy request names',
-        description: 'The same document as `GET /v1/admin/customers/{customerId}/export` with the request\'s e-mail address, made when asked.',
-        operationId: 'exportPrivacyRequest',
         params: PrivacyRequestParams,
         response: { 200: Ok(CustomerExport), ...errors(401, 403, 404, 429) },
       },

@@ -10,7 +10,8 @@
  *    The in-flight slots are shared fairly across shops (`shareOf`), so one shop's slow or
  *    dead endpoints never hold back another shop's due deliveries.
  * Every hour (and on its first pass) the running worker also deletes the settled
- * deliveries older than WEBHOOK_DELIVERY_RETENTION_DAYS, with their attempts (`purgeSettled`).
+ * deliveries older than WEBHOOK_DELIVERY_RETENTION_DAYS, with their attempts (`purgeSettled`),
+ * and the receipts of Shopify's webhooks past their retention (`purgeReceipts`).
  * `stop()` lets the attempts in flight finish (drain) before it resolves.
  */
 import { randomBytes } from 'node:crypto'
@@ -21,6 +22,7 @@ import { newOrderedId } from '../../lib/ids.js'
 import { isoMillis, now } from '../../lib/time.js'
 import type { Insertable } from 'kysely'
 import { hasQueuedSignals, writeQueuedSignals } from '../events/product-fan-out.js'
+import { hasReceiptsBefore, purgeReceiptsBefore, RECEIPT_RETENTION_MS } from '../shopify/webhook-receipts.js'
 import { attemptDelivery } from './delivery.js'
 import type { ResolveHost } from './ssrf-guard.js'
 import { createWebhookSender, type WebhookSender } from './webhook-sender.js'
@@ -75,6 +77,12 @@ export interface WebhookWorker {
    * left for the next run. Nothing with a retention of 0 days.
    */
   purgeSettled(now?: number): Promise<{ purged: number; more: boolean }>
+  /**
+   * Deletes the receipts of Shopify's webhooks taken more than RECEIPT_RETENTION_MS before
+   * `now` (shopify/webhook-receipts.ts), in at most 40 statements of 250; returns how many,
+   * and whether some are left for the next run.
+   */
+  purgeReceipts(now?: number): Promise<{ purged: number; more: boolean }>
   start(): void
   /** Stops polling and waits for the attempts in flight. */
   stop(): Promise<void>
@@ -284,6 +292,18 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
     return { purged, more: true }
   }
 
+  async function purgeReceipts(at = now()): Promise<{ purged: number; more: boolean }> {
+    const cutoff = at - RECEIPT_RETENTION_MS
+    if (!(await hasReceiptsBefore(db, cutoff))) return { purged: 0, more: false }
+    let purged = 0
+    for (let i = 0; i < PURGE_BATCHES; i++) {
+      const n = await purgeReceiptsBefore(db, backend, cutoff, PURGE_BATCH)
+      purged += n
+      if (n < PURGE_BATCH) return { purged, more: false }
+    }
+    return { purged, more: true }
+  }
+
   let running = false
   let loop: Promise<void> | undefined
   let nextPurgeAt = 0
@@ -312,10 +332,12 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
         busy = dispatched > 0 || more || (started > 0 && inFlight.size < maxInFlight)
         if (now() >= nextPurgeAt) {
           nextPurgeAt = now() + PURGE_INTERVAL_MS
-          const { purged, more } = await purgeSettled()
+          const settled = await purgeSettled()
+          const receipts = await purgeReceipts()
           // A backlog (a first start after an upgrade) goes a bounded part per pass.
-          if (more) nextPurgeAt = 0
-          if (purged > 0) log.info({ purged, more }, 'deleted settled webhook deliveries past their retention')
+          if (settled.more || receipts.more) nextPurgeAt = 0
+          if (settled.purged > 0) log.info(settled, 'deleted settled webhook deliveries past their retention')
+          if (receipts.purged > 0) log.info(receipts, 'deleted Shopify webhook receipts past their retention')
         }
       } catch (err) {
         log.error({ err }, 'webhook worker pass failed')
@@ -338,6 +360,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
     id,
     runOnce,
     purgeSettled,
+    purgeReceipts,
     start() {
       if (running) return
       running = true

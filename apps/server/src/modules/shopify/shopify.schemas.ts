@@ -1,0 +1,58 @@
+/**
+ * TypeBox schemas of Shopify app mode's own routes (docs/api.md, "Shopify app mode"), and
+ * their operation docs.
+ */
+import { Type } from 'typebox'
+import { type OperationDocs, Timestamp } from '../../lib/http-schemas.js'
+import { MAX_PRIVACY_REQUESTS } from './privacy-requests.repo.js'
+
+export const DeliveryAnswer = Type.Object({
+  result: Type.Union([Type.Literal('processed'), Type.Literal('duplicate'), Type.Literal('ignored')], {
+    description: '`duplicate`: this topic and event id were processed before (or, for shop/redact, the shop is already gone); `ignored`: a topic the service does not take',
+  }),
+})
+
+export const SessionRequest = Type.Object({ session_token: Type.String({ minLength: 1, maxLength: 8192, description: 'The session token App Bridge gives the embedded app (`id_token`)' }) }, { additionalProperties: false })
+export const SessionToken = Type.Object({
+  token: Type.String(),
+  expires_in: Type.Integer(),
+  token_type: Type.Literal('Bearer'),
+  scope: Type.Literal('admin'),
+})
+
+export const PrivacyRequest = Type.Object(
+  { id: Type.String(), customerId: Type.String(), email: Type.Union([Type.String(), Type.Null()]), receivedAt: Timestamp },
+  { additionalProperties: false },
+)
+export const PrivacyRequestParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) })
+
+export const shopifyOperations: OperationDocs = {
+  'POST /v1/platforms/shopify/webhooks': {
+    operationId: 'receiveShopifyWebhook',
+    summary: 'Receive a Shopify webhook',
+    description:
+      'Signed with `X-Shopify-Hmac-Sha256` (base64 HMAC-SHA256 of the raw body with the app secret); the shop from `X-Shopify-Shop-Domain`, the topic from `X-Shopify-Topic`. ' +
+      'A delivery whose topic and `X-Shopify-Event-Id` (else `X-Shopify-Webhook-Id`) were processed before answers 200 and changes nothing; an unknown topic answers 200 and is ignored.',
+    responses: { 200: 'Receive a Shopify webhook' },
+  },
+  'POST /v1/auth/shopify-session': {
+    operationId: 'exchangeShopifySessionToken',
+    summary: 'Exchange a Shopify session token for an admin token of its shop',
+    description:
+      'The embedded dashboard signs in with the session token Shopify admin gives it (HS256 with the app secret; `aud` the app\'s client id, `dest` `https://{shop}`, `iss` `https://{shop}/admin`; `exp` and `nbf` with 5 s of leeway). ' +
+      'An unknown shop is created; an uninstalled one is installed again. Any failed check is 401 INVALID_SIGNATURE.',
+    responses: { 200: 'Exchange a Shopify session token for an admin token of its shop' },
+  },
+  'GET /v1/admin/privacy-requests': {
+    operationId: 'listPrivacyRequests',
+    summary: 'Customer data requests received from Shopify, newest first',
+    description: `Each \`customers/data_request\` webhook is recorded here; the merchant downloads the customer's export from \`/v1/admin/privacy-requests/{id}/export\`. At most the ${MAX_PRIVACY_REQUESTS} newest.`,
+    responses: { 200: 'Customer data requests received from Shopify, newest first' },
+  },
+  'GET /v1/admin/privacy-requests/:id/export': {
+    operationId: 'exportPrivacyRequest',
+    summary: 'The export of the customer a privacy request names',
+    description: 'The same document as `GET /v1/admin/customers/{customerId}/export` with the request\'s e-mail address, made when asked.',
+    responses: { 200: 'The export of the customer a privacy request names' },
+  },
+}
