@@ -26,9 +26,6 @@ export function withAutoId<T extends string>(
     : builder.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
 }
 
-/** Case-insensitive comparison key, identical on both backends for the characters we index. */
-export const lowerSql = (column: string) => sql`lower(${sql.ref(column)})`
-
 /**
  * Row locks: PostgreSQL takes them with FOR UPDATE; SQLite has a single writer, and
  * Kysely's SQLite driver serialises every query on one connection, so a transaction is
@@ -52,11 +49,6 @@ export async function tablesWithColumn(executor: Kysely<Database> | Transaction<
       : await sql<{ name: string }>`select m.name as name from sqlite_master m join pragma_table_info(m.name) c
           where m.type = 'table' and c.name = ${column} order by m.name`.execute(executor)
   return rows.map((r) => r.name)
-}
-
-export async function tableExists(db: Kysely<unknown>, name: string): Promise<boolean> {
-  const tables = await db.introspection.getTables()
-  return tables.some((t) => t.name === name)
 }
 
 /**

@@ -33,4 +33,3 @@ export const platformIdRule = (kind: PlatformKind): string => `must be 1 to 32 d
 export const GUEST_ID_PATTERN = '^[A-Za-z0-9_-]{8,64}$'
 const GUEST_ID = new RegExp(GUEST_ID_PATTERN)
 export const isGuestId = (s: string): boolean => GUEST_ID.test(s)
-export const isCustomerId = (s: string): boolean => DIGITS.test(s)

@@ -326,5 +326,3 @@ export function createAnalyticsRepo(db: Kysely<Database>) {
     },
   }
 }
-
-export type AnalyticsRepo = ReturnType<typeof createAnalyticsRepo>
