@@ -59,11 +59,10 @@ export const backendOf = (db: { getExecutor(): QueryExecutor }): Backend =>
   db.getExecutor().adapter instanceof SqliteAdapter ? 'sqlite' : 'postgres'
 
 /**
- * One multi-row INSERT as a precompiled query, for bulk loads (seeding) where building a
- * query tree per value would cost more than the database work. SQLite: `values (?,…),…`.
- * PostgreSQL: one array parameter per column through `unnest` (a huge VALUES list is slow
- * to parse); a column of numbers is `bigint[]`, anything else `text[]`, and the insert's
- * assignment casts convert to the column types.
+/**
+ * One multi-row INSERT as a precompiled query, for bulk loads (seeding). SQLite:
+ * `values (?,…),…`; PostgreSQL: one array parameter per column through `unnest` (`bigint[]`
+ * for numbers, else `text[]`, cast by the insert), as a huge VALUES list is slow to parse.
  */
 export function bulkInsertQuery(backend: Backend, table: string, columns: readonly string[], rows: readonly unknown[][]): CompiledQuery {
   const target = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(',')})`
@@ -111,11 +110,10 @@ export async function advisoryXactLock(trx: Transaction<Database>, key: string, 
 }
 
 /**
- * A query's rows in batches of `size`, never more in memory. PostgreSQL: the query read
- * through a server-side cursor (`.stream()` with pg-cursor), a consistent snapshot that
- * holds one pool connection. SQLite: keyset pages (`page(after)`: the query past the last
- * row read), because its one connection sits behind a mutex: a stream would hold it, and
- * every other request, for the whole read.
+/**
+ * A query's rows in batches of `size`. PostgreSQL: a server-side cursor (`.stream()`, one
+ * consistent snapshot). SQLite: keyset pages (`page(after)`), since a stream would hold its
+ * one connection, and every other request, for the whole read.
  */
 export async function* inBatches<Row>(
   backend: Backend,
@@ -164,15 +162,12 @@ export function isUniqueViolation(err: unknown): boolean {
 }
 
 /**
- * Rows passed to a statement as one JSON parameter (`rowsJson`), as a table `rows` of the
- * given columns: SQLite unpacks them with `json_each` (each row an array of the columns'
- * values: a third faster to unpack than objects keyed by column), PostgreSQL with
- * `json_populate_recordset` (each row an object) against the row type of `table`, whose
- * columns give the types.
- * The statement's text is the same however many rows it takes, so it is compiled and
- * prepared once (precompiled, and SQLite's statement cache), where a VALUES list of n rows is
- * a new statement for every n: Kysely built its tree and SQL each time and SQLite prepared a
- * statement of hundreds of parameters (bench, add+remove: the analytics applier's batches).
+/**
+ * Rows passed as one JSON parameter (`rowsJson`), as a table `rows` of the given columns:
+ * SQLite unpacks arrays with `json_each` (a third faster than objects), PostgreSQL objects
+ * with `json_populate_recordset` against the row type of `table`. The statement text is the
+ * same for any number of rows, so it is compiled and prepared once (a VALUES list is a new
+ * statement for every n; docs/architecture.md, "Storage").
  */
 export function jsonRows<T extends keyof Database & string>(db: Kysely<Database>, table: T, columns: readonly (keyof Database[T] & string)[], json: string) {
   if (backendOf(db) === 'postgres') return sql<Selectable<Database[T]>>`json_populate_recordset(null::${sql.table(table)}, ${json}::json)`.as('rows')

@@ -1,17 +1,11 @@
 /**
- * The delivery worker. Each pass:
- * 1. fans outbox rows out into one delivery per endpoint that existed and was subscribed when
- *    the event was written, and deletes the rows (the deliveries hold the bodies they send),
- *    in one transaction; when the outbox is empty it writes the next batch of queued product
- *    signals to it (events/product-fan-out.ts), a bounded number of batches per pass;
- * 2. claims due deliveries under a lease (PostgreSQL: FOR UPDATE SKIP LOCKED, so several
- *    worker processes never claim the same delivery), sends them concurrently and settles
- *    each. A lease left by a dead process expires, and the delivery is tried again.
- *    The in-flight slots are shared fairly across shops (`shareOf`), so one shop's slow or
- *    dead endpoints never hold back another shop's due deliveries.
- * Every hour (and on its first pass) the running worker also deletes the settled
- * deliveries older than WEBHOOK_DELIVERY_RETENTION_DAYS, with their attempts (`purgeSettled`).
- * `stop()` lets the attempts in flight finish (drain) before it resolves.
+/**
+ * The delivery worker. Each pass fans outbox rows out into one delivery per endpoint that was
+ * subscribed when the event was written (deleting the rows; when the outbox is empty it
+ * writes queued product signals to it), then claims due deliveries under a lease (PostgreSQL:
+ * SKIP LOCKED), sends them concurrently and settles each; a dead process's lease expires.
+ * In-flight slots are shared fairly across shops (`shareOf`). Hourly it purges settled
+ * deliveries past WEBHOOK_DELIVERY_RETENTION_DAYS; `stop()` drains the attempts in flight.
  */
 import { randomBytes } from 'node:crypto'
 import type { Config } from '../../config.js'

@@ -1,11 +1,9 @@
 /**
- * Wishlist items (docs/api.md, "Wishlists"): read, add, remove, bulk delete, merge; and the functions
- * other modules call (remove-on-purchase, holders of a product).
- *
- * Every write runs in one transaction that first locks the owner row (FOR UPDATE on
- * PostgreSQL; SQLite's driver serialises transactions), so `item_count` stays exact and
- * concurrent adds cannot pass the item limit. The owner row is created on the first write,
- * never on a read. Webhook events and analytics facts are written in the same transaction.
+/**
+ * Wishlist items (docs/api.md, "Wishlists"), and what other modules call (remove-on-purchase,
+ * holders). Every write is one transaction that first locks the owner row (created on the
+ * first write, never on a read), so `item_count` stays exact and concurrent adds cannot pass
+ * the limit; webhook events and analytics facts go in the same transaction.
  */
 import type { Transaction } from 'kysely'
 import type { Db } from '../../db/types.js'
