@@ -3,7 +3,7 @@
  * `gid://shopify/Product/123` are accepted on input and stored as `123`, when they name the
  * kind of object the field holds: a `gid://shopify/Customer/5` is not a product id.
  */
-import { AppError } from './errors.js'
+import { invalid } from './errors.js'
 
 export type PlatformKind = 'Customer' | 'Product' | 'ProductVariant' | 'Order'
 
@@ -20,7 +20,7 @@ export function normalizePlatformId(input: string, kind: PlatformKind): string |
 /** `normalizePlatformId` for a request field: a 400 naming `path` when the id is refused. */
 export function platformIdOf(raw: string, kind: PlatformKind, path: string): string {
   const id = normalizePlatformId(raw, kind)
-  if (id === null) throw new AppError('VALIDATION_ERROR', `${path} ${platformIdRule(kind)}`, [{ path, message: platformIdRule(kind) }])
+  if (id === null) throw invalid([{ path, message: platformIdRule(kind) }])
   return id
 }
 

@@ -8,7 +8,7 @@
 import type { Transaction } from 'kysely'
 import type { Db } from '../../db/types.js'
 import type { Database } from '../../db/schema.js'
-import { AppError } from '../../lib/errors.js'
+import { AppError, invalid } from '../../lib/errors.js'
 import { normalizePlatformId, platformIdOf } from '../../lib/platform-ids.js'
 import { codePointLength } from '../../lib/text.js'
 import { now } from '../../lib/time.js'
@@ -53,9 +53,7 @@ export function serializeMetadata(metadata: object | undefined, path: string, in
   const text = JSON.stringify(metadata)
   // UTF-16 units are never fewer than code points: count the latter only when it can matter.
   if (text.length > METADATA_MAX_CHARS && codePointLength(text) > METADATA_MAX_CHARS) {
-    throw new AppError('VALIDATION_ERROR', `${path} must be at most ${METADATA_MAX_CHARS} characters when serialized`, [
-      { path, message: `must be at most ${METADATA_MAX_CHARS} characters when serialized`, ...(index === undefined ? {} : { index }) },
-    ])
+    throw invalid([{ path, message: `must be at most ${METADATA_MAX_CHARS} characters when serialized`, ...(index === undefined ? {} : { index }) }])
   }
   return text
 }
