@@ -14,7 +14,8 @@ import { precompiled, rowsStatement } from '../../db/precompiled.js'
 import type { AnalyticsFactType, Database, OwnerType } from '../../db/schema.js'
 import { now } from '../../lib/time.js'
 import { dayOf } from './analytics.periods.js'
-import { type DailyDelta, type Owner, type OwnerProduct, type PendingAdd, pairKey, type RollupWriter, rollupWriter } from './analytics.repo.js'
+import type { Owner } from '../auth/auth.types.js'
+import { type DailyDelta, type OwnerProduct, type PendingAdd, pairKey, type RollupWriter, rollupWriter } from './analytics.repo.js'
 
 export interface AnalyticsFact {
   type: AnalyticsFactType
