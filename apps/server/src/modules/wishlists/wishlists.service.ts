@@ -6,6 +6,7 @@
  * the limit; webhook events and analytics facts go in the same transaction.
  */
 import type { Transaction } from 'kysely'
+import type { Static } from 'typebox'
 import type { Db } from '../../db/types.js'
 import type { Database } from '../../db/schema.js'
 import { AppError, invalid } from '../../lib/errors.js'
@@ -19,30 +20,13 @@ import { type ItemView, itemView, ownerData } from './item-view.js'
 import { assertListExists, resolveListId } from './list-scope.js'
 import type { CacheableRead, CachedBodies } from './page-cache.js'
 import { createWishlistsRepo, type NewItem, type RemovedItem, type WishlistsRepo } from './wishlists.repo.js'
-import { ITEM_LIMIT, METADATA_MAX_CHARS } from './wishlists.schemas.js'
+import { type AddItemBody, type BulkDeleteBody, ITEM_LIMIT, type ItemsQuery as ItemsQuerySchema, type MergeBody, METADATA_MAX_CHARS } from './wishlists.schemas.js'
 
 export interface WishlistsDeps extends CachedBodies {
   db: Db
 }
 
-export interface ItemsQuery {
-  wishlist_id?: string | undefined
-  limit: number
-  offset: number
-}
-
-export interface AddItemInput {
-  product_id: string
-  variant_id?: string | undefined
-  handle?: string | undefined
-  metadata?: object | undefined
-}
-
-export interface GuestItemInput {
-  product_id: string
-  handle?: string | undefined
-  added_at?: string | undefined
-}
+type ItemsQuery = Static<typeof ItemsQuerySchema>
 
 export const itemLimitError = () =>
   new AppError('ITEM_LIMIT', `A wishlist owner may hold at most ${ITEM_LIMIT} items across all lists`, { limit: ITEM_LIMIT })
@@ -131,7 +115,7 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
     },
 
     /** 201 (`created`) for a new item, 200 when present: `variantId`, `handle`, `metadata` updated where given, `addedAt` kept. */
-    async addItem(ctx: RequestContext, owner: Owner, wishlistId: string | undefined, input: AddItemInput): Promise<{ created: boolean; item: ItemView; count: number }> {
+    async addItem(ctx: RequestContext, owner: Owner, wishlistId: string | undefined, input: Static<typeof AddItemBody>): Promise<{ created: boolean; item: ItemView; count: number }> {
       const shopId = ctx.shop.id
       const listId = resolveListId(ctx.shop, wishlistId)
       const productId = platformIdOf(input.product_id, 'Product', 'body.product_id')
@@ -175,7 +159,7 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
       return { removed: res.removed > 0, count: res.count }
     },
 
-    async bulkDelete(ctx: RequestContext, owner: Owner, wishlistId: string | undefined, body: { product_ids?: string[] | undefined; handles?: string[] | undefined }) {
+    async bulkDelete(ctx: RequestContext, owner: Owner, wishlistId: string | undefined, body: Static<typeof BulkDeleteBody>) {
       const productIds = (body.product_ids ?? []).map((p, i) => platformIdOf(p, 'Product', `body.product_ids.${i}`))
       const handles = body.handles ?? []
       if (productIds.length === 0 && handles.length === 0) {
@@ -195,7 +179,7 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
      * limit are skipped. The body's items come first, then the stored guest items, newest
      * first. A retried merge finds everything present and adds nothing.
      */
-    async merge(ctx: RequestContext, owner: Owner, wishlistId: string | undefined, body: { guest_items?: GuestItemInput[] | undefined; guest_id?: string | undefined }) {
+    async merge(ctx: RequestContext, owner: Owner, wishlistId: string | undefined, body: Static<typeof MergeBody>) {
       if (body.guest_items === undefined && body.guest_id === undefined) {
         throw new AppError('VALIDATION_ERROR', 'body.guest_items is required (it may be empty when guest_id names the guest to merge)', [
           { path: 'body.guest_items', message: 'is required unless guest_id is given' },
