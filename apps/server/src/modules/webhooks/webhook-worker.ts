@@ -10,15 +10,12 @@
 import { randomBytes } from 'node:crypto'
 import type { Config } from '../../config.js'
 import type { Storage } from '../../db/connect.js'
-import type { WebhookDeliveriesTable } from '../../db/schema.js'
-import { newOrderedId } from '../../lib/ids.js'
 import { isoMillis, now } from '../../lib/time.js'
-import type { Insertable } from 'kysely'
 import { hasQueuedSignals, writeQueuedSignals } from '../events/product-fan-out.js'
 import { attemptDelivery } from './delivery.js'
 import type { ResolveHost } from './ssrf-guard.js'
 import { createWebhookSender, type WebhookSender } from './webhook-sender.js'
-import { createWebhooksRepo, type DeliveryRow, type EndpointRow } from './webhooks.repo.js'
+import { createWebhooksRepo, type DeliveryRow, type EndpointRow, newDelivery } from './webhooks.repo.js'
 
 export interface WorkerLog {
   info(obj: object, msg?: string): void
@@ -127,7 +124,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
       const domains = new Map((await repo.shopDomains(trx, shopIds)).map((s) => [s.id, s.domain]))
       const endpoints = await repo.activeEndpoints(trx, shopIds)
       const at = now()
-      const deliveries: Insertable<WebhookDeliveriesTable>[] = []
+      const deliveries: DeliveryRow[] = []
       for (const row of rows) {
         const domain = domains.get(row.shop_id)
         if (domain === undefined) continue
@@ -139,23 +136,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
           // Endpoints receive the events that happened while they were subscribed.
           if (ep.shop_id !== row.shop_id || ep.created_at > row.created_at || !subscribes(ep, row.event)) continue
           body ??= deliveryBody(row.event, domain, row.occurred_at, JSON.parse(row.payload))
-          deliveries.push({
-            shop_id: row.shop_id,
-            id: newOrderedId('dlv'),
-            webhook_id: ep.id,
-            message_id: row.id,
-            event: row.event,
-            body,
-            status: 'pending',
-            attempts: 0,
-            next_attempt_at: at,
-            locked_until: null,
-            locked_by: null,
-            last_status_code: null,
-            last_error: null,
-            created_at: at,
-            updated_at: at,
-          })
+          deliveries.push(newDelivery({ shop_id: row.shop_id, webhook_id: ep.id, message_id: row.id, event: row.event, body, next_attempt_at: at }, at))
         }
       }
       await repo.insertDeliveries(trx, deliveries)

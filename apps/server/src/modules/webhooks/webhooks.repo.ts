@@ -8,9 +8,32 @@ import type { Backend, Db } from '../../db/types.js'
 import { lockShopRow, lockSkippingLocked } from '../../db/dialect.js'
 import type { Database, DeliveryStatus, WebhookDeliveriesTable, WebhookEndpointsTable } from '../../db/schema.js'
 import type { Insertable, Selectable } from 'kysely'
+import { newOrderedId } from '../../lib/ids.js'
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>
+
+/** A new pending delivery: no attempt made, no lease (`locked_by` only for a test delivery its request attempts itself). */
+export const newDelivery = (
+  d: Pick<DeliveryRow, 'shop_id' | 'webhook_id' | 'message_id' | 'event' | 'body' | 'next_attempt_at'> & { locked_by?: string },
+  at: number,
+): DeliveryRow => ({
+  shop_id: d.shop_id,
+  id: newOrderedId('dlv'),
+  webhook_id: d.webhook_id,
+  message_id: d.message_id,
+  event: d.event,
+  body: d.body,
+  status: 'pending',
+  attempts: 0,
+  next_attempt_at: d.next_attempt_at,
+  locked_until: null,
+  locked_by: d.locked_by ?? null,
+  last_status_code: null,
+  last_error: null,
+  created_at: at,
+  updated_at: at,
+})
 type Executor = Kysely<Database> | Transaction<Database>
 
 /**
