@@ -39,15 +39,11 @@ export interface WebhookWorkerOptions {
   /** Deliveries claimed per pass. */
   batchSize?: number
   /**
-   * Attempts in flight at once (default 2 × batchSize): the loop claims more as slots free up.
-   * Shared across shops (`shareOf`); a shop with nothing in flight may still start one
-   * attempt when they are all taken, up to twice as many in all.
+   * Attempts in flight at once (default 2 × batchSize), shared across shops (`shareOf`); a shop
+   * with none in flight may still start one when all are taken, up to twice as many in all.
    */
   maxInFlight?: number
-  /**
-   * Attempts in flight per endpoint before the worker stops claiming its deliveries (default
-   * 5), so that a slow or hanging receiver cannot take every slot from the healthy ones.
-   */
+  /** Attempts in flight per endpoint (default 5), so a hanging receiver cannot take every slot. */
   maxInFlightPerEndpoint?: number
 }
 
@@ -60,11 +56,7 @@ export interface WebhookWorker {
   readonly id: string
   /** One pass: fan out the outbox, then claim and send one batch of due deliveries. */
   runOnce(): Promise<PassResult>
-  /**
-   * Deletes settled deliveries (and their attempts) last changed more than the retention
-   * before `now`, in at most 40 transactions of 250; returns how many, and whether some are
-   * left for the next run. Nothing with a retention of 0 days.
-   */
+  /** Deletes settled deliveries (with their attempts) past the retention (0 days: none), at most 40 × 250 per run. */
   purgeSettled(now?: number): Promise<{ purged: number; more: boolean }>
   start(): void
   /** Stops polling and waits for the attempts in flight. */
