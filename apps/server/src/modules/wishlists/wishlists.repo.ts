@@ -203,7 +203,6 @@ export function createWishlistsRepo() {
     async present(db: Executor, shopId: string, owner: Owner, listId: string, productIds: string[]): Promise<Set<string>> {
       const found = new Set<string>()
       for (const part of chunks(productIds)) {
-        if (part.length === 0) continue
         const rows = await items(db, shopId, owner).where('i.list_id', '=', listId).where('i.product_id', 'in', part).select('i.product_id').execute()
         for (const r of rows) found.add(r.product_id)
       }
