@@ -26,11 +26,7 @@ export function withAutoId<T extends string>(
     : builder.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
 }
 
-/**
- * Row locks: PostgreSQL takes them with FOR UPDATE; SQLite has a single writer, and
- * Kysely's SQLite driver serialises every query on one connection, so a transaction is
- * already exclusive there.
- */
+/** Row locks (FOR UPDATE) on PostgreSQL; on SQLite, with one connection, a transaction is exclusive already. */
 const supportsRowLocks = (backend: Backend): boolean => backend === 'postgres'
 
 /** The connection's own schema (PostgreSQL's `search_path`); undefined on SQLite, which has none. */
@@ -83,22 +79,14 @@ export function bulkInsertQuery(backend: Backend, table: string, columns: readon
 /** Rows per statement of a bulk load: SQLite binds at most 32,766 parameters per statement. */
 export const bulkInsertChunk = (backend: Backend, columns: number): number => (backend === 'postgres' ? 20_000 : Math.max(1, Math.min(4_000, Math.floor(30_000 / columns))))
 
-/**
- * The shop's row locked until the transaction ends (`update`: exclusive; `share`: against
- * writers of it), serialising work per shop on PostgreSQL; SQLite's transactions are
- * exclusive already.
- */
+/** The shop's row locked until the transaction ends (`share`: against its writers only), serialising work per shop. */
 export async function lockShopRow(trx: Transaction<Database>, shopId: string, mode: 'update' | 'share'): Promise<void> {
   if (!supportsRowLocks(backendOf(trx))) return
   const q = trx.selectFrom('shops').select('id').where('id', '=', shopId)
   await (mode === 'update' ? q.forUpdate() : q.forShare()).execute()
 }
 
-/**
- * Makes this transaction the only holder of `key`: on PostgreSQL a transaction-scoped
- * advisory lock (waiting for it, or false at once when `wait` is false); SQLite runs one
- * write transaction at a time anyway.
- */
+/** Makes this transaction the only holder of `key` (PostgreSQL advisory lock; `wait: false` returns false if taken). */
 export async function advisoryXactLock(trx: Transaction<Database>, key: string, wait: boolean): Promise<boolean> {
   if (backendOf(trx) !== 'postgres') return true
   if (wait) {
@@ -145,11 +133,7 @@ export function lockedForUpdate<QB extends { forUpdate(): QB }>(qb: QB, backend:
   return supportsRowLocks(backend) ? qb.forUpdate() : qb
 }
 
-/**
- * A work-queue claim: on PostgreSQL the selected rows are locked and rows another worker
- * holds are skipped (`FOR UPDATE SKIP LOCKED`), so concurrent workers never claim the
- * same row. SQLite has one writer; the claim runs as one UPDATE statement there.
- */
+/** A work-queue claim: `FOR UPDATE SKIP LOCKED` on PostgreSQL, so concurrent workers never claim the same row. */
 export function lockSkippingLocked<QB extends { forUpdate(): QB; skipLocked(): QB }>(qb: QB, backend: Backend): QB {
   return supportsRowLocks(backend) ? qb.forUpdate().skipLocked() : qb
 }

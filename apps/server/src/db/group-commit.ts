@@ -42,11 +42,7 @@ function newBatch(): Batch {
   return { done, resolve, reject }
 }
 
-/**
- * One holding of the connection (acquire to release), as Kysely passes it back to the
- * driver. A transaction lets go of the connection when its savepoint is released, before its
- * batch commits, so the next transaction of the turn can join the batch meanwhile.
- */
+/** One holding of the connection; a transaction lets go at its RELEASE, before its batch commits. */
 class Lease implements DatabaseConnection {
   /** Let go of already (a transaction after its RELEASE). */
   released = false
@@ -148,10 +144,9 @@ export class GroupCommitSqliteDriver implements Driver {
   }
 
   /**
-   * BEGIN IMMEDIATE waits for another connection's write transaction without blocking the
-   * event loop: SQLite's busy handler would sleep in this thread, and the holder may be a
-   * batch of this same process (a second Storage on the file) that can only commit once the
-   * loop turns. Retried with growing pauses for as long as `busy_timeout` allows.
+   * BEGIN IMMEDIATE, waiting for another connection's write lock with timers rather than
+   * SQLite's sleeping busy handler: the holder may be a batch of this process that commits
+   * only once the loop turns. Retried with growing pauses within `busy_timeout`.
    */
   async #beginImmediate(): Promise<void> {
     const deadline = Date.now() + this.#sqlite.busyTimeoutMs

@@ -214,7 +214,7 @@ export interface ReviewsTable {
   photos: string
   has_photos: number
   verified: number
-  /** How `verified` was proven: the linked customer's order, or a review invitation (migration 0011). */
+  /** How `verified` was proven: the linked customer's order, or a review invitation (migration 0013). */
   verified_by: ReviewVerification | null
   helpful_count: number
   status: ReviewStatus
