@@ -1,13 +1,10 @@
 /**
+/**
  * Synthetic activity for demos and benchmarks (`npm run seed:analytics -- --events N`).
- *
- * `generateActivity` simulates a year of a shop's wishlist traffic, in time order: owners
- * (customers and guests) add, remove, share and cart-add, with skewed owner activity and
- * product popularity, weekly rhythm and growth. `RollupFold` applies the same rules as
- * the facts applier (facts.ts) to that stream in memory (writing a million facts through
- * the inbox would take minutes), and `seedAnalytics` bulk-inserts
- * the log, every rollup table and the resulting wishlist items. A test feeds one stream
- * through both paths and requires identical tables.
+ * `generateActivity` simulates a year of a shop's wishlist traffic; `RollupFold` applies the
+ * facts applier's rules (facts.ts) to it in memory (a million facts through the inbox would
+ * take minutes) and `seedAnalytics` bulk-inserts the log, the rollups and the resulting
+ * items. A test requires both paths to build identical tables.
  */
 import type { Insertable } from 'kysely'
 import type { Db } from '../db/types.js'

@@ -98,11 +98,7 @@ function requireCustomerOption(values: Record<string, unknown>): string {
   return id
 }
 
-async function shopIdByDomain(services: Services, domain: string): Promise<string> {
-  const shop = await services.shops.byDomain(domain)
-  if (!shop) throw new UsageError(`no shop with domain ${domain}`)
-  return shop.id
-}
+const shopIdByDomain = async (services: Services, domain: string): Promise<string> => (await shopByDomain(services, domain)).id
 
 async function run(argv: string[], io: CliIo): Promise<number> {
   const out = (line: string) => void io.stdout.write(`${line}\n`)
@@ -190,18 +186,16 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       return 0
     }
     // Platform data-request / redact notifications (docs/api.md, "Privacy and export").
-    case 'customers export': {
-      const domain = requireOption(values, 'domain')
-      const customerId = requireCustomerOption(values)
-      const doc = await withServices(async (s) => s.privacy.exportCustomer({ shop: await shopByDomain(s, domain) }, { customerId, email: values.email }))
-      out(JSON.stringify(doc, null, 2))
-      return 0
-    }
+    case 'customers export':
     case 'customers erase': {
       const domain = requireOption(values, 'domain')
-      const customerId = requireCustomerOption(values)
-      const erased = await withServices(async (s) => s.privacy.eraseCustomer({ shop: await shopByDomain(s, domain) }, { customerId, email: values.email }))
-      out(JSON.stringify(erased))
+      const request = { customerId: requireCustomerOption(values), email: values.email }
+      const exporting = sub === 'export'
+      const result = await withServices(async (s) => {
+        const ctx = { shop: await shopByDomain(s, domain) }
+        return exporting ? s.privacy.exportCustomer(ctx, request) : s.privacy.eraseCustomer(ctx, request)
+      })
+      out(exporting ? JSON.stringify(result, null, 2) : JSON.stringify(result))
       return 0
     }
     case 'demo': {

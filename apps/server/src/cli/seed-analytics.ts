@@ -1,10 +1,8 @@
 /**
- * `npm run seed:analytics -- --events N [--domain D] [--plan P] [--seed S]`
- *
- * Creates a shop (or uses an empty one by --domain) and fills it with a simulated year of
- * wishlist activity: N analytics facts, their rollups and the wishlist items they leave.
- * Reads DATABASE_URL like the server and migrates first. Prints one JSON object with the
- * shop, its admin API key (when created here) and timings.
+/**
+ * `npm run seed:analytics -- --events N [--domain D] [--plan P] [--seed S]`: creates a shop
+ * (or uses an empty one by --domain) and fills it with a simulated year of activity (see
+ * analytics-seed.ts). Reads DATABASE_URL, migrates first, prints one JSON object.
  */
 import { parseArgs } from 'node:util'
 import { parseDatabaseUrl } from '../config.js'

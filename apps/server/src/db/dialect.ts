@@ -26,14 +26,7 @@ export function withAutoId<T extends string>(
     : builder.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
 }
 
-/** Case-insensitive comparison key, identical on both backends for the characters we index. */
-export const lowerSql = (column: string) => sql`lower(${sql.ref(column)})`
-
-/**
- * Row locks: PostgreSQL takes them with FOR UPDATE; SQLite has a single writer, and
- * Kysely's SQLite driver serialises every query on one connection, so a transaction is
- * already exclusive there.
- */
+/** Row locks (FOR UPDATE) on PostgreSQL; on SQLite, with one connection, a transaction is exclusive already. */
 const supportsRowLocks = (backend: Backend): boolean => backend === 'postgres'
 
 /** The connection's own schema (PostgreSQL's `search_path`); undefined on SQLite, which has none. */
@@ -54,11 +47,6 @@ export async function tablesWithColumn(executor: Kysely<Database> | Transaction<
   return rows.map((r) => r.name)
 }
 
-export async function tableExists(db: Kysely<unknown>, name: string): Promise<boolean> {
-  const tables = await db.introspection.getTables()
-  return tables.some((t) => t.name === name)
-}
-
 /**
  * The backend behind a Kysely instance or transaction, for code that receives only a
  * transaction (e.g. `recordFacts`) and must take a row lock on PostgreSQL.
@@ -67,11 +55,10 @@ export const backendOf = (db: { getExecutor(): QueryExecutor }): Backend =>
   db.getExecutor().adapter instanceof SqliteAdapter ? 'sqlite' : 'postgres'
 
 /**
- * One multi-row INSERT as a precompiled query, for bulk loads (seeding) where building a
- * query tree per value would cost more than the database work. SQLite: `values (?,…),…`.
- * PostgreSQL: one array parameter per column through `unnest` (a huge VALUES list is slow
- * to parse); a column of numbers is `bigint[]`, anything else `text[]`, and the insert's
- * assignment casts convert to the column types.
+/**
+ * One multi-row INSERT as a precompiled query, for bulk loads (seeding). SQLite:
+ * `values (?,…),…`; PostgreSQL: one array parameter per column through `unnest` (`bigint[]`
+ * for numbers, else `text[]`, cast by the insert), as a huge VALUES list is slow to parse.
  */
 export function bulkInsertQuery(backend: Backend, table: string, columns: readonly string[], rows: readonly unknown[][]): CompiledQuery {
   const target = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(',')})`
@@ -92,22 +79,14 @@ export function bulkInsertQuery(backend: Backend, table: string, columns: readon
 /** Rows per statement of a bulk load: SQLite binds at most 32,766 parameters per statement. */
 export const bulkInsertChunk = (backend: Backend, columns: number): number => (backend === 'postgres' ? 20_000 : Math.max(1, Math.min(4_000, Math.floor(30_000 / columns))))
 
-/**
- * The shop's row locked until the transaction ends (`update`: exclusive; `share`: against
- * writers of it), serialising work per shop on PostgreSQL; SQLite's transactions are
- * exclusive already.
- */
+/** The shop's row locked until the transaction ends (`share`: against its writers only), serialising work per shop. */
 export async function lockShopRow(trx: Transaction<Database>, shopId: string, mode: 'update' | 'share'): Promise<void> {
   if (!supportsRowLocks(backendOf(trx))) return
   const q = trx.selectFrom('shops').select('id').where('id', '=', shopId)
   await (mode === 'update' ? q.forUpdate() : q.forShare()).execute()
 }
 
-/**
- * Makes this transaction the only holder of `key`: on PostgreSQL a transaction-scoped
- * advisory lock (waiting for it, or false at once when `wait` is false); SQLite runs one
- * write transaction at a time anyway.
- */
+/** Makes this transaction the only holder of `key` (PostgreSQL advisory lock; `wait: false` returns false if taken). */
 export async function advisoryXactLock(trx: Transaction<Database>, key: string, wait: boolean): Promise<boolean> {
   if (backendOf(trx) !== 'postgres') return true
   if (wait) {
@@ -119,11 +98,10 @@ export async function advisoryXactLock(trx: Transaction<Database>, key: string, 
 }
 
 /**
- * A query's rows in batches of `size`, never more in memory. PostgreSQL: the query read
- * through a server-side cursor (`.stream()` with pg-cursor), a consistent snapshot that
- * holds one pool connection. SQLite: keyset pages (`page(after)`: the query past the last
- * row read), because its one connection sits behind a mutex: a stream would hold it, and
- * every other request, for the whole read.
+/**
+ * A query's rows in batches of `size`. PostgreSQL: a server-side cursor (`.stream()`, one
+ * consistent snapshot). SQLite: keyset pages (`page(after)`), since a stream would hold its
+ * one connection, and every other request, for the whole read.
  */
 export async function* inBatches<Row>(
   backend: Backend,
@@ -155,11 +133,7 @@ export function lockedForUpdate<QB extends { forUpdate(): QB }>(qb: QB, backend:
   return supportsRowLocks(backend) ? qb.forUpdate() : qb
 }
 
-/**
- * A work-queue claim: on PostgreSQL the selected rows are locked and rows another worker
- * holds are skipped (`FOR UPDATE SKIP LOCKED`), so concurrent workers never claim the
- * same row. SQLite has one writer; the claim runs as one UPDATE statement there.
- */
+/** A work-queue claim: `FOR UPDATE SKIP LOCKED` on PostgreSQL, so concurrent workers never claim the same row. */
 export function lockSkippingLocked<QB extends { forUpdate(): QB; skipLocked(): QB }>(qb: QB, backend: Backend): QB {
   return supportsRowLocks(backend) ? qb.forUpdate().skipLocked() : qb
 }
@@ -172,15 +146,12 @@ export function isUniqueViolation(err: unknown): boolean {
 }
 
 /**
- * Rows passed to a statement as one JSON parameter (`rowsJson`), as a table `rows` of the
- * given columns: SQLite unpacks them with `json_each` (each row an array of the columns'
- * values: a third faster to unpack than objects keyed by column), PostgreSQL with
- * `json_populate_recordset` (each row an object) against the row type of `table`, whose
- * columns give the types.
- * The statement's text is the same however many rows it takes, so it is compiled and
- * prepared once (precompiled, and SQLite's statement cache), where a VALUES list of n rows is
- * a new statement for every n: Kysely built its tree and SQL each time and SQLite prepared a
- * statement of hundreds of parameters (bench, add+remove: the analytics applier's batches).
+/**
+ * Rows passed as one JSON parameter (`rowsJson`), as a table `rows` of the given columns:
+ * SQLite unpacks arrays with `json_each` (a third faster than objects), PostgreSQL objects
+ * with `json_populate_recordset` against the row type of `table`. The statement text is the
+ * same for any number of rows, so it is compiled and prepared once (a VALUES list is a new
+ * statement for every n; docs/architecture.md, "Storage").
  */
 export function jsonRows<T extends keyof Database & string>(db: Kysely<Database>, table: T, columns: readonly (keyof Database[T] & string)[], json: string) {
   if (backendOf(db) === 'postgres') return sql<Selectable<Database[T]>>`json_populate_recordset(null::${sql.table(table)}, ${json}::json)`.as('rows')

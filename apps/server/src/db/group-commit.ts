@@ -1,45 +1,14 @@
 /**
- * SQLite with group commit: the transactions of one event-loop turn share one COMMIT.
- *
- * Why: on SQLite a write request's largest single cost was its COMMIT. In WAL mode a commit
- * appends every page the transaction changed: an add touches about twenty (the item and its
- * indexes, the owner row, the outbox, the analytics log and rollups), so it wrote about
- * 80 KB in 43 pwrite calls and took 135 µs of the request's 325 (bench, add+remove).
- * Requests that arrive together change mostly the same pages (the day's rollup row, the
- * tails of the log, the outbox and their indexes), so one commit for all of them writes
- * each page once. Under the bench's load about 20 transactions share a COMMIT of ~1.5 ms.
- *
- * How, with Kysely's SQLite driver as the model (one connection, a mutex around it):
- * - A user of the connection that finds no batch open waits for the turn's check phase
- *   (setImmediate): the database work of a turn (every request that arrived in it) runs
- *   there, together, after the turn's I/O, instead of one request at a time between the
- *   parsing and answering of others. SQLite's pages and code then stay in the CPU's caches
- *   from one statement to the next: timed one by one under the bench's add+remove load, its
- *   statements took a quarter to nearly half less (deleting an item 12.2 against 16.7 µs,
- *   inserting one 10.0 against 13.5, the owner upsert 7.8 against 14.1). Bench, alternating
- *   single-process runs: add+remove +21% req/s (medians 5,842 against 4,838; CPU 157
- *   against 191 µs per request), shared-list read +90%, token +42%, review listing +24%;
- *   a cached GET page does not use the connection and is unchanged.
- * - There the first transaction opens the batch with BEGIN IMMEDIATE (the write lock at
- *   once, so no later statement can fail on a snapshot that another process moved). Every
- *   transaction of the batch, that one included, runs inside a SAVEPOINT of its own: a
- *   transaction that fails rolls back to it and leaves the others' writes in place.
- * - A transaction lets go of the connection at its RELEASE, so the next one can join the
- *   batch, and then waits for the batch's COMMIT before it resolves. The batch commits when
- *   the connection is let go and nobody waits for it: the turn's work is done. Any other use
- *   of the connection (a read, a write outside a transaction) waits for it when it lets go.
- *   So no statement's result reaches its caller before the batch that ran it has
- *   committed: reads too (they ran inside the open batch and saw its writes), and no
- *   response ever shows, or confirms, what was not committed. When the COMMIT fails (disk
- *   full, I/O error, a deferred constraint), the batch is rolled back and every statement
- *   of it rejects with that error; none of its transactions took effect, as each caller is
- *   told.
- * - A batch still open at the next check phase (its holder awaited something other than
- *   its statements meanwhile, and others queued behind it) commits at the next let-go
- *   rather than grow with every later arrival.
- *
- * Outside a batch, statements run as Kysely's driver runs them (autocommit). The statements
- * are prepared through `database` (db/connect.ts: cached, and counted for the change stamp).
+ * SQLite with group commit: the transactions of one event-loop turn share one COMMIT (a
+ * commit writes every page a transaction changed, ~20 for an add, and requests arriving
+ * together change mostly the same pages; add+remove +21% req/s, shared-list read +90%).
+ * Users of the connection that find no batch open wait for the turn's check phase; the first
+ * transaction opens the batch with BEGIN IMMEDIATE, each runs in a SAVEPOINT of its own and
+ * lets go at its RELEASE; the batch commits when the connection is let go with nobody
+ * waiting. No statement's result (reads included) reaches its caller before its batch has
+ * committed; a failed COMMIT rejects every member. Rules and figures: docs/architecture.md,
+ * "Storage". Modelled on Kysely's SQLite driver (one connection, a mutex); statements are
+ * prepared through `database` (db/connect.ts: cached, and counted for the change stamp).
  */
 import {
   CompiledQuery,
@@ -73,11 +42,7 @@ function newBatch(): Batch {
   return { done, resolve, reject }
 }
 
-/**
- * One holding of the connection (acquire to release), as Kysely passes it back to the
- * driver. A transaction lets go of the connection when its savepoint is released, before its
- * batch commits, so the next transaction of the turn can join the batch meanwhile.
- */
+/** One holding of the connection; a transaction lets go at its RELEASE, before its batch commits. */
 class Lease implements DatabaseConnection {
   /** Let go of already (a transaction after its RELEASE). */
   released = false
@@ -179,10 +144,9 @@ export class GroupCommitSqliteDriver implements Driver {
   }
 
   /**
-   * BEGIN IMMEDIATE waits for another connection's write transaction without blocking the
-   * event loop: SQLite's busy handler would sleep in this thread, and the holder may be a
-   * batch of this same process (a second Storage on the file) that can only commit once the
-   * loop turns. Retried with growing pauses for as long as `busy_timeout` allows.
+   * BEGIN IMMEDIATE, waiting for another connection's write lock with timers rather than
+   * SQLite's sleeping busy handler: the holder may be a batch of this process that commits
+   * only once the loop turns. Retried with growing pauses within `busy_timeout`.
    */
   async #beginImmediate(): Promise<void> {
     const deadline = Date.now() + this.#sqlite.busyTimeoutMs

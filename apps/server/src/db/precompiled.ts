@@ -1,13 +1,9 @@
 /**
- * Hot reads compiled once. Kysely builds an operation tree and compiles it to SQL on every
- * call (bench profile of the GET page: several percent of the request's CPU across
- * `visitNode`, `freeze`, expression builders). A precompiled query runs its builder once,
- * with placeholder arguments, records which parameter slot holds which argument, and
- * afterwards only fills the slots: the same SQL text, so the database (and the SQLite
- * statement cache in connect.ts) sees the same statement every time.
- *
- * Only for queries whose shape does not depend on the argument values: every argument
- * must end up as a bound parameter (checked when compiling).
+/**
+ * Hot queries compiled once: Kysely builds and compiles an operation tree on every call
+ * (several percent of the GET page's CPU). A precompiled query runs its builder once with
+ * placeholder arguments and afterwards only fills the parameter slots, so the database sees
+ * the same SQL text every time. Every argument must end up as a bound parameter (checked).
  */
 import { type CompiledQuery, type Compilable, type Insertable, type InsertQueryBuilder, type InsertResult, type Kysely, sql } from 'kysely'
 import type { Backend } from './types.js'
@@ -46,11 +42,9 @@ function compileTemplate<Args extends unknown[], Row>(db: Kysely<Database>, buil
 }
 
 /**
- * Returns a function running the query built by `build` with the given arguments. The
- * first call on each backend compiles (with the executor it receives: a Kysely instance or
- * a transaction), so a template may live at module level and `build` may differ by backend
- * (`backendOf(db)`, e.g. a row lock on PostgreSQL only); `arity` is the number of arguments
- * after `db`.
+/**
+ * A function running the query `build` makes from its `arity` arguments (after `db`). It
+ * compiles on the first call per backend, so `build` may differ by backend (`backendOf(db)`).
  */
 export function precompiled<Args extends unknown[], Row>(arity: number, build: (db: Kysely<Database>, ...args: Args) => Compilable<Row>) {
   const templates: Partial<Record<Backend, Template<Row>>> = {}

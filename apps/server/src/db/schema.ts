@@ -1,7 +1,6 @@
 /**
- * The Kysely `Database` interface: the one source of row types for both backends.
- * Times are integer epoch milliseconds; booleans are 0/1 integers; JSON is text.
- * Every table is keyed by `shop_id` first so it can be distributed by shop (Citus).
+ * The Kysely `Database` interface, for both backends. Times are epoch milliseconds, booleans
+ * 0/1, JSON is text; every table is keyed by `shop_id` first (distributable by shop, Citus).
  */
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely'
 
@@ -35,11 +34,7 @@ export interface ApiKeysTable {
   revoked_at: number | null
 }
 
-/**
- * Transactional outbox: every state change that docs/api.md lists as a webhook event, when an
- * enabled endpoint of the shop takes that event, is written here in the same transaction as
- * the change; the webhook worker fans it out to endpoints.
- */
+/** Transactional outbox (modules/events/outbox.ts): webhook events some endpoint takes, written with their change. */
 export interface OutboxTable {
   shop_id: string
   id: string
@@ -47,17 +42,11 @@ export interface OutboxTable {
   payload: string
   occurred_at: number
   created_at: number
-  /**
-   * Always written 0: the webhook worker deletes a row once it has created its deliveries
-   * (migration 0008). Versions before 0008 set it to 1 instead; readers skip such rows.
-   */
+  /** Always 0: fanned-out rows are deleted (migration 0008); readers skip the 1s older versions wrote. */
   dispatched: number
 }
 
-/**
- * Product signals committed by an events request and not yet written to the outbox: one row
- * per product per request (migration 0011, modules/events/product-fan-out.ts).
- */
+/** Product signals queued by an events request, one row per product (modules/events/product-fan-out.ts). */
 export interface OutboxFanOutsTable {
   shop_id: string
   id: string
@@ -89,9 +78,8 @@ export type OwnerType = 'customer' | 'guest'
 export type AnalyticsFactType = 'add' | 'remove' | 'cart_add' | 'share'
 
 /**
- * The parent row of everything an owner (customer or guest) holds. Created on the first
- * write, never on a read. Writers lock it (FOR UPDATE on PostgreSQL) so that concurrent
- * adds cannot pass the item limit; `item_count` is the total across the owner's lists.
+ * The parent row of what an owner holds, created on the first write; writers lock it so
+ * concurrent adds cannot pass the item limit. `item_count` counts all the owner's lists.
  */
 export interface WishlistOwnersTable {
   shop_id: string
@@ -105,10 +93,8 @@ export interface WishlistOwnersTable {
 }
 
 /**
- * Named lists. The default list (`id = 'default'`) exists for every owner without a row;
- * a row appears only when it is renamed. `name_key` is the trimmed name's `comparisonKey`
- * (lib/text.ts: NFKC, format characters removed, case-folded) for the per-owner uniqueness
- * rule (migration 0012).
+ * Named lists; the default list (`id = 'default'`) has a row only once renamed. `name_key`:
+ * the name's `comparisonKey` (lib/text.ts), unique per owner.
  */
 export interface WishlistListsTable {
   shop_id: string
@@ -146,10 +132,7 @@ export interface ShareLinksTable {
   revoked_at: number | null
 }
 
-/**
- * What the platform events intake knows about a product (docs/api.md, "Platform events"). `variants` is JSON
- * text: `[{variant_id, price, inventory_quantity}]`; the first one is the default variant.
- */
+/** What the events intake knows of a product; `variants`: JSON `[{variant_id, price, inventory_quantity}]`, the first the default. */
 export interface CatalogProductsTable {
   shop_id: string
   product_id: string
@@ -175,9 +158,8 @@ export interface WebhookEndpointsTable {
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed'
 
 /**
- * One outbox message for one endpoint. `body` holds the exact JSON sent on every attempt;
- * `id` is the `webhook-id` header. `locked_until`/`locked_by` are the claim lease: a worker
- * that dies mid-attempt leaves a lease that expires, and another worker retries.
+ * One outbox message for one endpoint: `body` is the exact JSON every attempt sends, `id` the
+ * `webhook-id` header; `locked_until`/`locked_by` the claim lease (it expires if its worker dies).
  */
 export interface WebhookDeliveriesTable {
   shop_id: string
@@ -214,9 +196,8 @@ export type ReviewStatus = 'pending' | 'approved' | 'rejected'
 export type ReviewVerification = 'customer_order' | 'invitation'
 
 /**
- * Product reviews (docs/api.md, "Reviews"). `id` is a global auto id (an integer in the API); every
- * other index starts with `shop_id`. `created_at` is whole seconds (in ms) so the sort
- * order matches the seconds-precision `createdAt` clients see.
+ * Product reviews (docs/api.md, "Reviews"). `id` is a global auto id; `created_at` is whole
+ * seconds (in ms) so the sort order matches the seconds-precision `createdAt` clients see.
  */
 export interface ReviewsTable {
   id: Generated<number>
@@ -233,7 +214,7 @@ export interface ReviewsTable {
   photos: string
   has_photos: number
   verified: number
-  /** How `verified` was proven: the linked customer's order, or a review invitation (migration 0011). */
+  /** How `verified` was proven: the linked customer's order, or a review invitation (migration 0013). */
   verified_by: ReviewVerification | null
   helpful_count: number
   status: ReviewStatus
@@ -243,10 +224,7 @@ export interface ReviewsTable {
   updated_at: number
 }
 
-/**
- * Per-product figures over approved reviews, changed in the same transaction as every
- * review write, so the summary and unfiltered totals never count rows.
- */
+/** Per-product figures over approved reviews, kept in each review write's transaction (no counting on read). */
 export interface ReviewAggregatesTable {
   shop_id: string
   product_id: string
@@ -286,10 +264,7 @@ export interface PurchasesTable {
   created_at: number
 }
 
-/**
- * Review invitations (migration 0011): one single-use token per product of an order, valid
- * 90 days. A review submitted with it is verified and linked to the order's customer, if any.
- */
+/** Review invitations: a single-use token per product of an order, valid 90 days; its review is verified. */
 export interface ReviewInvitationsTable {
   shop_id: string
   token: string
@@ -304,10 +279,7 @@ export interface ReviewInvitationsTable {
   review_id: number | null
 }
 
-/**
- * Analytics read models (migration 0005), maintained by `recordFacts` in the writer's
- * transaction. `day` is the UTC epoch day: floor(epoch ms / 86,400,000).
- */
+/** Analytics read models (modules/analytics/facts.ts); `day` is the UTC epoch day. */
 export interface AnalyticsDailyTable {
   shop_id: string
   day: number

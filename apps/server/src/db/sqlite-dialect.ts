@@ -1,14 +1,8 @@
 /**
- * Kysely's SQLite dialect with two changes, both measured on the bench's add+remove and
- * page reads: group commit (db/group-commit.ts; `SQLITE_GROUP_COMMIT=false` leaves Kysely's
- * own driver, one COMMIT per transaction) and LIMIT/OFFSET values that do not make SQLite
- * prepare the statement again on every run.
- *
- * SQLite (3.51 in Node 22, 3.53 in Node 24) plans with the LIMIT's value when it is a bare
- * parameter, and so marks the statement to be prepared anew whenever that parameter is
- * bound, which Kysely's `limit ?` is on every run: about 7 µs a query (a one-row lookup went
- * from 4 to 12 µs). Written `+?`, the value is the same number and the plan is made once;
- * our queries have one right index each, so the value-dependent plan bought nothing.
+ * Kysely's SQLite dialect with two changes: group commit (db/group-commit.ts;
+ * `SQLITE_GROUP_COMMIT=false` keeps Kysely's own driver) and LIMIT/OFFSET compiled as `+?`.
+ * SQLite plans with a bare `LIMIT ?`'s value and so prepares the statement again on every
+ * bind (about 7 µs a query); `+?` is the same number, planned once.
  */
 import {
   type DialectAdapter,
@@ -37,11 +31,9 @@ class StableLimitCompiler extends SqliteQueryCompiler {
 }
 
 /**
- * Kysely holds its own mutex around a connection of a dialect without multiple connections,
- * from acquire until the driver's release has returned. The group-commit driver hands the
- * connection over itself, and its release returns only once the batch has committed: under
- * Kysely's mutex every transaction would wait for the one before it to commit, and each
- * would commit alone. So this adapter tells Kysely to leave the handing over to the driver.
+ * Leaves the handing over of the connection to the group-commit driver: under Kysely's own
+ * mutex (held until the driver's release returns, i.e. after the batch's COMMIT) every
+ * transaction would wait for the one before it to commit, and each would commit alone.
  */
 class GroupCommitSqliteAdapter extends SqliteAdapter {
   override get supportsMultipleConnections(): boolean {

@@ -1,13 +1,8 @@
 /**
- * The SQLite file, through Node's built-in `node:sqlite`.
- *
- * Why not better-sqlite3: on the service's statements `node:sqlite` reads rows faster for the
- * same CPU and writes as fast (bench/sqlite-drivers.ts; figures in docs/performance.md,
- * "SQLite driver"), and it is part of Node, so installing the project builds or downloads no
- * native code. On Node 22 the module is still flagged experimental: it says so once on
- * stderr when loaded, which `loadNodeSqlite` keeps off every CLI command's output. The part
- * of its API used here (prepare, run/all/get/iterate, columns, exec, isTransaction) is the
- * same on 22 and 24, and CI runs the server suite on both.
+ * The SQLite file, through Node's built-in `node:sqlite` rather than better-sqlite3: it reads
+ * rows for less CPU, writes as fast, and builds no native code at install (docs/performance.md,
+ * "The SQLite driver"). On Node 22 it is flagged experimental, a warning `loadNodeSqlite`
+ * keeps off the CLI's output; the API used here is the same on 22 and 24.
  */
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite'
 import type { SqliteStatement } from 'kysely'
@@ -52,10 +47,8 @@ const RESULT_CODES: Record<number, string> = {
 }
 
 /**
- * The SQLite result code of a `node:sqlite` error by name (`SQLITE_BUSY`,
- * `SQLITE_CONSTRAINT_UNIQUE`…; an extended code not listed goes by its primary code), or
- * undefined for any other error. Node's errors all carry `code: 'ERR_SQLITE_ERROR'` and the
- * number in `errcode`.
+ * The result code of a `node:sqlite` error (its `errcode`) by name; an extended code not
+ * listed goes by its primary code. Undefined for any other error.
  */
 export function sqliteResultCode(error: unknown): string | undefined {
   const errcode = (error as { errcode?: unknown } | null)?.errcode
@@ -81,17 +74,12 @@ export function openSqliteFile(file: string): SqliteFile {
   db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
   // SQLite's default page cache is 2 MB; 16 MB holds the hot indexes of a large shop.
   db.exec('PRAGMA cache_size = -16000')
-  // Each transaction runs in a savepoint of its batch (db/group-commit.ts), and SQLite keeps
-  // the pages it changes in a sub-journal that spills to a temporary file past 64 KiB: an
-  // add reaches that, which cost a pwrite per page. Kept in memory instead.
+  // A savepoint's sub-journal (group commit) spills to a temporary file past 64 KiB, one
+  // pwrite per page: an add reaches that.
   db.exec('PRAGMA temp_store = MEMORY')
-  // A WAL checkpoint runs inside the COMMIT that crosses this many pages and copies every
-  // page the WAL holds into the database file, blocking the event loop meanwhile: at
-  // SQLite's default of 1000 pages about 7 ms under the bench's add+remove load, so the
-  // requests of that batch wait for it. Checkpoint size sets the write tail (bench
-  // add+remove, p99/p50: 250 pages 2.6-2.9x, 500 pages 3.0-3.2x, 1000 pages 3.5-4.3x,
-  // 4000 pages 6.5-6.8x) against throughput (hot pages copied more often: 500 pages
-  // about 5-10% fewer req/s than 1000, within the runs' noise).
+  // The checkpoint runs inside the COMMIT that crosses it and blocks the event loop (~7 ms at
+  // the default 1000 pages): add+remove p99/p50 3.0-3.2x at 500 against 3.5-4.3x at 1000,
+  // for 5-10% fewer req/s (docs/architecture.md, "Storage").
   db.exec('PRAGMA wal_autocheckpoint = 500')
   return {
     db,

@@ -1,10 +1,7 @@
 /**
- * RFC 4180 CSV: a field containing a comma, a double quote, CR or LF is enclosed in
- * double quotes with inner quotes doubled; records end with CRLF. null is an empty field.
- *
- * A field that starts with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading `'`
- * (OWASP's rule against CSV formula injection): a spreadsheet would otherwise run a handle
- * or list name such as `=HYPERLINK(…)` as a formula when the merchant opens the export.
+/**
+ * RFC 4180 CSV (null is an empty field). A field starting with `=`, `+`, `-`, `@`, tab or CR
+ * gets a leading `'` (OWASP, CSV formula injection): a spreadsheet would run it as a formula.
  */
 const NEEDS_QUOTES = /[",\r\n]/
 const FORMULA_START = /^[=+\-@\t\r]/

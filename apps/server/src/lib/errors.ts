@@ -60,8 +60,9 @@ export class AppError extends Error {
 
 export const notFound = (what: string): AppError => new AppError('NOT_FOUND', `${what} not found`)
 
-export const validationError = (details: ErrorDetail[], message = 'Request validation failed'): AppError =>
-  new AppError('VALIDATION_ERROR', message, details)
+/** A VALIDATION_ERROR with these details; its message is the first one's `path message`. */
+export const invalid = (details: ErrorDetail[]): AppError =>
+  new AppError('VALIDATION_ERROR', details[0] ? `${details[0].path} ${details[0].message}` : 'Request validation failed', details)
 
 export interface AjvError {
   instancePath: string

@@ -65,9 +65,11 @@ export type OperationDocs = Record<string, OperationDoc>
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC' })
 
-/** Standard error responses for OpenAPI; statuses are the ones a route can produce. */
-export function errors(...statuses: number[]): Record<number, TSchema> {
-  const out: Record<number, TSchema> = {}
-  for (const s of statuses) out[s] = Type.Ref('ErrorEnvelope')
-  return out
-}
+const errorRefs =
+  (id: string) =>
+  (...statuses: number[]): Record<number, TSchema> =>
+    Object.fromEntries(statuses.map((s) => [s, Type.Ref(id)]))
+/** Error responses for OpenAPI, the statuses a route can produce: the wishlist service's envelope. */
+export const errors = errorRefs('ErrorEnvelope')
+/** The same for the reviews interface (`{error}`, no `ok`). */
+export const reviewErrors = errorRefs('ReviewsError')

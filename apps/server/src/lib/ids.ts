@@ -8,12 +8,10 @@ export function newId(prefix: IdPrefix, bytes = 12): string {
 }
 
 /**
- * A prefixed id that sorts by creation time: the millisecond clock in 12 hex digits, then
- * `bytes` random bytes (base64url), e.g. `msg_019ab3c4d5e6Qx…`. For rows written at a high
- * rate under a (shop_id, id) key: each new id lands at the end of the shop's key range, so
- * the inserts of one commit share the index's last page instead of each dirtying a random
- * one (bench, add+remove on SQLite, outbox ids: a COMMIT took half as long and the cycle
- * ran about 20% faster). Still unguessable, just not opaque about its time.
+/**
+ * A prefixed id that sorts by creation time (ms clock in 12 hex digits, then random bytes),
+ * for rows written at a high rate under a (shop_id, id) key: one commit's inserts share the
+ * index's last page (outbox ids on SQLite: COMMIT half as long, add+remove ~20% faster).
  */
 export function newOrderedId(prefix: IdPrefix, bytes = 10): string {
   return `${prefix}_${Date.now().toString(16).padStart(12, '0')}${randomBytes(bytes).toString('base64url')}`

@@ -1,19 +1,10 @@
 /**
- * Graceful close of keep-alive connections for `server.close()`.
- *
- * `http.Server.close()` first calls `closeIdleConnections()`. On Node 20 (and still on 24.21:
- * the shutdown test fails without this) a reused keep-alive
- * connection whose next request is still arriving was lost there: the connection counts
- * as idle, and once its answer is written the keep-alive timer destroys the socket before
- * the answer is flushed, so the client got no response (seen in the shutdown test). This
- * replaces the method on one server: a connection is idle only when no answer on it is
- * unfinished, and busy ones answer with `Connection: close` and end after the answer.
- *
- * Which answer a connection is writing is Node's `socket._httpMessage` (set when a request
- * arrives, cleared when its answer has been handed to the socket, the next pipelined answer
- * taking its place), so nothing runs per request until the server closes: a `request`
- * listener and a set of answers per connection cost every request about 1 µs of CPU (bench
- * profile of the GET page).
+ * Graceful close of keep-alive connections for `server.close()`. Node's
+ * `closeIdleConnections()` (still on 24.21: the shutdown test fails without this) counts a
+ * reused connection whose next request is still arriving as idle, and its answer is lost.
+ * Here a connection is idle only when no answer on it is unfinished; busy ones answer with
+ * `Connection: close`. The answer being written is Node's `socket._httpMessage`, so nothing
+ * runs per request until close (a per-request listener cost ~1 µs of CPU per request).
  */
 import type { Server, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'

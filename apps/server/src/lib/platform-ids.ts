@@ -3,7 +3,7 @@
  * `gid://shopify/Product/123` are accepted on input and stored as `123`, when they name the
  * kind of object the field holds: a `gid://shopify/Customer/5` is not a product id.
  */
-import { AppError } from './errors.js'
+import { invalid } from './errors.js'
 
 export type PlatformKind = 'Customer' | 'Product' | 'ProductVariant' | 'Order'
 
@@ -20,7 +20,7 @@ export function normalizePlatformId(input: string, kind: PlatformKind): string |
 /** `normalizePlatformId` for a request field: a 400 naming `path` when the id is refused. */
 export function platformIdOf(raw: string, kind: PlatformKind, path: string): string {
   const id = normalizePlatformId(raw, kind)
-  if (id === null) throw new AppError('VALIDATION_ERROR', `${path} ${platformIdRule(kind)}`, [{ path, message: platformIdRule(kind) }])
+  if (id === null) throw invalid([{ path, message: platformIdRule(kind) }])
   return id
 }
 
@@ -33,4 +33,3 @@ export const platformIdRule = (kind: PlatformKind): string => `must be 1 to 32 d
 export const GUEST_ID_PATTERN = '^[A-Za-z0-9_-]{8,64}$'
 const GUEST_ID = new RegExp(GUEST_ID_PATTERN)
 export const isGuestId = (s: string): boolean => GUEST_ID.test(s)
-export const isCustomerId = (s: string): boolean => DIGITS.test(s)

@@ -9,11 +9,9 @@ const EMAIL_ADDRESS = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 export const isEmailAddress = (s: string): boolean => EMAIL_ADDRESS.test(s)
 
 /**
- * Text that a backend cannot store as sent is refused up front, the same on both:
- * - U+0000: PostgreSQL text cannot hold it (SQLite can), so it would be stored on one
- *   backend and a 500 on the other;
- * - a lone UTF-16 surrogate (JSON's `"\ud800"`): it has no UTF-8 form, so both databases
- *   would store U+FFFD while the response that created it echoed the surrogate.
+/**
+ * Text a backend cannot store as sent is refused on both: U+0000 (PostgreSQL text cannot
+ * hold it) and a lone UTF-16 surrogate (no UTF-8 form: stored as U+FFFD).
  */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
@@ -55,10 +53,9 @@ export function findUnstorableText(value: unknown, root: string): UnstorableText
 const FORMAT_CHARACTERS = /\p{Cf}/gu
 
 /**
- * The key two names are compared by (list names): NFKC-normalized (`ＧＩＦＴＳ` is `GIFTS`),
- * format characters (Unicode category Cf: zero-width space U+200B, joiners, bidi controls,
- * soft hyphen …) removed, case-folded (upper-casing then lower-casing folds `ß` with `SS`
- * and `ς` with `σ`, as full case folding does), normalized again. `Gifts`, `Gifts\u200b`
- * and `ＧＩＦＴＳ` have one key. Empty when the name holds nothing but format characters.
+/**
+ * The key list names are compared by: NFKC, format characters (Cf: U+200B, joiners, bidi
+ * controls…) removed, case-folded (upper then lower folds `ß`/`SS`, `ς`/`σ`), NFKC again.
+ * Empty when the name holds only format characters.
  */
 export const comparisonKey = (s: string): string => s.normalize('NFKC').replace(FORMAT_CHARACTERS, '').toUpperCase().toLowerCase().normalize('NFKC')

@@ -2,18 +2,11 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 
 /**
- * Storefronts call the API from the merchant's own domain (the widget, headless
- * storefronts), so every origin may call it: the request's `Origin` is reflected.
- * Credentials travel in headers (bearer token, storefront key, guest id), never in cookies,
- * so no ambient credential is exposed to other origins and `Allow-Credentials` is never
- * sent. Preflights (OPTIONS with `Access-Control-Request-Method`) are answered 204 in the
- * onRequest hook, before the access guard runs; any other OPTIONS request is a 404.
- *
- * Hand-written instead of @fastify/cors: that plugin merges its options into a new object
- * and resolves the origin through a callback on every request, about 4% of the GET page's
- * CPU (bench profile); this fixed policy needs none of it. The plugin would also answer an
- * OPTIONS that is no preflight with its own 400 text (`strictPreflight`) or take it for one,
- * where the API answers the documented 404 envelope.
+ * Every origin may call the API (storefronts on the merchant's domain): `Origin` is
+ * reflected. Credentials travel in headers, never cookies, so `Allow-Credentials` is never
+ * sent. Preflights are answered 204 before the access guard; any other OPTIONS is a 404.
+ * Hand-written instead of @fastify/cors, whose per-request option merging cost about 4% of
+ * the GET page's CPU, and which answers a non-preflight OPTIONS with its own 400 text.
  */
 const ALLOW_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE'
 const ALLOW_HEADERS = 'authorization, content-type, x-storefront-key, x-guest-id'

@@ -3,7 +3,7 @@ import fp from 'fastify-plugin'
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import { sqliteResultCode } from '../db/sqlite-file.js'
-import { type AjvError, AppError, ERROR_STATUS, type ErrorCode, validationDetails } from '../lib/errors.js'
+import { type AjvError, AppError, ERROR_STATUS, type ErrorCode, invalid, validationDetails } from '../lib/errors.js'
 
 /** Seconds a client should wait before retrying when the database is unreachable. */
 const UNAVAILABLE_RETRY_AFTER_S = 5
@@ -22,11 +22,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
 }
 
 function fromFastifyError(err: FastifyError): AppError {
-  if (err.validation) {
-    const details = validationDetails(err.validation as AjvError[], err.validationContext)
-    const first = details[0]
-    return new AppError('VALIDATION_ERROR', first ? `${first.path} ${first.message}` : 'Request validation failed', details)
-  }
+  if (err.validation) return invalid(validationDetails(err.validation as AjvError[], err.validationContext))
   switch (err.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be application/json')

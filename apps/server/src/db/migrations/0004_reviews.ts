@@ -1,10 +1,8 @@
 /**
- * Product reviews (docs/api.md, "Reviews"): reviews, per-product aggregates, helpful votes and the
- * purchases that make a review `verifiedPurchase`.
- *
- * The public listing reads approved reviews of one product in one of five orders; each
- * order has an index that starts with (shop_id, product_id, status) and ends with the
- * exact sort keys, so a page is an index range walk and never sorts a product's reviews.
+/**
+ * Product reviews (docs/api.md, "Reviews"), aggregates, helpful votes and purchases. Each of
+ * the listing's five orders has an index (shop_id, product_id, status, …sort keys), so a
+ * page is an index range walk, never a sort.
  */
 import { type Kysely, sql } from 'kysely'
 import type { Backend } from '../types.js'

@@ -2,19 +2,12 @@ import { type Kysely, sql } from 'kysely'
 import type { Backend } from '../types.js'
 
 /**
- * `wishlist_owners.version`: a value that changes, inside the writing transaction, whenever
- * anything a wishlist page shows changes for that owner: an item or a list of the owner is
- * inserted, updated or deleted, or the catalog's default variant of a product the owner
- * holds changes (items without a stored variant show it). The GET-page cache
- * (modules/wishlists/page-cache.ts) keys its entries by it.
- *
- * Triggers, not application code, keep it: every writer (the API, the events intake, the
- * privacy CLI in another process, a future module) moves it without having to remember to.
- *
- * Values are never reused for an owner, so an owner erased and created again cannot meet
- * an entry cached before: SQLite takes a random 53-bit integer per change (a repeat is a
- * 2^-53 chance), PostgreSQL the writing transaction's id (64-bit, never reused; one
- * transaction moves an owner once however many rows it writes).
+ * `wishlist_owners.version`, the key of the GET-page cache (modules/wishlists/page-cache.ts):
+ * it changes in the writing transaction whenever anything the owner's page shows changes
+ * (their items or lists, or the catalog default variant of a product they hold). Triggers
+ * keep it, so every writer (API, events intake, privacy CLI) moves it. Values are never
+ * reused for an owner: SQLite takes a random 53-bit integer per change, PostgreSQL the
+ * writing transaction's id (one move per transaction however many rows it writes).
  */
 export async function up(db: Kysely<unknown>, backend: Backend): Promise<void> {
   await db.schema.alterTable('wishlist_owners').addColumn('version', 'bigint', (c) => c.notNull().defaultTo(0)).execute()

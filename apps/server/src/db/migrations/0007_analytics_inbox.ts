@@ -3,11 +3,9 @@ import type { Backend } from '../types.js'
 import { withAutoId } from '../dialect.js'
 
 /**
- * `analytics_inbox`: the analytics facts that wishlist writes have committed and the
- * rollups have not taken in yet (modules/analytics/facts.ts). A write inserts its facts
- * here, in its own transaction; the applier moves them, a batch at a time, into the
- * `analytics_events` log and the rollups, and deletes them. Analytics reads apply what is
- * pending first, so their answers include every committed write.
+/**
+ * `analytics_inbox`: facts committed by wishlist writes and not yet applied to the log and
+ * rollups, which the applier moves in batches (modules/analytics/facts.ts).
  */
 export async function up(db: Kysely<unknown>, backend: Backend): Promise<void> {
   await withAutoId(db.schema.createTable('analytics_inbox'), backend)

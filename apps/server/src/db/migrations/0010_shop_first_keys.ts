@@ -2,16 +2,11 @@ import { type Kysely, sql } from 'kysely'
 import type { Backend } from '../types.js'
 
 /**
- * docs/api.md, "Shops, plans and settings": every primary key starts with `shop_id`, so that the schema can be
- * distributed by shop on Citus (which enforces uniqueness per shard, so a distributed
- * table's keys must include the distribution column). Three tables took a lone auto id
- * as their key: `reviews` (the API's review `id` is an integer), the `analytics_events` log and the
- * `analytics_inbox` queue. On PostgreSQL their key becomes (shop_id, id); the id keeps its
- * identity sequence, and every query by id already names the shop. The inbox's
- * (shop_id, id) index is the key now, so one index less is written per fact.
- *
- * SQLite keeps `id INTEGER PRIMARY KEY`: an embedded database is never sharded, and
- * SQLite's AUTOINCREMENT exists only on a lone integer key (the rowid).
+ * Every primary key starts with `shop_id`, so the schema can be distributed by shop on Citus
+ * (uniqueness is enforced per shard). On PostgreSQL `reviews`, `analytics_events` and
+ * `analytics_inbox` are keyed (shop_id, id) instead of a lone id (which keeps its sequence),
+ * and the inbox loses its now redundant index. SQLite, never sharded, keeps
+ * `id INTEGER PRIMARY KEY`, the only key AUTOINCREMENT allows.
  */
 export async function up(db: Kysely<unknown>, backend: Backend): Promise<void> {
   if (backend !== 'postgres') return

@@ -2,12 +2,10 @@ import type { Kysely } from 'kysely'
 import type { Backend } from '../types.js'
 
 /**
- * `outbox_fan_outs`: product signals an events request has committed and the webhook worker
- * has not yet written to the outbox (modules/events/product-fan-out.ts). One row per product
- * per request, holding the request's coalesced signals; the worker writes them as outbox
- * events a batch per transaction, advancing `written`, and deletes the row when done. The
- * holders (`customerIds`) are looked up when each batch is written, so a request's cost
- * does not grow with them.
+/**
+ * `outbox_fan_outs`: product signals committed by an events request, one row per product,
+ * that the webhook worker writes to the outbox a batch per transaction (advancing
+ * `written`) with the holders as they are then (modules/events/product-fan-out.ts).
  */
 export async function up(db: Kysely<unknown>, _backend: Backend): Promise<void> {
   await db.schema

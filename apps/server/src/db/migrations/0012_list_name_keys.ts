@@ -3,13 +3,11 @@ import { codePointLength, comparisonKey } from '../../lib/text.js'
 import type { Backend } from '../types.js'
 
 /**
- * List names are compared by `comparisonKey` (NFKC, format characters such as U+200B
- * removed, case-folded) instead of a plain lower-casing; `name_key` (and its unique index
- * per owner) holds the new key. Names that were distinct before and are the same now
- * (`Gifts` and `Gifts\u200b`, `ＧＩＦＴＳ`) cannot keep their names: per owner, the default
- * list, then the oldest list, keeps its name and the later ones get ` (2)`, ` (3)` … (cut
- * to 100 characters), the first suffix whose key is free. A legacy name of format
- * characters only becomes `List (2)`. Nothing is deleted; ids, items and links stay.
+/**
+ * List names are compared by `comparisonKey` (lib/text.ts) instead of lower-casing, held in
+ * `name_key`. Per owner, names that now collide keep their name on the default, then the
+ * oldest list; later ones get the first free ` (2)`, ` (3)` … (cut to 100 characters); a
+ * name of format characters only becomes `List (2)`. Nothing else changes.
  */
 const DEFAULT_LIST_ID = 'default'
 const DEFAULT_LIST_NAME = 'My Wishlist'

@@ -3,21 +3,14 @@ import type { Backend } from '../types.js'
 
 /**
  * Reviews: identity from proof (docs/api.md, "Verified purchases and invitations").
- *
- * - `review_invitations`: one single-use token per product of an `order.created`, the way a
- *   guest-checkout buyer gets a verified review. Keyed (shop_id, token) like share links; the
- *   storefront's lookup has no credentials, so the token alone is indexed too. An order
- *   redelivered with its `order_id` meets the unique (shop_id, order_id, product_id) index
- *   and creates nothing new (NULL order ids never collide).
- * - `reviews.verified_by`: how a verified review was proven (`customer_order` | `invitation`).
- * - One review per product per customer (linked reviews) and per e-mail (unlinked ones): the
- *   single (shop_id, product_id, customer_email) index becomes two partial ones, so an
- *   e-mail typed into an unlinked review never blocks the customer's own review.
- * - `review_votes.client_key`: a pseudonymous key of a guest voter's address, for the
- *   per-address cap on guest helpful votes.
- *
- * Rows written before this migration were verified by a typed e-mail too; they keep the
- * flag only when a linked customer's order proves it, and the aggregates are recounted.
+ * - `review_invitations`: one single-use token per product of an `order.created`; the token
+ *   alone is indexed too (the storefront's lookup has no credentials); a redelivered order
+ *   meets the unique (shop_id, order_id, product_id) index.
+ * - `reviews.verified_by`: `customer_order` | `invitation`.
+ * - One review per product per customer (linked) and per e-mail (unlinked): two partial
+ *   indexes, so an e-mail typed into an unlinked review never blocks the customer's own.
+ * - `review_votes.client_key`: a pseudonymous key of a guest voter's address (per-address cap).
+ * Older rows keep `verified` only when a linked customer's order proves it; aggregates recounted.
  */
 export async function up(db: Kysely<unknown>, backend: Backend): Promise<void> {
   // Idempotent: a database that has the table has had this migration (tests rerun later migrations).

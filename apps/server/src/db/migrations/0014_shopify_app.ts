@@ -2,14 +2,11 @@ import { type Kysely, sql } from 'kysely'
 import type { Backend } from '../types.js'
 
 /**
- * Shopify app mode (docs/api.md, "Shopify app mode"):
- *
- * - `shops.uninstalled_at`: set by the `app/uninstalled` webhook, cleared when the app is
- *   used again; while set, the storefront key and the app proxy are refused and outbound
- *   webhooks wait.
- * - `shopify_webhook_receipts`: one row per processed Shopify webhook (topic and event id),
- *   so a redelivery changes nothing.
- * - `privacy_requests`: `customers/data_request` notifications, newest first per shop.
+/**
+ * Shopify app mode (docs/api.md, "Shopify app mode"): `shops.uninstalled_at` (set by
+ * `app/uninstalled`; while set the storefront key and app proxy are refused and webhooks
+ * wait), `shopify_webhook_receipts` (a redelivery changes nothing) and `privacy_requests`
+ * (`customers/data_request` notifications).
  */
 export async function up(db: Kysely<unknown>, backend: Backend): Promise<void> {
   // Idempotent: a database that has the table has had this migration (tests rerun later migrations).

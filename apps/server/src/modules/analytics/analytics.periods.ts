@@ -1,10 +1,7 @@
 /**
- * Period maths for analytics (pure). Days are UTC epoch days: floor(epoch ms / 86,400,000).
- *
- * "The last N days" is today (UTC, by the server clock) and the N − 1 days before it, so
- * `7d` on a Wednesday covers Thursday of the week before through today. `1y` is 365 days.
- * `all` starts at the shop's first wishlist event (a cart add never moves it). Overview
- * and daily use the same window.
+/**
+ * Period maths for analytics (pure), in UTC epoch days. "The last N days" is today and the
+ * N − 1 days before it (`1y` is 365); `all` starts at the shop's first wishlist event.
  */
 import { DAY_MS } from '../../lib/time.js'
 

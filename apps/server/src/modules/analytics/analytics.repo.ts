@@ -7,13 +7,9 @@ import { type Kysely, sql, type Transaction } from 'kysely'
 import { backendOf, lockedForUpdate } from '../../db/dialect.js'
 import { jsonRows, rowsJson } from '../../db/dialect.js'
 import { precompiled, rowsStatement } from '../../db/precompiled.js'
-import type { Database, OwnerType } from '../../db/schema.js'
+import type { AnalyticsDailyTable, Database, OwnerType } from '../../db/schema.js'
 import { ownedBy } from '../../db/owner-scope.js'
-
-export interface Owner {
-  type: OwnerType
-  id: string
-}
+import type { Owner } from '../auth/auth.types.js'
 
 export interface OwnerProduct {
   owner: Owner
@@ -23,17 +19,9 @@ export interface OwnerProduct {
 /** The key of an (owner, product) pair in the sets below. */
 export const pairKey = (ownerType: OwnerType, ownerId: string, productId: string): string => `${ownerType}:${ownerId}\u0000${productId}`
 
-export interface DailyDelta {
-  adds: number
-  removes: number
-  shoppers: number
-  last_seen: number
-  converted: number
-}
-
-export interface DailyRow extends DailyDelta {
-  day: number
-}
+/** What a batch adds to one day's rollup row. */
+export type DailyDelta = Omit<AnalyticsDailyTable, 'shop_id' | 'day'>
+export type DailyRow = Omit<AnalyticsDailyTable, 'shop_id'>
 
 type Db = Kysely<Database>
 
@@ -326,5 +314,3 @@ export function createAnalyticsRepo(db: Kysely<Database>) {
     },
   }
 }
-
-export type AnalyticsRepo = ReturnType<typeof createAnalyticsRepo>

@@ -3,22 +3,17 @@
  * applies the shop's pending facts, so it includes every committed write, then touches at
  * most one rollup row per day of the history (or `limit` index entries), never the event log.
  */
+import type { Static } from 'typebox'
 import type { Db } from '../../db/types.js'
 import { normalizePlatformId } from '../../lib/platform-ids.js'
 import { now as systemNow } from '../../lib/time.js'
 import type { RequestContext } from '../auth/auth.types.js'
 import { conversionRate, dayOf, formatDay, type Period, windowStart } from './analytics.periods.js'
 import { createAnalyticsRepo } from './analytics.repo.js'
+import type { DailyEntry as DailyEntrySchema } from './analytics.schemas.js'
 import { applyPendingFacts } from './facts.js'
 
-export interface DailyEntry {
-  date: string
-  period: string
-  items_added: number
-  items_removed: number
-  unique_shoppers: number
-  cumulative_total: number
-}
+type DailyEntry = Static<typeof DailyEntrySchema>
 
 type Ctx = Pick<RequestContext, 'shop'>
 

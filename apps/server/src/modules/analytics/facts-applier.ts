@@ -1,9 +1,8 @@
 /**
- * The background applier of analytics facts (facts.ts): every `intervalMs` it applies the
- * pending facts of each shop that has some, so the inbox stays short and an analytics read
- * seldom has more than a moment's facts to apply first. Reads never depend on it: they
- * apply what is pending themselves. Several instances may run one each: a shop another
- * applier holds is skipped until the next pass.
+/**
+ * The background applier (facts.ts): every `intervalMs` it applies each shop's pending facts
+ * so the inbox stays short (reads apply what is pending themselves). With several instances,
+ * a shop another applier holds is skipped until the next pass.
  */
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/schema.js'

@@ -1,37 +1,12 @@
 /**
- * Analytics facts (docs/api.md, "Analytics"): an append-only log kept with rollups. Wishlist operations,
- * merge, import, list deletion, sharing and the events intake (cart adds) all record
- * through `recordFacts`, in the transaction of the change they describe: it writes them to
- * `analytics_inbox`, one row each. `applyPendingFacts` moves them from there, a batch at a
- * time and in inbox order, into the `analytics_events` log and these read models:
- *
- * - `analytics_daily` per (shop, UTC day): adds, removes, distinct shoppers of the day,
- *   `last_seen` (owners whose latest wishlist event is that day) and `converted` (adds of
- *   that day later cart-added by the same owner);
- * - `analytics_shopper_days`: the (day, owner) seen set behind the daily shopper count;
- * - `analytics_shoppers`: each owner's last wishlist-event day, behind `last_seen`;
- * - `analytics_holdings` + `analytics_product_holders`: distinct owners now holding a product;
- * - `analytics_pending_adds`: adds not yet followed by a cart add of the same product.
- *
- * Why two steps: keeping the rollups inside every write cost a single add or remove about
- * a dozen statements and serialised all of a shop's writers on its day row (bench,
- * add+remove). Applied in batches, the facts of many writes share each statement, and an
- * add and a remove of the same product in one batch cancel out of the holdings.
- *
- * Every answer still includes every committed write: analytics reads (and privacy export
- * and erasure) apply the shop's pending facts before they read, and the background applier
- * (facts-applier.ts) keeps the inbox short. One applier at a time per shop: SQLite
- * serialises transactions, PostgreSQL takes a per-shop advisory lock, and a batch leaves
- * the inbox in the transaction that applies it, so each fact is applied exactly once.
- *
- * Wishlist events are add, remove and share; a cart add is not one (it only converts adds).
- * A fact stamped later than the server clock is recorded at the server's "now": analytics
- * never holds a day after today, which is what keeps `activeShoppers` exact (see
- * docs/architecture.md, "Analytics"). The holdings follow the owner's lists as they are
- * when a batch is applied (a fact says which pairs to look at), so they never depend on
- * the order in which concurrent PostgreSQL transactions committed; the other read models
- * are sums and maxima. Code that deletes items without recording removes (customer
- * erasure) calls `syncHoldings` afterwards.
+ * Analytics facts (docs/api.md, "Analytics"): every change records them through `recordFacts`
+ * into `analytics_inbox`, in its own transaction; `applyPendingFacts` moves them, a batch per
+ * transaction and in inbox order, into the `analytics_events` log and the read models.
+ * Applying in batches lets many writes share each statement (a dozen statements per add
+ * when the rollups were kept inside every write). Reads, export and erasure apply the
+ * shop's pending facts first, so answers stay exact; one applier per shop at a time.
+ * Facts later than the server clock are recorded at "now", which keeps `activeShoppers`
+ * exact. Design and figures: docs/architecture.md, "Analytics".
  */
 import type { Insertable, Kysely, Transaction } from 'kysely'
 import { advisoryXactLock } from '../../db/dialect.js'
@@ -39,7 +14,8 @@ import { precompiled, rowsStatement } from '../../db/precompiled.js'
 import type { AnalyticsFactType, Database, OwnerType } from '../../db/schema.js'
 import { now } from '../../lib/time.js'
 import { dayOf } from './analytics.periods.js'
-import { type DailyDelta, type Owner, type OwnerProduct, type PendingAdd, pairKey, type RollupWriter, rollupWriter } from './analytics.repo.js'
+import type { Owner } from '../auth/auth.types.js'
+import { type DailyDelta, type OwnerProduct, type PendingAdd, pairKey, type RollupWriter, rollupWriter } from './analytics.repo.js'
 
 export interface AnalyticsFact {
   type: AnalyticsFactType
@@ -72,12 +48,9 @@ const insertInbox = rowsStatement('analytics_inbox', COLUMNS)
 const insertEvents = rowsStatement('analytics_events', COLUMNS)
 
 /**
- * Facts taken off the inbox per batch (and per transaction of `applyPendingFacts`). On
- * SQLite a batch holds the one connection while it runs, and the requests of its turn
- * wait for it, so it is kept short. Bench, SQLite add+remove, six alternating
- * single-process runs a side: 50 per batch gave p99 3.45-3.86 x p50 against 3.85-4.63 x at
- * 100, for about 5% fewer req/s (7,573 against 7,943 on average, within the runs' noise);
- * earlier, 100 against 500: p99 2.9 x p50 against 4.2 x, 7% fewer req/s.
+ * Facts per batch (and per transaction): on SQLite a batch holds the one connection, so it
+ * is kept short (p99 3.45-3.86 x p50 at 50 against 3.85-4.63 x at 100, for ~5% fewer req/s;
+ * docs/performance.md, "Changes for writes").
  */
 export const APPLY_BATCH = 50
 

@@ -53,5 +53,3 @@ export function createApiKeysRepo(db: Db) {
     },
   }
 }
-
-export type ApiKeysRepo = ReturnType<typeof createApiKeysRepo>

@@ -1,16 +1,10 @@
 /**
- * The merchant dashboard (apps/dashboard, a React app built by Vite) at /dashboard, in
- * every environment. The page itself is public: it signs in with an admin API key and
- * calls the admin API like any other client. index.html is revalidated on every load
- * (it names the current hashed bundles); files under /dashboard/assets/ carry a content
- * hash in their name and are cached for a year. The app's screens are hash routes
- * (/dashboard#/settings), so the page is served at /dashboard and at /dashboard/index.html
- * only; any other path below /dashboard is a 404.
- *
- * In Shopify app mode the page is the embedded app Shopify admin opens in a frame
- * (`/dashboard?shop={shop}.myshopify.com&host=…&id_token=…`): for such a request the page may
- * be framed by that shop's admin only (`frame-ancestors https://{shop} https://admin.shopify.com`,
- * as Shopify requires of embedded apps), and by nothing else otherwise.
+ * The merchant dashboard (apps/dashboard, built by Vite) at /dashboard and
+ * /dashboard/index.html (its screens are hash routes); the page is public and signs in with
+ * an admin API key. index.html is revalidated on every load; hashed files under
+ * /dashboard/assets/ are cached for a year. In Shopify app mode, a request with
+ * `?shop={shop}.myshopify.com` may be framed by that shop's admin only (as Shopify requires
+ * of embedded apps), and by nothing otherwise.
  */
 import { stat } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'

@@ -8,7 +8,7 @@ import addFormats from 'ajv-formats'
 import type { Transaction } from 'kysely'
 import type { Backend, Db } from '../../db/types.js'
 import type { Database } from '../../db/schema.js'
-import { type ErrorDetail, validationDetails, validationError } from '../../lib/errors.js'
+import { type ErrorDetail, invalid, validationDetails } from '../../lib/errors.js'
 import { normalizePlatformId, type PlatformKind } from '../../lib/platform-ids.js'
 import { now } from '../../lib/time.js'
 import { recordFacts } from '../analytics/facts.js'
@@ -114,7 +114,7 @@ export function createEventsService(deps: EventsServiceDeps) {
         details.push({ path: 'body.events', message: `must hold at most ${MAX_ORDER_LINE_ITEMS_PER_BATCH} order line items in all (this request has ${lineItems})` })
       }
     }
-    if (details.length > 0) throw validationError(details, `${details[0]?.path} ${details[0]?.message}`)
+    if (details.length > 0) throw invalid(details)
     return events as PlatformEvent[]
   }
 

@@ -1,19 +1,11 @@
 /**
- * The transactional outbox. Every state change that docs/api.md lists as a webhook event calls
- * `enqueueWebhookEvents` with the transaction that makes the change, so an event exists
- * exactly when its change was committed. The webhook worker turns each row into one
- * delivery per subscribed endpoint and then deletes it.
- *
- * An endpoint receives the events that happen while it is subscribed (webhook-worker.ts),
- * so an event that no active endpoint of the shop takes when it happens can never be
- * delivered: it is not written. The subscriptions are read in the same transaction as the
- * change, so an endpoint that exists when the change commits on SQLite (one writer at a
- * time) is seen; on PostgreSQL an endpoint whose creation commits while the change is in
- * flight may miss that one event, as it may miss any event written just before it.
- * A shop without webhooks (the bench's, for one) writes no outbox rows at all, and the
- * worker has nothing to fan out: bench, add+remove on SQLite, alternating single-process
- * runs: 8,370 / 8,063 / 7,383 req/s against 6,029 / 5,822 / 5,814 (CPU 112–127 against
- * 153–161 µs per request). A shop whose webhooks take the event pays one SELECT more.
+ * The transactional outbox: every change that docs/api.md lists as a webhook event calls
+ * `enqueueWebhookEvents` in its own transaction; the webhook worker turns each row into one
+ * delivery per subscribed endpoint and deletes it. Endpoints receive only events that happen
+ * while they are subscribed, so an event no active endpoint takes is not written (the
+ * subscriptions are read in the change's transaction; on PostgreSQL an endpoint created while
+ * the change is in flight may miss it). A shop without webhooks writes no outbox rows
+ * (add+remove on SQLite +38% req/s; docs/architecture.md, "Events").
  */
 import type { Transaction } from 'kysely'
 import { precompiled, rowsStatement } from '../../db/precompiled.js'

@@ -1,20 +1,12 @@
 /**
- * Bounded fan-out of product signals. An events request may change thousands of variants of
- * a product that thousands of people hold; written as it was (an outbox row per signal, each
- * with the holders' ids, in the request's transaction) one request wrote hundreds of MB while
- * every other request of the server waited for its transaction.
- *
- * - One request emits at most one signal per (product, variant, signal): the updates of a
- *   product repeated in a batch are applied in order, and their signals coalesced, keeping
- *   the `before` of the first and the `after` of the last (`coalesce`).
- * - The request writes those signals as ONE queued fan-out per product (`queueProductSignals`),
- *   in its own transaction, so the fan-out exists exactly when the change committed. It
- *   writes no outbox rows for them, and does not look the holders up: its cost follows the
- *   size of its body, not the number of holders or the variants × signals it causes.
- * - The webhook worker writes the queued signals to the outbox, FAN_OUT_BATCH per
- *   transaction, outside the request (`writeQueuedSignals`), each batch with the holders
- *   as they are then: `wishlistCount` and the first MAX_CUSTOMER_IDS customer ids. An erased
- *   customer holds nothing, so a fan-out still queued never lists them.
+ * Bounded fan-out of product signals: one events request may change thousands of variants of
+ * products thousands of people hold, so it must not write the outbox rows itself (it once
+ * wrote hundreds of MB while every other request waited for its transaction).
+ * - A request coalesces its signals to one per (product, variant, signal), first `before`,
+ *   last `after` (`coalesce`), and queues them as ONE row per product in its own transaction
+ *   (`queueProductSignals`), without looking the holders up.
+ * - The webhook worker writes them to the outbox, FAN_OUT_BATCH per transaction
+ *   (`writeQueuedSignals`), with the holders as they are then (an erased customer is gone).
  */
 import type { Transaction } from 'kysely'
 import type { Backend, Db } from '../../db/types.js'

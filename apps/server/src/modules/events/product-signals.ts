@@ -1,10 +1,8 @@
 /**
- * docs/api.md, "Platform events": what a `product.updated` means for the people who wishlisted the product,
- * compared with the last known state of each variant:
- * - back_in_stock: inventory goes from ≤ 0 to > 0;
- * - price_dropped: the price falls;
- * - low_stock: inventory goes from ≥ 5 to 1..4.
- * A variant (or product) seen for the first time only sets the baseline.
+/**
+ * docs/api.md, "Platform events": what a `product.updated` means for a variant's holders:
+ * back_in_stock (inventory ≤ 0 → > 0), price_dropped (price falls), low_stock (≥ 5 → 1..4).
+ * A variant seen for the first time only sets the baseline.
  */
 export interface VariantState {
   variant_id: string

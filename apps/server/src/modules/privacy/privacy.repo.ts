@@ -1,10 +1,7 @@
 /**
- * Kysely queries of privacy requests (docs/api.md, "Privacy and export"): everything held about one customer,
- * its erasure, and the shop's item export. Every query filters by `shop_id`.
- *
- * Tables that hold a wishlist owner's data are listed once, in OWNER_TABLES below: a
- * module that adds a per-owner table adds one line there and both export-side counts and
- * the erase pick it up.
+/**
+ * Kysely queries of privacy requests (docs/api.md, "Privacy and export"): one customer's
+ * data, its erasure, the shop's item export. Per-owner tables are listed once (OWNER_TABLES).
  */
 import { type ExpressionBuilder, type Kysely, sql, type Transaction } from 'kysely'
 import type { Backend, Db } from '../../db/types.js'
@@ -16,11 +13,10 @@ import { ownedBy } from '../../db/owner-scope.js'
 type Trx = Transaction<Database>
 
 /**
- * Per-owner tables (columns `shop_id`, `owner_type`, `owner_id`) and what erasure does to them.
- * - `delete`: the rows are the customer's data and go (children before parents).
- * - `pseudonymize`: the rows feed figures that must keep their counts (docs/api.md, "Privacy and export":
- *   "analytics rollups keep their counts"); `owner_id` is replaced by one random pseudonym
- *   per erasure, so distinct-shopper and same-shopper figures computed from them stay exact.
+/**
+ * Per-owner tables and what erasure does to them: `delete` (children before parents), or
+ * `pseudonymize` (figures keep their counts: one random pseudonym per erasure keeps
+ * distinct-shopper figures exact).
  */
 export const OWNER_TABLES = {
   share_links: 'delete',

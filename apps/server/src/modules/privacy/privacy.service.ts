@@ -4,6 +4,7 @@
  * shop as CSV, streamed in batches (constant memory).
  */
 import { randomBytes } from 'node:crypto'
+import type { Static } from 'typebox'
 import type { Backend, Db } from '../../db/types.js'
 import { csvRecord } from '../../lib/csv.js'
 import { isoMillis, now } from '../../lib/time.js'
@@ -16,6 +17,7 @@ import { DEFAULT_LIST_ID, DEFAULT_LIST_NAME } from '../wishlists/wishlists.schem
 import { applyPendingFacts, applyPendingFactsIn, syncHoldings } from '../analytics/facts.js'
 import { eraseCustomerFromWebhooks } from '../webhooks/customer-erasure.js'
 import { createPrivacyRepo, OWNER_TABLES, type OwnerTable, type PrivacyRepo } from './privacy.repo.js'
+import type { ErasedCounts as ErasedCountsSchema } from './privacy.schemas.js'
 
 /** The CLI has no request; it passes `{shop}` alone. */
 export type PrivacyContext = Pick<RequestContext, 'shop'>
@@ -27,18 +29,7 @@ export interface CustomerRequest {
   email?: string | undefined
 }
 
-export interface ErasedCounts {
-  wishlists: number
-  items: number
-  shareLinks: number
-  reviewsAnonymized: number
-  helpfulVotes: number
-  purchases: number
-  reviewInvitations: number
-  analyticsEventsPseudonymized: number
-  /** Pending deliveries cancelled or rewritten without the customer (webhooks/customer-erasure.ts). */
-  webhookDeliveries: number
-}
+type ErasedCounts = Static<typeof ErasedCountsSchema>
 
 export const CSV_HEADER = ['customer_id', 'wishlist_id', 'list_name', 'product_id', 'variant_id', 'handle', 'added_at'] as const
 

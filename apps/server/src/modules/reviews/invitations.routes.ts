@@ -3,11 +3,10 @@
  * reviews interface's shapes) and the merchant's list (admin token; the `{ok, data}` envelope).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errors, Ok } from '../../lib/http-schemas.js'
+import { errors, Ok, reviewErrors } from '../../lib/http-schemas.js'
 import { platformIdOf } from '../../lib/platform-ids.js'
 import { InvitationList, InvitationListQuery, InvitationLookup, InvitationParams } from './invitations.schemas.js'
 import { INVITATION_PATH, type InvitationsService } from './invitations.service.js'
-import { reviewErrors } from './reviews.routes.js'
 
 export const invitationsRoutes: FastifyPluginAsyncTypebox<{ invitations: InvitationsService }> = async (app, { invitations }) => {
   app.get(

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto'
 import type { Transaction } from 'kysely'
 import type { Db } from '../../db/types.js'
 import type { Database, ReviewInvitationRow } from '../../db/schema.js'
-import { AppError, notFound } from '../../lib/errors.js'
+import { invalid, notFound } from '../../lib/errors.js'
 import { DAY_MS, isoMillis, isoSeconds, now } from '../../lib/time.js'
 import type { RequestContext } from '../auth/auth.types.js'
 import { enqueueWebhookEvents } from '../events/outbox.js'
@@ -48,7 +48,7 @@ export interface InvitedOrder {
  */
 export async function claimInvitation(trx: Db, shopId: string, token: string, productId: string, at: number): Promise<ReviewInvitationRow> {
   const claimed = await repo.claim(trx, shopId, token, at)
-  const refuse = (path: string, message: string) => new AppError('VALIDATION_ERROR', `${path} ${message}`, [{ path, message }])
+  const refuse = (path: string, message: string) => invalid([{ path, message }])
   if (!claimed) {
     const row = await repo.ofShop(trx, shopId, token)
     if (!row) throw refuse('body.invitation', 'is not a review invitation of this shop')

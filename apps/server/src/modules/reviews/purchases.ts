@@ -17,12 +17,10 @@ export interface Purchase {
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase()
 
 /**
- * Records that the buyer (customer id and/or e-mail) bought these products, then marks the
- * reviews linked to that customer (by its token, or an invitation of its order) of these
- * products `verifiedPurchase`, updating the aggregates of approved ones. An e-mail never
- * links or verifies a review: anyone may type one. The e-mail record stays for the
- * customer's privacy export. Reviews submitted later for a recorded purchase are verified
- * at submit time. Returns the number of reviews newly marked verified. Idempotent.
+/**
+ * Records the purchase (customer id and/or e-mail), then marks that customer's linked reviews
+ * of these products verified (aggregates of approved ones updated). An e-mail never links or
+ * verifies a review: anyone may type one. Idempotent; returns how many became verified.
  */
 export async function recordPurchase(trx: Db, shopId: string, purchase: Purchase, at: number = now()): Promise<{ verified: number }> {
   const customerId = purchase.customerId ? normalizePlatformId(purchase.customerId, 'Customer') : null

@@ -23,6 +23,25 @@ export interface Contribution {
   has_photos: number
 }
 
+/** A product's approved reviews that pass the filters. */
+function approvedOf(db: Db, shopId: string, productId: string, f: ReviewFilters) {
+  let q = db.selectFrom('reviews').where('shop_id', '=', shopId).where('product_id', '=', productId).where('status', '=', 'approved')
+  if (f.rating !== undefined) q = q.where('rating', '=', f.rating)
+  if (f.verified !== undefined) q = q.where('verified', '=', f.verified ? 1 : 0)
+  if (f.withPhotos !== undefined) q = q.where('has_photos', '=', f.withPhotos ? 1 : 0)
+  return q
+}
+
+type AdminFilters = { status?: ReviewStatus | undefined; productId?: string | undefined }
+
+/** The shop's reviews, of one status and/or product when given. */
+function moderatedOf(db: Db, shopId: string, f: AdminFilters) {
+  let q = db.selectFrom('reviews').where('shop_id', '=', shopId)
+  if (f.status !== undefined) q = q.where('status', '=', f.status)
+  if (f.productId !== undefined) q = q.where('product_id', '=', f.productId)
+  return q
+}
+
 export const reviewsRepo = {
   async insert(db: Db, row: Insertable<ReviewsTable>): Promise<number> {
     const { id } = await db.insertInto('reviews').values(row).returning('id').executeTakeFirstOrThrow()
@@ -44,46 +63,17 @@ export const reviewsRepo = {
 
   /** One page of a product's approved reviews, in one of the five documented orders (each backed by an index). */
   approvedPage(db: Db, shopId: string, productId: string, filters: ReviewFilters, sort: ReviewSort, limit: number, offset: number) {
-    let q = db
-      .selectFrom('reviews')
-      .selectAll()
-      .where('shop_id', '=', shopId)
-      .where('product_id', '=', productId)
-      .where('status', '=', 'approved')
-    if (filters.rating !== undefined) q = q.where('rating', '=', filters.rating)
-    if (filters.verified !== undefined) q = q.where('verified', '=', filters.verified ? 1 : 0)
-    if (filters.withPhotos !== undefined) q = q.where('has_photos', '=', filters.withPhotos ? 1 : 0)
-    switch (sort) {
-      case 'oldest':
-        q = q.orderBy('created_at', 'asc').orderBy('id', 'asc')
-        break
-      case 'highest':
-        q = q.orderBy('rating', 'desc').orderBy('created_at', 'desc').orderBy('id', 'desc')
-        break
-      case 'lowest':
-        q = q.orderBy('rating', 'asc').orderBy('created_at', 'desc').orderBy('id', 'desc')
-        break
-      case 'most_helpful':
-        q = q.orderBy('helpful_count', 'desc').orderBy('created_at', 'desc').orderBy('id', 'desc')
-        break
-      default:
-        q = q.orderBy('created_at', 'desc').orderBy('id', 'desc')
-    }
-    return q.limit(limit).offset(offset)
+    let q = approvedOf(db, shopId, productId, filters).selectAll()
+    if (sort === 'oldest') return q.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).offset(offset)
+    if (sort === 'highest' || sort === 'lowest') q = q.orderBy('rating', sort === 'highest' ? 'desc' : 'asc')
+    if (sort === 'most_helpful') q = q.orderBy('helpful_count', 'desc')
+    // Newest first, and so every other order's ties.
+    return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset)
   },
 
   /** Only for filter combinations the aggregate cannot answer (e.g. rating and verified together). */
   async countApproved(db: Db, shopId: string, productId: string, filters: ReviewFilters): Promise<number> {
-    let q = db
-      .selectFrom('reviews')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('shop_id', '=', shopId)
-      .where('product_id', '=', productId)
-      .where('status', '=', 'approved')
-    if (filters.rating !== undefined) q = q.where('rating', '=', filters.rating)
-    if (filters.verified !== undefined) q = q.where('verified', '=', filters.verified ? 1 : 0)
-    if (filters.withPhotos !== undefined) q = q.where('has_photos', '=', filters.withPhotos ? 1 : 0)
-    const row = await q.executeTakeFirstOrThrow()
+    const row = await approvedOf(db, shopId, productId, filters).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
     return Number(row.n)
   },
 
@@ -155,19 +145,14 @@ export const reviewsRepo = {
   },
 
   /** Moderation queue: any status, optionally one status and/or product; pending first when no status is given. */
-  adminPage(db: Db, shopId: string, f: { status?: ReviewStatus | undefined; productId?: string | undefined }, limit: number, offset: number) {
-    let q = db.selectFrom('reviews').selectAll().where('shop_id', '=', shopId)
-    if (f.status !== undefined) q = q.where('status', '=', f.status)
-    if (f.productId !== undefined) q = q.where('product_id', '=', f.productId)
+  adminPage(db: Db, shopId: string, f: AdminFilters, limit: number, offset: number) {
+    let q = moderatedOf(db, shopId, f).selectAll()
     if (f.status === undefined) q = q.orderBy(sql`case when status = 'pending' then 0 else 1 end`)
     return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset)
   },
 
-  async adminCount(db: Db, shopId: string, f: { status?: ReviewStatus | undefined; productId?: string | undefined }): Promise<number> {
-    let q = db.selectFrom('reviews').select((eb) => eb.fn.countAll<number>().as('n')).where('shop_id', '=', shopId)
-    if (f.status !== undefined) q = q.where('status', '=', f.status)
-    if (f.productId !== undefined) q = q.where('product_id', '=', f.productId)
-    return Number((await q.executeTakeFirstOrThrow()).n)
+  async adminCount(db: Db, shopId: string, f: AdminFilters): Promise<number> {
+    return Number((await moderatedOf(db, shopId, f).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n)
   },
 
   /** True when the vote is new. */

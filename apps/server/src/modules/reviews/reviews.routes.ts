@@ -6,8 +6,9 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Ajv } from 'ajv'
-import { type TSchema, Type } from 'typebox'
+import { Type } from 'typebox'
 import { clientAddress } from '../../plugins/auth.js'
+import { reviewErrors } from '../../lib/http-schemas.js'
 import type { Access } from '../auth/auth.types.js'
 import type { ReviewsService } from './reviews.service.js'
 import {
@@ -27,13 +28,6 @@ import {
 } from './reviews.schemas.js'
 
 const allErrors = new Ajv({ allErrors: true, coerceTypes: false, useDefaults: true, strict: false })
-
-/** Error responses of the reviews interface for OpenAPI (`{error}`, no `ok`). */
-export function reviewErrors(...statuses: number[]): Record<number, TSchema> {
-  const out: Record<number, TSchema> = {}
-  for (const s of statuses) out[s] = Type.Ref('ReviewsError')
-  return out
-}
 
 export const reviewsRoutes: FastifyPluginAsyncTypebox<{ reviews: ReviewsService }> = async (app, { reviews }) => {
   const open = { access: ['storefront', 'guest', 'customer', 'admin'] as Access[] }

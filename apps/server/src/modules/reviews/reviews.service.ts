@@ -6,7 +6,7 @@
 import type { Db } from '../../db/types.js'
 import { isUniqueViolation } from '../../db/dialect.js'
 import type { ReviewRow, ReviewStatus, ReviewVerification, VoterType } from '../../db/schema.js'
-import { AppError, type ErrorDetail, notFound } from '../../lib/errors.js'
+import { AppError, type ErrorDetail, invalid, notFound } from '../../lib/errors.js'
 import { normalizePlatformId, platformIdOf, platformIdRule } from '../../lib/platform-ids.js'
 import { codePointLength, isEmailAddress } from '../../lib/text.js'
 import { pseudonymousAddress } from '../../lib/client-address.js'
@@ -96,15 +96,13 @@ function cleanSubmission(input: SubmitInput): CleanSubmission {
     }
     if (!ok) details.push({ path: `body.photos.${i}`, message: `must be an https URL of at most ${LIMITS.photoUrl} characters`, index: i })
   })
-  if (details.length > 0) throw new AppError('VALIDATION_ERROR', `${details[0]?.path} ${details[0]?.message}`, details)
+  if (details.length > 0) throw invalid(details)
   return { productId: productId as string, email, name, rating: input.rating, title, body, photos, invitation: input.invitation }
 }
 
 function cleanReply(raw: string): string {
   const body = raw.trim()
-  if (codePointLength(body) < 1 || codePointLength(body) > LIMITS.reply) {
-    throw new AppError('VALIDATION_ERROR', `body.body must be 1 to ${LIMITS.reply} characters`, [{ path: 'body.body', message: `must be 1 to ${LIMITS.reply} characters` }])
-  }
+  if (codePointLength(body) < 1 || codePointLength(body) > LIMITS.reply) throw invalid([{ path: 'body.body', message: `must be 1 to ${LIMITS.reply} characters` }])
   return body
 }
 

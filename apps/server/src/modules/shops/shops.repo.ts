@@ -42,5 +42,3 @@ export function createShopsRepo(db: Db) {
     },
   }
 }
-
-export type ShopsRepo = ReturnType<typeof createShopsRepo>

@@ -1,15 +1,10 @@
 /**
- * What erasing a customer does to the webhook events that name them and wait to be sent:
- * outbox rows not yet fanned out and pending deliveries. Generic over event names: an event
- * is about a customer when its `data.customerId` is theirs; a product signal lists them
- * among `data.customerIds`.
- * - An event about the customer is cancelled: its outbox row is deleted; its delivery is
- *   marked failed ("cancelled: customer erased") with its body emptied, and is never sent
- *   (an attempt in flight at that moment cannot be recalled; its outcome is not recorded).
- * - A list that names them among others loses their id and stays pending, signed anew at
- *   its next attempt; a list that named only them (not `truncated`) is cancelled like the above.
- * Signals still queued (events/product-fan-out.ts) name nobody yet: their holders are read
- * when they are written, after the erasure.
+ * What erasing a customer does to the webhook events that wait to be sent (outbox rows and
+ * pending deliveries): an event about them (`data.customerId`) is cancelled (outbox row
+ * deleted; delivery failed with "cancelled: customer erased", body emptied); a list naming
+ * them among others (`data.customerIds`) loses their id and stays pending, cancelled when
+ * they were its only id (and it was not `truncated`). Queued product signals name nobody
+ * yet: their holders are read after the erasure.
  */
 import { sql, type Transaction } from 'kysely'
 import type { Backend } from '../../db/types.js'

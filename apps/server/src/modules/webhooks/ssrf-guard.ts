@@ -1,11 +1,9 @@
 /**
- * SSRF guard for webhook targets (docs/api.md, "Webhooks": which targets are refused).
- *
- * Node skips a socket's `lookup` hook for IP literals, so literals are classified here
- * directly, after WHATWG URL parsing has normalised every IPv4 spelling (`2130706433`,
- * `0x7f.0.0.1`, `127.1`) to dotted decimal. Names are resolved at delivery time by
- * `guardedLookup`, which keeps only public addresses; the socket connects to the address
- * that was checked (no second resolution, so no DNS-rebinding window).
+/**
+ * SSRF guard for webhook targets (docs/api.md, "Webhooks"). Node skips a socket's `lookup`
+ * hook for IP literals, so literals are classified here (WHATWG URL parsing has normalised
+ * every IPv4 spelling); names are resolved at delivery by `guardedLookup`, and the socket
+ * connects to the checked address (no DNS-rebinding window).
  */
 import dns from 'node:dns'
 import type { LookupAddress, LookupOptions } from 'node:dns'

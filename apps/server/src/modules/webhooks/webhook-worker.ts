@@ -1,32 +1,22 @@
 /**
- * The delivery worker. Each pass:
- * 1. fans outbox rows out into one delivery per endpoint that existed and was subscribed when
- *    the event was written, and deletes the rows (the deliveries hold the bodies they send),
- *    in one transaction; when the outbox is empty it writes the next batch of queued product
- *    signals to it (events/product-fan-out.ts), a bounded number of batches per pass;
- * 2. claims due deliveries under a lease (PostgreSQL: FOR UPDATE SKIP LOCKED, so several
- *    worker processes never claim the same delivery), sends them concurrently and settles
- *    each. A lease left by a dead process expires, and the delivery is tried again.
- *    The in-flight slots are shared fairly across shops (`shareOf`), so one shop's slow or
- *    dead endpoints never hold back another shop's due deliveries.
- * Every hour (and on its first pass) the running worker also deletes the settled
- * deliveries older than WEBHOOK_DELIVERY_RETENTION_DAYS, with their attempts (`purgeSettled`),
- * and the receipts of Shopify's webhooks past their retention (`purgeReceipts`).
- * `stop()` lets the attempts in flight finish (drain) before it resolves.
+ * The delivery worker. Each pass fans outbox rows out into one delivery per endpoint that was
+ * subscribed when the event was written (deleting the rows; when the outbox is empty it
+ * writes queued product signals to it), then claims due deliveries under a lease (PostgreSQL:
+ * SKIP LOCKED), sends them concurrently and settles each; a dead process's lease expires.
+ * In-flight slots are shared fairly across shops (`shareOf`). Hourly it purges settled
+ * deliveries past WEBHOOK_DELIVERY_RETENTION_DAYS and Shopify's webhook receipts past their
+ * retention (`purgeReceipts`); `stop()` drains the attempts in flight.
  */
 import { randomBytes } from 'node:crypto'
 import type { Config } from '../../config.js'
 import type { Storage } from '../../db/connect.js'
-import type { WebhookDeliveriesTable } from '../../db/schema.js'
-import { newOrderedId } from '../../lib/ids.js'
 import { isoMillis, now } from '../../lib/time.js'
-import type { Insertable } from 'kysely'
 import { hasQueuedSignals, writeQueuedSignals } from '../events/product-fan-out.js'
 import { hasReceiptsBefore, purgeReceiptsBefore, RECEIPT_RETENTION_MS } from '../shopify/webhook-receipts.js'
 import { attemptDelivery } from './delivery.js'
 import type { ResolveHost } from './ssrf-guard.js'
 import { createWebhookSender, type WebhookSender } from './webhook-sender.js'
-import { createWebhooksRepo, type DeliveryRow, type EndpointRow } from './webhooks.repo.js'
+import { createWebhooksRepo, type DeliveryRow, type EndpointRow, newDelivery } from './webhooks.repo.js'
 
 export interface WorkerLog {
   info(obj: object, msg?: string): void
@@ -50,15 +40,11 @@ export interface WebhookWorkerOptions {
   /** Deliveries claimed per pass. */
   batchSize?: number
   /**
-   * Attempts in flight at once (default 2 × batchSize): the loop claims more as slots free up.
-   * Shared across shops (`shareOf`); a shop with nothing in flight may still start one
-   * attempt when they are all taken, up to twice as many in all.
+   * Attempts in flight at once (default 2 × batchSize), shared across shops (`shareOf`); a shop
+   * with none in flight may still start one when all are taken, up to twice as many in all.
    */
   maxInFlight?: number
-  /**
-   * Attempts in flight per endpoint before the worker stops claiming its deliveries (default
-   * 5), so that a slow or hanging receiver cannot take every slot from the healthy ones.
-   */
+  /** Attempts in flight per endpoint (default 5), so a hanging receiver cannot take every slot. */
   maxInFlightPerEndpoint?: number
 }
 
@@ -71,11 +57,7 @@ export interface WebhookWorker {
   readonly id: string
   /** One pass: fan out the outbox, then claim and send one batch of due deliveries. */
   runOnce(): Promise<PassResult>
-  /**
-   * Deletes settled deliveries (and their attempts) last changed more than the retention
-   * before `now`, in at most 40 transactions of 250; returns how many, and whether some are
-   * left for the next run. Nothing with a retention of 0 days.
-   */
+  /** Deletes settled deliveries (with their attempts) past the retention (0 days: none), at most 40 × 250 per run. */
   purgeSettled(now?: number): Promise<{ purged: number; more: boolean }>
   /**
    * Deletes the receipts of Shopify's webhooks taken more than RECEIPT_RETENTION_MS before
@@ -141,7 +123,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
       const domains = new Map((await repo.shopDomains(trx, shopIds)).map((s) => [s.id, s.domain]))
       const endpoints = await repo.activeEndpoints(trx, shopIds)
       const at = now()
-      const deliveries: Insertable<WebhookDeliveriesTable>[] = []
+      const deliveries: DeliveryRow[] = []
       for (const row of rows) {
         const domain = domains.get(row.shop_id)
         if (domain === undefined) continue
@@ -153,23 +135,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
           // Endpoints receive the events that happened while they were subscribed.
           if (ep.shop_id !== row.shop_id || ep.created_at > row.created_at || !subscribes(ep, row.event)) continue
           body ??= deliveryBody(row.event, domain, row.occurred_at, JSON.parse(row.payload))
-          deliveries.push({
-            shop_id: row.shop_id,
-            id: newOrderedId('dlv'),
-            webhook_id: ep.id,
-            message_id: row.id,
-            event: row.event,
-            body,
-            status: 'pending',
-            attempts: 0,
-            next_attempt_at: at,
-            locked_until: null,
-            locked_by: null,
-            last_status_code: null,
-            last_error: null,
-            created_at: at,
-            updated_at: at,
-          })
+          deliveries.push(newDelivery({ shop_id: row.shop_id, webhook_id: ep.id, message_id: row.id, event: row.event, body, next_attempt_at: at }, at))
         }
       }
       await repo.insertDeliveries(trx, deliveries)

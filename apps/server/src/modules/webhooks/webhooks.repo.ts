@@ -8,9 +8,32 @@ import type { Backend, Db } from '../../db/types.js'
 import { lockShopRow, lockSkippingLocked } from '../../db/dialect.js'
 import type { Database, DeliveryStatus, WebhookDeliveriesTable, WebhookEndpointsTable } from '../../db/schema.js'
 import type { Insertable, Selectable } from 'kysely'
+import { newOrderedId } from '../../lib/ids.js'
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>
+
+/** A new pending delivery: no attempt made, no lease (`locked_by` only for a test delivery its request attempts itself). */
+export const newDelivery = (
+  d: Pick<DeliveryRow, 'shop_id' | 'webhook_id' | 'message_id' | 'event' | 'body' | 'next_attempt_at'> & { locked_by?: string },
+  at: number,
+): DeliveryRow => ({
+  shop_id: d.shop_id,
+  id: newOrderedId('dlv'),
+  webhook_id: d.webhook_id,
+  message_id: d.message_id,
+  event: d.event,
+  body: d.body,
+  status: 'pending',
+  attempts: 0,
+  next_attempt_at: d.next_attempt_at,
+  locked_until: null,
+  locked_by: d.locked_by ?? null,
+  last_status_code: null,
+  last_error: null,
+  created_at: at,
+  updated_at: at,
+})
 type Executor = Kysely<Database> | Transaction<Database>
 
 /**
@@ -122,11 +145,7 @@ export function createWebhooksRepo(db: Db, backend: Backend) {
       ).execute()
     },
 
-    /**
-     * Deletes outbox rows that have been fanned out: their deliveries hold what is sent, so
-     * the outbox keeps only what is still to dispatch. One statement per shop (a pass's rows
-     * are nearly always one or a few shops), not one per row.
-     */
+    /** Deletes fanned-out outbox rows (their deliveries hold what is sent): one statement per shop, not per row. */
     async deleteDispatched(trx: Transaction<Database>, rows: { shop_id: string; id: string }[]): Promise<void> {
       const idsByShop = new Map<string, string[]>()
       for (const r of rows) {
@@ -153,9 +172,8 @@ export function createWebhooksRepo(db: Db, backend: Backend) {
     },
 
     /**
-     * Whether a pass has anything to do: undispatched outbox rows or due deliveries. Plain
-     * reads, so an idle worker writes nothing (no empty transaction, no UPDATE of no rows),
-     * which also leaves the page cache's change stamp (db/connect.ts) where it was.
+     * Whether a pass has anything to do. Plain reads, so an idle worker writes nothing, which
+     * also leaves the page cache's change stamp (db/connect.ts) where it was.
      */
     async hasUndispatched(): Promise<boolean> {
       return (await db.selectFrom('outbox').select('id').where('dispatched', '=', 0).limit(1).executeTakeFirst()) !== undefined
@@ -165,11 +183,7 @@ export function createWebhooksRepo(db: Db, backend: Backend) {
       return (await dueDeliveries({ ...opts, limit: 1 }).executeTakeFirst()) !== undefined
     },
 
-    /**
-     * Claims up to `limit` due deliveries for `leaseMs`: one UPDATE whose subquery skips rows
-     * other workers hold (PostgreSQL). A lease that runs out (its worker died) makes the
-     * delivery due again.
-     */
+    /** Claims up to `limit` due deliveries for `leaseMs` in one UPDATE (PostgreSQL: skipping rows other workers hold). */
     claimDue(opts: DueQuery & { leaseMs: number; claimToken: string }): Promise<DeliveryRow[]> {
       const due = lockSkippingLocked(dueDeliveries(opts), backend)
       return db
@@ -238,9 +252,8 @@ export function createWebhooksRepo(db: Db, backend: Backend) {
     },
 
     /**
-     * Deletes up to `limit` settled deliveries (succeeded or failed; pending ones are never
-     * touched) last changed before `cutoff`, oldest first, with their attempts, in one
-     * transaction; returns how many. Rows another worker is deleting are skipped (PostgreSQL).
+     * Deletes up to `limit` settled (never pending) deliveries last changed before `cutoff`,
+     * oldest first, with their attempts, in one transaction (PostgreSQL: skipping rows locked).
      */
     purgeSettled(cutoff: number, limit: number): Promise<number> {
       return db.transaction().execute(async (trx) => {

@@ -14,7 +14,7 @@ import { newWebhookSecret } from './signing.js'
 import { refuseTargetUrl, type TargetPolicy } from './ssrf-guard.js'
 import type { WebhookSender } from './webhook-sender.js'
 import { deliveryBody } from './webhook-worker.js'
-import { createWebhooksRepo, type DeliveryRow, type EndpointRow } from './webhooks.repo.js'
+import { createWebhooksRepo, type DeliveryRow, type EndpointRow, newDelivery } from './webhooks.repo.js'
 import { MAX_WEBHOOKS_PER_SHOP } from './webhooks.schemas.js'
 
 export interface Webhook {
@@ -117,24 +117,9 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
       if (!endpoint) throw notFound('Webhook')
       const at = now()
       const claimToken = newId('req')
-      const delivery: DeliveryRow = {
-        shop_id: ctx.shop.id,
-        id: newOrderedId('dlv'),
-        webhook_id: endpoint.id,
-        message_id: newOrderedId('msg'),
-        event: 'webhook.test',
-        body: deliveryBody('webhook.test', ctx.shop.domain, at, { webhookId: endpoint.id, message: 'This is a test event from the wishlist service.' }),
-        status: 'pending',
-        attempts: 0,
-        // Never due for the worker: this request makes the one attempt itself.
-        next_attempt_at: null,
-        locked_until: null,
-        locked_by: claimToken,
-        last_status_code: null,
-        last_error: null,
-        created_at: at,
-        updated_at: at,
-      }
+      const body = deliveryBody('webhook.test', ctx.shop.domain, at, { webhookId: endpoint.id, message: 'This is a test event from the wishlist service.' })
+      // Never due for the worker: this request makes the one attempt itself.
+      const delivery = newDelivery({ shop_id: ctx.shop.id, webhook_id: endpoint.id, message_id: newOrderedId('msg'), event: 'webhook.test', body, next_attempt_at: null, locked_by: claimToken }, at)
       await repo.insertDeliveries(db, [delivery])
       const outcome = await attemptDelivery(
         { db, repo, sender: deps.sender, retryScheduleSec: deps.retryScheduleSec, workerId: ctx.requestId },

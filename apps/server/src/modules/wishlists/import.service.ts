@@ -4,6 +4,7 @@
  * already stored, repeated within the call, or beyond the item limit. Records analytics
  * adds; emits no webhooks. `dry_run` computes the same figures and writes nothing.
  */
+import type { Static } from 'typebox'
 import type { Db } from '../../db/types.js'
 import { platformIdOf } from '../../lib/platform-ids.js'
 import { now } from '../../lib/time.js'
@@ -11,29 +12,14 @@ import type { Owner, RequestContext } from '../auth/auth.types.js'
 import { type AnalyticsFact, recordFacts } from '../analytics/facts.js'
 import { createWishlistsRepo, type NewItem, type WishlistsRepo } from './wishlists.repo.js'
 import { addedAtOf, addFacts, serializeMetadata } from './wishlists.service.js'
-import { DEFAULT_LIST_ID, ITEM_LIMIT } from './wishlists.schemas.js'
+import { DEFAULT_LIST_ID, type ImportBody, type ImportResult, ITEM_LIMIT } from './wishlists.schemas.js'
 
-export interface ImportItemInput {
-  customer_id: string
-  product_id: string
-  variant_id?: string | undefined
-  handle?: string | undefined
-  added_at?: string | undefined
-  metadata?: object | undefined
-}
-
-export interface ImportResult {
-  customers: number
-  imported: number
-  skipped: number
-  dry_run: boolean
-}
 
 export function createImportService(deps: { db: Db }, repo: WishlistsRepo = createWishlistsRepo()) {
   const { db } = deps
 
   return {
-    async run(ctx: RequestContext, input: ImportItemInput[], dryRun: boolean): Promise<ImportResult> {
+    async run(ctx: RequestContext, input: Static<typeof ImportBody>['items'], dryRun: boolean): Promise<Static<typeof ImportResult>> {
       const shopId = ctx.shop.id
       const at = now()
       // Validate everything first: one bad item refuses the whole call, naming its index.

@@ -1,15 +1,11 @@
 /** Wishlist items as the API shows them, and the webhook `data` that names their owner. */
+import type { Static } from 'typebox'
 import { isoMillis } from '../../lib/time.js'
 import type { Owner } from '../auth/auth.types.js'
 import type { ItemRow } from './wishlists.repo.js'
+import type { WishlistItem } from './wishlists.schemas.js'
 
-export interface ItemView {
-  productId: string
-  variantId: string | null
-  handle?: string
-  metadata?: Record<string, unknown>
-  addedAt: string
-}
+export type ItemView = Static<typeof WishlistItem>
 
 export function itemView(row: ItemRow): ItemView {
   const view: ItemView = { productId: row.product_id, variantId: row.variant_id, addedAt: isoMillis(row.added_at) }

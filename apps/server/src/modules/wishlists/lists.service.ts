@@ -2,6 +2,7 @@
  * Multi-wishlist (docs/api.md, "Wishlists", lists): the implicit default list, named lists, move.
  * The default list has a row only once renamed; its name is "My Wishlist" until then.
  */
+import type { Static } from 'typebox'
 import type { Db } from '../../db/types.js'
 import { AppError, notFound } from '../../lib/errors.js'
 import { newId } from '../../lib/ids.js'
@@ -14,15 +15,9 @@ import { multiWishlistActive, requireMultiWishlist } from '../shops/plans.js'
 import { assertListExists } from './list-scope.js'
 import { createWishlistsRepo, type WishlistsRepo } from './wishlists.repo.js'
 import { addFacts } from './wishlists.service.js'
-import { DEFAULT_LIST_ID, DEFAULT_LIST_NAME, LIST_LIMIT } from './wishlists.schemas.js'
+import { DEFAULT_LIST_ID, DEFAULT_LIST_NAME, LIST_LIMIT, type ListRecord } from './wishlists.schemas.js'
 
-export interface ListRecordView {
-  wishlistId: string
-  name: string
-  itemCount: number
-  createdAt: string
-  updatedAt: string
-}
+type ListRecordView = Static<typeof ListRecord>
 
 /**
  * Trimmed, 1..100 characters (code points), not only format characters; returns the name

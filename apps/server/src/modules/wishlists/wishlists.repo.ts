@@ -6,13 +6,12 @@
 import type { Kysely, Transaction } from 'kysely'
 import { backendOf, lockedForUpdate } from '../../db/dialect.js'
 import { precompiled } from '../../db/precompiled.js'
-import type { Database } from '../../db/schema.js'
+import type { Database, WishlistItemsTable } from '../../db/schema.js'
 import type { Owner } from '../auth/auth.types.js'
 import { ownedBy } from '../../db/owner-scope.js'
 
 type Executor = Kysely<Database>
 type Trx = Transaction<Database>
-
 
 /** An item a delete really removed, with the variant the `wishlist.item.removed` event reports. */
 export interface RemovedItem {
@@ -20,14 +19,8 @@ export interface RemovedItem {
   product_id: string
   variant_id: string | null
 }
-export interface ItemRow {
-  product_id: string
-  /** Stored variant, or the catalog's default variant when none was stored; null while unknown. */
-  variant_id: string | null
-  handle: string | null
-  metadata: string | null
-  added_at: number
-}
+/** An item as read: `variant_id` is the stored variant, else the catalog's default variant (null while unknown). */
+export type ItemRow = Pick<WishlistItemsTable, 'product_id' | 'variant_id' | 'handle' | 'metadata' | 'added_at'>
 
 export interface OwnerRow {
   item_count: number
@@ -35,14 +28,7 @@ export interface OwnerRow {
   updated_at: number
 }
 
-export interface NewItem {
-  list_id: string
-  product_id: string
-  variant_id: string | null
-  handle: string | null
-  metadata: string | null
-  added_at: number
-}
+export type NewItem = ItemRow & Pick<WishlistItemsTable, 'list_id'>
 
 /** Rows per INSERT: SQLite binds at most 32,766 parameters per statement. */
 const CHUNK = 500
@@ -217,7 +203,6 @@ export function createWishlistsRepo() {
     async present(db: Executor, shopId: string, owner: Owner, listId: string, productIds: string[]): Promise<Set<string>> {
       const found = new Set<string>()
       for (const part of chunks(productIds)) {
-        if (part.length === 0) continue
         const rows = await items(db, shopId, owner).where('i.list_id', '=', listId).where('i.product_id', 'in', part).select('i.product_id').execute()
         for (const r of rows) found.add(r.product_id)
       }
@@ -225,7 +210,7 @@ export function createWishlistsRepo() {
     },
 
     /** Every item of the owner in every list (merge of a guest's stored wishlist). */
-    async allOfOwner(db: Executor, shopId: string, owner: Owner): Promise<(ItemRow & { list_id: string })[]> {
+    async allOfOwner(db: Executor, shopId: string, owner: Owner): Promise<NewItem[]> {
       return items(db, shopId, owner)
         .select(['i.list_id', 'i.product_id', 'i.variant_id', 'i.handle', 'i.metadata', 'i.added_at'])
         .orderBy('i.added_at', 'desc')

@@ -1,16 +1,15 @@
 /**
- * Wishlist items (docs/api.md, "Wishlists"): read, add, remove, bulk delete, merge; and the functions
- * other modules call (remove-on-purchase, holders of a product).
- *
- * Every write runs in one transaction that first locks the owner row (FOR UPDATE on
- * PostgreSQL; SQLite's driver serialises transactions), so `item_count` stays exact and
- * concurrent adds cannot pass the item limit. The owner row is created on the first write,
- * never on a read. Webhook events and analytics facts are written in the same transaction.
+/**
+ * Wishlist items (docs/api.md, "Wishlists"), and what other modules call (remove-on-purchase,
+ * holders). Every write is one transaction that first locks the owner row (created on the
+ * first write, never on a read), so `item_count` stays exact and concurrent adds cannot pass
+ * the limit; webhook events and analytics facts go in the same transaction.
  */
 import type { Transaction } from 'kysely'
+import type { Static } from 'typebox'
 import type { Db } from '../../db/types.js'
 import type { Database } from '../../db/schema.js'
-import { AppError } from '../../lib/errors.js'
+import { AppError, invalid } from '../../lib/errors.js'
 import { normalizePlatformId, platformIdOf } from '../../lib/platform-ids.js'
 import { codePointLength } from '../../lib/text.js'
 import { now } from '../../lib/time.js'
@@ -21,30 +20,13 @@ import { type ItemView, itemView, ownerData } from './item-view.js'
 import { assertListExists, resolveListId } from './list-scope.js'
 import type { CacheableRead, CachedBodies } from './page-cache.js'
 import { createWishlistsRepo, type NewItem, type RemovedItem, type WishlistsRepo } from './wishlists.repo.js'
-import { ITEM_LIMIT, METADATA_MAX_CHARS } from './wishlists.schemas.js'
+import { type AddItemBody, type BulkDeleteBody, ITEM_LIMIT, type ItemsQuery as ItemsQuerySchema, type MergeBody, METADATA_MAX_CHARS } from './wishlists.schemas.js'
 
 export interface WishlistsDeps extends CachedBodies {
   db: Db
 }
 
-export interface ItemsQuery {
-  wishlist_id?: string | undefined
-  limit: number
-  offset: number
-}
-
-export interface AddItemInput {
-  product_id: string
-  variant_id?: string | undefined
-  handle?: string | undefined
-  metadata?: object | undefined
-}
-
-export interface GuestItemInput {
-  product_id: string
-  handle?: string | undefined
-  added_at?: string | undefined
-}
+type ItemsQuery = Static<typeof ItemsQuerySchema>
 
 export const itemLimitError = () =>
   new AppError('ITEM_LIMIT', `A wishlist owner may hold at most ${ITEM_LIMIT} items across all lists`, { limit: ITEM_LIMIT })
@@ -55,9 +37,7 @@ export function serializeMetadata(metadata: object | undefined, path: string, in
   const text = JSON.stringify(metadata)
   // UTF-16 units are never fewer than code points: count the latter only when it can matter.
   if (text.length > METADATA_MAX_CHARS && codePointLength(text) > METADATA_MAX_CHARS) {
-    throw new AppError('VALIDATION_ERROR', `${path} must be at most ${METADATA_MAX_CHARS} characters when serialized`, [
-      { path, message: `must be at most ${METADATA_MAX_CHARS} characters when serialized`, ...(index === undefined ? {} : { index }) },
-    ])
+    throw invalid([{ path, message: `must be at most ${METADATA_MAX_CHARS} characters when serialized`, ...(index === undefined ? {} : { index }) }])
   }
   return text
 }
@@ -135,7 +115,7 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
     },
 
     /** 201 (`created`) for a new item, 200 when present: `variantId`, `handle`, `metadata` updated where given, `addedAt` kept. */
-    async addItem(ctx: RequestContext, owner: Owner, wishlistId: string | undefined, input: AddItemInput): Promise<{ created: boolean; item: ItemView; count: number }> {
+    async addItem(ctx: RequestContext, owner: Owner, wishlistId: string | undefined, input: Static<typeof AddItemBody>): Promise<{ created: boolean; item: ItemView; count: number }> {
       const shopId = ctx.shop.id
       const listId = resolveListId(ctx.shop, wishlistId)
       const productId = platformIdOf(input.product_id, 'Product', 'body.product_id')
@@ -179,7 +159,7 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
       return { removed: res.removed > 0, count: res.count }
     },
 
-    async bulkDelete(ctx: RequestContext, owner: Owner, wishlistId: string | undefined, body: { product_ids?: string[] | undefined; handles?: string[] | undefined }) {
+    async bulkDelete(ctx: RequestContext, owner: Owner, wishlistId: string | undefined, body: Static<typeof BulkDeleteBody>) {
       const productIds = (body.product_ids ?? []).map((p, i) => platformIdOf(p, 'Product', `body.product_ids.${i}`))
       const handles = body.handles ?? []
       if (productIds.length === 0 && handles.length === 0) {
@@ -199,7 +179,7 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
      * limit are skipped. The body's items come first, then the stored guest items, newest
      * first. A retried merge finds everything present and adds nothing.
      */
-    async merge(ctx: RequestContext, owner: Owner, wishlistId: string | undefined, body: { guest_items?: GuestItemInput[] | undefined; guest_id?: string | undefined }) {
+    async merge(ctx: RequestContext, owner: Owner, wishlistId: string | undefined, body: Static<typeof MergeBody>) {
       if (body.guest_items === undefined && body.guest_id === undefined) {
         throw new AppError('VALIDATION_ERROR', 'body.guest_items is required (it may be empty when guest_id names the guest to merge)', [
           { path: 'body.guest_items', message: 'is required unless guest_id is given' },
