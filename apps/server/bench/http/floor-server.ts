@@ -7,14 +7,15 @@
  * writes and `PRAGMA data_version`, read once per event-loop turn: db/connect.ts), built on a
  * miss from the page's two reads. `get-page` and `guest-get` are reported against it.
  *
- * The write floor: a cached token check and the same SQLite transaction as the service's add and remove: the owner row and
- * its item count, the item, the analytics fact, each statement prepared once, on the bench
- * dataset's file with the service's pragmas (db/sqlite-file.ts). Each request's
- * transaction is a savepoint in a batch that commits once per event-loop turn, as the
- * service's group commit does (db/group-commit.ts; one COMMIT per request made this floor
- * slower than the service), and its answer waits for that COMMIT. `add-remove` is reported against it as well as
- * against the ceiling: what the service loses here is its own cost on a write beyond the
- * database work every add and remove needs (target: at least 0.6 of the floor).
+ * The write floor: a cached token check and the same SQLite transaction as the service's
+ * add and remove (the owner row and its item count, the item, the analytics fact), each
+ * statement prepared once, on the bench dataset's file with the service's pragmas
+ * (db/sqlite-file.ts). Each request's transaction is a savepoint in a batch that commits
+ * once per event-loop turn, as the service's group commit does (db/group-commit.ts; one
+ * COMMIT per request made this floor slower than the service), and its answer waits for
+ * that COMMIT. `add-remove` is reported against it as well as against the ceiling: what the
+ * service loses here is its own cost on a write beyond the database work every add and
+ * remove needs (target: at least 0.6 of the floor).
  *
  * BENCH_FLOOR_EXTRAS (comma-separated: `log`, `rate-limit`, `metrics`) adds the service's
  * per-request concerns one by one, through the same pieces (its access line on its stdout
