@@ -243,31 +243,35 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
     })
   }
 
-  async function purgeSettled(at = now()): Promise<{ purged: number; more: boolean }> {
-    const { retentionDays } = opts.webhooks
-    if (retentionDays === 0) return { purged: 0, more: false }
-    const cutoff = at - retentionDays * DAY_MS
+  /** Deletes in at most PURGE_BATCHES statements of PURGE_BATCH rows; `more` when some are left for the next run. */
+  async function purgeBatches(anyOld: () => Promise<boolean>, purgeBatch: (limit: number) => Promise<number>): Promise<{ purged: number; more: boolean }> {
     // A read first, so a worker with nothing to delete writes nothing (as its idle passes).
-    if (!(await repo.hasSettledBefore(cutoff))) return { purged: 0, more: false }
+    if (!(await anyOld())) return { purged: 0, more: false }
     let purged = 0
     for (let i = 0; i < PURGE_BATCHES; i++) {
-      const n = await repo.purgeSettled(cutoff, PURGE_BATCH)
+      const n = await purgeBatch(PURGE_BATCH)
       purged += n
       if (n < PURGE_BATCH) return { purged, more: false }
     }
     return { purged, more: true }
   }
 
+  async function purgeSettled(at = now()): Promise<{ purged: number; more: boolean }> {
+    const { retentionDays } = opts.webhooks
+    if (retentionDays === 0) return { purged: 0, more: false }
+    const cutoff = at - retentionDays * DAY_MS
+    return purgeBatches(
+      () => repo.hasSettledBefore(cutoff),
+      (limit) => repo.purgeSettled(cutoff, limit),
+    )
+  }
+
   async function purgeReceipts(at = now()): Promise<{ purged: number; more: boolean }> {
     const cutoff = at - RECEIPT_RETENTION_MS
-    if (!(await hasReceiptsBefore(db, cutoff))) return { purged: 0, more: false }
-    let purged = 0
-    for (let i = 0; i < PURGE_BATCHES; i++) {
-      const n = await purgeReceiptsBefore(db, backend, cutoff, PURGE_BATCH)
-      purged += n
-      if (n < PURGE_BATCH) return { purged, more: false }
-    }
-    return { purged, more: true }
+    return purgeBatches(
+      () => hasReceiptsBefore(db, cutoff),
+      (limit) => purgeReceiptsBefore(db, backend, cutoff, limit),
+    )
   }
 
   let running = false
