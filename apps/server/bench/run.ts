@@ -291,6 +291,10 @@ interface BackendResult {
   floors: Map<ScenarioName, LoadFigures>
 }
 
+/** One measured run's line on stderr. */
+const logRun = (backend: string, name: string, f: LoadFigures & { warmup_s: number }) =>
+  log(`  ${backend.padEnd(8)} ${name.padEnd(19)} ${Math.round(f.rps).toString().padStart(6)} req/s  p50 ${f.p50_ms.toFixed(2)} ms  p99 ${f.p99_ms.toFixed(2)} ms  server CPU ${Math.round(f.cpu_us)} µs/request  (warm-up ${f.warmup_s} s)`)
+
 /** One floor process on a fresh copy of the dataset, running the floored scenarios. */
 async function floorRun(run: RunDatabase, info: DatasetInfo, scenarios: (keyof typeof FLOORS)[]): Promise<Map<ScenarioName, LoadFigures>> {
   const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(opts.cpuProfDir, 'floor')}`] : []
@@ -300,7 +304,7 @@ async function floorRun(run: RunDatabase, info: DatasetInfo, scenarios: (keyof t
     for (const name of scenarios) {
       const f = await measure({ ...(await scenarioSpec(name, child.url, info)), serverPid: child.proc.pid })
       figures.set(name, f)
-      log(`  sqlite   ${FLOORS[name].padEnd(19)} ${Math.round(f.rps).toString().padStart(6)} req/s  p50 ${f.p50_ms.toFixed(2)} ms  p99 ${f.p99_ms.toFixed(2)} ms  server CPU ${Math.round(f.cpu_us)} µs/request  (warm-up ${f.warmup_s} s)`)
+      logRun('sqlite', FLOORS[name], f)
     }
     return figures
   } finally {
@@ -349,7 +353,7 @@ async function runService(backend: BenchBackend, run: RunDatabase, info: Dataset
       if (name === 'webhook-delivery') continue
       const f = await measure({ ...(await scenarioSpec(name, service.url, info)), serverPid: service.proc.pid })
       figures.set(name, f)
-      log(`  ${backend.padEnd(8)} ${name.padEnd(19)} ${Math.round(f.rps).toString().padStart(6)} req/s  p50 ${f.p50_ms.toFixed(2)} ms  p99 ${f.p99_ms.toFixed(2)} ms  server CPU ${Math.round(f.cpu_us)} µs/request  (warm-up ${f.warmup_s} s)`)
+      logRun(backend, name, f)
     }
   } finally {
     clearInterval(rssTimer)
