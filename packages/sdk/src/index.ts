@@ -2,6 +2,7 @@
  * @wishlist/sdk: typed client of the wishlist service and the reviews interface.
  * React bindings live in `@wishlist/sdk/react`.
  */
+export { type CartItemLike, type CartLine, toCartLines } from './cart.js'
 export { createWishlistClient, type ListScope, type Owner, type WishlistClient } from './client.js'
 export {
   type ApiKeyCredentials,

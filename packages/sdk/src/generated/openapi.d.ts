@@ -904,7 +904,7 @@ export interface paths {
         put?: never;
         /**
          * Merge a guest wishlist into a customer wishlist
-         * @description At login: merges `guest_items` (in the given order), then the stored wishlist of `guest_id` (all its lists, newest first) into the list; the first occurrence of a product wins and products already present are kept as they are. At least one of `guest_items` and `guest_id` is required (`guest_items: []` is allowed). `added_at` defaults to now (a future time is stored as now). Items beyond the 2,500 limit are not merged and are counted in `skipped_count`. The guest's stored wishlist (items, lists, share links) is deleted afterwards. Each new item emits `wishlist.item.added`. Customer or admin token only (not guest mode). customerId is a customer id (digits or a URL-encoded GID), the caller's guest id in guest mode, or `me` (the caller's own customer or guest). A customer token reaches only its own customer; guest mode only its own guest id. `wishlist_id` (optional) picks the list: `default` when omitted; any other list id needs multi-wishlist (growth plan and the shop's `multi_wishlist_enabled`, else 403 PLAN_UPGRADE_REQUIRED / FEATURE_DISABLED), then an unknown id is 404.
+         * @description At login: merges `guest_items` (in the given order), then the stored wishlist of `guest_id` (all its lists, newest first) into the list; the first occurrence of a product wins, except that a variant or handle given by a later occurrence (a guest item's `variant_id`, or the stored guest item's) fills one the first left out: a missing `variant_id` never erases a known one. Products already present are kept as they are. At least one of `guest_items` and `guest_id` is required (`guest_items: []` is allowed). `added_at` defaults to now (a future time is stored as now). Items beyond the 2,500 limit are not merged and are counted in `skipped_count`. The guest's stored wishlist (items, lists, share links) is deleted afterwards. Each new item emits `wishlist.item.added`. Customer or admin token only (not guest mode). customerId is a customer id (digits or a URL-encoded GID), the caller's guest id in guest mode, or `me` (the caller's own customer or guest). A customer token reaches only its own customer; guest mode only its own guest id. `wishlist_id` (optional) picks the list: `default` when omitted; any other list id needs multi-wishlist (growth plan and the shop's `multi_wishlist_enabled`, else 403 PLAN_UPGRADE_REQUIRED / FEATURE_DISABLED), then an unknown id is 404.
          */
         post: operations["mergeGuestWishlist"];
         delete?: never;
@@ -4971,6 +4971,8 @@ export interface operations {
                         handle?: string;
                         /** @description Product id */
                         product_id: string;
+                        /** @description The variant the guest chose; kept by the merge */
+                        variant_id?: string;
                     }[];
                 } | {
                     /** @description A guest whose stored wishlist is merged too, then deleted */
@@ -4985,6 +4987,8 @@ export interface operations {
                         handle?: string;
                         /** @description Product id */
                         product_id: string;
+                        /** @description The variant the guest chose; kept by the merge */
+                        variant_id?: string;
                     }[];
                 };
             };

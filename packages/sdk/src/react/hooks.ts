@@ -95,7 +95,14 @@ export function useWishlist(options: UseWishlistOptions = {}): UseWishlistResult
         },
         call: async () => {
           const result = await client.wishlist.add(owner, { product_id: productId, ...extra }, scope)
-          if (mode === 'guest') rememberGuestItem(storage, { product_id: productId, added_at: result.item.addedAt, ...(extra.handle ? { handle: extra.handle } : {}) })
+          // The variant the guest chose goes into the merge at login with the item.
+          if (mode === 'guest')
+            rememberGuestItem(storage, {
+              product_id: productId,
+              added_at: result.item.addedAt,
+              ...(extra.variant_id ? { variant_id: extra.variant_id } : {}),
+              ...(extra.handle ? { handle: extra.handle } : {}),
+            })
           return result
         },
         commit: (page, result) => {
