@@ -16,4 +16,5 @@ export {
 } from './http.js'
 export { type ErrorCode, isWishlistApiError, type KnownErrorCode, parseRetryAfter, WishlistApiError } from './errors.js'
 export type { paths } from './generated/openapi.js'
+export { WEBHOOK_EVENTS, type WebhookEventName } from './generated/webhook-events.js'
 export type * from './types.js'

@@ -7,7 +7,8 @@ import { renderOpenApi } from '../scripts/openapi-document.js'
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 
 test('the committed OpenAPI document and generated types match the server (run `npm run generate -w packages/sdk`)', async () => {
-  const { json, dts } = await renderOpenApi()
+  const { json, dts, events } = await renderOpenApi()
   expect(readFileSync(resolve(root, 'openapi.json'), 'utf8'), 'packages/sdk/openapi.json is stale').toBe(json)
   expect(readFileSync(resolve(root, 'src/generated/openapi.d.ts'), 'utf8'), 'src/generated/openapi.d.ts is stale').toBe(dts)
+  expect(readFileSync(resolve(root, 'src/generated/webhook-events.ts'), 'utf8'), 'src/generated/webhook-events.ts is stale').toBe(events)
 })

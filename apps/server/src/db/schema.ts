@@ -137,6 +137,8 @@ export interface CatalogProductsTable {
   shop_id: string
   product_id: string
   handle: string | null
+  /** The product's title when an update gave one (0019). */
+  title: string | null
   default_variant_id: string | null
   variants: string
   updated_at: number

@@ -282,8 +282,8 @@ describe('DELETE /v1/admin/customers/{customerId}', () => {
     // …while "owners that now hold it" drops the erased customer.
     expect((await t.call('GET', '/v1/analytics/product/501', { token: admin })).body.data.wishlistCount).toBe(1)
     const top = await t.call('GET', '/v1/analytics/top-products', { token: admin })
-    expect(top.body.data.products).toContainEqual({ productId: '501', wishlistCount: 1 })
-    expect(top.body.data.products).toContainEqual({ productId: '503', wishlistCount: 1 })
+    expect(top.body.data.products).toContainEqual(expect.objectContaining({ productId: '501', wishlistCount: 1 }))
+    expect(top.body.data.products).toContainEqual(expect.objectContaining({ productId: '503', wishlistCount: 1 }))
     const bAfter = (await exportOf(B)).body.data
     expect({ ...bAfter, generatedAt: null }).toEqual({ ...(bBefore as object), generatedAt: null })
     const shared = await t.call('GET', `/v1/wishlists/shared/${shareB}`)

@@ -570,7 +570,7 @@ export interface paths {
         };
         /**
          * Most wishlisted products
-         * @description `limit` 1..100 (default 10). `wishlistCount` = distinct owners holding the product now in any list. Ordered by `wishlistCount` descending, then `productId` ascending (byte order); products nobody holds are omitted. Admin token only, every plan (customer tokens and storefront calls get 403). Each answer includes every write acknowledged before the request.
+         * @description `limit` 1..100 (default 10). `wishlistCount` = distinct owners holding the product now in any list. Ordered by `wishlistCount` descending, then `productId` ascending (byte order); products nobody holds are omitted. `title` and `handle` come from the catalog (`product.updated` events, Shopify's product webhooks), null while it does not know them. Admin token only, every plan (customer tokens and storefront calls get 403). Each answer includes every write acknowledged before the request.
          */
         get: operations["getTopProducts"];
         put?: never;
@@ -1247,6 +1247,8 @@ export interface components {
             handle?: string;
             /** @description 1..32 digits or a platform GID of a Product */
             product_id: string;
+            /** @description The product's title, kept by the catalog (the dashboard's top products show it) */
+            title?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -3635,11 +3637,15 @@ export interface operations {
                      *         "products": [
                      *           {
                      *             "productId": "7001",
-                     *             "wishlistCount": 31
+                     *             "wishlistCount": 31,
+                     *             "title": "Classic leather bag",
+                     *             "handle": "classic-leather-bag"
                      *           },
                      *           {
                      *             "productId": "7003",
-                     *             "wishlistCount": 12
+                     *             "wishlistCount": 12,
+                     *             "title": null,
+                     *             "handle": null
                      *           }
                      *         ]
                      *       }
@@ -3648,7 +3654,11 @@ export interface operations {
                     "application/json": {
                         data: {
                             products: {
+                                /** @description The catalog's handle of the product; null when unknown */
+                                handle: string | null;
                                 productId: string;
+                                /** @description The catalog's title of the product (from product.updated); null when unknown */
+                                title: string | null;
                                 wishlistCount: number;
                             }[];
                         };
@@ -3793,6 +3803,7 @@ export interface operations {
                  *           "type": "product.updated",
                  *           "product_id": "7001",
                  *           "handle": "classic-leather-bag",
+                 *           "title": "Classic leather bag",
                  *           "variants": [
                  *             {
                  *               "variant_id": "70011",

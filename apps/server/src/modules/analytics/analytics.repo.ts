@@ -290,17 +290,18 @@ export function createAnalyticsRepo(db: Kysely<Database>) {
         .execute()
     },
 
-    async topProducts(shopId: string, limit: number): Promise<{ productId: string; wishlistCount: number }[]> {
+    async topProducts(shopId: string, limit: number): Promise<{ productId: string; wishlistCount: number; title: string | null; handle: string | null }[]> {
       const rows = await db
-        .selectFrom('analytics_product_holders')
-        .select(['product_id', 'holders'])
-        .where('shop_id', '=', shopId)
-        .where('holders', '>', 0)
-        .orderBy('holders', 'desc')
-        .orderBy('product_id', 'asc')
+        .selectFrom('analytics_product_holders as h')
+        .leftJoin('catalog_products as c', (join) => join.onRef('c.shop_id', '=', 'h.shop_id').onRef('c.product_id', '=', 'h.product_id'))
+        .select(['h.product_id', 'h.holders', 'c.title', 'c.handle'])
+        .where('h.shop_id', '=', shopId)
+        .where('h.holders', '>', 0)
+        .orderBy('h.holders', 'desc')
+        .orderBy('h.product_id', 'asc')
         .limit(limit)
         .execute()
-      return rows.map((r) => ({ productId: r.product_id, wishlistCount: r.holders }))
+      return rows.map((r) => ({ productId: r.product_id, wishlistCount: r.holders, title: r.title ?? null, handle: r.handle ?? null }))
     },
 
     async holders(shopId: string, productId: string): Promise<number> {

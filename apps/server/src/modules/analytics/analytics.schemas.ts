@@ -28,7 +28,12 @@ export const Overview = Type.Object({
   wishlistToCartRate: Type.Number({ description: 'Percent of items added in the period that the same owner later cart-added; 2 decimals' }),
 })
 
-export const TopProduct = Type.Object({ productId: Type.String(), wishlistCount: Type.Integer() })
+export const TopProduct = Type.Object({
+  productId: Type.String(),
+  wishlistCount: Type.Integer(),
+  title: Type.Union([Type.String(), Type.Null()], { description: "The catalog's title of the product (from product.updated); null when unknown" }),
+  handle: Type.Union([Type.String(), Type.Null()], { description: "The catalog's handle of the product; null when unknown" }),
+})
 export const TopProducts = Type.Object({ products: Type.Array(TopProduct) })
 export const ProductStats = Type.Object({ wishlistCount: Type.Integer() })
 
@@ -57,9 +62,9 @@ export const analyticsOperations: OperationDocs = {
   'GET /v1/analytics/top-products': {
     operationId: 'getTopProducts',
     summary: 'Most wishlisted products',
-    description: `\`limit\` 1..100 (default 10). \`wishlistCount\` = distinct owners holding the product now in any list. Ordered by \`wishlistCount\` descending, then \`productId\` ascending (byte order); products nobody holds are omitted. ${ADMIN}`,
+    description: `\`limit\` 1..100 (default 10). \`wishlistCount\` = distinct owners holding the product now in any list. Ordered by \`wishlistCount\` descending, then \`productId\` ascending (byte order); products nobody holds are omitted. \`title\` and \`handle\` come from the catalog (\`product.updated\` events, Shopify's product webhooks), null while it does not know them. ${ADMIN}`,
     responses: { 200: 'The products' },
-    examples: { 200: { ok: true, data: { products: [{ productId: '7001', wishlistCount: 31 }, { productId: '7003', wishlistCount: 12 }] } } },
+    examples: { 200: { ok: true, data: { products: [{ productId: '7001', wishlistCount: 31, title: 'Classic leather bag', handle: 'classic-leather-bag' }, { productId: '7003', wishlistCount: 12, title: null, handle: null }] } } },
   },
   'GET /v1/analytics/product/:productId': {
     operationId: 'getProductAnalytics',
