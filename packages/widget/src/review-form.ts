@@ -17,7 +17,9 @@ const mountForm: Mount = (kit: Kit, host: HTMLElement) => {
 
 const CSS =
   '.wl-form{display:grid;gap:.5em;max-width:36em}.wl-form-field{margin:0;display:grid;gap:.25em}.wl-form-rating{border:0;padding:0;margin:0}' +
-  '.wl-form-star{font-size:1.6em;color:var(--wishlist-star-color,#8a5a00);cursor:pointer;padding:0 .1em}' +
+  '.wl-form-star{position:relative;display:inline-block;min-width:44px;min-height:44px;text-align:center;font-size:1.6em;line-height:44px;color:var(--wishlist-star-color,#8a5a00);cursor:pointer}' +
+  // The radio covers its star: a click anywhere on it chooses it; arrows move the choice.
+  '.wl-form-star input{position:absolute;inset:0;width:100%;height:100%;margin:0;opacity:0;cursor:pointer}' +
   '.wl-form-star input:focus-visible+span{outline:2px solid #1a5fb4;outline-offset:2px}.wl-form-error,.wl-form-message{color:#b00020}' +
   '.wl-form [aria-invalid=true]{border-color:#b00020}.wl-form-submit{justify-self:start}'
 
@@ -56,7 +58,7 @@ function build(kit: Kit, host: HTMLElement): void {
   const glyphs: HTMLElement[] = []
   for (let v = 1; v <= 5; v++) {
     const label = node('label', { class: 'wl-form-star' })
-    const radio = node('input', { type: 'radio', name: 'rating', value: String(v), class: 'wl-vh' })
+    const radio = node('input', { type: 'radio', name: 'rating', value: String(v) })
     const glyph = node('span', { 'aria-hidden': 'true' }, '☆')
     label.append(radio, glyph, node('span', { class: 'wl-vh' }, t('form.star', { count: v })))
     radios.push(radio)

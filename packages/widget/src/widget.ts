@@ -502,7 +502,9 @@ function scan(): void {
   for (const host of doc.querySelectorAll<HTMLElement>('[data-wishlist-review-form]')) {
     let opener = host.querySelector<HTMLElement>('[data-wishlist-review-open]')
     if (!opener && !host.hasAttribute('data-wishlist-bound')) {
-      opener = el('button', 'wl-open', t('form.open', {}, host))
+      const made = (opener = el('button', 'wl-open', t('form.open', {}, host)))
+      // Labelled again once the page's language has arrived.
+      void strings.then(() => (made.textContent = t('form.open', {}, host)))
       opener.setAttribute('type', 'button')
       opener.setAttribute('data-wishlist-review-open', '')
       host.append(opener)
@@ -514,10 +516,12 @@ function scan(): void {
 
 const style = el('style', '')
 // Sizes match the recommended placeholder CSS (README) so nothing moves when the widget runs.
+// The host clips (overflow:hidden), so its baseline stays its bottom edge whether empty or holding
+// the button: an inline-block host on a line of text does not move when the heart appears.
 style.textContent =
-  '.wl-heart{all:unset;box-sizing:border-box;display:inline-flex;align-items:center;justify-content:center;width:100%;height:100%;min-width:40px;min-height:40px;cursor:pointer;border-radius:50%}' +
+  '[data-wishlist-product-id]{overflow:hidden}.wl-heart{all:unset;box-sizing:border-box;display:inline-flex;align-items:center;justify-content:center;width:100%;height:100%;min-width:40px;min-height:40px;cursor:pointer;border-radius:50%}' +
   '.wl-heart svg{fill:none;stroke:currentColor;stroke-width:2}.wl-heart[aria-pressed=true] svg{fill:var(--wishlist-heart-color,#c8102e);stroke:var(--wishlist-heart-color,#c8102e)}' +
-  '.wl-heart:focus-visible{outline:2px solid #1a5fb4;outline-offset:2px}.wl-review-list{list-style:none;padding:0}.wl-stars{color:var(--wishlist-star-color,#8a5a00);letter-spacing:.05em}' +
+  '.wl-heart:focus-visible{outline:2px solid #1a5fb4;outline-offset:-3px}.wl-review-list{list-style:none;padding:0}.wl-stars{color:var(--wishlist-star-color,#8a5a00);letter-spacing:.05em}' +
   '.wl-review-reply{margin:.25em 0 0 1em;padding-left:.75em;border-left:3px solid #ddd}.wl-review-reply p{margin:.25em 0}' +
   '.wl-vh{position:absolute!important;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}' +
   '.wl-helpful-button[aria-pressed=true]{font-weight:bold}.wl-helpful-button[aria-pressed=true]:before{content:"✓ "}'

@@ -46,6 +46,12 @@ async function fill(kit: Kit, host: HTMLElement): Promise<void> {
     form.append(node('button', { type: 'submit' }, label))
     return form
   }
+  if (!doc.getElementById('wl-page-css')) {
+    // Targets a finger can hit (44 px), whatever the theme's button size; the theme styles the rest.
+    const style = node('style', { id: 'wl-page-css' })
+    style.textContent = '[data-wishlist-guest-list] button{min-height:44px;min-width:44px}[data-wishlist-guest-list] .wishlist-page__items{list-style:none;padding:0}'
+    doc.head.append(style)
+  }
   const status = node('p', { class: 'wishlist-page__status', role: 'status' })
   const done = (...content: Node[]) => {
     host.replaceChildren(...content, status)
