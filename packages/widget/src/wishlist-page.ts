@@ -49,7 +49,8 @@ async function fill(kit: Kit, host: HTMLElement): Promise<void> {
   if (!doc.getElementById('wl-page-css')) {
     // Targets a finger can hit (44 px), whatever the theme's button size; the theme styles the rest.
     const style = node('style', { id: 'wl-page-css' })
-    style.textContent = '[data-wishlist-guest-list] button{min-height:44px;min-width:44px}[data-wishlist-guest-list] .wishlist-page__items{list-style:none;padding:0}'
+    style.textContent = '[data-wishlist-guest-list] button{min-height:44px;min-width:44px}[data-wishlist-guest-list] .wishlist-page__items{list-style:none;padding:0}' +
+      '[data-wishlist-guest-list] .wishlist-page__item{display:flex;flex-wrap:wrap;align-items:center;gap:.5em 1em;padding:.5em 0;border-bottom:1px solid #ddd}'
     doc.head.append(style)
   }
   const status = node('p', { class: 'wishlist-page__status', role: 'status' })
