@@ -215,7 +215,7 @@ describe('languages', () => {
        <span data-wishlist-product-id="1000004" data-wishlist-product-title="Ceinture" data-strings='{"heart.add":"Garder {title}"}'></span>
        <div data-reviews-product-id="1000003"></div><div data-reviews-product-id="1000005"></div>
        <div data-wishlist-review-form data-product-id="1000003"></div>`,
-      { lang: 'fr-CA', scriptAttrs: `data-strings='{"reviews.none":"Soyez le premier à donner votre avis"}'` },
+      { lang: 'fr-CA', scriptAttrs: `data-strings='{"reviews.none":"Soyez le premier à donner votre avis","reviews.verified":null,"form.open":""}'` },
     )
     expect(requests).toContain('/widget-locale-fr.js')
     await expect.poll(() => heart('1000003').getAttribute('aria-label')).toBe('Ajouter Chemise en lin à la liste de souhaits')

@@ -126,8 +126,9 @@ const overrides = (json: string | null | undefined): Strings => {
 }
 /** Merchant overrides (the element's or an ancestor's `data-strings`, then the script's), the locale, English. */
 const lookup = (key: string, host?: Element | null): string | undefined => {
-  const v = overrides(host?.closest('[data-strings]')?.getAttribute('data-strings'))[key] ?? overrides(data('strings'))[key] ?? table[key]
-  return v === undefined ? v : String(v)
+  // A blank override (null or "", as a theme setting left empty gives) falls through to the language.
+  const given = (v: unknown) => (v === null || v === undefined || v === '' ? undefined : String(v))
+  return given(overrides(host?.closest('[data-strings]')?.getAttribute('data-strings'))[key]) ?? given(overrides(data('strings'))[key]) ?? table[key]
 }
 function t(key: string, vars: Vars = {}, host?: Element | null): string {
   if (typeof vars.count === 'number') {

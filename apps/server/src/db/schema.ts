@@ -21,6 +21,7 @@ export interface ShopsTable {
   updated_at: number
   /** Shopify app mode: when the app was uninstalled (docs/api.md); null while installed. */
   uninstalled_at: ColumnType<number | null, number | null | undefined, number | null>
+  storefront_strings: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export interface ApiKeysTable {
