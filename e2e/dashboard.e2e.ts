@@ -96,11 +96,12 @@ async function signInAs(key: { keyId: string; secret: string }, domain: string):
 describe('merchant dashboard', () => {
   test('signs in with an admin key; a wrong secret is refused; a reload keeps the session', async () => {
     await page.goto(`${env.baseUrl}/dashboard`)
-    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('apiKey')
+    // The first page of a cold browser on a busy machine: up to 10 s.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('name')), { timeout: 10_000 }).toBe('apiKey')
     await page.getByLabel('API key').fill(env.adminKey.keyId)
     await page.getByLabel('Secret').fill('sk_wrong')
     await page.getByRole('button', { name: 'Sign in' }).click()
-    await expect.poll(() => page.getByRole('alert').textContent()).toContain('INVALID_CREDENTIALS')
+    await expect.poll(() => page.getByRole('alert').textContent(), { timeout: 10_000 }).toContain('INVALID_CREDENTIALS')
     await shot('sign-in')
 
     await page.getByLabel('Secret').fill(env.adminKey.secret)
@@ -583,7 +584,8 @@ describe('merchant dashboard', () => {
     expect(await seriousViolations(signIn), 'sign-in at 1280 px').toEqual([])
     await signIn.close()
     expect(pageErrors).toEqual([])
-  })
+    // Twelve axe runs over full screens: slow on a shared machine.
+  }, 240_000)
 
   test('sign out forgets the session', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click()
