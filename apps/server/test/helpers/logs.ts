@@ -18,7 +18,7 @@ export async function loggingApp(): Promise<{ app: FastifyInstance; lines: strin
   const database = await freshDatabase()
   const storage = openStorage(database.target)
   await migrateToLatest(storage)
-  const app = await buildApp({ config: testConfig(), storage, logger: { level: 'trace', redact: LOG_REDACT, stream } })
+  const app = await buildApp({ config: testConfig({ PUBLIC_BASE_URL: 'http://127.0.0.1:3000' }), storage, logger: { level: 'trace', redact: LOG_REDACT, stream } })
   return {
     app,
     lines,

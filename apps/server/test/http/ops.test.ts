@@ -3,7 +3,8 @@ import { createTestApp, type TestApp } from '../helpers/app.js'
 
 let t: TestApp
 beforeAll(async () => {
-  t = await createTestApp()
+  // Served on loopback: /metrics answers loopback clients without METRICS_TOKEN.
+  t = await createTestApp({ env: { PUBLIC_BASE_URL: 'http://127.0.0.1:3000' } })
 })
 afterAll(() => t.close())
 
@@ -59,7 +60,7 @@ describe('operations endpoints', () => {
   })
 
   it('GET /metrics behind a trusted proxy on the same host: the forwarded client must be loopback too', async () => {
-    const proxied = await createTestApp({ env: { TRUST_PROXY: 'true' } })
+    const proxied = await createTestApp({ env: { TRUST_PROXY: 'true', PUBLIC_BASE_URL: 'http://localhost:3000' } })
     try {
       expect((await proxied.inject({ method: 'GET', url: '/metrics', headers: { 'x-forwarded-for': '203.0.113.9' } })).statusCode).toBe(403)
       expect((await proxied.inject({ method: 'GET', url: '/metrics', remoteAddress: '203.0.113.9', headers: { 'x-forwarded-for': '127.0.0.1' } })).statusCode).toBe(403)

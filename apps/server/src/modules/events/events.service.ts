@@ -10,7 +10,7 @@ import type { Backend, Db } from '../../db/types.js'
 import type { Database } from '../../db/schema.js'
 import { type ErrorDetail, invalid, validationDetails } from '../../lib/errors.js'
 import { normalizePlatformId, type PlatformKind } from '../../lib/platform-ids.js'
-import { now } from '../../lib/time.js'
+import { now, parseDateTime } from '../../lib/time.js'
 import { recordFacts } from '../analytics/facts.js'
 import type { RequestContext } from '../auth/auth.types.js'
 import type { InvitationsService } from '../reviews/invitations.service.js'
@@ -120,7 +120,7 @@ export function createEventsService(deps: EventsServiceDeps) {
 
   async function cartItemAdded(trx: Transaction<Database>, ctx: RequestContext, e: CartItemAddedEvent, at: number) {
     const owner = e.customer_id !== undefined ? { ownerType: 'customer' as const, ownerId: pid(e.customer_id, 'Customer') } : { ownerType: 'guest' as const, ownerId: e.guest_id as string }
-    const occurredAt = e.occurred_at === undefined ? at : Date.parse(e.occurred_at)
+    const occurredAt = e.occurred_at === undefined ? at : parseDateTime(e.occurred_at)
     await recordFacts(trx, ctx.shop.id, [{ type: 'cart_add', ...owner, productId: pid(e.product_id, 'Product'), occurredAt }])
   }
 
