@@ -18,6 +18,8 @@ export interface RawExchange {
   closed: Promise<void>
   /** Bytes received so far. */
   received(): number
+  /** With `stallAfterFirstChunk`: the first bytes of the answer arrived (then reading stopped). */
+  started: Promise<string>
 }
 
 function parse(data: Buffer): RawResponse | undefined {
@@ -37,9 +39,10 @@ function parse(data: Buffer): RawResponse | undefined {
 
 /**
  * Opens a connection and writes `head` (request line and headers, without the blank line)
- * and `body`, if any. `read: false` never reads what the server sends (a stalled reader).
+ * and `body`, if any. `stallAfterFirstChunk` reads the first chunk of the answer (its status
+ * line and headers) and then nothing more: a reader that stalls, whose window fills.
  */
-export async function rawRequest(port: number, head: string, body: Buffer | string = '', opts: { read?: boolean } = {}): Promise<RawExchange> {
+export async function rawRequest(port: number, head: string, body: Buffer | string = '', opts: { stallAfterFirstChunk?: boolean } = {}): Promise<RawExchange> {
   const socket = connect({ port, host: '127.0.0.1' })
   await new Promise<void>((resolve, reject) => {
     socket.once('connect', resolve)
@@ -49,9 +52,17 @@ export async function rawRequest(port: number, head: string, body: Buffer | stri
   let data = Buffer.alloc(0)
   let count = 0
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()))
+  let onStart: (head: string) => void = () => {}
+  const started = new Promise<string>((resolve) => {
+    onStart = resolve
+  })
   const response = new Promise<RawResponse>((resolve, reject) => {
-    if (opts.read === false) {
-      socket.pause()
+    if (opts.stallAfterFirstChunk === true) {
+      socket.once('data', (chunk: Buffer) => {
+        count += chunk.length
+        socket.pause()
+        onStart(chunk.toString('latin1', 0, Math.min(chunk.length, 2048)))
+      })
       return
     }
     socket.on('data', (chunk: Buffer) => {
@@ -65,7 +76,7 @@ export async function rawRequest(port: number, head: string, body: Buffer | stri
   response.catch(() => undefined)
   socket.write(`${head.replace(/\r?\n/g, '\r\n').trimEnd()}\r\n\r\n`)
   if (body.length > 0) socket.write(body)
-  return { socket, response, closed, received: () => count }
+  return { socket, response, closed, received: () => count, started }
 }
 
 /** `Host` and `Content-Length` headers for `rawRequest`. */

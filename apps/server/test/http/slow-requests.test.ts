@@ -50,7 +50,8 @@ describe('a body that does not arrive in time', () => {
 
 describe('credentials are checked before the body is read', () => {
   it('a wrong bearer token or storefront key is refused at once, the body never awaited', async () => {
-    for (const headers of [{ authorization: 'Bearer not-a-token' }, { 'x-storefront-key': 'sfk_unknown', 'x-guest-id': 'g_slow_guest_1' }]) {
+    const attempts: Record<string, string>[] = [{ authorization: 'Bearer not-a-token' }, { 'x-storefront-key': 'sfk_unknown', 'x-guest-id': 'g_slow_guest_1' }]
+    for (const headers of attempts) {
       const started = Date.now()
       const ex = await rawRequest(port, requestHead('POST', '/v1/wishlists/me/items', { ...json, ...headers, 'content-length': 200_000 }))
       const res = await ex.response
