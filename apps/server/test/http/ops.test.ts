@@ -70,6 +70,27 @@ describe('operations endpoints', () => {
     }
   })
 
+  it('GET /metrics of a service with a public URL (behind a tunnel every request comes from loopback) answers only with METRICS_TOKEN, else 404', async () => {
+    const tunnelled = await createTestApp({ env: { PUBLIC_BASE_URL: 'https://wishlist.example.com' } })
+    try {
+      for (const remoteAddress of ['127.0.0.1', '::1']) {
+        const res = await tunnelled.inject({ method: 'GET', url: '/metrics', remoteAddress })
+        expect(res.statusCode).toBe(404)
+        expect(res.json().error.code).toBe('NOT_FOUND')
+      }
+    } finally {
+      await tunnelled.close()
+    }
+    const token = 'metrics-token-tunnel-0123456789'
+    const guarded = await createTestApp({ env: { PUBLIC_BASE_URL: 'https://wishlist.example.com', METRICS_TOKEN: token } })
+    try {
+      expect((await guarded.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${token}` } })).statusCode).toBe(200)
+      expect((await guarded.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(401)
+    } finally {
+      await guarded.close()
+    }
+  })
+
   it('GET /metrics with METRICS_TOKEN set answers only Authorization: Bearer <METRICS_TOKEN>, from anywhere', async () => {
     const token = 'metrics-token-0123456789abcdef'
     const guarded = await createTestApp({ env: { METRICS_TOKEN: token } })
