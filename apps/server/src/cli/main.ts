@@ -77,6 +77,10 @@ export function parseSettings(pairs: string[]): Partial<ShopSettings> {
       const n = Number(value)
       if (!Number.isInteger(n) || n < 1 || n > 365) throw new UsageError('share_link_ttl_days must be an integer from 1 to 365')
       patch[key] = n
+    } else if (key === 'attribution_window_days') {
+      const n = Number(value)
+      if (!Number.isInteger(n) || n < 1 || n > 90) throw new UsageError('attribution_window_days must be an integer from 1 to 90')
+      patch[key] = n
     } else {
       if (value !== 'true' && value !== 'false') throw new UsageError(`${key} must be true or false`)
       patch[key] = value === 'true'
