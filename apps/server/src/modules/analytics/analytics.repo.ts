@@ -209,6 +209,15 @@ export function rollupWriter(trx: Transaction<Database>, shopId: string) {
       return released.map((r) => r.product_id)
     },
 
+    /** Pairs held and released within one batch (never in the holdings set): their release, as `releaseAll` records it. */
+    async recordReleases(spans: { owner: Owner; productId: string; since: number; until: number }[]): Promise<void> {
+      if (spans.length === 0) return
+      const rows = spans
+        .map((p) => ({ shop_id: shopId, owner_type: p.owner.type, owner_id: p.owner.id, product_id: p.productId, held_since: p.since, released_at: p.until, purchased: 0 }))
+        .sort((a, b) => (pairKey(a.owner_type, a.owner_id, a.product_id) < pairKey(b.owner_type, b.owner_id, b.product_id) ? -1 : 1))
+      await upsertReleases(trx, rows)
+    },
+
     /** The products the analytics holdings set has for this owner. */
     async heldProducts(owner: Owner): Promise<string[]> {
       const rows = await trx

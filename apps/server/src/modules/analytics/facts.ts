@@ -199,6 +199,15 @@ async function syncPairs(w: RollupWriter, pairs: OwnerProduct[], holders: Map<st
   const key = (p: OwnerProduct) => pairKey(p.owner.type, p.owner.id, p.productId)
   for (const productId of await w.holdAll(pairs.filter((p) => listed.has(key(p)) && !held.has(key(p))), at, since)) bump(holders, productId, 1)
   for (const productId of await w.releaseAll(pairs.filter((p) => !listed.has(key(p)) && held.has(key(p))), at, until)) bump(holders, productId, -1)
+  // Added and removed within this batch: never in the holdings set, but held for a while.
+  const spans = []
+  for (const p of pairs) {
+    const k = key(p)
+    const from = since?.get(k)
+    const to = until?.get(k)
+    if (!listed.has(k) && !held.has(k) && from !== undefined && to !== undefined && to >= from) spans.push({ ...p, since: from, until: to })
+  }
+  await w.recordReleases(spans)
 }
 
 /**
