@@ -141,8 +141,8 @@ describe('item fields: quantity, note, priority', () => {
 
     const csv = await t.call('GET', '/v1/admin/export/wishlists.csv', { token: admin })
     const lines = (csv.body as string).split('\r\n')
-    expect(lines[0]).toBe('customer_id,wishlist_id,list_name,product_id,variant_id,handle,added_at,quantity,priority,note,purchased_at')
+    expect(lines[0]).toBe('customer_id,wishlist_id,list_name,product_id,variant_id,handle,added_at,note,purchased_at,quantity,priority')
     const row = lines.find((l) => l.startsWith(`${c},`)) as string
-    expect(row).toMatch(new RegExp(`^${c},default,My Wishlist,40,,mug,[^,]+,2,high,'=SUM\\(A1\\),$`))
+    expect(row).toMatch(new RegExp(`^${c},default,My Wishlist,40,,mug,[^,]+,'=SUM\\(A1\\),,2,high$`))
   })
 })

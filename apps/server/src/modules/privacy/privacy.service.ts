@@ -31,7 +31,8 @@ export interface CustomerRequest {
 
 type ErasedCounts = Static<typeof ErasedCountsSchema>
 
-export const CSV_HEADER = ['customer_id', 'wishlist_id', 'list_name', 'product_id', 'variant_id', 'handle', 'added_at', 'quantity', 'priority', 'note', 'purchased_at'] as const
+// The new columns end with two never empty (a row never ends with an empty cell).
+export const CSV_HEADER = ['customer_id', 'wishlist_id', 'list_name', 'product_id', 'variant_id', 'handle', 'added_at', 'note', 'purchased_at', 'quantity', 'priority'] as const
 
 /** Bytes of CSV gathered before one chunk is handed to the response stream. */
 const CSV_CHUNK_CHARS = 64 * 1024
@@ -193,10 +194,10 @@ export function createPrivacyService(deps: { db: Db; backend: Backend; publicBas
             r.variant_id,
             r.handle,
             isoMillis(Number(r.added_at)),
-            String(r.quantity),
-            r.priority,
             r.note,
             r.purchased_at === null ? null : isoMillis(Number(r.purchased_at)),
+            String(r.quantity),
+            r.priority,
           ])
         }
         if (chunk.length >= CSV_CHUNK_CHARS) {
