@@ -56,7 +56,7 @@ const here = dirname(fileURLToPath(import.meta.url))
 const serverDir = resolve(here, '..')
 const repoRoot = resolve(serverDir, '../..')
 
-const SCENARIOS = ['get-page', 'add-remove', 'guest-get', 'shared-read', 'token', 'reviews-list', 'analytics-overview', 'import-500', 'webhook-delivery'] as const
+const SCENARIOS = ['get-page', 'add-remove', 'guest-get', 'shared-read', 'token', 'reviews-list', 'analytics-overview', 'analytics-conversions', 'import-500', 'webhook-delivery'] as const
 type ScenarioName = (typeof SCENARIOS)[number]
 
 /** The scenarios run against bench/http/floor-server.ts too (SQLite), and their floor rows. */
@@ -228,6 +228,11 @@ async function scenarioSpec(name: Exclude<ScenarioName, 'webhook-delivery'>, bas
     case 'analytics-overview': {
       const token = await mintToken(base, info.analyticsKeyId, info.analyticsSecret)
       return { url: `${base}/v1/analytics/overview?period=30d`, durationSec: opts.durationSec, headers: { authorization: `Bearer ${token}` } }
+    }
+    case 'analytics-conversions': {
+      // The same shop as analytics-overview: its facts and the orders seeded with them (events ÷ 10).
+      const token = await mintToken(base, info.analyticsKeyId, info.analyticsSecret)
+      return { url: `${base}/v1/admin/analytics/conversions?period=30d`, durationSec: opts.durationSec, headers: { authorization: `Bearer ${token}` } }
     }
     case 'add-remove': {
       // One add and its remove per cycle, each cycle on one of 64 customers (one per
