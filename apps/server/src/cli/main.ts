@@ -217,20 +217,20 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       return 0
     }
     // Backups and moving up (docs/operations.md): each refusal is a RefusalError, exit 1.
+    // Only DATABASE_URL matters to them (no JWT key is read or created).
     case 'backup': {
-      const summary = await backupDatabase(loadConfig(io.env).database, requireOption(values, 'to'))
+      const summary = await backupDatabase(parseDatabaseUrl(io.env.DATABASE_URL), requireOption(values, 'to'))
       out(JSON.stringify(summary))
       return 0
     }
     case 'restore': {
-      const summary = await restoreDatabase(loadConfig(io.env).database, requireOption(values, 'from'))
+      const summary = await restoreDatabase(parseDatabaseUrl(io.env.DATABASE_URL), requireOption(values, 'from'))
       out(JSON.stringify(summary))
       return 0
     }
     case 'move': {
-      const config = loadConfig(io.env)
       const to = parseDatabaseUrl(requireOption(values, 'to'))
-      const report = await moveDatabase({ source: config.database, target: to, force: values.force, afterTable: io.afterTableMoved })
+      const report = await moveDatabase({ source: parseDatabaseUrl(io.env.DATABASE_URL), target: to, force: values.force, afterTable: io.afterTableMoved })
       out(JSON.stringify({ tables: report.tables, seconds: report.seconds }))
       if (report.differences.length) {
         io.stderr.write(`wishlist: the copy differs from the source: ${report.differences.join('; ')}; do not switch over: find the cause, then rerun with --force\n`)

@@ -233,6 +233,23 @@ async function readChecksum(conn: RawConnection, plan: TablePlan, batchRows: num
   return { rows: sum.rows, checksum: sum.digest() }
 }
 
+/**
+ * Every data table's row count and checksum, as `move` computes them: for checking that a
+ * database is what it was (a refused command wrote nothing) or that two databases hold the
+ * same rows.
+ */
+export async function checksumDatabase(target: DatabaseTarget): Promise<Record<string, TableFigure>> {
+  const conn = await openRawConnection(target)
+  try {
+    const tables = dataTables(await describeTables(conn))
+    const out: Record<string, TableFigure> = {}
+    for (const plan of planTables(tables, tables)) out[plan.name] = await readChecksum(conn, plan, 5_000)
+    return out
+  } finally {
+    await conn.close()
+  }
+}
+
 /** Takes the maintenance lock of a SQLite side (db/server-lock.ts): no server may run on it during the move. */
 function lockSide(t: DatabaseTarget): HeldLock | undefined {
   return t.kind === 'sqlite' ? holdExclusively(t.file, 'wishlist move') : undefined
