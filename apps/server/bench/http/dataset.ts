@@ -61,7 +61,7 @@ const POPULATION_BASE = 5_000_000
 
 const templateName = (spec: DatasetSpec) => `bench_tpl_v4_a${spec.analyticsEvents}_c${spec.customers}`
 
-async function pgAdmin<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+export async function pgAdmin<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const c = new pg.Client({ connectionString: url })
   await c.connect()
   try {
@@ -71,7 +71,7 @@ async function pgAdmin<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promis
   }
 }
 
-const dbUrl = (adminUrl: string, name: string) => {
+export const dbUrl = (adminUrl: string, name: string) => {
   const u = new URL(adminUrl)
   u.pathname = `/${name}`
   return u.toString()

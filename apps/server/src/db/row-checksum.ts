@@ -23,8 +23,20 @@ const isTrue = (v: unknown): boolean => v === true || v === 1 || v === 1n || v =
 
 const millis = (v: unknown): number => (v instanceof Date ? v.getTime() : typeof v === 'string' && !/^-?\d+$/.test(v) ? Date.parse(v) : Number(v))
 
+/**
+ * How one side hands over a column: its kind, and for JSON whether the driver has parsed it
+ * already (PostgreSQL's json/jsonb: a JavaScript string there is a JSON string, not JSON text).
+ */
+export interface ColumnForm {
+  name: string
+  kind: ValueKind
+  parsedJson: boolean
+}
+
+const parseJson = (v: unknown, parsed: boolean): unknown => (parsed || typeof v !== 'string' ? v : JSON.parse(v))
+
 /** The canonical text of one non-null value of a column of `kind`. */
-export function canonicalValue(kind: ValueKind, v: unknown): string {
+export function canonicalValue(kind: ValueKind, v: unknown, parsedJson = false): string {
   switch (kind) {
     case 'integer':
       return typeof v === 'boolean' ? (v ? '1' : '0') : String(v)
@@ -36,14 +48,11 @@ export function canonicalValue(kind: ValueKind, v: unknown): string {
     case 'timestamp':
       return String(millis(v))
     case 'json':
-      if (typeof v === 'string') {
-        try {
-          return canonicalJson(JSON.parse(v))
-        } catch {
-          return v
-        }
+      try {
+        return canonicalJson(parseJson(v, parsedJson))
+      } catch {
+        return `!${String(v)}` // not JSON at all: compared as it is
       }
-      return canonicalJson(v)
     case 'bytes':
       return asBytes(v).toString('hex')
     case 'text':
@@ -51,8 +60,12 @@ export function canonicalValue(kind: ValueKind, v: unknown): string {
   }
 }
 
-/** A value as the target backend's driver takes it for a column of `kind`. */
-export function valueFor(backend: Backend, kind: ValueKind, v: unknown): unknown {
+/**
+ * A value as the target backend's driver takes it for a column of `kind`. JSON goes as a
+ * document where the target column parses it (`to.parsedJson`: PostgreSQL's json/jsonb,
+ * written through a JSON batch), else as JSON text.
+ */
+export function valueFor(backend: Backend, kind: ValueKind, v: unknown, from: { parsedJson: boolean }, to: { parsedJson: boolean }): unknown {
   if (v === null || v === undefined) return null
   switch (kind) {
     case 'integer':
@@ -65,7 +78,8 @@ export function valueFor(backend: Backend, kind: ValueKind, v: unknown): unknown
     case 'timestamp':
       return backend === 'postgres' ? new Date(millis(v)) : millis(v)
     case 'json':
-      return typeof v === 'string' ? v : JSON.stringify(v)
+      if (to.parsedJson) return parseJson(v, from.parsedJson)
+      return from.parsedJson || typeof v !== 'string' ? JSON.stringify(v) : v
     case 'bytes':
       return asBytes(v)
     case 'text':
@@ -84,7 +98,7 @@ export const passesAsIs = (kind: ValueKind): boolean => kind === 'integer' || ki
 export class TableChecksum {
   private readonly hash: Hash = createHash('sha256')
   rows = 0
-  constructor(private readonly columns: readonly { name: string; kind: ValueKind }[]) {}
+  constructor(private readonly columns: readonly ColumnForm[]) {}
 
   add(rows: readonly Record<string, unknown>[]): void {
     let chunk = ''
@@ -93,7 +107,7 @@ export class TableChecksum {
         const v = row[c.name]
         if (v === null || v === undefined) chunk += '-|'
         else {
-          const text = canonicalValue(c.kind, v)
+          const text = canonicalValue(c.kind, v, c.parsedJson)
           chunk += `${text.length}:${text}|`
         }
       }

@@ -53,7 +53,8 @@ const latest = () => KNOWN_MIGRATIONS[KNOWN_MIGRATIONS.length - 1]!
 /** What `integrity_check` says of the file: 'ok', or its first complaints. */
 function integrity(db: DatabaseSync): string {
   const rows = db.prepare('PRAGMA integrity_check(5)').all()
-  const lines = rows.map((r) => String(Object.values(r)[0]))
+  // A message may span lines ("*** in database main ***\nPage 3: …"): one line each, for a one-line refusal.
+  const lines = rows.map((r) => String(Object.values(r)[0]).replace(/\s+/g, ' ').trim())
   return lines.length === 1 && lines[0] === 'ok' ? 'ok' : lines.join('; ')
 }
 

@@ -16,14 +16,16 @@ import { appliedMigrations, type ColumnInfo, dataTables, dependencyOrder, descri
 import { KNOWN_MIGRATIONS, migrateToLatest } from './migrate.js'
 import { openRawConnection, type RawConnection, type Row } from './raw-connection.js'
 import { RefusalError } from './refusal.js'
-import { passesAsIs, TableChecksum, valueFor } from './row-checksum.js'
+import { type ColumnForm, passesAsIs, TableChecksum, valueFor } from './row-checksum.js'
 import { type HeldLock, holdExclusively } from './server-lock.js'
 import type { Backend } from './types.js'
 
 /**
- * Columns each database keeps itself, by trigger: not copied (the target's triggers set
- * them) and not compared. `wishlist_owners.version` is the page cache's key: any new value
- * is right, as long as it changes with every write from then on.
+ * Columns each database keeps itself: not copied (they take their default) and not compared.
+ * `wishlist_owners.version` is the page cache's key, moved by triggers (migration 0006) with
+ * values of each backend's own kind (random on SQLite, transaction ids on PostgreSQL): a
+ * copied value could come round again there. Any value is right as long as every write
+ * from then on changes it, and the caches of the new deployment start empty.
  */
 const KEPT_BY_TRIGGERS: Readonly<Record<string, readonly string[]>> = { wishlist_owners: ['version'] }
 
@@ -49,6 +51,8 @@ export interface MoveOptions {
   /** Called once a table is committed on the target (progress; tests interrupt a move here). */
   afterTable?: (table: string, rows: number) => void | Promise<void>
 }
+
+const asHex = (v: unknown) => (v instanceof Uint8Array ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : Buffer.from(String(v))).toString('hex')
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`
 
@@ -97,12 +101,12 @@ function movedKind(a: ValueKind, b: ValueKind): ValueKind {
 
 interface TablePlan {
   name: string
-  columns: { name: string; kind: ValueKind; targetType: string }[]
+  columns: { name: string; kind: ValueKind; targetType: string; source: ColumnForm; target: ColumnForm }[]
   orderBy: (backend: Backend) => string
   autoId: ColumnInfo | undefined
 }
 
-function planTables(source: TableInfo[], target: TableInfo[]): TablePlan[] {
+function planTables(source: TableInfo[], target: TableInfo[], sourceBackend: Backend, targetBackend: Backend): TablePlan[] {
   const targetByName = new Map(target.map((t) => [t.name, t]))
   const onlySource = source.filter((t) => !targetByName.has(t.name)).map((t) => t.name)
   const onlyTarget = target.filter((t) => !source.some((s) => s.name === t.name)).map((t) => t.name)
@@ -120,7 +124,9 @@ function planTables(source: TableInfo[], target: TableInfo[]): TablePlan[] {
     if (missing.length) throw new RefusalError(`table ${s.name} has different columns in the two databases (${missing.map((c) => c.name).join(', ')}); move between databases of this service only`)
     const columns = sourceCols.map((c) => {
       const tc = targetCols.find((x) => x.name === c.name)!
-      return { name: c.name, kind: movedKind(c.kind, tc.kind), targetType: tc.type }
+      const kind = movedKind(c.kind, tc.kind)
+      const form = (backend: Backend, declared: ValueKind): ColumnForm => ({ name: c.name, kind, parsedJson: backend === 'postgres' && declared === 'json' })
+      return { name: c.name, kind, targetType: tc.type, source: form(sourceBackend, c.kind), target: form(targetBackend, tc.kind) }
     })
     // Tables without a primary key (none today) are ordered by every column.
     const key = s.primaryKey.length ? s.primaryKey : columns.map((c) => c.name)
@@ -144,7 +150,7 @@ const sqliteRowsPerStatement = (columns: number) => Math.max(1, Math.min(2_000, 
 /** Writes one batch of rows into the target in multi-row statements. */
 function batchWriter(target: RawConnection, plan: TablePlan, hasIdentity: boolean): (rows: readonly Row[]) => Promise<void> {
   const names = plan.columns.map((c) => c.name)
-  const convert = plan.columns.map((c) => (passesAsIs(c.kind) ? undefined : (v: unknown) => valueFor(target.backend, c.kind, v)))
+  const convert = plan.columns.map((c) => (passesAsIs(c.kind) ? undefined : (v: unknown) => valueFor(target.backend, c.kind, v, c.source, c.target)))
   const value = (row: Row, i: number) => {
     const v = row[names[i]!]
     const f = convert[i]
@@ -152,11 +158,27 @@ function batchWriter(target: RawConnection, plan: TablePlan, hasIdentity: boolea
   }
   const into = `insert into ${quote(plan.name)} (${names.map(quote).join(', ')})`
   if (target.backend === 'postgres') {
-    // One array parameter per column through unnest: a long VALUES list is slow to parse.
-    const text = `${into}${hasIdentity ? ' overriding system value' : ''} select * from unnest(${plan.columns.map((c, i) => `$${i + 1}::${c.targetType}[]`).join(', ')})`
+    // One JSON parameter per batch, turned into rows of the table's own type by PostgreSQL:
+    // V8 writes JSON far faster than pg writes array literals, and a long VALUES list is
+    // slow to parse. Bytes go as bytea's hex text; dates as ISO text (JSON's own form).
+    const text = `${into}${hasIdentity ? ' overriding system value' : ''} select ${names.map(quote).join(', ')} from json_populate_recordset(null::${quote(plan.name)}, $1::json)`
+    const asJson = plan.columns.map((c) => (c.kind === 'bytes' ? (v: unknown) => (v === null || v === undefined ? null : `\\x${asHex(v)}`) : convert[plan.columns.indexOf(c)]))
+    const plain = asJson.every((f) => f === undefined)
     return async (rows) => {
-      const arrays = names.map((_, i) => rows.map((r) => value(r, i)))
-      await target.run(text, arrays)
+      const json = plain
+        ? JSON.stringify(rows)
+        : JSON.stringify(
+            rows.map((row) => {
+              const out: Row = {}
+              for (let i = 0; i < names.length; i++) {
+                const f = asJson[i]
+                const v = row[names[i]!]
+                out[names[i]!] = f ? f(v) : v
+              }
+              return out
+            }),
+          )
+      await target.run(text, [json])
     }
   }
   const per = sqliteRowsPerStatement(names.length)
@@ -205,6 +227,39 @@ async function carryIdCounter(target: RawConnection, table: string, column: stri
   else await target.run('insert into sqlite_sequence (name, seq) values (?, ?)', [table, high])
 }
 
+/**
+ * What the target keeps beside a table's rows, set aside while they are copied and put back
+ * before the copying transaction commits (so an interrupted copy leaves it as it was):
+ * - its triggers: a copy brings the source's state, derived data included (rollups,
+ *   counters, versions); a trigger deriving it again from the copied rows would count it
+ *   twice (and costs a statement per row). PostgreSQL: DISABLE TRIGGER USER (the tables'
+ *   owner runs the move, as it ran the migrations); SQLite, which cannot disable one: dropped
+ *   and created again from their own SQL;
+ * - its secondary indexes (not those of the primary key or a constraint): built once from
+ *   the loaded rows instead of updated row by row, as pg_restore does.
+ */
+async function setAside(target: RawConnection, table: string): Promise<() => Promise<void>> {
+  if (target.backend === 'postgres') {
+    const indexes = await target.all(
+      `select i.indexname as name, i.indexdef as sql from pg_indexes i where i.schemaname = current_schema() and i.tablename = $1
+        and not exists (select 1 from pg_constraint c where c.conrelid = $2::regclass and c.conname = i.indexname)`,
+      [table, quote(table)],
+    )
+    for (const i of indexes) await target.run(`drop index ${quote(String(i.name))}`)
+    await target.run(`alter table ${quote(table)} disable trigger user`)
+    return async () => {
+      await target.run(`alter table ${quote(table)} enable trigger user`)
+      for (const i of indexes) await target.run(String(i.sql))
+    }
+  }
+  // Automatic indexes (primary keys, UNIQUE constraints) have no SQL and stay.
+  const kept = await target.all(`select type, name, sql from sqlite_master where type in ('trigger', 'index') and tbl_name = ? and sql is not null`, [table])
+  for (const o of kept) await target.run(`drop ${o.type === 'index' ? 'index' : 'trigger'} ${quote(String(o.name))}`)
+  return async () => {
+    for (const o of kept) await target.run(String(o.sql))
+  }
+}
+
 async function nonEmptyTables(conn: RawConnection, tables: readonly TableInfo[]): Promise<string[]> {
   const out: string[] = []
   for (const t of tables) if ((await conn.all(`select 1 as one from ${quote(t.name)} limit 1`)).length) out.push(t.name)
@@ -227,8 +282,8 @@ async function emptyTables(target: RawConnection, tables: readonly TableInfo[]):
   }
 }
 
-async function readChecksum(conn: RawConnection, plan: TablePlan, batchRows: number): Promise<TableFigure> {
-  const sum = new TableChecksum(plan.columns)
+async function readChecksum(conn: RawConnection, plan: TablePlan, side: 'source' | 'target', batchRows: number): Promise<TableFigure> {
+  const sum = new TableChecksum(plan.columns.map((c) => c[side]))
   for await (const rows of conn.batches(selectSql(plan, conn.backend), batchRows)) sum.add(rows)
   return { rows: sum.rows, checksum: sum.digest() }
 }
@@ -243,7 +298,7 @@ export async function checksumDatabase(target: DatabaseTarget): Promise<Record<s
   try {
     const tables = dataTables(await describeTables(conn))
     const out: Record<string, TableFigure> = {}
-    for (const plan of planTables(tables, tables)) out[plan.name] = await readChecksum(conn, plan, 5_000)
+    for (const plan of planTables(tables, tables, conn.backend, conn.backend)) out[plan.name] = await readChecksum(conn, plan, 'source', 5_000)
     return out
   } finally {
     await conn.close()
@@ -298,7 +353,7 @@ export async function moveDatabase(opts: MoveOptions): Promise<MoveReport> {
     // Both sides at this code's schema, so their tables and columns match.
     await migrate(source)
     await migrate(target)
-    const plans = planTables(dataTables(await describeTables(src)), dataTables(await describeTables(dst)))
+    const plans = planTables(dataTables(await describeTables(src)), dataTables(await describeTables(dst)), src.backend, dst.backend)
     if (opts.force) await emptyTables(dst, await describeTables(dst).then(dataTables))
 
     // One snapshot of the source for the whole read.
@@ -306,13 +361,20 @@ export async function moveDatabase(opts: MoveOptions): Promise<MoveReport> {
     const copied: Record<string, TableFigure> = {}
     for (const plan of plans) {
       const write = batchWriter(dst, plan, plan.autoId !== undefined)
-      const sum = new TableChecksum(plan.columns)
+      const sum = new TableChecksum(plan.columns.map((c) => c.source))
       await dst.run('begin')
       try {
+        const putBack = await setAside(dst, plan.name)
+        // The next batch is read (and checksummed) while the last one is written.
+        let writing: Promise<void> | undefined
         for await (const rows of src.batches(selectSql(plan, src.backend), batchRows)) {
           sum.add(rows)
-          await write(rows)
+          await writing
+          writing = write(rows)
+          writing.catch(() => {}) // awaited above or below; never an unhandled rejection meanwhile
         }
+        await writing
+        await putBack()
         if (plan.autoId) await carryIdCounter(dst, plan.name, plan.autoId.name, await idHighWater(src, plan.name, plan.autoId.name))
         await dst.run('commit')
       } catch (err) {
@@ -328,7 +390,7 @@ export async function moveDatabase(opts: MoveOptions): Promise<MoveReport> {
     const tables: Record<string, TableFigure> = {}
     const differences: string[] = []
     for (const plan of plans) {
-      const theirs = await readChecksum(dst, plan, batchRows)
+      const theirs = await readChecksum(dst, plan, 'target', batchRows)
       const ours = copied[plan.name]!
       tables[plan.name] = ours
       if (theirs.rows !== ours.rows) differences.push(`${plan.name}: ${ours.rows} rows in the source, ${theirs.rows} in the target`)

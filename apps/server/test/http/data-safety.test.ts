@@ -417,11 +417,13 @@ describe('move: SQLite → PostgreSQL → SQLite', () => {
     expect(refused.code).toBe(1)
     expect(refused.stderr).toMatch(/is not empty .*add --force to empty it first/)
 
+    // The reads on PostgreSQL stamped the API key's last use: the source is now PostgreSQL as it is.
+    const pgSums = await checksumDatabase(postgres.target)
     const res = await cli(postgres, 'move', '--to', movedBack.url, '--force')
     expect(res.stderr).toBe('')
     expect(res.code).toBe(0)
-    expect(JSON.parse(res.stdout).tables).toEqual(sourceSums)
-    expect(await checksumDatabase(movedBack.target)).toEqual(sourceSums)
+    expect(JSON.parse(res.stdout).tables).toEqual(pgSums)
+    expect(await checksumDatabase(movedBack.target)).toEqual(pgSums)
     expect(await readsOn(movedBack)).toEqual(before)
   })
 
@@ -449,6 +451,60 @@ describe('move: SQLite → PostgreSQL → SQLite', () => {
     const same = await cli(original, 'move', '--to', original.url)
     expect(same.code).toBe(1)
     expect(same.stderr).toMatch(/same database/)
+  })
+})
+
+describe('move: tables and columns no code lists', () => {
+  it('moves a table and a column added after this code was written, each type in its own form on each backend', async () => {
+    // What a later migration might add, declared per backend as a migration would.
+    const source = sqliteDb('later-schema.db')
+    expect((await cli(source, 'migrate')).code).toBe(0)
+    const s = openPlainSqlite((source.target as { file: string }).file)
+    s.exec(`alter table wishlist_items add column gift_note text;
+      create table later_things (shop_id text not null, id integer not null, flag boolean, doc json, raw blob, price real, amount numeric(10, 2), seen_at timestamptz, note text, primary key (shop_id, id));
+      insert into later_things values ('shop_1', 1, 1, '{"b":1,"a":[true,null]}', x'00ff10', 1.5, 19.9, 1764000000123, 'Ünï'),
+        ('shop_1', 2, 0, null, null, null, null, null, null), ('shop_1', 10, 1, '[]', x'', -0.25, 0, 0, '');
+      insert into shops (id, domain, plan, storefront_key, multi_wishlist_enabled, reviews_auto_approve, share_link_ttl_days, remove_on_purchase, created_at, updated_at)
+        values ('shop_1', 'later.myshopify.com', 'free', 'sfk_later', 0, 0, 30, 0, 1, 1);
+      insert into wishlist_items (shop_id, owner_type, owner_id, list_id, product_id, added_at, gift_note) values ('shop_1', 'customer', '1', 'default', '5', 1, 'for Ann');`)
+    s.close()
+    const target = await freshDatabase({ backend: 'postgres' })
+    try {
+      expect((await cli(target, 'migrate')).code).toBe(0)
+      const pg = await import('pg')
+      const c = new pg.default.Client({ connectionString: target.url })
+      await c.connect()
+      await c.query(`alter table wishlist_items add column gift_note text;
+        create table later_things (shop_id text not null, id bigint not null, flag boolean, doc jsonb, raw bytea, price double precision, amount numeric(10, 2), seen_at timestamptz, note text, primary key (shop_id, id))`)
+      try {
+        const res = await cli(source, 'move', '--to', target.url)
+        expect(res.stderr).toBe('')
+        expect(res.code).toBe(0)
+        expect(JSON.parse(res.stdout).tables.later_things.rows).toBe(3)
+        const { rows } = await c.query(`select id::int as id, flag, doc, encode(raw, 'hex') as raw, price, amount::text as amount, (extract(epoch from seen_at) * 1000)::bigint::text as seen_ms, note from later_things order by id`)
+        expect(rows).toEqual([
+          { id: 1, flag: true, doc: { a: [true, null], b: 1 }, raw: '00ff10', price: 1.5, amount: '19.90', seen_ms: '1764000000123', note: 'Ünï' },
+          { id: 2, flag: false, doc: null, raw: null, price: null, amount: null, seen_ms: null, note: null },
+          { id: 10, flag: true, doc: [], raw: '', price: -0.25, amount: '0.00', seen_ms: '0', note: '' },
+        ])
+        expect((await c.query(`select gift_note from wishlist_items`)).rows).toEqual([{ gift_note: 'for Ann' }])
+      } finally {
+        await c.end()
+      }
+      // And back: the same rows, checksums equal across the two backends.
+      const back = sqliteDb('later-schema-back.db')
+      expect((await cli(back, 'migrate')).code).toBe(0)
+      const b = openPlainSqlite((back.target as { file: string }).file)
+      b.exec(`alter table wishlist_items add column gift_note text;
+        create table later_things (shop_id text not null, id integer not null, flag boolean, doc json, raw blob, price real, amount numeric(10, 2), seen_at timestamptz, note text, primary key (shop_id, id))`)
+      b.close()
+      const res = await cli(target, 'move', '--to', back.url)
+      expect(res.stderr).toBe('')
+      expect(res.code).toBe(0)
+      expect(await checksumDatabase(back.target)).toEqual(await checksumDatabase(source.target))
+    } finally {
+      await target.drop()
+    }
   })
 })
 
