@@ -68,9 +68,19 @@ const nasty = fc.constantFrom(
   'me',
   '<script>alert(1)</script>',
   'x'.repeat(5000),
+  '2016-12-31T23:59:60Z',
+  '2016-12-31T18:59:60-05:00',
 )
 const text = fc.oneof(nasty, fc.string({ unit: 'binary', maxLength: 40 }), fc.string({ maxLength: 12 }))
-const json = fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 3 }), text, fc.integer(), fc.constant(null))
+/** Arrays and objects nested 1 to 300 levels (the service reads 64). */
+const deep = fc.tuple(fc.integer({ min: 1, max: 300 }), fc.boolean()).map(([depth, objects]) => {
+  let v: unknown = 1
+  for (let i = 0; i < depth; i++) v = objects ? { a: v } : [v]
+  return v
+})
+const json = fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 3 }), text, fc.integer(), fc.constant(null), deep)
+/** How a body is sent: as UTF-8 JSON, as Latin-1 bytes (not UTF-8 beyond ASCII), with stray bytes, or labelled with another charset. */
+const encoding = fc.constantFrom('utf-8', 'utf-8', 'utf-8', 'latin1', 'stray-bytes', 'charset')
 
 function operation(route: RouteEntry) {
   return openapi.paths[route.url.replace(/:(\w+)/g, '{$1}')]?.[route.method.toLowerCase()]
@@ -96,7 +106,7 @@ function requestFor(route: RouteEntry) {
   const query = fc.dictionary(key([...queryNames, 'guest_id']), fc.oneof(text, fc.array(text, { maxLength: 3 })), { maxKeys: 4 })
   const path = fc.tuple(...params.map(() => fc.oneof(text, fc.constantFrom('me', CUSTOMER, GUEST, '1'))))
   const as = fc.constantFrom(...(['admin', 'customer', 'guest', 'storefront', 'none'] as const))
-  return fc.record({ body, query, path, as })
+  return fc.record({ body, query, path, as, encoding })
 }
 
 /** The shop whose credentials a request carries (the positive mode has its own, as it changes settings). */
@@ -154,13 +164,15 @@ describe('generated requests on every route', () => {
     const arbitrary = fc.constantFrom(...routes).chain((route) => requestFor(route).map((req) => ({ route, ...req })))
     let sent = 0
     await fc.assert(
-      fc.asyncProperty(arbitrary, async ({ route, body, query, path, as }) => {
+      fc.asyncProperty(arbitrary, async ({ route, body, query, path, as, encoding }) => {
         let i = 0
         const url = route.url.replace(/:(\w+)/g, () => encode(path[i++] as string)) + queryString(query)
         const opts: InjectOptions = { method: route.method as InjectOptions['method'], url, headers: await credentials(as) }
         if (body !== undefined && route.method !== 'GET' && route.method !== 'DELETE') {
-          opts.payload = JSON.stringify(body)
-          opts.headers = { ...opts.headers, 'content-type': 'application/json' }
+          const raw = JSON.stringify(body)
+          opts.payload =
+            encoding === 'latin1' ? Buffer.from(raw, 'latin1') : encoding === 'stray-bytes' ? Buffer.concat([Buffer.from(raw), Buffer.from([0xff, 0xc3, 0x28])]) : Buffer.from(raw)
+          opts.headers = { ...opts.headers, 'content-type': encoding === 'charset' ? 'application/json; charset=iso-8859-1' : 'application/json' }
         }
         const res = await t.inject(opts)
         sent++
@@ -193,7 +205,9 @@ describe('generated requests on every route', () => {
 export const RULES_THE_SCHEMA_CANNOT_STATE = [
   'text anywhere holds no NUL (U+0000) and no lone UTF-16 surrogate',
   'the owner segment fits the credentials: an admin token names a customer id, a customer token `me` or its own id, guest mode `me` or its own guest id',
-  'DELETE …/items/{productId} without by=handle: productId is a product id (digits or a GID)',
+  'DELETE and PATCH …/items/{productId} without by=handle: productId is a product id (digits or a GID)',
+  'item notes: at most 280 characters once trimmed',
+  'order.created: a currency when a line item has a price',
   'bulk delete: product_ids and handles hold at most 100 entries together',
   'item metadata: at most 200 characters serialized',
   'list names: not made only of format characters (Unicode Cf) once trimmed',
@@ -216,10 +230,12 @@ const publicHost = (url: string) => !/\.(local|internal|localdomain|localhost)$/
 function keepsTheRules(route: RouteEntry, req: { body: unknown; query: Record<string, string>; path: Record<string, string> }): boolean {
   const body = req.body as Json | undefined
   const key = `${route.method} ${route.url}`
-  if (key === 'DELETE /v1/wishlists/:customerId/items/:productId' && req.query.by === undefined) {
+  if ((key === 'DELETE /v1/wishlists/:customerId/items/:productId' || key === 'PATCH /v1/wishlists/:customerId/items/:productId') && req.query.by === undefined) {
     if (normalizePlatformId(req.path.productId as string, 'Product') === null) return false
   }
   if (body === undefined) return true
+  const items = [body, ...((body.guest_items ?? body.items ?? []) as Json[])]
+  if (key.startsWith('P') && key.includes('/v1/wishlists') && !items.every((i) => typeof i?.note !== 'string' || [...(i.note as string).trim()].length <= 280)) return false
   if (key === 'POST /v1/wishlists/:customerId/items/bulk-delete' && (body.product_ids?.length ?? 0) + (body.handles?.length ?? 0) > 100) return false
   if (key === 'POST /v1/wishlists/:customerId/items' && !metadataFits(body.metadata)) return false
   if (key === 'POST /v1/wishlists/import' && !(body.items as Json[]).every((i) => metadataFits(i.metadata))) return false
@@ -233,7 +249,10 @@ function keepsTheRules(route: RouteEntry, req: { body: unknown; query: Record<st
         const ids = (e.variants as Json[]).map((v) => normalizePlatformId(v.variant_id, 'ProductVariant'))
         if (new Set(ids).size !== ids.length) return false
       }
-      if (e.type === 'order.created') lineItems += (e.line_items as Json[]).length
+      if (e.type === 'order.created') {
+        lineItems += (e.line_items as Json[]).length
+        if (e.currency === undefined && (e.line_items as Json[]).some((l) => l.price !== undefined)) return false
+      }
     }
     if (lineItems > 5000) return false
   }

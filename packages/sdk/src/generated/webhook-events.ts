@@ -15,6 +15,10 @@ export const WEBHOOK_EVENTS = [
     summary: "An item was removed"
   },
   {
+    name: "wishlist.item.purchased",
+    summary: "A wishlisted product was bought"
+  },
+  {
     name: "wishlist.shared",
     summary: "A share link was created"
   },

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useSyncExternalStore } from 'react'
 import type { WishlistClient } from '../client.js'
 import type { WishlistApiError } from '../errors.js'
 import type * as T from '../types.js'
-import { forgetGuestItem, rememberGuestItem } from './guest.js'
+import { forgetGuestItem, readGuestItems, rememberGuestItem } from './guest.js'
 import { useWishlistContext } from './provider.js'
 import { type MutationResult, type ResourceStore, type Snapshot, type Status, toApiError } from './store.js'
 
@@ -62,12 +62,26 @@ export interface UseWishlistResult {
   mode: 'customer' | 'guest'
   has(productId: string): boolean
   add(productId: string, extra?: Omit<T.AddItemInput, 'product_id'>): Promise<MutationResult<T.AddItemResult>>
+  /** Changes quantity, note (null clears), priority or variant of a saved item; shown at once, rolled back when refused. */
+  updateItem(productId: string, changes: T.UpdateItemInput): Promise<MutationResult<T.UpdateItemResult>>
   remove(productId: string): Promise<MutationResult<T.RemoveItemResult>>
   toggle(productId: string, extra?: Omit<T.AddItemInput, 'product_id'>): Promise<MutationResult<T.AddItemResult | T.RemoveItemResult>>
   refresh(): Promise<void>
 }
 
 const wishlistKey = (owner: string, listId: string) => `wishlist|${owner}|${listId}`
+
+/** A guest's saved item as the merge at login takes it (its fields kept). */
+/** A guest item as kept for the merge at login; `variantId` is the variant the guest chose (kept by the merge). */
+const guestItemOf = (item: T.WishlistItem, variantId?: string | null): T.GuestItem => ({
+  product_id: item.productId,
+  added_at: item.addedAt,
+  ...(variantId ? { variant_id: variantId } : {}),
+  quantity: item.quantity,
+  priority: item.priority,
+  ...(item.note === null ? {} : { note: item.note }),
+  ...(item.handle ? { handle: item.handle } : {}),
+})
 
 /**
  * The items of one list of the current owner, with optimistic add/remove/toggle that roll
@@ -90,25 +104,58 @@ export function useWishlist(options: UseWishlistOptions = {}): UseWishlistResult
         empty: EMPTY_PAGE,
         optimistic: (page) => {
           if (page.items.some((i) => i.productId === productId)) return page
-          const item: T.WishlistItem = { productId, variantId: extra.variant_id ?? null, addedAt: new Date().toISOString(), ...(extra.handle ? { handle: extra.handle } : {}) }
+          const item: T.WishlistItem = {
+            productId,
+            variantId: extra.variant_id ?? null,
+            addedAt: new Date().toISOString(),
+            quantity: extra.quantity ?? 1,
+            note: extra.note?.trim() || null,
+            priority: extra.priority ?? 'normal',
+            purchasedAt: null,
+            ...(extra.handle ? { handle: extra.handle } : {}),
+          }
           return { ...page, items: [item, ...page.items], count: page.count + 1, total: page.total + 1 }
         },
         call: async () => {
           const result = await client.wishlist.add(owner, { product_id: productId, ...extra }, scope)
-          // The variant the guest chose goes into the merge at login with the item.
-          if (mode === 'guest')
-            rememberGuestItem(storage, {
-              product_id: productId,
-              added_at: result.item.addedAt,
-              ...(extra.variant_id ? { variant_id: extra.variant_id } : {}),
-              ...(extra.handle ? { handle: extra.handle } : {}),
-            })
+          if (mode === 'guest') rememberGuestItem(storage, guestItemOf(result.item, extra.variant_id))
           return result
         },
         commit: (page, result) => {
           const rest = page.items.filter((i) => i.productId !== result.item.productId)
           return { ...page, items: [result.item, ...rest], count: rest.length + 1, total: result.count }
         },
+      }),
+    [store, key, client, owner, scope, mode, storage],
+  )
+
+  const updateItem = useCallback(
+    (productId: string, changes: T.UpdateItemInput) =>
+      store.mutate<T.WishlistPage, T.UpdateItemResult>(key, {
+        lane: productId,
+        empty: EMPTY_PAGE,
+        optimistic: (page) => ({
+          ...page,
+          items: page.items.map((i) =>
+            i.productId !== productId
+              ? i
+              : {
+                  ...i,
+                  ...(changes.quantity === undefined ? {} : { quantity: changes.quantity }),
+                  ...(changes.note === undefined ? {} : { note: changes.note?.trim() || null }),
+                  ...(changes.priority === undefined ? {} : { priority: changes.priority }),
+                  ...(changes.variant_id === undefined ? {} : { variantId: changes.variant_id }),
+                },
+          ),
+        }),
+        call: async () => {
+          const result = await client.wishlist.update(owner, productId, changes, scope)
+          // A variant chosen now, or the one chosen when it was added.
+          const kept = readGuestItems(storage).find((i) => i.product_id === productId)?.variant_id
+          if (mode === 'guest') rememberGuestItem(storage, guestItemOf(result.item, changes.variant_id ?? kept))
+          return result
+        },
+        commit: (page, result) => ({ ...page, items: page.items.map((i) => (i.productId === result.item.productId ? result.item : i)) }),
       }),
     [store, key, client, owner, scope, mode, storage],
   )
@@ -142,7 +189,7 @@ export function useWishlist(options: UseWishlistOptions = {}): UseWishlistResult
   )
   const refresh = useCallback(() => store.load(key, fetcher, true), [store, key, fetcher])
 
-  return { items, total: snap.data?.total ?? 0, status: snap.status, error: snap.error, pending: snap.pending, owner, mode, has, add, remove, toggle, refresh }
+  return { items, total: snap.data?.total ?? 0, status: snap.status, error: snap.error, pending: snap.pending, owner, mode, has, add, updateItem, remove, toggle, refresh }
 }
 
 export interface UseListsResult {
