@@ -9,11 +9,11 @@ type Endpoint = WebhookList['webhooks'][number]
 const EVENTS: { name: EventName; help: string }[] = [
   { name: 'wishlist.item.added', help: 'a shopper adds a product' },
   { name: 'wishlist.item.removed', help: 'a shopper removes a product' },
-  { name: 'wishlist.item.purchased', help: 'a shopper buys a product they wishlisted' },
   { name: 'wishlist.shared', help: 'a share link is created' },
   { name: 'wishlist.product.back_in_stock', help: 'a wishlisted product is available again' },
   { name: 'wishlist.product.price_dropped', help: 'a wishlisted product gets cheaper' },
   { name: 'wishlist.product.low_stock', help: 'fewer than 5 left of a wishlisted product' },
+  { name: 'wishlist.item.purchased', help: 'a shopper buys a product they wishlisted' },
 ]
 
 /** Deliveries shown at first, and at most (the API's maximum `limit`). */
