@@ -63,7 +63,7 @@ const POPULATION_BASE = 5_000_000
 // v5: the analytics shop has orders too (events ÷ 10), for analytics-conversions.
 const templateName = (spec: DatasetSpec) => `bench_tpl_v5_a${spec.analyticsEvents}_c${spec.customers}`
 
-async function pgAdmin<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+export async function pgAdmin<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const c = new pg.Client({ connectionString: url })
   await c.connect()
   try {
@@ -73,7 +73,7 @@ async function pgAdmin<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promis
   }
 }
 
-const dbUrl = (adminUrl: string, name: string) => {
+export const dbUrl = (adminUrl: string, name: string) => {
   const u = new URL(adminUrl)
   u.pathname = `/${name}`
   return u.toString()

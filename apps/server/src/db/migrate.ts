@@ -55,6 +55,9 @@ class StaticProvider implements MigrationProvider {
   }
 }
 
+/** The migrations this code knows, oldest first: a database that has applied others is newer than the code. */
+export const KNOWN_MIGRATIONS: readonly string[] = Object.keys(MIGRATIONS)
+
 /** Applies pending migrations; safe to run concurrently from several processes (Kysely locks). */
 export async function migrateToLatest(storage: Storage): Promise<string[]> {
   // Kysely looks for its bookkeeping tables across every schema it can see unless told
