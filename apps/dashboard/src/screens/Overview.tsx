@@ -1,5 +1,5 @@
 /** Analytics: the overview cards for a period, the daily chart and the top products. */
-import type { AnalyticsPeriodQuery } from '@wishlist/sdk'
+import type { AnalyticsPeriodQuery } from 'wishlist-service-sdk'
 import { useId, useState } from 'react'
 import { DailyChart } from '../chart.js'
 import { LoadState, Table, useLoad, useSession } from '../ui.js'

@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { SERVER_VERSION } from '../lib/assets.js'
 import { ErrorEnvelope, type OperationDoc, type OperationDocs, ReviewsErrorBody } from '../lib/http-schemas.js'
 
 /**
@@ -15,10 +16,37 @@ const ERROR_RESPONSES: Record<number, string> = {
   404: 'NOT_FOUND: the resource does not exist in this shop (or is not visible to the caller)',
   409: 'Conflict: LIST_NAME_TAKEN or DUPLICATE_REVIEW',
   410: 'SHARE_EXPIRED: the share link is past its `expires_at`',
-  413: 'PAYLOAD_TOO_LARGE: the body is over 1 MiB',
+  408: 'REQUEST_TIMEOUT: the request (headers and body) was not received in time; the connection is closed',
+  413: 'PAYLOAD_TOO_LARGE: the body is over the limit of the operation (docs/api.md, "Limits")',
   415: 'UNSUPPORTED_MEDIA_TYPE: a body that is not `application/json`',
   429: 'RATE_LIMITED: over the rate limit; `Retry-After` says how many seconds to wait',
+  431: 'HEADERS_TOO_LARGE: the request line and headers are over 16 KiB; the connection is closed',
   503: 'UNAVAILABLE: the database (or Redis) cannot be reached; with `Retry-After`',
+}
+
+const BODY_METHODS = ['post', 'put', 'patch', 'delete']
+/** Operations that answer without the database. */
+const NO_STORAGE = ['/healthz', '/widget.js']
+/** Statuses written before routing, on the bare connection: no rate-limit headers. */
+const CONNECTION_LEVEL = [408, 431]
+
+/**
+ * The one list of error statuses that follow from what an operation is rather than from
+ * what it does, added to every operation they apply to (routes list only their own):
+ * 400 for anything with input (a path or query parameter over its limit, a body that is not
+ * JSON), 408 and 431 for every request, 413 and 415 for every method that carries a body, 429
+ * for everything rate limited, 503 for everything that reads the database.
+ */
+export function sharedErrorStatuses(method: string, path: string, parameterCount: number, limited: boolean): number[] {
+  const takesBody = BODY_METHODS.includes(method)
+  return [
+    ...(takesBody || parameterCount > 0 ? [400] : []),
+    408,
+    ...(takesBody ? [413, 415] : []),
+    ...(limited ? [429] : []),
+    431,
+    ...(NO_STORAGE.includes(path) ? [] : [503]),
+  ]
 }
 
 const HEADERS: Record<string, JsonObject> = {
@@ -30,8 +58,6 @@ const HEADERS: Record<string, JsonObject> = {
 }
 const ref = (name: string) => ({ $ref: `#/components/headers/${name}` })
 const RATE_LIMIT_HEADER_REFS = { 'X-RateLimit-Limit': ref('X-RateLimit-Limit'), 'X-RateLimit-Remaining': ref('X-RateLimit-Remaining'), 'X-RateLimit-Reset': ref('X-RateLimit-Reset') }
-/** Routes outside the rate limiter. */
-const UNLIMITED = ['/healthz', '/readyz', '/widget.js']
 
 function errorHeaders(code: number, limited: boolean): JsonObject {
   return {
@@ -54,7 +80,7 @@ const openapiPath = (url: string) => url.replace(/:(\w+)/g, '{$1}')
  * query parameters that have a default marked optional, discriminated unions with named
  * members, and the outbound webhook events (OpenAPI 3.1 `webhooks`).
  */
-function complete(document: JsonObject, operationDocs: OperationDocs, webhooks: JsonObject): JsonObject {
+function complete(document: JsonObject, operationDocs: OperationDocs, webhooks: JsonObject, routes: { unlimited: ReadonlySet<string>; optionalBodies: ReadonlySet<string> }): JsonObject {
   const paths = (document.paths ?? {}) as Record<string, Record<string, JsonObject>>
   const responseComponents: Record<string, JsonObject> = {}
   const docsByPath = new Map<string, OperationDoc>()
@@ -71,8 +97,13 @@ function complete(document: JsonObject, operationDocs: OperationDocs, webhooks: 
         // The server fills in a missing parameter that has a default: optional for callers.
         if (param.in === 'query' && schema?.default !== undefined) param.required = false
       }
-      const responses = (op.responses ?? {}) as Record<string, JsonObject>
-      const limited = !UNLIMITED.includes(path)
+      const responses = (op.responses ??= {}) as Record<string, JsonObject>
+      const limited = !routes.unlimited.has(`${method} ${path}`)
+      if (routes.optionalBodies.has(`${method} ${path}`) && isObject(op.requestBody)) op.requestBody.required = false
+      const errorSchema = { $ref: `#/components/schemas/${path.startsWith('/api/') ? 'ReviewsError' : 'ErrorEnvelope'}` }
+      for (const code of sharedErrorStatuses(method, path, parameters.length, limited)) {
+        responses[code] ??= { description: ERROR_RESPONSES[code], content: { 'application/json': { schema: errorSchema } } }
+      }
       for (const [status, response] of Object.entries(responses)) {
         const code = Number(status)
         if (response.$ref !== undefined) continue
@@ -80,8 +111,9 @@ function complete(document: JsonObject, operationDocs: OperationDocs, webhooks: 
           // One named response per error status and body shape, with its headers.
           const schema = (response.content as Record<string, JsonObject> | undefined)?.['application/json']?.schema as JsonObject | undefined
           const shape = String(schema?.$ref ?? '').endsWith('/ReviewsError') ? 'ReviewsError' : 'Error'
-          const name = `${shape}${code}${limited ? '' : 'Unlimited'}`
-          responseComponents[name] ??= { ...response, description: ERROR_RESPONSES[code] ?? response.description, headers: errorHeaders(code, limited) }
+          const withLimitHeaders = limited && !CONNECTION_LEVEL.includes(code)
+          const name = `${shape}${code}${withLimitHeaders || CONNECTION_LEVEL.includes(code) ? '' : 'Unlimited'}`
+          responseComponents[name] ??= { ...response, description: ERROR_RESPONSES[code] ?? response.description, headers: errorHeaders(code, withLimitHeaders) }
           responses[status] = { $ref: `#/components/responses/${name}` }
           continue
         }
@@ -141,6 +173,8 @@ function hoistDiscriminatedUnions(document: JsonObject): void {
 /** OpenAPI 3.1 generated from the route schemas that also validate requests; UI at /docs. */
 export const openapiPlugin = fp(
   async (app: FastifyInstance, opts: { publicBaseUrl: string; operationDocs: OperationDocs; webhookEvents: JsonObject }) => {
+    const unlimited = new Set<string>()
+    const optionalBodies = new Set<string>()
     app.addSchema(ErrorEnvelope)
     app.addSchema(ReviewsErrorBody)
     await app.register(swagger, {
@@ -148,10 +182,10 @@ export const openapiPlugin = fp(
         openapi: '3.1.0',
         info: {
           title: 'Wishlist service',
-          version: '1.0.0',
+          version: SERVER_VERSION,
           description:
             'Wishlists, named lists, share links, bulk import, platform events, analytics and outbound webhooks under `/v1` (success bodies `{ok: true, data}`, errors `{ok: false, error}`), and product reviews under `/api/v1` (bare bodies, errors `{error}`). Credentials, plans, limits and the behaviour the schemas cannot state are described in docs/api.md in the repository.',
-          license: { name: 'UNLICENSED', identifier: 'UNLICENSED' },
+          license: { name: 'MIT', identifier: 'MIT' },
         },
         servers: [{ url: opts.publicBaseUrl, description: 'This server (PUBLIC_BASE_URL)' }],
         tags: [
@@ -192,11 +226,16 @@ export const openapiPlugin = fp(
         if (access.includes('storefront')) security.push({ storefrontKey: [] })
         const hide = url.startsWith('/docs')
         const method = [route.method].flat()[0] as string
+        // Routes outside the rate limiter (`config.rateLimit: false`): no 429, no rate-limit headers.
+        const key = `${method.toLowerCase()} ${openapiPath(url)}`
+        if ((route.config as { rateLimit?: unknown } | undefined)?.rateLimit === false) unlimited.add(key)
+        // A body schema marked Type.Optional: the request may leave the body out.
+        if ((schema.body as { '~optional'?: unknown } | undefined)?.['~optional'] === true) optionalBodies.add(key)
         const doc = opts.operationDocs[`${method} ${url}`]
         const described = doc ? { operationId: doc.operationId, summary: doc.summary, description: doc.description, ...doc.document } : {}
         return { schema: { ...schema, ...described, security, ...(hide ? { hide: true } : {}) } as typeof schema, url }
       },
-      transformObject: (documentObject) => complete((documentObject as { openapiObject: JsonObject }).openapiObject, opts.operationDocs, opts.webhookEvents) as never,
+      transformObject: (documentObject) => complete((documentObject as { openapiObject: JsonObject }).openapiObject, opts.operationDocs, opts.webhookEvents, { unlimited, optionalBodies }) as never,
     })
     await app.register(swaggerUi, { routePrefix: '/docs' })
   },

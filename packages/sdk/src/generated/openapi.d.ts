@@ -1207,7 +1207,7 @@ export interface components {
         ErrorEnvelope: {
             error: {
                 /** @description Machine-readable error code (docs/api.md, "Errors", lists when each is used) */
-                code: "VALIDATION_ERROR" | "INVALID_JSON" | "WISHLIST_LIMIT" | "ITEM_LIMIT" | "ITEM_NOT_IN_LIST" | "SAME_LIST" | "DEFAULT_LIST_PROTECTED" | "WEBHOOK_LIMIT" | "KEY_LIMIT" | "UNAUTHORIZED" | "INVALID_TOKEN" | "TOKEN_EXPIRED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_UPGRADE_REQUIRED" | "FEATURE_DISABLED" | "NOT_FOUND" | "REQUEST_TIMEOUT" | "LIST_NAME_TAKEN" | "DUPLICATE_REVIEW" | "SHARE_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UNAVAILABLE";
+                code: "VALIDATION_ERROR" | "INVALID_JSON" | "WISHLIST_LIMIT" | "ITEM_LIMIT" | "ITEM_NOT_IN_LIST" | "SAME_LIST" | "DEFAULT_LIST_PROTECTED" | "WEBHOOK_LIMIT" | "KEY_LIMIT" | "UNAUTHORIZED" | "INVALID_TOKEN" | "TOKEN_EXPIRED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_UPGRADE_REQUIRED" | "FEATURE_DISABLED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "LIST_NAME_TAKEN" | "DUPLICATE_REVIEW" | "SHARE_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UNAVAILABLE";
                 /** @description VALIDATION_ERROR: an array of `{path, message, index?}` (`path` like `body.items.3.product_id`; `index` for batch entries). PLAN_UPGRADE_REQUIRED: `{required_plan, current_plan}`. ITEM_LIMIT, KEY_LIMIT: `{limit}` */
                 details?: unknown;
                 /** @description Human-readable; may change between versions */
@@ -1277,7 +1277,7 @@ export interface components {
         ReviewsError: {
             error: {
                 /** @description Machine-readable error code (docs/api.md, "Errors", lists when each is used) */
-                code: "VALIDATION_ERROR" | "INVALID_JSON" | "WISHLIST_LIMIT" | "ITEM_LIMIT" | "ITEM_NOT_IN_LIST" | "SAME_LIST" | "DEFAULT_LIST_PROTECTED" | "WEBHOOK_LIMIT" | "KEY_LIMIT" | "UNAUTHORIZED" | "INVALID_TOKEN" | "TOKEN_EXPIRED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_UPGRADE_REQUIRED" | "FEATURE_DISABLED" | "NOT_FOUND" | "REQUEST_TIMEOUT" | "LIST_NAME_TAKEN" | "DUPLICATE_REVIEW" | "SHARE_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UNAVAILABLE";
+                code: "VALIDATION_ERROR" | "INVALID_JSON" | "WISHLIST_LIMIT" | "ITEM_LIMIT" | "ITEM_NOT_IN_LIST" | "SAME_LIST" | "DEFAULT_LIST_PROTECTED" | "WEBHOOK_LIMIT" | "KEY_LIMIT" | "UNAUTHORIZED" | "INVALID_TOKEN" | "TOKEN_EXPIRED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_UPGRADE_REQUIRED" | "FEATURE_DISABLED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "LIST_NAME_TAKEN" | "DUPLICATE_REVIEW" | "SHARE_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UNAVAILABLE";
                 /** @description VALIDATION_ERROR: an array of `{path, message, index?}` (`path` like `body.items.3.product_id`; `index` for batch entries). PLAN_UPGRADE_REQUIRED: `{required_plan, current_plan}`. ITEM_LIMIT, KEY_LIMIT: `{limit}` */
                 details?: unknown;
                 /** @description Human-readable; may change between versions */
@@ -1298,6 +1298,15 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description The request is invalid: VALIDATION_ERROR (`details` lists each field) or INVALID_JSON, or a rule of the operation was broken (WISHLIST_LIMIT, ITEM_LIMIT, ITEM_NOT_IN_LIST, SAME_LIST, DEFAULT_LIST_PROTECTED, WEBHOOK_LIMIT, KEY_LIMIT) */
+        Error400Unlimited: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
         /** @description No credentials (UNAUTHORIZED), or they are not valid: INVALID_TOKEN, TOKEN_EXPIRED, INVALID_CREDENTIALS; with `WWW-Authenticate: Bearer realm="wishlist"` */
         Error401: {
             headers: {
@@ -1305,6 +1314,16 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description No credentials (UNAUTHORIZED), or they are not valid: INVALID_TOKEN, TOKEN_EXPIRED, INVALID_CREDENTIALS; with `WWW-Authenticate: Bearer realm="wishlist"` */
+        Error401Unlimited: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                 [name: string]: unknown;
             };
             content: {
@@ -1335,6 +1354,24 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description NOT_FOUND: the resource does not exist in this shop (or is not visible to the caller) */
+        Error404Unlimited: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description REQUEST_TIMEOUT: the request (headers and body) was not received in time; the connection is closed */
+        Error408: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
         /** @description Conflict: LIST_NAME_TAKEN or DUPLICATE_REVIEW */
         Error409: {
             headers: {
@@ -1359,12 +1396,21 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description PAYLOAD_TOO_LARGE: the body is over 1 MiB */
+        /** @description PAYLOAD_TOO_LARGE: the body is over the limit of the operation (docs/api.md, "Limits") */
         Error413: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description PAYLOAD_TOO_LARGE: the body is over the limit of the operation (docs/api.md, "Limits") */
+        Error413Unlimited: {
+            headers: {
                 [name: string]: unknown;
             };
             content: {
@@ -1383,8 +1429,39 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not `application/json` */
+        Error415Unlimited: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
         /** @description RATE_LIMITED: over the rate limit; `Retry-After` says how many seconds to wait */
         Error429: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description HEADERS_TOO_LARGE: the request line and headers are over 16 KiB; the connection is closed */
+        Error431: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description UNAVAILABLE: the database (or Redis) cannot be reached; with `Retry-After` */
+        Error503: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1455,6 +1532,15 @@ export interface components {
                 "application/json": components["schemas"]["ReviewsError"];
             };
         };
+        /** @description REQUEST_TIMEOUT: the request (headers and body) was not received in time; the connection is closed */
+        ReviewsError408: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ReviewsError"];
+            };
+        };
         /** @description Conflict: LIST_NAME_TAKEN or DUPLICATE_REVIEW */
         ReviewsError409: {
             headers: {
@@ -1467,7 +1553,7 @@ export interface components {
                 "application/json": components["schemas"]["ReviewsError"];
             };
         };
-        /** @description PAYLOAD_TOO_LARGE: the body is over 1 MiB */
+        /** @description PAYLOAD_TOO_LARGE: the body is over the limit of the operation (docs/api.md, "Limits") */
         ReviewsError413: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1493,6 +1579,28 @@ export interface components {
         };
         /** @description RATE_LIMITED: over the rate limit; `Retry-After` says how many seconds to wait */
         ReviewsError429: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ReviewsError"];
+            };
+        };
+        /** @description HEADERS_TOO_LARGE: the request line and headers are over 16 KiB; the connection is closed */
+        ReviewsError431: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ReviewsError"];
+            };
+        };
+        /** @description UNAVAILABLE: the database (or Redis) cannot be reached; with `Retry-After` */
+        ReviewsError503: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1619,7 +1727,10 @@ export interface operations {
             400: components["responses"]["ReviewsError400"];
             401: components["responses"]["ReviewsError401"];
             403: components["responses"]["ReviewsError403"];
+            408: components["responses"]["ReviewsError408"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     listProductReviews: {
@@ -1716,7 +1827,10 @@ export interface operations {
             };
             400: components["responses"]["ReviewsError400"];
             401: components["responses"]["ReviewsError401"];
+            408: components["responses"]["ReviewsError408"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     getProductReviewSummary: {
@@ -1781,7 +1895,10 @@ export interface operations {
             };
             400: components["responses"]["ReviewsError400"];
             401: components["responses"]["ReviewsError401"];
+            408: components["responses"]["ReviewsError408"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     getReviewInvitation: {
@@ -1826,7 +1943,10 @@ export interface operations {
             };
             400: components["responses"]["ReviewsError400"];
             404: components["responses"]["ReviewsError404"];
+            408: components["responses"]["ReviewsError408"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     submitReview: {
@@ -1852,24 +1972,21 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description 1..5,000 characters; trimmed first (surrounding whitespace beyond the bound is accepted and dropped) */
+                    /** @description 1..5,000 characters after trimming (surrounding whitespace is accepted and dropped) */
                     body: string;
-                    /**
-                     * Format: email
-                     * @description E-mail address, at most 254 characters after trimming; stored lower-cased, never shown publicly. It proves nothing: it never links the review to a customer or verifies it
-                     */
+                    /** @description E-mail address, at most 254 characters after trimming; stored lower-cased, never shown publicly. It proves nothing: it never links the review to a customer or verifies it. Trimmed and lower-cased, then something@something.tld without whitespace, at most 254 characters */
                     customerEmail: string;
-                    /** @description 1..100 characters; trimmed first (surrounding whitespace beyond the bound is accepted and dropped) */
+                    /** @description 1..100 characters after trimming (surrounding whitespace is accepted and dropped) */
                     customerName: string;
                     /** @description A review invitation token (single use): the review is verified and linked to the customer of the invitation's order, if any. productId must be the invited product */
                     invitation?: string;
                     /** @description At most 5 absolute https URLs of at most 2,048 characters */
                     photos?: string[];
-                    /** @description 1..32 digits or a platform GID of a Product */
+                    /** @description 1..32 digits or a platform GID of a Product (trimmed) */
                     productId: string;
                     /** @description A JSON integer 1..5 */
                     rating: number;
-                    /** @description At most 150 characters; trimmed first (surrounding whitespace beyond the bound is accepted and dropped) */
+                    /** @description At most 150 characters after trimming (surrounding whitespace is accepted and dropped) */
                     title?: string;
                 };
             };
@@ -1898,10 +2015,13 @@ export interface operations {
             };
             400: components["responses"]["ReviewsError400"];
             401: components["responses"]["ReviewsError401"];
+            408: components["responses"]["ReviewsError408"];
             409: components["responses"]["ReviewsError409"];
             413: components["responses"]["ReviewsError413"];
             415: components["responses"]["ReviewsError415"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     getReview: {
@@ -2001,7 +2121,10 @@ export interface operations {
             400: components["responses"]["ReviewsError400"];
             401: components["responses"]["ReviewsError401"];
             404: components["responses"]["ReviewsError404"];
+            408: components["responses"]["ReviewsError408"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     deleteReview: {
@@ -2039,7 +2162,12 @@ export interface operations {
             401: components["responses"]["ReviewsError401"];
             403: components["responses"]["ReviewsError403"];
             404: components["responses"]["ReviewsError404"];
+            408: components["responses"]["ReviewsError408"];
+            413: components["responses"]["ReviewsError413"];
+            415: components["responses"]["ReviewsError415"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     approveReview: {
@@ -2120,7 +2248,12 @@ export interface operations {
             401: components["responses"]["ReviewsError401"];
             403: components["responses"]["ReviewsError403"];
             404: components["responses"]["ReviewsError404"];
+            408: components["responses"]["ReviewsError408"];
+            413: components["responses"]["ReviewsError413"];
+            415: components["responses"]["ReviewsError415"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     voteReviewHelpful: {
@@ -2156,7 +2289,12 @@ export interface operations {
             400: components["responses"]["ReviewsError400"];
             401: components["responses"]["ReviewsError401"];
             404: components["responses"]["ReviewsError404"];
+            408: components["responses"]["ReviewsError408"];
+            413: components["responses"]["ReviewsError413"];
+            415: components["responses"]["ReviewsError415"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     unvoteReviewHelpful: {
@@ -2192,7 +2330,12 @@ export interface operations {
             400: components["responses"]["ReviewsError400"];
             401: components["responses"]["ReviewsError401"];
             404: components["responses"]["ReviewsError404"];
+            408: components["responses"]["ReviewsError408"];
+            413: components["responses"]["ReviewsError413"];
+            415: components["responses"]["ReviewsError415"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     rejectReview: {
@@ -2273,7 +2416,12 @@ export interface operations {
             401: components["responses"]["ReviewsError401"];
             403: components["responses"]["ReviewsError403"];
             404: components["responses"]["ReviewsError404"];
+            408: components["responses"]["ReviewsError408"];
+            413: components["responses"]["ReviewsError413"];
+            415: components["responses"]["ReviewsError415"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     replyToReview: {
@@ -2293,7 +2441,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description 1..5,000 characters; trimmed first (surrounding whitespace beyond the bound is accepted and dropped) */
+                    /** @description 1..5,000 characters after trimming (surrounding whitespace is accepted and dropped) */
                     body: string;
                 };
             };
@@ -2366,7 +2514,12 @@ export interface operations {
             401: components["responses"]["ReviewsError401"];
             403: components["responses"]["ReviewsError403"];
             404: components["responses"]["ReviewsError404"];
+            408: components["responses"]["ReviewsError408"];
+            413: components["responses"]["ReviewsError413"];
+            415: components["responses"]["ReviewsError415"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     deleteReviewReply: {
@@ -2447,7 +2600,12 @@ export interface operations {
             401: components["responses"]["ReviewsError401"];
             403: components["responses"]["ReviewsError403"];
             404: components["responses"]["ReviewsError404"];
+            408: components["responses"]["ReviewsError408"];
+            413: components["responses"]["ReviewsError413"];
+            415: components["responses"]["ReviewsError415"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     getHealth: {
@@ -2483,6 +2641,8 @@ export interface operations {
                     };
                 };
             };
+            408: components["responses"]["Error408"];
+            431: components["responses"]["Error431"];
         };
     };
     proxySharedWishlistPage: {
@@ -2508,6 +2668,11 @@ export interface operations {
                     "application/liquid": string;
                 };
             };
+            400: components["responses"]["Error400"];
+            408: components["responses"]["Error408"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     getReadiness: {
@@ -2544,6 +2709,8 @@ export interface operations {
                     };
                 };
             };
+            408: components["responses"]["Error408"];
+            431: components["responses"]["Error431"];
             503: components["responses"]["Error503Unlimited"];
         };
     };
@@ -2605,7 +2772,10 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     createApiKey: {
@@ -2615,7 +2785,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -2672,7 +2842,12 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     revokeApiKey: {
@@ -2713,10 +2888,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     eraseCustomer: {
@@ -2780,7 +2961,12 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     exportCustomer: {
@@ -2958,7 +3144,10 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     exportWishlistsCsv: {
@@ -2984,7 +3173,10 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     listPrivacyRequests: {
@@ -3026,7 +3218,10 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     exportPrivacyRequest: {
@@ -3197,10 +3392,14 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     listReviewInvitations: {
@@ -3273,7 +3472,10 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     updateSettings: {
@@ -3339,7 +3541,12 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     getShop: {
@@ -3407,7 +3614,10 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     rotateStorefrontKey: {
@@ -3445,9 +3655,15 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     getDailyAnalytics: {
@@ -3510,7 +3726,10 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     getAnalyticsOverview: {
@@ -3561,7 +3780,10 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     getProductAnalytics: {
@@ -3605,7 +3827,10 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     getTopProducts: {
@@ -3660,7 +3885,10 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     exchangeShopifySessionToken: {
@@ -3705,7 +3933,12 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     createToken: {
@@ -3774,7 +4007,12 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     postPlatformEvents: {
@@ -3857,9 +4095,12 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     receiveShopifyWebhook: {
@@ -3874,9 +4115,6 @@ export interface operations {
             /** @description Receive a Shopify webhook */
             200: {
                 headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3890,9 +4128,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            404: components["responses"]["Error404"];
+            400: components["responses"]["Error400Unlimited"];
+            401: components["responses"]["Error401Unlimited"];
+            404: components["responses"]["Error404Unlimited"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413Unlimited"];
+            415: components["responses"]["Error415Unlimited"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503Unlimited"];
         };
     };
     listWebhooks: {
@@ -3953,7 +4196,10 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     createWebhook: {
@@ -3976,10 +4222,7 @@ export interface operations {
                  */
                 "application/json": {
                     events: ("wishlist.item.added" | "wishlist.item.removed" | "wishlist.shared" | "wishlist.product.back_in_stock" | "wishlist.product.price_dropped" | "wishlist.product.low_stock" | "review.requested")[];
-                    /**
-                     * Format: uri
-                     * @description https URL of the receiver
-                     */
+                    /** @description https URL of the receiver: trimmed, then parsed as a browser does (WHATWG URL); the rules it must keep are in the operation's description */
                     url: string;
                 };
             };
@@ -4033,7 +4276,12 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     deleteWebhook: {
@@ -4074,10 +4322,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     listWebhookDeliveries: {
@@ -4153,7 +4407,10 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     testWebhook: {
@@ -4227,10 +4484,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     getWishlist: {
@@ -4316,7 +4579,10 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     addWishlistItem: {
@@ -4469,7 +4735,12 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     removeWishlistItem: {
@@ -4527,7 +4798,12 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     bulkDeleteWishlistItems: {
@@ -4604,7 +4880,12 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     moveWishlistItem: {
@@ -4665,7 +4946,12 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     listWishlists: {
@@ -4740,7 +5026,10 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     createWishlist: {
@@ -4761,7 +5050,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Trimmed, then 1..100 characters (longer text whose trimmed form fits is accepted too); not only whitespace or format characters */
+                    /** @description 1..100 characters (not only format characters such as U+200B) after trimming (surrounding whitespace is accepted and dropped); at most 500 characters as sent */
                     name: string;
                 };
             };
@@ -4818,8 +5107,13 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     renameWishlist: {
@@ -4841,7 +5135,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Trimmed, then 1..100 characters (longer text whose trimmed form fits is accepted too); not only whitespace or format characters */
+                    /** @description 1..100 characters (not only format characters such as U+200B) after trimming (surrounding whitespace is accepted and dropped); at most 500 characters as sent */
                     name: string;
                 };
             };
@@ -4877,8 +5171,13 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     deleteWishlist: {
@@ -4924,7 +5223,12 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     mergeGuestWishlist: {
@@ -5053,7 +5357,12 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     getShareLink: {
@@ -5087,6 +5396,7 @@ export interface operations {
                      * @example {
                      *       "ok": true,
                      *       "data": {
+                     *         "token": "q9K2xY7bT3mN8pL4vR6sW1zA5cE0fH2j",
                      *         "share_url": "https://wishlist.example.com/v1/wishlists/shared/q9K2xY7bT3mN8pL4vR6sW1zA5cE0fH2j",
                      *         "expires_at": "2026-02-01T03:04:05.678Z"
                      *       }
@@ -5104,6 +5414,8 @@ export interface operations {
                              * @description PUBLIC_BASE_URL/v1/wishlists/shared/{token}
                              */
                             share_url: string;
+                            /** @description The share token: the last segment of `share_url`, for `GET /v1/wishlists/shared/{shareToken}` */
+                            token: string;
                         };
                         /** @enum {boolean} */
                         ok: true;
@@ -5114,7 +5426,10 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     revokeShareLink: {
@@ -5165,7 +5480,12 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     importWishlistItems: {
@@ -5259,7 +5579,12 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     readSharedWishlist: {
@@ -5329,10 +5654,14 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             410: components["responses"]["Error410"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     getWidgetScript: {
@@ -5353,6 +5682,9 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error400Unlimited"];
+            408: components["responses"]["Error408"];
+            431: components["responses"]["Error431"];
         };
     };
     onReviewRequested: {
