@@ -7,7 +7,8 @@ import { ErrorEnvelope, type OperationDoc, type OperationDocs, ReviewsErrorBody 
 
 /**
  * What each error status means, for the responses of every operation (the codes are in
- * docs/api.md, "Errors"). Routes list the statuses they can produce.
+ * docs/api.md, "Errors"). Routes list the statuses their own rules produce; sharedErrorStatuses
+ * adds those that follow from what an operation is.
  */
 const ERROR_RESPONSES: Record<number, string> = {
   400: 'The request is invalid: VALIDATION_ERROR (`details` lists each field) or INVALID_JSON, or a rule of the operation was broken (WISHLIST_LIMIT, ITEM_LIMIT, ITEM_NOT_IN_LIST, SAME_LIST, DEFAULT_LIST_PROTECTED, WEBHOOK_LIMIT, KEY_LIMIT)',
@@ -37,7 +38,7 @@ const CONNECTION_LEVEL = [408, 431]
  * JSON), 408 and 431 for every request, 413 and 415 for every method that carries a body, 429
  * for everything rate limited, 503 for everything that reads the database.
  */
-export function sharedErrorStatuses(method: string, path: string, parameterCount: number, limited: boolean): number[] {
+function sharedErrorStatuses(method: string, path: string, parameterCount: number, limited: boolean): number[] {
   const takesBody = BODY_METHODS.includes(method)
   return [
     ...(takesBody || parameterCount > 0 ? [400] : []),
