@@ -16,7 +16,7 @@ const MODULES = readdirSync(`${import.meta.dirname}/${src}/modules`, { withFileT
 const PUBLIC = {
   analytics: ['facts.ts'],
   events: ['outbox.ts', 'product-fan-out.ts'],
-  reviews: ['purchases.ts'],
+  reviews: ['purchases.ts', 'review-page.ts'],
   shops: ['plans.ts'],
   shopify: ['webhook-receipts.ts'],
   webhooks: ['customer-erasure.ts'],

@@ -145,7 +145,7 @@ export function createEventsService(deps: EventsServiceDeps) {
     // Reviews linked to this customer of these products become verified purchases.
     await recordPurchase(trx, ctx.shop.id, { customerId, email: e.email, productIds }, at)
     const orderId = e.order_id === undefined ? null : pid(e.order_id, 'Order')
-    await deps.invitations.forOrder(trx, ctx.shop.id, { orderId, customerId: customerId ?? null, email: e.email ?? null, productIds }, at)
+    await deps.invitations.forOrder(trx, ctx.shop, { orderId, customerId: customerId ?? null, email: e.email ?? null, productIds }, at)
   }
 
   return {
