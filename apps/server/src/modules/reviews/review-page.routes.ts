@@ -7,6 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import type { Db } from '../../db/types.js'
+import { errors } from '../../lib/http-schemas.js'
 import type { ShopsService } from '../shops/shops.service.js'
 import { negotiateLocale, type PageLocale, pageStrings, supportedLocale } from '../../lib/page-strings.js'
 import { REVIEW_PAGE_PATH } from './invitations.service.js'
@@ -59,7 +60,7 @@ export const reviewPageRoutes: FastifyPluginAsyncTypebox<{ db: Db; reviews: Revi
     REVIEW_PAGE_PATH,
     {
       config: { access: ['public'] },
-      schema: { tags, querystring: PageQuery, response: { 200: HtmlPage } },
+      schema: { tags, querystring: PageQuery, response: { 200: HtmlPage, ...errors(400, 429) } },
     },
     async (request, reply) => {
       const locale = localeOf(request.query, request.headers['accept-language'])
@@ -73,7 +74,7 @@ export const reviewPageRoutes: FastifyPluginAsyncTypebox<{ db: Db; reviews: Revi
     REVIEW_PAGE_PATH,
     {
       config: { access: ['public'] },
-      schema: { tags, querystring: PageQuery, body: FormBody, response: { 200: HtmlPage } },
+      schema: { tags, querystring: PageQuery, body: FormBody, response: { 200: HtmlPage, ...errors(400, 429) } },
     },
     async (request, reply) => {
       const locale = localeOf(request.query, request.headers['accept-language'])

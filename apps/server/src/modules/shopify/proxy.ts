@@ -15,6 +15,7 @@ import ipaddr from 'ipaddr.js'
 import { Type } from 'typebox'
 import type { Plan } from '../../db/schema.js'
 import { AppError } from '../../lib/errors.js'
+import { errors } from '../../lib/http-schemas.js'
 import { guestIdOf, type ProxyAuth, type ResolvedAuth } from '../../plugins/auth.js'
 import type { Db } from '../../db/types.js'
 import type { RequestContext } from '../auth/auth.types.js'
@@ -102,7 +103,7 @@ const pageDoc = <E extends object>(operationId: string, summary: string, descrip
   description: `Signed by Shopify like every \`/proxy\` request. Answers \`Content-Type: application/liquid\`, which Shopify renders inside the theme, in the shop's language (\`request.locale\`). ${description}`,
   operationId,
   ...extra,
-  response: { 200: { description: 'Liquid source of the page', content: { 'application/liquid': { schema: LiquidPage } } } },
+  response: { 200: { description: 'Liquid source of the page', content: { 'application/liquid': { schema: LiquidPage } } }, ...errors(400, 401, 403, 429) },
 })
 
 const PageNumber = Type.Object({ page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: '20 items a page' })) })
