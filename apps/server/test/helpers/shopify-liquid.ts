@@ -25,7 +25,7 @@ export interface StubProduct {
 }
 
 /** A product as Liquid's `product` / `all_products[handle]` gives it (prices in cents). */
-export function stubProduct(id: number, handle: string, title: string, cents: number, opts: { variants?: number[]; available?: boolean; image?: boolean } = {}): StubProduct {
+export function stubProduct(id: number, handle: string, title: string, cents: number, opts: { variants?: number[]; available?: boolean; image?: boolean; imageBase?: string } = {}): StubProduct {
   const ids = opts.variants ?? [id * 10 + 1]
   const variants = ids.map((vid, i) => ({ id: vid, title: `Variant ${i + 1}`, price: cents + i * 100, available: opts.available ?? true, url: `/products/${handle}?variant=${vid}` }))
   const first = variants.find((v) => v.available) ?? variants[0]
@@ -37,7 +37,7 @@ export function stubProduct(id: number, handle: string, title: string, cents: nu
     url: `/products/${handle}`,
     price: first.price,
     available: variants.some((v) => v.available),
-    featured_image: opts.image === false ? null : `https://cdn.example/${handle}.jpg`,
+    featured_image: opts.image === false ? null : `${opts.imageBase ?? 'https://cdn.example/'}${handle}.jpg`,
     variants,
     selected_or_first_available_variant: first,
   }
@@ -70,7 +70,7 @@ function silentBlock(name: string) {
 }
 
 /** A liquidjs engine with Shopify's filters and tags; `root` resolves `{% render %}` snippets. */
-export function shopifyLiquid(opts: { root?: string; currency?: string } = {}): Liquid {
+export function shopifyLiquid(opts: { root?: string; currency?: string; assetUrl?: (name: string) => string } = {}): Liquid {
   const engine = new Liquid({ strictFilters: true, root: opts.root ? [join(opts.root, 'snippets')] : [], extname: '.liquid', jsTruthy: false })
   const locales = new Map<string, Json>()
   const localeFile = (name: string): Json | undefined => {
@@ -97,7 +97,7 @@ export function shopifyLiquid(opts: { root?: string; currency?: string } = {}): 
     const width = args.find((a): a is [string, unknown] => Array.isArray(a) && a[0] === 'width')?.[1]
     return typeof image === 'string' ? `${image}?width=${String(width ?? '')}` : ''
   })
-  engine.registerFilter('asset_url', (name: string) => `https://cdn.shopify.example/extensions/test/assets/${name}`)
+  engine.registerFilter('asset_url', opts.assetUrl ?? ((name: string) => `https://cdn.shopify.example/extensions/test/assets/${name}`))
   engine.registerFilter('json', (value: unknown) => JSON.stringify(value ?? null))
   for (const name of ['schema', 'stylesheet', 'javascript']) engine.registerTag(name, silentBlock(name))
   return engine
