@@ -36,7 +36,7 @@ const KNOWN = {
 }
 
 export default defineConfig(
-  { ignores: ['**/dist/**', '**/node_modules/**', '**/generated/**', 'apps/server/bench/data/**', 'e2e/screenshots/**'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', 'extensions/wishlist/assets/widget*.js', '**/generated/**', 'apps/server/bench/data/**', 'e2e/screenshots/**'] },
   js.configs.recommended,
   tseslint.configs.recommended,
   {
