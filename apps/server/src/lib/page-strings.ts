@@ -6,8 +6,9 @@
  *
  * Liquid pages choose the language in Liquid, from the shop's `request.locale.iso_code`
  * (`liquidStrings`); the service's own HTML page from `?locale=` or `Accept-Language`
- * (`negotiateLocale`). A merchant's overrides (`storefront_strings`, per language) win over
- * these texts.
+ * (`negotiateLocale`). `pageStrings` and `liquidStrings` take per-language overrides that
+ * win over these texts (the pages pass none yet: the theme extension's texts are the
+ * merchant's to change, in its block settings).
  */
 export const PAGE_LOCALES = ['en', 'fr', 'de', 'es', 'it', 'nl', 'pt-BR', 'ja'] as const
 export type PageLocale = (typeof PAGE_LOCALES)[number]
