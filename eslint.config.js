@@ -14,7 +14,7 @@ const src = 'apps/server/src'
 const MODULES = readdirSync(`${import.meta.dirname}/${src}/modules`, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name)
 /** What a module offers the others beyond its `*.service.ts` (the services in `app.services`), `*.types.ts` and `*.schemas.ts`. */
 const PUBLIC = {
-  analytics: ['facts.ts'],
+  analytics: ['facts.ts', 'conversions.ts'],
   events: ['outbox.ts', 'product-fan-out.ts'],
   reviews: ['purchases.ts', 'review-page.ts'],
   shops: ['plans.ts'],

@@ -8,7 +8,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
-      { extends: true, test: { name: 'sqlite', include: ['test/http/**/*.test.ts'], env: { DB: 'sqlite' } } },
+      // data-safety.test.ts uses both backends itself (SQLite files and a PostgreSQL schema): once, in the postgres project.
+      { extends: true, test: { name: 'sqlite', include: ['test/http/**/*.test.ts'], exclude: ['test/http/data-safety.test.ts'], env: { DB: 'sqlite' } } },
       { extends: true, test: { name: 'postgres', include: ['test/http/**/*.test.ts'], env: { DB: 'postgres' } } },
       // The storage-heavy files again on SQLite with group commit off (SQLITE_GROUP_COMMIT=false).
       {

@@ -56,6 +56,8 @@ const ENDPOINTS = [
   '/v1/analytics/product/{top}',
   '/v1/analytics/daily?period=30d',
   '/v1/analytics/daily?period=all',
+  '/v1/admin/analytics/conversions?period=30d',
+  '/v1/admin/analytics/conversions?period=all',
 ]
 
 const median = (xs: number[]): number => {

@@ -32,6 +32,8 @@
  *   npm run bench -- --floor-concerns 8   # the GET page's cost, concern by concern, in one process
  *   npm run bench -- --floor-concerns 8 --scenarios add-remove
  *
+ *   npm run bench -- --move               # wishlist move on the dataset, SQLite → PostgreSQL → SQLite (bench/move.ts)
+ *
  * --floor-concerns ROUNDS: instead of the run above, one process (bench/http/floor-server.ts)
  * holds the ceiling, the bare read floor, the floor with each of the service's per-request
  * concerns (access line, rate limit, metrics) and all three, and the service itself; the
@@ -49,6 +51,7 @@ import { parseArgs } from 'node:util'
 import type { RequestSpec } from 'autocannon'
 import { BENCH_JWT_SECRET, BENCH_RATE_LIMITS, type BenchBackend, type DatasetInfo, prepareRunDatabase, type RunDatabase } from './http/dataset.js'
 import { buildServer } from './http/build.js'
+import { runMoveBench } from './move.js'
 import { SERVICE_NODE_FLAGS } from '../src/cli/node-flags.js'
 import { type LoadFigures, type LoadSpec, load, warmThenLoad } from './http/load.js'
 
@@ -56,7 +59,7 @@ const here = dirname(fileURLToPath(import.meta.url))
 const serverDir = resolve(here, '..')
 const repoRoot = resolve(serverDir, '../..')
 
-const SCENARIOS = ['get-page', 'add-remove', 'guest-get', 'shared-read', 'token', 'reviews-list', 'analytics-overview', 'import-500', 'webhook-delivery'] as const
+const SCENARIOS = ['get-page', 'add-remove', 'guest-get', 'shared-read', 'token', 'reviews-list', 'analytics-overview', 'analytics-conversions', 'import-500', 'webhook-delivery'] as const
 type ScenarioName = (typeof SCENARIOS)[number]
 
 /** The scenarios run against bench/http/floor-server.ts too (SQLite), and their floor rows. */
@@ -96,6 +99,7 @@ const { values: flags } = parseArgs({
     'csv-items': { type: 'string' },
     processes: { type: 'string' },
     'floor-concerns': { type: 'string' },
+    move: { type: 'boolean', default: false },
   },
 })
 const env = process.env
@@ -228,6 +232,11 @@ async function scenarioSpec(name: Exclude<ScenarioName, 'webhook-delivery'>, bas
     case 'analytics-overview': {
       const token = await mintToken(base, info.analyticsKeyId, info.analyticsSecret)
       return { url: `${base}/v1/analytics/overview?period=30d`, durationSec: opts.durationSec, headers: { authorization: `Bearer ${token}` } }
+    }
+    case 'analytics-conversions': {
+      // The same shop as analytics-overview: its facts and the orders seeded with them (events ÷ 10).
+      const token = await mintToken(base, info.analyticsKeyId, info.analyticsSecret)
+      return { url: `${base}/v1/admin/analytics/conversions?period=30d`, durationSec: opts.durationSec, headers: { authorization: `Bearer ${token}` } }
     }
     case 'add-remove': {
       // One add and its remove per cycle, each cycle on one of 64 customers (one per
@@ -519,6 +528,10 @@ async function floorConcerns(rounds: number): Promise<void> {
 async function main(): Promise<void> {
   buildServer()
   if (flags['floor-concerns'] !== undefined) return floorConcerns(Number(flags['floor-concerns']))
+  if (flags.move) {
+    await runMoveBench({ analyticsEvents: opts.analyticsEvents, customers: opts.customers, pgUrl: opts.pgUrl, dataDir: opts.dataDir, out: resolve(repoRoot, flags.out ?? 'bench/results/move.json'), log })
+    return
+  }
   const started = Date.now()
   mkdirSync(opts.dataDir, { recursive: true })
   if (opts.cpuProfDir) mkdirSync(opts.cpuProfDir, { recursive: true })

@@ -9,6 +9,7 @@ import { buildApp } from './app.js'
 import type { Config } from './config.js'
 import { openStorage, type Storage } from './db/connect.js'
 import { migrateToLatest } from './db/migrate.js'
+import { type HeldLock, holdAsServer } from './db/server-lock.js'
 import { drainKeepAliveGracefully } from './lib/keep-alive-drain.js'
 import { createFactsApplier, type FactsApplier } from './modules/analytics/facts-applier.js'
 import { createWebhookWorker, type WebhookWorker } from './modules/webhooks/webhook-worker.js'
@@ -38,9 +39,25 @@ export interface ServeOptions {
   demo?: boolean
 }
 
+/**
+ * A server's hold on its SQLite file (db/server-lock.ts): `wishlist restore` and `wishlist
+ * move` refuse while it is held, and no server starts while one of them runs.
+ */
+function holdDatabase(config: Config): HeldLock | undefined {
+  const target = config.database
+  return target.kind === 'sqlite' && target.file !== ':memory:' ? holdAsServer(target.file) : undefined
+}
+
 export async function startServer(config: Config, opts: ServeOptions = {}): Promise<RunningServer> {
+  const lock = holdDatabase(config)
   const storage = openStorage(config.database)
-  await migrateToLatest(storage)
+  try {
+    await migrateToLatest(storage)
+  } catch (err) {
+    await storage.destroy()
+    lock?.release()
+    throw err
+  }
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined
   const app = await buildApp({ config, storage, redis, demoPages: opts.demo === true })
   const worker = config.webhooks.workerEnabled
@@ -58,6 +75,7 @@ export async function startServer(config: Config, opts: ServeOptions = {}): Prom
     await app.close()
     redis?.disconnect()
     await storage.destroy()
+    lock?.release()
   }
   drainKeepAliveGracefully(app.server)
   const address = await app.listen({ port: config.port, host: config.host })

@@ -50,6 +50,12 @@ export function createWishlistClient(options: ClientOptions) {
       /** POST …/items: add (or update) a product; 201 when new, 200 when it was there. */
       add: (customerId: Owner, item: T.AddItemInput, scope?: ListScope): Promise<T.AddItemResult> =>
         post(fillPath('/v1/wishlists/{customerId}/items', owner(customerId)), item, listQuery(scope)),
+      /** PATCH …/items/{productId}: change quantity, note (null clears), priority or variant; `by: 'handle'` picks the item by handle; 404 when absent. */
+      update: (customerId: Owner, productIdOrHandle: string, input: T.UpdateItemInput, opts: ListScope & { by?: 'handle' } = {}): Promise<T.UpdateItemResult> =>
+        http.request('PATCH', fillPath('/v1/wishlists/{customerId}/items/{productId}', { customerId, productId: productIdOrHandle }), {
+          body: input,
+          query: { ...listQuery(opts), ...(opts.by === undefined ? {} : { by: opts.by }) },
+        }),
       /** DELETE …/items/{productId}; `by: 'handle'` removes by product handle. */
       remove: (customerId: Owner, productIdOrHandle: string, opts: ListScope & { by?: 'handle' } = {}): Promise<T.RemoveItemResult> =>
         del(fillPath('/v1/wishlists/{customerId}/items/{productId}', { customerId, productId: productIdOrHandle }), {
@@ -104,6 +110,8 @@ export function createWishlistClient(options: ClientOptions) {
       product: (productId: string): Promise<T.ProductStats> => get(fillPath('/v1/analytics/product/{productId}', { productId })),
       /** GET /v1/analytics/daily (admin). */
       daily: (query: T.DailyQuery = {}): Promise<T.DailyStats> => get('/v1/analytics/daily', query),
+      /** GET /v1/admin/analytics/conversions (admin): orders and revenue the wishlist influenced. */
+      conversions: (query: T.ConversionsQuery = {}): Promise<T.Conversions> => get('/v1/admin/analytics/conversions', query),
     },
 
     webhooks: {

@@ -29,6 +29,11 @@ export type WishlistQuery = Query<'get /v1/wishlists/{customerId}'>
 export type AddItemInput = Body<'post /v1/wishlists/{customerId}/items'>
 export type AddItemResult = Data<'post /v1/wishlists/{customerId}/items'>
 export type RemoveItemResult = Data<'delete /v1/wishlists/{customerId}/items/{productId}'>
+/** PATCH …/items/{productId}: `quantity` (1..99), `note` (≤ 280 characters; null clears), `priority`, `variant_id`. */
+export type UpdateItemInput = Body<'patch /v1/wishlists/{customerId}/items/{productId}'>
+export type UpdateItemResult = Data<'patch /v1/wishlists/{customerId}/items/{productId}'>
+/** `low` | `normal` | `high`. */
+export type ItemPriority = WishlistItem['priority']
 export type BulkDeleteInput = Body<'post /v1/wishlists/{customerId}/items/bulk-delete'>
 export type BulkDeleteResult = Data<'post /v1/wishlists/{customerId}/items/bulk-delete'>
 export type MergeInput = Body<'post /v1/wishlists/{customerId}/merge'>
@@ -60,6 +65,11 @@ export type TopProductsQuery = Query<'get /v1/analytics/top-products'>
 export type ProductStats = Data<'get /v1/analytics/product/{productId}'>
 export type DailyStats = Data<'get /v1/analytics/daily'>
 export type DailyQuery = Query<'get /v1/analytics/daily'>
+/** What the wishlist sold over a period (orders, revenue per currency, rates). */
+export type Conversions = Data<'get /v1/admin/analytics/conversions'>
+export type ConversionsQuery = Query<'get /v1/admin/analytics/conversions'>
+/** An amount in one currency: a decimal string with the currency's minor-unit digits. */
+export type Money = Conversions['revenueInfluenced'][number]
 export type CreateWebhookInput = Body<'post /v1/webhooks'>
 export type CreatedWebhook = Data<'post /v1/webhooks'>
 export type WebhookList = Data<'get /v1/webhooks'>

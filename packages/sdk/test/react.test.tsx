@@ -112,6 +112,41 @@ describe('useWishlist', () => {
     expect(errors).toEqual(['VALIDATION_ERROR'])
   })
 
+  test('updateItem shows the change at once, is confirmed, and rolls back when refused', async () => {
+    const net = instrumentedFetch()
+    const { result } = renderHook(() => ({ a: useWishlist(), b: useWishlist() }), { wrapper: wrapperFor({ fetch: net.fetch }) })
+    await waitFor(() => expect(result.current.a.status).toBe('ready'))
+    await act(async () => {
+      await result.current.a.add('651', { quantity: 2, note: 'blue' })
+    })
+    expect(result.current.b.items[0]).toMatchObject({ productId: '651', quantity: 2, note: 'blue', priority: 'normal', purchasedAt: null })
+    const release = net.hold((c) => c.startsWith('PATCH'))
+    let done: Promise<unknown> = Promise.resolve()
+    act(() => {
+      done = result.current.a.updateItem('651', { quantity: 3, note: null, priority: 'high' })
+    })
+    // Optimistic: every component sees it before the server answered.
+    expect(result.current.b.items[0]).toMatchObject({ quantity: 3, note: null, priority: 'high' })
+    release()
+    await act(async () => {
+      await done
+    })
+    expect(result.current.b.pending).toBe(0)
+    // Guest mode: the changed item is what a merge at login will carry.
+    expect(JSON.parse(localStorage.getItem(GUEST_ITEMS_KEY) ?? '[]')[0]).toMatchObject({ product_id: '651', quantity: 3, priority: 'high' })
+
+    let outcome: Awaited<ReturnType<typeof result.current.a.updateItem>> | undefined
+    await act(async () => {
+      outcome = await result.current.a.updateItem('651', { quantity: 100 })
+    })
+    expect(outcome?.ok).toBe(false)
+    expect(result.current.a.error?.code).toBe('VALIDATION_ERROR')
+    expect(result.current.b.items[0]).toMatchObject({ quantity: 3, priority: 'high' })
+    const guestId = localStorage.getItem(GUEST_ID_KEY) ?? ''
+    const check = createWishlistClient({ baseUrl: server.baseUrl, credentials: { storefrontKey: shop.storefrontKey, guestId } })
+    expect((await check.wishlist.get(guestId)).items[0]).toMatchObject({ productId: '651', quantity: 3, note: null, priority: 'high' })
+  })
+
   test('remove rolls back when the server is unavailable', async () => {
     const net = instrumentedFetch()
     let refuse = false

@@ -8,7 +8,8 @@
  * 50 items (the GET page), a guest holding 50 items, a share link to the customer's list,
  * product 777 with 50 approved reviews, `customers` background customers × 10 items
  * (owner ids 5000001…); shop "analytics" (plan growth) with `analyticsEvents` facts from
- * the analytics seed. The credentials live in the table `bench_dataset`.
+ * the analytics seed, and its orders (events ÷ 10, for analytics-conversions). The credentials
+ * live in the table `bench_dataset`.
  */
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -59,9 +60,10 @@ export const BENCH_RATE_LIMITS = { RATE_LIMIT_ADMIN_PER_MIN: '1000000000', RATE_
 export const PAGE_ITEMS = 50
 const POPULATION_BASE = 5_000_000
 
-const templateName = (spec: DatasetSpec) => `bench_tpl_v4_a${spec.analyticsEvents}_c${spec.customers}`
+// v5: the analytics shop has orders too (events ÷ 10), for analytics-conversions.
+const templateName = (spec: DatasetSpec) => `bench_tpl_v5_a${spec.analyticsEvents}_c${spec.customers}`
 
-async function pgAdmin<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+export async function pgAdmin<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const c = new pg.Client({ connectionString: url })
   await c.connect()
   try {
@@ -71,7 +73,7 @@ async function pgAdmin<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promis
   }
 }
 
-const dbUrl = (adminUrl: string, name: string) => {
+export const dbUrl = (adminUrl: string, name: string) => {
   const u = new URL(adminUrl)
   u.pathname = `/${name}`
   return u.toString()

@@ -13,6 +13,8 @@ import type { AnalyticsFactType, Database, OwnerType } from '../db/schema.js'
 import { DAY_MS } from '../lib/time.js'
 import { dayOf } from '../modules/analytics/analytics.periods.js'
 import type { DailyDelta } from '../modules/analytics/analytics.repo.js'
+import { LAG_UNIT_MS } from '../modules/analytics/conversions.js'
+import { lineMinorUnits, toMicros } from '../lib/money.js'
 
 export interface SeedEvent {
   type: AnalyticsFactType
@@ -31,6 +33,8 @@ export interface ActivityOptions {
   days?: number
   now: number
   seed?: number
+  /** Orders of customers who hold a product (default: events ÷ 10), with their attribution rollups. */
+  orders?: number
 }
 
 /** mulberry32: small, fast, deterministic. */
@@ -252,6 +256,7 @@ type Tables = { [K in keyof Database]: Insertable<Database[K]> }
 
 export interface SeedResult {
   events: number
+  orders: number
   owners: number
   items: number
   days: number
@@ -270,6 +275,7 @@ export async function seedAnalytics(db: Db, shopId: string, opts: ActivityOption
   let buffer: Tables['analytics_events'][] = []
   let written = 0
   let items = 0
+  let orders = 0
   await db.transaction().execute(async (trx) => {
     const flush = async () => {
       await bulkInsert(trx, 'analytics_events', buffer)
@@ -329,6 +335,8 @@ export async function seedAnalytics(db: Db, shopId: string, opts: ActivityOption
       for (const [added_at, { day, count }] of entries) pending.push({ shop_id: shopId, owner_type, owner_id, product_id, added_at, day, count })
     }
     await bulkInsert(trx, 'analytics_pending_adds', pending)
+    // Orders mark the items they buy, so the items are written after them.
+    orders = await seedOrders(trx, shopId, itemRows, opts)
     await bulkInsert(trx, 'wishlist_items', itemRows)
     const at = opts.now
     await bulkInsert(
@@ -349,5 +357,100 @@ export async function seedAnalytics(db: Db, shopId: string, opts: ActivityOption
     )
     items = itemRows.length
   })
-  return { events: written, owners: fold.lastDay.size, items, days: opts.days ?? 365, ms: Date.now() - started }
+  return { events: written, orders, owners: fold.lastDay.size, items, days: opts.days ?? 365, ms: Date.now() - started }
+}
+
+/** Currencies of the seeded orders, by share: EUR 70 %, USD 25 %, JPY 5 %. */
+const SEED_CURRENCIES: [string, number, string][] = [
+  ['EUR', 0.7, '19.99'],
+  ['USD', 0.95, '24.50'],
+  ['JPY', 1, '2500'],
+]
+
+/**
+ * Seeds `opts.orders` orders (default events ÷ 10): each buys one item a customer holds (its
+ * first purchase marks the item `purchased_at`), 0 to 30 days after its add and never after
+ * `now`, plus up to two lines of products nobody wishlisted; prices and currencies from a fixed
+ * table. Writes the `orders` ids and the attribution rollups the events intake keeps
+ * (analytics/conversions.ts), with the same arithmetic: a synthetic history for the
+ * conversions read, not a replay of the intake (signals and releases are not simulated).
+ */
+async function seedOrders(trx: Db, shopId: string, itemRows: Tables['wishlist_items'][], opts: ActivityOptions): Promise<number> {
+  const count = opts.orders ?? Math.round(opts.events / 10)
+  const held = itemRows.filter((r) => r.owner_type === 'customer')
+  if (count === 0 || held.length === 0) return 0
+  const rand = prng((opts.seed ?? 42) + 1)
+  const daily = new Map<number, { orders_influenced: number; lines_influenced: number; purchased: number }>()
+  const dayRow = (day: number) => {
+    let d = daily.get(day)
+    if (!d) daily.set(day, (d = { orders_influenced: 0, lines_influenced: 0, purchased: 0 }))
+    return d
+  }
+  const revenue = new Map<string, bigint>()
+  const lags = new Map<string, number>()
+  const products = new Map<string, { purchases: number; amount: bigint }>()
+  const currencies = new Map<string, number>()
+  const orders: Tables['orders'][] = []
+  for (let i = 0; i < count; i++) {
+    const item = held[Math.floor(rand() * held.length)] as Tables['wishlist_items']
+    const at = Math.min(opts.now, item.added_at + Math.floor(rand() * 30 * DAY_MS))
+    const [currency, , price] = SEED_CURRENCIES.find(([, share]) => rand() <= share) ?? (SEED_CURRENCIES[0] as [string, number, string])
+    const quantity = 1 + Math.floor(rand() * 3)
+    const amount = lineMinorUnits(toMicros(price), quantity, currency)
+    const day = dayOf(at)
+    const d = dayRow(day)
+    d.orders_influenced++
+    d.lines_influenced++
+    revenue.set(`${day}\t${currency}`, (revenue.get(`${day}\t${currency}`) ?? 0n) + amount)
+    currencies.set(currency, (currencies.get(currency) ?? 0) + 1)
+    const p = products.get(`${item.product_id}\t${currency}`) ?? { purchases: 0, amount: 0n }
+    p.purchases++
+    p.amount += amount
+    products.set(`${item.product_id}\t${currency}`, p)
+    if (item.purchased_at === undefined || item.purchased_at === null) {
+      item.purchased_at = at
+      const addDay = dayOf(item.added_at)
+      dayRow(addDay).purchased++
+      const key = `${addDay}\t${Math.max(0, Math.round((at - item.added_at) / LAG_UNIT_MS))}`
+      lags.set(key, (lags.get(key) ?? 0) + 1)
+    }
+    orders.push({ shop_id: shopId, order_id: String(9_000_000_000 + i), occurred_at: at, created_at: opts.now })
+  }
+  await bulkInsert(trx, 'orders', orders)
+  // Days the activity already has get the order columns added; the others are new rows.
+  const existing = new Set((await trx.selectFrom('analytics_daily').select('day').where('shop_id', '=', shopId).execute()).map((r) => Number(r.day)))
+  for (const [day, d] of daily) {
+    if (existing.has(day)) await trx.updateTable('analytics_daily').set(d).where('shop_id', '=', shopId).where('day', '=', day).execute()
+  }
+  await bulkInsert(
+    trx,
+    'analytics_daily',
+    [...daily].filter(([day]) => !existing.has(day)).map(([day, d]) => ({ shop_id: shopId, day, adds: 0, removes: 0, shoppers: 0, last_seen: 0, converted: 0, ...d })),
+  )
+  await bulkInsert(
+    trx,
+    'analytics_revenue_daily',
+    [...revenue].map(([k, amount]) => {
+      const [day, currency] = k.split('\t') as [string, string]
+      return { shop_id: shopId, day: Number(day), currency, amount: Number(amount) }
+    }),
+  )
+  await bulkInsert(
+    trx,
+    'analytics_purchase_lags',
+    [...lags].map(([k, n]) => {
+      const [day, lag] = k.split('\t') as [string, string]
+      return { shop_id: shopId, day: Number(day), lag: Number(lag), count: n }
+    }),
+  )
+  await bulkInsert(
+    trx,
+    'analytics_product_revenue',
+    [...products].map(([k, p]) => {
+      const [product_id, currency] = k.split('\t') as [string, string]
+      return { shop_id: shopId, product_id, currency, purchases: p.purchases, amount: Number(p.amount) }
+    }),
+  )
+  await bulkInsert(trx, 'analytics_currencies', [...currencies].map(([currency, lines]) => ({ shop_id: shopId, currency, lines })))
+  return count
 }

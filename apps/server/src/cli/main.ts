@@ -3,9 +3,12 @@
  * server and applies pending migrations first.
  */
 import { parseArgs } from 'node:util'
-import { ConfigError, loadConfig } from '../config.js'
+import { ConfigError, loadConfig, parseDatabaseUrl } from '../config.js'
 import { openStorage, type Storage } from '../db/connect.js'
 import { migrateToLatest } from '../db/migrate.js'
+import { RefusalError } from '../db/refusal.js'
+import { backupDatabase, restoreDatabase } from '../db/sqlite-maintenance.js'
+import { moveDatabase, type MoveOptions } from '../db/transfer.js'
 import type { KeyScope, Plan } from '../db/schema.js'
 import { AppError } from '../lib/errors.js'
 import { normalizePlatformId, platformIdRule } from '../lib/platform-ids.js'
@@ -29,6 +32,10 @@ const USAGE = `Usage: wishlist <command>
   customers erase --domain D --customer C [--email E]
                                           erase the customer, print the erased counts (JSON)
   demo                                    create the demo shop with sample data, print its credentials
+  backup --to FILE                        SQLite: an online, checked copy of the database (JSON summary)
+  restore --from FILE                     SQLite: replace the database with a backup (server stopped)
+  move --to URL [--force]                 copy every row from DATABASE_URL into the empty database
+                                          URL (sqlite:PATH or postgres://…), verified table by table
 
 Plans: ${PLANS.join(', ')}. Settings: ${SETTING_NAMES.join(', ')}.`
 
@@ -39,6 +46,8 @@ export interface CliIo {
   stdout: { write(text: string): unknown }
   stderr: { write(text: string): unknown }
   env: NodeJS.ProcessEnv
+  /** `move`: called once a table is committed on the target (tests interrupt a move here). */
+  afterTableMoved?: MoveOptions['afterTable']
 }
 
 const processIo: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env }
@@ -77,6 +86,10 @@ export function parseSettings(pairs: string[]): Partial<ShopSettings> {
       const n = Number(value)
       if (!Number.isInteger(n) || n < 1 || n > 365) throw new UsageError('share_link_ttl_days must be an integer from 1 to 365')
       patch[key] = n
+    } else if (key === 'attribution_window_days') {
+      const n = Number(value)
+      if (!Number.isInteger(n) || n < 1 || n > 90) throw new UsageError('attribution_window_days must be an integer from 1 to 90')
+      patch[key] = n
     } else {
       if (value !== 'true' && value !== 'false') throw new UsageError(`${key} must be true or false`)
       patch[key] = value === 'true'
@@ -114,6 +127,9 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       set: { type: 'string', multiple: true },
       customer: { type: 'string' },
       email: { type: 'string' },
+      to: { type: 'string' },
+      from: { type: 'string' },
+      force: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       demo: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -204,6 +220,28 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       printDemoBanner(demo, config.publicBaseUrl, io.stdout)
       return 0
     }
+    // Backups and moving up (docs/operations.md): each refusal is a RefusalError, exit 1.
+    // Only DATABASE_URL matters to them (no JWT key is read or created).
+    case 'backup': {
+      const summary = await backupDatabase(parseDatabaseUrl(io.env.DATABASE_URL), requireOption(values, 'to'))
+      out(JSON.stringify(summary))
+      return 0
+    }
+    case 'restore': {
+      const summary = await restoreDatabase(parseDatabaseUrl(io.env.DATABASE_URL), requireOption(values, 'from'))
+      out(JSON.stringify(summary))
+      return 0
+    }
+    case 'move': {
+      const to = parseDatabaseUrl(requireOption(values, 'to'))
+      const report = await moveDatabase({ source: parseDatabaseUrl(io.env.DATABASE_URL), target: to, force: values.force, afterTable: io.afterTableMoved })
+      out(JSON.stringify({ tables: report.tables, seconds: report.seconds }))
+      if (report.differences.length) {
+        io.stderr.write(`wishlist: the copy differs from the source: ${report.differences.join('; ')}; do not switch over: find the cause, then rerun with --force\n`)
+        return 1
+      }
+      return 0
+    }
     default:
       throw new UsageError(`unknown command "${positionals.join(' ')}"`)
   }
@@ -218,7 +256,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       io.stderr.write(`wishlist: ${err.message}\n\n${USAGE}\n`)
       return 2
     }
-    if (err instanceof AppError || err instanceof ConfigError) {
+    if (err instanceof AppError || err instanceof ConfigError || err instanceof RefusalError) {
       io.stderr.write(`wishlist: ${err.message}\n`)
       return 1
     }

@@ -31,7 +31,7 @@ export interface Storage {
 
 // int8 (bigint: epoch-ms timestamps, COUNT(*)) as a JS number: every value we store is
 // far below 2^53. Set on the pool's own type map so no other pg user is affected.
-const pgTypes = {
+export const pgTypes = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === 20) return (v: string) => Number(v)
     return pg.types.getTypeParser(oid, format as 'text')

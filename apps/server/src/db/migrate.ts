@@ -18,6 +18,7 @@ import * as m0012 from './migrations/0012_list_name_keys.js'
 import * as m0013 from './migrations/0013_review_invitations.js'
 import * as m0014 from './migrations/0014_shopify_app.js'
 import * as m0015 from './migrations/0015_shopify_receipt_retention.js'
+import * as m0016 from './migrations/0016_wish_to_purchase.js'
 
 interface BackendMigration {
   up(db: Kysely<unknown>, backend: Backend): Promise<void>
@@ -40,6 +41,7 @@ const MIGRATIONS: Record<string, BackendMigration> = {
   '0013_review_invitations': m0013,
   '0014_shopify_app': m0014,
   '0015_shopify_receipt_retention': m0015,
+  '0016_wish_to_purchase': m0016,
 }
 
 class StaticProvider implements MigrationProvider {
@@ -52,6 +54,9 @@ class StaticProvider implements MigrationProvider {
     return out
   }
 }
+
+/** The migrations this code knows, oldest first: a database that has applied others is newer than the code. */
+export const KNOWN_MIGRATIONS: readonly string[] = Object.keys(MIGRATIONS)
 
 /** Applies pending migrations; safe to run concurrently from several processes (Kysely locks). */
 export async function migrateToLatest(storage: Storage): Promise<string[]> {

@@ -17,6 +17,8 @@ export interface ShopsTable {
   reviews_auto_approve: number
   share_link_ttl_days: number
   remove_on_purchase: number
+  /** Days before an order in which a held or signalled product counts as wishlist-influenced (1..90; migration 0016). */
+  attribution_window_days: ColumnType<number, number | undefined, number>
   created_at: number
   updated_at: number
   /** Shopify app mode: when the app was uninstalled (docs/api.md); null while installed. */
@@ -119,7 +121,16 @@ export interface WishlistItemsTable {
   /** JSON text, at most 200 characters. */
   metadata: string | null
   added_at: number
+  /** 1..99 (migration 0016). */
+  quantity: ColumnType<number, number | undefined, number>
+  /** Trimmed, at most 280 characters; null when unset. */
+  note: ColumnType<string | null, string | null | undefined, string | null>
+  priority: ColumnType<ItemPriority, ItemPriority | undefined, ItemPriority>
+  /** When an order of the owner bought the product; null until then. */
+  purchased_at: ColumnType<number | null, number | null | undefined, number | null>
 }
+
+export type ItemPriority = 'low' | 'normal' | 'high'
 
 export interface ShareLinksTable {
   shop_id: string
@@ -291,6 +302,15 @@ export interface AnalyticsDailyTable {
   last_seen: number
   /** Adds made on this day that the same owner later cart-added. */
   converted: number
+  /** Orders of this day with a wishlist-influenced line (migration 0016; written by the events intake). */
+  orders_influenced: ColumnType<number, number | undefined, number>
+  lines_influenced: ColumnType<number, number | undefined, number>
+  /** Items added on this day that the same owner later bought (counted once per item). */
+  purchased: ColumnType<number, number | undefined, number>
+  /** Influenced lines of this day's orders that a signal named within the window. */
+  signal_back_in_stock: ColumnType<number, number | undefined, number>
+  signal_price_dropped: ColumnType<number, number | undefined, number>
+  signal_low_stock: ColumnType<number, number | undefined, number>
 }
 
 /** The per-(shop, day, owner) "seen" set behind `analytics_daily.shoppers`. */
@@ -315,6 +335,70 @@ export interface AnalyticsHoldingsTable {
   owner_type: OwnerType
   owner_id: string
   product_id: string
+  /** When the pair became held (the first add fact of the hold; migration 0016). */
+  held_since: ColumnType<number | null, number | null | undefined, number | null>
+}
+
+/** When an owner last stopped holding a product in any list (the attribution window looks back to it). */
+export interface AnalyticsReleasesTable {
+  shop_id: string
+  owner_type: OwnerType
+  owner_id: string
+  product_id: string
+  held_since: number | null
+  released_at: number
+  /** 1 once an order bought it after the release (counted in `purchased` once). */
+  purchased: ColumnType<number, number | undefined, number>
+}
+
+export type SignalName = 'back_in_stock' | 'price_dropped' | 'low_stock'
+
+/** Product signals of the events intake, whether or not a webhook took them. */
+export interface AnalyticsSignalsTable {
+  shop_id: string
+  product_id: string
+  at: number
+  signal: SignalName
+}
+
+/** The order ids whose `order.created` was applied: a repeat applies once. */
+export interface OrdersTable {
+  shop_id: string
+  order_id: string
+  occurred_at: number
+  created_at: number
+}
+
+/** Wishlist-influenced revenue per day and currency, in the currency's minor units. */
+export interface AnalyticsRevenueDailyTable {
+  shop_id: string
+  day: number
+  currency: string
+  amount: number
+}
+
+/** Days from add to purchase (tenths of a day) of the items bought, by the add's day. */
+export interface AnalyticsPurchaseLagsTable {
+  shop_id: string
+  day: number
+  lag: number
+  count: number
+}
+
+/** Influenced purchases and revenue per product and currency (`''`: lines without a price). */
+export interface AnalyticsProductRevenueTable {
+  shop_id: string
+  product_id: string
+  currency: string
+  purchases: number
+  amount: number
+}
+
+/** Influenced lines with a price per currency: the shop's most frequent currency. */
+export interface AnalyticsCurrenciesTable {
+  shop_id: string
+  currency: string
+  lines: number
 }
 
 /** Distinct owners now holding each product. */
@@ -378,6 +462,13 @@ export interface Database {
   analytics_holdings: AnalyticsHoldingsTable
   analytics_product_holders: AnalyticsProductHoldersTable
   analytics_pending_adds: AnalyticsPendingAddsTable
+  analytics_releases: AnalyticsReleasesTable
+  analytics_signals: AnalyticsSignalsTable
+  orders: OrdersTable
+  analytics_revenue_daily: AnalyticsRevenueDailyTable
+  analytics_purchase_lags: AnalyticsPurchaseLagsTable
+  analytics_product_revenue: AnalyticsProductRevenueTable
+  analytics_currencies: AnalyticsCurrenciesTable
   shopify_webhook_receipts: ShopifyWebhookReceiptsTable
   privacy_requests: PrivacyRequestsTable
 }

@@ -22,7 +22,25 @@ function loadNodeSqlite(): typeof import('node:sqlite') {
   }
 }
 
-const { DatabaseSync: Database } = loadNodeSqlite()
+const { DatabaseSync: Database, backup } = loadNodeSqlite()
+
+/**
+ * A bare connection (no pragmas) for the maintenance commands: backups, restores and the
+ * server lock (db/sqlite-maintenance.ts, db/server-lock.ts).
+ */
+export function openPlainSqlite(file: string, opts: { readOnly?: boolean } = {}): DatabaseSync {
+  return new Database(file, { readOnly: opts.readOnly === true })
+}
+
+/**
+ * SQLite's online backup of `source` into the file `to`: a consistent copy of what the
+ * connection sees (the WAL's committed frames included), taken in one step, so a writer
+ * committing meanwhile never makes it start over.
+ */
+export async function backupSqlite(source: DatabaseSync, to: string): Promise<void> {
+  // `rate`: pages per step; every page in one step.
+  await backup(source, to, { rate: 2 ** 31 - 1 })
+}
 
 export interface SqliteFile {
   readonly db: DatabaseSync

@@ -14,10 +14,11 @@ export interface TestDatabase {
 
 /**
  * A fresh database per test file: `:memory:` SQLite, or a new schema in the test
- * PostgreSQL database (search_path pinned to it), dropped afterwards.
+ * PostgreSQL database (search_path pinned to it), dropped afterwards. `backend` overrides
+ * the project's (DB) for tests that use both.
  */
-export async function freshDatabase(opts: { sqliteFile?: string } = {}): Promise<TestDatabase> {
-  if (BACKEND === 'sqlite') {
+export async function freshDatabase(opts: { sqliteFile?: string; backend?: 'sqlite' | 'postgres' } = {}): Promise<TestDatabase> {
+  if ((opts.backend ?? BACKEND) === 'sqlite') {
     const file = opts.sqliteFile ?? ':memory:'
     // SQLITE_GROUP_COMMIT=false (the sqlite-autocommit project): one COMMIT per transaction.
     const groupCommit = process.env.SQLITE_GROUP_COMMIT !== 'false'

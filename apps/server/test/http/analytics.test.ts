@@ -101,6 +101,7 @@ describe('GET /v1/analytics/daily', () => {
       items_removed,
       unique_shoppers,
       cumulative_total,
+      orders_influenced: 0,
     })
     expect(days).toEqual([
       row(6, 1, 0, 1, 5),
@@ -119,10 +120,10 @@ describe('GET /v1/analytics/daily', () => {
     expect((await get('/v1/analytics/daily?period=1y')).days).toHaveLength(365)
     const { days } = await get('/v1/analytics/daily?period=all')
     expect(days).toHaveLength(41)
-    expect(days[0]).toEqual({ date: date(40), period: date(40), items_added: 1, items_removed: 0, unique_shoppers: 1, cumulative_total: 1 })
+    expect(days[0]).toEqual({ date: date(40), period: date(40), items_added: 1, items_removed: 0, unique_shoppers: 1, cumulative_total: 1, orders_influenced: 0 })
     // Day −7 holds c2's boundary add (c2 once, although two events that week were c2's).
-    expect(days[33]).toEqual({ date: date(7), period: date(7), items_added: 1, items_removed: 0, unique_shoppers: 1, cumulative_total: 4 })
-    expect(days[40]).toMatchObject({ date: date(0), cumulative_total: 5 })
+    expect(days[33]).toEqual({ date: date(7), period: date(7), items_added: 1, items_removed: 0, unique_shoppers: 1, cumulative_total: 4, orders_influenced: 0 })
+    expect(days[40]).toMatchObject({ date: date(0), cumulative_total: 5, orders_influenced: 0 })
   })
 
   it('starts `all` at the first wishlist event: a cart add dated by the platform, however old, does not stretch it', async () => {
@@ -133,7 +134,7 @@ describe('GET /v1/analytics/daily', () => {
     expect((await t.call('GET', '/v1/analytics/daily?period=all', { token })).body.data.days).toEqual([])
     expect((await t.call('POST', '/v1/wishlists/5/items', { token, body: { product_id: '9' } })).status).toBe(201)
     const { days } = (await t.call('GET', '/v1/analytics/daily?period=all', { token })).body.data
-    expect(days).toEqual([{ date: date(0), period: date(0), items_added: 1, items_removed: 0, unique_shoppers: 1, cumulative_total: 1 }])
+    expect(days).toEqual([{ date: date(0), period: date(0), items_added: 1, items_removed: 0, unique_shoppers: 1, cumulative_total: 1, orders_influenced: 0 }])
   })
 
   it('answers an empty series for `all` on a shop without events, and 400 for an unknown period', async () => {
@@ -152,15 +153,15 @@ describe('GET /v1/analytics/top-products and product/{id}', () => {
     // P1: c1 removed it, g1 holds it → 1. P2: c1 and c2 → 2. P3: c2 in two lists → 1.
     expect(await get('/v1/analytics/top-products')).toEqual({
       products: [
-        { productId: P2, wishlistCount: 2 },
-        { productId: P1, wishlistCount: 1 },
-        { productId: P3, wishlistCount: 1 },
+        { productId: P2, wishlistCount: 2, purchases: 0, revenue: [] },
+        { productId: P1, wishlistCount: 1, purchases: 0, revenue: [] },
+        { productId: P3, wishlistCount: 1, purchases: 0, revenue: [] },
       ],
     })
-    expect(await get('/v1/analytics/top-products?limit=1')).toEqual({ products: [{ productId: P2, wishlistCount: 2 }] })
-    expect(await get(`/v1/analytics/product/${P2}`)).toEqual({ wishlistCount: 2 })
-    expect(await get(`/v1/analytics/product/${encodeURIComponent(`gid://shopify/Product/${P3}`)}`)).toEqual({ wishlistCount: 1 })
-    expect(await get('/v1/analytics/product/999999')).toEqual({ wishlistCount: 0 })
+    expect(await get('/v1/analytics/top-products?limit=1')).toEqual({ products: [{ productId: P2, wishlistCount: 2, purchases: 0, revenue: [] }] })
+    expect(await get(`/v1/analytics/product/${P2}`)).toEqual({ wishlistCount: 2, purchases: 0, revenue: [] })
+    expect(await get(`/v1/analytics/product/${encodeURIComponent(`gid://shopify/Product/${P3}`)}`)).toEqual({ wishlistCount: 1, purchases: 0, revenue: [] })
+    expect(await get('/v1/analytics/product/999999')).toEqual({ wishlistCount: 0, purchases: 0, revenue: [] })
   })
 
   it('keeps an owner holding a product in another list, drops it when the last copy goes', async () => {
@@ -213,7 +214,7 @@ describe('a guest merged into a customer (as the wishlist module records it)', (
       activeShoppers: 2,
       wishlistToCartRate: 50,
     })
-    expect((await t.call('GET', '/v1/analytics/product/42', { token })).body.data).toEqual({ wishlistCount: 1 })
+    expect((await t.call('GET', '/v1/analytics/product/42', { token })).body.data).toEqual({ wishlistCount: 1, purchases: 0, revenue: [] })
   })
 })
 

@@ -193,7 +193,9 @@ describe('generated requests on every route', () => {
 export const RULES_THE_SCHEMA_CANNOT_STATE = [
   'text anywhere holds no NUL (U+0000) and no lone UTF-16 surrogate',
   'the owner segment fits the credentials: an admin token names a customer id, a customer token `me` or its own id, guest mode `me` or its own guest id',
-  'DELETE …/items/{productId} without by=handle: productId is a product id (digits or a GID)',
+  'DELETE and PATCH …/items/{productId} without by=handle: productId is a product id (digits or a GID)',
+  'item notes: at most 280 characters once trimmed',
+  'order.created: a currency when a line item has a price',
   'bulk delete: product_ids and handles hold at most 100 entries together',
   'item metadata: at most 200 characters serialized',
   'list names: not made only of format characters (Unicode Cf) once trimmed',
@@ -216,10 +218,12 @@ const publicHost = (url: string) => !/\.(local|internal|localdomain|localhost)$/
 function keepsTheRules(route: RouteEntry, req: { body: unknown; query: Record<string, string>; path: Record<string, string> }): boolean {
   const body = req.body as Json | undefined
   const key = `${route.method} ${route.url}`
-  if (key === 'DELETE /v1/wishlists/:customerId/items/:productId' && req.query.by === undefined) {
+  if ((key === 'DELETE /v1/wishlists/:customerId/items/:productId' || key === 'PATCH /v1/wishlists/:customerId/items/:productId') && req.query.by === undefined) {
     if (normalizePlatformId(req.path.productId as string, 'Product') === null) return false
   }
   if (body === undefined) return true
+  const items = [body, ...((body.guest_items ?? body.items ?? []) as Json[])]
+  if (key.startsWith('P') && key.includes('/v1/wishlists') && !items.every((i) => typeof i?.note !== 'string' || [...(i.note as string).trim()].length <= 280)) return false
   if (key === 'POST /v1/wishlists/:customerId/items/bulk-delete' && (body.product_ids?.length ?? 0) + (body.handles?.length ?? 0) > 100) return false
   if (key === 'POST /v1/wishlists/:customerId/items' && !metadataFits(body.metadata)) return false
   if (key === 'POST /v1/wishlists/import' && !(body.items as Json[]).every((i) => metadataFits(i.metadata))) return false
@@ -233,7 +237,10 @@ function keepsTheRules(route: RouteEntry, req: { body: unknown; query: Record<st
         const ids = (e.variants as Json[]).map((v) => normalizePlatformId(v.variant_id, 'ProductVariant'))
         if (new Set(ids).size !== ids.length) return false
       }
-      if (e.type === 'order.created') lineItems += (e.line_items as Json[]).length
+      if (e.type === 'order.created') {
+        lineItems += (e.line_items as Json[]).length
+        if (e.currency === undefined && (e.line_items as Json[]).some((l) => l.price !== undefined)) return false
+      }
     }
     if (lineItems > 5000) return false
   }

@@ -152,6 +152,34 @@ describe('orders/create: exactly order.created', () => {
     expect(invitations.status).toBe(200)
     expect(invitations.body.data.invitations).toEqual([expect.objectContaining({ orderId: '820982911946154508', customerId: '6101', productId: '9201' })])
   })
+  it('maps currency, time, quantities and prices field for field: purchase state and conversions; a redelivered order id applies once', async () => {
+    const domain = newShopDomain()
+    const admin = await adminOf(domain)
+    const me = { shop: domain, customerId: '6102' }
+    await proxyCall(t, 'POST', '/v1/wishlists/me/items', me, { body: { product_id: '9211', quantity: 2 } })
+    // Shopify's time, with its offset (after the add: the product was held when bought).
+    const processedAt = new Date()
+    const order = {
+      id: 820982911946154600,
+      email: 'di@example.com',
+      currency: 'EUR',
+      created_at: new Date(Date.now() - 120_000).toISOString(),
+      processed_at: processedAt.toISOString().replace('Z', '+00:00'),
+      customer: { id: 6102 },
+      line_items: [
+        { id: 1, product_id: 9211, variant_id: 92111, quantity: 2, price: '19.95' },
+        { id: 2, product_id: 9212, variant_id: 92121, quantity: 1, price: '5.00' },
+      ],
+    }
+    expect(await hook(domain, 'orders/create', order, { eventId: 'ev-order-1' })).toBe('processed')
+    // Another delivery of the same order (a new event id): the order id applies once.
+    expect(await hook(domain, 'orders/create', order, { eventId: 'ev-order-2' })).toBe('processed')
+    const list = await proxyCall(t, 'GET', '/v1/wishlists/me', me)
+    expect(list.body.data.items).toEqual([expect.objectContaining({ productId: '9211', quantity: 2, purchasedAt: processedAt.toISOString() })])
+    const conv = await t.call('GET', '/v1/admin/analytics/conversions?period=7d', { token: admin })
+    // 9211 was wishlisted: 2 × 19.95 = 39.90; 9212 was not.
+    expect(conv.body.data).toMatchObject({ ordersInfluenced: 1, linesInfluenced: 1, revenueInfluenced: [{ currency: 'EUR', amount: '39.90' }], wishlistToPurchaseRate: 100, medianDaysToPurchase: 0 })
+  })
 })
 
 describe('customers/redact and customers/data_request', () => {

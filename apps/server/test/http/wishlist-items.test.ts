@@ -30,12 +30,13 @@ const ownerRow = (shopId: string, ownerId: string) =>
   t.storage.db.selectFrom('wishlist_owners').select(['owner_type', 'item_count']).where('shop_id', '=', shopId).where('owner_id', '=', ownerId).executeTakeFirst()
 
 describe('POST /v1/wishlists/{customerId}/items', () => {
-  it('returns 201 with the item for a new product, and only the fields that were set', async () => {
+  it('returns 201 with the item for a new product: handle and metadata only when set, the item fields always', async () => {
     const c = newCustomer()
     const res = await add(c, { product_id: '101' })
     expect(res.status).toBe(201)
-    expect(res.body).toEqual({ ok: true, data: { item: { productId: '101', variantId: null, addedAt: expect.stringMatching(ISO_MS) }, count: 1 } })
-    expect(Object.keys(res.body.data.item)).toEqual(['productId', 'variantId', 'addedAt'])
+    const item = { productId: '101', variantId: null, addedAt: expect.stringMatching(ISO_MS), quantity: 1, note: null, priority: 'normal', purchasedAt: null }
+    expect(res.body).toEqual({ ok: true, data: { item, count: 1 } })
+    expect(Object.keys(res.body.data.item)).toEqual(['productId', 'variantId', 'addedAt', 'quantity', 'note', 'priority', 'purchasedAt'])
   })
 
   it('returns 200 for a present product, updating variant, handle and metadata and keeping addedAt', async () => {
@@ -44,7 +45,7 @@ describe('POST /v1/wishlists/{customerId}/items', () => {
     const again = await add(c, { product_id: '102', variant_id: '9001', metadata: { size: 'M' } })
     expect(again.status).toBe(200)
     expect(again.body.data).toEqual({
-      item: { productId: '102', variantId: '9001', handle: 'red-shoe', metadata: { size: 'M' }, addedAt: first.body.data.item.addedAt },
+      item: { productId: '102', variantId: '9001', handle: 'red-shoe', metadata: { size: 'M' }, addedAt: first.body.data.item.addedAt, quantity: 1, note: null, priority: 'normal', purchasedAt: null },
       count: 1,
     })
     const list = await t.call('GET', `/v1/wishlists/${c}`, { token: admin })

@@ -277,6 +277,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/analytics/conversions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the wishlist sold: conversions of a period
+         * @description An order line is wishlist-influenced when its customer held the product in a list at the order's time, or had held it within the shop's `attribution_window_days` (default 30) before it; signal-influenced when a back-in-stock, price-drop or low-stock signal of the product came within that window while the customer held it (whether or not a webhook took it). `ordersInfluenced`/`linesInfluenced`: orders (with at least one such line) and lines of the period. `revenueInfluenced`: unit price × quantity of those lines, per currency, exactly, each line rounded half up to the currency's minor unit, written with its minor-unit digits (`"20.00"` EUR, `"1500"` JPY), never summed across currencies; lines without a price count but add nothing. `wishlistToPurchaseRate` = 100 × items added in the period that the same owner later bought (an influenced line) ÷ items added in the period, rounded half up to 2 decimals, 0 when nothing was added. `medianDaysToPurchase`: the median of the days from those items' `addedAt` to their first purchase, counted in tenths of a day, 1 decimal, null when none. `signalsInfluenced`: influenced lines of the period per signal. Answered from daily rollups: the cost follows the number of days, not of orders. `period` (default `30d`): `7d`, `14d`, `30d`, `90d`, `1y` (365 days) or `all`; "the last N days" is today (UTC) and the N − 1 days before it; `all` starts on the UTC day of the shop's first wishlist event. Admin token only, every plan (customer tokens and storefront calls get 403). Each answer includes every write acknowledged before the request.
+         */
+        get: operations["getConversions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/api-keys": {
         parameters: {
             query?: never;
@@ -370,7 +390,7 @@ export interface paths {
         };
         /**
          * Export every wishlist item as CSV
-         * @description Every item of the shop (every list, hidden named lists included; guests' items last with an empty `customer_id`), ordered by customer id, list id, product id: header `customer_id,wishlist_id,list_name,product_id,variant_id,handle,added_at`, RFC 4180 with CRLF, UTF-8 without a byte-order mark. A field that starts with `=`, `+`, `-`, `@`, a tab or a carriage return is written with a leading `'` (formula injection). Streamed as the client reads: an error after the first bytes ends the response without its final chunk. Admin token, every plan.
+         * @description Every item of the shop (every list, hidden named lists included; guests' items last with an empty `customer_id`), ordered by customer id, list id, product id: header `customer_id,wishlist_id,list_name,product_id,variant_id,handle,added_at,note,purchased_at,quantity,priority` (`note` and `purchased_at` empty when unset), RFC 4180 with CRLF, UTF-8 without a byte-order mark. A field that starts with `=`, `+`, `-`, `@`, a tab or a carriage return is written with a leading `'` (formula injection). Streamed as the client reads: an error after the first bytes ends the response without its final chunk. Admin token, every plan.
          */
         get: operations["exportWishlistsCsv"];
         put?: never;
@@ -456,7 +476,7 @@ export interface paths {
         head?: never;
         /**
          * Change settings
-         * @description A flat object of the settings to change; omitted settings keep their values. Unknown fields are refused (400 VALIDATION_ERROR naming the field), so a misspelt setting is never ignored. `share_link_ttl_days` (1..365) applies to links created afterwards. Returns every setting.
+         * @description A flat object of the settings to change; omitted settings keep their values. Unknown fields are refused (400 VALIDATION_ERROR naming the field), so a misspelt setting is never ignored. `share_link_ttl_days` (1..365) applies to links created afterwards; `attribution_window_days` (1..90) to orders received afterwards. Returns every setting.
          */
         patch: operations["updateSettings"];
         trace?: never;
@@ -501,6 +521,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/analytics/conversions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the wishlist sold: conversions of a period
+         * @description The same answer at the path of the other analytics reads. An order line is wishlist-influenced when its customer held the product in a list at the order's time, or had held it within the shop's `attribution_window_days` (default 30) before it; signal-influenced when a back-in-stock, price-drop or low-stock signal of the product came within that window while the customer held it (whether or not a webhook took it). `ordersInfluenced`/`linesInfluenced`: orders (with at least one such line) and lines of the period. `revenueInfluenced`: unit price × quantity of those lines, per currency, exactly, each line rounded half up to the currency's minor unit, written with its minor-unit digits (`"20.00"` EUR, `"1500"` JPY), never summed across currencies; lines without a price count but add nothing. `wishlistToPurchaseRate` = 100 × items added in the period that the same owner later bought (an influenced line) ÷ items added in the period, rounded half up to 2 decimals, 0 when nothing was added. `medianDaysToPurchase`: the median of the days from those items' `addedAt` to their first purchase, counted in tenths of a day, 1 decimal, null when none. `signalsInfluenced`: influenced lines of the period per signal. Answered from daily rollups: the cost follows the number of days, not of orders. `period` (default `30d`): `7d`, `14d`, `30d`, `90d`, `1y` (365 days) or `all`; "the last N days" is today (UTC) and the N − 1 days before it; `all` starts on the UTC day of the shop's first wishlist event. Admin token only, every plan (customer tokens and storefront calls get 403). Each answer includes every write acknowledged before the request.
+         */
+        get: operations["getConversionsAlias"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/analytics/daily": {
         parameters: {
             query?: never;
@@ -510,7 +550,7 @@ export interface paths {
         };
         /**
          * Daily breakdown of a period
-         * @description One entry per UTC day from the period's first day to today, oldest first, days without activity included as zeros; `date` = `period` = `YYYY-MM-DD`. `unique_shoppers`: distinct owners with a wishlist event that day. `cumulative_total`: all-time adds − removes at the end of the day. `all` on a shop without any activity returns `days: []`. `period` (default `30d`): `7d`, `14d`, `30d`, `90d`, `1y` (365 days) or `all`; "the last N days" is today (UTC) and the N − 1 days before it; `all` starts on the UTC day of the shop's first wishlist event. Admin token only, every plan (customer tokens and storefront calls get 403). Each answer includes every write acknowledged before the request.
+         * @description One entry per UTC day from the period's first day to today, oldest first, days without activity included as zeros; `date` = `period` = `YYYY-MM-DD`. `unique_shoppers`: distinct owners with a wishlist event that day. `cumulative_total`: all-time adds − removes at the end of the day. `orders_influenced`: orders of the day with a wishlist-influenced line. `all` on a shop without any activity returns `days: []`. `period` (default `30d`): `7d`, `14d`, `30d`, `90d`, `1y` (365 days) or `all`; "the last N days" is today (UTC) and the N − 1 days before it; `all` starts on the UTC day of the shop's first wishlist event. Admin token only, every plan (customer tokens and storefront calls get 403). Each answer includes every write acknowledged before the request.
          */
         get: operations["getDailyAnalytics"];
         put?: never;
@@ -549,8 +589,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A product's wishlist count
-         * @description Distinct owners holding the product now in any list; 0 when nobody does (also for unknown products). `productId` is digits or a URL-encoded GID. Admin token only, every plan (customer tokens and storefront calls get 403). Each answer includes every write acknowledged before the request.
+         * A product's wishlist count, purchases and revenue
+         * @description `wishlistCount`: distinct owners holding the product now in any list; 0 when nobody does (also for unknown products). `purchases`: its wishlist-influenced order lines, all time; `revenue`: their amounts per currency (decimal strings with the currency's minor-unit digits, by currency code). `productId` is digits or a URL-encoded GID. Admin token only, every plan (customer tokens and storefront calls get 403). Each answer includes every write acknowledged before the request.
          */
         get: operations["getProductAnalytics"];
         put?: never;
@@ -570,7 +610,7 @@ export interface paths {
         };
         /**
          * Most wishlisted products
-         * @description `limit` 1..100 (default 10). `wishlistCount` = distinct owners holding the product now in any list. Ordered by `wishlistCount` descending, then `productId` ascending (byte order); products nobody holds are omitted. Admin token only, every plan (customer tokens and storefront calls get 403). Each answer includes every write acknowledged before the request.
+         * @description `limit` 1..100 (default 10). `wishlistCount` = distinct owners holding the product now in any list; `purchases` = its wishlist-influenced order lines and `revenue` their amounts per currency (all time). `sort=wishlists` (default): by `wishlistCount` descending, then `productId` ascending (byte order); products nobody holds are omitted. `sort=revenue`: by influenced revenue in the shop's most frequent currency (the one of most influenced lines with a price), descending, then `productId`; products without revenue in it are omitted. Admin token only, every plan (customer tokens and storefront calls get 403). Each answer includes every write acknowledged before the request.
          */
         get: operations["getTopProducts"];
         put?: never;
@@ -776,7 +816,7 @@ export interface paths {
         put?: never;
         /**
          * Add a product to a wishlist
-         * @description Adds `product_id` to the list. A new item is 201 and emits `wishlist.item.added`; a product already in the list is 200 with the stored item, updating `variant_id`, `handle` and `metadata` where given, keeping `addedAt`, emitting nothing. An owner holds at most 2,500 items across all lists (400 ITEM_LIMIT, `details: {limit: 2500}`; re-adding a present product is still 200). `metadata` is a JSON object of at most 200 characters serialized. Unknown body fields are ignored. customerId is a customer id (digits or a URL-encoded GID), the caller's guest id in guest mode, or `me` (the caller's own customer or guest). A customer token reaches only its own customer; guest mode only its own guest id. `wishlist_id` (optional) picks the list: `default` when omitted; any other list id needs multi-wishlist (growth plan and the shop's `multi_wishlist_enabled`, else 403 PLAN_UPGRADE_REQUIRED / FEATURE_DISABLED), then an unknown id is 404. Bearer tokens need the starter plan or above (403 PLAN_UPGRADE_REQUIRED); guest mode works on every plan.
+         * @description Adds `product_id` to the list. A new item is 201 and emits `wishlist.item.added`; a product already in the list is 200 with the stored item, updating `variant_id`, `handle`, `metadata`, `quantity`, `note` and `priority` where given, keeping `addedAt`, emitting nothing. Item fields: `quantity` (1..99, default 1), `note` (trimmed, at most 280 characters; null or only whitespace clears it) and `priority` (`low`, `normal` default, `high`); items in answers always carry `quantity`, `priority`, `note` and `purchasedAt` (null until an order of the owner bought the product). An owner holds at most 2,500 items across all lists (400 ITEM_LIMIT, `details: {limit: 2500}`; re-adding a present product is still 200). `metadata` is a JSON object of at most 200 characters serialized. Unknown body fields are ignored. customerId is a customer id (digits or a URL-encoded GID), the caller's guest id in guest mode, or `me` (the caller's own customer or guest). A customer token reaches only its own customer; guest mode only its own guest id. `wishlist_id` (optional) picks the list: `default` when omitted; any other list id needs multi-wishlist (growth plan and the shop's `multi_wishlist_enabled`, else 403 PLAN_UPGRADE_REQUIRED / FEATURE_DISABLED), then an unknown id is 404. Bearer tokens need the starter plan or above (403 PLAN_UPGRADE_REQUIRED); guest mode works on every plan.
          */
         post: operations["addWishlistItem"];
         delete?: never;
@@ -802,7 +842,11 @@ export interface paths {
         delete: operations["removeWishlistItem"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change an item's quantity, note, priority or variant
+         * @description Changes the given fields of one item and keeps the others (and `addedAt`): `quantity` (1..99, default 1), `note` (trimmed, at most 280 characters; null or only whitespace clears it) and `priority` (`low`, `normal` default, `high`), and `variant_id`. `note: null` clears the note. With `by=handle` the last path segment is the item's handle. An item the list does not hold is 404 NOT_FOUND; a bad field is 400 VALIDATION_ERROR naming it, and nothing is written. Emits nothing. customerId is a customer id (digits or a URL-encoded GID), the caller's guest id in guest mode, or `me` (the caller's own customer or guest). A customer token reaches only its own customer; guest mode only its own guest id. `wishlist_id` (optional) picks the list: `default` when omitted; any other list id needs multi-wishlist (growth plan and the shop's `multi_wishlist_enabled`, else 403 PLAN_UPGRADE_REQUIRED / FEATURE_DISABLED), then an unknown id is 404. Bearer tokens need the starter plan or above (403 PLAN_UPGRADE_REQUIRED); guest mode works on every plan.
+         */
+        patch: operations["updateWishlistItem"];
         trace?: never;
     };
     "/v1/wishlists/{customerId}/items/bulk-delete": {
@@ -836,7 +880,7 @@ export interface paths {
         put?: never;
         /**
          * Move a product between lists
-         * @description Moves `product_id` from list `from` to list `to`, keeping `addedAt`, variant, handle and metadata; when the destination already holds the product the source item is just removed. Not in the source list: 400 ITEM_NOT_IN_LIST; `from` equal to `to`: 400 SAME_LIST; an unknown list: 404. Emits nothing. Needs multi-wishlist. customerId is a customer id (digits or a URL-encoded GID), the caller's guest id in guest mode, or `me` (the caller's own customer or guest). A customer token reaches only its own customer; guest mode only its own guest id.
+         * @description Moves `product_id` from list `from` to list `to`, keeping `addedAt`, variant, handle, metadata, quantity, note, priority and `purchasedAt`; when the destination already holds the product the source item is just removed. Not in the source list: 400 ITEM_NOT_IN_LIST; `from` equal to `to`: 400 SAME_LIST; an unknown list: 404. Emits nothing. Needs multi-wishlist. customerId is a customer id (digits or a URL-encoded GID), the caller's guest id in guest mode, or `me` (the caller's own customer or guest). A customer token reaches only its own customer; guest mode only its own guest id.
          */
         post: operations["moveWishlistItem"];
         delete?: never;
@@ -904,7 +948,7 @@ export interface paths {
         put?: never;
         /**
          * Merge a guest wishlist into a customer wishlist
-         * @description At login: merges `guest_items` (in the given order), then the stored wishlist of `guest_id` (all its lists, newest first) into the list; the first occurrence of a product wins and products already present are kept as they are. At least one of `guest_items` and `guest_id` is required (`guest_items: []` is allowed). `added_at` defaults to now (a future time is stored as now). Items beyond the 2,500 limit are not merged and are counted in `skipped_count`. The guest's stored wishlist (items, lists, share links) is deleted afterwards. Each new item emits `wishlist.item.added`. Customer or admin token only (not guest mode). customerId is a customer id (digits or a URL-encoded GID), the caller's guest id in guest mode, or `me` (the caller's own customer or guest). A customer token reaches only its own customer; guest mode only its own guest id. `wishlist_id` (optional) picks the list: `default` when omitted; any other list id needs multi-wishlist (growth plan and the shop's `multi_wishlist_enabled`, else 403 PLAN_UPGRADE_REQUIRED / FEATURE_DISABLED), then an unknown id is 404.
+         * @description At login: merges `guest_items` (in the given order), then the stored wishlist of `guest_id` (all its lists, newest first) into the list; the first occurrence of a product wins and products already present are kept as they are. Guest items may carry `quantity` (1..99, default 1), `note` (trimmed, at most 280 characters; null or only whitespace clears it) and `priority` (`low`, `normal` default, `high`); a stored guest item keeps its own. At least one of `guest_items` and `guest_id` is required (`guest_items: []` is allowed). `added_at` defaults to now (a future time is stored as now). Items beyond the 2,500 limit are not merged and are counted in `skipped_count`. The guest's stored wishlist (items, lists, share links) is deleted afterwards. Each new item emits `wishlist.item.added`. Customer or admin token only (not guest mode). customerId is a customer id (digits or a URL-encoded GID), the caller's guest id in guest mode, or `me` (the caller's own customer or guest). A customer token reaches only its own customer; guest mode only its own guest id. `wishlist_id` (optional) picks the list: `default` when omitted; any other list id needs multi-wishlist (growth plan and the shop's `multi_wishlist_enabled`, else 403 PLAN_UPGRADE_REQUIRED / FEATURE_DISABLED), then an unknown id is 404.
          */
         post: operations["mergeGuestWishlist"];
         delete?: never;
@@ -948,7 +992,7 @@ export interface paths {
         put?: never;
         /**
          * Import items into customers' default lists
-         * @description Admin token, growth plan or above. 1..500 items, validated as a whole (one bad item is 400 with its `index`, nothing written), then written in one transaction to each customer's default list. Items already there, repeated within the call (after GID normalization) or beyond the 2,500 limit are skipped: `skipped` = input items − imported. `customers` counts distinct customer ids in the input. `dry_run: true` returns the same figures and writes nothing. Records analytics adds; emits no webhooks. A second identical import imports 0.
+         * @description Admin token, growth plan or above. 1..500 items, validated as a whole (one bad item is 400 with its `index`, nothing written), then written in one transaction to each customer's default list. Items already there, repeated within the call (after GID normalization) or beyond the 2,500 limit are skipped: `skipped` = input items − imported. `customers` counts distinct customer ids in the input. `dry_run: true` returns the same figures and writes nothing. Records analytics adds; emits no webhooks. A second identical import imports 0. Items may carry `quantity` (1..99), `note` (trimmed, at most 280 characters) and `priority`; an item already stored keeps its own.
          */
         post: operations["importWishlistItems"];
         delete?: never;
@@ -966,7 +1010,7 @@ export interface paths {
         };
         /**
          * Read a shared wishlist
-         * @description No authentication: the token is the proof. The whole list as it is now (no paging), items with `productId`, `variantId`, `addedAt` only, plus the list `name`, `count`, `created_at` (when the link was made) and `expires_at`. Expired: 410 SHARE_EXPIRED; unknown or revoked (revoked wins over expired): 404. A link to a named list answers 404 while multi-wishlist is inactive; a shop that fell below starter answers 403 PLAN_UPGRADE_REQUIRED. Counted per client address.
+         * @description No authentication: the token is the proof. The whole list as it is now (no paging), items with `productId`, `variantId`, `addedAt`, `quantity`, `note`, `priority` and `purchasedAt` only (never `handle` or `metadata`), plus the list `name`, `count`, `created_at` (when the link was made) and `expires_at`. Expired: 410 SHARE_EXPIRED; unknown or revoked (revoked wins over expired): 404. A link to a named list answers 404 while multi-wishlist is inactive; a shop that fell below starter answers 403 PLAN_UPGRADE_REQUIRED. Counted per client address.
          */
         get: operations["readSharedWishlist"];
         put?: never;
@@ -1053,6 +1097,26 @@ export interface webhooks {
          * @description A new item in a list: by add or merge (not by import, nor by re-adding a present product). Signed POST to the endpoint's URL with `content-type: application/json` and `user-agent: wishlist-webhooks/1`; the body is at most 64 KiB. Any 2xx within 10 s succeeds; other answers, timeouts and connection errors are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then the delivery fails; 410 Gone fails it at once and disables the endpoint; redirects are not followed. At least once, in no guaranteed order.
          */
         post: operations["onWishlistItemAdded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "wishlist.item.purchased": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A wishlisted product was bought
+         * @description An order.created event (or Shopify's orders/create) of the customer contained a product one of their lists holds: one event per item (per list). The item gets `purchasedAt`, or is removed when the shop's `remove_on_purchase` is on (then `wishlist.item.removed` with `reason: "purchased"` follows). An order repeated with the same order_id emits nothing. Signed POST to the endpoint's URL with `content-type: application/json` and `user-agent: wishlist-webhooks/1`; the body is at most 64 KiB. Any 2xx within 10 s succeeds; other answers, timeouts and connection errors are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then the delivery fails; 410 Gone fails it at once and disables the endpoint; redirects are not followed. At least once, in no guaranteed order.
+         */
+        post: operations["onWishlistItemPurchased"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1218,19 +1282,33 @@ export interface components {
         };
         /**
          * OrderCreatedEvent
-         * @description order.created: an order: review invitations for its products, verified purchases of its customer, remove-on-purchase. At most 5,000 line items across the orders of one request
+         * @description order.created: an order: review invitations for its products, verified purchases of its customer, the customer's wishlisted items marked bought (or removed with remove_on_purchase), attribution (conversions). `currency` is required when a line has a price. An order_id the shop sent before is applied once. At most 5,000 line items across the orders of one request
          */
         OrderCreatedEvent: {
+            /** @description ISO 4217 code (three capital letters); required when a line has a price */
+            currency?: string;
             /** @description 1..32 digits or a platform GID of a Customer */
             customer_id?: string;
             /** Format: email */
             email?: string;
             line_items: {
+                /** @description Unit price in `currency`: a decimal string such as "19.99" (at most 6 decimals); a non-negative JSON number is accepted too */
+                price?: string | number;
                 /** @description 1..32 digits or a platform GID of a Product */
                 product_id: string;
+                /**
+                 * @description Units bought; default 1
+                 * @default 1
+                 */
+                quantity?: number;
                 /** @description 1..32 digits or a platform GID of a ProductVariant */
                 variant_id?: string;
             }[];
+            /**
+             * Format: date-time
+             * @description The order's time; now when omitted (a later time is taken as now)
+             */
+            occurred_at?: string;
             /** @description 1..32 digits or a platform GID of a Order */
             order_id?: string;
             /**
@@ -2547,6 +2625,91 @@ export interface operations {
             503: components["responses"]["Error503Unlimited"];
         };
     };
+    getConversions: {
+        parameters: {
+            query?: {
+                /** @description Today (UTC) and the N − 1 days before it; `1y` = 365 days; `all` from the first event */
+                period?: "7d" | "14d" | "30d" | "90d" | "1y" | "all";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The conversions */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "period": "30d",
+                     *         "ordersInfluenced": 12,
+                     *         "linesInfluenced": 15,
+                     *         "revenueInfluenced": [
+                     *           {
+                     *             "currency": "EUR",
+                     *             "amount": "1289.50"
+                     *           },
+                     *           {
+                     *             "currency": "JPY",
+                     *             "amount": "15000"
+                     *           }
+                     *         ],
+                     *         "wishlistToPurchaseRate": 6.25,
+                     *         "medianDaysToPurchase": 4.5,
+                     *         "signalsInfluenced": {
+                     *           "back_in_stock": 3,
+                     *           "price_dropped": 2,
+                     *           "low_stock": 0
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description Wishlist-influenced order lines of the period */
+                            linesInfluenced: number;
+                            /** @description Median days from add to purchase of those items, 1 decimal; null when none */
+                            medianDaysToPurchase: number | null;
+                            /** @description Orders of the period with at least one wishlist-influenced line */
+                            ordersInfluenced: number;
+                            /** @description The period asked for */
+                            period: string;
+                            /** @description Wishlist-influenced revenue per currency (never summed across currencies), by currency code */
+                            revenueInfluenced: {
+                                /** @description Decimal string with the currency's minor-unit digits ("20.00" EUR, "1500" JPY) */
+                                amount: string;
+                                /** @description ISO 4217 code */
+                                currency: string;
+                            }[];
+                            /** @description Influenced lines of the period that such a signal named the customer for, within the window before the order */
+                            signalsInfluenced: {
+                                back_in_stock: number;
+                                low_stock: number;
+                                price_dropped: number;
+                            };
+                            /** @description Percent of items added in the period that the same owner later bought; 2 decimals */
+                            wishlistToPurchaseRate: number;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+        };
+    };
     listApiKeys: {
         parameters: {
             query?: never;
@@ -2851,7 +3014,11 @@ export interface operations {
                                     metadata: {
                                         [key: string]: unknown;
                                     } | null;
+                                    note: string | null;
+                                    priority: "low" | "normal" | "high";
                                     productId: string;
+                                    purchasedAt: string | null;
+                                    quantity: number;
                                     variantId: string | null;
                                 }[];
                                 name: string;
@@ -3093,7 +3260,11 @@ export interface operations {
                                     metadata: {
                                         [key: string]: unknown;
                                     } | null;
+                                    note: string | null;
+                                    priority: "low" | "normal" | "high";
                                     productId: string;
+                                    purchasedAt: string | null;
+                                    quantity: number;
                                     variantId: string | null;
                                 }[];
                                 name: string;
@@ -3292,6 +3463,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    attribution_window_days?: number;
                     multi_wishlist_enabled?: boolean;
                     remove_on_purchase?: boolean;
                     reviews_auto_approve?: boolean;
@@ -3316,12 +3488,15 @@ export interface operations {
                      *         "multi_wishlist_enabled": true,
                      *         "reviews_auto_approve": false,
                      *         "share_link_ttl_days": 14,
-                     *         "remove_on_purchase": false
+                     *         "remove_on_purchase": false,
+                     *         "attribution_window_days": 30
                      *       }
                      *     }
                      */
                     "application/json": {
                         data: {
+                            /** @description Days before an order in which a product the customer held, or a signal that named them, makes its line wishlist-influenced; default 30 */
+                            attribution_window_days: number;
                             /** @description Named lists (growth plan or above); default false */
                             multi_wishlist_enabled: boolean;
                             /** @description order.created removes the bought products from the customer's lists; default false */
@@ -3371,7 +3546,8 @@ export interface operations {
                      *           "multi_wishlist_enabled": true,
                      *           "reviews_auto_approve": false,
                      *           "share_link_ttl_days": 30,
-                     *           "remove_on_purchase": false
+                     *           "remove_on_purchase": false,
+                     *           "attribution_window_days": 30
                      *         },
                      *         "storefrontKey": "sfk_Jx2…",
                      *         "uninstalledAt": null
@@ -3386,6 +3562,8 @@ export interface operations {
                             /** @description `free`, `starter`, `growth` or `scale` */
                             plan: string;
                             settings: {
+                                /** @description Days before an order in which a product the customer held, or a signal that named them, makes its line wishlist-influenced; default 30 */
+                                attribution_window_days: number;
                                 /** @description Named lists (growth plan or above); default false */
                                 multi_wishlist_enabled: boolean;
                                 /** @description order.created removes the bought products from the customer's lists; default false */
@@ -3450,6 +3628,91 @@ export interface operations {
             429: components["responses"]["Error429"];
         };
     };
+    getConversionsAlias: {
+        parameters: {
+            query?: {
+                /** @description Today (UTC) and the N − 1 days before it; `1y` = 365 days; `all` from the first event */
+                period?: "7d" | "14d" | "30d" | "90d" | "1y" | "all";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The conversions */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "period": "30d",
+                     *         "ordersInfluenced": 12,
+                     *         "linesInfluenced": 15,
+                     *         "revenueInfluenced": [
+                     *           {
+                     *             "currency": "EUR",
+                     *             "amount": "1289.50"
+                     *           },
+                     *           {
+                     *             "currency": "JPY",
+                     *             "amount": "15000"
+                     *           }
+                     *         ],
+                     *         "wishlistToPurchaseRate": 6.25,
+                     *         "medianDaysToPurchase": 4.5,
+                     *         "signalsInfluenced": {
+                     *           "back_in_stock": 3,
+                     *           "price_dropped": 2,
+                     *           "low_stock": 0
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description Wishlist-influenced order lines of the period */
+                            linesInfluenced: number;
+                            /** @description Median days from add to purchase of those items, 1 decimal; null when none */
+                            medianDaysToPurchase: number | null;
+                            /** @description Orders of the period with at least one wishlist-influenced line */
+                            ordersInfluenced: number;
+                            /** @description The period asked for */
+                            period: string;
+                            /** @description Wishlist-influenced revenue per currency (never summed across currencies), by currency code */
+                            revenueInfluenced: {
+                                /** @description Decimal string with the currency's minor-unit digits ("20.00" EUR, "1500" JPY) */
+                                amount: string;
+                                /** @description ISO 4217 code */
+                                currency: string;
+                            }[];
+                            /** @description Influenced lines of the period that such a signal named the customer for, within the window before the order */
+                            signalsInfluenced: {
+                                back_in_stock: number;
+                                low_stock: number;
+                                price_dropped: number;
+                            };
+                            /** @description Percent of items added in the period that the same owner later bought; 2 decimals */
+                            wishlistToPurchaseRate: number;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+        };
+    };
     getDailyAnalytics: {
         parameters: {
             query?: {
@@ -3482,7 +3745,8 @@ export interface operations {
                      *             "items_added": 14,
                      *             "items_removed": 3,
                      *             "unique_shoppers": 9,
-                     *             "cumulative_total": 388
+                     *             "cumulative_total": 388,
+                     *             "orders_influenced": 2
                      *           }
                      *         ]
                      *       }
@@ -3497,6 +3761,8 @@ export interface operations {
                                 date: string;
                                 items_added: number;
                                 items_removed: number;
+                                /** @description Orders of the day with a wishlist-influenced line */
+                                orders_influenced: number;
                                 /** @description Same as date */
                                 period: string;
                                 unique_shoppers: number;
@@ -3576,7 +3842,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The count */
+            /** @description The figures */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3589,12 +3855,32 @@ export interface operations {
                      * @example {
                      *       "ok": true,
                      *       "data": {
-                     *         "wishlistCount": 31
+                     *         "wishlistCount": 31,
+                     *         "purchases": 4,
+                     *         "revenue": [
+                     *           {
+                     *             "currency": "EUR",
+                     *             "amount": "356.00"
+                     *           },
+                     *           {
+                     *             "currency": "USD",
+                     *             "amount": "99.00"
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */
                     "application/json": {
                         data: {
+                            /** @description Wishlist-influenced order lines of the product */
+                            purchases: number;
+                            /** @description Wishlist-influenced revenue per currency (never summed across currencies), by currency code */
+                            revenue: {
+                                /** @description Decimal string with the currency's minor-unit digits ("20.00" EUR, "1500" JPY) */
+                                amount: string;
+                                /** @description ISO 4217 code */
+                                currency: string;
+                            }[];
                             wishlistCount: number;
                         };
                         /** @enum {boolean} */
@@ -3612,6 +3898,8 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
+                /** @description `wishlists` (default): by wishlistCount; `revenue`: by wishlist-influenced revenue in the shop's most frequent currency */
+                sort?: "wishlists" | "revenue";
             };
             header?: never;
             path?: never;
@@ -3635,11 +3923,20 @@ export interface operations {
                      *         "products": [
                      *           {
                      *             "productId": "7001",
-                     *             "wishlistCount": 31
+                     *             "wishlistCount": 31,
+                     *             "purchases": 4,
+                     *             "revenue": [
+                     *               {
+                     *                 "currency": "EUR",
+                     *                 "amount": "356.00"
+                     *               }
+                     *             ]
                      *           },
                      *           {
                      *             "productId": "7003",
-                     *             "wishlistCount": 12
+                     *             "wishlistCount": 12,
+                     *             "purchases": 0,
+                     *             "revenue": []
                      *           }
                      *         ]
                      *       }
@@ -3649,6 +3946,15 @@ export interface operations {
                         data: {
                             products: {
                                 productId: string;
+                                /** @description Wishlist-influenced order lines of the product */
+                                purchases: number;
+                                /** @description Wishlist-influenced revenue per currency (never summed across currencies), by currency code */
+                                revenue: {
+                                    /** @description Decimal string with the currency's minor-unit digits ("20.00" EUR, "1500" JPY) */
+                                    amount: string;
+                                    /** @description ISO 4217 code */
+                                    currency: string;
+                                }[];
                                 wishlistCount: number;
                             }[];
                         };
@@ -3812,10 +4118,14 @@ export interface operations {
                  *           "order_id": "5001",
                  *           "customer_id": "1001",
                  *           "email": "ann@example.com",
+                 *           "currency": "EUR",
+                 *           "occurred_at": "2026-01-03T09:30:00Z",
                  *           "line_items": [
                  *             {
                  *               "product_id": "7001",
-                 *               "variant_id": "70011"
+                 *               "variant_id": "70011",
+                 *               "quantity": 2,
+                 *               "price": "89.00"
                  *             }
                  *           ]
                  *         }
@@ -3975,7 +4285,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    events: ("wishlist.item.added" | "wishlist.item.removed" | "wishlist.shared" | "wishlist.product.back_in_stock" | "wishlist.product.price_dropped" | "wishlist.product.low_stock" | "review.requested")[];
+                    events: ("wishlist.item.added" | "wishlist.item.removed" | "wishlist.item.purchased" | "wishlist.shared" | "wishlist.product.back_in_stock" | "wishlist.product.price_dropped" | "wishlist.product.low_stock" | "review.requested")[];
                     /**
                      * Format: uri
                      * @description https URL of the receiver
@@ -4271,7 +4581,11 @@ export interface operations {
                      *             "productId": "7001",
                      *             "variantId": "70011",
                      *             "handle": "classic-leather-bag",
-                     *             "addedAt": "2026-01-02T03:04:05.678Z"
+                     *             "addedAt": "2026-01-02T03:04:05.678Z",
+                     *             "quantity": 1,
+                     *             "note": null,
+                     *             "priority": "normal",
+                     *             "purchasedAt": null
                      *           }
                      *         ],
                      *         "count": 1,
@@ -4299,8 +4613,16 @@ export interface operations {
                                 metadata?: {
                                     [key: string]: unknown;
                                 };
+                                /** @description The shopper's note; null when unset */
+                                note: string | null;
+                                /** @description `low`, `normal` or `high` */
+                                priority: "low" | "normal" | "high";
                                 /** @description Product id (digits) */
                                 productId: string;
+                                /** @description When an order of the owner bought the product (the order's time); null until then */
+                                purchasedAt: string | null;
+                                /** @description How many the shopper wants (1 unless set) */
+                                quantity: number;
                                 /** @description As given on add, else the catalog's default variant; null while unknown */
                                 variantId: string | null;
                             }[];
@@ -4343,8 +4665,11 @@ export interface operations {
                  *       "variant_id": "70011",
                  *       "handle": "classic-leather-bag",
                  *       "metadata": {
-                 *         "note": "for winter"
-                 *       }
+                 *         "source": "pdp"
+                 *       },
+                 *       "quantity": 2,
+                 *       "note": "Size M, navy",
+                 *       "priority": "high"
                  *     }
                  */
                 "application/json": {
@@ -4354,8 +4679,14 @@ export interface operations {
                     metadata?: {
                         [key: string]: unknown;
                     };
+                    /** @description A note, trimmed, at most 280 characters; null (or only whitespace) clears it */
+                    note?: string | null;
+                    /** @description `low`, `normal` (default) or `high` */
+                    priority?: "low" | "normal" | "high";
                     /** @description Product id (digits or GID) */
                     product_id: string;
+                    /** @description How many the shopper wants, 1..99 (default 1) */
+                    quantity?: number;
                     /** @description Variant id; the default variant when omitted */
                     variant_id?: string;
                 };
@@ -4379,7 +4710,11 @@ export interface operations {
                      *           "productId": "7001",
                      *           "variantId": "70011",
                      *           "handle": "classic-leather-bag",
-                     *           "addedAt": "2026-01-02T03:04:05.678Z"
+                     *           "addedAt": "2026-01-02T03:04:05.678Z",
+                     *           "quantity": 1,
+                     *           "note": null,
+                     *           "priority": "normal",
+                     *           "purchasedAt": null
                      *         },
                      *         "count": 1
                      *       }
@@ -4401,8 +4736,16 @@ export interface operations {
                                 metadata?: {
                                     [key: string]: unknown;
                                 };
+                                /** @description The shopper's note; null when unset */
+                                note: string | null;
+                                /** @description `low`, `normal` or `high` */
+                                priority: "low" | "normal" | "high";
                                 /** @description Product id (digits) */
                                 productId: string;
+                                /** @description When an order of the owner bought the product (the order's time); null until then */
+                                purchasedAt: string | null;
+                                /** @description How many the shopper wants (1 unless set) */
+                                quantity: number;
                                 /** @description As given on add, else the catalog's default variant; null while unknown */
                                 variantId: string | null;
                             };
@@ -4430,8 +4773,12 @@ export interface operations {
                      *           "variantId": "70011",
                      *           "handle": "classic-leather-bag",
                      *           "addedAt": "2026-01-02T03:04:05.678Z",
+                     *           "quantity": 2,
+                     *           "note": "Size M, navy",
+                     *           "priority": "high",
+                     *           "purchasedAt": null,
                      *           "metadata": {
-                     *             "note": "for winter"
+                     *             "source": "pdp"
                      *           }
                      *         },
                      *         "count": 1
@@ -4454,8 +4801,16 @@ export interface operations {
                                 metadata?: {
                                     [key: string]: unknown;
                                 };
+                                /** @description The shopper's note; null when unset */
+                                note: string | null;
+                                /** @description `low`, `normal` or `high` */
+                                priority: "low" | "normal" | "high";
                                 /** @description Product id (digits) */
                                 productId: string;
+                                /** @description When an order of the owner bought the product (the order's time); null until then */
+                                purchasedAt: string | null;
+                                /** @description How many the shopper wants (1 unless set) */
+                                quantity: number;
                                 /** @description As given on add, else the catalog's default variant; null while unknown */
                                 variantId: string | null;
                             };
@@ -4517,6 +4872,113 @@ export interface operations {
                             count: number;
                             /** @description false when no item matched */
                             removed: boolean;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+        };
+    };
+    updateWishlistItem: {
+        parameters: {
+            query?: {
+                by?: "handle";
+                /**
+                 * @description `default` (when omitted) or a `wl_…` list id
+                 * @example default
+                 */
+                wishlist_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Customer id (digits or GID), the guest id in guest mode, or `me` */
+                customerId: string;
+                /** @description Product id, or the handle with `by=handle` */
+                productId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "quantity": 3,
+                 *       "note": "One for each niece",
+                 *       "priority": "high"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description A note, trimmed, at most 280 characters; null (or only whitespace) clears it */
+                    note?: string | null;
+                    /** @description `low`, `normal` (default) or `high` */
+                    priority?: "low" | "normal" | "high";
+                    /** @description How many the shopper wants, 1..99 (default 1) */
+                    quantity?: number;
+                    /** @description Variant id */
+                    variant_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The item as stored */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "item": {
+                     *           "productId": "7001",
+                     *           "variantId": "70011",
+                     *           "handle": "classic-leather-bag",
+                     *           "addedAt": "2026-01-02T03:04:05.678Z",
+                     *           "quantity": 3,
+                     *           "note": "One for each niece",
+                     *           "priority": "high",
+                     *           "purchasedAt": null
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            item: {
+                                /**
+                                 * Format: date-time
+                                 * @description When the item was added (milliseconds, UTC)
+                                 */
+                                addedAt: string;
+                                /** @description Present when one was given */
+                                handle?: string;
+                                /** @description Present when one was given */
+                                metadata?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description The shopper's note; null when unset */
+                                note: string | null;
+                                /** @description `low`, `normal` or `high` */
+                                priority: "low" | "normal" | "high";
+                                /** @description Product id (digits) */
+                                productId: string;
+                                /** @description When an order of the owner bought the product (the order's time); null until then */
+                                purchasedAt: string | null;
+                                /** @description How many the shopper wants (1 unless set) */
+                                quantity: number;
+                                /** @description As given on add, else the catalog's default variant; null while unknown */
+                                variantId: string | null;
+                            };
                         };
                         /** @enum {boolean} */
                         ok: true;
@@ -4952,7 +5414,10 @@ export interface operations {
                  *         {
                  *           "product_id": "7003",
                  *           "handle": "wool-scarf",
-                 *           "added_at": "2026-01-01T10:00:00.000Z"
+                 *           "added_at": "2026-01-01T10:00:00.000Z",
+                 *           "quantity": 2,
+                 *           "note": "Grey",
+                 *           "priority": "low"
                  *         }
                  *       ],
                  *       "guest_id": "g_3f2a9c0d4b1e4f6a8c7d2e1f0a9b8c7d"
@@ -4969,8 +5434,14 @@ export interface operations {
                         added_at?: string;
                         /** @description Product handle (URL slug) */
                         handle?: string;
+                        /** @description A note, trimmed, at most 280 characters; null (or only whitespace) clears it */
+                        note?: string | null;
+                        /** @description `low`, `normal` (default) or `high` */
+                        priority?: "low" | "normal" | "high";
                         /** @description Product id */
                         product_id: string;
+                        /** @description How many the shopper wants, 1..99 (default 1) */
+                        quantity?: number;
                     }[];
                 } | {
                     /** @description A guest whose stored wishlist is merged too, then deleted */
@@ -4983,8 +5454,14 @@ export interface operations {
                         added_at?: string;
                         /** @description Product handle (URL slug) */
                         handle?: string;
+                        /** @description A note, trimmed, at most 280 characters; null (or only whitespace) clears it */
+                        note?: string | null;
+                        /** @description `low`, `normal` (default) or `high` */
+                        priority?: "low" | "normal" | "high";
                         /** @description Product id */
                         product_id: string;
+                        /** @description How many the shopper wants, 1..99 (default 1) */
+                        quantity?: number;
                     }[];
                 };
             };
@@ -5010,7 +5487,11 @@ export interface operations {
                      *             "productId": "7001",
                      *             "variantId": "70011",
                      *             "handle": "classic-leather-bag",
-                     *             "addedAt": "2026-01-02T03:04:05.678Z"
+                     *             "addedAt": "2026-01-02T03:04:05.678Z",
+                     *             "quantity": 1,
+                     *             "note": null,
+                     *             "priority": "normal",
+                     *             "purchasedAt": null
                      *           }
                      *         ],
                      *         "count": 1
@@ -5034,8 +5515,16 @@ export interface operations {
                                 metadata?: {
                                     [key: string]: unknown;
                                 };
+                                /** @description The shopper's note; null when unset */
+                                note: string | null;
+                                /** @description `low`, `normal` or `high` */
+                                priority: "low" | "normal" | "high";
                                 /** @description Product id (digits) */
                                 productId: string;
+                                /** @description When an order of the owner bought the product (the order's time); null until then */
+                                purchasedAt: string | null;
+                                /** @description How many the shopper wants (1 unless set) */
+                                quantity: number;
                                 /** @description As given on add, else the catalog's default variant; null while unknown */
                                 variantId: string | null;
                             }[];
@@ -5212,8 +5701,14 @@ export interface operations {
                         metadata?: {
                             [key: string]: unknown;
                         };
+                        /** @description A note, trimmed, at most 280 characters; null (or only whitespace) clears it */
+                        note?: string | null;
+                        /** @description `low`, `normal` (default) or `high` */
+                        priority?: "low" | "normal" | "high";
                         /** @description Product id */
                         product_id: string;
+                        /** @description How many the shopper wants, 1..99 (default 1) */
+                        quantity?: number;
                         /** @description Variant id */
                         variant_id?: string;
                     }[];
@@ -5291,7 +5786,11 @@ export interface operations {
                      *           {
                      *             "productId": "7001",
                      *             "variantId": "70011",
-                     *             "addedAt": "2026-01-02T03:04:05.678Z"
+                     *             "addedAt": "2026-01-02T03:04:05.678Z",
+                     *             "quantity": 1,
+                     *             "note": "Size M",
+                     *             "priority": "high",
+                     *             "purchasedAt": null
                      *           }
                      *         ],
                      *         "count": 1,
@@ -5319,7 +5818,11 @@ export interface operations {
                                  * @description ISO 8601 UTC
                                  */
                                 addedAt: string;
+                                note: string | null;
+                                priority: "low" | "normal" | "high";
                                 productId: string;
+                                purchasedAt: string | null;
+                                quantity: number;
                                 variantId: string | null;
                             }[];
                             name: string;
@@ -5491,6 +5994,67 @@ export interface operations {
                     };
                     /** @constant */
                     event: "wishlist.item.added";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (milliseconds)
+                     */
+                    occurredAt: string;
+                    /** @description The merchant's shop domain */
+                    shopDomain: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails and the endpoint is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWishlistItemPurchased: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id (`dlv_…`): the same on every retry of the delivery; deduplicate on it */
+                "webhook-id": string;
+                /** @description `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the endpoint's `whsec_` secret (Standard Webhooks) */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        customerId: string;
+                        orderId: string | null;
+                        productId: string;
+                        /**
+                         * Format: date-time
+                         * @description The order's time (milliseconds)
+                         */
+                        purchasedAt: string;
+                        /** @description The order line's quantity (the sum when the order names the product on several lines) */
+                        quantity: number;
+                        variantId: string | null;
+                        /** @description `default` or a `wl_…` list id */
+                        wishlistId: string;
+                    };
+                    /** @constant */
+                    event: "wishlist.item.purchased";
                     /**
                      * Format: date-time
                      * @description When the change happened (milliseconds)

@@ -62,12 +62,24 @@ export interface UseWishlistResult {
   mode: 'customer' | 'guest'
   has(productId: string): boolean
   add(productId: string, extra?: Omit<T.AddItemInput, 'product_id'>): Promise<MutationResult<T.AddItemResult>>
+  /** Changes quantity, note (null clears), priority or variant of a saved item; shown at once, rolled back when refused. */
+  updateItem(productId: string, changes: T.UpdateItemInput): Promise<MutationResult<T.UpdateItemResult>>
   remove(productId: string): Promise<MutationResult<T.RemoveItemResult>>
   toggle(productId: string, extra?: Omit<T.AddItemInput, 'product_id'>): Promise<MutationResult<T.AddItemResult | T.RemoveItemResult>>
   refresh(): Promise<void>
 }
 
 const wishlistKey = (owner: string, listId: string) => `wishlist|${owner}|${listId}`
+
+/** A guest's saved item as the merge at login takes it (its fields kept). */
+const guestItemOf = (item: T.WishlistItem): T.GuestItem => ({
+  product_id: item.productId,
+  added_at: item.addedAt,
+  quantity: item.quantity,
+  priority: item.priority,
+  ...(item.note === null ? {} : { note: item.note }),
+  ...(item.handle ? { handle: item.handle } : {}),
+})
 
 /**
  * The items of one list of the current owner, with optimistic add/remove/toggle that roll
@@ -90,18 +102,56 @@ export function useWishlist(options: UseWishlistOptions = {}): UseWishlistResult
         empty: EMPTY_PAGE,
         optimistic: (page) => {
           if (page.items.some((i) => i.productId === productId)) return page
-          const item: T.WishlistItem = { productId, variantId: extra.variant_id ?? null, addedAt: new Date().toISOString(), ...(extra.handle ? { handle: extra.handle } : {}) }
+          const item: T.WishlistItem = {
+            productId,
+            variantId: extra.variant_id ?? null,
+            addedAt: new Date().toISOString(),
+            quantity: extra.quantity ?? 1,
+            note: extra.note?.trim() || null,
+            priority: extra.priority ?? 'normal',
+            purchasedAt: null,
+            ...(extra.handle ? { handle: extra.handle } : {}),
+          }
           return { ...page, items: [item, ...page.items], count: page.count + 1, total: page.total + 1 }
         },
         call: async () => {
           const result = await client.wishlist.add(owner, { product_id: productId, ...extra }, scope)
-          if (mode === 'guest') rememberGuestItem(storage, { product_id: productId, added_at: result.item.addedAt, ...(extra.handle ? { handle: extra.handle } : {}) })
+          if (mode === 'guest') rememberGuestItem(storage, guestItemOf(result.item))
           return result
         },
         commit: (page, result) => {
           const rest = page.items.filter((i) => i.productId !== result.item.productId)
           return { ...page, items: [result.item, ...rest], count: rest.length + 1, total: result.count }
         },
+      }),
+    [store, key, client, owner, scope, mode, storage],
+  )
+
+  const updateItem = useCallback(
+    (productId: string, changes: T.UpdateItemInput) =>
+      store.mutate<T.WishlistPage, T.UpdateItemResult>(key, {
+        lane: productId,
+        empty: EMPTY_PAGE,
+        optimistic: (page) => ({
+          ...page,
+          items: page.items.map((i) =>
+            i.productId !== productId
+              ? i
+              : {
+                  ...i,
+                  ...(changes.quantity === undefined ? {} : { quantity: changes.quantity }),
+                  ...(changes.note === undefined ? {} : { note: changes.note?.trim() || null }),
+                  ...(changes.priority === undefined ? {} : { priority: changes.priority }),
+                  ...(changes.variant_id === undefined ? {} : { variantId: changes.variant_id }),
+                },
+          ),
+        }),
+        call: async () => {
+          const result = await client.wishlist.update(owner, productId, changes, scope)
+          if (mode === 'guest') rememberGuestItem(storage, guestItemOf(result.item))
+          return result
+        },
+        commit: (page, result) => ({ ...page, items: page.items.map((i) => (i.productId === result.item.productId ? result.item : i)) }),
       }),
     [store, key, client, owner, scope, mode, storage],
   )
@@ -135,7 +185,7 @@ export function useWishlist(options: UseWishlistOptions = {}): UseWishlistResult
   )
   const refresh = useCallback(() => store.load(key, fetcher, true), [store, key, fetcher])
 
-  return { items, total: snap.data?.total ?? 0, status: snap.status, error: snap.error, pending: snap.pending, owner, mode, has, add, remove, toggle, refresh }
+  return { items, total: snap.data?.total ?? 0, status: snap.status, error: snap.error, pending: snap.pending, owner, mode, has, add, updateItem, remove, toggle, refresh }
 }
 
 export interface UseListsResult {

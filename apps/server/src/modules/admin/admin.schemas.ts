@@ -6,6 +6,7 @@ export const Settings = Type.Object({
   reviews_auto_approve: Type.Boolean({ description: 'Submitted reviews are approved at once; default false' }),
   share_link_ttl_days: Type.Integer({ minimum: 1, maximum: 365, description: 'Lifetime of new share links; default 30' }),
   remove_on_purchase: Type.Boolean({ description: 'order.created removes the bought products from the customer\'s lists; default false' }),
+  attribution_window_days: Type.Integer({ minimum: 1, maximum: 90, description: 'Days before an order in which a product the customer held, or a signal that named them, makes its line wishlist-influenced; default 30' }),
 })
 
 export const SettingsPatch = Type.Object(
@@ -14,6 +15,7 @@ export const SettingsPatch = Type.Object(
     reviews_auto_approve: Type.Optional(Type.Boolean()),
     share_link_ttl_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 365 })),
     remove_on_purchase: Type.Optional(Type.Boolean()),
+    attribution_window_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 90 })),
   },
   // A misspelt setting must not be silently ignored.
   { additionalProperties: false },
@@ -51,7 +53,7 @@ export const CreatedApiKey = Type.Object({
 
 export const KeyIdParams = Type.Object({ keyId: Type.String({ minLength: 1, maxLength: 100 }) })
 
-const settings = { multi_wishlist_enabled: true, reviews_auto_approve: false, share_link_ttl_days: 30, remove_on_purchase: false }
+const settings = { multi_wishlist_enabled: true, reviews_auto_approve: false, share_link_ttl_days: 30, remove_on_purchase: false, attribution_window_days: 30 }
 
 /** OpenAPI metadata of the admin routes (plugins/openapi.ts). Admin tokens only, every plan. */
 export const adminOperations: OperationDocs = {
@@ -65,7 +67,7 @@ export const adminOperations: OperationDocs = {
   'PATCH /v1/admin/settings': {
     operationId: 'updateSettings',
     summary: 'Change settings',
-    description: 'A flat object of the settings to change; omitted settings keep their values. Unknown fields are refused (400 VALIDATION_ERROR naming the field), so a misspelt setting is never ignored. `share_link_ttl_days` (1..365) applies to links created afterwards. Returns every setting.',
+    description: 'A flat object of the settings to change; omitted settings keep their values. Unknown fields are refused (400 VALIDATION_ERROR naming the field), so a misspelt setting is never ignored. `share_link_ttl_days` (1..365) applies to links created afterwards; `attribution_window_days` (1..90) to orders received afterwards. Returns every setting.',
     responses: { 200: 'Every setting after the change' },
     requestExample: { multi_wishlist_enabled: true, share_link_ttl_days: 14 },
     examples: { 200: { ok: true, data: { ...settings, share_link_ttl_days: 14 } } },

@@ -20,7 +20,7 @@ export interface OwnerProduct {
 export const pairKey = (ownerType: OwnerType, ownerId: string, productId: string): string => `${ownerType}:${ownerId}\u0000${productId}`
 
 /** What a batch adds to one day's rollup row. */
-export type DailyDelta = Omit<AnalyticsDailyTable, 'shop_id' | 'day'>
+export type DailyDelta = Pick<AnalyticsDailyTable, 'adds' | 'removes' | 'shoppers' | 'last_seen' | 'converted'>
 export type DailyRow = Omit<AnalyticsDailyTable, 'shop_id'>
 
 type Db = Kysely<Database>
@@ -53,7 +53,17 @@ const upsertPending = rowsStatement('analytics_pending_adds', ['shop_id', 'owner
   ),
 )
 // Insert-if-absent: the rows returned are the ones that were not there.
-const insertHoldings = rowsStatement('analytics_holdings', ['shop_id', 'owner_type', 'owner_id', 'product_id'], (q) => q.onConflict((oc) => oc.doNothing()).returning('product_id'))
+const insertHoldings = rowsStatement('analytics_holdings', ['shop_id', 'owner_type', 'owner_id', 'product_id', 'held_since'], (q) => q.onConflict((oc) => oc.doNothing()).returning('product_id'))
+// The last release of each pair (migration 0016): a later release replaces an earlier one.
+const upsertReleases = rowsStatement('analytics_releases', ['shop_id', 'owner_type', 'owner_id', 'product_id', 'held_since', 'released_at', 'purchased'], (q) =>
+  q.onConflict((oc) =>
+    oc.columns(['shop_id', 'owner_type', 'owner_id', 'product_id']).doUpdateSet((eb) => ({
+      held_since: eb.ref('excluded.held_since'),
+      released_at: eb.ref('excluded.released_at'),
+      purchased: eb.ref('excluded.purchased'),
+    })),
+  ),
+)
 const insertSeenDays = rowsStatement('analytics_shopper_days', ['shop_id', 'day', 'owner_type', 'owner_id'], (q) =>
   q.onConflict((oc) => oc.doNothing()).returning(['day', 'owner_type', 'owner_id']),
 )
@@ -136,7 +146,7 @@ const releasePairs = precompiled(2, (db, shopId: string, json: string) =>
     .where((eb) =>
       eb(eb.refTuple('owner_type', 'owner_id', 'product_id'), 'in', eb.selectFrom(pairRows(db, json)).select(['rows.owner_type', 'rows.owner_id', 'rows.product_id']).$asTuple('owner_type', 'owner_id', 'product_id')),
     )
-    .returning('product_id'),
+    .returning(['owner_type', 'owner_id', 'product_id', 'held_since']),
 )
 
 async function pairKeys(rows: Promise<{ owner_type: OwnerType; owner_id: string; product_id: string }[]>): Promise<Set<string>> {
@@ -177,10 +187,35 @@ export function rollupWriter(trx: Transaction<Database>, shopId: string) {
       return { from: current.last_day }
     },
 
-    /** Records that the owners no longer hold their products; returns one product id per pair held before. */
-    async releaseAll(pairs: OwnerProduct[]): Promise<string[]> {
+    /**
+     * Records that the owners no longer hold their products, and when (`releasedAt` of each
+     * pair's key, else `at`: attribution looks back to it); returns one product id per pair held before.
+     */
+    async releaseAll(pairs: OwnerProduct[], at: number, releasedAt?: Map<string, number>): Promise<string[]> {
       if (pairs.length === 0) return []
-      return (await releasePairs(trx, shopId, pairsJson(trx, pairs))).map((r) => r.product_id)
+      const released = await releasePairs(trx, shopId, pairsJson(trx, pairs))
+      const rows = released
+        .map((r) => ({
+          shop_id: shopId,
+          owner_type: r.owner_type,
+          owner_id: r.owner_id,
+          product_id: r.product_id,
+          held_since: r.held_since === null ? null : Number(r.held_since),
+          released_at: releasedAt?.get(pairKey(r.owner_type, r.owner_id, r.product_id)) ?? at,
+          purchased: 0,
+        }))
+        .sort((a, b) => (pairKey(a.owner_type, a.owner_id, a.product_id) < pairKey(b.owner_type, b.owner_id, b.product_id) ? -1 : 1))
+      await upsertReleases(trx, rows)
+      return released.map((r) => r.product_id)
+    },
+
+    /** Pairs held and released within one batch (never in the holdings set): their release, as `releaseAll` records it. */
+    async recordReleases(spans: { owner: Owner; productId: string; since: number; until: number }[]): Promise<void> {
+      if (spans.length === 0) return
+      const rows = spans
+        .map((p) => ({ shop_id: shopId, owner_type: p.owner.type, owner_id: p.owner.id, product_id: p.productId, held_since: p.since, released_at: p.until, purchased: 0 }))
+        .sort((a, b) => (pairKey(a.owner_type, a.owner_id, a.product_id) < pairKey(b.owner_type, b.owner_id, b.product_id) ? -1 : 1))
+      await upsertReleases(trx, rows)
     },
 
     /** The products the analytics holdings set has for this owner. */
@@ -214,11 +249,12 @@ export function rollupWriter(trx: Transaction<Database>, shopId: string) {
       await upsertPending(trx, rows)
     },
 
-    /** Records that each owner holds its product; returns one product id per pair not held before. */
-    async holdAll(pairs: { owner: Owner; productId: string }[]): Promise<string[]> {
+    /** Records that each owner holds its product since `since` (else `at`); returns one product id per pair not held before. */
+    async holdAll(pairs: { owner: Owner; productId: string }[], at: number, since?: Map<string, number>): Promise<string[]> {
       const rows = [...byKey(pairs, (p) => `${p.owner.type}\u0000${p.owner.id}\u0000${p.productId}`).values()].map((same) => {
         const p = same[0] as { owner: Owner; productId: string }
-        return { shop_id: shopId, owner_type: p.owner.type, owner_id: p.owner.id, product_id: p.productId }
+        const held_since = since?.get(pairKey(p.owner.type, p.owner.id, p.productId)) ?? at
+        return { shop_id: shopId, owner_type: p.owner.type, owner_id: p.owner.id, product_id: p.productId, held_since }
       })
       return (await insertHoldings(trx, rows)).map((r) => r.product_id)
     },
@@ -240,6 +276,13 @@ export function rollupWriter(trx: Transaction<Database>, shopId: string) {
 }
 
 export type RollupWriter = ReturnType<typeof rollupWriter>
+
+/** Rows of (currency, minor units) summed exactly per currency, by currency. */
+function sumByCurrency(rows: { currency: string; amount: number | string | bigint }[]): { currency: string; amount: bigint }[] {
+  const sums = new Map<string, bigint>()
+  for (const r of rows) sums.set(r.currency, (sums.get(r.currency) ?? 0n) + BigInt(r.amount))
+  return [...sums.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([currency, amount]) => ({ currency, amount }))
+}
 
 export function createAnalyticsRepo(db: Kysely<Database>) {
   return {
@@ -279,10 +322,10 @@ export function createAnalyticsRepo(db: Kysely<Database>) {
       return row?.first === null || row?.first === undefined ? null : Number(row.first)
     },
 
-    async days(shopId: string, fromDay: number, toDay: number): Promise<DailyRow[]> {
+    async days(shopId: string, fromDay: number, toDay: number) {
       return db
         .selectFrom('analytics_daily')
-        .select(['day', 'adds', 'removes', 'shoppers', 'last_seen', 'converted'])
+        .select(['day', 'adds', 'removes', 'shoppers', 'last_seen', 'converted', 'orders_influenced'])
         .where('shop_id', '=', shopId)
         .where('day', '>=', fromDay)
         .where('day', '<=', toDay)
@@ -301,6 +344,101 @@ export function createAnalyticsRepo(db: Kysely<Database>) {
         .limit(limit)
         .execute()
       return rows.map((r) => ({ productId: r.product_id, wishlistCount: r.holders }))
+    },
+
+    /** The conversions figures summed over the days from `fromDay` on: one rollup row per day. */
+    async conversionTotals(shopId: string, fromDay: number) {
+      const sum = (c: 'adds' | 'purchased' | 'orders_influenced' | 'lines_influenced' | 'signal_back_in_stock' | 'signal_price_dropped' | 'signal_low_stock') =>
+        sql<number>`coalesce(sum(${sql.ref(c)}), 0)`.as(c)
+      const row = await db
+        .selectFrom('analytics_daily')
+        .select([sum('adds'), sum('purchased'), sum('orders_influenced'), sum('lines_influenced'), sum('signal_back_in_stock'), sum('signal_price_dropped'), sum('signal_low_stock')])
+        .where('shop_id', '=', shopId)
+        .where('day', '>=', fromDay)
+        .executeTakeFirstOrThrow()
+      return {
+        adds: Number(row.adds),
+        purchased: Number(row.purchased),
+        orders: Number(row.orders_influenced),
+        lines: Number(row.lines_influenced),
+        signals: { back_in_stock: Number(row.signal_back_in_stock), price_dropped: Number(row.signal_price_dropped), low_stock: Number(row.signal_low_stock) },
+      }
+    },
+
+    /** Influenced revenue per currency (minor units) from `fromDay` on, by currency. */
+    async revenueSince(shopId: string, fromDay: number): Promise<{ currency: string; amount: bigint }[]> {
+      const rows = await db
+        .selectFrom('analytics_revenue_daily')
+        .select(['currency', 'amount'])
+        .where('shop_id', '=', shopId)
+        .where('day', '>=', fromDay)
+        .execute()
+      return sumByCurrency(rows)
+    },
+
+    /** The days-to-purchase histogram of the items added from `fromDay` on. */
+    async lagsSince(shopId: string, fromDay: number): Promise<{ lag: number; count: number }[]> {
+      const rows = await db
+        .selectFrom('analytics_purchase_lags')
+        .select((eb) => ['lag', eb.fn.sum<number>('count').as('count')])
+        .where('shop_id', '=', shopId)
+        .where('day', '>=', fromDay)
+        .groupBy('lag')
+        .execute()
+      return rows.map((r) => ({ lag: Number(r.lag), count: Number(r.count) }))
+    },
+
+    /** Influenced purchases (lines) and revenue per currency of these products. */
+    async productRevenue(shopId: string, productIds: string[]): Promise<Map<string, { purchases: number; revenue: { currency: string; amount: bigint }[] }>> {
+      const out = new Map<string, { purchases: number; revenue: { currency: string; amount: bigint }[] }>()
+      if (productIds.length === 0) return out
+      const rows = await db
+        .selectFrom('analytics_product_revenue')
+        .select(['product_id', 'currency', 'purchases', 'amount'])
+        .where('shop_id', '=', shopId)
+        .where('product_id', 'in', productIds)
+        .execute()
+      for (const r of rows) {
+        let p = out.get(r.product_id)
+        if (!p) out.set(r.product_id, (p = { purchases: 0, revenue: [] }))
+        p.purchases += Number(r.purchases)
+        if (r.currency !== '') p.revenue.push({ currency: r.currency, amount: BigInt(r.amount) })
+      }
+      for (const p of out.values()) p.revenue.sort((a, b) => (a.currency < b.currency ? -1 : 1))
+      return out
+    },
+
+    /** The currency of most influenced lines with a price (ties: alphabetical); null when none. */
+    async mainCurrency(shopId: string): Promise<string | null> {
+      const row = await db
+        .selectFrom('analytics_currencies')
+        .select('currency')
+        .where('shop_id', '=', shopId)
+        .orderBy('lines', 'desc')
+        .orderBy('currency', 'asc')
+        .limit(1)
+        .executeTakeFirst()
+      return row?.currency ?? null
+    },
+
+    /** Products by influenced revenue in `currency`, highest first (ties by productId). */
+    async topByRevenue(shopId: string, currency: string, limit: number): Promise<string[]> {
+      const rows = await db
+        .selectFrom('analytics_product_revenue')
+        .select('product_id')
+        .where('shop_id', '=', shopId)
+        .where('currency', '=', currency)
+        .orderBy('amount', 'desc')
+        .orderBy('product_id', 'asc')
+        .limit(limit)
+        .execute()
+      return rows.map((r) => r.product_id)
+    },
+
+    async holdersOf(shopId: string, productIds: string[]): Promise<Map<string, number>> {
+      if (productIds.length === 0) return new Map()
+      const rows = await db.selectFrom('analytics_product_holders').select(['product_id', 'holders']).where('shop_id', '=', shopId).where('product_id', 'in', productIds).execute()
+      return new Map(rows.map((r) => [r.product_id, r.holders]))
     },
 
     async holders(shopId: string, productId: string): Promise<number> {

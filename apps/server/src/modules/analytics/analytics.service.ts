@@ -12,6 +12,10 @@ import { conversionRate, dayOf, formatDay, type Period, windowStart } from './an
 import { createAnalyticsRepo } from './analytics.repo.js'
 import type { DailyEntry as DailyEntrySchema } from './analytics.schemas.js'
 import { applyPendingFacts } from './facts.js'
+import { medianDays } from './conversions.js'
+import { formatMinorUnits } from '../../lib/money.js'
+
+const money = (rows: { currency: string; amount: bigint }[]) => rows.map((r) => ({ currency: r.currency, amount: formatMinorUnits(r.amount, r.currency) }))
 
 type DailyEntry = Static<typeof DailyEntrySchema>
 
@@ -56,21 +60,57 @@ export function createAnalyticsService(deps: { db: Db; now?: () => number }) {
         const removed = r?.removes ?? 0
         cumulative += added - removed
         const date = formatDay(day)
-        out.push({ date, period: date, items_added: added, items_removed: removed, unique_shoppers: r?.shoppers ?? 0, cumulative_total: cumulative })
+        out.push({ date, period: date, items_added: added, items_removed: removed, unique_shoppers: r?.shoppers ?? 0, cumulative_total: cumulative, orders_influenced: r?.orders_influenced ?? 0 })
       }
       return out
     },
 
-    async topProducts(ctx: Ctx, limit: number) {
-      await applyPendingFacts(deps.db, ctx.shop.id)
-      return repo.topProducts(ctx.shop.id, limit)
+    /** By holders (default), or by influenced revenue in the shop's most frequent currency. */
+    async topProducts(ctx: Ctx, limit: number, sort: 'wishlists' | 'revenue' = 'wishlists') {
+      const shopId = ctx.shop.id
+      await applyPendingFacts(deps.db, shopId)
+      let ranked: { productId: string; wishlistCount: number }[]
+      if (sort === 'revenue') {
+        const currency = await repo.mainCurrency(shopId)
+        const ids = currency === null ? [] : await repo.topByRevenue(shopId, currency, limit)
+        const holders = await repo.holdersOf(shopId, ids)
+        ranked = ids.map((productId) => ({ productId, wishlistCount: Math.max(0, holders.get(productId) ?? 0) }))
+      } else {
+        ranked = await repo.topProducts(shopId, limit)
+      }
+      const sales = await repo.productRevenue(shopId, ranked.map((r) => r.productId))
+      return ranked.map((r) => {
+        const s = sales.get(r.productId)
+        return { ...r, purchases: s?.purchases ?? 0, revenue: money(s?.revenue ?? []) }
+      })
     },
 
     async productStats(ctx: Ctx, productId: string) {
       const id = normalizePlatformId(productId, 'Product')
-      if (id === null) return { wishlistCount: 0 }
+      if (id === null) return { wishlistCount: 0, purchases: 0, revenue: [] }
       await applyPendingFacts(deps.db, ctx.shop.id)
-      return { wishlistCount: await repo.holders(ctx.shop.id, id) }
+      const s = (await repo.productRevenue(ctx.shop.id, [id])).get(id)
+      return { wishlistCount: await repo.holders(ctx.shop.id, id), purchases: s?.purchases ?? 0, revenue: money(s?.revenue ?? []) }
+    },
+
+    /** Wish to purchase over the period (docs/api.md, "Conversions"): rollup rows only, one per day. */
+    async conversions(ctx: Ctx, period: Period) {
+      const today = dayOf(clock())
+      const from = await start(ctx.shop.id, period, today)
+      const empty = { back_in_stock: 0, price_dropped: 0, low_stock: 0 }
+      if (from === null) {
+        return { period, ordersInfluenced: 0, linesInfluenced: 0, revenueInfluenced: [], wishlistToPurchaseRate: 0, medianDaysToPurchase: null, signalsInfluenced: empty }
+      }
+      const [t, revenue, lags] = await Promise.all([repo.conversionTotals(ctx.shop.id, from), repo.revenueSince(ctx.shop.id, from), repo.lagsSince(ctx.shop.id, from)])
+      return {
+        period,
+        ordersInfluenced: t.orders,
+        linesInfluenced: t.lines,
+        revenueInfluenced: money(revenue),
+        wishlistToPurchaseRate: conversionRate(t.purchased, t.adds),
+        medianDaysToPurchase: medianDays(lags),
+        signalsInfluenced: t.signals,
+      }
     },
   }
 }

@@ -124,6 +124,9 @@ async function applyFacts(trx: Transaction<Database>, shopId: string, facts: Omi
   const adds: PendingAdd[] = []
   // The (owner, product) pairs that adds and removes touched: their holdings are brought in line.
   const pairs = new Map<string, OwnerProduct>()
+  // Per pair: its first add and last remove of the batch (when a hold began or ended).
+  const firstAdd = new Map<string, number>()
+  const lastRemove = new Map<string, number>()
   // (owner, day) of every wishlist event, and per owner the latest such day.
   const seen = new Map<string, { owner: Owner; day: number }>()
   const lastDay = new Map<string, { owner: Owner; day: number }>()
@@ -132,7 +135,12 @@ async function applyFacts(trx: Transaction<Database>, shopId: string, facts: Omi
     const t = at[i] as number
     const day = dayOf(t)
     const owner: Owner = { type: f.owner_type, id: f.owner_id }
-    if (f.type === 'add' || f.type === 'remove') pairs.set(pairKey(owner.type, owner.id, f.product_id), { owner, productId: f.product_id })
+    if (f.type === 'add' || f.type === 'remove') {
+      const key = pairKey(owner.type, owner.id, f.product_id)
+      pairs.set(key, { owner, productId: f.product_id })
+      if (f.type === 'add' && !firstAdd.has(key)) firstAdd.set(key, t)
+      if (f.type === 'remove') lastRemove.set(key, t)
+    }
     if (f.type === 'add') {
       deltaOf(daily, day).adds++
       adds.push({ owner, productId: f.product_id, addedAt: t, day })
@@ -160,7 +168,7 @@ async function applyFacts(trx: Transaction<Database>, shopId: string, facts: Omi
   }
   await w.addPending(adds)
   const holders = new Map<string, number>()
-  await syncPairs(w, [...pairs.values()], holders)
+  await syncPairs(w, [...pairs.values()], holders, clock, firstAdd, lastRemove)
 
   const newlySeen = await w.markAllSeen([...seen.values()], seenKey)
   for (const [key, { day }] of seen) if (newlySeen.has(key)) deltaOf(daily, day).shoppers++
@@ -184,13 +192,22 @@ async function applyFacts(trx: Transaction<Database>, shopId: string, facts: Omi
  * Brings the holdings of these (owner, product) pairs in line with the owners' lists as
  * they are now, and counts each change into `holders` (product → +1 / −1).
  */
-async function syncPairs(w: RollupWriter, pairs: OwnerProduct[], holders: Map<string, number>): Promise<void> {
+async function syncPairs(w: RollupWriter, pairs: OwnerProduct[], holders: Map<string, number>, at: number, since?: Map<string, number>, until?: Map<string, number>): Promise<void> {
   if (pairs.length === 0) return
   const listed = await w.listedPairs(pairs)
   const held = await w.heldPairs(pairs)
   const key = (p: OwnerProduct) => pairKey(p.owner.type, p.owner.id, p.productId)
-  for (const productId of await w.holdAll(pairs.filter((p) => listed.has(key(p)) && !held.has(key(p))))) bump(holders, productId, 1)
-  for (const productId of await w.releaseAll(pairs.filter((p) => !listed.has(key(p)) && held.has(key(p))))) bump(holders, productId, -1)
+  for (const productId of await w.holdAll(pairs.filter((p) => listed.has(key(p)) && !held.has(key(p))), at, since)) bump(holders, productId, 1)
+  for (const productId of await w.releaseAll(pairs.filter((p) => !listed.has(key(p)) && held.has(key(p))), at, until)) bump(holders, productId, -1)
+  // Added and removed within this batch: never in the holdings set, but held for a while.
+  const spans = []
+  for (const p of pairs) {
+    const k = key(p)
+    const from = since?.get(k)
+    const to = until?.get(k)
+    if (!listed.has(k) && !held.has(k) && from !== undefined && to !== undefined && to >= from) spans.push({ ...p, since: from, until: to })
+  }
+  await w.recordReleases(spans)
 }
 
 /**
@@ -203,6 +220,6 @@ export async function syncHoldings(trx: Transaction<Database>, shopId: string, o
   const owner: Owner = { type: ownerType, id: ownerId }
   const products = new Set([...(await w.heldProducts(owner)), ...(await w.listedProducts(owner))])
   const holders = new Map<string, number>()
-  await syncPairs(w, [...products].map((productId) => ({ owner, productId })), holders)
+  await syncPairs(w, [...products].map((productId) => ({ owner, productId })), holders, now())
   await w.addHolders(holders)
 }

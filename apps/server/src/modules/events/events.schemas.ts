@@ -52,7 +52,17 @@ export const OrderCreated = Type.Object({
   order_id: Type.Optional(PlatformId('Order')),
   customer_id: Type.Optional(PlatformId('Customer')),
   email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
-  line_items: Type.Array(Type.Object({ product_id: PlatformId('Product'), variant_id: Type.Optional(PlatformId('ProductVariant')) }), { minItems: 1, maxItems: 1000 }),
+  currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code (three capital letters); required when a line has a price' })),
+  occurred_at: Type.Optional(Type.String({ format: 'date-time', description: "The order's time; now when omitted (a later time is taken as now)" })),
+  line_items: Type.Array(
+    Type.Object({
+      product_id: PlatformId('Product'),
+      variant_id: Type.Optional(PlatformId('ProductVariant')),
+      quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Units bought; default 1' })),
+      price: Type.Optional({ ...Price, description: 'Unit price in `currency`: a decimal string such as "19.99" (at most 6 decimals); a non-negative JSON number is accepted too' }),
+    }),
+    { minItems: 1, maxItems: 1000 },
+  ),
 })
 
 export type CartItemAddedEvent = Static<typeof CartItemAdded>
@@ -97,7 +107,12 @@ const EventsBodyDoc = Type.Object(
             ],
           },
           { ...ProductUpdated, title: 'ProductUpdatedEvent', description: 'product.updated: a product\'s variants (the first is the default variant), compared with the last known state: back_in_stock, price_dropped and low_stock signals for products some list holds. No variant twice' },
-          { ...OrderCreated, title: 'OrderCreatedEvent', description: 'order.created: an order: review invitations for its products, verified purchases of its customer, remove-on-purchase. At most 5,000 line items across the orders of one request' },
+          {
+            ...OrderCreated,
+            title: 'OrderCreatedEvent',
+            description:
+              "order.created: an order: review invitations for its products, verified purchases of its customer, the customer's wishlisted items marked bought (or removed with remove_on_purchase), attribution (conversions). `currency` is required when a line has a price. An order_id the shop sent before is applied once. At most 5,000 line items across the orders of one request",
+          },
         ],
         { discriminator: { propertyName: 'type' } },
       ),
@@ -119,7 +134,15 @@ export const eventsOperations: OperationDocs = {
       events: [
         { type: 'product.updated', product_id: '7001', handle: 'classic-leather-bag', variants: [{ variant_id: '70011', price: '89.00', inventory_quantity: 3 }] },
         { type: 'cart.item_added', customer_id: '1001', product_id: '7001', occurred_at: '2026-01-02T10:00:00Z' },
-        { type: 'order.created', order_id: '5001', customer_id: '1001', email: 'ann@example.com', line_items: [{ product_id: '7001', variant_id: '70011' }] },
+        {
+          type: 'order.created',
+          order_id: '5001',
+          customer_id: '1001',
+          email: 'ann@example.com',
+          currency: 'EUR',
+          occurred_at: '2026-01-03T09:30:00Z',
+          line_items: [{ product_id: '7001', variant_id: '70011', quantity: 2, price: '89.00' }],
+        },
       ],
     },
     examples: { 200: { ok: true, data: { accepted: 3 } } },

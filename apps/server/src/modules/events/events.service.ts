@@ -12,6 +12,8 @@ import { type ErrorDetail, invalid, validationDetails } from '../../lib/errors.j
 import { normalizePlatformId, type PlatformKind } from '../../lib/platform-ids.js'
 import { now } from '../../lib/time.js'
 import { recordFacts } from '../analytics/facts.js'
+import { type OrderLine, recordOrderAttribution, recordSignals } from '../analytics/conversions.js'
+import { toMicros } from '../../lib/money.js'
 import type { RequestContext } from '../auth/auth.types.js'
 import type { InvitationsService } from '../reviews/invitations.service.js'
 import { recordPurchase } from '../reviews/purchases.js'
@@ -28,14 +30,21 @@ import {
 import { subscribedEvents } from './outbox.js'
 import { coalesce, type ProductFanOut, queueProductSignals } from './product-fan-out.js'
 import { normalizePrice, productSignals, type VariantState } from './product-signals.js'
+/** The analytics name of each product signal event. */
+const SIGNAL_OF = {
+  'wishlist.product.back_in_stock': 'back_in_stock',
+  'wishlist.product.price_dropped': 'price_dropped',
+  'wishlist.product.low_stock': 'low_stock',
+} as const
+
 /** Validation errors reported per batch; the rest are summarised by the first ones. */
 const MAX_REPORTED_ERRORS = 50
 
 export interface EventsServiceDeps {
   db: Db
   backend: Backend
-  /** Remove-on-purchase lives with the wishlists. */
-  wishlists: Pick<WishlistsService, 'removeProductsForCustomer'>
+  /** Purchase state and remove-on-purchase live with the wishlists. */
+  wishlists: Pick<WishlistsService, 'purchaseForCustomer'>
   /** Every product of an order gets a review invitation. */
   invitations: Pick<InvitationsService, 'forOrder'>
 }
@@ -107,6 +116,13 @@ export function createEventsService(deps: EventsServiceDeps) {
           if (typeof v.price === 'number' && !fitsPriceDecimals(v.price)) fail(index, `.variants.${i}.price`, `must have at most ${PRICE_DECIMALS} decimals`)
         })
       }
+      if (event.type === 'order.created') {
+        const e = event as OrderCreatedEvent
+        e.line_items.forEach((l, i) => {
+          if (typeof l.price === 'number' && !fitsPriceDecimals(l.price)) fail(index, `.line_items.${i}.price`, `must have at most ${PRICE_DECIMALS} decimals`)
+        })
+        if (e.currency === undefined && e.line_items.some((l) => l.price !== undefined)) fail(index, '.currency', 'is required when a line item has a price')
+      }
     })
     if (details.length === 0) {
       const lineItems = (events as PlatformEvent[]).reduce((n, e) => n + (e.type === 'order.created' ? e.line_items.length : 0), 0)
@@ -132,19 +148,38 @@ export function createEventsService(deps: EventsServiceDeps) {
     const handle = e.handle ?? previous?.handle ?? null
     await catalog.upsertProduct(trx, shopId, productId, { handle, variants: next }, at)
     // Only signals some webhook of the shop takes are queued (outbox.ts).
-    const changes = productSignals(previous?.variants ?? null, next).filter((c) => scope.taken.has(c.event))
+    const found = productSignals(previous?.variants ?? null, next)
+    // Every signal is kept for attribution (conversions), whether or not a webhook takes it.
+    await recordSignals(trx, shopId, found.map((c) => ({ productId, signal: SIGNAL_OF[c.event] })), at)
+    const changes = found.filter((c) => scope.taken.has(c.event))
     if (changes.length > 0) coalesce(scope.signals, productId, handle, changes)
   }
 
   async function orderCreated(trx: Transaction<Database>, ctx: RequestContext, e: OrderCreatedEvent, at: number) {
-    const productIds = [...new Set(e.line_items.map((l) => pid(l.product_id, 'Product')))]
+    const shopId = ctx.shop.id
+    const orderId = e.order_id === undefined ? null : pid(e.order_id, 'Order')
+    // A shop's order id is applied once (the platform may send an order again).
+    const orderAt = e.occurred_at === undefined ? at : Math.min(Date.parse(e.occurred_at), at)
+    if (orderId !== null) {
+      const inserted = await trx.insertInto('orders').values({ shop_id: shopId, order_id: orderId, occurred_at: orderAt, created_at: at }).onConflict((oc) => oc.doNothing()).returning('order_id').execute()
+      if (inserted.length === 0) return
+    }
+    const lines: OrderLine[] = e.line_items.map((l) => ({
+      productId: pid(l.product_id, 'Product'),
+      quantity: l.quantity ?? 1,
+      priceMicros: l.price === undefined ? null : toMicros(normalizePrice(l.price)),
+    }))
+    const productIds = [...new Set(lines.map((l) => l.productId))]
     const customerId = e.customer_id === undefined ? undefined : pid(e.customer_id, 'Customer')
-    if (customerId !== undefined && ctx.shop.settings.remove_on_purchase) {
-      await deps.wishlists.removeProductsForCustomer(trx, ctx.shop.id, customerId, productIds)
+    if (customerId !== undefined) {
+      const quantities = new Map<string, number>()
+      for (const l of lines) quantities.set(l.productId, (quantities.get(l.productId) ?? 0) + l.quantity)
+      // The customer's items of these products: bought (or removed, remove_on_purchase), then attributed.
+      const held = await deps.wishlists.purchaseForCustomer(trx, shopId, customerId, { orderId, at: orderAt, quantities, remove: ctx.shop.settings.remove_on_purchase })
+      await recordOrderAttribution(trx, shopId, { customerId, at: orderAt, currency: e.currency ?? null, windowDays: ctx.shop.settings.attribution_window_days, lines, held })
     }
     // Reviews linked to this customer of these products become verified purchases.
-    await recordPurchase(trx, ctx.shop.id, { customerId, email: e.email, productIds }, at)
-    const orderId = e.order_id === undefined ? null : pid(e.order_id, 'Order')
+    await recordPurchase(trx, shopId, { customerId, email: e.email, productIds }, at)
     await deps.invitations.forOrder(trx, ctx.shop, { orderId, customerId: customerId ?? null, email: e.email ?? null, productIds }, at)
   }
 

@@ -16,6 +16,7 @@ import { now } from '../../lib/time.js'
 export const WEBHOOK_EVENTS = [
   'wishlist.item.added',
   'wishlist.item.removed',
+  'wishlist.item.purchased',
   'wishlist.shared',
   'wishlist.product.back_in_stock',
   'wishlist.product.price_dropped',

@@ -28,6 +28,7 @@ export const OWNER_TABLES = {
   analytics_shoppers: 'pseudonymize',
   analytics_shopper_days: 'pseudonymize',
   analytics_pending_adds: 'pseudonymize',
+  analytics_releases: 'delete',
 } as const satisfies Partial<Record<keyof Database, 'delete' | 'pseudonymize'>>
 
 export type OwnerTable = keyof typeof OWNER_TABLES
@@ -60,6 +61,10 @@ export interface ExportRow {
   variant_id: string | null
   handle: string | null
   added_at: number
+  quantity: number
+  note: string | null
+  priority: string
+  purchased_at: number | null
 }
 
 /** Rows per round trip of the shop export. */
@@ -83,6 +88,10 @@ function exportQuery(db: Executor, shopId: string) {
       eb.fn.coalesce('i.variant_id', 'c.default_variant_id').as('variant_id'),
       'i.handle',
       'i.added_at',
+      'i.quantity',
+      'i.note',
+      'i.priority',
+      'i.purchased_at',
     ])
     .where('i.shop_id', '=', shopId)
     // Primary-key order: customers by id, each customer's lists together.
@@ -120,7 +129,7 @@ export function createPrivacyRepo(backend: Backend) {
       return db
         .selectFrom('wishlist_items as i')
         .leftJoin('catalog_products as c', (j) => j.onRef('c.shop_id', '=', 'i.shop_id').onRef('c.product_id', '=', 'i.product_id'))
-        .select((eb) => ['i.list_id', 'i.product_id', eb.fn.coalesce('i.variant_id', 'c.default_variant_id').as('variant_id'), 'i.handle', 'i.metadata', 'i.added_at'])
+        .select((eb) => ['i.list_id', 'i.product_id', eb.fn.coalesce('i.variant_id', 'c.default_variant_id').as('variant_id'), 'i.handle', 'i.metadata', 'i.added_at', 'i.quantity', 'i.note', 'i.priority', 'i.purchased_at'])
         .where(ownedBy(shopId, owner, 'i'))
         .orderBy('i.added_at', 'desc')
         .orderBy('i.product_id', 'desc')

@@ -24,6 +24,10 @@ const ExportItem = Type.Object(
     handle: Nullable(Type.String()),
     metadata: Nullable(Type.Object({}, { additionalProperties: true })),
     addedAt: Timestamp,
+    quantity: Type.Integer({ minimum: 1, maximum: 99 }),
+    note: Nullable(Type.String()),
+    priority: Type.Union([Type.Literal('low'), Type.Literal('normal'), Type.Literal('high')]),
+    purchasedAt: Nullable(Timestamp),
   },
   { additionalProperties: false },
 )
@@ -103,7 +107,7 @@ export const privacyOperations: OperationDocs = {
   'GET /v1/admin/export/wishlists.csv': {
     operationId: 'exportWishlistsCsv',
     summary: 'Export every wishlist item as CSV',
-    description: "Every item of the shop (every list, hidden named lists included; guests' items last with an empty `customer_id`), ordered by customer id, list id, product id: header `customer_id,wishlist_id,list_name,product_id,variant_id,handle,added_at`, RFC 4180 with CRLF, UTF-8 without a byte-order mark. A field that starts with `=`, `+`, `-`, `@`, a tab or a carriage return is written with a leading `'` (formula injection). Streamed as the client reads: an error after the first bytes ends the response without its final chunk. Admin token, every plan.",
+    description: "Every item of the shop (every list, hidden named lists included; guests' items last with an empty `customer_id`), ordered by customer id, list id, product id: header `customer_id,wishlist_id,list_name,product_id,variant_id,handle,added_at,note,purchased_at,quantity,priority` (`note` and `purchased_at` empty when unset), RFC 4180 with CRLF, UTF-8 without a byte-order mark. A field that starts with `=`, `+`, `-`, `@`, a tab or a carriage return is written with a leading `'` (formula injection). Streamed as the client reads: an error after the first bytes ends the response without its final chunk. Admin token, every plan.",
     responses: { 200: 'The CSV file (`Content-Disposition: attachment; filename="wishlists-YYYY-MM-DD.csv"`)' },
   },
 }

@@ -31,7 +31,8 @@ export interface CustomerRequest {
 
 type ErasedCounts = Static<typeof ErasedCountsSchema>
 
-export const CSV_HEADER = ['customer_id', 'wishlist_id', 'list_name', 'product_id', 'variant_id', 'handle', 'added_at'] as const
+// The new columns end with two never empty (a row never ends with an empty cell).
+export const CSV_HEADER = ['customer_id', 'wishlist_id', 'list_name', 'product_id', 'variant_id', 'handle', 'added_at', 'note', 'purchased_at', 'quantity', 'priority'] as const
 
 /** Bytes of CSV gathered before one chunk is handed to the response stream. */
 const CSV_CHUNK_CHARS = 64 * 1024
@@ -93,6 +94,10 @@ export function createPrivacyService(deps: { db: Db; backend: Backend; publicBas
             handle: i.handle,
             metadata: i.metadata === null ? null : (JSON.parse(i.metadata) as Record<string, unknown>),
             addedAt: isoMillis(i.added_at),
+            quantity: i.quantity,
+            note: i.note,
+            priority: i.priority,
+            purchasedAt: i.purchased_at === null ? null : isoMillis(Number(i.purchased_at)),
           })),
         }
       })
@@ -156,6 +161,8 @@ export function createPrivacyService(deps: { db: Db; backend: Backend; publicBas
         // The customer holds nothing any more: top-products and product stats ("owners that
         // now hold it") drop them, while the daily rollups keep their counts.
         await syncHoldings(trx, shopId, owner.type, owner.id)
+        // Releasing those holdings recorded when they ended (attribution's look-back): not kept for an erased customer.
+        await repo.deleteOwnerRows(trx, 'analytics_releases', shopId, owner)
         return {
           wishlists: (ownerRow ? 1 : 0) + lists.filter((l) => l.id !== DEFAULT_LIST_ID).length,
           items: rows.wishlist_items ?? 0,
@@ -187,6 +194,10 @@ export function createPrivacyService(deps: { db: Db; backend: Backend; publicBas
             r.variant_id,
             r.handle,
             isoMillis(Number(r.added_at)),
+            r.note,
+            r.purchased_at === null ? null : isoMillis(Number(r.purchased_at)),
+            String(r.quantity),
+            r.priority,
           ])
         }
         if (chunk.length >= CSV_CHUNK_CHARS) {

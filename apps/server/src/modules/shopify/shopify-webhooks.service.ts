@@ -84,12 +84,24 @@ export function productEvent(p: Json): Record<string, unknown> | null {
   }
 }
 
-/** Shopify's order JSON as the intake's `order.created`; null when no line item is a product (custom items only). */
+/**
+ * Shopify's order JSON as the intake's `order.created`, field for field: `id`, `customer.id`,
+ * `email`, `currency` (the shop currency, in which line prices are given), `processed_at`
+ * (else `created_at`), and per line item `product_id`, `variant_id`, `quantity`, `price`
+ * (dropped when the order names no currency). Null when no line item is a product (custom items only).
+ */
 export function orderEvent(o: Json): Record<string, unknown> | null {
   const customer = isObject(o.customer) ? o.customer : undefined
+  // Prices mean something only in their currency: without one, the lines count without revenue.
+  const currency = typeof o.currency === 'string' ? o.currency : undefined
   const lineItems = (Array.isArray(o.line_items) ? o.line_items.filter(isObject) : [])
     .filter((l) => idText(l.product_id) !== undefined)
-    .map((l) => ({ product_id: idText(l.product_id), ...(idText(l.variant_id) ? { variant_id: idText(l.variant_id) } : {}) }))
+    .map((l) => ({
+      product_id: idText(l.product_id),
+      ...(idText(l.variant_id) ? { variant_id: idText(l.variant_id) } : {}),
+      ...(l.quantity !== undefined && l.quantity !== null ? { quantity: l.quantity } : {}),
+      ...(currency !== undefined && l.price !== undefined && l.price !== null ? { price: l.price } : {}),
+    }))
   if (lineItems.length === 0) return null
   const customerId = idText(customer?.id)
   const email = emailText(o.email) ?? emailText(customer?.email)
@@ -99,6 +111,8 @@ export function orderEvent(o: Json): Record<string, unknown> | null {
     ...(orderId ? { order_id: orderId } : {}),
     ...(customerId ? { customer_id: customerId } : {}),
     ...(email ? { email } : {}),
+    ...(currency !== undefined ? { currency } : {}),
+    ...(typeof (o.processed_at ?? o.created_at) === 'string' ? { occurred_at: o.processed_at ?? o.created_at } : {}),
     line_items: lineItems,
   }
 }

@@ -15,6 +15,7 @@ export function toShop(row: ShopRow): Shop {
       reviews_auto_approve: row.reviews_auto_approve === 1,
       share_link_ttl_days: row.share_link_ttl_days,
       remove_on_purchase: row.remove_on_purchase === 1,
+      attribution_window_days: row.attribution_window_days ?? 30,
     },
   }
 }

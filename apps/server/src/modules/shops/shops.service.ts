@@ -160,6 +160,7 @@ export function createShopsService(deps: { db: Db; cacheTtlMs: number }) {
       if (patch.reviews_auto_approve !== undefined) row.reviews_auto_approve = patch.reviews_auto_approve ? 1 : 0
       if (patch.remove_on_purchase !== undefined) row.remove_on_purchase = patch.remove_on_purchase ? 1 : 0
       if (patch.share_link_ttl_days !== undefined) row.share_link_ttl_days = patch.share_link_ttl_days
+      if (patch.attribution_window_days !== undefined) row.attribution_window_days = patch.attribution_window_days
       return update(shopId, row)
     },
 

@@ -5,6 +5,8 @@ export interface ShopSettings {
   reviews_auto_approve: boolean
   share_link_ttl_days: number
   remove_on_purchase: boolean
+  /** Days before an order in which a held or signalled product counts as wishlist-influenced (1..90, default 30). */
+  attribution_window_days: number
 }
 
 export interface Shop {
@@ -23,4 +25,5 @@ export const SETTING_NAMES = [
   'reviews_auto_approve',
   'share_link_ttl_days',
   'remove_on_purchase',
+  'attribution_window_days',
 ] as const satisfies readonly (keyof ShopSettings)[]

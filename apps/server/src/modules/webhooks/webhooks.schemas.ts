@@ -139,6 +139,20 @@ const InvitationData = Type.Object({
 const EVENT_DOCS: Record<string, { summary: string; description: string; data: TSchema }> = {
   'wishlist.item.added': { summary: 'An item was added', description: 'A new item in a list: by add or merge (not by import, nor by re-adding a present product).', data: ItemData(false) },
   'wishlist.item.removed': { summary: 'An item was removed', description: 'By delete, bulk delete, or remove-on-purchase (`reason: "purchased"`). Deleting a list and merging a guest away emit nothing.', data: ItemData(true) },
+  'wishlist.item.purchased': {
+    summary: 'A wishlisted product was bought',
+    description:
+      "An order.created event (or Shopify's orders/create) of the customer contained a product one of their lists holds: one event per item (per list). The item gets `purchasedAt`, or is removed when the shop's `remove_on_purchase` is on (then `wishlist.item.removed` with `reason: \"purchased\"` follows). An order repeated with the same order_id emits nothing.",
+    data: Type.Object({
+      customerId: Type.String(),
+      wishlistId: Type.String({ description: '`default` or a `wl_…` list id' }),
+      productId: Type.String(),
+      variantId: Nullable(Type.String({ description: "The item's variant (or the catalog's default); null while unknown" })),
+      orderId: Nullable(Type.String({ description: "The order's id; null when the event gave none" })),
+      quantity: Type.Integer({ minimum: 1, description: "The order line's quantity (the sum when the order names the product on several lines)" }),
+      purchasedAt: Type.String({ format: 'date-time', description: "The order's time (milliseconds)" }),
+    }),
+  },
   'wishlist.shared': {
     summary: 'A share link was created',
     description: 'A new share link (not when the active one is returned again).',

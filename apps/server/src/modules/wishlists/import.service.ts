@@ -12,6 +12,7 @@ import type { Owner, RequestContext } from '../auth/auth.types.js'
 import { type AnalyticsFact, recordFacts } from '../analytics/facts.js'
 import { createWishlistsRepo, type NewItem, type WishlistsRepo } from './wishlists.repo.js'
 import { addedAtOf, addFacts, serializeMetadata } from './wishlists.service.js'
+import { itemFieldsOf } from './item-fields.js'
 import { DEFAULT_LIST_ID, type ImportBody, type ImportResult, ITEM_LIMIT } from './wishlists.schemas.js'
 
 
@@ -26,6 +27,7 @@ export function createImportService(deps: { db: Db }, repo: WishlistsRepo = crea
       const byCustomer = new Map<string, NewItem[]>()
       for (const [index, item] of input.entries()) {
         const customerId = platformIdOf(item.customer_id, 'Customer', `body.items.${index}.customer_id`)
+        const fields = itemFieldsOf(item, `body.items.${index}`, index)
         const row: NewItem = {
           list_id: DEFAULT_LIST_ID,
           product_id: platformIdOf(item.product_id, 'Product', `body.items.${index}.product_id`),
@@ -33,6 +35,10 @@ export function createImportService(deps: { db: Db }, repo: WishlistsRepo = crea
           handle: item.handle ?? null,
           metadata: serializeMetadata(item.metadata, `body.items.${index}.metadata`, index),
           added_at: addedAtOf(item.added_at, at),
+          quantity: fields.quantity ?? 1,
+          note: fields.note ?? null,
+          priority: fields.priority ?? 'normal',
+          purchased_at: null,
         }
         const list = byCustomer.get(customerId)
         if (list) list.push(row)

@@ -8,7 +8,15 @@ import type { WishlistItem } from './wishlists.schemas.js'
 export type ItemView = Static<typeof WishlistItem>
 
 export function itemView(row: ItemRow): ItemView {
-  const view: ItemView = { productId: row.product_id, variantId: row.variant_id, addedAt: isoMillis(row.added_at) }
+  const view: ItemView = {
+    productId: row.product_id,
+    variantId: row.variant_id,
+    addedAt: isoMillis(row.added_at),
+    quantity: row.quantity,
+    note: row.note,
+    priority: row.priority,
+    purchasedAt: row.purchased_at === null ? null : isoMillis(Number(row.purchased_at)),
+  }
   if (row.handle !== null) view.handle = row.handle
   if (row.metadata !== null) view.metadata = JSON.parse(row.metadata) as Record<string, unknown>
   return view

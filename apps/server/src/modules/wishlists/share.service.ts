@@ -11,7 +11,7 @@ import { recordFacts } from '../analytics/facts.js'
 import { enqueueWebhookEvents } from '../events/outbox.js'
 import { multiWishlistActive, planAtLeast, requirePlan } from '../shops/plans.js'
 import type { ShopsService } from '../shops/shops.service.js'
-import { ownerData } from './item-view.js'
+import { itemView, ownerData } from './item-view.js'
 import { assertListExists, resolveListId } from './list-scope.js'
 import type { CacheableRead, CachedBodies } from './page-cache.js'
 import { createWishlistsRepo, type WishlistsRepo } from './wishlists.repo.js'
@@ -100,7 +100,7 @@ export function createShareService(
 
     /**
      * Public: unknown or revoked → 404, past expires_at → 410; items carry productId,
-     * variantId, addedAt only. The link is checked on every read; the body comes from the
+     * variantId, addedAt, quantity, note, priority and purchasedAt only. The link is checked on every read; the body comes from the
      * page cache (page-cache.ts) while the owner's version is unchanged: a shared registry
      * is read by many people between its owner's edits.
      */
@@ -124,7 +124,10 @@ export function createShareService(
           const rows = await repo.all(db, shop.id, owner, link.list_id)
           const view: SharedView = {
             name: listRow?.name ?? DEFAULT_LIST_NAME,
-            items: rows.map((r) => ({ productId: r.product_id, variantId: r.variant_id, addedAt: isoMillis(r.added_at) })),
+            items: rows.map((r) => {
+              const v = itemView(r)
+              return { productId: v.productId, variantId: v.variantId, addedAt: v.addedAt, quantity: v.quantity, note: v.note, priority: v.priority, purchasedAt: v.purchasedAt }
+            }),
             count: rows.length,
             created_at: isoMillis(link.created_at),
             expires_at: isoMillis(link.expires_at),

@@ -3,10 +3,10 @@
  * owner; pages read through `wishlist_items_page` (shop, owner, list, added_at, product_id),
  * holders of a product through `wishlist_items_by_product` (shop, product).
  */
-import type { Kysely, Transaction } from 'kysely'
+import type { Kysely, Selectable, Transaction } from 'kysely'
 import { backendOf, lockedForUpdate } from '../../db/dialect.js'
 import { precompiled } from '../../db/precompiled.js'
-import type { Database, WishlistItemsTable } from '../../db/schema.js'
+import type { Database, ItemPriority, WishlistItemsTable } from '../../db/schema.js'
 import type { Owner } from '../auth/auth.types.js'
 import { ownedBy } from '../../db/owner-scope.js'
 
@@ -20,7 +20,7 @@ export interface RemovedItem {
   variant_id: string | null
 }
 /** An item as read: `variant_id` is the stored variant, else the catalog's default variant (null while unknown). */
-export type ItemRow = Pick<WishlistItemsTable, 'product_id' | 'variant_id' | 'handle' | 'metadata' | 'added_at'>
+export type ItemRow = Pick<Selectable<WishlistItemsTable>, 'product_id' | 'variant_id' | 'handle' | 'metadata' | 'added_at' | 'quantity' | 'note' | 'priority' | 'purchased_at'>
 
 export interface OwnerRow {
   item_count: number
@@ -56,6 +56,10 @@ export function createWishlistsRepo() {
         'i.handle',
         'i.metadata',
         'i.added_at',
+        'i.quantity',
+        'i.note',
+        'i.priority',
+        'i.purchased_at',
       ])
 
   // The GET page's two reads, compiled once (db/precompiled.ts): the hottest path of the API.
@@ -102,11 +106,25 @@ export function createWishlistsRepo() {
     itemsWithVariant(db, shopId, { type: ownerType, id: ownerId }, listId).where('i.product_id', '=', productId),
   )
   const insertNewItemQuery = precompiled(
-    9,
-    (db, shop_id: string, owner_type: Owner['type'], owner_id: string, list_id: string, product_id: string, variant_id: string | null, handle: string | null, metadata: string | null, added_at: number) =>
+    12,
+    (
+      db,
+      shop_id: string,
+      owner_type: Owner['type'],
+      owner_id: string,
+      list_id: string,
+      product_id: string,
+      variant_id: string | null,
+      handle: string | null,
+      metadata: string | null,
+      added_at: number,
+      quantity: number,
+      note: string | null,
+      priority: ItemPriority,
+    ) =>
       db
         .insertInto('wishlist_items')
-        .values({ shop_id, owner_type, owner_id, list_id, product_id, variant_id, handle, metadata, added_at })
+        .values({ shop_id, owner_type, owner_id, list_id, product_id, variant_id, handle, metadata, added_at, quantity, note, priority })
         .onConflict((oc) => oc.doNothing())
         .returning('product_id'),
   )
@@ -212,7 +230,7 @@ export function createWishlistsRepo() {
     /** Every item of the owner in every list (merge of a guest's stored wishlist). */
     async allOfOwner(db: Executor, shopId: string, owner: Owner): Promise<NewItem[]> {
       return items(db, shopId, owner)
-        .select(['i.list_id', 'i.product_id', 'i.variant_id', 'i.handle', 'i.metadata', 'i.added_at'])
+        .select(['i.list_id', 'i.product_id', 'i.variant_id', 'i.handle', 'i.metadata', 'i.added_at', 'i.quantity', 'i.note', 'i.priority', 'i.purchased_at'])
         .orderBy('i.added_at', 'desc')
         .orderBy('i.product_id', 'desc')
         .execute()
@@ -220,7 +238,7 @@ export function createWishlistsRepo() {
 
     /** Inserts the item unless the list holds the product already; true when it was inserted. */
     async insertIfAbsent(trx: Trx, shopId: string, owner: Owner, r: NewItem): Promise<boolean> {
-      const rows = await insertNewItemQuery(trx, shopId, owner.type, owner.id, r.list_id, r.product_id, r.variant_id, r.handle, r.metadata, r.added_at)
+      const rows = await insertNewItemQuery(trx, shopId, owner.type, owner.id, r.list_id, r.product_id, r.variant_id, r.handle, r.metadata, r.added_at, r.quantity, r.note, r.priority)
       return rows.length > 0
     },
 
@@ -239,7 +257,7 @@ export function createWishlistsRepo() {
       owner: Owner,
       listId: string,
       productId: string,
-      patch: { variant_id?: string; handle?: string; metadata?: string },
+      patch: { variant_id?: string; handle?: string; metadata?: string; quantity?: number; note?: string | null; priority?: ItemPriority },
     ): Promise<void> {
       if (Object.keys(patch).length === 0) return
       await trx
@@ -296,6 +314,41 @@ export function createWishlistsRepo() {
         .where(ownedBy(shopId, owner))
         .where('product_id', 'in', productIds)
         .execute()
+      return rows
+    },
+
+    /** The list's item with this handle (the first by product id when several share it). */
+    async productIdByHandle(db: Executor, shopId: string, owner: Owner, listId: string, handle: string): Promise<string | undefined> {
+      const row = await items(db, shopId, owner).where('i.list_id', '=', listId).where('i.handle', '=', handle).select('i.product_id').orderBy('i.product_id').limit(1).executeTakeFirst()
+      return row?.product_id
+    },
+
+    /** The owner's items of these products in every list (its variant the catalog default when none was stored). */
+    async itemsOfProducts(db: Executor, shopId: string, owner: Owner, productIds: string[]) {
+      if (productIds.length === 0) return []
+      return items(db, shopId, owner)
+        .where('i.product_id', 'in', productIds)
+        .leftJoin('catalog_products as c', (j) => j.onRef('c.shop_id', '=', 'i.shop_id').onRef('c.product_id', '=', 'i.product_id'))
+        .select((eb) => ['i.list_id', 'i.product_id', eb.fn.coalesce('i.variant_id', 'c.default_variant_id').as('variant_id'), 'i.added_at', 'i.purchased_at'])
+        .orderBy('i.list_id')
+        .execute()
+    },
+
+    /**
+     * Marks the owner's items of these products (every list) bought at `at`; returns each
+     * item as it was before (its variant the catalog default when none was stored).
+     */
+    async markPurchased(trx: Trx, shopId: string, owner: Owner, productIds: string[], at: number) {
+      if (productIds.length === 0) return []
+      const rows = await items(trx, shopId, owner)
+        .where('i.product_id', 'in', productIds)
+        .leftJoin('catalog_products as c', (j) => j.onRef('c.shop_id', '=', 'i.shop_id').onRef('c.product_id', '=', 'i.product_id'))
+        .select((eb) => ['i.list_id', 'i.product_id', eb.fn.coalesce('i.variant_id', 'c.default_variant_id').as('variant_id'), 'i.added_at', 'i.purchased_at'])
+        .orderBy('i.list_id')
+        .execute()
+      if (rows.length > 0) {
+        await trx.updateTable('wishlist_items').set({ purchased_at: at }).where(ownedBy(shopId, owner)).where('product_id', 'in', productIds).execute()
+      }
       return rows
     },
 

@@ -20,6 +20,8 @@ import {
   MergeBody,
   MergeResult,
   OwnerParams,
+  PatchItemBody,
+  PatchItemResult,
 } from './wishlists.schemas.js'
 
 /** Customers, guests and admins on their own wishlist; the headless (bearer) API needs starter+. */
@@ -90,6 +92,25 @@ export const wishlistRoutes: FastifyPluginAsyncTypebox<{ wishlists: WishlistsSer
     async (request) => ({
       ok: true as const,
       data: await wishlists.removeItem(request.ctx, request.owner, request.query.wishlist_id, request.params.productId, request.query.by),
+    }),
+  )
+
+  app.patch(
+    '/v1/wishlists/:customerId/items/:productId',
+    {
+      config: ownerRoute(),
+      schema: {
+        tags,
+        summary: "Change an item's quantity, note, priority or variant",
+        params: DeleteItemParams,
+        querystring: DeleteItemQuery,
+        body: PatchItemBody,
+        response: { 200: Ok(PatchItemResult), ...errors(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request) => ({
+      ok: true as const,
+      data: await wishlists.updateItem(request.ctx, request.owner, request.query.wishlist_id, request.params.productId, request.query.by, request.body),
     }),
   )
 

@@ -9,6 +9,9 @@ import { type PlatformKind, platformIdPattern } from '../../lib/platform-ids.js'
 export const ITEM_LIMIT = 2_500
 export const LIST_LIMIT = 20
 export const METADATA_MAX_CHARS = 200
+export const NOTE_MAX_CHARS = 280
+export const QUANTITY_MAX = 99
+export const PRIORITIES = ['low', 'normal', 'high'] as const
 export const BULK_DELETE_MAX = 100
 export const IMPORT_MAX = 500
 export const DEFAULT_LIST_ID = 'default'
@@ -17,6 +20,12 @@ export const DEFAULT_LIST_NAME = 'My Wishlist'
 const PlatformId = (kind: PlatformKind, description: string) => Type.String({ pattern: platformIdPattern(kind), maxLength: 100, description })
 const Handle = Type.String({ minLength: 1, maxLength: 255, description: 'Product handle (URL slug)' })
 const Metadata = Type.Object({}, { additionalProperties: true, description: `Arbitrary JSON object, at most ${METADATA_MAX_CHARS} characters serialized` })
+const Quantity = Type.Integer({ minimum: 1, maximum: QUANTITY_MAX, description: `How many the shopper wants, 1..${QUANTITY_MAX} (default 1)` })
+/** Bounded here; trimmed and checked against NOTE_MAX_CHARS by the service (item-fields.ts). */
+const Note = Type.Union([Type.String({ maxLength: 2_000 }), Type.Null()], { description: `A note, trimmed, at most ${NOTE_MAX_CHARS} characters; null (or only whitespace) clears it` })
+const Priority = Type.Union([Type.Literal('low'), Type.Literal('normal'), Type.Literal('high')], { description: '`low`, `normal` (default) or `high`' })
+/** The fields add, patch, merge and import take (each optional). */
+const itemFields = { quantity: Type.Optional(Quantity), note: Type.Optional(Note), priority: Type.Optional(Priority) }
 const WishlistIdQuery = Type.String({ minLength: 1, maxLength: 64, description: '`default` (when omitted) or a `wl_…` list id', examples: ['default'] })
 
 const OWNER_ID = 'Customer id (digits or GID), the guest id in guest mode, or `me`'
@@ -39,6 +48,10 @@ export const WishlistItem = Type.Object({
   handle: Type.Optional(Type.String({ description: 'Present when one was given' })),
   metadata: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Present when one was given' })),
   addedAt: Type.String({ format: 'date-time', description: 'When the item was added (milliseconds, UTC)' }),
+  quantity: Type.Integer({ minimum: 1, maximum: QUANTITY_MAX, description: 'How many the shopper wants (1 unless set)' }),
+  note: Type.Union([Type.String(), Type.Null()], { description: 'The shopper\'s note; null when unset' }),
+  priority: Type.Union([Type.Literal('low'), Type.Literal('normal'), Type.Literal('high')], { description: '`low`, `normal` or `high`' }),
+  purchasedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When an order of the owner bought the product (the order\'s time); null until then' }),
 })
 
 export const ItemsPage = Type.Object({
@@ -53,6 +66,7 @@ export const AddItemBody = Type.Object({
   variant_id: Type.Optional(PlatformId('ProductVariant', 'Variant id; the default variant when omitted')),
   handle: Type.Optional(Handle),
   metadata: Type.Optional(Metadata),
+  ...itemFields,
 })
 
 export const AddItemResult = Type.Object({ item: WishlistItem, count: Type.Integer({ description: 'Items in the list' }) })
@@ -66,6 +80,13 @@ export const DeleteItemQuery = Type.Object({
   wishlist_id: Type.Optional(WishlistIdQuery),
   by: Type.Optional(Type.Literal('handle')),
 })
+
+export const PatchItemBody = Type.Object({
+  ...itemFields,
+  variant_id: Type.Optional(PlatformId('ProductVariant', 'Variant id')),
+})
+
+export const PatchItemResult = Type.Object({ item: WishlistItem })
 
 export const DeleteItemResult = Type.Object({ removed: Type.Boolean({ description: 'false when no item matched' }), count: Type.Integer({ description: 'Items left in the list' }) })
 
@@ -83,6 +104,7 @@ const GuestItems = Type.Array(
     product_id: PlatformId('Product', 'Product id'),
     handle: Type.Optional(Handle),
     added_at: Type.Optional(Timestamp),
+    ...itemFields,
   }),
   { maxItems: ITEM_LIMIT },
 )
@@ -127,7 +149,17 @@ export const SharedTokenParams = Type.Object({ shareToken: Type.String({ minLeng
 
 export const SharedWishlist = Type.Object({
   name: Type.String(),
-  items: Type.Array(Type.Object({ productId: Type.String(), variantId: Type.Union([Type.String(), Type.Null()]), addedAt: Timestamp })),
+  items: Type.Array(
+    Type.Object({
+      productId: Type.String(),
+      variantId: Type.Union([Type.String(), Type.Null()]),
+      addedAt: Timestamp,
+      quantity: Type.Integer(),
+      note: Type.Union([Type.String(), Type.Null()]),
+      priority: Type.Union([Type.Literal('low'), Type.Literal('normal'), Type.Literal('high')]),
+      purchasedAt: Type.Union([Timestamp, Type.Null()]),
+    }),
+  ),
   count: Type.Integer(),
   created_at: Timestamp,
   expires_at: Timestamp,
@@ -143,6 +175,7 @@ export const ImportBody = Type.Object({
       handle: Type.Optional(Handle),
       added_at: Type.Optional(Timestamp),
       metadata: Type.Optional(Metadata),
+      ...itemFields,
     }),
     { minItems: 1, maxItems: IMPORT_MAX },
   ),
@@ -159,7 +192,8 @@ export const ImportResult = Type.Object({
 const OWNER = 'customerId is a customer id (digits or a URL-encoded GID), the caller\'s guest id in guest mode, or `me` (the caller\'s own customer or guest). A customer token reaches only its own customer; guest mode only its own guest id.'
 const LIST_PARAM = '`wishlist_id` (optional) picks the list: `default` when omitted; any other list id needs multi-wishlist (growth plan and the shop\'s `multi_wishlist_enabled`, else 403 PLAN_UPGRADE_REQUIRED / FEATURE_DISABLED), then an unknown id is 404.'
 const PLAN = 'Bearer tokens need the starter plan or above (403 PLAN_UPGRADE_REQUIRED); guest mode works on every plan.'
-const item = { productId: '7001', variantId: '70011', handle: 'classic-leather-bag', addedAt: '2026-01-02T03:04:05.678Z' }
+const item = { productId: '7001', variantId: '70011', handle: 'classic-leather-bag', addedAt: '2026-01-02T03:04:05.678Z', quantity: 1, note: null, priority: 'normal', purchasedAt: null }
+const ITEM_FIELDS = `\`quantity\` (1..${QUANTITY_MAX}, default 1), \`note\` (trimmed, at most ${NOTE_MAX_CHARS} characters; null or only whitespace clears it) and \`priority\` (\`low\`, \`normal\` default, \`high\`)`
 const listRecord = { wishlistId: 'wl_2b9c1f0e8d7a6b5c', name: 'Gift ideas', itemCount: 0, createdAt: '2026-01-02T03:04:05.678Z', updatedAt: '2026-01-02T03:04:05.678Z' }
 
 /** OpenAPI metadata of the wishlist, list, share and import routes (plugins/openapi.ts). */
@@ -174,10 +208,18 @@ export const wishlistsOperations: OperationDocs = {
   'POST /v1/wishlists/:customerId/items': {
     operationId: 'addWishlistItem',
     summary: 'Add a product to a wishlist',
-    description: `Adds \`product_id\` to the list. A new item is 201 and emits \`wishlist.item.added\`; a product already in the list is 200 with the stored item, updating \`variant_id\`, \`handle\` and \`metadata\` where given, keeping \`addedAt\`, emitting nothing. An owner holds at most 2,500 items across all lists (400 ITEM_LIMIT, \`details: {limit: 2500}\`; re-adding a present product is still 200). \`metadata\` is a JSON object of at most 200 characters serialized. Unknown body fields are ignored. ${OWNER} ${LIST_PARAM} ${PLAN}`,
+    description: `Adds \`product_id\` to the list. A new item is 201 and emits \`wishlist.item.added\`; a product already in the list is 200 with the stored item, updating \`variant_id\`, \`handle\`, \`metadata\`, \`quantity\`, \`note\` and \`priority\` where given, keeping \`addedAt\`, emitting nothing. Item fields: ${ITEM_FIELDS}; items in answers always carry \`quantity\`, \`priority\`, \`note\` and \`purchasedAt\` (null until an order of the owner bought the product). An owner holds at most 2,500 items across all lists (400 ITEM_LIMIT, \`details: {limit: 2500}\`; re-adding a present product is still 200). \`metadata\` is a JSON object of at most 200 characters serialized. Unknown body fields are ignored. ${OWNER} ${LIST_PARAM} ${PLAN}`,
     responses: { 200: 'The product was already in the list (stored fields updated where given)', 201: 'The product was added' },
-    requestExample: { product_id: '7001', variant_id: '70011', handle: 'classic-leather-bag', metadata: { note: 'for winter' } },
-    examples: { 201: { ok: true, data: { item: { ...item, metadata: { note: 'for winter' } }, count: 1 } }, 200: { ok: true, data: { item, count: 1 } } },
+    requestExample: { product_id: '7001', variant_id: '70011', handle: 'classic-leather-bag', metadata: { source: 'pdp' }, quantity: 2, note: 'Size M, navy', priority: 'high' },
+    examples: { 201: { ok: true, data: { item: { ...item, metadata: { source: 'pdp' }, quantity: 2, note: 'Size M, navy', priority: 'high' }, count: 1 } }, 200: { ok: true, data: { item, count: 1 } } },
+  },
+  'PATCH /v1/wishlists/:customerId/items/:productId': {
+    operationId: 'updateWishlistItem',
+    summary: "Change an item's quantity, note, priority or variant",
+    description: `Changes the given fields of one item and keeps the others (and \`addedAt\`): ${ITEM_FIELDS}, and \`variant_id\`. \`note: null\` clears the note. With \`by=handle\` the last path segment is the item's handle. An item the list does not hold is 404 NOT_FOUND; a bad field is 400 VALIDATION_ERROR naming it, and nothing is written. Emits nothing. ${OWNER} ${LIST_PARAM} ${PLAN}`,
+    responses: { 200: 'The item as stored' },
+    requestExample: { quantity: 3, note: 'One for each niece', priority: 'high' },
+    examples: { 200: { ok: true, data: { item: { ...item, quantity: 3, note: 'One for each niece', priority: 'high' } } } },
   },
   'POST /v1/wishlists/:customerId/items/bulk-delete': {
     operationId: 'bulkDeleteWishlistItems',
@@ -206,9 +248,9 @@ export const wishlistsOperations: OperationDocs = {
   'POST /v1/wishlists/:customerId/merge': {
     operationId: 'mergeGuestWishlist',
     summary: 'Merge a guest wishlist into a customer wishlist',
-    description: `At login: merges \`guest_items\` (in the given order), then the stored wishlist of \`guest_id\` (all its lists, newest first) into the list; the first occurrence of a product wins and products already present are kept as they are. At least one of \`guest_items\` and \`guest_id\` is required (\`guest_items: []\` is allowed). \`added_at\` defaults to now (a future time is stored as now). Items beyond the 2,500 limit are not merged and are counted in \`skipped_count\`. The guest's stored wishlist (items, lists, share links) is deleted afterwards. Each new item emits \`wishlist.item.added\`. Customer or admin token only (not guest mode). ${OWNER} ${LIST_PARAM}`,
+    description: `At login: merges \`guest_items\` (in the given order), then the stored wishlist of \`guest_id\` (all its lists, newest first) into the list; the first occurrence of a product wins and products already present are kept as they are. Guest items may carry ${ITEM_FIELDS}; a stored guest item keeps its own. At least one of \`guest_items\` and \`guest_id\` is required (\`guest_items: []\` is allowed). \`added_at\` defaults to now (a future time is stored as now). Items beyond the 2,500 limit are not merged and are counted in \`skipped_count\`. The guest's stored wishlist (items, lists, share links) is deleted afterwards. Each new item emits \`wishlist.item.added\`. Customer or admin token only (not guest mode). ${OWNER} ${LIST_PARAM}`,
     responses: { 200: 'What was merged, and the whole target list afterwards' },
-    requestExample: { guest_items: [{ product_id: '7003', handle: 'wool-scarf', added_at: '2026-01-01T10:00:00.000Z' }], guest_id: 'g_3f2a9c0d4b1e4f6a8c7d2e1f0a9b8c7d' },
+    requestExample: { guest_items: [{ product_id: '7003', handle: 'wool-scarf', added_at: '2026-01-01T10:00:00.000Z', quantity: 2, note: 'Grey', priority: 'low' }], guest_id: 'g_3f2a9c0d4b1e4f6a8c7d2e1f0a9b8c7d' },
     examples: { 200: { ok: true, data: { merged_count: 1, skipped_count: 0, items: [item], count: 1 } } },
     document: {
       body: Type.Union(
@@ -253,7 +295,7 @@ export const wishlistsOperations: OperationDocs = {
   'POST /v1/wishlists/:customerId/items/move': {
     operationId: 'moveWishlistItem',
     summary: 'Move a product between lists',
-    description: `Moves \`product_id\` from list \`from\` to list \`to\`, keeping \`addedAt\`, variant, handle and metadata; when the destination already holds the product the source item is just removed. Not in the source list: 400 ITEM_NOT_IN_LIST; \`from\` equal to \`to\`: 400 SAME_LIST; an unknown list: 404. Emits nothing. Needs multi-wishlist. ${OWNER}`,
+    description: `Moves \`product_id\` from list \`from\` to list \`to\`, keeping \`addedAt\`, variant, handle, metadata, quantity, note, priority and \`purchasedAt\`; when the destination already holds the product the source item is just removed. Not in the source list: 400 ITEM_NOT_IN_LIST; \`from\` equal to \`to\`: 400 SAME_LIST; an unknown list: 404. Emits nothing. Needs multi-wishlist. ${OWNER}`,
     responses: { 200: 'Moved' },
     requestExample: { product_id: '7001', from: 'default', to: 'wl_2b9c1f0e8d7a6b5c' },
     examples: { 200: { ok: true, data: { moved: true } } },
@@ -275,14 +317,14 @@ export const wishlistsOperations: OperationDocs = {
   'GET /v1/wishlists/shared/:shareToken': {
     operationId: 'readSharedWishlist',
     summary: 'Read a shared wishlist',
-    description: 'No authentication: the token is the proof. The whole list as it is now (no paging), items with `productId`, `variantId`, `addedAt` only, plus the list `name`, `count`, `created_at` (when the link was made) and `expires_at`. Expired: 410 SHARE_EXPIRED; unknown or revoked (revoked wins over expired): 404. A link to a named list answers 404 while multi-wishlist is inactive; a shop that fell below starter answers 403 PLAN_UPGRADE_REQUIRED. Counted per client address.',
+    description: 'No authentication: the token is the proof. The whole list as it is now (no paging), items with `productId`, `variantId`, `addedAt`, `quantity`, `note`, `priority` and `purchasedAt` only (never `handle` or `metadata`), plus the list `name`, `count`, `created_at` (when the link was made) and `expires_at`. Expired: 410 SHARE_EXPIRED; unknown or revoked (revoked wins over expired): 404. A link to a named list answers 404 while multi-wishlist is inactive; a shop that fell below starter answers 403 PLAN_UPGRADE_REQUIRED. Counted per client address.',
     responses: { 200: 'The shared list' },
-    examples: { 200: { ok: true, data: { name: 'My Wishlist', items: [{ productId: '7001', variantId: '70011', addedAt: '2026-01-02T03:04:05.678Z' }], count: 1, created_at: '2026-01-03T08:00:00.000Z', expires_at: '2026-02-02T08:00:00.000Z' } } },
+    examples: { 200: { ok: true, data: { name: 'My Wishlist', items: [{ productId: '7001', variantId: '70011', addedAt: '2026-01-02T03:04:05.678Z', quantity: 1, note: 'Size M', priority: 'high', purchasedAt: null }], count: 1, created_at: '2026-01-03T08:00:00.000Z', expires_at: '2026-02-02T08:00:00.000Z' } } },
   },
   'POST /v1/wishlists/import': {
     operationId: 'importWishlistItems',
     summary: "Import items into customers' default lists",
-    description: 'Admin token, growth plan or above. 1..500 items, validated as a whole (one bad item is 400 with its `index`, nothing written), then written in one transaction to each customer\'s default list. Items already there, repeated within the call (after GID normalization) or beyond the 2,500 limit are skipped: `skipped` = input items − imported. `customers` counts distinct customer ids in the input. `dry_run: true` returns the same figures and writes nothing. Records analytics adds; emits no webhooks. A second identical import imports 0.',
+    description: 'Admin token, growth plan or above. 1..500 items, validated as a whole (one bad item is 400 with its `index`, nothing written), then written in one transaction to each customer\'s default list. Items already there, repeated within the call (after GID normalization) or beyond the 2,500 limit are skipped: `skipped` = input items − imported. `customers` counts distinct customer ids in the input. `dry_run: true` returns the same figures and writes nothing. Records analytics adds; emits no webhooks. A second identical import imports 0. Items may carry `quantity` (1..99), `note` (trimmed, at most 280 characters) and `priority`; an item already stored keeps its own.',
     responses: { 200: 'The import figures' },
     requestExample: { items: [{ customer_id: '1001', product_id: '7001', handle: 'classic-leather-bag' }, { customer_id: '1002', product_id: '7002', variant_id: '70021', added_at: '2025-12-24T18:00:00Z' }], dry_run: false },
     examples: { 200: { ok: true, data: { customers: 2, imported: 2, skipped: 0, dry_run: false } } },
@@ -301,6 +343,7 @@ const OwnerIdDoc = Type.String({
 })
 const ownerParamsDoc: Record<string, TSchema> = {
   'DELETE /v1/wishlists/:customerId/items/:productId': Type.Object({ customerId: OwnerIdDoc, productId: DeleteItemParams.properties.productId }),
+  'PATCH /v1/wishlists/:customerId/items/:productId': Type.Object({ customerId: OwnerIdDoc, productId: DeleteItemParams.properties.productId }),
   'PUT /v1/wishlists/:customerId/lists/:listId': Type.Object({ customerId: OwnerIdDoc, listId: ListParams.properties.listId }),
   'DELETE /v1/wishlists/:customerId/lists/:listId': Type.Object({ customerId: OwnerIdDoc, listId: ListParams.properties.listId }),
 }

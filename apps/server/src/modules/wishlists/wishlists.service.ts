@@ -12,15 +12,24 @@ import type { Database } from '../../db/schema.js'
 import { AppError, invalid } from '../../lib/errors.js'
 import { normalizePlatformId, platformIdOf } from '../../lib/platform-ids.js'
 import { codePointLength } from '../../lib/text.js'
-import { now } from '../../lib/time.js'
+import { isoMillis, now } from '../../lib/time.js'
 import type { Owner, RequestContext } from '../auth/auth.types.js'
 import { type AnalyticsFact, recordFacts } from '../analytics/facts.js'
 import { enqueueWebhookEvents, type OutboxEvent } from '../events/outbox.js'
 import { type ItemView, itemView, ownerData } from './item-view.js'
+import { itemFieldsOf } from './item-fields.js'
 import { assertListExists, resolveListId } from './list-scope.js'
 import type { CacheableRead, CachedBodies } from './page-cache.js'
 import { createWishlistsRepo, type NewItem, type RemovedItem, type WishlistsRepo } from './wishlists.repo.js'
-import { type AddItemBody, type BulkDeleteBody, ITEM_LIMIT, type ItemsQuery as ItemsQuerySchema, type MergeBody, METADATA_MAX_CHARS } from './wishlists.schemas.js'
+import {
+  type AddItemBody,
+  type BulkDeleteBody,
+  ITEM_LIMIT,
+  type ItemsQuery as ItemsQuerySchema,
+  type MergeBody,
+  METADATA_MAX_CHARS,
+  type PatchItemBody,
+} from './wishlists.schemas.js'
 
 export interface WishlistsDeps extends CachedBodies {
   db: Db
@@ -121,11 +130,23 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
       const productId = platformIdOf(input.product_id, 'Product', 'body.product_id')
       const variantId = input.variant_id === undefined ? undefined : platformIdOf(input.variant_id, 'ProductVariant', 'body.variant_id')
       const metadata = serializeMetadata(input.metadata, 'body.metadata')
+      const fields = itemFieldsOf(input, 'body')
       return db.transaction().execute(async (trx) => {
         const at = now()
         const ownerRow = await repo.ensureOwner(trx, shopId, owner, at)
         await assertListExists(repo, trx, shopId, owner, listId)
-        const fresh: NewItem = { list_id: listId, product_id: productId, variant_id: variantId ?? null, handle: input.handle ?? null, metadata, added_at: at }
+        const fresh: NewItem = {
+          list_id: listId,
+          product_id: productId,
+          variant_id: variantId ?? null,
+          handle: input.handle ?? null,
+          metadata,
+          added_at: at,
+          quantity: fields.quantity ?? 1,
+          note: fields.note ?? null,
+          priority: fields.priority ?? 'normal',
+          purchased_at: null,
+        }
         // Under the limit, the insert itself tells whether the list held the product already.
         const created = ownerRow.item_count < ITEM_LIMIT && (await repo.insertIfAbsent(trx, shopId, owner, fresh))
         if (!created) {
@@ -134,6 +155,7 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
             ...(variantId === undefined ? {} : { variant_id: variantId }),
             ...(input.handle === undefined ? {} : { handle: input.handle }),
             ...(metadata === null ? {} : { metadata }),
+            ...fields,
           })
         }
         // A new item with its variant given is exactly what was inserted; otherwise read it
@@ -148,6 +170,30 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
           await recordFacts(trx, shopId, addFacts('add', owner, [productId], at))
         }
         return { created, item: itemView(row), count: await repo.countItems(trx, shopId, owner, listId) }
+      })
+    },
+
+    /** PATCH: the given fields of one item (404 when the list does not hold it); emits nothing. */
+    async updateItem(ctx: RequestContext, owner: Owner, wishlistId: string | undefined, key: string, by: 'handle' | undefined, input: Static<typeof PatchItemBody>): Promise<{ item: ItemView }> {
+      const shopId = ctx.shop.id
+      const listId = resolveListId(ctx.shop, wishlistId)
+      const keyedProduct = by === 'handle' ? undefined : platformIdOf(key, 'Product', 'params.productId')
+      const variantId = input.variant_id === undefined ? undefined : platformIdOf(input.variant_id, 'ProductVariant', 'body.variant_id')
+      const fields = itemFieldsOf(input, 'body')
+      const notFound = () => new AppError('NOT_FOUND', by === 'handle' ? 'No item with this handle in the list' : 'The list does not hold this product')
+      return db.transaction().execute(async (trx) => {
+        // Reads never create the owner: one that never wrote holds nothing.
+        if (!(await repo.lockOwner(trx, shopId, owner))) {
+          await assertListExists(repo, trx, shopId, owner, listId)
+          throw notFound()
+        }
+        await assertListExists(repo, trx, shopId, owner, listId)
+        const productId = keyedProduct ?? (await repo.productIdByHandle(trx, shopId, owner, listId, key))
+        if (productId === undefined || !(await repo.one(trx, shopId, owner, listId, productId))) throw notFound()
+        await repo.updateItem(trx, shopId, owner, listId, productId, { ...(variantId === undefined ? {} : { variant_id: variantId }), ...fields })
+        const row = await repo.one(trx, shopId, owner, listId, productId)
+        if (!row) throw new Error('item vanished inside its transaction')
+        return { item: itemView(row) }
       })
     },
 
@@ -192,6 +238,7 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
         const candidates = new Map<string, NewItem>()
         for (const [i, g] of (body.guest_items ?? []).entries()) {
           const productId = platformIdOf(g.product_id, 'Product', `body.guest_items.${i}.product_id`)
+          const fields = itemFieldsOf(g, `body.guest_items.${i}`, i)
           if (candidates.has(productId)) continue
           candidates.set(productId, {
             list_id: listId,
@@ -200,6 +247,10 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
             handle: g.handle ?? null,
             metadata: null,
             added_at: addedAtOf(g.added_at, at),
+            quantity: fields.quantity ?? 1,
+            note: fields.note ?? null,
+            priority: fields.priority ?? 'normal',
+            purchased_at: null,
           })
         }
         const ownerRow = await repo.ensureOwner(trx, shopId, owner, at)
@@ -210,7 +261,7 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
         const guestItems = guest && guestRow ? await repo.allOfOwner(trx, shopId, guest) : []
         for (const g of guestItems) {
           if (candidates.has(g.product_id)) continue
-          candidates.set(g.product_id, { list_id: listId, product_id: g.product_id, variant_id: g.variant_id, handle: g.handle, metadata: g.metadata, added_at: g.added_at })
+          candidates.set(g.product_id, { ...g, list_id: listId })
         }
         const present = await repo.present(trx, shopId, owner, listId, [...candidates.keys()])
         const fresh = [...candidates.values()].filter((c) => !present.has(c.product_id))
@@ -260,6 +311,41 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
       if (removed.length === 0) return 0
       await recordRemovals(trx, shopId, owner, removed, at, { reason: 'purchased' })
       return removed.length
+    },
+
+    /**
+     * An order of the customer (events intake, in its transaction): the items of these
+     * products in every list of the customer get `purchasedAt` = `at`, or are removed when
+     * `remove` (the shop's remove_on_purchase; analytics removes and `wishlist.item.removed`
+     * with `reason: "purchased"`); each emits `wishlist.item.purchased`. Returns the items as
+     * they were before the order (attribution reads them).
+     */
+    async purchaseForCustomer(
+      trx: Transaction<Database>,
+      shopId: string,
+      customerId: string,
+      order: { orderId: string | null; at: number; quantities: Map<string, number>; remove: boolean },
+    ): Promise<{ productId: string; addedAt: number; purchasedAt: number | null }[]> {
+      const owner: Owner = { type: 'customer', id: customerId }
+      const ids = [...order.quantities.keys()]
+      if (ids.length === 0 || !(await repo.lockOwner(trx, shopId, owner))) return []
+      const rows = order.remove ? await repo.itemsOfProducts(trx, shopId, owner, ids) : await repo.markPurchased(trx, shopId, owner, ids, order.at)
+      if (rows.length === 0) return []
+      const purchasedAt = isoMillis(order.at)
+      await enqueueWebhookEvents(
+        trx,
+        shopId,
+        rows.map((r) => ({
+          event: 'wishlist.item.purchased',
+          data: { customerId, wishlistId: r.list_id, productId: r.product_id, variantId: r.variant_id, orderId: order.orderId, quantity: order.quantities.get(r.product_id) ?? 1, purchasedAt },
+          occurredAt: order.at,
+        })),
+      )
+      if (order.remove) {
+        const removed = await repo.deleteProductsEverywhere(trx, shopId, owner, ids)
+        await recordRemovals(trx, shopId, owner, removed, now(), { reason: 'purchased' })
+      }
+      return rows.map((r) => ({ productId: r.product_id, addedAt: r.added_at, purchasedAt: r.purchased_at }))
     },
 
     /**
