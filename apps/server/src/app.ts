@@ -4,14 +4,16 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Ajv } from 'ajv'
 import addFormats from 'ajv-formats'
+import { isUtf8 } from 'node:buffer'
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify'
 import type { Redis } from 'ioredis'
 import type { Config } from './config.js'
 import type { Storage } from './db/connect.js'
 import { AppError } from './lib/errors.js'
+import { createExportGate } from './lib/export-gate.js'
 import { requestIdGenerator } from './lib/ids.js'
 import { stdoutSink } from './lib/log-sink.js'
-import { findUnstorableText } from './lib/text.js'
+import { findUnstorableText, MAX_JSON_DEPTH, scanBody, type UnstorableText } from './lib/text.js'
 import { adminRoutes } from './modules/admin/admin.routes.js'
 import { analyticsRoutes } from './modules/analytics/analytics.routes.js'
 import { type AnalyticsService, createAnalyticsService } from './modules/analytics/analytics.service.js'
@@ -56,6 +58,14 @@ import { openapiPlugin } from './plugins/openapi.js'
 import { rateLimitPlugin } from './plugins/rate-limit.js'
 
 export const BODY_LIMIT_BYTES = 1024 * 1024
+/** The `charset` parameter of a Content-Type, when there is one. */
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i
+/** A JSON body is UTF-8: no charset, or `utf-8` / `utf8` in any case. */
+export function utf8Charset(contentType: string | undefined): boolean {
+  if (contentType === undefined || contentType.length === 16) return true // exactly `application/json`
+  const charset = CHARSET.exec(contentType)?.[1]
+  return charset === undefined || /^utf-?8$/i.test(charset)
+}
 /** Characters of one path parameter as sent (percent-escapes included). */
 export const MAX_PARAM_LENGTH = 4096
 
@@ -172,7 +182,11 @@ export function createServices(deps: AppDeps): Services {
   const reviewUrl = reviewUrlMaker(deps.config.publicBaseUrl, deps.config.shopify !== undefined)
   const invitations = createInvitationsService({ db: deps.storage.db, reviewUrl })
   const events = createEventsService({ ...storage, wishlists, invitations })
-  const privacy = createPrivacyService({ ...storage, publicBaseUrl: deps.config.publicBaseUrl, reviewUrl })
+  // Exports' queries take at most half the pool (SQLite: half of PostgreSQL's default pool, 10).
+  const { database } = deps.config
+  const poolSize = database.kind === 'postgres' ? (database.poolMax ?? 10) : 10
+  const exportGate = createExportGate({ connections: Math.floor(poolSize / 2) })
+  const privacy = createPrivacyService({ ...storage, publicBaseUrl: deps.config.publicBaseUrl, reviewUrl, exportGate })
   return { shops, auth, wishlists, lists, share, imports, reviews, invitations, analytics, webhooks, webhookSender, events, privacy }
 }
 
@@ -182,6 +196,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logger: loggerOptions(deps),
     genReqId: requestIdGenerator(),
     bodyLimit: BODY_LIMIT_BYTES,
+    // A request whose headers and body have not all arrived in time is answered 408 and its
+    // connection closed (plugins/errors.ts, clientErrorHandler), its buffer freed. Node checks
+    // the open requests every `connectionsCheckingInterval` ms (a quarter of the limit here),
+    // and enforces the request timeout only when the headers' timeout is not longer.
+    requestTimeout: config.requestTimeoutMs,
+    http: {
+      headersTimeout: Math.min(60_000, config.requestTimeoutMs),
+      connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(config.requestTimeoutMs / 4))),
+    },
     // A hop count is valid for proxy-addr though Fastify's types omit it.
     trustProxy: config.trustProxy as boolean | string,
     // A path parameter may be a product handle of 255 characters (delete by handle), which
@@ -209,13 +232,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   )
   // Hooks on every request are synchronous (callback style) where they can be: an async
   // hook costs a promise and a microtask turn per request (bench: the GET page).
+  // What the JSON parser's one scan of a body found unstorable (rare: set only then).
+  const unstorableBodies = new WeakMap<FastifyRequest, UnstorableText>()
   app.addHook('preValidation', (request, _reply, done) => {
     // The path and the query string can only carry a NUL percent-encoded (an HTTP parser
     // refuses a raw one; inject() does not), so their decoded values are searched only then.
     const url = request.url
     const inUrl = url.includes('%00') || url.includes('\u0000') ? (findUnstorableText(request.params, 'params') ?? findUnstorableText(request.query, 'query')) : null
-    const found = inUrl ?? findUnstorableText(request.body, 'body')
-    if (found === null) return done()
+    const found = inUrl ?? unstorableBodies.get(request)
+    if (found === undefined || found === null) return done()
     done(new AppError('VALIDATION_ERROR', `${found.path} ${found.message}`, [found]))
   })
 
@@ -225,12 +250,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // call); a route that takes a body still answers INVALID_JSON or 415 for it.
   app.removeContentTypeParser(['text/plain', 'application/json'])
   const parseJson = app.getDefaultJsonParser('error', 'error')
-  const takesNoBody = (request: FastifyRequest, body: string) => body === '' && request.routeOptions.schema?.body === undefined
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body: string, done) =>
-    takesNoBody(request, body) ? done(null, undefined) : parseJson(request, body, done),
-  )
-  app.addContentTypeParser('*', { parseAs: 'string' }, (request, body: string, done) =>
-    takesNoBody(request, body) ? done(null, undefined) : done(new AppError('UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be application/json'), undefined),
+  const takesNoBody = (request: FastifyRequest, length: number) => length === 0 && request.routeOptions.schema?.body === undefined
+  // Bytes, not a string: invalid UTF-8 is refused instead of being decoded to U+FFFD.
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body: Buffer, done) => {
+    if (takesNoBody(request, body.length)) return done(null, undefined)
+    if (!utf8Charset(request.headers['content-type'])) return done(new AppError('UNSUPPORTED_MEDIA_TYPE', 'JSON bodies must be UTF-8 (charset=utf-8 or none)'), undefined)
+    if (!isUtf8(body)) return done(new AppError('INVALID_JSON', 'The request body is not valid UTF-8'), undefined)
+    parseJson(request, body.toString('utf8'), (err, value) => {
+      if (err) return done(err, undefined)
+      // One scan per body: its depth, and text a backend cannot store (refused in preValidation).
+      const scan = scanBody(value)
+      if (scan === 'too deep') return done(new AppError('INVALID_JSON', `The request body nests deeper than ${MAX_JSON_DEPTH} levels`), undefined)
+      if (scan !== null) unstorableBodies.set(request, scan)
+      done(null, value)
+    })
+  })
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body: Buffer, done) =>
+    takesNoBody(request, body.length) ? done(null, undefined) : done(new AppError('UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be application/json'), undefined),
   )
 
   // Set before anything can answer, so every response carries it (a hook on onSend would
@@ -260,7 +296,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(openapiPlugin, { publicBaseUrl: config.publicBaseUrl, operationDocs, webhookEvents })
   await app.register(rateLimitPlugin, { ...config.rateLimit, redis: deps.redis, namespace: deps.rateLimitNamespace ?? config.rateLimit.redisPrefix })
 
-  await app.register(opsRoutes, { storage: deps.storage, redis: deps.redis, metricsToken: config.metricsToken })
+  await app.register(opsRoutes, { storage: deps.storage, redis: deps.redis, metricsToken: config.metricsToken, publicBaseUrl: config.publicBaseUrl })
   await app.register(authRoutes, { auth: services.auth })
   await app.register(adminRoutes, { shops: services.shops, auth: services.auth })
   await app.register(webhooksRoutes, { webhooks: services.webhooks })
@@ -292,6 +328,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       secret: shopify.apiSecret,
       apiKey: shopify.apiKey,
       defaultPlan: shopify.defaultPlan,
+      webhookBufferBytes: shopify.webhookBufferBytes,
       shops: services.shops,
       auth: services.auth,
       privacy: services.privacy,

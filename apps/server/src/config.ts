@@ -21,7 +21,15 @@ export interface Config {
   publicBaseUrl: string
   trustProxy: boolean | number | string
   /** `redisPrefix`: key prefix of the shared budget in Redis (deployments sharing one Redis use their own). */
-  rateLimit: { storefrontPerMin: number; adminPerMin: number; redisPrefix: string | undefined }
+  rateLimit: {
+    storefrontPerMin: number
+    adminPerMin: number
+    /** The ceiling over all bearer-token requests of one shop (every API key and customer together). */
+    shopPerMin: number
+    redisPrefix: string | undefined
+  }
+  /** How long a request (headers and body) may take to arrive; then 408 and the connection closed. */
+  requestTimeoutMs: number
   webhooks: {
     allowInsecure: boolean
     allowPrivateTargets: boolean
@@ -48,7 +56,7 @@ export interface Config {
    * else undefined and its routes answer 404. `apiKey`: the app's client id (the session
    * token audience); `defaultPlan`: the plan of a shop a signed Shopify request creates.
    */
-  shopify: { apiSecret: string; apiKey: string | undefined; defaultPlan: Plan } | undefined
+  shopify: { apiSecret: string; apiKey: string | undefined; defaultPlan: Plan; webhookBufferBytes: number } | undefined
 }
 
 export class ConfigError extends Error {}
@@ -80,6 +88,8 @@ export const EnvSchema = Type.Object({
   TRUST_PROXY: text,
   RATE_LIMIT_STOREFRONT_PER_MIN: int(1, 1_000_000_000, 60),
   RATE_LIMIT_ADMIN_PER_MIN: int(1, 1_000_000_000, 120),
+  /** Unset: 10 × RATE_LIMIT_ADMIN_PER_MIN. */
+  RATE_LIMIT_SHOP_PER_MIN: int(1, 1_000_000_000),
   RATE_LIMIT_REDIS_PREFIX: text,
   WEBHOOK_ALLOW_INSECURE: flag(false),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: flag(false),
@@ -93,10 +103,14 @@ export const EnvSchema = Type.Object({
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
   METRICS_TOKEN: text,
   PAGE_CACHE_MB: int(0, 65_536, 32),
+  /** Time for a request's headers and body to arrive, in ms. */
+  REQUEST_TIMEOUT_MS: int(100, 3_600_000, 30_000),
   /** Shopify app mode (modules/shopify): on when the app's client secret is set. */
   SHOPIFY_API_SECRET: text,
   SHOPIFY_API_KEY: text,
   SHOPIFY_DEFAULT_PLAN: Type.Enum(['free', 'starter', 'growth', 'scale'] satisfies Plan[], { default: 'free' }),
+  /** The webhook bodies from Shopify being received at once, together, in MiB. */
+  SHOPIFY_WEBHOOK_BUFFER_MB: int(5, 65_536, 64),
 })
 export type Env = Static<typeof EnvSchema>
 
@@ -165,7 +179,13 @@ export function loadConfig(raw: NodeJS.ProcessEnv = process.env): Config {
     jwtSecret: resolveJwtSecret(env.JWT_SECRET, database),
     publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
-    rateLimit: { storefrontPerMin: env.RATE_LIMIT_STOREFRONT_PER_MIN, adminPerMin: env.RATE_LIMIT_ADMIN_PER_MIN, redisPrefix: env.RATE_LIMIT_REDIS_PREFIX },
+    rateLimit: {
+      storefrontPerMin: env.RATE_LIMIT_STOREFRONT_PER_MIN,
+      adminPerMin: env.RATE_LIMIT_ADMIN_PER_MIN,
+      shopPerMin: env.RATE_LIMIT_SHOP_PER_MIN ?? 10 * env.RATE_LIMIT_ADMIN_PER_MIN,
+      redisPrefix: env.RATE_LIMIT_REDIS_PREFIX,
+    },
+    requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
     webhooks: {
       allowInsecure: isOn(env.WEBHOOK_ALLOW_INSECURE),
       allowPrivateTargets: isOn(env.WEBHOOK_ALLOW_PRIVATE_TARGETS),
@@ -180,6 +200,9 @@ export function loadConfig(raw: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL,
     metricsToken: env.METRICS_TOKEN,
     pageCacheMb: env.PAGE_CACHE_MB,
-    shopify: env.SHOPIFY_API_SECRET === undefined ? undefined : { apiSecret: env.SHOPIFY_API_SECRET, apiKey: env.SHOPIFY_API_KEY, defaultPlan: env.SHOPIFY_DEFAULT_PLAN },
+    shopify:
+      env.SHOPIFY_API_SECRET === undefined
+        ? undefined
+        : { apiSecret: env.SHOPIFY_API_SECRET, apiKey: env.SHOPIFY_API_KEY, defaultPlan: env.SHOPIFY_DEFAULT_PLAN, webhookBufferBytes: env.SHOPIFY_WEBHOOK_BUFFER_MB * 1024 * 1024 },
   }
 }

@@ -13,6 +13,7 @@ const EVENTS: { name: EventName; help: string }[] = [
   { name: 'wishlist.product.back_in_stock', help: 'a wishlisted product is available again' },
   { name: 'wishlist.product.price_dropped', help: 'a wishlisted product gets cheaper' },
   { name: 'wishlist.product.low_stock', help: 'fewer than 5 left of a wishlisted product' },
+  { name: 'wishlist.item.purchased', help: 'a shopper buys a product they wishlisted' },
 ]
 
 /** Deliveries shown at first, and at most (the API's maximum `limit`). */

@@ -4,7 +4,6 @@ import { dirname } from 'node:path'
 import { Kysely, PostgresDialect, type SqliteDatabase, type SqliteStatement } from 'kysely'
 import { LRUCache } from 'lru-cache'
 import pg from 'pg'
-import Cursor from 'pg-cursor'
 import type { DatabaseTarget } from '../config.js'
 import { openSqliteFile, type SqliteFile } from './sqlite-file.js'
 import { WishlistSqliteDialect } from './sqlite-dialect.js'
@@ -196,8 +195,8 @@ function openPostgres(url: string, schema: string | undefined, poolMax: number):
   })
   let writes = 0
   const feed = changeFeed(url, schema)
-  // `cursor`: Kysely's `.stream()` reads through a server-side cursor (the shop's CSV export).
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool, () => writes++), cursor: Cursor }) })
+  // No cursor: nothing streams rows from the server (the exports read in keyset pages, db/dialect.ts `inBatches`).
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool, () => writes++) }) })
   return {
     db,
     backend: 'postgres',

@@ -98,30 +98,20 @@ export async function advisoryXactLock(trx: Transaction<Database>, key: string, 
 }
 
 /**
-/**
- * A query's rows in batches of `size`. PostgreSQL: a server-side cursor (`.stream()`, one
- * consistent snapshot). SQLite: keyset pages (`page(after)`), since a stream would hold its
- * one connection, and every other request, for the whole read.
+ * A query's rows in batches of `size`, as keyset pages (`page(after)`: the rows after the
+ * last one of the previous page) on both backends: each page is one short query, so no
+ * connection is held between pages, however slowly the consumer reads (a server-side cursor
+ * would hold one of the pool's connections, a stream SQLite's only one, for the whole
+ * read). `run` wraps each page's query (the export gate's connection share).
  */
 export async function* inBatches<Row>(
-  backend: Backend,
   size: number,
-  page: (after: Row | undefined) => { stream(n: number): AsyncIterable<Row>; limit(n: number): { execute(): Promise<Row[]> } },
+  page: (after: Row | undefined) => { limit(n: number): { execute(): Promise<Row[]> } },
+  run: (query: () => Promise<Row[]>) => Promise<Row[]> = (query) => query(),
 ): AsyncGenerator<Row[]> {
-  if (backend === 'postgres') {
-    let batch: Row[] = []
-    for await (const row of page(undefined).stream(size)) {
-      batch.push(row)
-      if (batch.length === size) {
-        yield batch
-        batch = []
-      }
-    }
-    if (batch.length) yield batch
-    return
-  }
   for (let after: Row | undefined; ; ) {
-    const rows = await page(after).limit(size).execute()
+    const from = after
+    const rows = await run(() => page(from).limit(size).execute())
     if (rows.length) yield rows
     if (rows.length < size) return
     after = rows[rows.length - 1]

@@ -7,14 +7,24 @@ export function newId(prefix: IdPrefix, bytes = 12): string {
   return `${prefix}_${randomBytes(bytes).toString('base64url')}`
 }
 
+let lastOrderedMs = 0
+let orderedSeq = 0
+
 /**
-/**
- * A prefixed id that sorts by creation time (ms clock in 12 hex digits, then random bytes),
- * for rows written at a high rate under a (shop_id, id) key: one commit's inserts share the
- * index's last page (outbox ids on SQLite: COMMIT half as long, add+remove ~20% faster).
+ * A prefixed id that sorts by creation time (ms clock in 12 hex digits, a 4-hex-digit
+ * sequence within the millisecond, then random bytes), for rows written at a high rate
+ * under a (shop_id, id) key: one commit's inserts share the index's last page (outbox ids on
+ * SQLite: COMMIT half as long, add+remove ~20% faster). Ids made by one process in the same
+ * millisecond follow each other in the order made (listings newest first never flip).
  */
 export function newOrderedId(prefix: IdPrefix, bytes = 10): string {
-  return `${prefix}_${Date.now().toString(16).padStart(12, '0')}${randomBytes(bytes).toString('base64url')}`
+  const ms = Date.now()
+  if (ms === lastOrderedMs) orderedSeq = (orderedSeq + 1) & 0xffff
+  else {
+    lastOrderedMs = ms
+    orderedSeq = 0
+  }
+  return `${prefix}_${ms.toString(16).padStart(12, '0')}${orderedSeq.toString(16).padStart(4, '0')}${randomBytes(bytes).toString('base64url')}`
 }
 
 /**

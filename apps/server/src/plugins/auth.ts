@@ -9,6 +9,7 @@
  *    parameter that must be the caller's own customer or guest id (`me` allowed);
  *    `config.plan` / `config.bearerPlan` gate by plan.
  */
+import { Transform, type TransformCallback } from 'node:stream'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Plan } from '../db/schema.js'
@@ -59,6 +60,11 @@ declare module 'fastify' {
     bearerPlan?: Plan
     /** Served through the Shopify app proxy: credentials come from its signed query alone. */
     proxy?: true
+    /**
+     * The route bounds its body itself (the Shopify webhook intake, whose HMAC covers it):
+     * the smaller limits of callers without a bearer token (`callerBodyLimit`) do not apply.
+     */
+    ownBodyLimit?: true
   }
   interface FastifyInstance {
     /** Every route with its access rule, for the security matrix and docs. */
@@ -92,7 +98,43 @@ export function bearerToken(authorization: string): string | AppError {
   return m ? (m[1] as string) : new AppError('UNAUTHORIZED', 'Authorization must be "Bearer <token>"')
 }
 
-const bearerAuth = ({ keyId, ...ctx }: BearerContext): ResolvedAuth => ({ ctx, keyId })
+/**
+ * A bearer token's context. A customer token of a shop the app is uninstalled from is
+ * refused like its storefront key; admin tokens keep working (the merchant can still export).
+ */
+const bearerAuth = ({ keyId, ...ctx }: BearerContext): ResolvedAuth =>
+  ctx.actor.kind === 'customer' && ctx.shop.uninstalledAt !== null ? { keyId, error: new AppError('FORBIDDEN', 'The app is uninstalled from this shop') } : { ctx, keyId }
+
+/** Body bytes a caller without a bearer token may send: none or the storefront key (the token exchange, public reviews). */
+export const PUBLIC_BODY_LIMIT = 64 * 1024
+/** Body bytes in guest mode: room for a bulk delete of 2,500 items. */
+export const GUEST_BODY_LIMIT = 256 * 1024
+
+/**
+ * The body limit of this caller, when smaller than the route's own (1 MiB): bearer tokens
+ * (admin, customer, a proxied customer) get the route's, guests 256 KiB on wishlist routes,
+ * everyone else (no credentials, the storefront key) 64 KiB.
+ */
+function callerBodyLimit(request: FastifyRequest): number | undefined {
+  if (request.routeConfig.ownBodyLimit !== undefined) return undefined
+  const kind = request.auth?.ctx?.actor.kind
+  if (kind === 'admin' || kind === 'customer') return undefined
+  return kind === 'guest' && request.routeConfig.owner !== undefined ? GUEST_BODY_LIMIT : PUBLIC_BODY_LIMIT
+}
+
+const tooLarge = (limit: number) => new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit / 1024} KiB, this caller's limit`)
+
+/** A chunked body (no Content-Length) cut off with 413 once it passes `limit` bytes. */
+function capped(limit: number): Transform {
+  let seen = 0
+  return new Transform({
+    transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
+      seen += chunk.length
+      if (seen > limit) return callback(tooLarge(limit))
+      callback(null, chunk)
+    },
+  })
+}
 
 /** A refused credential becomes the request's auth error (the access guard answers it); anything else is a fault. */
 function refused(err: unknown): ResolvedAuth {
@@ -251,7 +293,7 @@ export const authPlugin = fp(
       }, done)
     })
 
-    app.addHook('preParsing', (request, _reply, payload, done) => {
+    app.addHook('preParsing', (request, reply, payload, done) => {
       // 404s (the not-found handler answers), CORS preflights (anything else falls through
       // to 404) and the API docs pass.
       if (request.routeConfig.url !== undefined && request.method !== 'OPTIONS' && !request.url.startsWith('/docs')) {
@@ -259,6 +301,20 @@ export const authPlugin = fp(
           enforceAccess(request)
         } catch (err) {
           return done(err as Error)
+        }
+        // Credentials were checked before any byte of the body is read; now its size, by caller.
+        const length = request.headers['content-length']
+        const chunked = length === undefined && request.headers['transfer-encoding'] !== undefined
+        if (length !== undefined || chunked) {
+          const limit = callerBodyLimit(request)
+          if (limit !== undefined) {
+            if (chunked) return done(null, payload.pipe(capped(limit)))
+            if (Number(length) > limit) {
+              // The body stays unread: the connection closes rather than draining it.
+              reply.header('connection', 'close')
+              return done(tooLarge(limit))
+            }
+          }
         }
       }
       done(null, payload)

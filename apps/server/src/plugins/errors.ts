@@ -61,10 +61,18 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
 /**
  * Fastify's `clientErrorHandler`: a request Node's HTTP parser refuses before any route can
  * see it (headers over 16 KiB, a malformed request line or Content-Length, a client too slow
- * to send its headers) still gets the documented error shape, `{error}` under `/api/`.
+ * to send its headers, a body not received within REQUEST_TIMEOUT_MS: 408 REQUEST_TIMEOUT)
+ * still gets the documented error shape, `{error}` under `/api/`; the connection is closed.
  */
 export function clientErrorHandler(err: ConnectionError, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return
+  // An answer already started on this connection (a refusal sent before its body was read,
+  // whose body then never finished arriving): nothing more can be written, only closed.
+  const started = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true
+  if (started) {
+    socket.destroy()
+    return
+  }
   const [code, message]: [ErrorCode, string] =
     err.code === 'HPE_HEADER_OVERFLOW'
       ? ['HEADERS_TOO_LARGE', 'The request line and headers are larger than 16 KiB']
@@ -73,7 +81,9 @@ export function clientErrorHandler(err: ConnectionError, socket: Socket): void {
         : ['VALIDATION_ERROR', 'The HTTP request is malformed']
   const status = ERROR_STATUS[code]
   const raw: unknown = err.rawPacket // a Buffer at run time, whatever Fastify's types say
-  const target = Buffer.isBuffer(raw) ? (raw.toString('latin1', 0, 64).split(' ')[1] ?? '') : ''
+  // The target of the request line: from the raw packet of a parse error, or (a request that timed out) the request in flight.
+  const inFlight = (socket as Socket & { parser?: { incoming?: { url?: string } | null } | null }).parser?.incoming?.url
+  const target = Buffer.isBuffer(raw) ? (raw.toString('latin1', 0, 64).split(' ')[1] ?? '') : (inFlight ?? '')
   const body = JSON.stringify(errorPayload(target, { code, message }))
   if (socket.writable) {
     socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)

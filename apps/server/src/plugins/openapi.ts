@@ -9,17 +9,21 @@ import { ErrorEnvelope, type OperationDoc, type OperationDocs, ReviewsErrorBody 
  * docs/api.md, "Errors"). Routes list the statuses they can produce.
  */
 const ERROR_RESPONSES: Record<number, string> = {
-  400: 'The request is invalid: VALIDATION_ERROR (`details` lists each field) or INVALID_JSON, or a rule of the operation was broken (WISHLIST_LIMIT, ITEM_LIMIT, ITEM_NOT_IN_LIST, SAME_LIST, DEFAULT_LIST_PROTECTED, WEBHOOK_LIMIT, KEY_LIMIT)',
+  400: 'The request is invalid: VALIDATION_ERROR (`details` lists each field; a Shopify webhook body that does not have its topic\'s shape or names another shop) or INVALID_JSON (not JSON, not UTF-8, or nested deeper than 64 levels), or a rule of the operation was broken (WISHLIST_LIMIT, ITEM_LIMIT, ITEM_NOT_IN_LIST, SAME_LIST, DEFAULT_LIST_PROTECTED, WEBHOOK_LIMIT, KEY_LIMIT)',
   401: 'No credentials (UNAUTHORIZED), or they are not valid: INVALID_TOKEN, TOKEN_EXPIRED, INVALID_CREDENTIALS; with `WWW-Authenticate: Bearer realm="wishlist"`',
   403: "The credentials may not do this (FORBIDDEN), the shop's plan is too low (PLAN_UPGRADE_REQUIRED, `details: {required_plan, current_plan}`) or the feature is off (FEATURE_DISABLED)",
   404: 'NOT_FOUND: the resource does not exist in this shop (or is not visible to the caller)',
   409: 'Conflict: LIST_NAME_TAKEN or DUPLICATE_REVIEW',
   410: 'SHARE_EXPIRED: the share link is past its `expires_at`',
-  413: 'PAYLOAD_TOO_LARGE: the body is over 1 MiB',
-  415: 'UNSUPPORTED_MEDIA_TYPE: a body that is not `application/json`',
-  429: 'RATE_LIMITED: over the rate limit; `Retry-After` says how many seconds to wait',
-  503: 'UNAVAILABLE: the database (or Redis) cannot be reached; with `Retry-After`',
+  408: 'REQUEST_TIMEOUT: the request (headers and body) did not arrive within REQUEST_TIMEOUT_MS; the connection is closed',
+  413: 'PAYLOAD_TOO_LARGE: the body is over its limit: 1 MiB with a bearer token, 256 KiB in guest mode on wishlist routes, 64 KiB otherwise (no credentials, the storefront key); 5 MiB for Shopify webhooks',
+  415: 'UNSUPPORTED_MEDIA_TYPE: a body that is not `application/json`, or JSON with a `charset` other than `utf-8`',
+  429: "RATE_LIMITED: over a rate limit (the caller's bucket, or the shop's ceiling over all its bearer-token requests), or, on exports, the shop's two exports already running; `Retry-After` says how many seconds to wait",
+  503: 'UNAVAILABLE: the database (or Redis) cannot be reached, or (Shopify webhooks) too many bodies are being received at once; with `Retry-After`',
 }
+
+/** The statuses of a request body's own failures, on every operation that takes one. */
+const BODY_ERROR_STATUSES = [408, 413, 415]
 
 const HEADERS: Record<string, JsonObject> = {
   'X-RateLimit-Limit': { description: 'Requests allowed in the current one-minute window', schema: { type: 'integer' } },
@@ -72,6 +76,11 @@ function complete(document: JsonObject, operationDocs: OperationDocs, webhooks: 
         if (param.in === 'query' && schema?.default !== undefined) param.required = false
       }
       const responses = (op.responses ?? {}) as Record<string, JsonObject>
+      // Every operation that takes a body can answer 408 (too slow), 413 (too large), 415 (not UTF-8 JSON).
+      if (op.requestBody !== undefined) {
+        const body = { $ref: `#/components/schemas/${path.startsWith('/api/') ? 'ReviewsError' : 'ErrorEnvelope'}` }
+        for (const code of BODY_ERROR_STATUSES) responses[code] ??= { description: ERROR_RESPONSES[code], content: { 'application/json': { schema: body } } }
+      }
       const limited = !UNLIMITED.includes(path)
       for (const [status, response] of Object.entries(responses)) {
         const code = Number(status)

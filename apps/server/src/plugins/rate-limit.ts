@@ -13,6 +13,11 @@
  *
  * A new bucket (say, a proxy's own key and budget) is a branch in `bucketKey` and, if its
  * budget differs, in `budgetOf`.
+ *
+ * Above the buckets, a ceiling per shop over all its bearer-token requests (every API key and
+ * every customer together: `shopPerMin`), so one merchant cannot multiply its budget by
+ * minting keys or customer ids. Counted in the same store (Redis when configured), in a
+ * hook of its own before the library's; its 429 carries `Retry-After`.
  */
 import { createRequire } from 'node:module'
 import rateLimit, { type FastifyRateLimitStore } from '@fastify/rate-limit'
@@ -26,13 +31,19 @@ import { clientAddress } from './auth.js'
 export interface RateLimitOptions {
   storefrontPerMin: number
   adminPerMin: number
+  /** The ceiling over all bearer-token requests of one shop. */
+  shopPerMin: number
   redis?: Redis | undefined
   /** Redis key prefix; separate deployments (or test runs) sharing one Redis use their own. */
   namespace?: string | undefined
 }
 
 type RedisStoreCtor = new (continueExceeding: boolean, exponentialBackoff: boolean, redis: Redis, key: string) => FastifyRateLimitStore
-const RedisStore = createRequire(import.meta.url)('@fastify/rate-limit/store/RedisStore.js') as RedisStoreCtor
+type LocalStoreCtor = new (continueExceeding: boolean, exponentialBackoff: boolean, cache: number) => FastifyRateLimitStore
+const requireCjs = createRequire(import.meta.url)
+const RedisStore = requireCjs('@fastify/rate-limit/store/RedisStore.js') as RedisStoreCtor
+const LocalStore = requireCjs('@fastify/rate-limit/store/LocalStore.js') as LocalStoreCtor
+const WINDOW_MS = 60_000
 
 /** The bucket a request counts in: its client address, its API key, or (customer tokens) its key and customer. */
 function bucketKey(request: FastifyRequest): string {
@@ -72,11 +83,30 @@ function redisStore(redis: Redis, namespace: string) {
 export const rateLimitPlugin = fp(
   async (app: FastifyInstance, opts: RateLimitOptions) => {
     const namespace = opts.namespace ?? 'wishlist:rl:'
+    const shopStore: FastifyRateLimitStore = opts.redis ? new (redisStore(opts.redis, namespace))() : new LocalStore(false, false, 5_000)
+    const shopCeiling = opts.shopPerMin
+    // The shop's ceiling: bearer-token requests of counted routes (known URL, not `rateLimit: false`).
+    app.addHook('onRequest', (request, reply, done) => {
+      const shopId = request.auth?.keyId === undefined ? undefined : request.auth.ctx?.shop.id
+      const config = request.routeConfig
+      if (shopId === undefined || config?.url === undefined || config.rateLimit === false) return done()
+      shopStore.incr(
+        `shop:${shopId}`,
+        (err, res) => {
+          // As the buckets: a store outage lets requests through.
+          if (err !== null || res === undefined || res.current <= shopCeiling) return done()
+          const seconds = Math.max(1, Math.ceil(res.ttl / 1000))
+          done(new AppError('RATE_LIMITED', `The shop's ceiling of ${shopCeiling} requests per minute (all its keys and customers) is exceeded; retry in ${seconds} s`, undefined, { 'retry-after': String(seconds) }))
+        },
+        WINDOW_MS,
+        shopCeiling,
+      )
+    })
     // Registered after auth, whose onRequest hook (app-wide, so it runs before this
     // plugin's route hooks) sets the API key of a bearer call.
     await app.register(rateLimit, {
       global: true,
-      timeWindow: 60_000,
+      timeWindow: WINDOW_MS,
       skipOnError: true,
       ...(opts.redis ? { store: redisStore(opts.redis, namespace) } : { cache: 5_000 }),
       keyGenerator: bucketKey,

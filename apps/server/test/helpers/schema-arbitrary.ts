@@ -44,7 +44,8 @@ export function schemaArbitrary(schema: Schema, opts: ArbitraryOptions): fc.Arbi
       const n = [...v].length
       return n >= min && n <= max && textOk(v)
     }
-    if (s.format === 'date-time') return fc.integer({ min: ISO_MIN, max: ISO_MAX }).map((ms) => new Date(ms).toISOString())
+    // Leap seconds too (second 60: valid RFC 3339, which Date.parse cannot read).
+    if (s.format === 'date-time') return fc.oneof(fc.integer({ min: ISO_MIN, max: ISO_MAX }).map((ms) => new Date(ms).toISOString()), fc.constantFrom('2016-12-31T23:59:60Z', '2016-12-31T18:59:60.5-05:00', '1998-12-31T23:59:60.999Z'))
     if (s.format === 'email') return fc.emailAddress().filter(fits)
     if (s.format === 'uri') {
       const schemes = typeof s.pattern === 'string' && !s.pattern.includes('?') ? ['https'] : ['https', 'http']

@@ -68,9 +68,19 @@ const nasty = fc.constantFrom(
   'me',
   '<script>alert(1)</script>',
   'x'.repeat(5000),
+  '2016-12-31T23:59:60Z',
+  '2016-12-31T18:59:60-05:00',
 )
 const text = fc.oneof(nasty, fc.string({ unit: 'binary', maxLength: 40 }), fc.string({ maxLength: 12 }))
-const json = fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 3 }), text, fc.integer(), fc.constant(null))
+/** Arrays and objects nested 1 to 300 levels (the service reads 64). */
+const deep = fc.tuple(fc.integer({ min: 1, max: 300 }), fc.boolean()).map(([depth, objects]) => {
+  let v: unknown = 1
+  for (let i = 0; i < depth; i++) v = objects ? { a: v } : [v]
+  return v
+})
+const json = fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 3 }), text, fc.integer(), fc.constant(null), deep)
+/** How a body is sent: as UTF-8 JSON, as Latin-1 bytes (not UTF-8 beyond ASCII), with stray bytes, or labelled with another charset. */
+const encoding = fc.constantFrom('utf-8', 'utf-8', 'utf-8', 'latin1', 'stray-bytes', 'charset')
 
 function operation(route: RouteEntry) {
   return openapi.paths[route.url.replace(/:(\w+)/g, '{$1}')]?.[route.method.toLowerCase()]
@@ -96,7 +106,7 @@ function requestFor(route: RouteEntry) {
   const query = fc.dictionary(key([...queryNames, 'guest_id']), fc.oneof(text, fc.array(text, { maxLength: 3 })), { maxKeys: 4 })
   const path = fc.tuple(...params.map(() => fc.oneof(text, fc.constantFrom('me', CUSTOMER, GUEST, '1'))))
   const as = fc.constantFrom(...(['admin', 'customer', 'guest', 'storefront', 'none'] as const))
-  return fc.record({ body, query, path, as })
+  return fc.record({ body, query, path, as, encoding })
 }
 
 /** The shop whose credentials a request carries (the positive mode has its own, as it changes settings). */
@@ -154,13 +164,15 @@ describe('generated requests on every route', () => {
     const arbitrary = fc.constantFrom(...routes).chain((route) => requestFor(route).map((req) => ({ route, ...req })))
     let sent = 0
     await fc.assert(
-      fc.asyncProperty(arbitrary, async ({ route, body, query, path, as }) => {
+      fc.asyncProperty(arbitrary, async ({ route, body, query, path, as, encoding }) => {
         let i = 0
         const url = route.url.replace(/:(\w+)/g, () => encode(path[i++] as string)) + queryString(query)
         const opts: InjectOptions = { method: route.method as InjectOptions['method'], url, headers: await credentials(as) }
         if (body !== undefined && route.method !== 'GET' && route.method !== 'DELETE') {
-          opts.payload = JSON.stringify(body)
-          opts.headers = { ...opts.headers, 'content-type': 'application/json' }
+          const raw = JSON.stringify(body)
+          opts.payload =
+            encoding === 'latin1' ? Buffer.from(raw, 'latin1') : encoding === 'stray-bytes' ? Buffer.concat([Buffer.from(raw), Buffer.from([0xff, 0xc3, 0x28])]) : Buffer.from(raw)
+          opts.headers = { ...opts.headers, 'content-type': encoding === 'charset' ? 'application/json; charset=iso-8859-1' : 'application/json' }
         }
         const res = await t.inject(opts)
         sent++

@@ -3,7 +3,8 @@ import { createTestApp, type TestApp } from '../helpers/app.js'
 
 let t: TestApp
 beforeAll(async () => {
-  t = await createTestApp()
+  // Served on loopback: /metrics answers loopback clients without METRICS_TOKEN.
+  t = await createTestApp({ env: { PUBLIC_BASE_URL: 'http://127.0.0.1:3000' } })
 })
 afterAll(() => t.close())
 
@@ -59,13 +60,34 @@ describe('operations endpoints', () => {
   })
 
   it('GET /metrics behind a trusted proxy on the same host: the forwarded client must be loopback too', async () => {
-    const proxied = await createTestApp({ env: { TRUST_PROXY: 'true' } })
+    const proxied = await createTestApp({ env: { TRUST_PROXY: 'true', PUBLIC_BASE_URL: 'http://localhost:3000' } })
     try {
       expect((await proxied.inject({ method: 'GET', url: '/metrics', headers: { 'x-forwarded-for': '203.0.113.9' } })).statusCode).toBe(403)
       expect((await proxied.inject({ method: 'GET', url: '/metrics', remoteAddress: '203.0.113.9', headers: { 'x-forwarded-for': '127.0.0.1' } })).statusCode).toBe(403)
       expect((await proxied.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(200)
     } finally {
       await proxied.close()
+    }
+  })
+
+  it('GET /metrics of a service with a public URL (behind a tunnel every request comes from loopback) answers only with METRICS_TOKEN, else 404', async () => {
+    const tunnelled = await createTestApp({ env: { PUBLIC_BASE_URL: 'https://wishlist.example.com' } })
+    try {
+      for (const remoteAddress of ['127.0.0.1', '::1']) {
+        const res = await tunnelled.inject({ method: 'GET', url: '/metrics', remoteAddress })
+        expect(res.statusCode).toBe(404)
+        expect(res.json().error.code).toBe('NOT_FOUND')
+      }
+    } finally {
+      await tunnelled.close()
+    }
+    const token = 'metrics-token-tunnel-0123456789'
+    const guarded = await createTestApp({ env: { PUBLIC_BASE_URL: 'https://wishlist.example.com', METRICS_TOKEN: token } })
+    try {
+      expect((await guarded.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${token}` } })).statusCode).toBe(200)
+      expect((await guarded.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(401)
+    } finally {
+      await guarded.close()
     }
   })
 

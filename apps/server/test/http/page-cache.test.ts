@@ -22,7 +22,7 @@ const newCustomer = () => String(++customer)
 beforeAll(async () => {
   // A file on SQLite so a second app and a plain connection can share the database.
   database = BACKEND === 'sqlite' ? await freshDatabase({ sqliteFile: `/tmp/page-cache-${process.pid}-${Date.now()}.db` }) : await freshDatabase()
-  t = await createTestApp({ database })
+  t = await createTestApp({ database, env: { PUBLIC_BASE_URL: 'http://127.0.0.1:3000' } })
   other = await createTestApp({ database })
   shop = await t.createShop('scale', { multi_wishlist_enabled: true })
   admin = await shop.adminToken()

@@ -271,3 +271,53 @@ describe('rate limits while Redis is unreachable', () => {
     }
   })
 })
+
+describe('a ceiling per shop over all its bearer-token requests, shared through Redis', () => {
+  it('counts every API key and every customer of the shop together; other shops are not affected', async () => {
+    const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 })
+    const namespace = `test:rl-shop:${randomBytes(6).toString('hex')}:`
+    const dir = mkdtempSync(join(tmpdir(), 'wishlist-rl-shop-'))
+    const database = await freshDatabase({ sqliteFile: join(dir, 'shared.db') })
+    const shopEnv = { RATE_LIMIT_ADMIN_PER_MIN: '5', RATE_LIMIT_SHOP_PER_MIN: '12' }
+    const a = await createTestApp({ env: shopEnv, redis, rateLimitNamespace: namespace, database })
+    const b = await createTestApp({ env: shopEnv, redis, rateLimitNamespace: namespace, database })
+    try {
+      const shop = await a.createShop('starter')
+      // Minted without the token endpoint (whose per-address budget is not the point here).
+      const keys = await Promise.all([0, 1, 2].map(() => a.app.services.shops.createApiKey(shop.id, { scope: 'admin' })))
+      const mint = async (k: { keyId: string; secret: string }, customer_id?: string) => (await a.app.services.auth.exchange({ api_key: k.keyId, api_secret: k.secret, customer_id })).token
+      // Six callers of one shop, each well inside its own budget of 5: 3 keys, 3 customers.
+      const tokens = [...(await Promise.all(keys.map((k) => mint(k)))), ...(await Promise.all(['901', '902', '903'].map((c) => mint(keys[0]!, c))))]
+      const statuses: number[] = []
+      for (let round = 0; round < 2; round++) {
+        for (const [i, token] of tokens.entries()) {
+          const app = i % 2 === 0 ? a : b
+          const url = i < 3 ? '/v1/admin/shop' : '/v1/wishlists/me'
+          statuses.push((await app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } })).statusCode)
+        }
+      }
+      expect(statuses).toEqual(Array(12).fill(200))
+      // The 13th request of the shop, from a fresh key: refused, with Retry-After.
+      const fresh = await mint(await a.app.services.shops.createApiKey(shop.id, { scope: 'admin' }))
+      const refused = await b.inject({ method: 'GET', url: '/v1/admin/shop', headers: { authorization: `Bearer ${fresh}` } })
+      expect(refused.statusCode).toBe(429)
+      expect(refused.json().error.code).toBe('RATE_LIMITED')
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0)
+      expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60)
+      // Another shop has its own ceiling.
+      const other = await a.createShop('starter')
+      const otherToken = (await a.app.services.auth.exchange({ api_key: other.keyId, api_secret: other.secret })).token
+      expect((await a.inject({ method: 'GET', url: '/v1/admin/shop', headers: { authorization: `Bearer ${otherToken}` } })).statusCode).toBe(200)
+      // Storefront-key requests of the shop are the storefront bucket's, not the shop ceiling's.
+      expect((await a.inject({ method: 'GET', url: '/api/v1/products/1/reviews', headers: { 'x-storefront-key': shop.storefrontKey } })).statusCode).toBe(200)
+    } finally {
+      await b.close()
+      await a.close()
+      await database.drop()
+      rmSync(dir, { recursive: true, force: true })
+      const left = await redis.keys(`${namespace}*`)
+      if (left.length) await redis.del(...left)
+      redis.disconnect()
+    }
+  })
+})

@@ -259,7 +259,7 @@ describe('shop/redact', () => {
       await hook(domain, 'products/create', product(9501, [[95011, '3.00', 0]]))
       await hook(domain, 'products/update', product(9501, [[95011, '3.00', 5]]))
       await hook(domain, 'orders/create', { id: 777, email: 'fa@example.com', customer: { id: 6401 }, line_items: [{ product_id: 9501, variant_id: 95011 }] })
-      await hook(domain, 'customers/data_request', { customer: { id: 6401, email: 'fa@example.com' }, data_request: { id: 1 } })
+      await hook(domain, 'customers/data_request', { shop_domain: domain, customer: { id: 6401, email: 'fa@example.com' }, data_request: { id: 1 } })
       await t.call('POST', '/v1/events', { token: admin, body: { events: [{ type: 'cart.item_added', customer_id: '6401', product_id: '9501' }] } })
       await t.call('GET', '/v1/analytics?period=30d', { token: admin })
       return shop
@@ -275,6 +275,8 @@ describe('shop/redact', () => {
     const keptBefore: Record<string, number> = {}
     for (const table of scoped) keptBefore[table] = await countRows(table, kept.id)
 
+    // Shopify sends shop/redact 48 hours after the app is uninstalled.
+    expect(await hook(doomed.domain, 'app/uninstalled', { id: 954889, myshopify_domain: doomed.domain })).toBe('processed')
     expect(await hook(doomed.domain, 'shop/redact', { shop_id: 954889, shop_domain: doomed.domain })).toBe('processed')
     for (const table of scoped) expect(await countRows(table, doomed.id), table).toBe(0)
     expect(await t.storage.db.selectFrom('shops').select('id').where('id', '=', doomed.id).executeTakeFirst()).toBeUndefined()
@@ -322,7 +324,7 @@ describe('app/uninstalled', () => {
     const pending = await t.call('GET', `/v1/webhooks/${created.body.data.webhookId}/deliveries`, { token: admin })
     expect(pending.body.data.deliveries.map((d: { status: string }) => d.status)).toEqual(['pending'])
     // Compliance topics, which Shopify sends after an uninstall too, change nothing.
-    await hook(domain, 'customers/data_request', { customer: { id: 1, email: 'x@example.com' }, data_request: { id: 2 } })
+    await hook(domain, 'customers/data_request', { shop_domain: domain, customer: { id: 1, email: 'x@example.com' }, data_request: { id: 2 } })
     expect((await shopOf(domain)).uninstalledAt).not.toBeNull()
 
     // Installed again: the next signed request of another topic.
@@ -337,7 +339,7 @@ describe('app/uninstalled', () => {
   it('is installed again by the merchant opening the app (a session token)', async () => {
     const domain = newShopDomain()
     await adminOf(domain)
-    await hook(domain, 'app/uninstalled', { id: 1, domain })
+    await hook(domain, 'app/uninstalled', { id: 1, domain, myshopify_domain: domain })
     expect((await shopOf(domain)).uninstalledAt).not.toBeNull()
     await adminOf(domain)
     expect((await shopOf(domain)).uninstalledAt).toBeNull()
@@ -390,9 +392,10 @@ describe('idempotency and refusals', () => {
     expect(await t.app.services.shops.byDomain(domain)).toBeUndefined()
   })
 
-  it('refuses a signed delivery without a *.myshopify.com shop domain with 400', async () => {
+  it('refuses a signed delivery without a *.myshopify.com shop domain with 401 INVALID_SIGNATURE', async () => {
     const res = await sendShopifyWebhook(t, { id: 1 }, { topic: 'products/delete', shop: 'evil.example.com' })
-    expect(res.status).toBe(400)
+    expect(res.status).toBe(401)
+    expect(res.body.error.code).toBe('INVALID_SIGNATURE')
   })
 })
 

@@ -40,8 +40,10 @@ describe('time-ordered ids (outbox messages, webhook deliveries)', () => {
         vi.setSystemTime(at)
         for (let i = 0; i < 200; i++) made.push(newOrderedId('dlv'))
       }
-      for (const id of made) expect(id).toMatch(/^dlv_[0-9a-f]{12}[A-Za-z0-9_-]{14}$/)
+      for (const id of made) expect(id).toMatch(/^dlv_[0-9a-f]{16}[A-Za-z0-9_-]{14}$/)
       expect(new Set(made).size).toBe(made.length)
+      // Within one millisecond too, in the order made: a deterministic tie-break.
+      expect([...made].sort()).toEqual(made)
       const byTime = (id: string) => Number.parseInt(id.slice(4, 16), 16)
       const sorted = [...made].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)))
       expect(sorted.map(byTime)).toEqual(made.map(byTime))
@@ -96,7 +98,11 @@ describe('configuration', () => {
     expect(() => loadConfig({ DATABASE_URL: 'sqlite::memory:', PORT: 'abc' })).toThrow(/PORT/)
     expect(() => loadConfig({ DATABASE_URL: 'sqlite::memory:', JWT_SECRET: 'short' })).toThrow(/32 bytes/)
     const config = loadConfig({ DATABASE_URL: 'sqlite::memory:' })
-    expect(config.rateLimit).toEqual({ storefrontPerMin: 60, adminPerMin: 120 })
+    expect(config.rateLimit).toEqual({ storefrontPerMin: 60, adminPerMin: 120, shopPerMin: 1200 })
+    expect(config.requestTimeoutMs).toBe(30_000)
+    expect(loadConfig({ DATABASE_URL: 'sqlite::memory:', RATE_LIMIT_ADMIN_PER_MIN: '50' }).rateLimit.shopPerMin).toBe(500)
+    expect(loadConfig({ DATABASE_URL: 'sqlite::memory:', RATE_LIMIT_SHOP_PER_MIN: '7' }).rateLimit.shopPerMin).toBe(7)
+    expect(loadConfig({ DATABASE_URL: 'sqlite::memory:', SHOPIFY_API_SECRET: 's' }).shopify?.webhookBufferBytes).toBe(64 * 1024 * 1024)
     // Internal traffic (a load test from one address) may need more than a million a minute.
     const unlimited = loadConfig({ DATABASE_URL: 'sqlite::memory:', RATE_LIMIT_STOREFRONT_PER_MIN: '1000000000', RATE_LIMIT_ADMIN_PER_MIN: '5000000' })
     expect(unlimited.rateLimit).toMatchObject({ storefrontPerMin: 1_000_000_000, adminPerMin: 5_000_000 })

@@ -370,7 +370,7 @@ export interface paths {
         };
         /**
          * Export a customer's data
-         * @description Everything held about one customer (a data request) as JSON: lists with their items (hidden named lists too), share links (expired and revoked too), reviews in the moderation view, helpful votes, purchases, review invitations and raw analytics events. A customer with nothing held is 200 with the empty structure (`wishlistOwner: null`, empty arrays). The customer is who the service can prove: wishlists, share links and analytics events of that customer id, votes cast with its token, reviews linked to it (its token, or an invitation of its order), purchases and invitations of its orders and of orders linked to no customer under the addresses its orders gave. `email` adds an address whose reviews linked to nobody, purchases and invitations are covered too (e.g. the address in the platform's redact notification). Guests are not covered. Admin token, every plan.
+         * @description Everything held about one customer (a data request) as JSON: lists with their items (hidden named lists too), share links (expired and revoked too), reviews in the moderation view, helpful votes, purchases, review invitations and raw analytics events. A customer with nothing held is 200 with the empty structure (`wishlistOwner: null`, empty arrays). It counts among the shop's 2 exports at once (429 RATE_LIMITED with `Retry-After` beyond). The customer is who the service can prove: wishlists, share links and analytics events of that customer id, votes cast with its token, reviews linked to it (its token, or an invitation of its order), purchases and invitations of its orders and of orders linked to no customer under the addresses its orders gave. `email` adds an address whose reviews linked to nobody, purchases and invitations are covered too (e.g. the address in the platform's redact notification). Guests are not covered. Admin token, every plan.
          */
         get: operations["exportCustomer"];
         put?: never;
@@ -390,7 +390,7 @@ export interface paths {
         };
         /**
          * Export every wishlist item as CSV
-         * @description Every item of the shop (every list, hidden named lists included; guests' items last with an empty `customer_id`), ordered by customer id, list id, product id: header `customer_id,wishlist_id,list_name,product_id,variant_id,handle,added_at,note,purchased_at,quantity,priority` (`note` and `purchased_at` empty when unset), RFC 4180 with CRLF, UTF-8 without a byte-order mark. A field that starts with `=`, `+`, `-`, `@`, a tab or a carriage return is written with a leading `'` (formula injection). Streamed as the client reads: an error after the first bytes ends the response without its final chunk. Admin token, every plan.
+         * @description Every item of the shop (every list, hidden named lists included; guests' items last with an empty `customer_id`), ordered by customer id, list id, product id: header `customer_id,wishlist_id,list_name,product_id,variant_id,handle,added_at,note,purchased_at,quantity,priority` (`note` and `purchased_at` empty when unset), RFC 4180 with CRLF, UTF-8 without a byte-order mark. A field that starts with `=`, `+`, `-`, `@`, a tab or a carriage return is written with a leading `'` (formula injection). Streamed as the client reads, in keyset pages of short queries (no database connection is held while the client is slow; rows written during the export may or may not be in it): an error after the first bytes ends the response without its final chunk. At most 2 exports of a shop (this one, customer exports) run at once: 429 RATE_LIMITED with `Retry-After` beyond. Admin token, every plan.
          */
         get: operations["exportWishlistsCsv"];
         put?: never;
@@ -692,7 +692,7 @@ export interface paths {
         put?: never;
         /**
          * Receive a Shopify webhook
-         * @description Signed with `X-Shopify-Hmac-Sha256` (base64 HMAC-SHA256 of the raw body with the app secret); the shop from `X-Shopify-Shop-Domain`, the topic from `X-Shopify-Topic`. A delivery whose topic and `X-Shopify-Event-Id` (else `X-Shopify-Webhook-Id`) were processed before answers 200 and changes nothing; an unknown topic answers 200 and is ignored.
+         * @description Signed with `X-Shopify-Hmac-Sha256` (base64 HMAC-SHA256 of the raw body with the app secret); the shop from `X-Shopify-Shop-Domain`, the topic from `X-Shopify-Topic`. A delivery whose topic and `X-Shopify-Event-Id` (else `X-Shopify-Webhook-Id`) were processed before answers 200 and changes nothing; an unknown topic answers 200 and is ignored. Before the body is read: a missing or malformed HMAC header (base64 of 32 bytes) or a domain that is not `*.myshopify.com` is 401 INVALID_SIGNATURE, and when the bodies being received together would pass SHOPIFY_WEBHOOK_BUFFER_MB the answer is 503 UNAVAILABLE with `Retry-After`. Shopify signs the body only, so each topic's body must have that topic's shape (`products/create|update` `{id, variants}`, `products/delete` `{id}`, `orders/create` `{id, line_items}`, `customers/redact` `{shop_domain, customer: {id}, orders_to_redact}`, `customers/data_request` `{shop_domain, customer: {id}, data_request: {id}}`, `shop/redact` `{shop_id, shop_domain}`, `app/uninstalled` `{id, myshopify_domain}`) and a `shop_domain` or `myshopify_domain` must be the header's: else 400 VALIDATION_ERROR, nothing written and the event id not recorded. `shop/redact` erases only a shop the app is uninstalled from; for an installed shop it answers `ignored` and logs a warning. Bodies up to 5 MiB (413 beyond).
          */
         post: operations["receiveShopifyWebhook"];
         delete?: never;
@@ -1364,7 +1364,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request is invalid: VALIDATION_ERROR (`details` lists each field) or INVALID_JSON, or a rule of the operation was broken (WISHLIST_LIMIT, ITEM_LIMIT, ITEM_NOT_IN_LIST, SAME_LIST, DEFAULT_LIST_PROTECTED, WEBHOOK_LIMIT, KEY_LIMIT) */
+        /** @description The request is invalid: VALIDATION_ERROR (`details` lists each field; a Shopify webhook body that does not have its topic's shape or names another shop) or INVALID_JSON (not JSON, not UTF-8, or nested deeper than 64 levels), or a rule of the operation was broken (WISHLIST_LIMIT, ITEM_LIMIT, ITEM_NOT_IN_LIST, SAME_LIST, DEFAULT_LIST_PROTECTED, WEBHOOK_LIMIT, KEY_LIMIT) */
         Error400: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1413,6 +1413,18 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description REQUEST_TIMEOUT: the request (headers and body) did not arrive within REQUEST_TIMEOUT_MS; the connection is closed */
+        Error408: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
         /** @description Conflict: LIST_NAME_TAKEN or DUPLICATE_REVIEW */
         Error409: {
             headers: {
@@ -1437,7 +1449,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description PAYLOAD_TOO_LARGE: the body is over 1 MiB */
+        /** @description PAYLOAD_TOO_LARGE: the body is over its limit: 1 MiB with a bearer token, 256 KiB in guest mode on wishlist routes, 64 KiB otherwise (no credentials, the storefront key); 5 MiB for Shopify webhooks */
         Error413: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1449,7 +1461,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not `application/json` */
+        /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not `application/json`, or JSON with a `charset` other than `utf-8` */
         Error415: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1461,7 +1473,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description RATE_LIMITED: over the rate limit; `Retry-After` says how many seconds to wait */
+        /** @description RATE_LIMITED: over a rate limit (the caller's bucket, or the shop's ceiling over all its bearer-token requests), or, on exports, the shop's two exports already running; `Retry-After` says how many seconds to wait */
         Error429: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
@@ -1474,7 +1486,20 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description UNAVAILABLE: the database (or Redis) cannot be reached; with `Retry-After` */
+        /** @description UNAVAILABLE: the database (or Redis) cannot be reached, or (Shopify webhooks) too many bodies are being received at once; with `Retry-After` */
+        Error503: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description UNAVAILABLE: the database (or Redis) cannot be reached, or (Shopify webhooks) too many bodies are being received at once; with `Retry-After` */
         Error503Unlimited: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
@@ -1484,7 +1509,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description The request is invalid: VALIDATION_ERROR (`details` lists each field) or INVALID_JSON, or a rule of the operation was broken (WISHLIST_LIMIT, ITEM_LIMIT, ITEM_NOT_IN_LIST, SAME_LIST, DEFAULT_LIST_PROTECTED, WEBHOOK_LIMIT, KEY_LIMIT) */
+        /** @description The request is invalid: VALIDATION_ERROR (`details` lists each field; a Shopify webhook body that does not have its topic's shape or names another shop) or INVALID_JSON (not JSON, not UTF-8, or nested deeper than 64 levels), or a rule of the operation was broken (WISHLIST_LIMIT, ITEM_LIMIT, ITEM_NOT_IN_LIST, SAME_LIST, DEFAULT_LIST_PROTECTED, WEBHOOK_LIMIT, KEY_LIMIT) */
         ReviewsError400: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1533,6 +1558,18 @@ export interface components {
                 "application/json": components["schemas"]["ReviewsError"];
             };
         };
+        /** @description REQUEST_TIMEOUT: the request (headers and body) did not arrive within REQUEST_TIMEOUT_MS; the connection is closed */
+        ReviewsError408: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ReviewsError"];
+            };
+        };
         /** @description Conflict: LIST_NAME_TAKEN or DUPLICATE_REVIEW */
         ReviewsError409: {
             headers: {
@@ -1545,7 +1582,7 @@ export interface components {
                 "application/json": components["schemas"]["ReviewsError"];
             };
         };
-        /** @description PAYLOAD_TOO_LARGE: the body is over 1 MiB */
+        /** @description PAYLOAD_TOO_LARGE: the body is over its limit: 1 MiB with a bearer token, 256 KiB in guest mode on wishlist routes, 64 KiB otherwise (no credentials, the storefront key); 5 MiB for Shopify webhooks */
         ReviewsError413: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1557,7 +1594,7 @@ export interface components {
                 "application/json": components["schemas"]["ReviewsError"];
             };
         };
-        /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not `application/json` */
+        /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not `application/json`, or JSON with a `charset` other than `utf-8` */
         ReviewsError415: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1569,7 +1606,7 @@ export interface components {
                 "application/json": components["schemas"]["ReviewsError"];
             };
         };
-        /** @description RATE_LIMITED: over the rate limit; `Retry-After` says how many seconds to wait */
+        /** @description RATE_LIMITED: over a rate limit (the caller's bucket, or the shop's ceiling over all its bearer-token requests), or, on exports, the shop's two exports already running; `Retry-After` says how many seconds to wait */
         ReviewsError429: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
@@ -1976,6 +2013,7 @@ export interface operations {
             };
             400: components["responses"]["ReviewsError400"];
             401: components["responses"]["ReviewsError401"];
+            408: components["responses"]["ReviewsError408"];
             409: components["responses"]["ReviewsError409"];
             413: components["responses"]["ReviewsError413"];
             415: components["responses"]["ReviewsError415"];
@@ -2444,6 +2482,9 @@ export interface operations {
             401: components["responses"]["ReviewsError401"];
             403: components["responses"]["ReviewsError403"];
             404: components["responses"]["ReviewsError404"];
+            408: components["responses"]["ReviewsError408"];
+            413: components["responses"]["ReviewsError413"];
+            415: components["responses"]["ReviewsError415"];
             429: components["responses"]["ReviewsError429"];
         };
     };
@@ -2835,6 +2876,9 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
         };
     };
@@ -3514,6 +3558,9 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
         };
     };
@@ -4011,6 +4058,9 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
         };
     };
@@ -4080,6 +4130,9 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
         };
     };
@@ -4167,6 +4220,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
@@ -4203,6 +4257,9 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            503: components["responses"]["Error503"];
         };
     };
     listWebhooks: {
@@ -4343,6 +4400,9 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
         };
     };
@@ -4824,6 +4884,9 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
         };
     };
@@ -4989,6 +5052,9 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
         };
     };
@@ -5066,6 +5132,9 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
         };
     };
@@ -5127,6 +5196,9 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
         };
     };
@@ -5280,7 +5352,10 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
         };
     };
@@ -5339,7 +5414,10 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
         };
     };
@@ -5542,6 +5620,9 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
         };
     };
@@ -5754,6 +5835,9 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
         };
     };

@@ -128,6 +128,9 @@ export function createAuthService(deps: { db: Db; jwtSecret: string; shops: Shop
       let customerId: string | null = null
       if (input.customer_id !== undefined) {
         customerId = platformIdOf(input.customer_id, 'Customer', 'body.customer_id')
+        // Shoppers of a shop the app is uninstalled from are refused (their tokens too); the merchant's admin tokens are not.
+        const shop = await deps.shops.get(row.shop_id)
+        if (shop !== undefined && shop.uninstalledAt !== null) throw new AppError('FORBIDDEN', 'The app is uninstalled from this shop')
       } else if (row.scope !== 'admin') {
         throw new AppError('FORBIDDEN', 'A customer-scope key can only mint customer tokens (send customer_id)')
       }

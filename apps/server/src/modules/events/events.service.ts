@@ -10,7 +10,7 @@ import type { Backend, Db } from '../../db/types.js'
 import type { Database } from '../../db/schema.js'
 import { type ErrorDetail, invalid, validationDetails } from '../../lib/errors.js'
 import { normalizePlatformId, type PlatformKind } from '../../lib/platform-ids.js'
-import { now } from '../../lib/time.js'
+import { now, parseDateTime } from '../../lib/time.js'
 import { recordFacts } from '../analytics/facts.js'
 import { type OrderLine, recordOrderAttribution, recordSignals } from '../analytics/conversions.js'
 import { toMicros } from '../../lib/money.js'
@@ -136,7 +136,7 @@ export function createEventsService(deps: EventsServiceDeps) {
 
   async function cartItemAdded(trx: Transaction<Database>, ctx: RequestContext, e: CartItemAddedEvent, at: number) {
     const owner = e.customer_id !== undefined ? { ownerType: 'customer' as const, ownerId: pid(e.customer_id, 'Customer') } : { ownerType: 'guest' as const, ownerId: e.guest_id as string }
-    const occurredAt = e.occurred_at === undefined ? at : Date.parse(e.occurred_at)
+    const occurredAt = e.occurred_at === undefined ? at : parseDateTime(e.occurred_at)
     await recordFacts(trx, ctx.shop.id, [{ type: 'cart_add', ...owner, productId: pid(e.product_id, 'Product'), occurredAt }])
   }
 
@@ -159,7 +159,7 @@ export function createEventsService(deps: EventsServiceDeps) {
     const shopId = ctx.shop.id
     const orderId = e.order_id === undefined ? null : pid(e.order_id, 'Order')
     // A shop's order id is applied once (the platform may send an order again).
-    const orderAt = e.occurred_at === undefined ? at : Math.min(Date.parse(e.occurred_at), at)
+    const orderAt = e.occurred_at === undefined ? at : Math.min(parseDateTime(e.occurred_at), at)
     if (orderId !== null) {
       const inserted = await trx.insertInto('orders').values({ shop_id: shopId, order_id: orderId, occurred_at: orderAt, created_at: at }).onConflict((oc) => oc.doNothing()).returning('order_id').execute()
       if (inserted.length === 0) return

@@ -11,16 +11,31 @@ import { bearerToken } from '../../plugins/auth.js'
 
 const isLoopback = (address: string | undefined): boolean => address !== undefined && ipaddr.isValid(address) && ipaddr.process(address).range() === 'loopback'
 
+/** Whether the service's public URL is itself a loopback one (a local run, not reached through a tunnel). */
+export function isLoopbackUrl(url: string): boolean {
+  let host: string
+  try {
+    host = new URL(url).hostname.replace(/^\[|\]$/g, '')
+  } catch {
+    return false
+  }
+  return host === 'localhost' || isLoopback(host)
+}
+
 /**
  * Who may scrape /metrics: with METRICS_TOKEN, a caller sending it as a bearer token;
  * without, loopback clients only. Both the socket and the client address (which
  * TRUST_PROXY may take from X-Forwarded-For) must be loopback, so a proxy on the same host
- * does not open the endpoint to everyone behind it.
+ * does not open the endpoint to everyone behind it. A tunnel (or reverse proxy) on the same
+ * host makes every request arrive from loopback: when PUBLIC_BASE_URL is not a loopback URL,
+ * loopback proves nothing and /metrics without METRICS_TOKEN answers 404.
  */
-function scrapeGuard(metricsToken: string | undefined): (request: FastifyRequest) => void {
+function scrapeGuard(metricsToken: string | undefined, publicBaseUrl: string): (request: FastifyRequest) => void {
   const tokenHash = metricsToken === undefined ? undefined : hashSecret(metricsToken)
+  const servedLocally = isLoopbackUrl(publicBaseUrl)
   return (request) => {
     if (tokenHash === undefined) {
+      if (!servedLocally) throw new AppError('NOT_FOUND', 'Route GET /metrics not found')
       if (isLoopback(request.socket.remoteAddress) && isLoopback(request.ip)) return
       throw new AppError('FORBIDDEN', 'Metrics are served to loopback clients only; set METRICS_TOKEN to scrape from elsewhere')
     }
@@ -33,7 +48,10 @@ function scrapeGuard(metricsToken: string | undefined): (request: FastifyRequest
 }
 
 /** Liveness, readiness, Prometheus metrics and the OpenAPI document. Not rate limited. */
-export const opsRoutes: FastifyPluginAsyncTypebox<{ storage: Storage; redis?: Redis | undefined; metricsToken?: string | undefined }> = async (app, { storage, redis, metricsToken }) => {
+export const opsRoutes: FastifyPluginAsyncTypebox<{ storage: Storage; redis?: Redis | undefined; metricsToken?: string | undefined; publicBaseUrl: string }> = async (
+  app,
+  { storage, redis, metricsToken, publicBaseUrl },
+) => {
   const config = { access: ['public' as const], rateLimit: false as const }
   const tags = ['operations']
 
@@ -68,7 +86,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<{ storage: Storage; redis?: Re
     },
   )
 
-  const mayScrape = scrapeGuard(metricsToken)
+  const mayScrape = scrapeGuard(metricsToken, publicBaseUrl)
   app.get('/metrics', { config, schema: { tags, hide: true } }, async (request, reply) => {
     mayScrape(request)
     reply.type(app.metrics.contentType)

@@ -270,14 +270,17 @@ export function createPrivacyRepo(backend: Backend) {
 
     // ---- the shop's item export ----
 
-    /** Every item of the shop in primary-key order, in batches of EXPORT_BATCH rows (`inBatches`). */
-    exportRows: (db: Db, shopId: string): AsyncGenerator<ExportRow[]> =>
-      inBatches<ExportRow>(backend, EXPORT_BATCH, (after) =>
+    /** Every item of the shop in primary-key order, in keyset pages of EXPORT_BATCH rows (`inBatches`), each query through `run`. */
+    exportRows: (db: Db, shopId: string, run?: (query: () => Promise<ExportRow[]>) => Promise<ExportRow[]>): AsyncGenerator<ExportRow[]> =>
+      inBatches<ExportRow>(
+        EXPORT_BATCH,
+        (after) =>
         after === undefined
           ? exportQuery(db, shopId)
           : exportQuery(db, shopId).where((eb) =>
               eb(eb.refTuple('i.owner_type', 'i.owner_id', 'i.list_id', 'i.product_id'), '>', eb.tuple(after.owner_type, after.owner_id, after.list_id, after.product_id)),
             ),
+        run,
       ),
   }
 }

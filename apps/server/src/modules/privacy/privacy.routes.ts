@@ -28,10 +28,15 @@ export const privacyRoutes: FastifyPluginAsyncTypebox<{ privacy: PrivacyService 
         response: { 200: Ok(CustomerExport), ...errors(400, 401, 403, 429) },
       },
     },
-    async (request) => ({
-      ok: true as const,
-      data: await privacy.exportCustomer(request.ctx, { customerId: customerIdOf(request.params.customerId), email: request.query.email }),
-    }),
+    async (request) => {
+      const customerId = customerIdOf(request.params.customerId)
+      const leave = privacy.enterExport(request.ctx.shop.id)
+      try {
+        return { ok: true as const, data: await privacy.exportCustomer(request.ctx, { customerId, email: request.query.email }) }
+      } finally {
+        leave()
+      }
+    },
   )
 
   app.delete(
@@ -66,6 +71,9 @@ export const privacyRoutes: FastifyPluginAsyncTypebox<{ privacy: PrivacyService 
       },
     },
     async (request, reply) => {
+      // One of the shop's two export places, held until the response has ended or its connection closed.
+      const leave = privacy.enterExport(request.ctx.shop.id)
+      reply.raw.once('close', leave)
       const date = new Date().toISOString().slice(0, 10)
       reply
         .type('text/csv; charset=utf-8')

@@ -94,7 +94,7 @@ export const privacyOperations: OperationDocs = {
   'GET /v1/admin/customers/:customerId/export': {
     operationId: 'exportCustomer',
     summary: "Export a customer's data",
-    description: `Everything held about one customer (a data request) as JSON: lists with their items (hidden named lists too), share links (expired and revoked too), reviews in the moderation view, helpful votes, purchases, review invitations and raw analytics events. A customer with nothing held is 200 with the empty structure (\`wishlistOwner: null\`, empty arrays). ${WHO}`,
+    description: `Everything held about one customer (a data request) as JSON: lists with their items (hidden named lists too), share links (expired and revoked too), reviews in the moderation view, helpful votes, purchases, review invitations and raw analytics events. A customer with nothing held is 200 with the empty structure (\`wishlistOwner: null\`, empty arrays). It counts among the shop's 2 exports at once (429 RATE_LIMITED with \`Retry-After\` beyond). ${WHO}`,
     responses: { 200: 'The customer\'s data' },
   },
   'DELETE /v1/admin/customers/:customerId': {
@@ -107,7 +107,7 @@ export const privacyOperations: OperationDocs = {
   'GET /v1/admin/export/wishlists.csv': {
     operationId: 'exportWishlistsCsv',
     summary: 'Export every wishlist item as CSV',
-    description: "Every item of the shop (every list, hidden named lists included; guests' items last with an empty `customer_id`), ordered by customer id, list id, product id: header `customer_id,wishlist_id,list_name,product_id,variant_id,handle,added_at,note,purchased_at,quantity,priority` (`note` and `purchased_at` empty when unset), RFC 4180 with CRLF, UTF-8 without a byte-order mark. A field that starts with `=`, `+`, `-`, `@`, a tab or a carriage return is written with a leading `'` (formula injection). Streamed as the client reads: an error after the first bytes ends the response without its final chunk. Admin token, every plan.",
+    description: "Every item of the shop (every list, hidden named lists included; guests' items last with an empty `customer_id`), ordered by customer id, list id, product id: header `customer_id,wishlist_id,list_name,product_id,variant_id,handle,added_at,note,purchased_at,quantity,priority` (`note` and `purchased_at` empty when unset), RFC 4180 with CRLF, UTF-8 without a byte-order mark. A field that starts with `=`, `+`, `-`, `@`, a tab or a carriage return is written with a leading `'` (formula injection). Streamed as the client reads, in keyset pages of short queries (no database connection is held while the client is slow; rows written during the export may or may not be in it): an error after the first bytes ends the response without its final chunk. At most 2 exports of a shop (this one, customer exports) run at once: 429 RATE_LIMITED with `Retry-After` beyond. Admin token, every plan.",
     responses: { 200: 'The CSV file (`Content-Disposition: attachment; filename="wishlists-YYYY-MM-DD.csv"`)' },
   },
 }

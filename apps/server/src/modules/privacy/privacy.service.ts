@@ -1,12 +1,15 @@
 /**
  * Privacy requests and the shop's export (docs/api.md, "Privacy and export"): everything held about one
  * customer as one JSON document, its erasure in one transaction, and every item of the
- * shop as CSV, streamed in batches (constant memory).
+ * shop as CSV, streamed in keyset pages (constant memory, no connection held between pages).
+ * Both exports go through the export gate (lib/export-gate.ts): two at once per shop, half
+ * the connection pool at most for their queries.
  */
 import { randomBytes } from 'node:crypto'
 import type { Static } from 'typebox'
 import type { Backend, Db } from '../../db/types.js'
 import { csvRecord } from '../../lib/csv.js'
+import { createExportGate, type ExportGate } from '../../lib/export-gate.js'
 import { isoMillis, now } from '../../lib/time.js'
 import type { Owner, RequestContext } from '../auth/auth.types.js'
 import { invitationView, type ReviewUrlOf } from '../reviews/invitations.service.js'
@@ -37,8 +40,10 @@ export const CSV_HEADER = ['customer_id', 'wishlist_id', 'list_name', 'product_i
 /** Bytes of CSV gathered before one chunk is handed to the response stream. */
 const CSV_CHUNK_CHARS = 64 * 1024
 
-export function createPrivacyService(deps: { db: Db; backend: Backend; publicBaseUrl: string; reviewUrl: ReviewUrlOf }, repo: PrivacyRepo = createPrivacyRepo(deps.backend)) {
+export function createPrivacyService(deps: { db: Db; backend: Backend; publicBaseUrl: string; reviewUrl: ReviewUrlOf; exportGate?: ExportGate }, repo: PrivacyRepo = createPrivacyRepo(deps.backend)) {
   const { db } = deps
+  const gate = deps.exportGate ?? createExportGate({ connections: 5 })
+  const q = <T>(run: () => Promise<T>): Promise<T> => gate.query(run)
   const customer = (id: string): Owner => ({ type: 'customer', id })
 
   /**
@@ -53,23 +58,31 @@ export function createPrivacyService(deps: { db: Db; backend: Backend; publicBas
   }
 
   return {
-    /** Everything held about the customer; a customer with nothing held gets the empty structure. */
+    /**
+     * Takes one of the shop's two export places (429 RATE_LIMITED with Retry-After when both
+     * are taken); the function returned gives it back. Routes hold it for the whole answer.
+     */
+    enterExport: (shopId: string): (() => void) => gate.enter(shopId),
+
+    /**
+     * Everything held about the customer; a customer with nothing held gets the empty
+     * structure. One short query after another (one connection at a time, within the
+     * exports' share of the pool), built in memory: a slow reader holds no connection.
+     */
     async exportCustomer(ctx: PrivacyContext, req: CustomerRequest) {
       const shopId = ctx.shop.id
       const owner = customer(req.customerId)
-      const emails = await attributedEmails(db, shopId, req)
-      await applyPendingFacts(db, shopId) // the analytics events of the customer's latest writes too
-      const [ownerRow, listRows, items, links, reviews, votes, purchases, invitations, events] = await Promise.all([
-        repo.owner(db, shopId, owner),
-        repo.lists(db, shopId, owner),
-        repo.items(db, shopId, owner),
-        repo.shareLinks(db, shopId, owner),
-        repo.reviews(db, shopId, req.customerId, emails.named),
-        repo.votes(db, shopId, req.customerId),
-        repo.purchases(db, shopId, req.customerId, emails.all),
-        repo.invitations(db, shopId, req.customerId, emails.all),
-        repo.analyticsEvents(db, shopId, owner),
-      ])
+      const emails = await q(() => attributedEmails(db, shopId, req))
+      await q(() => applyPendingFacts(db, shopId)) // the analytics events of the customer's latest writes too
+      const ownerRow = await q(() => repo.owner(db, shopId, owner))
+      const listRows = await q(() => repo.lists(db, shopId, owner))
+      const items = await q(() => repo.items(db, shopId, owner))
+      const links = await q(() => repo.shareLinks(db, shopId, owner))
+      const reviews = await q(() => repo.reviews(db, shopId, req.customerId, emails.named))
+      const votes = await q(() => repo.votes(db, shopId, req.customerId))
+      const purchases = await q(() => repo.purchases(db, shopId, req.customerId, emails.all))
+      const invitations = await q(() => repo.invitations(db, shopId, req.customerId, emails.all))
+      const events = await q(() => repo.analyticsEvents(db, shopId, owner))
 
       // The default list exists without a row (a row appears when it is renamed).
       const defaultRow = listRows.find((r) => r.id === DEFAULT_LIST_ID)
@@ -178,13 +191,15 @@ export function createPrivacyService(deps: { db: Db; backend: Backend; publicBas
     },
 
     /**
-     * The shop's items as CSV chunks (header first), generated batch by batch as the consumer
-     * pulls: with `Readable.from()` the next batch is read only when the socket drains.
-     * Guests are not customers: their rows have an empty customer_id.
+     * The shop's items as CSV chunks (header first), generated page by page as the consumer
+     * pulls: with `Readable.from()` the next page is read only when the socket drains, and
+     * between pages no connection is held. Rows written during the export may or may not be
+     * in it (each page is its own query). Guests are not customers: their rows have an
+     * empty customer_id.
      */
     async *csv(ctx: PrivacyContext): AsyncGenerator<string> {
       let chunk = csvRecord(CSV_HEADER)
-      for await (const batch of repo.exportRows(db, ctx.shop.id)) {
+      for await (const batch of repo.exportRows(db, ctx.shop.id, q)) {
         for (const r of batch) {
           chunk += csvRecord([
             r.owner_type === 'customer' ? r.owner_id : '',

@@ -6,8 +6,8 @@
  * webhooks go through the outbox and the worker, exports are made when the merchant asks.
  */
 import type { Backend, Db } from '../../db/types.js'
-import { AppError } from '../../lib/errors.js'
-import { isEmailAddress } from '../../lib/text.js'
+import { AppError, type ErrorDetail, invalid } from '../../lib/errors.js'
+import { deeperThan, isEmailAddress, MAX_JSON_DEPTH } from '../../lib/text.js'
 import { now } from '../../lib/time.js'
 import type { RequestContext } from '../auth/auth.types.js'
 import type { EventsService } from '../events/events.service.js'
@@ -46,11 +46,18 @@ export interface ShopifyDelivery {
   /** `X-Shopify-Event-Id`, else `X-Shopify-Webhook-Id`. */
   eventId: string | undefined
   requestId: string
+  /** Where a refused erasure is reported (the request's logger). */
+  warn?: (fields: Record<string, unknown>, message: string) => void
 }
 
 export type DeliveryResult = 'processed' | 'duplicate' | 'ignored'
 
+const signatureError = (message: string) => new AppError('INVALID_SIGNATURE', message)
+/** The header checks made before the body is read (and again with it). */
+export const WEBHOOK_DOMAIN_MESSAGE = 'X-Shopify-Shop-Domain must be a *.myshopify.com domain'
+
 type Json = Record<string, unknown>
+const utf8 = new TextDecoder('utf-8', { fatal: true })
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
 /**
  * JSON.parse keeping integers beyond 2^53 exact, as their digits: Shopify's ids are JSON
@@ -66,6 +73,62 @@ export function parseShopifyJson(text: string): unknown {
 /** Shopify ids arrive as JSON numbers (or, in newer payloads, strings / GIDs): as text. */
 const idText = (v: unknown): string | undefined => (typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? String(v) : typeof v === 'string' && v !== '' ? v : undefined)
 const emailText = (v: unknown): string | undefined => (typeof v === 'string' && v.length <= 254 && isEmailAddress(v) ? v : undefined)
+
+/**
+ * Shopify signs the body only: topic, shop and event id are unsigned headers. So each
+ * topic's body must have that topic's shape (a body of another topic, replayed under this
+ * one, is refused), and a body that names its shop must name the header's. The problems,
+ * none when the body agrees.
+ */
+export function webhookBodyProblems(topic: ShopifyTopic, body: Json, domain: string): ErrorDetail[] {
+  const problems: ErrorDetail[] = []
+  const need = (ok: boolean, path: string, message: string) => {
+    if (!ok) problems.push({ path: `body.${path}`, message })
+  }
+  const id = (v: unknown, path: string) => need(idText(v) !== undefined, path, 'must be an id (a positive integer or a non-empty string)')
+  const list = (v: unknown, path: string) => need(Array.isArray(v), path, 'must be an array')
+  const object = (v: unknown, path: string): Json => {
+    need(isObject(v), path, 'must be an object')
+    return isObject(v) ? v : {}
+  }
+  const shopDomain = (v: unknown, path: string) => {
+    need(typeof v === 'string', path, 'must be a string')
+    if (typeof v === 'string') need(v.toLowerCase() === domain, path, 'must be the X-Shopify-Shop-Domain of the delivery')
+  }
+  switch (topic) {
+    case 'products/create':
+    case 'products/update':
+      id(body.id, 'id')
+      list(body.variants, 'variants')
+      break
+    case 'products/delete':
+      id(body.id, 'id')
+      break
+    case 'orders/create':
+      id(body.id, 'id')
+      list(body.line_items, 'line_items')
+      break
+    case 'customers/redact':
+      shopDomain(body.shop_domain, 'shop_domain')
+      id(object(body.customer, 'customer').id, 'customer.id')
+      list(body.orders_to_redact, 'orders_to_redact')
+      break
+    case 'customers/data_request':
+      shopDomain(body.shop_domain, 'shop_domain')
+      id(object(body.customer, 'customer').id, 'customer.id')
+      id(object(body.data_request, 'data_request').id, 'data_request.id')
+      break
+    case 'shop/redact':
+      id(body.shop_id, 'shop_id')
+      shopDomain(body.shop_domain, 'shop_domain')
+      break
+    case 'app/uninstalled':
+      id(body.id, 'id')
+      shopDomain(body.myshopify_domain, 'myshopify_domain')
+      break
+  }
+  return problems
+}
 
 /** Shopify's product JSON as the intake's `product.updated`; null when it has no variants to compare. */
 export function productEvent(p: Json): Record<string, unknown> | null {
@@ -173,25 +236,33 @@ export function createShopifyWebhooks(deps: ShopifyWebhooksDeps) {
 
   return {
     async receive(d: ShopifyDelivery): Promise<DeliveryResult> {
-      if (!webhookHmacValid(d.rawBody, d.hmac, deps.secret)) throw new AppError('INVALID_SIGNATURE', 'X-Shopify-Hmac-Sha256 is missing or does not match the body')
+      if (!webhookHmacValid(d.rawBody, d.hmac, deps.secret)) throw signatureError('X-Shopify-Hmac-Sha256 is missing or does not match the body')
       const domain = d.shopDomain?.toLowerCase()
-      if (domain === undefined || !isShopDomain(domain)) {
-        throw new AppError('VALIDATION_ERROR', 'X-Shopify-Shop-Domain must be a *.myshopify.com domain', [{ path: 'headers.x-shopify-shop-domain', message: 'must be a *.myshopify.com domain' }])
-      }
+      if (domain === undefined || !isShopDomain(domain)) throw signatureError(WEBHOOK_DOMAIN_MESSAGE)
       const topic = d.topic
       if (topic === undefined || !(SHOPIFY_TOPICS as readonly string[]).includes(topic)) return 'ignored'
       let body: unknown
       try {
-        body = parseShopifyJson(d.rawBody.toString('utf8'))
+        body = parseShopifyJson(utf8.decode(d.rawBody))
       } catch {
-        throw new AppError('INVALID_JSON', 'The request body is not valid JSON')
+        throw new AppError('INVALID_JSON', 'The request body is not valid JSON (UTF-8)')
       }
+      if (deeperThan(body, MAX_JSON_DEPTH)) throw new AppError('INVALID_JSON', `The request body nests deeper than ${MAX_JSON_DEPTH} levels`)
       if (!isObject(body)) throw new AppError('VALIDATION_ERROR', 'The webhook body must be a JSON object', [{ path: 'body', message: 'must be object' }])
+      // Before anything is written (the shop, the receipt): a refused body burns no event id.
+      const problems = webhookBodyProblems(topic as ShopifyTopic, body, domain)
+      if (problems.length > 0) throw invalid(problems)
 
       if (topic === 'shop/redact') {
-        // Nothing is created to be deleted; a redelivery finds nothing.
-        const shop = await deps.shops.byDomainCached(domain)
+        // Nothing is created to be deleted; a redelivery finds nothing. Read past the cache:
+        // whether the shop is uninstalled decides.
+        const shop = await deps.shops.byDomain(domain)
         if (!shop) return 'duplicate'
+        // Shopify sends shop/redact 48 h after an uninstall: an installed shop is never erased.
+        if (shop.uninstalledAt === null) {
+          d.warn?.({ shop: domain, topic, requestId: d.requestId }, 'shop/redact for a shop the app is installed on: ignored, nothing erased')
+          return 'ignored'
+        }
         await eraseShop(db, deps.backend, shop.id)
         deps.shops.forget(shop)
         return 'processed'

@@ -32,7 +32,10 @@ export const shopifyOperations: OperationDocs = {
     summary: 'Receive a Shopify webhook',
     description:
       'Signed with `X-Shopify-Hmac-Sha256` (base64 HMAC-SHA256 of the raw body with the app secret); the shop from `X-Shopify-Shop-Domain`, the topic from `X-Shopify-Topic`. ' +
-      'A delivery whose topic and `X-Shopify-Event-Id` (else `X-Shopify-Webhook-Id`) were processed before answers 200 and changes nothing; an unknown topic answers 200 and is ignored.',
+      'A delivery whose topic and `X-Shopify-Event-Id` (else `X-Shopify-Webhook-Id`) were processed before answers 200 and changes nothing; an unknown topic answers 200 and is ignored. ' +
+      'Before the body is read: a missing or malformed HMAC header (base64 of 32 bytes) or a domain that is not `*.myshopify.com` is 401 INVALID_SIGNATURE, and when the bodies being received together would pass SHOPIFY_WEBHOOK_BUFFER_MB the answer is 503 UNAVAILABLE with `Retry-After`. ' +
+      'Shopify signs the body only, so each topic\'s body must have that topic\'s shape (`products/create|update` `{id, variants}`, `products/delete` `{id}`, `orders/create` `{id, line_items}`, `customers/redact` `{shop_domain, customer: {id}, orders_to_redact}`, `customers/data_request` `{shop_domain, customer: {id}, data_request: {id}}`, `shop/redact` `{shop_id, shop_domain}`, `app/uninstalled` `{id, myshopify_domain}`) and a `shop_domain` or `myshopify_domain` must be the header\'s: else 400 VALIDATION_ERROR, nothing written and the event id not recorded. ' +
+      '`shop/redact` erases only a shop the app is uninstalled from; for an installed shop it answers `ignored` and logs a warning. Bodies up to 5 MiB (413 beyond).',
     responses: { 200: 'Receive a Shopify webhook' },
   },
   'POST /v1/auth/shopify-session': {

@@ -6,8 +6,8 @@
  *
  * Written here rather than taken from `@shopify/shopify-api`: that library wants a runtime
  * adapter and an app configuration (scopes, host name) before its HMAC helpers work, checks
- * them asynchronously through WebCrypto, accepts proxy timestamps within 90 s where this
- * service documents 300 s, and brings its Admin API clients along; these are a few lines.
+ * them asynchronously through WebCrypto, and brings its Admin API clients along; these are
+ * a few lines. The proxy's replay window is that library's: 90 s.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 
@@ -15,8 +15,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto'
 const SHOP_DOMAIN = /^[a-z0-9][a-z0-9-]{0,59}\.myshopify\.com$/
 export const isShopDomain = (s: string): boolean => SHOP_DOMAIN.test(s)
 
-/** How far a proxy request's `timestamp` may be from the server clock. */
-export const PROXY_MAX_SKEW_SECONDS = 300
+/** How far a proxy request's `timestamp` may be from the server clock (Shopify's own library allows 90 s). */
+export const PROXY_MAX_SKEW_SECONDS = 90
 
 const HEX_SHA256 = /^[0-9a-f]{64}$/
 
@@ -56,7 +56,7 @@ export const DEFAULT_PATH_PREFIX = '/apps/wishlist'
 
 /**
  * The proof of a proxied request's query string (the part after `?`), or null when its
- * signature is missing, malformed or wrong, its timestamp more than 300 s away from
+ * signature is missing, malformed or wrong, its timestamp more than 90 s away from
  * `nowSeconds`, or its shop not a `*.myshopify.com` domain.
  */
 export function verifyProxyQuery(rawQuery: string, secret: string, nowSeconds: number): ProxyProof | null {
@@ -83,9 +83,12 @@ export function verifyProxyQuery(rawQuery: string, secret: string, nowSeconds: n
   return { shop, customerId, pathPrefix: prefix.replace(/\/+$/, '') }
 }
 
+/** A well-formed `X-Shopify-Hmac-Sha256`: base64 of 32 bytes (checked before the body is read). */
+export const isWebhookHmacHeader = (header: string | undefined): header is string => header !== undefined && /^[A-Za-z0-9+/]{43}=$/.test(header)
+
 /** `X-Shopify-Hmac-Sha256`: base64 HMAC-SHA256 of the raw body bytes, keyed with the secret. */
 export function webhookHmacValid(rawBody: Buffer, header: string | undefined, secret: string): boolean {
-  if (header === undefined || !/^[A-Za-z0-9+/]{43}=$/.test(header)) return false
+  if (!isWebhookHmacHeader(header)) return false
   const expected = createHmac('sha256', secret).update(rawBody).digest()
   return constantTimeEqual(expected, Buffer.from(header, 'base64'))
 }

@@ -11,8 +11,8 @@ import type { Db } from '../../db/types.js'
 import type { Database } from '../../db/schema.js'
 import { AppError, invalid } from '../../lib/errors.js'
 import { normalizePlatformId, platformIdOf } from '../../lib/platform-ids.js'
-import { codePointLength } from '../../lib/text.js'
-import { isoMillis, now } from '../../lib/time.js'
+import { codePointLength, deeperThan } from '../../lib/text.js'
+import { isoMillis, now, parseDateTime } from '../../lib/time.js'
 import type { Owner, RequestContext } from '../auth/auth.types.js'
 import { type AnalyticsFact, recordFacts } from '../analytics/facts.js'
 import { enqueueWebhookEvents, type OutboxEvent } from '../events/outbox.js'
@@ -40,9 +40,15 @@ type ItemsQuery = Static<typeof ItemsQuerySchema>
 export const itemLimitError = () =>
   new AppError('ITEM_LIMIT', `A wishlist owner may hold at most ${ITEM_LIMIT} items across all lists`, { limit: ITEM_LIMIT })
 
-/** Serialized metadata must fit in 200 characters; `path` and `index` locate it in the request. */
+/** Levels of objects and arrays `metadata` may nest (the metadata object itself is the first). */
+export const METADATA_MAX_DEPTH = 8
+
+/** Serialized metadata must fit in 200 characters and nest at most 8 levels; `path` and `index` locate it in the request. */
 export function serializeMetadata(metadata: object | undefined, path: string, index?: number): string | null {
   if (metadata === undefined) return null
+  if (deeperThan(metadata, METADATA_MAX_DEPTH)) {
+    throw invalid([{ path, message: `must nest at most ${METADATA_MAX_DEPTH} levels of objects and arrays`, ...(index === undefined ? {} : { index }) }])
+  }
   const text = JSON.stringify(metadata)
   // UTF-16 units are never fewer than code points: count the latter only when it can matter.
   if (text.length > METADATA_MAX_CHARS && codePointLength(text) > METADATA_MAX_CHARS) {
@@ -53,9 +59,10 @@ export function serializeMetadata(metadata: object | undefined, path: string, in
 
 /**
  * An item's `addedAt` from a client's `added_at`: now when none is given, and never later
- * than now (a clock ahead of ours must not pin an item to the top of "newest first").
+ * than now (a clock ahead of ours must not pin an item to the top of "newest first"). A leap
+ * second is the last millisecond of its minute.
  */
-export const addedAtOf = (raw: string | undefined, at: number): number => (raw === undefined ? at : Math.min(Date.parse(raw), at))
+export const addedAtOf = (raw: string | undefined, at: number): number => (raw === undefined ? at : Math.min(parseDateTime(raw), at))
 
 export const addFacts = (type: AnalyticsFact['type'], owner: Owner, productIds: string[], at: number): AnalyticsFact[] =>
   productIds.map((productId) => ({ type, ownerType: owner.type, ownerId: owner.id, productId, occurredAt: at }))
