@@ -1,7 +1,7 @@
 /**
  * The merchant dashboard (apps/dashboard) at /dashboard in Chromium against the real
  * server: sign in, analytics, API keys, settings, webhooks and review moderation. Every
- * check against the API goes through @wishlist/sdk over HTTP, like a merchant's backend.
+ * check against the API goes through wishlist-service-sdk over HTTP, like a merchant's backend.
  * Screenshots of each screen land in e2e/screenshots/ (gitignored) for review.
  *
  * One browser page for the whole file; the tests run in order and build on each other.
@@ -11,7 +11,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createWishlistClient, isWishlistApiError, type WishlistClient } from '@wishlist/sdk'
+import { createWishlistClient, isWishlistApiError, type WishlistClient } from 'wishlist-service-sdk'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { seedAnalytics } from '../apps/server/src/cli/analytics-seed.js'

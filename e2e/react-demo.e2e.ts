@@ -29,7 +29,7 @@ async function openDemo(session?: { customerId: string; token: string }): Promis
   await page.locator('[data-testid="react-count"]').waitFor()
 }
 
-describe('React demo (@wishlist/sdk/react)', () => {
+describe('React demo (wishlist-service-sdk/react)', () => {
   test('add an item, reload: it persists; the widget on the page agrees', async () => {
     await openDemo()
     await page.getByTestId('react-add-1000002').click()

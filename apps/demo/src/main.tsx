@@ -1,7 +1,7 @@
-/** The React half of the demo: @wishlist/sdk/react against the same server and shop. */
+/** The React half of the demo: wishlist-service-sdk/react against the same server and shop. */
 import { useEffect, useState } from 'react'
 import { createRoot } from 'react-dom/client'
-import { useGuestMerge, useReviewSummary, useWishlist, WishlistProvider } from '@wishlist/sdk/react'
+import { useGuestMerge, useReviewSummary, useWishlist, WishlistProvider } from 'wishlist-service-sdk/react'
 
 interface DemoGlobals {
   DEMO: { storefrontKey: string; ready: boolean; session: { customerId: string; token: string } | null }

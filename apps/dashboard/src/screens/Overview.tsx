@@ -2,7 +2,7 @@
  * Analytics: the overview cards for a period (wishlist activity and what it sold), the daily
  * chart, the top products, and the products the wishlist sold (exportable as CSV).
  */
-import type { AnalyticsPeriodQuery, Money, TopProducts } from '@wishlist/sdk'
+import type { AnalyticsPeriodQuery, Money, TopProducts } from 'wishlist-service-sdk'
 import { useId, useState } from 'react'
 import { DailyChart } from '../chart.js'
 import { LoadState, Table, useLoad, useSession } from '../ui.js'

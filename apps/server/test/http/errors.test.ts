@@ -119,6 +119,24 @@ describe('error envelope', () => {
     expect(key.body.error.code).toBe('NOT_FOUND')
   })
 
+  it('405 METHOD_NOT_ALLOWED with Allow for a method the path does not have; an unknown path stays 404', async () => {
+    const res = await t.inject({ method: 'PUT', url: '/v1/admin/api-keys', headers: { authorization: `Bearer ${admin}` } })
+    expect(res.statusCode).toBe(405)
+    expect(res.headers.allow).toBe('GET, HEAD, POST')
+    expect(res.json()).toEqual({ ok: false, error: { code: 'METHOD_NOT_ALLOWED', message: 'PUT is not allowed on /v1/admin/api-keys; allowed: GET, HEAD, POST' } })
+    // A path with parameters, with a trailing slash, and the reviews interface's shape.
+    const webhook = await t.inject({ method: 'GET', url: '/v1/webhooks/wh_123/' })
+    expect([webhook.statusCode, webhook.headers.allow]).toEqual([405, 'DELETE'])
+    const review = await t.inject({ method: 'PATCH', url: '/api/v1/reviews/1?x=1' })
+    expect([review.statusCode, review.headers.allow, review.json().error.code]).toEqual([405, 'DELETE, GET, HEAD', 'METHOD_NOT_ALLOWED'])
+    expect(review.json().ok).toBeUndefined()
+    // Unknown paths, whatever the method, and OPTIONS without a preflight.
+    for (const [method, url] of [['PUT', '/v1/nothing-here'], ['GET', '/v1/nothing-here'], ['DELETE', '/v1/admin'], ['OPTIONS', '/v1/admin/api-keys']] as const) {
+      const other = await t.inject({ method, url })
+      expect({ method, url, status: other.statusCode, allow: other.headers.allow }).toEqual({ method, url, status: 404, allow: undefined })
+    }
+  })
+
   it('uses the bare {error} shape under /api/', async () => {
     const res = await t.call('GET', '/api/v1/nothing-here')
     expect(res.status).toBe(404)

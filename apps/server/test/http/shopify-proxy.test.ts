@@ -102,6 +102,7 @@ describe('a logged-in shopper through the proxy', () => {
     const shared = await proxyCall(t, 'GET', '/v1/wishlists/me/share', me)
     expect(shared.status, JSON.stringify(shared.body)).toBe(200)
     expect(shared.body.data.share_url).toMatch(new RegExp(`^https://${shop.domain.replace(/\./g, '\\.')}/apps/wishlist/shared/[A-Za-z0-9_-]{32}$`))
+    expect(shared.body.data.share_url.endsWith(`/shared/${shared.body.data.token}`)).toBe(true)
 
     const review = await proxyCall(t, 'POST', '/api/v1/reviews', me, {
       body: { productId: '101', customerEmail: 'ann@example.com', customerName: 'Ann', rating: 5, body: 'Lovely' },

@@ -24,7 +24,10 @@ describe('share links', () => {
     const before = Date.now()
     const first = await t.call('GET', '/v1/wishlists/1/share', { token: admin })
     expect(first.status).toBe(200)
-    expect(first.body.data).toEqual({ share_url: expect.stringMatching(/^http:\/\/wishlist\.test\/v1\/wishlists\/shared\/[A-Za-z0-9_-]{22,}$/), expires_at: expect.any(String) })
+    expect(first.body.data).toEqual({ token: expect.stringMatching(/^[A-Za-z0-9_-]{22,}$/), share_url: expect.stringMatching(/^http:\/\/wishlist\.test\/v1\/wishlists\/shared\/[A-Za-z0-9_-]{22,}$/), expires_at: expect.any(String) })
+    // The token on its own, so a client need not parse it out of the URL.
+    expect(first.body.data.share_url.endsWith(`/shared/${first.body.data.token}`)).toBe(true)
+    expect((await t.call('GET', `/v1/wishlists/shared/${first.body.data.token}`)).status).toBe(200)
     // ≥ 128 random bits in base64url: at least 22 characters.
     expect(Buffer.from(tokenOf(first.body.data.share_url), 'base64url').length).toBeGreaterThanOrEqual(16)
     const expires = Date.parse(first.body.data.expires_at)

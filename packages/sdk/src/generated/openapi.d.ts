@@ -1271,7 +1271,7 @@ export interface components {
         ErrorEnvelope: {
             error: {
                 /** @description Machine-readable error code (docs/api.md, "Errors", lists when each is used) */
-                code: "VALIDATION_ERROR" | "INVALID_JSON" | "WISHLIST_LIMIT" | "ITEM_LIMIT" | "ITEM_NOT_IN_LIST" | "SAME_LIST" | "DEFAULT_LIST_PROTECTED" | "WEBHOOK_LIMIT" | "KEY_LIMIT" | "UNAUTHORIZED" | "INVALID_TOKEN" | "TOKEN_EXPIRED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_UPGRADE_REQUIRED" | "FEATURE_DISABLED" | "NOT_FOUND" | "REQUEST_TIMEOUT" | "LIST_NAME_TAKEN" | "DUPLICATE_REVIEW" | "SHARE_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UNAVAILABLE";
+                code: "VALIDATION_ERROR" | "INVALID_JSON" | "WISHLIST_LIMIT" | "ITEM_LIMIT" | "ITEM_NOT_IN_LIST" | "SAME_LIST" | "DEFAULT_LIST_PROTECTED" | "WEBHOOK_LIMIT" | "KEY_LIMIT" | "UNAUTHORIZED" | "INVALID_TOKEN" | "TOKEN_EXPIRED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_UPGRADE_REQUIRED" | "FEATURE_DISABLED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "LIST_NAME_TAKEN" | "DUPLICATE_REVIEW" | "SHARE_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UNAVAILABLE";
                 /** @description VALIDATION_ERROR: an array of `{path, message, index?}` (`path` like `body.items.3.product_id`; `index` for batch entries). PLAN_UPGRADE_REQUIRED: `{required_plan, current_plan}`. ITEM_LIMIT, KEY_LIMIT: `{limit}` */
                 details?: unknown;
                 /** @description Human-readable; may change between versions */
@@ -1355,7 +1355,7 @@ export interface components {
         ReviewsError: {
             error: {
                 /** @description Machine-readable error code (docs/api.md, "Errors", lists when each is used) */
-                code: "VALIDATION_ERROR" | "INVALID_JSON" | "WISHLIST_LIMIT" | "ITEM_LIMIT" | "ITEM_NOT_IN_LIST" | "SAME_LIST" | "DEFAULT_LIST_PROTECTED" | "WEBHOOK_LIMIT" | "KEY_LIMIT" | "UNAUTHORIZED" | "INVALID_TOKEN" | "TOKEN_EXPIRED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_UPGRADE_REQUIRED" | "FEATURE_DISABLED" | "NOT_FOUND" | "REQUEST_TIMEOUT" | "LIST_NAME_TAKEN" | "DUPLICATE_REVIEW" | "SHARE_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UNAVAILABLE";
+                code: "VALIDATION_ERROR" | "INVALID_JSON" | "WISHLIST_LIMIT" | "ITEM_LIMIT" | "ITEM_NOT_IN_LIST" | "SAME_LIST" | "DEFAULT_LIST_PROTECTED" | "WEBHOOK_LIMIT" | "KEY_LIMIT" | "UNAUTHORIZED" | "INVALID_TOKEN" | "TOKEN_EXPIRED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_UPGRADE_REQUIRED" | "FEATURE_DISABLED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "LIST_NAME_TAKEN" | "DUPLICATE_REVIEW" | "SHARE_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UNAVAILABLE";
                 /** @description VALIDATION_ERROR: an array of `{path, message, index?}` (`path` like `body.items.3.product_id`; `index` for batch entries). PLAN_UPGRADE_REQUIRED: `{required_plan, current_plan}`. ITEM_LIMIT, KEY_LIMIT: `{limit}` */
                 details?: unknown;
                 /** @description Human-readable; may change between versions */
@@ -1376,6 +1376,15 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description The request is invalid: VALIDATION_ERROR (`details` lists each field; a Shopify webhook body that does not have its topic's shape or names another shop) or INVALID_JSON (not JSON, not UTF-8, or nested deeper than 64 levels), or a rule of the operation was broken (WISHLIST_LIMIT, ITEM_LIMIT, ITEM_NOT_IN_LIST, SAME_LIST, DEFAULT_LIST_PROTECTED, WEBHOOK_LIMIT, KEY_LIMIT) */
+        Error400Unlimited: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
         /** @description No credentials (UNAUTHORIZED), or they are not valid: INVALID_TOKEN, TOKEN_EXPIRED, INVALID_CREDENTIALS; with `WWW-Authenticate: Bearer realm="wishlist"` */
         Error401: {
             headers: {
@@ -1383,6 +1392,16 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description No credentials (UNAUTHORIZED), or they are not valid: INVALID_TOKEN, TOKEN_EXPIRED, INVALID_CREDENTIALS; with `WWW-Authenticate: Bearer realm="wishlist"` */
+        Error401Unlimited: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                 [name: string]: unknown;
             };
             content: {
@@ -1413,12 +1432,18 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description NOT_FOUND: the resource does not exist in this shop (or is not visible to the caller) */
+        Error404Unlimited: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
         /** @description REQUEST_TIMEOUT: the request (headers and body) did not arrive within REQUEST_TIMEOUT_MS; the connection is closed */
         Error408: {
             headers: {
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                 [name: string]: unknown;
             };
             content: {
@@ -1461,12 +1486,30 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description PAYLOAD_TOO_LARGE: the body is over its limit: 1 MiB with a bearer token, 256 KiB in guest mode on wishlist routes, 64 KiB otherwise (no credentials, the storefront key); 5 MiB for Shopify webhooks */
+        Error413Unlimited: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
         /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not `application/json`, or JSON with a `charset` other than `utf-8` */
         Error415: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not `application/json`, or JSON with a `charset` other than `utf-8` */
+        Error415Unlimited: {
+            headers: {
                 [name: string]: unknown;
             };
             content: {
@@ -1480,6 +1523,15 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description HEADERS_TOO_LARGE: the request line and headers are over 16 KiB; the connection is closed */
+        Error431: {
+            headers: {
                 [name: string]: unknown;
             };
             content: {
@@ -1561,9 +1613,6 @@ export interface components {
         /** @description REQUEST_TIMEOUT: the request (headers and body) did not arrive within REQUEST_TIMEOUT_MS; the connection is closed */
         ReviewsError408: {
             headers: {
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                 [name: string]: unknown;
             };
             content: {
@@ -1608,6 +1657,28 @@ export interface components {
         };
         /** @description RATE_LIMITED: over a rate limit (the caller's bucket, or the shop's ceiling over all its bearer-token requests), or, on exports, the shop's two exports already running; `Retry-After` says how many seconds to wait */
         ReviewsError429: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ReviewsError"];
+            };
+        };
+        /** @description HEADERS_TOO_LARGE: the request line and headers are over 16 KiB; the connection is closed */
+        ReviewsError431: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ReviewsError"];
+            };
+        };
+        /** @description UNAVAILABLE: the database (or Redis) cannot be reached, or (Shopify webhooks) too many bodies are being received at once; with `Retry-After` */
+        ReviewsError503: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1734,7 +1805,10 @@ export interface operations {
             400: components["responses"]["ReviewsError400"];
             401: components["responses"]["ReviewsError401"];
             403: components["responses"]["ReviewsError403"];
+            408: components["responses"]["ReviewsError408"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     listProductReviews: {
@@ -1831,7 +1905,10 @@ export interface operations {
             };
             400: components["responses"]["ReviewsError400"];
             401: components["responses"]["ReviewsError401"];
+            408: components["responses"]["ReviewsError408"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     getProductReviewSummary: {
@@ -1896,7 +1973,10 @@ export interface operations {
             };
             400: components["responses"]["ReviewsError400"];
             401: components["responses"]["ReviewsError401"];
+            408: components["responses"]["ReviewsError408"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     getReviewInvitation: {
@@ -1941,7 +2021,10 @@ export interface operations {
             };
             400: components["responses"]["ReviewsError400"];
             404: components["responses"]["ReviewsError404"];
+            408: components["responses"]["ReviewsError408"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     submitReview: {
@@ -1967,24 +2050,21 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description 1..5,000 characters; trimmed first (surrounding whitespace beyond the bound is accepted and dropped) */
+                    /** @description 1..5,000 characters after trimming (surrounding whitespace is accepted and dropped) */
                     body: string;
-                    /**
-                     * Format: email
-                     * @description E-mail address, at most 254 characters after trimming; stored lower-cased, never shown publicly. It proves nothing: it never links the review to a customer or verifies it
-                     */
+                    /** @description E-mail address, at most 254 characters after trimming; stored lower-cased, never shown publicly. It proves nothing: it never links the review to a customer or verifies it. Trimmed and lower-cased, then something@something.tld without whitespace, at most 254 characters */
                     customerEmail: string;
-                    /** @description 1..100 characters; trimmed first (surrounding whitespace beyond the bound is accepted and dropped) */
+                    /** @description 1..100 characters after trimming (surrounding whitespace is accepted and dropped) */
                     customerName: string;
                     /** @description A review invitation token (single use): the review is verified and linked to the customer of the invitation's order, if any. productId must be the invited product */
                     invitation?: string;
                     /** @description At most 5 absolute https URLs of at most 2,048 characters */
                     photos?: string[];
-                    /** @description 1..32 digits or a platform GID of a Product */
+                    /** @description 1..32 digits or a platform GID of a Product (trimmed) */
                     productId: string;
                     /** @description A JSON integer 1..5 */
                     rating: number;
-                    /** @description At most 150 characters; trimmed first (surrounding whitespace beyond the bound is accepted and dropped) */
+                    /** @description At most 150 characters after trimming (surrounding whitespace is accepted and dropped) */
                     title?: string;
                 };
             };
@@ -2018,6 +2098,8 @@ export interface operations {
             413: components["responses"]["ReviewsError413"];
             415: components["responses"]["ReviewsError415"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     getReview: {
@@ -2117,7 +2199,10 @@ export interface operations {
             400: components["responses"]["ReviewsError400"];
             401: components["responses"]["ReviewsError401"];
             404: components["responses"]["ReviewsError404"];
+            408: components["responses"]["ReviewsError408"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     deleteReview: {
@@ -2155,7 +2240,12 @@ export interface operations {
             401: components["responses"]["ReviewsError401"];
             403: components["responses"]["ReviewsError403"];
             404: components["responses"]["ReviewsError404"];
+            408: components["responses"]["ReviewsError408"];
+            413: components["responses"]["ReviewsError413"];
+            415: components["responses"]["ReviewsError415"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     approveReview: {
@@ -2236,7 +2326,12 @@ export interface operations {
             401: components["responses"]["ReviewsError401"];
             403: components["responses"]["ReviewsError403"];
             404: components["responses"]["ReviewsError404"];
+            408: components["responses"]["ReviewsError408"];
+            413: components["responses"]["ReviewsError413"];
+            415: components["responses"]["ReviewsError415"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     voteReviewHelpful: {
@@ -2272,7 +2367,12 @@ export interface operations {
             400: components["responses"]["ReviewsError400"];
             401: components["responses"]["ReviewsError401"];
             404: components["responses"]["ReviewsError404"];
+            408: components["responses"]["ReviewsError408"];
+            413: components["responses"]["ReviewsError413"];
+            415: components["responses"]["ReviewsError415"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     unvoteReviewHelpful: {
@@ -2308,7 +2408,12 @@ export interface operations {
             400: components["responses"]["ReviewsError400"];
             401: components["responses"]["ReviewsError401"];
             404: components["responses"]["ReviewsError404"];
+            408: components["responses"]["ReviewsError408"];
+            413: components["responses"]["ReviewsError413"];
+            415: components["responses"]["ReviewsError415"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     rejectReview: {
@@ -2389,7 +2494,12 @@ export interface operations {
             401: components["responses"]["ReviewsError401"];
             403: components["responses"]["ReviewsError403"];
             404: components["responses"]["ReviewsError404"];
+            408: components["responses"]["ReviewsError408"];
+            413: components["responses"]["ReviewsError413"];
+            415: components["responses"]["ReviewsError415"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     replyToReview: {
@@ -2409,7 +2519,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description 1..5,000 characters; trimmed first (surrounding whitespace beyond the bound is accepted and dropped) */
+                    /** @description 1..5,000 characters after trimming (surrounding whitespace is accepted and dropped) */
                     body: string;
                 };
             };
@@ -2486,6 +2596,8 @@ export interface operations {
             413: components["responses"]["ReviewsError413"];
             415: components["responses"]["ReviewsError415"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     deleteReviewReply: {
@@ -2566,7 +2678,12 @@ export interface operations {
             401: components["responses"]["ReviewsError401"];
             403: components["responses"]["ReviewsError403"];
             404: components["responses"]["ReviewsError404"];
+            408: components["responses"]["ReviewsError408"];
+            413: components["responses"]["ReviewsError413"];
+            415: components["responses"]["ReviewsError415"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     getHealth: {
@@ -2602,6 +2719,8 @@ export interface operations {
                     };
                 };
             };
+            408: components["responses"]["Error408"];
+            431: components["responses"]["Error431"];
         };
     };
     proxySharedWishlistPage: {
@@ -2627,6 +2746,11 @@ export interface operations {
                     "application/liquid": string;
                 };
             };
+            400: components["responses"]["Error400"];
+            408: components["responses"]["Error408"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     getReadiness: {
@@ -2663,6 +2787,8 @@ export interface operations {
                     };
                 };
             };
+            408: components["responses"]["Error408"];
+            431: components["responses"]["Error431"];
             503: components["responses"]["Error503Unlimited"];
         };
     };
@@ -2748,7 +2874,10 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     listApiKeys: {
@@ -2809,7 +2938,10 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     createApiKey: {
@@ -2819,7 +2951,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -2880,6 +3012,8 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     revokeApiKey: {
@@ -2920,10 +3054,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     eraseCustomer: {
@@ -2987,7 +3127,12 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     exportCustomer: {
@@ -3169,7 +3314,10 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     exportWishlistsCsv: {
@@ -3195,7 +3343,10 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     listPrivacyRequests: {
@@ -3237,7 +3388,10 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     exportPrivacyRequest: {
@@ -3412,10 +3566,14 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     listReviewInvitations: {
@@ -3488,7 +3646,10 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     updateSettings: {
@@ -3562,6 +3723,8 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     getShop: {
@@ -3632,7 +3795,10 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     rotateStorefrontKey: {
@@ -3670,9 +3836,15 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     getConversionsAlias: {
@@ -3757,7 +3929,10 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     getDailyAnalytics: {
@@ -3823,7 +3998,10 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     getAnalyticsOverview: {
@@ -3874,7 +4052,10 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     getProductAnalytics: {
@@ -3938,7 +4119,10 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     getTopProducts: {
@@ -4013,7 +4197,10 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     exchangeShopifySessionToken: {
@@ -4062,6 +4249,8 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     createToken: {
@@ -4134,6 +4323,8 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     postPlatformEvents: {
@@ -4224,6 +4415,8 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     receiveShopifyWebhook: {
@@ -4238,9 +4431,6 @@ export interface operations {
             /** @description Receive a Shopify webhook */
             200: {
                 headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4254,12 +4444,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            404: components["responses"]["Error404"];
+            400: components["responses"]["Error400Unlimited"];
+            401: components["responses"]["Error401Unlimited"];
+            404: components["responses"]["Error404Unlimited"];
             408: components["responses"]["Error408"];
-            413: components["responses"]["Error413"];
-            503: components["responses"]["Error503"];
+            413: components["responses"]["Error413Unlimited"];
+            415: components["responses"]["Error415Unlimited"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503Unlimited"];
         };
     };
     listWebhooks: {
@@ -4320,7 +4512,10 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     createWebhook: {
@@ -4343,10 +4538,7 @@ export interface operations {
                  */
                 "application/json": {
                     events: ("wishlist.item.added" | "wishlist.item.removed" | "wishlist.item.purchased" | "wishlist.shared" | "wishlist.product.back_in_stock" | "wishlist.product.price_dropped" | "wishlist.product.low_stock" | "review.requested")[];
-                    /**
-                     * Format: uri
-                     * @description https URL of the receiver
-                     */
+                    /** @description https URL of the receiver: trimmed, then parsed as a browser does (WHATWG URL); the rules it must keep are in the operation's description */
                     url: string;
                 };
             };
@@ -4404,6 +4596,8 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     deleteWebhook: {
@@ -4444,10 +4638,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     listWebhookDeliveries: {
@@ -4523,7 +4723,10 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     testWebhook: {
@@ -4597,10 +4800,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     getWishlist: {
@@ -4698,7 +4907,10 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     addWishlistItem: {
@@ -4888,6 +5100,8 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     removeWishlistItem: {
@@ -4945,7 +5159,12 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     updateWishlistItem: {
@@ -5056,6 +5275,8 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     bulkDeleteWishlistItems: {
@@ -5136,6 +5357,8 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     moveWishlistItem: {
@@ -5200,6 +5423,8 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     listWishlists: {
@@ -5274,7 +5499,10 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     createWishlist: {
@@ -5295,7 +5523,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Trimmed, then 1..100 characters (longer text whose trimmed form fits is accepted too); not only whitespace or format characters */
+                    /** @description 1..100 characters (not only format characters such as U+200B) after trimming (surrounding whitespace is accepted and dropped); at most 500 characters as sent */
                     name: string;
                 };
             };
@@ -5357,6 +5585,8 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     renameWishlist: {
@@ -5378,7 +5608,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Trimmed, then 1..100 characters (longer text whose trimmed form fits is accepted too); not only whitespace or format characters */
+                    /** @description 1..100 characters (not only format characters such as U+200B) after trimming (surrounding whitespace is accepted and dropped); at most 500 characters as sent */
                     name: string;
                 };
             };
@@ -5419,6 +5649,8 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     deleteWishlist: {
@@ -5464,7 +5696,12 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     mergeGuestWishlist: {
@@ -5624,6 +5861,8 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     getShareLink: {
@@ -5657,6 +5896,7 @@ export interface operations {
                      * @example {
                      *       "ok": true,
                      *       "data": {
+                     *         "token": "q9K2xY7bT3mN8pL4vR6sW1zA5cE0fH2j",
                      *         "share_url": "https://wishlist.example.com/v1/wishlists/shared/q9K2xY7bT3mN8pL4vR6sW1zA5cE0fH2j",
                      *         "expires_at": "2026-02-01T03:04:05.678Z"
                      *       }
@@ -5674,6 +5914,8 @@ export interface operations {
                              * @description PUBLIC_BASE_URL/v1/wishlists/shared/{token}
                              */
                             share_url: string;
+                            /** @description The share token: the last segment of `share_url`, for `GET /v1/wishlists/shared/{shareToken}` */
+                            token: string;
                         };
                         /** @enum {boolean} */
                         ok: true;
@@ -5684,7 +5926,10 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     revokeShareLink: {
@@ -5735,7 +5980,12 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     importWishlistItems: {
@@ -5839,6 +6089,8 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     readSharedWishlist: {
@@ -5916,10 +6168,14 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             410: components["responses"]["Error410"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     getWidgetScript: {
@@ -5940,6 +6196,9 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error400Unlimited"];
+            408: components["responses"]["Error408"];
+            431: components["responses"]["Error431"];
         };
     };
     onReviewRequested: {

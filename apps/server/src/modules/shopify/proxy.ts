@@ -136,13 +136,8 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async 
       config: { access: ['public'], proxy: true },
       schema: {
         tags: ['shopify'],
-        summary: 'A shared wishlist as a page of the shop\'s theme (app proxy)',
-        description:
-          'Signed by Shopify like every `/proxy` request. Answers `Content-Type: application/liquid`, which Shopify renders inside the theme: the items with title, image, price and link from `all_products[handle]` (items saved without a handle show their ids). ' +
-          'Expired and unknown links answer 200 with a page saying so.',
-        operationId: 'proxySharedWishlistPage',
         params: SharedTokenParams,
-        response: { 200: { description: 'Liquid source of the page', content: { 'application/liquid': { schema: LiquidPage } } } },
+        response: { 200: { content: { 'application/liquid': { schema: LiquidPage } } } },
       },
     },
     async (request, reply) => {
