@@ -114,7 +114,7 @@ const ItemData = (removed: boolean) =>
     wishlistId: Type.String({ description: '`default` or a `wl_…` list id' }),
     ...(removed ? { reason: Type.Optional(Type.Literal('purchased', { description: 'Present when remove-on-purchase removed the item (an order.created event)' })) } : {}),
   })
-const VariantState = Type.Object({ price: Type.String({ description: 'Normalised decimal string' }), inventoryQuantity: Type.Integer() })
+const VariantState = Type.Object({ price: Type.String({ description: 'Decimal string with at least two decimals ("39.00", "7.125")' }), inventoryQuantity: Type.Integer() })
 const ProductSignalData = Type.Object({
   productId: Type.String(),
   variantId: Type.String(),
