@@ -15,9 +15,12 @@ import { createWishlistClient, isWishlistApiError, type WishlistClient } from 'w
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { seedAnalytics } from '../apps/server/src/cli/analytics-seed.js'
+import { seriousViolations, WIDTHS } from './helpers/axe.js'
 import { type Env, launchChromium, startEnv } from './helpers/env.js'
 
 const SCREENSHOTS = resolve(dirname(fileURLToPath(import.meta.url)), 'screenshots')
+/** Screenshots committed with the docs (the screens this suite changes, at both widths). */
+const IMAGES = resolve(dirname(fileURLToPath(import.meta.url)), '../docs/images')
 
 let env: Env
 let browser: Browser
@@ -31,6 +34,7 @@ const received: { headers: IncomingHttpHeaders; body: { event?: string; data?: R
 
 beforeAll(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true })
+  mkdirSync(IMAGES, { recursive: true })
   ;[env, browser] = await Promise.all([startEnv({ WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }), launchChromium()])
   api = createWishlistClient({ baseUrl: env.baseUrl, credentials: { apiKey: env.adminKey.keyId, apiSecret: env.adminKey.secret } })
   // A simulated year of wishlist activity, so the overview has something to show.
@@ -66,7 +70,7 @@ afterAll(async () => {
 })
 
 /** The Reviews screen's summary line ("21 reviews; page 1 of 2."). */
-const reviewsSummary = () => page.getByText(/^(\d+ reviews?; page \d+ of \d+\.|No reviews match\.)$/)
+const reviewsSummary = () => page.getByText(/^(\d+ reviews?; page \d+ of \d+\.|No reviews match\.|No reviews yet\.)$/)
 /** What has keyboard focus: `tag#id "text"`, or BODY when focus was lost. */
 const focused = () =>
   page.evaluate(() => {
@@ -92,11 +96,12 @@ async function signInAs(key: { keyId: string; secret: string }, domain: string):
 describe('merchant dashboard', () => {
   test('signs in with an admin key; a wrong secret is refused; a reload keeps the session', async () => {
     await page.goto(`${env.baseUrl}/dashboard`)
-    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('apiKey')
+    // The first page of a cold browser on a busy machine: up to 10 s.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('name')), { timeout: 10_000 }).toBe('apiKey')
     await page.getByLabel('API key').fill(env.adminKey.keyId)
     await page.getByLabel('Secret').fill('sk_wrong')
     await page.getByRole('button', { name: 'Sign in' }).click()
-    await expect.poll(() => page.getByRole('alert').textContent()).toContain('INVALID_CREDENTIALS')
+    await expect.poll(() => page.getByRole('alert').textContent(), { timeout: 10_000 }).toContain('INVALID_CREDENTIALS')
     await shot('sign-in')
 
     await page.getByLabel('Secret').fill(env.adminKey.secret)
@@ -516,6 +521,99 @@ describe('merchant dashboard', () => {
     await shot('reviews-phone')
     await page.setViewportSize({ width: 1280, height: 900 })
   })
+
+  test('overview: top products are named from the catalog (ids when unknown); both chart axes put zero on one line', async () => {
+    const top = await api.analytics.topProducts({ limit: 10 })
+    const [first, second] = top.products
+    await api.events.send({ events: [{ type: 'product.updated', product_id: first!.productId, handle: 'canvas-tote', title: 'Canvas tote', variants: [{ variant_id: '91', price: '39.00', inventory_quantity: 5 }] }] })
+    await go('API keys')
+    await go('Overview')
+    const rows = page.locator('[data-testid="top-products"] tbody tr')
+    await expect.poll(() => rows.first().locator('td').nth(1).textContent()).toBe(`Canvas tote ${first!.productId}`)
+    expect(await rows.first().locator('td').nth(2).textContent()).toBe('canvas-tote')
+    expect(await rows.nth(1).locator('td').nth(1).textContent()).toBe(second!.productId)
+    expect(await rows.nth(1).locator('td').nth(2).textContent()).toBe('—')
+    const zero = Number(await page.getByTestId('zero-line').getAttribute('data-y'))
+    const zeroTick = await page.locator('[data-testid="daily-chart"] .total-tick[data-value="0"]').getAttribute('data-y')
+    expect(Math.abs(Number(zeroTick) - zero)).toBeLessThan(0.1)
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 900 })
+      await page.screenshot({ path: resolve(IMAGES, `dashboard-overview-${width}.png`), fullPage: true })
+    }
+    await page.setViewportSize({ width: 1280, height: 900 })
+  })
+
+  test('webhooks: the form offers every event the API accepts', async () => {
+    await go('Webhooks')
+    const offered = await page.getByRole('group', { name: 'Events' }).getByRole('checkbox').evaluateAll((boxes) => boxes.map((b) => (b as HTMLInputElement).value))
+    const document = (await (await fetch(`${env.baseUrl}/v1/openapi.json`)).json()) as {
+      paths: Record<string, { post: { requestBody: { content: { 'application/json': { schema: { properties: { events: { items: { anyOf: { enum: string[] }[] } } } } } } } } }>
+    }
+    const accepted = document.paths['/v1/webhooks']!.post.requestBody.content['application/json'].schema.properties.events.items.anyOf.flatMap((a) => a.enum)
+    expect(offered).toEqual(accepted)
+    expect(offered).toContain('review.requested')
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 900 })
+      await page.getByRole('group', { name: 'Events' }).screenshot({ path: resolve(IMAGES, `dashboard-webhook-events-${width}.png`) })
+    }
+    await page.setViewportSize({ width: 1280, height: 900 })
+  })
+
+  test('an uninstalled shop\'s dashboard says so', async () => {
+    const shops = env.testApp.app.services.shops
+    const shop = await api.admin.shop()
+    await shops.setUninstalled(shop.id, Date.parse('2026-11-20T10:00:00Z'))
+    try {
+      await page.reload()
+      await go('Overview')
+      const banner = page.getByTestId('uninstalled')
+      expect(await banner.textContent()).toContain('The app is uninstalled from this shop')
+      for (const width of WIDTHS) {
+        await page.setViewportSize({ width, height: 900 })
+        expect(await seriousViolations(page), `uninstalled banner at ${width} px`).toEqual([])
+        await page.locator('main').screenshot({ path: resolve(IMAGES, `dashboard-uninstalled-${width}.png`) })
+      }
+    } finally {
+      await shops.setUninstalled(shop.id, null)
+      await page.setViewportSize({ width: 1280, height: 900 })
+      await page.reload()
+      await go('Overview')
+    }
+    expect(await page.getByTestId('uninstalled').count()).toBe(0)
+  })
+
+  test('axe-core: no serious or critical violation on any screen, at 1280 and 375 px; scrolling tables are reachable by keyboard', async () => {
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 900 })
+      for (const section of ['Overview', 'Settings', 'API keys', 'Webhooks', 'Reviews', 'Privacy requests']) {
+        await go(section)
+        await page.waitForFunction(() => !document.querySelector('main [aria-busy="true"]') && !/Loading…/.test(document.querySelector('main')?.textContent ?? ''))
+        if (section === 'Overview') await page.getByText('Show the figures as a table').click()
+        const found = await seriousViolations(page)
+        expect(found, `${section} at ${width} px: ${JSON.stringify(found)}`).toEqual([])
+        if (section === 'Reviews') await page.locator('main').screenshot({ path: resolve(IMAGES, `dashboard-reviews-${width}.png`) })
+      }
+    }
+    // Each table's scrolling box is a named region in the tab order.
+    await go('API keys')
+    const region = page.getByRole('region', { name: 'API keys' })
+    expect(await region.getAttribute('tabindex')).toBe('0')
+    await region.focus()
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('API keys')
+    // Stars read as one image with a text label.
+    await go('Reviews')
+    expect(await page.locator('.stars[role="img"]').first().getAttribute('aria-label')).toMatch(/^[1-5] of 5 stars$/)
+    await page.setViewportSize({ width: 1280, height: 900 })
+    const signIn = await browser.newPage({ viewport: { width: 375, height: 800 } })
+    await signIn.goto(`${env.baseUrl}/dashboard`)
+    await signIn.getByLabel('API key').waitFor()
+    expect(await seriousViolations(signIn), 'sign-in at 375 px').toEqual([])
+    await signIn.setViewportSize({ width: 1280, height: 800 })
+    expect(await seriousViolations(signIn), 'sign-in at 1280 px').toEqual([])
+    await signIn.close()
+    expect(pageErrors).toEqual([])
+    // Twelve axe runs over full screens: slow on a shared machine.
+  }, 240_000)
 
   test('sign out forgets the session', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click()

@@ -273,7 +273,7 @@ describe('embedded admin', () => {
     page.on('pageerror', (err) => errors.push(err.message))
     const host = Buffer.from(`admin.shopify.com/store/${SHOP.replace('.myshopify.com', '')}`).toString('base64url')
     await page.goto(`${env.baseUrl}/dashboard?embedded=1&shop=${SHOP}&host=${host}&id_token=${sessionToken(SHOP)}`)
-    await expect.poll(() => page.getByTestId('shop-domain').textContent()).toBe(SHOP)
+    await expect.poll(() => page.getByTestId('shop-domain').textContent(), { timeout: 10_000 }).toBe(SHOP)
     // The one-use token leaves the address bar; shop and host stay.
     expect(new URL(page.url()).searchParams.get('id_token')).toBeNull()
     expect(new URL(page.url()).searchParams.get('shop')).toBe(SHOP)
@@ -294,7 +294,7 @@ describe('embedded admin', () => {
 
     // Reloaded without a token (as after it expired in the address bar), the tab's session holds.
     await page.goto(`${env.baseUrl}/dashboard?shop=${SHOP}&host=${host}`)
-    await expect.poll(() => page.getByTestId('shop-domain').textContent()).toBe(SHOP)
+    await expect.poll(() => page.getByTestId('shop-domain').textContent(), { timeout: 10_000 }).toBe(SHOP)
     expect(errors).toEqual([])
   })
 
@@ -306,7 +306,7 @@ describe('embedded admin', () => {
     await page.route('https://stranger.example/**', (route) => route.fulfill({ contentType: 'text/html', body: framing('stolen') }))
 
     await page.goto('https://admin.shopify.com/store/e2e-store/apps/wishlist')
-    await expect.poll(() => page.frameLocator('#app').getByTestId('shop-domain').textContent()).toBe(SHOP)
+    await expect.poll(() => page.frameLocator('#app').getByTestId('shop-domain').textContent(), { timeout: 10_000 }).toBe(SHOP)
 
     const refused = page.waitForEvent('console', (msg) => msg.text().includes('frame-ancestors'))
     await page.goto('https://stranger.example/')
@@ -321,7 +321,7 @@ describe('embedded admin', () => {
     const body = b64({ iss: `https://${SHOP}/admin`, dest: `https://${SHOP}`, aud: API_KEY, sub: '42', exp: now + 60, nbf: now - 1 })
     const forged = `${head}.${body}.${createHmac('sha256', 'not-the-secret').update(`${head}.${body}`).digest('base64url')}`
     await page.goto(`${env.baseUrl}/dashboard?shop=${SHOP}&host=x&id_token=${forged}`)
-    await expect.poll(() => page.getByRole('alert').textContent()).toContain('INVALID_SIGNATURE')
+    await expect.poll(() => page.getByRole('alert').textContent(), { timeout: 10_000 }).toContain('INVALID_SIGNATURE')
     await page.getByRole('button', { name: 'Sign in' }).waitFor()
   })
 })

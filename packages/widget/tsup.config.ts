@@ -1,8 +1,18 @@
 import { defineConfig } from 'tsup'
 
-// One minified IIFE, served by the server at /widget.js.
+// Minified IIFEs served next to each other (the server at /widget.js, a theme app extension
+// in its assets): the first script, `widget.js`, and the chunks it loads on use by URL
+// relative to its own: `widget-review-form.js`, `widget-wishlist-page.js`, and one
+// `widget-locale-<tag>.js` per language beyond English.
+const LOCALES = ['fr', 'de', 'es', 'it', 'nl', 'pt-BR', 'ja']
+
 export default defineConfig({
-  entry: { widget: 'src/widget.ts' },
+  entry: {
+    widget: 'src/widget.ts',
+    'widget-review-form': 'src/review-form.ts',
+    'widget-wishlist-page': 'src/wishlist-page.ts',
+    ...Object.fromEntries(LOCALES.map((tag) => [`widget-locale-${tag}`, `src/locales/${tag}.ts`])),
+  },
   format: ['iife'],
   outExtension: () => ({ js: '.js' }),
   minify: true,

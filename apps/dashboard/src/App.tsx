@@ -11,7 +11,7 @@ import { Reviews } from './screens/Reviews.js'
 import { Settings } from './screens/Settings.js'
 import { Webhooks } from './screens/Webhooks.js'
 import { describeError, forgetSession, restoreSession, type Session, shopifySessionToken, signIn, signInWithShopify } from './session.js'
-import { SessionContext, type SessionContextValue } from './ui.js'
+import { SessionContext, type SessionContextValue, When } from './ui.js'
 
 const SCREENS = [
   { id: 'overview', title: 'Overview', Component: Overview },
@@ -181,6 +181,12 @@ function Shell({ session, signOut }: { session: Session; signOut(reason?: string
         <h1 ref={heading} tabIndex={-1}>
           {screen.title}
         </h1>
+        {session.shop.uninstalledAt && (
+          <p className="msg notice" data-testid="uninstalled">
+            <strong>The app is uninstalled from this shop</strong> (since <When iso={session.shop.uninstalledAt} />): the storefront's hearts, reviews and app proxy are
+            refused and outbound webhooks wait. Your data stays here and can still be exported; installing the app again turns everything back on.
+          </p>
+        )}
         <Screen key={screen.id} />
       </main>
     </SessionContext.Provider>

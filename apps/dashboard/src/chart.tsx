@@ -1,7 +1,8 @@
 /**
  * The daily chart as inline SVG (no chart library, no CDN): adds above and removes below
  * the zero line as bars against the left axis, the cumulative total as a line against the right
- * axis (its own scale, drawn from the same function as the line). Day labels count back from
+ * axis (its own scale, drawn from the same function as the line). Both axes put their zero on
+ * the same line, so a total below zero reads as below the bars' zero. Day labels count back from
  * the last day, so the latest day is always labelled.
  * The same figures are available as a table for screen readers and keyboard users.
  */
@@ -31,19 +32,20 @@ export function DailyChart({ days }: { days: Day[] }) {
   const plotH = H - PAD.top - PAD.bottom
   const maxBar = niceMax(Math.max(...days.map((d) => Math.max(d.items_added, d.items_removed))))
   const totals = days.map((d) => d.cumulative_total)
-  const minTotal = Math.min(0, ...totals)
-  const maxTotal = niceMax(Math.max(...totals, 1))
+  // The total's scale is symmetric around the shared zero line.
+  const maxTotal = niceMax(Math.max(1, ...totals.map((v) => Math.abs(v))))
+  const negative = totals.some((v) => v < 0)
   // Bars: adds up from the middle line, removes down from it.
   const mid = PAD.top + plotH / 2
   const barScale = plotH / 2 / maxBar
   const step = plotW / days.length
   const barW = Math.max(1, step * 0.38)
   const x = (i: number) => PAD.left + i * step
-  const yTotal = (v: number) => PAD.top + plotH - ((v - minTotal) / (maxTotal - minTotal || 1)) * plotH
+  const yTotal = (v: number) => mid - (v / maxTotal) * (plotH / 2)
   const line = days.map((d, i) => `${i === 0 ? 'M' : 'L'}${(x(i) + step / 2).toFixed(1)},${yTotal(d.cumulative_total).toFixed(1)}`).join(' ')
   const labelEvery = Math.max(1, Math.ceil(days.length / 6))
   const labelled = (i: number) => (days.length - 1 - i) % labelEvery === 0
-  const totalTicks = [...new Set([minTotal, Math.round((minTotal + maxTotal) / 2), maxTotal])]
+  const totalTicks = negative ? [-maxTotal, 0, maxTotal] : [0, maxTotal / 2, maxTotal]
   const right = W - PAD.right
   const sum = (k: 'items_added' | 'items_removed') => days.reduce((a, d) => a + d[k], 0)
   const last = days[days.length - 1]
@@ -65,7 +67,7 @@ export function DailyChart({ days }: { days: Day[] }) {
       <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-labelledby={`${titleId} ${descId}`} data-testid="daily-chart" preserveAspectRatio="xMidYMid meet">
         <title id={titleId}>Daily adds, removes and cumulative total</title>
         <desc id={descId}>{summary}</desc>
-        <line className="axis" x1={PAD.left} x2={right} y1={mid} y2={mid} />
+        <line className="axis" x1={PAD.left} x2={right} y1={mid} y2={mid} data-testid="zero-line" data-y={mid} />
         <line className="axis" x1={PAD.left} x2={PAD.left} y1={PAD.top} y2={PAD.top + plotH} />
         <line className="axis total" x1={right} x2={right} y1={PAD.top} y2={PAD.top + plotH} data-testid="total-axis" />
         <text className="tick" x={PAD.left - 6} y={PAD.top + 4} textAnchor="end">
@@ -81,7 +83,7 @@ export function DailyChart({ days }: { days: Day[] }) {
           <g key={v} className="total-tick" data-value={v} data-y={yTotal(v).toFixed(1)}>
             <line className="axis total" x1={right} x2={right + 4} y1={yTotal(v)} y2={yTotal(v)} />
             <text className="tick total" x={right + 7} y={yTotal(v) + 4}>
-              {v}
+              {v < 0 ? `−${-v}` : v}
             </text>
           </g>
         ))}
@@ -107,6 +109,7 @@ export function DailyChart({ days }: { days: Day[] }) {
         <Table
           rows={days}
           rowKey={(d) => d.date}
+          label="Daily figures"
           columns={[
             { header: 'Date', cell: (d) => d.date },
             { header: 'Added', numeric: true, cell: (d) => d.items_added },

@@ -298,10 +298,15 @@ export interface Column<T> {
   cell(row: T, index: number): ReactNode
 }
 
-/** A table of rows, one per item, under scoped column headers; it scrolls sideways on its own when the window is narrow. */
-export function Table<T>({ columns, rows, rowKey, testId }: { columns: Column<T>[]; rows: readonly T[]; rowKey(row: T): string; testId?: string }) {
+/**
+ * A table of rows, one per item, under scoped column headers; it scrolls sideways on its own
+ * when the window is narrow. The scrolling box is a named region in the tab order, so a
+ * keyboard user can reach it and scroll it with the arrow keys (`label` names it; it
+ * defaults to the table's test id in words).
+ */
+export function Table<T>({ columns, rows, rowKey, testId, label }: { columns: Column<T>[]; rows: readonly T[]; rowKey(row: T): string; testId?: string; label?: string }) {
   return (
-    <div className="table-wrap">
+    <div className="table-wrap" role="region" tabIndex={0} aria-label={label ?? (testId ? testId.replace(/-/g, ' ') : 'Table')}>
       <table data-testid={testId}>
         <thead>
           <tr>
@@ -325,6 +330,20 @@ export function Table<T>({ columns, rows, rowKey, testId }: { columns: Column<T>
         </tbody>
       </table>
     </div>
+  )
+}
+
+/**
+ * A star rating read as one image with a text label ("4 of 5 stars"); filled (★) and empty
+ * (☆) stars differ in shape as well as colour, both at least 3:1 against white.
+ */
+export function Stars({ rating, label }: { rating: number; label?: string }) {
+  const filled = Math.max(0, Math.min(5, Math.round(rating)))
+  return (
+    <span className="stars" role="img" aria-label={label ?? `${rating} of 5 stars`}>
+      {'★'.repeat(filled)}
+      <span className="dim">{'☆'.repeat(5 - filled)}</span>
+    </span>
   )
 }
 

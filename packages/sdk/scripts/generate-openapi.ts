@@ -5,8 +5,9 @@ import { fileURLToPath } from 'node:url'
 import { renderOpenApi } from './openapi-document.js'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
-const { json, dts } = await renderOpenApi()
+const { json, dts, events } = await renderOpenApi()
 writeFileSync(resolve(root, 'openapi.json'), json)
 mkdirSync(resolve(root, 'src/generated'), { recursive: true })
 writeFileSync(resolve(root, 'src/generated/openapi.d.ts'), dts)
-process.stdout.write(`wrote openapi.json (${json.length} B) and src/generated/openapi.d.ts (${dts.length} B)\n`)
+writeFileSync(resolve(root, 'src/generated/webhook-events.ts'), events)
+process.stdout.write(`wrote openapi.json (${json.length} B) src/generated/openapi.d.ts (${dts.length} B) and src/generated/webhook-events.ts\n`)

@@ -14,6 +14,29 @@ export interface RenderedOpenApi {
   json: string
   /** src/generated/openapi.d.ts */
   dts: string
+  /** src/generated/webhook-events.ts: the events a webhook may subscribe to, as the API validates them. */
+  events: string
+}
+
+interface EventsDocument {
+  paths: Record<string, Record<string, { requestBody?: { content?: Record<string, { schema?: { properties?: { events?: { items?: { anyOf?: Array<{ enum?: string[] }> } } } } }> } }>>
+  webhooks?: Record<string, { post?: { summary?: string } }>
+}
+
+/**
+ * The subscribable events, read from the document (the create-webhook body's `events`, which
+ * the API validates against), each with its summary from the document's `webhooks` section.
+ */
+function renderEvents(document: EventsDocument): string {
+  const items = document.paths['/v1/webhooks']?.post?.requestBody?.content?.['application/json']?.schema?.properties?.events?.items?.anyOf ?? []
+  const names = items.flatMap((i) => i.enum ?? [])
+  if (names.length === 0) throw new Error('the document lists no webhook events for POST /v1/webhooks')
+  const events = names.map((name) => ({ name, summary: document.webhooks?.[name]?.post?.summary ?? name }))
+  return `${HEADER}/** Every event a webhook endpoint may subscribe to (\`POST /v1/webhooks\` validates against this list), with its summary. */
+export const WEBHOOK_EVENTS = ${JSON.stringify(events, null, 2).replace(/"(name|summary)":/g, '$1:')} as const
+
+export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number]['name']
+`
 }
 
 const HEADER = `/**
@@ -68,7 +91,7 @@ export async function renderOpenApi(): Promise<RenderedOpenApi> {
         // A parameter with a default is still optional for the caller.
         defaultNonNullable: false,
       })
-      return { json, dts: HEADER + astToString(ast) }
+      return { json, dts: HEADER + astToString(ast), events: renderEvents(document as unknown as EventsDocument) }
     } finally {
       await app.close()
     }

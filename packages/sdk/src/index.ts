@@ -2,6 +2,7 @@
  * wishlist-service-sdk: typed client of the wishlist service and the reviews interface.
  * React bindings live in `wishlist-service-sdk/react`.
  */
+export { type CartItemLike, type CartLine, toCartLines } from './cart.js'
 export { createWishlistClient, type ListScope, type Owner, type WishlistClient } from './client.js'
 export {
   type ApiKeyCredentials,
@@ -15,4 +16,5 @@ export {
 } from './http.js'
 export { CLIENT_ERROR_CODES, type ErrorCode, isWishlistApiError, type KnownErrorCode, parseRetryAfter, SERVER_ERROR_CODES, WishlistApiError } from './errors.js'
 export type { paths } from './generated/openapi.js'
+export { WEBHOOK_EVENTS, type WebhookEventName } from './generated/webhook-events.js'
 export type * from './types.js'

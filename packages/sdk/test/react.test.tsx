@@ -172,9 +172,14 @@ describe('useWishlist', () => {
     await waitFor(() => expect(guest.result.current.status).toBe('ready'))
     await act(async () => {
       await guest.result.current.add('801')
-      await guest.result.current.add('802', { handle: 'blue-hat' })
+      await guest.result.current.add('802', { handle: 'blue-hat', variant_id: '8021' })
     })
-    expect(JSON.parse(localStorage.getItem(GUEST_ITEMS_KEY) ?? '[]')).toHaveLength(2)
+    // The kept items carry the chosen variant into the merge.
+    const kept = JSON.parse(localStorage.getItem(GUEST_ITEMS_KEY) ?? '[]') as Array<Record<string, string>>
+    expect(kept.map((i) => [i.product_id, i.variant_id])).toEqual([
+      ['802', '8021'],
+      ['801', undefined],
+    ])
     guest.unmount()
 
     const token = await shop.customerToken('9001')
@@ -186,6 +191,7 @@ describe('useWishlist', () => {
     expect(customer.result.current.mode).toBe('customer')
     expect(customer.result.current.items.map((i) => i.productId).sort()).toEqual(['801', '802'])
     await waitFor(() => expect(merged).toEqual([2]))
+    await waitFor(() => expect(customer.result.current.items.find((i) => i.productId === '802')?.variantId).toBe('8021'))
     expect(localStorage.getItem(GUEST_ITEMS_KEY)).toBeNull()
     expect(localStorage.getItem(GUEST_ID_KEY)).toBeNull()
     customer.unmount()

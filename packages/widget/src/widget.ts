@@ -11,6 +11,9 @@
  * shopper, which is how the widget learns which one it is.
  */
 
+import type { ApiError, Kit, Mount, Vars } from './kit.js'
+import { en, LOCALES, type Strings } from './strings.js'
+
 interface PageConfig {
   storefrontKey?: string
   apiBase?: string
@@ -22,11 +25,13 @@ interface Item {
 }
 interface GuestItem {
   product_id: string
+  variant_id?: string
   handle?: string
   added_at?: string
 }
 interface Review {
   id: number
+  helpfulCount: number
   customerName: string
   rating: number
   title: string | null
@@ -60,6 +65,81 @@ const apiBase = (
 const customerId = config.customerId ?? data('customer-id')
 const customerToken = config.customerToken ?? data('customer-token')
 let customer = !proxy && !!(customerId && customerToken)
+
+// Chunks (`widget-<name>.js`) sit next to this script, wherever it is served from (the
+// service, or a theme app extension's assets on Shopify's CDN).
+const chunkBase = script?.src || `${location.origin}/`
+const chunks = new Map<string, Promise<unknown>>()
+const arrived = new Map<string, (value: unknown) => void>()
+;(win as unknown as { __wishlistChunk: (name: string, value: unknown) => void }).__wishlistChunk = (name, value) => arrived.get(name)?.(value)
+function chunk<T>(name: string): Promise<T> {
+  let loading = chunks.get(name)
+  if (!loading) {
+    loading = new Promise((resolve, reject) => {
+      arrived.set(name, resolve)
+      const tag = doc.createElement('script')
+      const url = new URL(`widget-${name}.js`, chunkBase)
+      url.search = new URL(chunkBase).search
+      tag.src = url.href
+      tag.async = true
+      tag.onerror = () => (chunks.delete(name), reject(new Error(`widget-${name}.js failed to load`)))
+      doc.head.append(tag)
+    })
+    chunks.set(name, loading)
+  }
+  return loading as Promise<T>
+}
+
+// The page's language: the script's data-locale, Shopify's, <html lang>; English when not shipped.
+const wanted = data('locale') || (win as { Shopify?: { locale?: string } }).Shopify?.locale || doc.documentElement.lang || 'en'
+const language = (tag: string) => tag.toLowerCase().split('-')[0]
+const shipped = LOCALES.find((l) => l.toLowerCase() === wanted.toLowerCase()) ?? LOCALES.find((l) => language(l) === language(wanted))
+let locale = 'en'
+try {
+  locale = shipped ? Intl.getCanonicalLocales(wanted)[0] ?? shipped : 'en'
+} catch {
+  locale = shipped ?? 'en'
+}
+let table: Strings = en
+const strings: Promise<void> = shipped
+  ? chunk<Strings>(`locale-${shipped}`).then(
+      (t) => void (table = { ...en, ...t }),
+      () => {},
+    )
+  : Promise.resolve()
+const plural = new Intl.PluralRules(locale)
+const num = (value: number, options?: Intl.NumberFormatOptions) => new Intl.NumberFormat(locale, options).format(value)
+const parsed = new Map<string, Strings>()
+const overrides = (json: string | null | undefined): Strings => {
+  if (!json) return {}
+  let o = parsed.get(json)
+  if (!o) {
+    try {
+      const v: unknown = JSON.parse(json)
+      o = v && typeof v === 'object' ? (v as Strings) : {}
+    } catch {
+      o = {}
+    }
+    parsed.set(json, o)
+  }
+  return o
+}
+/** Merchant overrides (the element's or an ancestor's `data-strings`, then the script's), the locale, English. */
+const lookup = (key: string, host?: Element | null): string | undefined => {
+  // A blank override (null or "", as a theme setting left empty gives) falls through to the language.
+  const given = (v: unknown) => (v === null || v === undefined || v === '' ? undefined : String(v))
+  return given(overrides(host?.closest('[data-strings]')?.getAttribute('data-strings'))[key]) ?? given(overrides(data('strings'))[key]) ?? table[key]
+}
+function t(key: string, vars: Vars = {}, host?: Element | null): string {
+  if (typeof vars.count === 'number') {
+    const form = `${key}.${plural.select(vars.count)}`
+    key = lookup(form, host) === undefined ? `${key}.other` : form
+  }
+  return (lookup(key, host) ?? key).replace(/\{(\w+)\}/g, (m, k: string) => {
+    const v = vars[k]
+    return v === undefined ? m : typeof v === 'number' ? num(v) : v
+  })
+}
 
 let store: Storage | undefined
 try {
@@ -109,8 +189,9 @@ async function api<T>(method: string, path: string, body?: unknown): Promise<T> 
   } else if (guestId) headers['x-guest-id'] = guestId
   if (body !== undefined) headers['content-type'] = 'application/json'
   const res = await fetch(apiBase + path, { method, headers, body: body === undefined ? null : JSON.stringify(body) })
-  const json = (await res.json().catch(() => ({}))) as { ok?: boolean; data?: T; error?: { code?: string; message?: string } }
-  if (!res.ok) throw Object.assign(new Error(json.error?.message ?? `HTTP ${res.status}`), { code: json.error?.code ?? 'HTTP_ERROR', status: res.status })
+  const json = (await res.json().catch(() => ({}))) as { ok?: boolean; data?: T; error?: { code?: string; message?: string; details?: ApiError['details'] } }
+  if (!res.ok)
+    throw Object.assign(new Error(json.error?.message ?? `HTTP ${res.status}`), { code: json.error?.code ?? 'HTTP_ERROR', status: res.status, details: json.error?.details })
   return (json.ok ? json.data : json) as T
 }
 
@@ -155,9 +236,9 @@ function paint(): void {
       host.append(button)
     }
     const on = saved.has(id)
-    const title = host.getAttribute('data-wishlist-product-title') ?? 'this product'
+    const title = host.getAttribute('data-wishlist-product-title') ?? t('heart.product', {}, host)
     button.setAttribute('aria-pressed', String(on))
-    button.setAttribute('aria-label', on ? `Remove ${title} from wishlist` : `Add ${title} to wishlist`)
+    button.setAttribute('aria-label', t(on ? 'heart.remove' : 'heart.add', { title }, host))
     button.title = button.getAttribute('aria-label') ?? ''
   }
   const count = String(saved.size)
@@ -191,8 +272,10 @@ async function toggle(host: HTMLElement): Promise<void> {
     change.settled = ++tick
     if (!customer) {
       const rest = guestItems().filter((i) => i.product_id !== id)
-      write(GUEST_ITEMS_KEY, JSON.stringify(adding ? [{ product_id: id, added_at: new Date().toISOString(), ...(handle ? { handle } : {}) }, ...rest] : rest))
+      const item: GuestItem = { product_id: id, added_at: new Date().toISOString(), ...(variant ? { variant_id: variant } : {}), ...(handle ? { handle } : {}) }
+      write(GUEST_ITEMS_KEY, JSON.stringify(adding ? [item, ...rest] : rest))
     }
+    if (doc.querySelector('[data-wishlist-count]')) announce(t('count.announce', { count: saved.size }))
     emit('change', { productId: id, saved: adding, count: saved.size })
   } catch (err) {
     if (adding) saved.delete(id)
@@ -232,6 +315,7 @@ async function mergeGuest(): Promise<boolean> {
 
 async function load(): Promise<void> {
   const sent = tick
+  await strings
   let first = await ready
   ready = Promise.resolve(undefined)
   if (await mergeGuest()) first = undefined
@@ -263,41 +347,94 @@ const el = <K extends keyof HTMLElementTagNameMap>(tag: K, className: string, te
   if (text !== undefined) node.textContent = text
   return node
 }
-const stars = (rating: number) => '★★★★★'.slice(0, Math.round(rating)) + '☆☆☆☆☆'.slice(0, 5 - Math.round(rating))
+const stars = (rating: number, label: string) => {
+  const r = Math.round(rating)
+  // Filled and empty stars differ in shape, not only colour; read as one image with a text label.
+  const node = el('span', 'wl-stars', '★★★★★'.slice(0, r) + '☆☆☆☆☆'.slice(0, 5 - r))
+  node.setAttribute('role', 'img')
+  node.setAttribute('aria-label', label)
+  return node
+}
+const rated = (rating: number, host?: Element | null) => t('reviews.rated', { rating: num(rating, { maximumFractionDigits: 1 }) }, host)
+
+/** Reviews this browser found helpful (what the Helpful buttons show as pressed). */
+const HELPFUL_KEY = 'wishlist:helpful'
+const helpfulVotes = (): number[] => {
+  try {
+    const v: unknown = JSON.parse(read(HELPFUL_KEY) ?? '[]')
+    return Array.isArray(v) ? (v as number[]) : []
+  } catch {
+    return []
+  }
+}
+
+function helpfulButton(r: Review, host: HTMLElement): HTMLElement {
+  const box = el('div', 'wl-helpful')
+  const button = el('button', 'wl-helpful-button', t('reviews.helpful', {}, host))
+  button.type = 'button'
+  const count = el('span', 'wl-helpful-count')
+  const show = (on: boolean, n: number) => {
+    button.setAttribute('aria-pressed', String(on))
+    count.textContent = n > 0 ? t('reviews.helpfulCount', { count: n }, host) : ''
+  }
+  show(helpfulVotes().includes(r.id), r.helpfulCount)
+  button.addEventListener('click', () => {
+    const on = button.getAttribute('aria-pressed') !== 'true'
+    button.disabled = true
+    void ready
+      .then(() => api<{ helpfulCount: number }>(on ? 'PUT' : 'DELETE', `/api/v1/reviews/${r.id}/helpful`))
+      .then(
+        (res) => {
+          const votes = helpfulVotes().filter((v) => v !== r.id)
+          write(HELPFUL_KEY, JSON.stringify(on ? [...votes, r.id].slice(-200) : votes))
+          show(on, res.helpfulCount)
+        },
+        (err: unknown) => emit('error', { error: err }),
+      )
+      .finally(() => (button.disabled = false))
+  })
+  box.append(button, ' ', count)
+  return box
+}
 
 async function renderReviews(host: HTMLElement): Promise<void> {
   if (host.getAttribute('data-reviews-state')) return
   host.setAttribute('data-reviews-state', 'loading')
   const id = encodeURIComponent(host.getAttribute('data-reviews-product-id') ?? '')
   const perPage = Number(host.getAttribute('data-reviews-per-page') ?? 5)
+  const parts = host.getAttribute('data-reviews-show')?.split(/\s+/)
+  const shows = (part: string) => !parts || parts.includes(part)
   try {
     const [summary, page] = await Promise.all([
       api<Summary>('GET', `/api/v1/products/${id}/reviews/summary`),
       api<{ data: Review[] }>('GET', `/api/v1/products/${id}/reviews?per_page=${perPage}`),
+      strings,
     ])
     const box = el('div', 'wl-reviews')
-    const head = el('div', 'wl-summary')
-    const avg = summary.averageRating ?? 0
-    head.append(el('span', 'wl-stars', stars(avg)), ` ${summary.averageRating === null ? '–' : avg.toFixed(1)} · ${summary.reviewCount} review${summary.reviewCount === 1 ? '' : 's'}`)
-    head.setAttribute('aria-label', `Rated ${avg.toFixed(1)} out of 5 from ${summary.reviewCount} reviews`)
-    box.append(head)
+    const head = el('p', 'wl-summary')
+    if (summary.averageRating === null || summary.reviewCount === 0) head.append(el('span', 'wl-none', t('reviews.none', {}, host)))
+    else {
+      const avg = summary.averageRating
+      head.append(stars(avg, rated(avg, host)), ` ${num(avg, { minimumFractionDigits: 1, maximumFractionDigits: 1 })} · ${t('reviews.count', { count: summary.reviewCount }, host)}`)
+    }
+    if (shows('summary')) box.append(head)
     const list = el('ul', 'wl-review-list')
+    const date = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' })
     for (const r of page.data) {
       const li = el('li', 'wl-review')
-      const stars_ = el('span', 'wl-stars', stars(r.rating))
-      stars_.setAttribute('aria-label', `${r.rating} out of 5`)
-      li.append(stars_)
-      if (r.title) li.append(el('strong', 'wl-review-title', ` ${r.title}`))
+      li.append(stars(r.rating, rated(r.rating, host)))
+      if (r.title) li.append(' ', el('strong', 'wl-review-title', r.title))
       li.append(el('p', 'wl-review-body', r.body))
-      li.append(el('small', 'wl-review-meta', `${r.customerName}${r.verifiedPurchase ? ' · Verified purchase' : ''} · ${r.createdAt.slice(0, 10)}`))
+      li.append(el('small', 'wl-review-meta', `${r.customerName}${r.verifiedPurchase ? ` · ${t('reviews.verified', {}, host)}` : ''} · ${date.format(new Date(r.createdAt))}`))
       if (r.replyBody) {
         const reply = el('div', 'wl-review-reply')
-        reply.append(el('strong', 'wl-review-reply-label', 'Reply from the shop'), el('p', 'wl-review-reply-body', r.replyBody))
+        reply.append(el('strong', 'wl-review-reply-label', t('reviews.reply', {}, host)), el('p', 'wl-review-reply-body', r.replyBody))
         li.append(reply)
       }
+      if (shows('helpful')) li.append(helpfulButton(r, host))
       list.append(li)
     }
-    box.append(list)
+    if (shows('list') && page.data.length) box.append(list)
     if (summary.reviewCount > 0) {
       const ld = doc.createElement('script')
       ld.type = 'application/ld+json'
@@ -323,18 +460,72 @@ async function renderReviews(host: HTMLElement): Promise<void> {
   }
 }
 
+// The polite live region that says what changed (the count after a toggle, a form's result).
+const live = el('div', 'wl-vh')
+live.setAttribute('role', 'status')
+live.setAttribute('aria-live', 'polite')
+const announce = (text: string) => {
+  if (!live.isConnected) doc.body.append(live)
+  live.textContent = text
+}
+
+const kit: Kit = {
+  api,
+  ready: () => ready.then(() => strings),
+  customer: () => customer,
+  t,
+  num,
+  get locale() {
+    return locale
+  },
+  announce,
+  refresh: () => load(),
+  stars,
+  forget: (productId) => write(GUEST_ITEMS_KEY, JSON.stringify(guestItems().filter((i) => i.product_id !== productId))),
+}
+
+/** Lazy parts: the review form opens on its button; the guest wishlist page fills its container. */
+function mount(host: HTMLElement, name: string, opener?: HTMLElement | null): void {
+  if (host.hasAttribute('data-wishlist-bound')) return
+  host.setAttribute('data-wishlist-bound', '')
+  const start = () =>
+    void chunk<Mount>(name).then(
+      (fn) => fn(kit, host),
+      (err: unknown) => emit('error', { error: err }),
+    )
+  if (!opener) return start()
+  opener.addEventListener('click', start, { once: true })
+}
+
 function scan(): void {
   paint()
   for (const host of doc.querySelectorAll<HTMLElement>('[data-reviews-product-id]')) void renderReviews(host)
+  for (const host of doc.querySelectorAll<HTMLElement>('[data-wishlist-review-form]')) {
+    let opener = host.querySelector<HTMLElement>('[data-wishlist-review-open]')
+    if (!opener && !host.hasAttribute('data-wishlist-bound')) {
+      const made = (opener = el('button', 'wl-open', t('form.open', {}, host)))
+      // Labelled again once the page's language has arrived.
+      void strings.then(() => (made.textContent = t('form.open', {}, host)))
+      opener.setAttribute('type', 'button')
+      opener.setAttribute('data-wishlist-review-open', '')
+      host.append(opener)
+    }
+    mount(host, 'review-form', opener)
+  }
+  for (const host of doc.querySelectorAll<HTMLElement>('[data-wishlist-guest-list]')) mount(host, 'wishlist-page')
 }
 
 const style = el('style', '')
 // Sizes match the recommended placeholder CSS (README) so nothing moves when the widget runs.
+// The host clips (overflow:hidden), so its baseline stays its bottom edge whether empty or holding
+// the button: an inline-block host on a line of text does not move when the heart appears.
 style.textContent =
-  '.wl-heart{all:unset;box-sizing:border-box;display:inline-flex;align-items:center;justify-content:center;width:100%;height:100%;min-width:40px;min-height:40px;cursor:pointer;border-radius:50%}' +
-  '.wl-heart svg{fill:none;stroke:currentColor;stroke-width:2}.wl-heart[aria-pressed=true] svg{fill:#d33;stroke:#d33}' +
-  '.wl-heart:focus-visible{outline:2px solid #1a73e8;outline-offset:2px}.wl-review-list{list-style:none;padding:0}.wl-stars{color:#e6a700}' +
-  '.wl-review-reply{margin:.25em 0 0 1em;padding-left:.75em;border-left:3px solid #ddd}.wl-review-reply p{margin:.25em 0}'
+  '[data-wishlist-product-id]{overflow:hidden}.wl-heart{all:unset;box-sizing:border-box;display:inline-flex;align-items:center;justify-content:center;width:100%;height:100%;min-width:40px;min-height:40px;cursor:pointer;border-radius:50%}' +
+  '.wl-heart svg{fill:none;stroke:currentColor;stroke-width:2}.wl-heart[aria-pressed=true] svg{fill:var(--wishlist-heart-color,#c8102e);stroke:var(--wishlist-heart-color,#c8102e)}' +
+  '.wl-heart:focus-visible{outline:2px solid #1a5fb4;outline-offset:-3px}.wl-review-list{list-style:none;padding:0}.wl-stars{color:var(--wishlist-star-color,#8a5a00);letter-spacing:.05em}' +
+  '.wl-review-reply{margin:.25em 0 0 1em;padding-left:.75em;border-left:3px solid #ddd}.wl-review-reply p{margin:.25em 0}' +
+  '.wl-vh{position:absolute!important;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}' +
+  '.wl-helpful-button[aria-pressed=true]{font-weight:bold}.wl-helpful-button[aria-pressed=true]:before{content:"✓ "}'
 doc.head.append(style)
 
 let queued = false

@@ -1,20 +1,37 @@
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import { expect, test } from 'vitest'
 
-const built = resolve(dirname(fileURLToPath(import.meta.url)), '../dist/widget.js')
+const dist = resolve(dirname(fileURLToPath(import.meta.url)), '../dist')
+const gzipped = (name: string) => gzipSync(readFileSync(resolve(dist, name)), { level: 9 }).length
+const scripts = readdirSync(dist).filter((f) => f.endsWith('.js'))
 
 // `npm test` rebuilds first (pretest), so this measures the current source.
-test('the widget is at most 8 KB gzipped', () => {
-  const source = readFileSync(built)
-  const gzipped = gzipSync(source, { level: 9 }).length
-  expect(gzipped).toBeLessThanOrEqual(8 * 1024)
+test('the first script is at most 8 KB gzipped', () => {
+  expect(gzipped('widget.js')).toBeLessThanOrEqual(8 * 1024)
 })
 
-test('the widget is a self-contained script: no imports, no framework', () => {
-  const source = readFileSync(built, 'utf8')
-  expect(source).not.toMatch(/\bimport\s*\(|^import\s|require\(/m)
-  expect(source).not.toMatch(/react|preact|vue/i)
+test('the review form and the wishlist page are chunks of at most 6 KB gzipped each', () => {
+  expect(gzipped('widget-review-form.js')).toBeLessThanOrEqual(6 * 1024)
+  expect(gzipped('widget-wishlist-page.js')).toBeLessThanOrEqual(6 * 1024)
+})
+
+test('every language beyond English is a chunk of its own', () => {
+  expect(scripts.filter((f) => f.startsWith('widget-locale-')).sort()).toEqual(
+    ['de', 'es', 'fr', 'it', 'ja', 'nl', 'pt-BR'].map((tag) => `widget-locale-${tag}.js`),
+  )
+  // English is built in; the other languages' strings are not.
+  const first = readFileSync(resolve(dist, 'widget.js'), 'utf8')
+  expect(first).toContain('No reviews yet')
+  expect(first).not.toContain('Aucun avis')
+})
+
+test('every script is self-contained: no imports, no framework', () => {
+  for (const name of scripts) {
+    const source = readFileSync(resolve(dist, name), 'utf8')
+    expect(source, name).not.toMatch(/\bimport\s*\(|^import\s|require\(/m)
+    expect(source, name).not.toMatch(/react|preact|vue/i)
+  }
 })

@@ -103,6 +103,7 @@ export function ApiKeys() {
         {data && (
           <Table
             testId="api-keys"
+            label="API keys"
             rows={data.apiKeys}
             rowKey={(k) => k.keyId}
             columns={[

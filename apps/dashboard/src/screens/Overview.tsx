@@ -167,9 +167,22 @@ export function Overview() {
               testId="top-products"
               rows={top.products}
               rowKey={(p) => p.productId}
+              label="Top products"
               columns={[
                 { header: 'Rank', cell: (_p, i) => i + 1 },
-                { header: 'Product id', cellClass: 'mono', cell: (p) => p.productId },
+                // The catalog's title when it knows the product (from product updates), the id otherwise.
+                {
+                  header: 'Product',
+                  cell: (p) =>
+                    p.title ? (
+                      <>
+                        {p.title} <span className="muted small mono">{p.productId}</span>
+                      </>
+                    ) : (
+                      <span className="mono">{p.productId}</span>
+                    ),
+                },
+                { header: 'Handle', cellClass: 'mono', cell: (p) => p.handle ?? '—' },
                 { header: 'Wishlisted by', numeric: true, cell: (p) => number.format(p.wishlistCount) },
               ]}
             />

@@ -54,6 +54,7 @@ export function PrivacyRequests() {
         {data && data.privacyRequests.length > 0 && (
           <Table
             testId="privacy-requests"
+            label="Privacy requests"
             rows={data.privacyRequests}
             rowKey={(r) => r.id}
             columns={[

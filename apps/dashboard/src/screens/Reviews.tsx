@@ -1,7 +1,7 @@
 /** Review moderation: the queue (pending first), filters, approve, reject, reply, delete. */
 import type { AdminReviewPage, AdminReviewQuery } from 'wishlist-service-sdk'
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react'
-import { Announcer, LoadState, type RunOptions, useAction, useConfirm, useFocusRescue, useLoad, useSession, When } from '../ui.js'
+import { Announcer, LoadState, type RunOptions, Stars, useAction, useConfirm, useFocusRescue, useLoad, useSession, When } from '../ui.js'
 
 type Status = NonNullable<AdminReviewQuery['status']>
 type AdminReview = AdminReviewPage['data'][number]
@@ -114,7 +114,7 @@ export function Reviews() {
       <LoadState loading={loading && !data} error={error} />
       {data && (
         <p role="status" className="muted" ref={rescue.target} tabIndex={-1} data-testid="reviews-summary">
-          {pastEnd || data.page > pages ? '' : data.total === 0 ? 'No reviews match.' : `${data.total} review${data.total === 1 ? '' : 's'}; page ${data.page} of ${pages}.`}
+          {pastEnd || data.page > pages ? '' : data.total === 0 ? (filters.status || filters.productId ? 'No reviews match.' : 'No reviews yet.') : `${data.total} review${data.total === 1 ? '' : 's'}; page ${data.page} of ${pages}.`}
         </p>
       )}
       <ol className="reviews" aria-busy={loading}>
@@ -195,10 +195,7 @@ function ReviewItem({ review: r, busy, onAct, onDelete }: { review: AdminReview;
     <li className="card review" aria-labelledby={headingId} data-testid={`review-${r.id}`}>
       <div className="review-head">
         <span className={`status ${r.status}`}>{r.status}</span>
-        <span className="stars" aria-label={`${r.rating} of 5 stars`}>
-          {'★'.repeat(r.rating)}
-          <span className="dim">{'★'.repeat(5 - r.rating)}</span>
-        </span>
+        <Stars rating={r.rating} />
         <span className={r.verifiedPurchase ? 'badge' : 'badge unverified'} data-testid="verification">
           {r.verifiedPurchase ? `verified purchase: ${r.verifiedBy === 'invitation' ? 'review invitation' : "customer's order"}` : 'not verified'}
         </span>

@@ -1,20 +1,11 @@
 /** Webhooks: endpoints, create (the signing secret is shown once), test, delete, deliveries. */
-import type { CreatedWebhook, CreateWebhookInput, WebhookList } from 'wishlist-service-sdk'
+import { type CreatedWebhook, WEBHOOK_EVENTS, type WebhookList } from 'wishlist-service-sdk'
 import { type FormEvent, useId, useRef, useState } from 'react'
 import { Announcer, CopyField, LoadState, type Message, SecretOnce, Table, useAction, useConfirm, useFocusRescue, useLoad, useSession, When } from '../ui.js'
 
-type EventName = CreateWebhookInput['events'][number]
 type Endpoint = WebhookList['webhooks'][number]
 
-const EVENTS: { name: EventName; help: string }[] = [
-  { name: 'wishlist.item.added', help: 'a shopper adds a product' },
-  { name: 'wishlist.item.removed', help: 'a shopper removes a product' },
-  { name: 'wishlist.shared', help: 'a share link is created' },
-  { name: 'wishlist.product.back_in_stock', help: 'a wishlisted product is available again' },
-  { name: 'wishlist.product.price_dropped', help: 'a wishlisted product gets cheaper' },
-  { name: 'wishlist.product.low_stock', help: 'fewer than 5 left of a wishlisted product' },
-  { name: 'wishlist.item.purchased', help: 'a shopper buys a product they wishlisted' },
-]
+type EventName = (typeof WEBHOOK_EVENTS)[number]['name']
 
 /** Deliveries shown at first, and at most (the API's maximum `limit`). */
 const FEW_DELIVERIES = 20
@@ -124,11 +115,12 @@ export function Webhooks() {
           </div>
           <fieldset className="events">
             <legend>Events</legend>
-            {EVENTS.map((ev) => (
+            {/* Every event the API accepts, from the SDK's list generated from the API's own document. */}
+            {WEBHOOK_EVENTS.map((ev) => (
               <label key={ev.name} className="checkbox-line">
                 <input type="checkbox" name="events" value={ev.name} defaultChecked={ev.name.startsWith('wishlist.item')} />
                 <span>
-                  <code>{ev.name}</code> <span className="muted small">{ev.help}</span>
+                  <code>{ev.name}</code> <span className="muted small">{ev.summary}</span>
                 </span>
               </label>
             ))}
@@ -219,6 +211,7 @@ function EndpointCard({ endpoint, deleting, onDelete, onGone }: { endpoint: Endp
       {shown.length > 0 && (
         <Table
           testId="deliveries"
+          label="Recent deliveries"
           rows={shown}
           rowKey={(d) => d.id}
           columns={[

@@ -19,6 +19,7 @@ import * as m0013 from './migrations/0013_review_invitations.js'
 import * as m0014 from './migrations/0014_shopify_app.js'
 import * as m0015 from './migrations/0015_shopify_receipt_retention.js'
 import * as m0016 from './migrations/0016_wish_to_purchase.js'
+import * as m0019 from './migrations/0019_catalog_titles.js'
 
 interface BackendMigration {
   up(db: Kysely<unknown>, backend: Backend): Promise<void>
@@ -42,6 +43,7 @@ const MIGRATIONS: Record<string, BackendMigration> = {
   '0014_shopify_app': m0014,
   '0015_shopify_receipt_retention': m0015,
   '0016_wish_to_purchase': m0016,
+  '0019_catalog_titles': m0019,
 }
 
 class StaticProvider implements MigrationProvider {

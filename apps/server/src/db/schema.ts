@@ -23,6 +23,7 @@ export interface ShopsTable {
   updated_at: number
   /** Shopify app mode: when the app was uninstalled (docs/api.md); null while installed. */
   uninstalled_at: ColumnType<number | null, number | null | undefined, number | null>
+  storefront_strings: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export interface ApiKeysTable {
@@ -148,6 +149,8 @@ export interface CatalogProductsTable {
   shop_id: string
   product_id: string
   handle: string | null
+  /** The product's title when an update gave one (0019). */
+  title: string | null
   default_variant_id: string | null
   variants: string
   updated_at: number

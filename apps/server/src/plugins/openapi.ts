@@ -1,5 +1,5 @@
 import swagger from '@fastify/swagger'
-import swaggerUi from '@fastify/swagger-ui'
+import scalarReference from '@scalar/fastify-api-reference'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { SERVER_VERSION } from '../lib/assets.js'
@@ -171,6 +171,17 @@ function hoistDiscriminatedUnions(document: JsonObject): void {
 }
 
 
+/**
+ * Colours of the reference that reach 4.5:1 on its white and grey backgrounds (WCAG AA text):
+ * Scalar's default greys (#707070, #8e8e8e) and method colours fall short.
+ */
+const REFERENCE_CSS = `.light-mode {
+  --scalar-color-2: #555555; --scalar-color-3: #555555; --scalar-color-accent: #005ea8;
+  --scalar-color-green: #05704b; --scalar-color-red: #b80005; --scalar-color-yellow: #7a5c00;
+  --scalar-color-blue: #005a96; --scalar-color-orange: #a33a00; --scalar-color-purple: #5203d1;
+  --scalar-color-query: #006266; --scalar-sidebar-search-color: #555555;
+}`
+
 /** OpenAPI 3.1 generated from the route schemas that also validate requests; UI at /docs. */
 export const openapiPlugin = fp(
   async (app: FastifyInstance, opts: { publicBaseUrl: string; operationDocs: OperationDocs; webhookEvents: JsonObject }) => {
@@ -238,7 +249,32 @@ export const openapiPlugin = fp(
       },
       transformObject: (documentObject) => complete((documentObject as { openapiObject: JsonObject }).openapiObject, opts.operationDocs, opts.webhookEvents, { unlimited, optionalBodies }) as never,
     })
-    await app.register(swaggerUi, { routePrefix: '/docs' })
+    // The browsable reference of the same document: Scalar, chosen by measurement (axe-core in
+    // Chromium: the bundled Swagger UI had 4 critical and 3 serious violations, Scalar only
+    // low-contrast greys, which REFERENCE_CSS darkens). Light mode only, no web fonts from a CDN.
+    await app.register(async (docs) => {
+      // Its page's <html> carries no language; screen readers need one (axe: html-has-lang).
+      // Only this context's routes (/docs) get the hook.
+      docs.addHook('onSend', (_request, reply, payload, done) => {
+        const html = typeof payload === 'string' && String(reply.getHeader('content-type') ?? '').startsWith('text/html')
+        done(null, html ? payload.replace(/^<!doctype html>\s*<html>/i, '<!doctype html>\n<html lang="en">') : payload)
+      })
+      await docs.register(scalarReference, {
+        routePrefix: '/docs',
+        logLevel: 'silent',
+        configuration: {
+          pageTitle: 'Wishlist service API reference',
+          forceDarkModeState: 'light',
+          hideDarkModeToggle: true,
+          withDefaultFonts: false,
+          // The reference only: no developer toolbar, no AI chat or MCP links to Scalar's services.
+          showDeveloperTools: 'never',
+          agent: { disabled: true },
+          mcp: { disabled: true },
+          customCss: REFERENCE_CSS,
+        },
+      })
+    })
   },
   { name: 'openapi' },
 )

@@ -152,7 +152,7 @@ describe('analytics read models', () => {
       holders.get(r.product_id)!.add(`${r.owner_type}:${r.owner_id}`)
     }
     const expected = [...holders]
-      .map(([productId, s]) => ({ productId, wishlistCount: s.size, purchases: 0, revenue: [] }))
+      .map(([productId, s]) => ({ productId, wishlistCount: s.size, purchases: 0, revenue: [], title: null, handle: null }))
       .sort((x, y) => y.wishlistCount - x.wishlistCount || (x.productId < y.productId ? -1 : 1))
       .slice(0, 100)
     expect(expected.some((e, i) => i > 0 && e.wishlistCount === expected[i - 1]!.wishlistCount)).toBe(true)

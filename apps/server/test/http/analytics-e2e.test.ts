@@ -71,8 +71,8 @@ describe('analytics through the wishlist API', () => {
     expect(days).toHaveLength(7)
     expect(days[6]).toMatchObject({ items_added: 7, items_removed: 4, unique_shoppers: 3, cumulative_total: 3 })
     expect((await t.call('GET', '/v1/analytics/top-products', { token: admin })).body.data.products).toEqual([
-      { productId: '12', wishlistCount: 2, purchases: 0, revenue: [] },
-      { productId: '13', wishlistCount: 1, purchases: 0, revenue: [] },
+      { productId: '12', wishlistCount: 2, purchases: 0, revenue: [], title: null, handle: null },
+      { productId: '13', wishlistCount: 1, purchases: 0, revenue: [], title: null, handle: null },
     ])
   })
 

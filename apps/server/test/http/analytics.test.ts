@@ -153,12 +153,12 @@ describe('GET /v1/analytics/top-products and product/{id}', () => {
     // P1: c1 removed it, g1 holds it → 1. P2: c1 and c2 → 2. P3: c2 in two lists → 1.
     expect(await get('/v1/analytics/top-products')).toEqual({
       products: [
-        { productId: P2, wishlistCount: 2, purchases: 0, revenue: [] },
-        { productId: P1, wishlistCount: 1, purchases: 0, revenue: [] },
-        { productId: P3, wishlistCount: 1, purchases: 0, revenue: [] },
+        { productId: P2, wishlistCount: 2, purchases: 0, revenue: [], title: null, handle: null },
+        { productId: P1, wishlistCount: 1, purchases: 0, revenue: [], title: null, handle: null },
+        { productId: P3, wishlistCount: 1, purchases: 0, revenue: [], title: null, handle: null },
       ],
     })
-    expect(await get('/v1/analytics/top-products?limit=1')).toEqual({ products: [{ productId: P2, wishlistCount: 2, purchases: 0, revenue: [] }] })
+    expect(await get('/v1/analytics/top-products?limit=1')).toEqual({ products: [{ productId: P2, wishlistCount: 2, purchases: 0, revenue: [], title: null, handle: null }] })
     expect(await get(`/v1/analytics/product/${P2}`)).toEqual({ wishlistCount: 2, purchases: 0, revenue: [] })
     expect(await get(`/v1/analytics/product/${encodeURIComponent(`gid://shopify/Product/${P3}`)}`)).toEqual({ wishlistCount: 1, purchases: 0, revenue: [] })
     expect(await get('/v1/analytics/product/999999')).toEqual({ wishlistCount: 0, purchases: 0, revenue: [] })
@@ -180,6 +180,32 @@ describe('GET /v1/analytics/top-products and product/{id}', () => {
     await applySteps(t.storage.db, other.id, [{ type: 'remove', owner, productId: '7', at, list: 'default' }])
     expect(await count()).toBe(0)
     expect((await t.call('GET', '/v1/analytics/top-products', { token })).body.data.products).toEqual([])
+  })
+
+  it('names each product with the catalog\'s title and handle (null while unknown; a later update without them keeps them)', async () => {
+    const other = await t.createShop('growth')
+    const token = await other.adminToken()
+    const owner = { type: 'customer' as const, id: '556' }
+    await applySteps(t.storage.db, other.id, [
+      { type: 'add', owner, productId: '71', at: start(0), list: 'default' },
+      { type: 'add', owner, productId: '72', at: start(0), list: 'default' },
+    ])
+    const variants = [{ variant_id: '7101', price: '39.00', inventory_quantity: 4 }]
+    const sent = await t.call('POST', '/v1/events', { token, body: { events: [{ type: 'product.updated', product_id: '71', handle: 'canvas-tote', title: 'Canvas tote', variants }] } })
+    expect(sent.status).toBe(200)
+    // An update without title or handle keeps what the catalog knew.
+    await t.call('POST', '/v1/events', { token, body: { events: [{ type: 'product.updated', product_id: '71', variants }] } })
+    const products = (await t.call('GET', '/v1/analytics/top-products', { token })).body.data.products
+    expect(products).toEqual([
+      { productId: '71', wishlistCount: 1, purchases: 0, revenue: [], title: 'Canvas tote', handle: 'canvas-tote' },
+      { productId: '72', wishlistCount: 1, purchases: 0, revenue: [], title: null, handle: null },
+    ])
+    // Another shop's catalog never names this shop's products.
+    const third = await t.createShop('growth')
+    await applySteps(t.storage.db, third.id, [{ type: 'add', owner, productId: '71', at: start(0), list: 'default' }])
+    expect((await t.call('GET', '/v1/analytics/top-products', { token: await third.adminToken() })).body.data.products).toEqual([
+      { productId: '71', wishlistCount: 1, purchases: 0, revenue: [], title: null, handle: null },
+    ])
   })
 
   it('validates limit and the product id', async () => {

@@ -128,7 +128,11 @@ describe('operations endpoints', () => {
   it('GET /docs serves the API reference', async () => {
     const res = await t.inject({ method: 'GET', url: '/docs/' })
     expect(res.statusCode).toBe(200)
-    expect(res.body).toContain('swagger')
+    expect(res.body).toContain('<html lang="en">')
+    expect(res.body).toContain('<script src="js/scalar.js"></script>')
+    const script = await t.inject({ method: 'GET', url: '/docs/js/scalar.js' })
+    expect(script.statusCode).toBe(200)
+    expect(script.headers['x-ratelimit-limit']).toBeUndefined()
     // The reference spends no rate-limit budget.
     expect(res.headers['x-ratelimit-limit']).toBeUndefined()
   })

@@ -98,13 +98,13 @@ describe('products/create and products/update: the catalog update of product.upd
     expect(drop.data).toMatchObject({ before: { price: '20.00', inventoryQuantity: 0 }, after: { price: '15.00', inventoryQuantity: 8 } })
   })
 
-  it('keeps the handle, and products/delete makes the catalog forget the product while items stay', async () => {
+  it('keeps the handle and the title, and products/delete makes the catalog forget the product while items stay', async () => {
     const domain = newShopDomain()
     await hook(domain, 'products/create', product(9100, [[91001, '5.00', 3]], 'red-hat'))
     const shop = await shopOf(domain)
     await proxyCall(t, 'POST', '/v1/wishlists/me/items', { shop: domain, customerId: '6002' }, { body: { product_id: '9100' } })
     const catalog = () => t.storage.db.selectFrom('catalog_products').selectAll().where('shop_id', '=', shop.id).where('product_id', '=', '9100').executeTakeFirst()
-    expect(await catalog()).toMatchObject({ handle: 'red-hat', default_variant_id: '91001' })
+    expect(await catalog()).toMatchObject({ handle: 'red-hat', title: 'Product 9100', default_variant_id: '91001' })
     expect(await hook(domain, 'products/delete', { id: 9100 })).toBe('processed')
     expect(await catalog()).toBeUndefined()
     expect(await countRows('wishlist_items', shop.id)).toBe(1)

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { DEMO_DOMAIN, WIDGET_FILE } from '../../src/modules/storefront/storefront.routes.js'
+import { DEMO_DOMAIN, WIDGET_CHUNKS, WIDGET_FILE } from '../../src/modules/storefront/storefront.routes.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
 import { BACKEND, freshDatabase } from '../helpers/db.js'
 import { type ServerProcess, startServerProcess } from '../helpers/server-process.js'
@@ -46,6 +46,23 @@ describe('GET /widget.js', () => {
 
     const versioned = await t.inject({ method: 'GET', url: `/widget.js?v=${String(res.headers['x-widget-version'])}` })
     expect(versioned.headers['cache-control']).toBe('public, max-age=31536000, immutable')
+  })
+
+  test('serves the chunks next to the first script, cached like it (immutable under the current version)', async () => {
+    const first = await t.inject({ method: 'GET', url: '/widget.js' })
+    const hash = String(first.headers['x-widget-version'])
+    expect(WIDGET_CHUNKS).toContain('widget-review-form.js')
+    for (const file of WIDGET_CHUNKS) {
+      const res = await t.inject({ method: 'GET', url: `/${file}`, headers: { 'accept-encoding': 'gzip' } })
+      expect(res.statusCode, file).toBe(200)
+      expect(res.headers['content-type']).toBe('application/javascript; charset=utf-8')
+      expect(res.headers['content-encoding']).toBe('gzip')
+      expect(res.headers['cache-control']).toContain('max-age=86400')
+      expect(gunzipSync(res.rawPayload).toString()).toContain('__wishlistChunk')
+      const versioned = await t.inject({ method: 'GET', url: `/${file}?v=${hash}` })
+      expect(versioned.headers['cache-control']).toBe('public, max-age=31536000, immutable')
+    }
+    expect((await t.inject({ method: 'GET', url: '/widget-nope.js' })).statusCode).toBe(404)
   })
 
   test('is sent gzipped to clients that accept it, as its own representation', async () => {

@@ -132,6 +132,43 @@ describe('POST /v1/wishlists/{customerId}/merge', () => {
     expect((await t.call('GET', '/v1/wishlists/me', { headers: guest })).body.data.total).toBe(0)
   })
 
+  it('keeps the variant a guest chose: a missing variant_id never erases a known one', async () => {
+    const c = '910010'
+    const guest = shop.guest('g_merge_variant_1')
+    // The stored guest list knows the variant of 21; the browser's kept items know 22's.
+    await t.call('POST', '/v1/wishlists/me/items', { headers: guest, body: { product_id: '21', variant_id: '2101' } })
+    await t.call('POST', '/v1/wishlists/me/items', { headers: guest, body: { product_id: '22' } })
+    const res = await t.call('POST', `/v1/wishlists/${c}/merge`, {
+      token: admin,
+      body: {
+        guest_items: [
+          { product_id: '21', handle: 'twenty-one' },
+          { product_id: '22', variant_id: 'gid://shopify/ProductVariant/2202' },
+          { product_id: '23' },
+          { product_id: '23', variant_id: '2303' },
+        ],
+        guest_id: 'g_merge_variant_1',
+      },
+    })
+    expect(res.status).toBe(200)
+    const byId = Object.fromEntries(res.body.data.items.map((i: { productId: string }) => [i.productId, i]))
+    expect(byId['21']).toMatchObject({ variantId: '2101', handle: 'twenty-one' })
+    expect(byId['22']).toMatchObject({ variantId: '2202' })
+    expect(byId['23']).toMatchObject({ variantId: '2303' })
+    // What a later read shows, and what the item-added events carried.
+    const read = await t.call('GET', `/v1/wishlists/${c}`, { token: admin })
+    expect(Object.fromEntries(read.body.data.items.map((i: { productId: string; variantId: string }) => [i.productId, i.variantId]))).toEqual({ '21': '2101', '22': '2202', '23': '2303' })
+    const events = await t.storage.db.selectFrom('outbox').select('payload').where('shop_id', '=', shop.id).where('event', '=', 'wishlist.item.added').execute()
+    const added = events.map((e) => JSON.parse(e.payload)).filter((p) => p.customerId === c)
+    expect(Object.fromEntries(added.map((p) => [p.productId, p.variantId]))).toEqual({ '21': '2101', '22': '2202', '23': '2303' })
+  })
+
+  it('refuses a guest item variant_id that is not an id', async () => {
+    const res = await t.call('POST', '/v1/wishlists/910011/merge', { token: admin, body: { guest_items: [{ product_id: '1', variant_id: 'large' }] } })
+    expect(res.status).toBe(400)
+    expect(res.body.error.code).toBe('VALIDATION_ERROR')
+  })
+
   it('skips new items beyond the item limit and counts them', async () => {
     const c = '910004'
     await fill(c, 2_498)

@@ -237,6 +237,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/proxy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The shopper's wishlist as a page of the shop's theme (app proxy)
+         * @description Signed by Shopify like every `/proxy` request. Answers `Content-Type: application/liquid`, which Shopify renders inside the theme, in the shop's language (`request.locale`). A logged-in shopper (`logged_in_customer_id`) gets their list, 20 items a page (`page`), each with image, title, price and link from `all_products[handle]`, an add-to-cart form and a remove form, then "add all to cart" (one `POST /cart/add` form with `items[][id]`/`items[][quantity]`) and share. A guest gets the container the widget fills from the guest's own id, and a link to log in.
+         */
+        get: operations["proxyWishlistPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/proxy/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove an item from the wishlist page (form post, app proxy)
+         * @description Signed by Shopify like every `/proxy` request. Answers `Content-Type: application/liquid`, which Shopify renders inside the theme, in the shop's language (`request.locale`). The remove form of the wishlist page: removes the product from the logged-in shopper's list and answers with the page. A guest gets the guest page; a form posted from another site (`Sec-Fetch-Site: cross-site`) changes nothing.
+         */
+        post: operations["proxyWishlistPageRemove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/proxy/reviews/new": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The review form of an invitation as a page of the shop's theme (app proxy)
+         * @description Signed by Shopify like every `/proxy` request. Answers `Content-Type: application/liquid`, which Shopify renders inside the theme, in the shop's language (`request.locale`). Where `reviewUrl` points for a Shopify shop: the invited product (title and image from `all_products` by the catalog's handle; a generic heading when the catalog has no handle) and its review form, no script needed. Used, expired, unknown and other shops' invitations, and products the shop no longer has, render a page saying so.
+         */
+        get: operations["proxyReviewInvitationPage"];
+        put?: never;
+        /**
+         * Submit the review form of an invitation (form post, app proxy)
+         * @description Signed by Shopify like every `/proxy` request. Answers `Content-Type: application/liquid`, which Shopify renders inside the theme, in the shop's language (`request.locale`). Submitted as `POST /api/v1/reviews` with `invitation` would be; answers with a thank-you page (saying when the review awaits moderation) or the form again with each field's problem.
+         */
+        post: operations["proxyReviewInvitationPageSubmit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/proxy/share": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Share the wishlist from its page (form post, app proxy)
+         * @description Signed by Shopify like every `/proxy` request. Answers `Content-Type: application/liquid`, which Shopify renders inside the theme, in the shop's language (`request.locale`). The share form of the wishlist page: the list's active share link (made when none is active, on the plans that share), shown on the page, pointing to the shop (`https://{shop}/apps/wishlist/shared/{token}`).
+         */
+        post: operations["proxyWishlistPageShare"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/proxy/shared/{shareToken}": {
         parameters: {
             query?: never;
@@ -271,6 +355,30 @@ export interface paths {
         get: operations["getReadiness"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reviews/new": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The review form of an invitation (HTML page)
+         * @description Where `reviewUrl` points for a shop that is not on Shopify: a page (no script) with the product's review form, rating as a radio group, title, review, name, and e-mail when the order gave none. In the shopper's language: `locale`, else `Accept-Language` (English, French, German, Spanish, Italian, Dutch, Brazilian Portuguese, Japanese). Used, expired and unknown invitations answer 200 with a page saying so.
+         */
+        get: operations["reviewInvitationPage"];
+        put?: never;
+        /**
+         * Submit the review form of an invitation (HTML page)
+         * @description The form of `GET /reviews/new`, posted as `application/x-www-form-urlencoded`: the review is submitted as `POST /api/v1/reviews` with `invitation` would be (verified, linked to the order's customer). Answers 200 with a thank-you page (saying when the review awaits moderation), or the form again with each field's problem; a used or expired invitation gets a page saying so.
+         */
+        post: operations["submitReviewInvitationPage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -610,7 +718,7 @@ export interface paths {
         };
         /**
          * Most wishlisted products
-         * @description `limit` 1..100 (default 10). `wishlistCount` = distinct owners holding the product now in any list; `purchases` = its wishlist-influenced order lines and `revenue` their amounts per currency (all time). `sort=wishlists` (default): by `wishlistCount` descending, then `productId` ascending (byte order); products nobody holds are omitted. `sort=revenue`: by influenced revenue in the shop's most frequent currency (the one of most influenced lines with a price), descending, then `productId`; products without revenue in it are omitted. Admin token only, every plan (customer tokens and storefront calls get 403). Each answer includes every write acknowledged before the request.
+         * @description `limit` 1..100 (default 10). `wishlistCount` = distinct owners holding the product now in any list; `purchases` = its wishlist-influenced order lines and `revenue` their amounts per currency (all time). `sort=wishlists` (default): by `wishlistCount` descending, then `productId` ascending (byte order); products nobody holds are omitted. `sort=revenue`: by influenced revenue in the shop's most frequent currency (the one of most influenced lines with a price), descending, then `productId`; products without revenue in it are omitted. `title` and `handle` come from the catalog (`product.updated` events, Shopify's product webhooks), null while it does not know them. Admin token only, every plan (customer tokens and storefront calls get 403). Each answer includes every write acknowledged before the request.
          */
         get: operations["getTopProducts"];
         put?: never;
@@ -948,7 +1056,7 @@ export interface paths {
         put?: never;
         /**
          * Merge a guest wishlist into a customer wishlist
-         * @description At login: merges `guest_items` (in the given order), then the stored wishlist of `guest_id` (all its lists, newest first) into the list; the first occurrence of a product wins and products already present are kept as they are. Guest items may carry `quantity` (1..99, default 1), `note` (trimmed, at most 280 characters; null or only whitespace clears it) and `priority` (`low`, `normal` default, `high`); a stored guest item keeps its own. At least one of `guest_items` and `guest_id` is required (`guest_items: []` is allowed). `added_at` defaults to now (a future time is stored as now). Items beyond the 2,500 limit are not merged and are counted in `skipped_count`. The guest's stored wishlist (items, lists, share links) is deleted afterwards. Each new item emits `wishlist.item.added`. Customer or admin token only (not guest mode). customerId is a customer id (digits or a URL-encoded GID), the caller's guest id in guest mode, or `me` (the caller's own customer or guest). A customer token reaches only its own customer; guest mode only its own guest id. `wishlist_id` (optional) picks the list: `default` when omitted; any other list id needs multi-wishlist (growth plan and the shop's `multi_wishlist_enabled`, else 403 PLAN_UPGRADE_REQUIRED / FEATURE_DISABLED), then an unknown id is 404.
+         * @description At login: merges `guest_items` (in the given order), then the stored wishlist of `guest_id` (all its lists, newest first) into the list; the first occurrence of a product wins, except that a variant or handle given by a later occurrence (a guest item's `variant_id`, or the stored guest item's) fills one the first left out: a missing `variant_id` never erases a known one. Products already present are kept as they are. Guest items may carry `quantity` (1..99, default 1), `note` (trimmed, at most 280 characters; null or only whitespace clears it) and `priority` (`low`, `normal` default, `high`); a stored guest item keeps its own. At least one of `guest_items` and `guest_id` is required (`guest_items: []` is allowed). `added_at` defaults to now (a future time is stored as now). Items beyond the 2,500 limit are not merged and are counted in `skipped_count`. The guest's stored wishlist (items, lists, share links) is deleted afterwards. Each new item emits `wishlist.item.added`. Customer or admin token only (not guest mode). customerId is a customer id (digits or a URL-encoded GID), the caller's guest id in guest mode, or `me` (the caller's own customer or guest). A customer token reaches only its own customer; guest mode only its own guest id. `wishlist_id` (optional) picks the list: `default` when omitted; any other list id needs multi-wishlist (growth plan and the shop's `multi_wishlist_enabled`, else 403 PLAN_UPGRADE_REQUIRED / FEATURE_DISABLED), then an unknown id is 404.
          */
         post: operations["mergeGuestWishlist"];
         delete?: never;
@@ -1325,6 +1433,8 @@ export interface components {
             handle?: string;
             /** @description 1..32 digits or a platform GID of a Product */
             product_id: string;
+            /** @description The product's title, kept by the catalog (the dashboard's top products show it) */
+            title?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2723,6 +2833,186 @@ export interface operations {
             431: components["responses"]["Error431"];
         };
     };
+    proxyWishlistPage: {
+        parameters: {
+            query?: {
+                /** @description 20 items a page */
+                page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Liquid source of the page */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/liquid": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    proxyWishlistPageRemove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description `application/x-www-form-urlencoded` */
+        requestBody: {
+            content: {
+                "application/json": {
+                    product_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Liquid source of the page */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/liquid": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    proxyReviewInvitationPage: {
+        parameters: {
+            query?: {
+                invitation?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Liquid source of the page */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/liquid": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    proxyReviewInvitationPageSubmit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description `application/x-www-form-urlencoded` */
+        requestBody: {
+            content: {
+                "application/json": {
+                    body?: string;
+                    email?: string;
+                    invitation?: string;
+                    name?: string;
+                    rating?: string;
+                    title?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Liquid source of the page */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/liquid": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    proxyWishlistPageShare: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Liquid source of the page */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/liquid": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
+        };
+    };
     proxySharedWishlistPage: {
         parameters: {
             query?: never;
@@ -2790,6 +3080,86 @@ export interface operations {
             408: components["responses"]["Error408"];
             431: components["responses"]["Error431"];
             503: components["responses"]["Error503Unlimited"];
+        };
+    };
+    reviewInvitationPage: {
+        parameters: {
+            query?: {
+                /** @description The invitation token (from the `review.requested` event's `reviewUrl`) */
+                invitation?: string;
+                /** @description A language tag (`fr`, `pt-BR`, …); default: from `Accept-Language` */
+                locale?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            408: components["responses"]["Error408"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    submitReviewInvitationPage: {
+        parameters: {
+            query?: {
+                /** @description The invitation token (from the `review.requested` event's `reviewUrl`) */
+                invitation?: string;
+                /** @description A language tag (`fr`, `pt-BR`, …); default: from `Accept-Language` */
+                locale?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The form's fields, `application/x-www-form-urlencoded` */
+        requestBody: {
+            content: {
+                "application/json": {
+                    body?: string;
+                    email?: string;
+                    invitation?: string;
+                    name?: string;
+                    rating?: string;
+                    title?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     getConversions: {
@@ -3241,7 +3611,7 @@ export interface operations {
                                 expiresAt: string;
                                 orderId: string | null;
                                 productId: string;
-                                /** @description PUBLIC_BASE_URL/api/v1/review-invitations/{token} */
+                                /** @description The review form: `https://{shop}/apps/wishlist/reviews/new?invitation={token}` for a Shopify shop in Shopify app mode, else `PUBLIC_BASE_URL/reviews/new?invitation={token}` */
                                 reviewUrl: string;
                                 token: string;
                                 usedAt: string | null;
@@ -3496,7 +3866,7 @@ export interface operations {
                                 expiresAt: string;
                                 orderId: string | null;
                                 productId: string;
-                                /** @description PUBLIC_BASE_URL/api/v1/review-invitations/{token} */
+                                /** @description The review form: `https://{shop}/apps/wishlist/reviews/new?invitation={token}` for a Shopify shop in Shopify app mode, else `PUBLIC_BASE_URL/reviews/new?invitation={token}` */
                                 reviewUrl: string;
                                 token: string;
                                 usedAt: string | null;
@@ -3612,7 +3982,7 @@ export interface operations {
                      *             "customerId": null,
                      *             "email": "ann@example.com",
                      *             "productId": "7001",
-                     *             "reviewUrl": "https://wishlist.example.com/api/v1/review-invitations/Q2x9…",
+                     *             "reviewUrl": "https://wishlist.example.com/reviews/new?invitation=Q2x9…",
                      *             "expiresAt": "2026-04-02T03:04:05.000Z",
                      *             "usedAt": null
                      *           }
@@ -3632,7 +4002,7 @@ export interface operations {
                                 expiresAt: string;
                                 orderId: string | null;
                                 productId: string;
-                                /** @description PUBLIC_BASE_URL/api/v1/review-invitations/{token} */
+                                /** @description The review form: `https://{shop}/apps/wishlist/reviews/new?invitation={token}` for a Shopify shop in Shopify app mode, else `PUBLIC_BASE_URL/reviews/new?invitation={token}` */
                                 reviewUrl: string;
                                 token: string;
                                 usedAt: string | null;
@@ -4161,13 +4531,17 @@ export interface operations {
                      *                 "currency": "EUR",
                      *                 "amount": "356.00"
                      *               }
-                     *             ]
+                     *             ],
+                     *             "title": "Classic leather bag",
+                     *             "handle": "classic-leather-bag"
                      *           },
                      *           {
                      *             "productId": "7003",
                      *             "wishlistCount": 12,
                      *             "purchases": 0,
-                     *             "revenue": []
+                     *             "revenue": [],
+                     *             "title": null,
+                     *             "handle": null
                      *           }
                      *         ]
                      *       }
@@ -4176,6 +4550,8 @@ export interface operations {
                     "application/json": {
                         data: {
                             products: {
+                                /** @description The catalog's handle of the product; null when unknown */
+                                handle: string | null;
                                 productId: string;
                                 /** @description Wishlist-influenced order lines of the product */
                                 purchases: number;
@@ -4186,6 +4562,8 @@ export interface operations {
                                     /** @description ISO 4217 code */
                                     currency: string;
                                 }[];
+                                /** @description The catalog's title of the product (from product.updated); null when unknown */
+                                title: string | null;
                                 wishlistCount: number;
                             }[];
                         };
@@ -4343,6 +4721,7 @@ export interface operations {
                  *           "type": "product.updated",
                  *           "product_id": "7001",
                  *           "handle": "classic-leather-bag",
+                 *           "title": "Classic leather bag",
                  *           "variants": [
                  *             {
                  *               "variant_id": "70011",
@@ -5757,6 +6136,8 @@ export interface operations {
                         product_id: string;
                         /** @description How many the shopper wants, 1..99 (default 1) */
                         quantity?: number;
+                        /** @description The variant the guest chose; kept by the merge */
+                        variant_id?: string;
                     }[];
                 } | {
                     /** @description A guest whose stored wishlist is merged too, then deleted */
@@ -5777,6 +6158,8 @@ export interface operations {
                         product_id: string;
                         /** @description How many the shopper wants, 1..99 (default 1) */
                         quantity?: number;
+                        /** @description The variant the guest chose; kept by the merge */
+                        variant_id?: string;
                     }[];
                 };
             };
@@ -6505,12 +6888,12 @@ export interface operations {
                     data: {
                         after: {
                             inventoryQuantity: number;
-                            /** @description Normalised decimal string */
+                            /** @description Decimal string with at least two decimals ("39.00", "7.125") */
                             price: string;
                         };
                         before: {
                             inventoryQuantity: number;
-                            /** @description Normalised decimal string */
+                            /** @description Decimal string with at least two decimals ("39.00", "7.125") */
                             price: string;
                         };
                         /** @description Customer owners only, in id order, at most 1,000 */
@@ -6573,12 +6956,12 @@ export interface operations {
                     data: {
                         after: {
                             inventoryQuantity: number;
-                            /** @description Normalised decimal string */
+                            /** @description Decimal string with at least two decimals ("39.00", "7.125") */
                             price: string;
                         };
                         before: {
                             inventoryQuantity: number;
-                            /** @description Normalised decimal string */
+                            /** @description Decimal string with at least two decimals ("39.00", "7.125") */
                             price: string;
                         };
                         /** @description Customer owners only, in id order, at most 1,000 */
@@ -6641,12 +7024,12 @@ export interface operations {
                     data: {
                         after: {
                             inventoryQuantity: number;
-                            /** @description Normalised decimal string */
+                            /** @description Decimal string with at least two decimals ("39.00", "7.125") */
                             price: string;
                         };
                         before: {
                             inventoryQuantity: number;
-                            /** @description Normalised decimal string */
+                            /** @description Decimal string with at least two decimals ("39.00", "7.125") */
                             price: string;
                         };
                         /** @description Customer owners only, in id order, at most 1,000 */

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useSyncExternalStore } from 'react'
 import type { WishlistClient } from '../client.js'
 import type { WishlistApiError } from '../errors.js'
 import type * as T from '../types.js'
-import { forgetGuestItem, rememberGuestItem } from './guest.js'
+import { forgetGuestItem, readGuestItems, rememberGuestItem } from './guest.js'
 import { useWishlistContext } from './provider.js'
 import { type MutationResult, type ResourceStore, type Snapshot, type Status, toApiError } from './store.js'
 
@@ -72,9 +72,11 @@ export interface UseWishlistResult {
 const wishlistKey = (owner: string, listId: string) => `wishlist|${owner}|${listId}`
 
 /** A guest's saved item as the merge at login takes it (its fields kept). */
-const guestItemOf = (item: T.WishlistItem): T.GuestItem => ({
+/** A guest item as kept for the merge at login; `variantId` is the variant the guest chose (kept by the merge). */
+const guestItemOf = (item: T.WishlistItem, variantId?: string | null): T.GuestItem => ({
   product_id: item.productId,
   added_at: item.addedAt,
+  ...(variantId ? { variant_id: variantId } : {}),
   quantity: item.quantity,
   priority: item.priority,
   ...(item.note === null ? {} : { note: item.note }),
@@ -116,7 +118,7 @@ export function useWishlist(options: UseWishlistOptions = {}): UseWishlistResult
         },
         call: async () => {
           const result = await client.wishlist.add(owner, { product_id: productId, ...extra }, scope)
-          if (mode === 'guest') rememberGuestItem(storage, guestItemOf(result.item))
+          if (mode === 'guest') rememberGuestItem(storage, guestItemOf(result.item, extra.variant_id))
           return result
         },
         commit: (page, result) => {
@@ -148,7 +150,9 @@ export function useWishlist(options: UseWishlistOptions = {}): UseWishlistResult
         }),
         call: async () => {
           const result = await client.wishlist.update(owner, productId, changes, scope)
-          if (mode === 'guest') rememberGuestItem(storage, guestItemOf(result.item))
+          // A variant chosen now, or the one chosen when it was added.
+          const kept = readGuestItems(storage).find((i) => i.product_id === productId)?.variant_id
+          if (mode === 'guest') rememberGuestItem(storage, guestItemOf(result.item, changes.variant_id ?? kept))
           return result
         },
         commit: (page, result) => ({ ...page, items: page.items.map((i) => (i.productId === result.item.productId ? result.item : i)) }),

@@ -346,6 +346,18 @@ export function createAnalyticsRepo(db: Kysely<Database>) {
       return rows.map((r) => ({ productId: r.product_id, wishlistCount: r.holders }))
     },
 
+    /** The catalog's title and handle of the given products (those it knows). */
+    async catalogNames(shopId: string, productIds: string[]): Promise<Map<string, { title: string | null; handle: string | null }>> {
+      if (productIds.length === 0) return new Map()
+      const rows = await db
+        .selectFrom('catalog_products')
+        .select(['product_id', 'title', 'handle'])
+        .where('shop_id', '=', shopId)
+        .where('product_id', 'in', productIds)
+        .execute()
+      return new Map(rows.map((r) => [r.product_id, { title: r.title, handle: r.handle }]))
+    },
+
     /** The conversions figures summed over the days from `fromDay` on: one rollup row per day. */
     async conversionTotals(shopId: string, fromDay: number) {
       const sum = (c: 'adds' | 'purchased' | 'orders_influenced' | 'lines_influenced' | 'signal_back_in_stock' | 'signal_price_dropped' | 'signal_low_stock') =>

@@ -40,7 +40,14 @@ export const Money = Type.Object({
 })
 const Revenue = Type.Array(Money, { description: 'Wishlist-influenced revenue per currency (never summed across currencies), by currency code' })
 const Purchases = Type.Integer({ description: 'Wishlist-influenced order lines of the product' })
-export const TopProduct = Type.Object({ productId: Type.String(), wishlistCount: Type.Integer(), purchases: Purchases, revenue: Revenue })
+export const TopProduct = Type.Object({
+  productId: Type.String(),
+  wishlistCount: Type.Integer(),
+  purchases: Purchases,
+  revenue: Revenue,
+  title: Type.Union([Type.String(), Type.Null()], { description: "The catalog's title of the product (from product.updated); null when unknown" }),
+  handle: Type.Union([Type.String(), Type.Null()], { description: "The catalog's handle of the product; null when unknown" }),
+})
 export const TopProducts = Type.Object({ products: Type.Array(TopProduct) })
 export const ProductStats = Type.Object({ wishlistCount: Type.Integer(), purchases: Purchases, revenue: Revenue })
 
@@ -106,15 +113,15 @@ export const analyticsOperations: OperationDocs = {
   'GET /v1/analytics/top-products': {
     operationId: 'getTopProducts',
     summary: 'Most wishlisted products',
-    description: `\`limit\` 1..100 (default 10). \`wishlistCount\` = distinct owners holding the product now in any list; \`purchases\` = its wishlist-influenced order lines and \`revenue\` their amounts per currency (all time). \`sort=wishlists\` (default): by \`wishlistCount\` descending, then \`productId\` ascending (byte order); products nobody holds are omitted. \`sort=revenue\`: by influenced revenue in the shop's most frequent currency (the one of most influenced lines with a price), descending, then \`productId\`; products without revenue in it are omitted. ${ADMIN}`,
+    description: `\`limit\` 1..100 (default 10). \`wishlistCount\` = distinct owners holding the product now in any list; \`purchases\` = its wishlist-influenced order lines and \`revenue\` their amounts per currency (all time). \`sort=wishlists\` (default): by \`wishlistCount\` descending, then \`productId\` ascending (byte order); products nobody holds are omitted. \`sort=revenue\`: by influenced revenue in the shop's most frequent currency (the one of most influenced lines with a price), descending, then \`productId\`; products without revenue in it are omitted. \`title\` and \`handle\` come from the catalog (\`product.updated\` events, Shopify's product webhooks), null while it does not know them. ${ADMIN}`,
     responses: { 200: 'The products' },
     examples: {
       200: {
         ok: true,
         data: {
           products: [
-            { productId: '7001', wishlistCount: 31, purchases: 4, revenue: [{ currency: 'EUR', amount: '356.00' }] },
-            { productId: '7003', wishlistCount: 12, purchases: 0, revenue: [] },
+            { productId: '7001', wishlistCount: 31, purchases: 4, revenue: [{ currency: 'EUR', amount: '356.00' }], title: 'Classic leather bag', handle: 'classic-leather-bag' },
+            { productId: '7003', wishlistCount: 12, purchases: 0, revenue: [], title: null, handle: null },
           ],
         },
       },

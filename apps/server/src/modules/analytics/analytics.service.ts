@@ -78,10 +78,12 @@ export function createAnalyticsService(deps: { db: Db; now?: () => number }) {
       } else {
         ranked = await repo.topProducts(shopId, limit)
       }
-      const sales = await repo.productRevenue(shopId, ranked.map((r) => r.productId))
+      const ids = ranked.map((r) => r.productId)
+      const [sales, names] = await Promise.all([repo.productRevenue(shopId, ids), repo.catalogNames(shopId, ids)])
       return ranked.map((r) => {
         const s = sales.get(r.productId)
-        return { ...r, purchases: s?.purchases ?? 0, revenue: money(s?.revenue ?? []) }
+        const name = names.get(r.productId)
+        return { ...r, purchases: s?.purchases ?? 0, revenue: money(s?.revenue ?? []), title: name?.title ?? null, handle: name?.handle ?? null }
       })
     },
 

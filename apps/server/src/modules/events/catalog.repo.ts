@@ -7,6 +7,7 @@ import type { VariantState } from './product-signals.js'
 
 export interface CatalogState {
   handle: string | null
+  title: string | null
   variants: VariantState[]
 }
 
@@ -14,14 +15,15 @@ export function createCatalogRepo(backend: Backend) {
   return {
     /** The last known state, locked until commit on PostgreSQL so concurrent updates of one product compare in turn. */
     async lockProduct(trx: Transaction<Database>, shopId: string, productId: string): Promise<CatalogState | undefined> {
-      const q = trx.selectFrom('catalog_products').select(['handle', 'variants']).where('shop_id', '=', shopId).where('product_id', '=', productId)
+      const q = trx.selectFrom('catalog_products').select(['handle', 'title', 'variants']).where('shop_id', '=', shopId).where('product_id', '=', productId)
       const row = await lockedForUpdate(q, backend).executeTakeFirst()
-      return row ? { handle: row.handle, variants: JSON.parse(row.variants) as VariantState[] } : undefined
+      return row ? { handle: row.handle, title: row.title, variants: JSON.parse(row.variants) as VariantState[] } : undefined
     },
 
     async upsertProduct(trx: Transaction<Database>, shopId: string, productId: string, state: CatalogState, at: number): Promise<void> {
       const values = {
         handle: state.handle,
+        title: state.title,
         default_variant_id: state.variants[0]?.variant_id ?? null,
         variants: JSON.stringify(state.variants),
         updated_at: at,

@@ -37,6 +37,7 @@ export const ProductUpdated = Type.Object({
   type: Type.Literal('product.updated'),
   product_id: PlatformId('Product'),
   handle: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  title: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'The product\'s title, kept by the catalog (the dashboard\'s top products show it)' })),
   variants: Type.Array(
     Type.Object({
       variant_id: PlatformId('ProductVariant'),
@@ -132,7 +133,7 @@ export const eventsOperations: OperationDocs = {
     responses: { 200: 'The number of events accepted' },
     requestExample: {
       events: [
-        { type: 'product.updated', product_id: '7001', handle: 'classic-leather-bag', variants: [{ variant_id: '70011', price: '89.00', inventory_quantity: 3 }] },
+        { type: 'product.updated', product_id: '7001', handle: 'classic-leather-bag', title: 'Classic leather bag', variants: [{ variant_id: '70011', price: '89.00', inventory_quantity: 3 }] },
         { type: 'cart.item_added', customer_id: '1001', product_id: '7001', occurred_at: '2026-01-02T10:00:00Z' },
         {
           type: 'order.created',

@@ -146,7 +146,8 @@ export function createEventsService(deps: EventsServiceDeps) {
     const next: VariantState[] = e.variants.map((v) => ({ variant_id: pid(v.variant_id, 'ProductVariant'), price: normalizePrice(v.price), inventory_quantity: v.inventory_quantity }))
     const previous = await catalog.lockProduct(trx, shopId, productId)
     const handle = e.handle ?? previous?.handle ?? null
-    await catalog.upsertProduct(trx, shopId, productId, { handle, variants: next }, at)
+    const title = e.title ?? previous?.title ?? null
+    await catalog.upsertProduct(trx, shopId, productId, { handle, title, variants: next }, at)
     // Only signals some webhook of the shop takes are queued (outbox.ts).
     const found = productSignals(previous?.variants ?? null, next)
     // Every signal is kept for attribution (conversions), whether or not a webhook takes it.

@@ -138,6 +138,7 @@ export function productEvent(p: Json): Record<string, unknown> | null {
     type: 'product.updated',
     product_id: idText(p.id),
     ...(typeof p.handle === 'string' && p.handle !== '' ? { handle: p.handle } : {}),
+    ...(typeof p.title === 'string' && p.title.trim() !== '' ? { title: p.title.trim().slice(0, 255) } : {}),
     variants: variants.map((v) => ({
       variant_id: idText(v.id),
       price: v.price,

@@ -20,6 +20,13 @@ import { faviconIco } from './favicon.js'
 export const DEMO_DOMAIN = 'demo.myshopify.com'
 
 export const WIDGET_FILE = ASSETS.widgetFile
+/**
+ * The widget's chunks, loaded on use from next to the first script (`widget-<name>.js`): the
+ * review form, the guest's wishlist page, and one per language beyond English.
+ */
+export const WIDGET_CHUNKS = ['review-form', 'wishlist-page', ...['fr', 'de', 'es', 'it', 'nl', 'pt-BR', 'ja'].map((tag) => `locale-${tag}`)].map(
+  (name) => `widget-${name}.js`,
+)
 const DEMO_HTML = ASSETS.demoHtml
 const DEMO_APP = ASSETS.demoApp
 
@@ -67,6 +74,24 @@ export const storefrontRoutes: FastifyPluginAsyncTypebox<{ shops: ShopsService; 
         .sendFile(basename(WIDGET_FILE))
     },
   )
+
+  // The chunks carry the first script's query (`?v=<hash>`): immutable when it names the current build.
+  for (const file of WIDGET_CHUNKS) {
+    app.get(
+      `/${file}`,
+      { config: { access: ['public'], rateLimit: false }, schema: { hide: true, querystring: Type.Object({ v: Type.Optional(Type.String({ maxLength: 64 })) }) } },
+      async (request, reply) => {
+        const hash = await version()
+        if (hash === undefined) throw new AppError('NOT_FOUND', 'The widget is not built: run `npm run build`')
+        return reply
+          .header('vary', 'accept-encoding')
+          .header('cache-control', request.query.v === hash ? 'public, max-age=31536000, immutable' : 'public, max-age=86400, stale-while-revalidate=604800')
+          .header('x-content-type-options', 'nosniff')
+          .header('cross-origin-resource-policy', 'cross-origin')
+          .sendFile(file)
+      },
+    )
+  }
 
   // Browsers ask every origin for /favicon.ico; answer with a small icon rather than a 404.
   const favicon = faviconIco()

@@ -102,6 +102,7 @@ export const BulkDeleteResult = Type.Object({ removed_count: Type.Integer({ desc
 const GuestItems = Type.Array(
   Type.Object({
     product_id: PlatformId('Product', 'Product id'),
+    variant_id: Type.Optional(PlatformId('ProductVariant', 'The variant the guest chose; kept by the merge')),
     handle: Type.Optional(Handle),
     added_at: Type.Optional(Timestamp),
     ...itemFields,
@@ -252,7 +253,7 @@ export const wishlistsOperations: OperationDocs = {
   'POST /v1/wishlists/:customerId/merge': {
     operationId: 'mergeGuestWishlist',
     summary: 'Merge a guest wishlist into a customer wishlist',
-    description: `At login: merges \`guest_items\` (in the given order), then the stored wishlist of \`guest_id\` (all its lists, newest first) into the list; the first occurrence of a product wins and products already present are kept as they are. Guest items may carry ${ITEM_FIELDS}; a stored guest item keeps its own. At least one of \`guest_items\` and \`guest_id\` is required (\`guest_items: []\` is allowed). \`added_at\` defaults to now (a future time is stored as now). Items beyond the 2,500 limit are not merged and are counted in \`skipped_count\`. The guest's stored wishlist (items, lists, share links) is deleted afterwards. Each new item emits \`wishlist.item.added\`. Customer or admin token only (not guest mode). ${OWNER} ${LIST_PARAM}`,
+    description: `At login: merges \`guest_items\` (in the given order), then the stored wishlist of \`guest_id\` (all its lists, newest first) into the list; the first occurrence of a product wins, except that a variant or handle given by a later occurrence (a guest item's \`variant_id\`, or the stored guest item's) fills one the first left out: a missing \`variant_id\` never erases a known one. Products already present are kept as they are. Guest items may carry ${ITEM_FIELDS}; a stored guest item keeps its own. At least one of \`guest_items\` and \`guest_id\` is required (\`guest_items: []\` is allowed). \`added_at\` defaults to now (a future time is stored as now). Items beyond the 2,500 limit are not merged and are counted in \`skipped_count\`. The guest's stored wishlist (items, lists, share links) is deleted afterwards. Each new item emits \`wishlist.item.added\`. Customer or admin token only (not guest mode). ${OWNER} ${LIST_PARAM}`,
     responses: { 200: 'What was merged, and the whole target list afterwards' },
     requestExample: { guest_items: [{ product_id: '7003', handle: 'wool-scarf', added_at: '2026-01-01T10:00:00.000Z', quantity: 2, note: 'Grey', priority: 'low' }], guest_id: 'g_3f2a9c0d4b1e4f6a8c7d2e1f0a9b8c7d' },
     examples: { 200: { ok: true, data: { merged_count: 1, skipped_count: 0, items: [item], count: 1 } } },

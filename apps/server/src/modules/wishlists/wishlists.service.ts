@@ -245,12 +245,19 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
         const candidates = new Map<string, NewItem>()
         for (const [i, g] of (body.guest_items ?? []).entries()) {
           const productId = platformIdOf(g.product_id, 'Product', `body.guest_items.${i}.product_id`)
+          const variantId = g.variant_id === undefined ? null : platformIdOf(g.variant_id, 'ProductVariant', `body.guest_items.${i}.variant_id`)
           const fields = itemFieldsOf(g, `body.guest_items.${i}`, i)
-          if (candidates.has(productId)) continue
+          const first = candidates.get(productId)
+          if (first) {
+            // The first occurrence wins, but a missing variant or handle never erases a known one.
+            first.variant_id ??= variantId
+            first.handle ??= g.handle ?? null
+            continue
+          }
           candidates.set(productId, {
             list_id: listId,
             product_id: productId,
-            variant_id: null,
+            variant_id: variantId,
             handle: g.handle ?? null,
             metadata: null,
             added_at: addedAtOf(g.added_at, at),
@@ -267,7 +274,12 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
         const guestRow = guest && (await repo.lockOwner(trx, shopId, guest))
         const guestItems = guest && guestRow ? await repo.allOfOwner(trx, shopId, guest) : []
         for (const g of guestItems) {
-          if (candidates.has(g.product_id)) continue
+          const first = candidates.get(g.product_id)
+          if (first) {
+            first.variant_id ??= g.variant_id
+            first.handle ??= g.handle
+            continue
+          }
           candidates.set(g.product_id, { ...g, list_id: listId })
         }
         const present = await repo.present(trx, shopId, owner, listId, [...candidates.keys()])
