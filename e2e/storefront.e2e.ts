@@ -225,6 +225,7 @@ describe('languages', () => {
     expect(await page.locator('[data-reviews-product-id="1000005"] .wl-summary').textContent()).toBe('Soyez le premier à donner votre avis')
     await page.getByRole('button', { name: 'Écrire un avis' }).click()
     const form = page.getByRole('form', { name: 'Écrire un avis' })
+    await form.waitFor()
     expect(await form.getByRole('radio', { name: '1 étoile' }).count()).toBe(1)
     expect(await form.getByRole('radio', { name: '2 étoiles' }).count()).toBe(1)
     await form.getByRole('button', { name: 'Envoyer l’avis' }).click()
@@ -256,9 +257,10 @@ describe('count badge', () => {
     await openShop('<span data-wishlist-product-id="1000002" data-wishlist-product-title="Wool beanie"></span>')
     await heart('1000002').click()
     const live = page.locator('.wl-vh[role="status"][aria-live="polite"]')
-    await expect.poll(() => live.textContent()).toBe('1 item in your wishlist')
+    // A write on a busy machine can take more than the default second.
+    await expect.poll(() => live.textContent(), { timeout: 10_000 }).toBe('1 item in your wishlist')
     await heart('1000002').click()
-    await expect.poll(() => live.textContent()).toBe('0 items in your wishlist')
+    await expect.poll(() => live.textContent(), { timeout: 10_000 }).toBe('0 items in your wishlist')
   })
 })
 
@@ -282,7 +284,7 @@ describe("the guest's wishlist page", () => {
     }, guestId)
     await openShop(page_, { lang: 'fr', products })
     const list = page.locator('[data-wishlist-guest-list]')
-    await expect.poll(() => list.getAttribute('aria-busy')).toBe('false')
+    await expect.poll(() => list.getAttribute('aria-busy'), { timeout: 10_000 }).toBe('false')
     expect(requests.filter((p) => p.startsWith('/widget-'))).toEqual(expect.arrayContaining(['/widget-wishlist-page.js', '/widget-locale-fr.js']))
     const items = list.locator('li.wishlist-page__item')
     // Newest first, as the list is kept; a product the shop does not know shows its id.
@@ -325,7 +327,7 @@ describe("the guest's wishlist page", () => {
   test('an empty guest list says so', async () => {
     await openShop(page_, { products })
     const list = page.locator('[data-wishlist-guest-list]')
-    await expect.poll(() => list.getAttribute('aria-busy')).toBe('false')
+    await expect.poll(() => list.getAttribute('aria-busy'), { timeout: 10_000 }).toBe('false')
     expect(await list.textContent()).toContain('Your wishlist is empty.')
   })
 })

@@ -104,7 +104,7 @@ describe('POST /v1/wishlists/{customerId}/merge', () => {
     expect(res.body.data).toMatchObject({ merged_count: 2, skipped_count: 0, count: 3 })
     const byId = Object.fromEntries(res.body.data.items.map((i: { productId: string }) => [i.productId, i]))
     expect(byId['1']).toMatchObject({ handle: 'kept', metadata: { a: 1 } })
-    expect(byId['2']).toEqual({ productId: '2', variantId: null, handle: 'two', addedAt: '2025-02-01T00:00:00.123Z' })
+    expect(byId['2']).toEqual({ productId: '2', variantId: null, handle: 'two', addedAt: '2025-02-01T00:00:00.123Z', quantity: 1, note: null, priority: 'normal', purchasedAt: null })
     expect(res.body.data.items.map((i: { productId: string }) => i.productId)).toEqual(['3', '1', '2'])
     // Merged handles allow delete by handle.
     expect((await t.call('DELETE', `/v1/wishlists/${c}/items/two?by=handle`, { token: admin })).body.data.removed).toBe(true)
