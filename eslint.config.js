@@ -16,7 +16,7 @@ const MODULES = readdirSync(`${import.meta.dirname}/${src}/modules`, { withFileT
 const PUBLIC = {
   analytics: ['facts.ts', 'conversions.ts'],
   events: ['outbox.ts', 'product-fan-out.ts'],
-  reviews: ['purchases.ts'],
+  reviews: ['purchases.ts', 'review-page.ts'],
   shops: ['plans.ts'],
   shopify: ['webhook-receipts.ts'],
   webhooks: ['customer-erasure.ts'],
@@ -36,7 +36,7 @@ const KNOWN = {
 }
 
 export default defineConfig(
-  { ignores: ['**/dist/**', '**/node_modules/**', '**/generated/**', 'apps/server/bench/data/**', 'e2e/screenshots/**'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', 'extensions/wishlist/assets/widget*.js', '**/generated/**', 'apps/server/bench/data/**', 'e2e/screenshots/**'] },
   js.configs.recommended,
   tseslint.configs.recommended,
   {

@@ -1,7 +1,7 @@
 /**
  * The merchant dashboard (apps/dashboard) at /dashboard in Chromium against the real
  * server: sign in, analytics, API keys, settings, webhooks and review moderation. Every
- * check against the API goes through @wishlist/sdk over HTTP, like a merchant's backend.
+ * check against the API goes through wishlist-service-sdk over HTTP, like a merchant's backend.
  * Screenshots of each screen land in e2e/screenshots/ (gitignored) for review.
  *
  * One browser page for the whole file; the tests run in order and build on each other.
@@ -11,7 +11,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createWishlistClient, isWishlistApiError, type WishlistClient } from '@wishlist/sdk'
+import { createWishlistClient, isWishlistApiError, type WishlistClient } from 'wishlist-service-sdk'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { seedAnalytics } from '../apps/server/src/cli/analytics-seed.js'
@@ -150,6 +150,34 @@ describe('merchant dashboard', () => {
     expect(top.products.length).toBeGreaterThan(0)
     const firstRow = page.locator('[data-testid="top-products"] tbody tr').first()
     expect(await firstRow.locator('td').nth(1).textContent()).toBe(top.products[0]?.productId)
+
+    // What the wishlist sold (the seed's orders): the tiles and the per-product table match the API.
+    const sold = await api.analytics.conversions({ period: '30d' })
+    expect(sold.ordersInfluenced).toBeGreaterThan(0)
+    await expect.poll(() => page.getByTestId('stat-orders').textContent()).toBe(fmt(sold.ordersInfluenced))
+    expect(await page.getByTestId('stat-purchase-rate').textContent()).toBe(`${sold.wishlistToPurchaseRate.toFixed(2)} %`)
+    expect(await page.getByTestId('stat-median-days').textContent()).toBe(sold.medianDaysToPurchase === null ? '—' : sold.medianDaysToPurchase.toFixed(1))
+    const revenueText = (await page.getByTestId('stat-revenue').textContent()) ?? ''
+    expect(sold.revenueInfluenced.length).toBeGreaterThan(0)
+    for (const r of sold.revenueInfluenced) {
+      // Every currency is shown on its own, with its digits (never summed across currencies).
+      const digits = r.amount.split('.')[1]?.length ?? 0
+      const shown = new Intl.NumberFormat('en-US', { style: 'currency', currency: r.currency, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(Number(r.amount))
+      expect(revenueText).toContain(shown)
+    }
+    const sales = await api.analytics.topProducts({ limit: 100, sort: 'revenue' })
+    expect(sales.products.length).toBeGreaterThan(0)
+    const saleRows = page.locator('[data-testid="sales-products"] tbody tr')
+    expect(await saleRows.count()).toBe(sales.products.length)
+    const firstSale = sales.products[0]!
+    expect(await saleRows.first().locator('td').nth(0).textContent()).toBe(firstSale.productId)
+    expect(await saleRows.first().locator('td').nth(2).textContent()).toBe(fmt(firstSale.purchases))
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('sales-csv').click()])
+    expect(download.suggestedFilename()).toBe('wishlist-sales.csv')
+    const csvPath = await download.path()
+    const csv = (await import('node:fs')).readFileSync(csvPath, 'utf8').split('\r\n')
+    expect(csv[0]).toBe('product_id,wishlisted_by,purchases,currency,revenue')
+    expect(csv[1]).toBe(`${firstSale.productId},${firstSale.wishlistCount},${firstSale.purchases},${firstSale.revenue[0]?.currency ?? ''},${firstSale.revenue[0]?.amount ?? ''}`)
     await shot('overview')
 
     await page.getByRole('radio', { name: '7 days' }).check()

@@ -21,6 +21,7 @@ beforeEach(async () => {
 afterEach(() => context.close())
 
 const items = () => page.locator('[data-testid="react-items"] li')
+const names = () => page.locator('[data-testid="react-items"] [data-testid="react-item-name"]')
 
 async function openDemo(session?: { customerId: string; token: string }): Promise<void> {
   if (session) await page.addInitScript((s) => sessionStorage.setItem('demo:session', JSON.stringify(s)), session)
@@ -28,14 +29,14 @@ async function openDemo(session?: { customerId: string; token: string }): Promis
   await page.locator('[data-testid="react-count"]').waitFor()
 }
 
-describe('React demo (@wishlist/sdk/react)', () => {
+describe('React demo (wishlist-service-sdk/react)', () => {
   test('add an item, reload: it persists; the widget on the page agrees', async () => {
     await openDemo()
     await page.getByTestId('react-add-1000002').click()
     await expect.poll(() => items().count()).toBe(1)
     await page.waitForLoadState('networkidle')
     await page.reload()
-    await expect.poll(() => items().allTextContents()).toEqual(['Wool beanie Remove'])
+    await expect.poll(() => names().allTextContents()).toEqual(['Wool beanie'])
     await expect.poll(() => page.locator('[data-wishlist-product-id="1000002"] button').getAttribute('aria-pressed')).toBe('true')
   })
 
@@ -49,12 +50,26 @@ describe('React demo (@wishlist/sdk/react)', () => {
     await expect.poll(() => page.locator('header [data-wishlist-count]').textContent()).toBe('1')
     // The widget adds: the React list follows.
     await heart('1000005').click()
-    await expect.poll(() => items().allTextContents()).toEqual(['Rain jacket Remove', 'Wool beanie Remove'])
+    await expect.poll(() => names().allTextContents()).toEqual(['Rain jacket', 'Wool beanie'])
     expect(await page.getByTestId('react-count').textContent()).toBe('2')
     // React removes: the widget's heart follows.
     await items().filter({ hasText: 'Wool beanie' }).getByRole('button', { name: 'Remove' }).click()
     await expect.poll(() => heart('1000002').getAttribute('aria-pressed')).toBe('false')
     await expect.poll(() => page.locator('header [data-wishlist-count]').textContent()).toBe('1')
+  })
+
+  test('edit quantity and note of a saved item: saved at once, kept after a reload', async () => {
+    await openDemo()
+    await page.getByTestId('react-add-1000003').click()
+    await expect.poll(() => items().count()).toBe(1)
+    await page.getByTestId('react-quantity-1000003').fill('3')
+    const note = page.getByTestId('react-note-1000003')
+    await note.fill('  Size M, navy  ')
+    await note.press('Enter')
+    await page.waitForLoadState('networkidle')
+    await page.reload()
+    await expect.poll(() => page.getByTestId('react-quantity-1000003').inputValue()).toBe('3')
+    await expect.poll(() => page.getByTestId('react-note-1000003').inputValue()).toBe('Size M, navy')
   })
 
   test('a failing call rolls back and shows the error', async () => {

@@ -2,12 +2,14 @@ import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
   test: {
-    include: ['**/*.e2e.ts'],
-    exclude: ['node_modules/**'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // One Chromium at a time: the machine is shared and the tests are short.
     fileParallelism: false,
-    env: { DB: 'sqlite' },
+    projects: [
+      { extends: true, test: { name: 'sqlite', include: ['**/*.e2e.ts'], exclude: ['node_modules/**'], env: { DB: 'sqlite' } } },
+      // The browser tests whose pages read and write the service's storage, again on PostgreSQL.
+      { extends: true, test: { name: 'postgres', include: ['storefront-pages.e2e.ts'], env: { DB: 'postgres' } } },
+    ],
   },
 })

@@ -6,7 +6,7 @@
  * the last day, so the latest day is always labelled.
  * The same figures are available as a table for screen readers and keyboard users.
  */
-import type { DailyStats } from '@wishlist/sdk'
+import type { DailyStats } from 'wishlist-service-sdk'
 import { useId } from 'react'
 import { Table } from './ui.js'
 

@@ -7,7 +7,7 @@
  * Inside Shopify admin (an embedded app), the page is opened with `?shop=…&host=…&id_token=…`:
  * the session token is exchanged for an admin token of that shop (no API key), kept the same way.
  */
-import { createWishlistClient, isWishlistApiError, type Shop, type WishlistClient } from '@wishlist/sdk'
+import { createWishlistClient, isWishlistApiError, type Shop, type WishlistClient } from 'wishlist-service-sdk'
 
 const STORAGE_KEY = 'wishlist-dashboard:session'
 

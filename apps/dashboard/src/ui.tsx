@@ -5,7 +5,7 @@
  * the screens' tables.
  */
 import { createContext, type DependencyList, type ReactNode, useCallback, useContext, useEffect, useId, useRef, useState } from 'react'
-import { isWishlistApiError } from '@wishlist/sdk'
+import { isWishlistApiError } from 'wishlist-service-sdk'
 import { describeError, isSignedOutError, type Session } from './session.js'
 
 export interface SessionContextValue {

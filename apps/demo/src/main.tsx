@@ -1,7 +1,7 @@
-/** The React half of the demo: @wishlist/sdk/react against the same server and shop. */
-import { useEffect } from 'react'
+/** The React half of the demo: wishlist-service-sdk/react against the same server and shop. */
+import { useEffect, useState } from 'react'
 import { createRoot } from 'react-dom/client'
-import { useGuestMerge, useReviewSummary, useWishlist, WishlistProvider } from '@wishlist/sdk/react'
+import { useGuestMerge, useReviewSummary, useWishlist, WishlistProvider } from 'wishlist-service-sdk/react'
 
 interface DemoGlobals {
   DEMO: { storefrontKey: string; ready: boolean; session: { customerId: string; token: string } | null }
@@ -45,7 +45,22 @@ function Wishlist() {
       <ul data-testid="react-items">
         {wishlist.items.map((item) => (
           <li key={item.productId} data-product-id={item.productId}>
-            {PRODUCTS[item.productId] ?? item.productId}{' '}
+            <span data-testid="react-item-name">{PRODUCTS[item.productId] ?? item.productId}</span>{' '}
+            <label>
+              Quantity{' '}
+              <input
+                type="number"
+                min={1}
+                max={99}
+                value={item.quantity}
+                data-testid={`react-quantity-${item.productId}`}
+                onChange={(e) => {
+                  const quantity = Number(e.currentTarget.value)
+                  if (Number.isInteger(quantity) && quantity >= 1 && quantity <= 99) void wishlist.updateItem(item.productId, { quantity })
+                }}
+              />
+            </label>{' '}
+            <NoteField productId={item.productId} note={item.note} save={(note) => void wishlist.updateItem(item.productId, { note })} />{' '}
             <button type="button" onClick={() => afterChange(wishlist.remove(item.productId))}>
               Remove
             </button>
@@ -63,6 +78,32 @@ function Wishlist() {
           ))}
       </p>
     </section>
+  )
+}
+
+/** The item's note: edited locally, saved (trimmed; empty clears it) when the field loses focus or on Enter. */
+function NoteField({ productId, note, save }: { productId: string; note: string | null; save: (note: string | null) => void }) {
+  const [draft, setDraft] = useState(note ?? '')
+  useEffect(() => setDraft(note ?? ''), [note])
+  const commit = () => {
+    const next = draft.trim() === '' ? null : draft.trim()
+    if (next !== note) save(next)
+  }
+  return (
+    <label>
+      Note{' '}
+      <input
+        type="text"
+        maxLength={280}
+        value={draft}
+        data-testid={`react-note-${productId}`}
+        onChange={(e) => setDraft(e.currentTarget.value)}
+        onBlur={commit}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter') commit()
+        }}
+      />
+    </label>
   )
 }
 

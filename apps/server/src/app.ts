@@ -26,7 +26,8 @@ import { opsRoutes } from './modules/ops/ops.routes.js'
 import { privacyRoutes } from './modules/privacy/privacy.routes.js'
 import { createPrivacyService, type PrivacyService } from './modules/privacy/privacy.service.js'
 import { invitationsRoutes } from './modules/reviews/invitations.routes.js'
-import { createInvitationsService, type InvitationsService } from './modules/reviews/invitations.service.js'
+import { createInvitationsService, type InvitationsService, reviewUrlMaker } from './modules/reviews/invitations.service.js'
+import { reviewPageRoutes } from './modules/reviews/review-page.routes.js'
 import { reviewsRoutes } from './modules/reviews/reviews.routes.js'
 import { createReviewsService, type ReviewsService } from './modules/reviews/reviews.service.js'
 import { createShopsService, type ShopsService } from './modules/shops/shops.service.js'
@@ -178,13 +179,14 @@ export function createServices(deps: AppDeps): Services {
   const imports = createImportService(storage)
   const reviews = createReviewsService(storage)
   const analytics = createAnalyticsService({ db: deps.storage.db })
-  const invitations = createInvitationsService({ db: deps.storage.db, publicBaseUrl: deps.config.publicBaseUrl })
+  const reviewUrl = reviewUrlMaker(deps.config.publicBaseUrl, deps.config.shopify !== undefined)
+  const invitations = createInvitationsService({ db: deps.storage.db, reviewUrl })
   const events = createEventsService({ ...storage, wishlists, invitations })
   // Exports' queries take at most half the pool (SQLite: half of PostgreSQL's default pool, 10).
   const { database } = deps.config
   const poolSize = database.kind === 'postgres' ? (database.poolMax ?? 10) : 10
   const exportGate = createExportGate({ connections: Math.floor(poolSize / 2) })
-  const privacy = createPrivacyService({ ...storage, publicBaseUrl: deps.config.publicBaseUrl, exportGate })
+  const privacy = createPrivacyService({ ...storage, publicBaseUrl: deps.config.publicBaseUrl, reviewUrl, exportGate })
   return { shops, auth, wishlists, lists, share, imports, reviews, invitations, analytics, webhooks, webhookSender, events, privacy }
 }
 
@@ -317,9 +319,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     demo: deps.demoPages === true,
   })
   await app.register(privacyRoutes, { privacy: services.privacy })
+  await app.register(reviewPageRoutes, { db: deps.storage.db, reviews: services.reviews, shops: services.shops })
   // Shopify app mode: off (every route below answers 404) unless SHOPIFY_API_SECRET is set.
   if (shopify) {
-    await app.register(proxyRoutes, { prefix: PROXY_PREFIX, share: services.share, storefrontApi })
+    await app.register(proxyRoutes, { prefix: PROXY_PREFIX, db: deps.storage.db, share: services.share, wishlists: services.wishlists, reviews: services.reviews, storefrontApi })
     await app.register(shopifyRoutes, {
       db: deps.storage.db,
       secret: shopify.apiSecret,

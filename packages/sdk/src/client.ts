@@ -167,8 +167,11 @@ export function createWishlistClient(options: ClientOptions) {
         get(fillPath('/api/v1/products/{productId}/reviews', { productId }), query),
       /** GET /api/v1/products/{productId}/reviews/summary: counts and average (schema.org AggregateRating). */
       summary: (productId: string): Promise<T.ReviewSummary> => get(fillPath('/api/v1/products/{productId}/reviews/summary', { productId })),
-      /** GET /api/v1/reviews/{id}. */
-      get: (id: number): Promise<T.Review> => get(fillPath('/api/v1/reviews/{id}', { id })),
+      /**
+       * GET /api/v1/reviews/{id}: an approved review in the public view; with an admin token,
+       * a review of any status in the moderation view (`reviews.admin.get` narrows to it).
+       */
+      get: (id: number): Promise<T.ReviewDetail> => get(fillPath('/api/v1/reviews/{id}', { id })),
       /**
        * POST /api/v1/reviews: 201 with `{id, status}`. With `invitation` (the token of a review
        * invitation link) the review is verified and linked to the invitation's order customer.
@@ -183,6 +186,8 @@ export function createWishlistClient(options: ClientOptions) {
       unvoteHelpful: (id: number): Promise<T.HelpfulResult> => del(fillPath('/api/v1/reviews/{id}/helpful', { id })),
       /** Moderation (admin token). */
       admin: {
+        /** GET /api/v1/reviews/{id} with an admin token: the moderation view, any status. */
+        get: (id: number): Promise<T.AdminReview> => get(fillPath('/api/v1/reviews/{id}', { id })),
         /** GET /api/v1/admin/reviews. */
         list: (query: T.AdminReviewQuery = {}): Promise<T.AdminReviewPage> => get('/api/v1/admin/reviews', query),
         /** POST /api/v1/reviews/{id}/approve. */

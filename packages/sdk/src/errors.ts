@@ -3,40 +3,57 @@
  * `{ok: false, error: {code, message, details?}}` (/v1) and `{error: {…}}` (/api/v1).
  */
 
-/** Error codes the service documents (docs/api.md, "Errors"); other strings may appear. */
-export type KnownErrorCode =
-  | 'VALIDATION_ERROR'
-  | 'INVALID_JSON'
-  | 'WISHLIST_LIMIT'
-  | 'ITEM_LIMIT'
-  | 'ITEM_NOT_IN_LIST'
-  | 'SAME_LIST'
-  | 'DEFAULT_LIST_PROTECTED'
-  | 'WEBHOOK_LIMIT'
+/**
+ * Error codes the service documents (docs/api.md, "Errors"; the `code` of the OpenAPI
+ * document's error envelope: test/error-codes.test.ts keeps this list equal to it).
+ */
+export const SERVER_ERROR_CODES = [
+  'VALIDATION_ERROR',
+  'INVALID_JSON',
+  'WISHLIST_LIMIT',
+  'ITEM_LIMIT',
+  'ITEM_NOT_IN_LIST',
+  'SAME_LIST',
+  'DEFAULT_LIST_PROTECTED',
+  'WEBHOOK_LIMIT',
   /** A 51st active API key of a shop (`details.limit`: 50). */
-  | 'KEY_LIMIT'
-  | 'UNAUTHORIZED'
-  | 'INVALID_TOKEN'
-  | 'TOKEN_EXPIRED'
-  | 'INVALID_CREDENTIALS'
+  'KEY_LIMIT',
+  'UNAUTHORIZED',
+  'INVALID_TOKEN',
+  'TOKEN_EXPIRED',
+  'INVALID_CREDENTIALS',
   /** Shopify app mode: a proxy signature, webhook HMAC or session token that fails its check. */
-  | 'INVALID_SIGNATURE'
-  | 'FORBIDDEN'
-  | 'PLAN_UPGRADE_REQUIRED'
-  | 'FEATURE_DISABLED'
-  | 'NOT_FOUND'
-  | 'LIST_NAME_TAKEN'
-  | 'DUPLICATE_REVIEW'
-  | 'SHARE_EXPIRED'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'UNSUPPORTED_MEDIA_TYPE'
-  | 'RATE_LIMITED'
-  | 'INTERNAL_ERROR'
-  | 'UNAVAILABLE'
-  /** Client side: the request never got an HTTP answer (network failure, abort). */
-  | 'NETWORK_ERROR'
-  /** Client side: an error status whose body was not one of the documented envelopes. */
-  | 'HTTP_ERROR'
+  'INVALID_SIGNATURE',
+  'FORBIDDEN',
+  'PLAN_UPGRADE_REQUIRED',
+  'FEATURE_DISABLED',
+  'NOT_FOUND',
+  /** 405: the path exists under other methods (the `Allow` header lists them). */
+  'METHOD_NOT_ALLOWED',
+  /** 408: the request was not received in time. */
+  'REQUEST_TIMEOUT',
+  'LIST_NAME_TAKEN',
+  'DUPLICATE_REVIEW',
+  'SHARE_EXPIRED',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'RATE_LIMITED',
+  /** 431: the request line and headers are over 16 KiB. */
+  'HEADERS_TOO_LARGE',
+  'INTERNAL_ERROR',
+  'UNAVAILABLE',
+] as const
+
+/** The codes the SDK itself gives a failure that has no documented error body. */
+export const CLIENT_ERROR_CODES = [
+  /** The request never got an HTTP answer (network failure, abort). */
+  'NETWORK_ERROR',
+  /** An error status whose body was not one of the documented envelopes. */
+  'HTTP_ERROR',
+] as const
+
+/** Error codes a call can fail with: the service's and the SDK's own; other strings may appear. */
+export type KnownErrorCode = (typeof SERVER_ERROR_CODES)[number] | (typeof CLIENT_ERROR_CODES)[number]
 
 export type ErrorCode = KnownErrorCode | (string & {})
 

@@ -1,6 +1,6 @@
 /**
- * @wishlist/sdk: typed client of the wishlist service and the reviews interface.
- * React bindings live in `@wishlist/sdk/react`.
+ * wishlist-service-sdk: typed client of the wishlist service and the reviews interface.
+ * React bindings live in `wishlist-service-sdk/react`.
  */
 export { type CartItemLike, type CartLine, toCartLines } from './cart.js'
 export { createWishlistClient, type ListScope, type Owner, type WishlistClient } from './client.js'
@@ -14,7 +14,7 @@ export {
   type StorefrontCredentials,
   type TokenCredentials,
 } from './http.js'
-export { type ErrorCode, isWishlistApiError, type KnownErrorCode, parseRetryAfter, WishlistApiError } from './errors.js'
+export { CLIENT_ERROR_CODES, type ErrorCode, isWishlistApiError, type KnownErrorCode, parseRetryAfter, SERVER_ERROR_CODES, WishlistApiError } from './errors.js'
 export type { paths } from './generated/openapi.js'
 export { WEBHOOK_EVENTS, type WebhookEventName } from './generated/webhook-events.js'
 export type * from './types.js'

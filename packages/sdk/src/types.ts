@@ -97,6 +97,10 @@ export type ReviewSummary = Data<'get /api/v1/products/{productId}/reviews/summa
 export type SubmitReviewInput = Body<'post /api/v1/reviews'>
 export type SubmitReviewResult = Data<'post /api/v1/reviews'>
 export type AdminReviewPage = Data<'get /api/v1/admin/reviews'>
+/** A review in the moderation view (every status, the customer's e-mail and id). */
+export type AdminReview = AdminReviewPage['data'][number]
+/** `GET /api/v1/reviews/{id}`: the public view, or the moderation view for an admin token. */
+export type ReviewDetail = Data<'get /api/v1/reviews/{id}'>
 export type AdminReviewQuery = Query<'get /api/v1/admin/reviews'>
 export type ModeratedReview = Data<'post /api/v1/reviews/{id}/approve'>
 export type RepliedReview = Data<'put /api/v1/reviews/{id}/reply'>

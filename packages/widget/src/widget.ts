@@ -2,7 +2,7 @@
  * The storefront widget: one async <script> turns `[data-wishlist-product-id]` elements into
  * heart toggles, fills `[data-wishlist-count]` badges and renders reviews where
  * `[data-reviews-product-id]` asks. No framework; all text goes through textContent.
- * Guest identity and guest items use the same localStorage keys as @wishlist/sdk/react.
+ * Guest identity and guest items use the same localStorage keys as wishlist-service-sdk/react.
  *
  * Proxy mode (a Shopify storefront: `window.Shopify.shop`, or `data-app-proxy` on the script
  * tag): every call goes to the shop's app proxy on the page's own origin (`/apps/wishlist`),

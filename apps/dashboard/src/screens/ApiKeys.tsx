@@ -1,5 +1,5 @@
 /** API keys: list, create (the secret is shown once) and revoke. */
-import type { CreatedApiKey, CreateApiKeyInput } from '@wishlist/sdk'
+import type { CreatedApiKey, CreateApiKeyInput } from 'wishlist-service-sdk'
 import { type FormEvent, useId, useState } from 'react'
 import { Announcer, CopyField, LoadState, SecretOnce, Table, useAction, useConfirm, useFocusRescue, useLoad, useSession, When } from '../ui.js'
 

@@ -3,7 +3,7 @@
  * each with a download of what the service holds about that customer (a JSON file).
  * Only a service running as a Shopify app records them; elsewhere the list answers 404.
  */
-import { isWishlistApiError, type PrivacyRequest } from '@wishlist/sdk'
+import { isWishlistApiError, type PrivacyRequest } from 'wishlist-service-sdk'
 import { Announcer, LoadState, Table, useAction, useLoad, useSession, When } from '../ui.js'
 
 /** Saves a JSON document as a file through a temporary object URL. */

@@ -1,5 +1,5 @@
 /** Review moderation: the queue (pending first), filters, approve, reject, reply, delete. */
-import type { AdminReviewPage, AdminReviewQuery } from '@wishlist/sdk'
+import type { AdminReviewPage, AdminReviewQuery } from 'wishlist-service-sdk'
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react'
 import { Announcer, LoadState, type RunOptions, Stars, useAction, useConfirm, useFocusRescue, useLoad, useSession, When } from '../ui.js'
 

@@ -1,5 +1,5 @@
 /** Shop settings (saved as they change), the plan (read-only) and the storefront key. */
-import type { SettingsPatch, Shop } from '@wishlist/sdk'
+import type { SettingsPatch, Shop } from 'wishlist-service-sdk'
 import { type FormEvent, useEffect, useId, useState } from 'react'
 import { Announcer, CopyField, LoadState, useAction, useConfirm, useFocusRescue, useLoad, useSession } from '../ui.js'
 

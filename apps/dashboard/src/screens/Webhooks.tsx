@@ -1,5 +1,5 @@
 /** Webhooks: endpoints, create (the signing secret is shown once), test, delete, deliveries. */
-import { type CreatedWebhook, WEBHOOK_EVENTS, type WebhookList } from '@wishlist/sdk'
+import { type CreatedWebhook, WEBHOOK_EVENTS, type WebhookList } from 'wishlist-service-sdk'
 import { type FormEvent, useId, useRef, useState } from 'react'
 import { Announcer, CopyField, LoadState, type Message, SecretOnce, Table, useAction, useConfirm, useFocusRescue, useLoad, useSession, When } from '../ui.js'
 

@@ -65,6 +65,37 @@ export type OperationDocs = Record<string, OperationDoc>
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC' })
 
+/**
+ * The pattern of a text the service trims (JavaScript's `trim()`, which removes what `\s`
+ * matches), then bounds to `min`..`max` characters: a document that says `maxLength` would
+ * refuse surrounding whitespace the service accepts and drops. Any leading and trailing
+ * whitespace, then nothing (min 0) or a non-space, at most max - 2 characters and a
+ * non-space (or the one non-space).
+ */
+export const trimmedTextPattern = (min: 0 | 1, max: number): string => {
+  const text = max === 1 ? '\\S' : `\\S(?:[\\s\\S]{0,${max - 2}}\\S)?`
+  return min === 0 ? `^\\s*(?:${text})?\\s*$` : `^\\s*${text}\\s*$`
+}
+
+/**
+ * A text as the document states it for a service that trims it first: the trimmed bound as a
+ * pattern, and `rawMax`, the bound the route's schema puts on the text as sent, if any.
+ */
+export const TrimmedText = (min: 0 | 1, max: number, description: string, rawMax?: number) =>
+  Type.String({
+    pattern: trimmedTextPattern(min, max),
+    ...(rawMax === undefined ? {} : { maxLength: rawMax }),
+    description: `${description} after trimming (surrounding whitespace is accepted and dropped)${rawMax === undefined ? '' : `; at most ${rawMax.toLocaleString('en-US')} characters as sent`}`,
+  })
+
+/**
+ * An http(s) URL as the document states it: the service trims it and parses it as a browser
+ * does (WHATWG URL: any case in the scheme, `https:host` without slashes, spaces and
+ * non-ASCII characters escaped), which RFC 3986's `uri` format would refuse; the rules the
+ * service checks after parsing are in the description.
+ */
+export const httpUrlPattern = (insecureToo: boolean): string => `^\\s*[Hh][Tt][Tt][Pp]${insecureToo ? '[Ss]?' : '[Ss]'}:`
+
 const errorRefs =
   (id: string) =>
   (...statuses: number[]): Record<number, TSchema> =>

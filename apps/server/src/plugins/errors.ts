@@ -1,4 +1,5 @@
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import FindMyWay from 'find-my-way'
 import fp from 'fastify-plugin'
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
@@ -100,7 +101,37 @@ export const errorsPlugin = fp(async (app: FastifyInstance) => {
     return sendError(request, reply, appError)
   })
 
-  app.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, new AppError('NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]} not found`)),
-  )
+  // Which methods each path has: a request whose path exists under another method answers
+  // 405 METHOD_NOT_ALLOWED with `Allow`; an unknown path stays 404. Fastify has no such
+  // answer built in, so its routes are mirrored into a path-only router (find-my-way, the
+  // router Fastify itself uses, with the same options) as they are added.
+  const paths = FindMyWay<FindMyWay.HTTPVersion.V1>({ ignoreTrailingSlash: true, maxParamLength: 1_000_000 })
+  const methodsOf = new Map<string, Set<string>>()
+  app.addHook('onRoute', (route) => {
+    // The OPTIONS catch-all (plugins/cors.ts) answers preflights for every path: not a resource.
+    if (route.url === '/*' || route.url === '*') return
+    // '/a' and '/a/' are one path (ignoreTrailingSlash): the first one declared keeps the methods.
+    const key = (paths.findRoute('GET', route.url)?.store as string | undefined) ?? route.url
+    if (!methodsOf.has(key)) paths.on('GET', route.url, () => undefined, key)
+    const methods = methodsOf.get(key) ?? new Set<string>()
+    methodsOf.set(key, methods)
+    for (const method of [route.method].flat()) methods.add(method)
+  })
+  const allowedMethods = (url: string): string[] => {
+    const path = url.split('?')[0] ?? url
+    const found = paths.find('GET', path)
+    const methods = found ? methodsOf.get(found.store as string) : undefined
+    if (!methods) return []
+    if (methods.has('GET')) methods.add('HEAD')
+    return [...methods].sort()
+  }
+
+  app.setNotFoundHandler((request, reply) => {
+    const allow = request.method === 'OPTIONS' ? [] : allowedMethods(request.url)
+    if (allow.length > 0 && !allow.includes(request.method)) {
+      reply.header('allow', allow.join(', '))
+      return sendError(request, reply, new AppError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${request.url.split('?')[0]}; allowed: ${allow.join(', ')}`))
+    }
+    return sendError(request, reply, new AppError('NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]} not found`))
+  })
 })

@@ -2,11 +2,13 @@ import swagger from '@fastify/swagger'
 import scalarReference from '@scalar/fastify-api-reference'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { SERVER_VERSION } from '../lib/assets.js'
 import { ErrorEnvelope, type OperationDoc, type OperationDocs, ReviewsErrorBody } from '../lib/http-schemas.js'
 
 /**
  * What each error status means, for the responses of every operation (the codes are in
- * docs/api.md, "Errors"). Routes list the statuses they can produce.
+ * docs/api.md, "Errors"). Routes list the statuses their own rules produce; sharedErrorStatuses
+ * adds those that follow from what an operation is.
  */
 const ERROR_RESPONSES: Record<number, string> = {
   400: 'The request is invalid: VALIDATION_ERROR (`details` lists each field; a Shopify webhook body that does not have its topic\'s shape or names another shop) or INVALID_JSON (not JSON, not UTF-8, or nested deeper than 64 levels), or a rule of the operation was broken (WISHLIST_LIMIT, ITEM_LIMIT, ITEM_NOT_IN_LIST, SAME_LIST, DEFAULT_LIST_PROTECTED, WEBHOOK_LIMIT, KEY_LIMIT)',
@@ -19,11 +21,34 @@ const ERROR_RESPONSES: Record<number, string> = {
   413: 'PAYLOAD_TOO_LARGE: the body is over its limit: 1 MiB with a bearer token, 256 KiB in guest mode on wishlist routes, 64 KiB otherwise (no credentials, the storefront key); 5 MiB for Shopify webhooks',
   415: 'UNSUPPORTED_MEDIA_TYPE: a body that is not `application/json`, or JSON with a `charset` other than `utf-8`',
   429: "RATE_LIMITED: over a rate limit (the caller's bucket, or the shop's ceiling over all its bearer-token requests), or, on exports, the shop's two exports already running; `Retry-After` says how many seconds to wait",
+  431: 'HEADERS_TOO_LARGE: the request line and headers are over 16 KiB; the connection is closed',
   503: 'UNAVAILABLE: the database (or Redis) cannot be reached, or (Shopify webhooks) too many bodies are being received at once; with `Retry-After`',
 }
 
-/** The statuses of a request body's own failures, on every operation that takes one. */
-const BODY_ERROR_STATUSES = [408, 413, 415]
+const BODY_METHODS = ['post', 'put', 'patch', 'delete']
+/** Operations that answer without the database. */
+const NO_STORAGE = ['/healthz', '/widget.js']
+/** Statuses written before routing, on the bare connection: no rate-limit headers. */
+const CONNECTION_LEVEL = [408, 431]
+
+/**
+ * The one list of error statuses that follow from what an operation is rather than from
+ * what it does, added to every operation they apply to (routes list only their own):
+ * 400 for anything with input (a path or query parameter over its limit, a body that is not
+ * JSON), 408 and 431 for every request, 413 and 415 for every method that carries a body, 429
+ * for everything rate limited, 503 for everything that reads the database.
+ */
+function sharedErrorStatuses(method: string, path: string, parameterCount: number, limited: boolean): number[] {
+  const takesBody = BODY_METHODS.includes(method)
+  return [
+    ...(takesBody || parameterCount > 0 ? [400] : []),
+    408,
+    ...(takesBody ? [413, 415] : []),
+    ...(limited ? [429] : []),
+    431,
+    ...(NO_STORAGE.includes(path) ? [] : [503]),
+  ]
+}
 
 const HEADERS: Record<string, JsonObject> = {
   'X-RateLimit-Limit': { description: 'Requests allowed in the current one-minute window', schema: { type: 'integer' } },
@@ -34,8 +59,6 @@ const HEADERS: Record<string, JsonObject> = {
 }
 const ref = (name: string) => ({ $ref: `#/components/headers/${name}` })
 const RATE_LIMIT_HEADER_REFS = { 'X-RateLimit-Limit': ref('X-RateLimit-Limit'), 'X-RateLimit-Remaining': ref('X-RateLimit-Remaining'), 'X-RateLimit-Reset': ref('X-RateLimit-Reset') }
-/** Routes outside the rate limiter. */
-const UNLIMITED = ['/healthz', '/readyz', '/widget.js']
 
 function errorHeaders(code: number, limited: boolean): JsonObject {
   return {
@@ -58,7 +81,7 @@ const openapiPath = (url: string) => url.replace(/:(\w+)/g, '{$1}')
  * query parameters that have a default marked optional, discriminated unions with named
  * members, and the outbound webhook events (OpenAPI 3.1 `webhooks`).
  */
-function complete(document: JsonObject, operationDocs: OperationDocs, webhooks: JsonObject): JsonObject {
+function complete(document: JsonObject, operationDocs: OperationDocs, webhooks: JsonObject, routes: { unlimited: ReadonlySet<string>; optionalBodies: ReadonlySet<string> }): JsonObject {
   const paths = (document.paths ?? {}) as Record<string, Record<string, JsonObject>>
   const responseComponents: Record<string, JsonObject> = {}
   const docsByPath = new Map<string, OperationDoc>()
@@ -75,13 +98,13 @@ function complete(document: JsonObject, operationDocs: OperationDocs, webhooks: 
         // The server fills in a missing parameter that has a default: optional for callers.
         if (param.in === 'query' && schema?.default !== undefined) param.required = false
       }
-      const responses = (op.responses ?? {}) as Record<string, JsonObject>
-      // Every operation that takes a body can answer 408 (too slow), 413 (too large), 415 (not UTF-8 JSON).
-      if (op.requestBody !== undefined) {
-        const body = { $ref: `#/components/schemas/${path.startsWith('/api/') ? 'ReviewsError' : 'ErrorEnvelope'}` }
-        for (const code of BODY_ERROR_STATUSES) responses[code] ??= { description: ERROR_RESPONSES[code], content: { 'application/json': { schema: body } } }
+      const responses = (op.responses ??= {}) as Record<string, JsonObject>
+      const limited = !routes.unlimited.has(`${method} ${path}`)
+      if (routes.optionalBodies.has(`${method} ${path}`) && isObject(op.requestBody)) op.requestBody.required = false
+      const errorSchema = { $ref: `#/components/schemas/${path.startsWith('/api/') ? 'ReviewsError' : 'ErrorEnvelope'}` }
+      for (const code of sharedErrorStatuses(method, path, parameters.length, limited)) {
+        responses[code] ??= { description: ERROR_RESPONSES[code], content: { 'application/json': { schema: errorSchema } } }
       }
-      const limited = !UNLIMITED.includes(path)
       for (const [status, response] of Object.entries(responses)) {
         const code = Number(status)
         if (response.$ref !== undefined) continue
@@ -89,8 +112,9 @@ function complete(document: JsonObject, operationDocs: OperationDocs, webhooks: 
           // One named response per error status and body shape, with its headers.
           const schema = (response.content as Record<string, JsonObject> | undefined)?.['application/json']?.schema as JsonObject | undefined
           const shape = String(schema?.$ref ?? '').endsWith('/ReviewsError') ? 'ReviewsError' : 'Error'
-          const name = `${shape}${code}${limited ? '' : 'Unlimited'}`
-          responseComponents[name] ??= { ...response, description: ERROR_RESPONSES[code] ?? response.description, headers: errorHeaders(code, limited) }
+          const withLimitHeaders = limited && !CONNECTION_LEVEL.includes(code)
+          const name = `${shape}${code}${withLimitHeaders || CONNECTION_LEVEL.includes(code) ? '' : 'Unlimited'}`
+          responseComponents[name] ??= { ...response, description: ERROR_RESPONSES[code] ?? response.description, headers: errorHeaders(code, withLimitHeaders) }
           responses[status] = { $ref: `#/components/responses/${name}` }
           continue
         }
@@ -161,6 +185,8 @@ const REFERENCE_CSS = `.light-mode {
 /** OpenAPI 3.1 generated from the route schemas that also validate requests; UI at /docs. */
 export const openapiPlugin = fp(
   async (app: FastifyInstance, opts: { publicBaseUrl: string; operationDocs: OperationDocs; webhookEvents: JsonObject }) => {
+    const unlimited = new Set<string>()
+    const optionalBodies = new Set<string>()
     app.addSchema(ErrorEnvelope)
     app.addSchema(ReviewsErrorBody)
     await app.register(swagger, {
@@ -168,10 +194,10 @@ export const openapiPlugin = fp(
         openapi: '3.1.0',
         info: {
           title: 'Wishlist service',
-          version: '1.0.0',
+          version: SERVER_VERSION,
           description:
             'Wishlists, named lists, share links, bulk import, platform events, analytics and outbound webhooks under `/v1` (success bodies `{ok: true, data}`, errors `{ok: false, error}`), and product reviews under `/api/v1` (bare bodies, errors `{error}`). Credentials, plans, limits and the behaviour the schemas cannot state are described in docs/api.md in the repository.',
-          license: { name: 'UNLICENSED', identifier: 'UNLICENSED' },
+          license: { name: 'MIT', identifier: 'MIT' },
         },
         servers: [{ url: opts.publicBaseUrl, description: 'This server (PUBLIC_BASE_URL)' }],
         tags: [
@@ -212,11 +238,16 @@ export const openapiPlugin = fp(
         if (access.includes('storefront')) security.push({ storefrontKey: [] })
         const hide = url.startsWith('/docs')
         const method = [route.method].flat()[0] as string
+        // Routes outside the rate limiter (`config.rateLimit: false`): no 429, no rate-limit headers.
+        const key = `${method.toLowerCase()} ${openapiPath(url)}`
+        if ((route.config as { rateLimit?: unknown } | undefined)?.rateLimit === false) unlimited.add(key)
+        // A body schema marked Type.Optional: the request may leave the body out.
+        if ((schema.body as { '~optional'?: unknown } | undefined)?.['~optional'] === true) optionalBodies.add(key)
         const doc = opts.operationDocs[`${method} ${url}`]
         const described = doc ? { operationId: doc.operationId, summary: doc.summary, description: doc.description, ...doc.document } : {}
         return { schema: { ...schema, ...described, security, ...(hide ? { hide: true } : {}) } as typeof schema, url }
       },
-      transformObject: (documentObject) => complete((documentObject as { openapiObject: JsonObject }).openapiObject, opts.operationDocs, opts.webhookEvents) as never,
+      transformObject: (documentObject) => complete((documentObject as { openapiObject: JsonObject }).openapiObject, opts.operationDocs, opts.webhookEvents, { unlimited, optionalBodies }) as never,
     })
     // The browsable reference of the same document: Scalar, chosen by measurement (axe-core in
     // Chromium: the bundled Swagger UI had 4 critical and 3 serious violations, Scalar only

@@ -38,8 +38,14 @@ export function schemaArbitrary(schema: Schema, opts: ArbitraryOptions): fc.Arbi
   }
 
   function string(s: Schema): fc.Arbitrary<string> {
+    // A text the service trims, bounded after trimming (trimmedTextPattern), and a URL as the
+    // service takes one (httpUrlPattern): the document states their bounds in the pattern
+    // and the description only.
+    const trimmed = typeof s.pattern === 'string' ? /^\^\\s\*(\(\?:)?\\S\(\?:\[\\s\\S\]\{0,(\d+)\}\\S\)\?/.exec(s.pattern) : null
+    const trimmedMax = trimmed ? Number(trimmed[2]) + 2 : undefined
+    const isUrl = typeof s.pattern === 'string' && s.pattern.includes('[Hh][Tt][Tt][Pp]')
     const min = s.minLength ?? 0
-    const max = s.maxLength ?? Math.max(min, 40)
+    const max = s.maxLength ?? (trimmedMax !== undefined ? trimmedMax + 8 : isUrl ? 2048 : Math.max(min, 40))
     const fits = (v: string) => {
       const n = [...v].length
       return n >= min && n <= max && textOk(v)
@@ -51,8 +57,22 @@ export function schemaArbitrary(schema: Schema, opts: ArbitraryOptions): fc.Arbi
       const schemes = typeof s.pattern === 'string' && !s.pattern.includes('?') ? ['https'] : ['https', 'http']
       return fc.webUrl({ validSchemes: schemes }).filter((v) => fits(v) && (s.pattern === undefined || new RegExp(s.pattern).test(v)))
     }
-    // Edge cases beside the random strings: blank, padded, invisible and non-ASCII text.
-    const edges = fc.constantFrom(' ', '   ', '\t', ' a ', '\u200b', 'a\u200b', 'é', '👩‍💻', `${'x'.repeat(max)}`, ` ${'y'.repeat(Math.max(0, min - 1))}`)
+    // URLs: web URLs, also with surrounding whitespace, an upper-case scheme and characters a
+    // browser escapes but RFC 3986's `uri` format refuses.
+    if (isUrl) {
+      const schemes = s.pattern.includes('[Ss]?') ? ['https', 'http'] : ['https']
+      const url = fc.webUrl({ validSchemes: schemes, withQueryParameters: true })
+      const variant = fc.tuple(url, fc.constantFrom('', ' ', '\n '), fc.boolean(), fc.constantFrom('', '/é', '/a b', '/{x}')).map(
+        ([u, pad, upper, tail]) => `${pad}${upper ? u.replace(/^https?/, (scheme) => scheme.toUpperCase()) : u}${u.includes('?') ? '' : tail}${pad}`,
+      )
+      return fc.oneof(url, variant).filter((v) => fits(v) && new RegExp(s.pattern).test(v))
+    }
+    // Edge cases beside the random strings: blank, padded, invisible and non-ASCII text; a
+    // trimmed text also at its bound with whitespace around it (which `maxLength` would refuse).
+    const edges = fc.constantFrom(
+      ' ', '   ', '\t', ' a ', '\u200b', 'a\u200b', 'é', '👩‍💻', `${'x'.repeat(trimmedMax ?? max)}`, ` ${'y'.repeat(Math.max(0, min - 1))}`,
+      ...(trimmedMax === undefined ? [] : [`  ${'z'.repeat(trimmedMax)}\n\t `, ` \u00a0${'é'.repeat(trimmedMax)}\u2028`]),
+    )
     if (typeof s.pattern === 'string') {
       const pattern = new RegExp(s.pattern)
       return fc.oneof({ arbitrary: fc.stringMatching(pattern), weight: 4 }, { arbitrary: edges, weight: 1 }).filter((v) => fits(v) && pattern.test(v))

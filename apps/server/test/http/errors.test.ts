@@ -101,13 +101,13 @@ describe('error envelope', () => {
     expect(unknown.statusCode).toBe(400)
     expect(unknown.json().error.details[0].path).toBe('body.multi_wishlist')
     const view = await t.call('GET', '/v1/admin/shop', { token: admin })
-    expect(view.body.data.settings).toEqual({ multi_wishlist_enabled: false, reviews_auto_approve: false, share_link_ttl_days: 30, remove_on_purchase: false })
+    expect(view.body.data.settings).toEqual({ multi_wishlist_enabled: false, reviews_auto_approve: false, share_link_ttl_days: 30, remove_on_purchase: false, attribution_window_days: 30 })
   })
 
   it('applies a valid settings patch and returns the full settings object', async () => {
     const res = await patch(JSON.stringify({ share_link_ttl_days: 7, remove_on_purchase: true }))
     expect(res.statusCode).toBe(200)
-    expect(res.json()).toEqual({ ok: true, data: { multi_wishlist_enabled: false, reviews_auto_approve: false, share_link_ttl_days: 7, remove_on_purchase: true } })
+    expect(res.json()).toEqual({ ok: true, data: { multi_wishlist_enabled: false, reviews_auto_approve: false, share_link_ttl_days: 7, remove_on_purchase: true, attribution_window_days: 30 } })
   })
 
   it('404 NOT_FOUND for an unknown route and for an unknown API key', async () => {
@@ -117,6 +117,24 @@ describe('error envelope', () => {
     const key = await t.call('DELETE', '/v1/admin/api-keys/ak_missing', { token: admin })
     expect(key.status).toBe(404)
     expect(key.body.error.code).toBe('NOT_FOUND')
+  })
+
+  it('405 METHOD_NOT_ALLOWED with Allow for a method the path does not have; an unknown path stays 404', async () => {
+    const res = await t.inject({ method: 'PUT', url: '/v1/admin/api-keys', headers: { authorization: `Bearer ${admin}` } })
+    expect(res.statusCode).toBe(405)
+    expect(res.headers.allow).toBe('GET, HEAD, POST')
+    expect(res.json()).toEqual({ ok: false, error: { code: 'METHOD_NOT_ALLOWED', message: 'PUT is not allowed on /v1/admin/api-keys; allowed: GET, HEAD, POST' } })
+    // A path with parameters, with a trailing slash, and the reviews interface's shape.
+    const webhook = await t.inject({ method: 'GET', url: '/v1/webhooks/wh_123/' })
+    expect([webhook.statusCode, webhook.headers.allow]).toEqual([405, 'DELETE'])
+    const review = await t.inject({ method: 'PATCH', url: '/api/v1/reviews/1?x=1' })
+    expect([review.statusCode, review.headers.allow, review.json().error.code]).toEqual([405, 'DELETE, GET, HEAD', 'METHOD_NOT_ALLOWED'])
+    expect(review.json().ok).toBeUndefined()
+    // Unknown paths, whatever the method, and OPTIONS without a preflight.
+    for (const [method, url] of [['PUT', '/v1/nothing-here'], ['GET', '/v1/nothing-here'], ['DELETE', '/v1/admin'], ['OPTIONS', '/v1/admin/api-keys']] as const) {
+      const other = await t.inject({ method, url })
+      expect({ method, url, status: other.statusCode, allow: other.headers.allow }).toEqual({ method, url, status: 404, allow: undefined })
+    }
   })
 
   it('uses the bare {error} shape under /api/', async () => {

@@ -187,14 +187,14 @@ describe('product.updated', () => {
           productId,
           variantId: '1',
           handle: 'lamp',
-          before: { price: '10', inventoryQuantity: 0 },
-          after: { price: '10', inventoryQuantity: 2 },
+          before: { price: '10.00', inventoryQuantity: 0 },
+          after: { price: '10.00', inventoryQuantity: 2 },
           wishlistCount: 3,
           customerIds: ['14', '15'],
           truncated: false,
         },
       },
-      { event: 'wishlist.product.back_in_stock', data: expect.objectContaining({ variantId: '2', before: { price: '10', inventoryQuantity: -2 }, after: { price: '10', inventoryQuantity: 8 } }) },
+      { event: 'wishlist.product.back_in_stock', data: expect.objectContaining({ variantId: '2', before: { price: '10.00', inventoryQuantity: -2 }, after: { price: '10.00', inventoryQuantity: 8 } }) },
     ])
   })
 
@@ -208,8 +208,8 @@ describe('product.updated', () => {
     await accept([update(productId, [['1', '19.99', 10], ['2', 4.5, 10]])])
     const events = await productEvents(productId)
     expect(events.map((e) => [e.event, e.data.variantId, e.data.before, e.data.after])).toEqual([
-      ['wishlist.product.price_dropped', '1', { price: '21', inventoryQuantity: 10 }, { price: '19.99', inventoryQuantity: 10 }],
-      ['wishlist.product.price_dropped', '2', { price: '5', inventoryQuantity: 10 }, { price: '4.5', inventoryQuantity: 10 }],
+      ['wishlist.product.price_dropped', '1', { price: '21.00', inventoryQuantity: 10 }, { price: '19.99', inventoryQuantity: 10 }],
+      ['wishlist.product.price_dropped', '2', { price: '5.00', inventoryQuantity: 10 }, { price: '4.50', inventoryQuantity: 10 }],
     ])
   })
 
@@ -240,7 +240,7 @@ describe('product.updated', () => {
     expect(await outbox()).toEqual([])
     await s.subscribe(['wishlist.product.price_dropped'])
     await accept([update(productId, [['1', '8', 10]])], { token }) // cheaper again, from the moved baseline
-    expect(await outbox()).toEqual([['wishlist.product.price_dropped', { price: '9', inventoryQuantity: 3 }]])
+    expect(await outbox()).toEqual([['wishlist.product.price_dropped', { price: '9.00', inventoryQuantity: 3 }]])
     await accept([update(productId, [['1', '8', 2]])], { token }) // low stock: not taken
     expect(await outbox()).toHaveLength(1)
   })
@@ -309,7 +309,7 @@ describe('product.updated', () => {
         event: 'wishlist.product.back_in_stock',
         shopDomain: shop.domain,
         occurredAt: expect.any(String),
-        data: { productId, variantId: '1', before: { price: '10', inventoryQuantity: 0 }, after: { price: '9', inventoryQuantity: 3 }, wishlistCount: 1, customerIds: ['20'], truncated: false },
+        data: { productId, variantId: '1', before: { price: '10.00', inventoryQuantity: 0 }, after: { price: '9.00', inventoryQuantity: 3 }, wishlistCount: 1, customerIds: ['20'], truncated: false },
       })
       await t.call('DELETE', `/v1/webhooks/${created.body.data.webhookId}`, { token: admin })
     } finally {

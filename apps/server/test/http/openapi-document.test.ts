@@ -10,6 +10,7 @@ import addFormats from 'ajv-formats'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { renderReference } from '../../scripts/openapi-reference.js'
 import { DOCUMENT_ENV } from '../../scripts/served-document.js'
+import { trimmedTextPattern } from '../../src/lib/http-schemas.js'
 import { WEBHOOK_EVENTS } from '../../src/modules/events/outbox.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
 
@@ -106,15 +107,82 @@ describe('the OpenAPI document', () => {
     expect(doc.components.schemas.ProductUpdatedEvent.required).toEqual(['type', 'product_id', 'variants'])
   })
 
-  it('states the rules of the validation: patterns, formats and required-one-of bodies', () => {
+  it('states the rules of the validation as the server applies them: patterns, trimmed bounds, e-mail and URL forms, required-one-of bodies', () => {
     const body = (path: string, method = 'post') => doc.paths[path][method].requestBody.content['application/json'].schema
     expect(doc.paths['/v1/wishlists/{customerId}'].get.parameters.find((p: Json) => p.name === 'customerId').schema.pattern).toBeTypeOf('string')
-    expect(body('/v1/webhooks').properties.url).toMatchObject({ format: 'uri' })
     expect(JSON.stringify(body('/v1/wishlists/{customerId}/items/bulk-delete'))).toContain('"minItems":1')
     expect(JSON.stringify(body('/v1/wishlists/{customerId}/merge'))).toContain('"required":["guest_id"]')
-    expect(body('/api/v1/reviews/{id}/reply', 'put').properties.body).toMatchObject({ minLength: 1 })
-    expect(body('/api/v1/reviews').properties.customerEmail).toMatchObject({ format: 'email' })
+    expect(body('/v1/wishlists/{customerId}/lists').properties.name).toMatchObject({ pattern: trimmedTextPattern(1, 100), maxLength: 500 })
+    expect(body('/api/v1/reviews/{id}/reply', 'put').properties.body).toMatchObject({ pattern: trimmedTextPattern(1, 5000) })
+    expect(body('/api/v1/reviews').properties.customerName).toMatchObject({ pattern: trimmedTextPattern(1, 100) })
+    expect(body('/api/v1/reviews').properties.title).toMatchObject({ pattern: trimmedTextPattern(0, 150) })
     expect(body('/api/v1/reviews').properties.productId.pattern).toBeTypeOf('string')
+    // The server's own rules, not the stricter RFC formats.
+    expect(body('/v1/webhooks').properties.url).toMatchObject({ maxLength: 2048, pattern: '^\\s*[Hh][Tt][Tt][Pp][Ss]?:' })
+    expect(body('/api/v1/reviews').properties.customerEmail).toMatchObject({ pattern: '^\\s*[^\\s@]+@[^\\s@]+\\.[^\\s@]+\\s*$' })
+    for (const schema of [body('/v1/webhooks').properties.url, body('/api/v1/reviews').properties.customerEmail, body('/api/v1/reviews').properties.photos.items]) {
+      expect(schema.format).toBeUndefined()
+    }
+    // A body the server lets the caller leave out.
+    expect(doc.paths['/v1/admin/api-keys'].post.requestBody.required).toBe(false)
+    expect(doc.paths['/v1/webhooks'].post.requestBody.required).toBe(true)
+  })
+
+  it('is never stricter than the server: requests the server accepts are valid by the document', async () => {
+    const check = validator()
+    const shop = await t.createShop('scale', { multi_wishlist_enabled: true })
+    const token = await shop.adminToken()
+    const customer = await shop.customerToken('4242')
+    const bodySchema = (path: string, method = 'post') => doc.paths[path][method].requestBody.content['application/json'].schema
+    const accepted = [
+      // Surrounding whitespace beyond the bound, dropped by the server.
+      { method: 'POST', path: '/v1/wishlists/{customerId}/lists', url: '/v1/wishlists/me/lists', token: customer, body: { name: `   ${'n'.repeat(100)}\n\t ` } },
+      { method: 'POST', path: '/api/v1/reviews', url: '/api/v1/reviews', token: customer, body: {
+        productId: ' 7001 ', customerEmail: ' Ann..Lee@Example.COM ', customerName: `  ${'A'.repeat(100)}  `, rating: 5,
+        title: `${'t'.repeat(150)}   `, body: `\n${'b'.repeat(5000)}\n`, photos: [' HTTPS://cdn.example.com/a photo.jpg '],
+      } },
+      // A URL a browser (and the server) takes, which RFC 3986 `uri` refuses.
+      { method: 'POST', path: '/v1/webhooks', url: '/v1/webhooks', token, body: { url: ' HTTPS://hooks.example.com/wish list ', events: ['wishlist.item.added'] } },
+    ] as const
+    for (const { method, path, url, token: bearer, body } of accepted) {
+      const res = await t.call(method, url, { token: bearer, body })
+      expect({ url, status: res.status < 300 ? 'accepted' : res.body }).toEqual({ url, status: 'accepted' })
+      expect({ url, errors: check(bodySchema(path), body) }).toEqual({ url, errors: [] })
+    }
+    // The bound itself still holds, in the document and in the server.
+    const tooLong = { name: `  ${'n'.repeat(101)}  ` }
+    expect(check(bodySchema('/v1/wishlists/{customerId}/lists'), tooLong)).not.toEqual([])
+    expect((await t.call('POST', '/v1/wishlists/me/lists', { token: customer, body: tooLong })).status).toBe(400)
+    // No body at all where the document says it is optional.
+    const created = await t.call('POST', '/v1/admin/api-keys', { token })
+    expect([created.status, created.body.data.scope]).toEqual([201, 'admin'])
+  })
+
+  it('lists on every operation the statuses any request can get: 408 and 431, 400 with input, 413 and 415 with a body, 429 when rate limited, 503 with storage', () => {
+    const unlimited = ['GET /healthz', 'GET /readyz', 'GET /widget.js', 'POST /v1/platforms/shopify/webhooks']
+    for (const { where, op } of operations()) {
+      const statuses = Object.keys(op.responses).map(Number)
+      const [method] = where.split(' ') as [string]
+      const expected = [408, 431]
+      if (['POST', 'PUT', 'PATCH', 'DELETE'].includes(method)) expected.push(400, 413, 415)
+      if ((op.parameters ?? []).length > 0) expected.push(400)
+      if (!unlimited.includes(where)) expected.push(429)
+      if (!['GET /healthz', 'GET /widget.js'].includes(where)) expected.push(503)
+      expect({ where, missing: expected.filter((s) => !statuses.includes(s)) }).toEqual({ where, missing: [] })
+      if (unlimited.includes(where)) expect({ where, has429: statuses.includes(429) }).toEqual({ where, has429: false })
+    }
+    // The path and query limits of the operations that had no 400.
+    for (const [path, method] of [['/v1/admin/api-keys/{keyId}', 'delete'], ['/v1/webhooks/{webhookId}', 'delete'], ['/v1/webhooks/{webhookId}/test', 'post'], ['/v1/wishlists/shared/{shareToken}', 'get'], ['/widget.js', 'get']] as const) {
+      expect({ path, method, response: doc.paths[path][method].responses['400'] }).toMatchObject({ path, method, response: { $ref: expect.stringMatching(/Error400/) } })
+    }
+    expect(doc.components.responses.Error408.description).toMatch(/^REQUEST_TIMEOUT/)
+    expect(doc.components.responses.ReviewsError415.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ReviewsError' })
+  })
+
+  it('carries the server package\'s version and licence', () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string; license: string }
+    expect(doc.info.version).toBe(pkg.version)
+    expect(doc.info.license).toEqual({ name: pkg.license, identifier: pkg.license })
   })
 
   it('describes every outbound event in the webhooks section', () => {

@@ -108,7 +108,7 @@ describe('GET /v1/admin/customers/{customerId}/export', () => {
         customerId: A,
         email: 'ann.orders@example.com',
         productId: '501',
-        reviewUrl: expect.stringMatching(/^http:\/\/wishlist\.test\/api\/v1\/review-invitations\/[A-Za-z0-9_-]{32}$/),
+        reviewUrl: expect.stringMatching(/^http:\/\/wishlist\.test\/reviews\/new\?invitation=[A-Za-z0-9_-]{32}$/),
         expiresAt: expect.any(String),
         usedAt: null,
       },

@@ -69,7 +69,7 @@ describe('order.created → invitations', () => {
         customerId: '801',
         email: 'buyer801@example.com',
         productId: expect.any(String),
-        reviewUrl: `http://wishlist.test/api/v1/review-invitations/${inv.token}`,
+        reviewUrl: `http://wishlist.test/reviews/new?invitation=${inv.token}`,
         expiresAt: expect.any(String),
         usedAt: null,
       })

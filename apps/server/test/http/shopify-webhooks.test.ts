@@ -95,7 +95,7 @@ describe('products/create and products/update: the catalog update of product.upd
     expect(events.map((e) => e.event).sort()).toEqual(['wishlist.product.back_in_stock', 'wishlist.product.low_stock', 'wishlist.product.price_dropped'])
     for (const e of events) expect(e).toMatchObject({ shopDomain: domain, data: { productId: '9001', variantId: '90011', wishlistCount: 1, customerIds: ['6001'] } })
     const drop = events.find((e) => e.event === 'wishlist.product.price_dropped')!
-    expect(drop.data).toMatchObject({ before: { price: '20', inventoryQuantity: 0 }, after: { price: '15', inventoryQuantity: 8 } })
+    expect(drop.data).toMatchObject({ before: { price: '20.00', inventoryQuantity: 0 }, after: { price: '15.00', inventoryQuantity: 8 } })
   })
 
   it('keeps the handle and the title, and products/delete makes the catalog forget the product while items stay', async () => {

@@ -101,10 +101,10 @@ describe('bounded fan-out of one events request', () => {
       const keys = bodies.map((b) => `${b.data.variantId} ${b.event}`)
       expect(new Set(keys).size).toBe(keys.length)
       const drop = bodies.find((b) => b.event === 'wishlist.product.price_dropped')!
-      expect(drop.data).toMatchObject({ productId: '1', before: { price: '100', inventoryQuantity: 0 }, after: { price: '90', inventoryQuantity: 0 }, wishlistCount: 300, truncated: false })
+      expect(drop.data).toMatchObject({ productId: '1', before: { price: '100.00', inventoryQuantity: 0 }, after: { price: '90.00', inventoryQuantity: 0 }, wishlistCount: 300, truncated: false })
       expect(drop.data.customerIds).toHaveLength(300)
       const back = bodies.find((b) => b.event === 'wishlist.product.back_in_stock')!
-      expect(back.data).toMatchObject({ before: { price: '100', inventoryQuantity: 0 }, after: { price: '91', inventoryQuantity: 5 } })
+      expect(back.data).toMatchObject({ before: { price: '100.00', inventoryQuantity: 0 }, after: { price: '91.00', inventoryQuantity: 5 } })
     } finally {
       await worker.stop()
     }

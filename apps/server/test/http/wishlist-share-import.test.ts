@@ -24,7 +24,10 @@ describe('share links', () => {
     const before = Date.now()
     const first = await t.call('GET', '/v1/wishlists/1/share', { token: admin })
     expect(first.status).toBe(200)
-    expect(first.body.data).toEqual({ share_url: expect.stringMatching(/^http:\/\/wishlist\.test\/v1\/wishlists\/shared\/[A-Za-z0-9_-]{22,}$/), expires_at: expect.any(String) })
+    expect(first.body.data).toEqual({ token: expect.stringMatching(/^[A-Za-z0-9_-]{22,}$/), share_url: expect.stringMatching(/^http:\/\/wishlist\.test\/v1\/wishlists\/shared\/[A-Za-z0-9_-]{22,}$/), expires_at: expect.any(String) })
+    // The token on its own, so a client need not parse it out of the URL.
+    expect(first.body.data.share_url.endsWith(`/shared/${first.body.data.token}`)).toBe(true)
+    expect((await t.call('GET', `/v1/wishlists/shared/${first.body.data.token}`)).status).toBe(200)
     // ≥ 128 random bits in base64url: at least 22 characters.
     expect(Buffer.from(tokenOf(first.body.data.share_url), 'base64url').length).toBeGreaterThanOrEqual(16)
     const expires = Date.parse(first.body.data.expires_at)
@@ -37,7 +40,7 @@ describe('share links', () => {
     expect(JSON.parse(shared[0]!.payload)).toMatchObject({ customerId: '1', wishlistId: 'default' })
   })
 
-  it('serves the list as it is now with only productId, variantId and addedAt per item, without authentication', async () => {
+  it('serves the list as it is now with only productId, variantId, addedAt and the item fields, without authentication', async () => {
     await add('2', { product_id: '10', handle: 'ten', metadata: { secret: 'x' } })
     const link = (await t.call('GET', '/v1/wishlists/2/share', { token: admin })).body.data
     await add('2', { product_id: '11', variant_id: '111' })
@@ -48,8 +51,8 @@ describe('share links', () => {
       data: {
         name: 'My Wishlist',
         items: [
-          { productId: '11', variantId: '111', addedAt: expect.any(String) },
-          { productId: '10', variantId: null, addedAt: expect.any(String) },
+          { productId: '11', variantId: '111', addedAt: expect.any(String), quantity: 1, priority: 'normal', note: null, purchasedAt: null },
+          { productId: '10', variantId: null, addedAt: expect.any(String), quantity: 1, priority: 'normal', note: null, purchasedAt: null },
         ],
         count: 2,
         created_at: expect.any(String),
@@ -130,7 +133,7 @@ describe('POST /v1/wishlists/import', () => {
     expect(res.status).toBe(200)
     expect(res.body).toEqual({ ok: true, data: { customers: 2, imported: 2, skipped: 2, dry_run: false } })
     const items = (await t.call('GET', '/v1/wishlists/700', { token: admin })).body.data.items
-    expect(items).toContainEqual({ productId: '2', variantId: '22', handle: 'two', metadata: { from: 'csv' }, addedAt: '2025-03-04T05:06:07.890Z' })
+    expect(items).toContainEqual({ productId: '2', variantId: '22', handle: 'two', metadata: { from: 'csv' }, addedAt: '2025-03-04T05:06:07.890Z', quantity: 1, priority: 'normal', note: null, purchasedAt: null })
     const again = await run(body)
     expect(again.body.data).toEqual({ customers: 2, imported: 0, skipped: 4, dry_run: false })
   })

@@ -7,7 +7,7 @@ const events = (before: VariantState[] | null, after: VariantState[]) => product
 describe('prices', () => {
   it('normalises spellings of one amount', () => {
     expect(['19.99', '019.990', 19.99].map(normalizePrice)).toEqual(['19.99', '19.99', '19.99'])
-    expect([20, '20.00', '0', 0, '0.50'].map(normalizePrice)).toEqual(['20', '20', '0', '0', '0.5'])
+    expect([20, '20.00', '0', 0, '0.50', '39', '7.125', 7.1234567].map(normalizePrice)).toEqual(['20.00', '20.00', '0.00', '0.00', '0.50', '39.00', '7.125', '7.123457'])
   })
   it('compares exactly, without floating point', () => {
     expect(comparePrices('19.99', '20')).toBe(-1)

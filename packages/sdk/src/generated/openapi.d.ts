@@ -237,6 +237,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/proxy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The shopper's wishlist as a page of the shop's theme (app proxy)
+         * @description Signed by Shopify like every `/proxy` request. Answers `Content-Type: application/liquid`, which Shopify renders inside the theme, in the shop's language (`request.locale`). A logged-in shopper (`logged_in_customer_id`) gets their list, 20 items a page (`page`), each with image, title, price and link from `all_products[handle]`, an add-to-cart form and a remove form, then "add all to cart" (one `POST /cart/add` form with `items[][id]`/`items[][quantity]`) and share. A guest gets the container the widget fills from the guest's own id, and a link to log in.
+         */
+        get: operations["proxyWishlistPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/proxy/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove an item from the wishlist page (form post, app proxy)
+         * @description Signed by Shopify like every `/proxy` request. Answers `Content-Type: application/liquid`, which Shopify renders inside the theme, in the shop's language (`request.locale`). The remove form of the wishlist page: removes the product from the logged-in shopper's list and answers with the page. A guest gets the guest page; a form posted from another site (`Sec-Fetch-Site: cross-site`) changes nothing.
+         */
+        post: operations["proxyWishlistPageRemove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/proxy/reviews/new": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The review form of an invitation as a page of the shop's theme (app proxy)
+         * @description Signed by Shopify like every `/proxy` request. Answers `Content-Type: application/liquid`, which Shopify renders inside the theme, in the shop's language (`request.locale`). Where `reviewUrl` points for a Shopify shop: the invited product (title and image from `all_products` by the catalog's handle; a generic heading when the catalog has no handle) and its review form, no script needed. Used, expired, unknown and other shops' invitations, and products the shop no longer has, render a page saying so.
+         */
+        get: operations["proxyReviewInvitationPage"];
+        put?: never;
+        /**
+         * Submit the review form of an invitation (form post, app proxy)
+         * @description Signed by Shopify like every `/proxy` request. Answers `Content-Type: application/liquid`, which Shopify renders inside the theme, in the shop's language (`request.locale`). Submitted as `POST /api/v1/reviews` with `invitation` would be; answers with a thank-you page (saying when the review awaits moderation) or the form again with each field's problem.
+         */
+        post: operations["proxyReviewInvitationPageSubmit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/proxy/share": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Share the wishlist from its page (form post, app proxy)
+         * @description Signed by Shopify like every `/proxy` request. Answers `Content-Type: application/liquid`, which Shopify renders inside the theme, in the shop's language (`request.locale`). The share form of the wishlist page: the list's active share link (made when none is active, on the plans that share), shown on the page, pointing to the shop (`https://{shop}/apps/wishlist/shared/{token}`).
+         */
+        post: operations["proxyWishlistPageShare"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/proxy/shared/{shareToken}": {
         parameters: {
             query?: never;
@@ -271,6 +355,30 @@ export interface paths {
         get: operations["getReadiness"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reviews/new": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The review form of an invitation (HTML page)
+         * @description Where `reviewUrl` points for a shop that is not on Shopify: a page (no script) with the product's review form, rating as a radio group, title, review, name, and e-mail when the order gave none. In the shopper's language: `locale`, else `Accept-Language` (English, French, German, Spanish, Italian, Dutch, Brazilian Portuguese, Japanese). Used, expired and unknown invitations answer 200 with a page saying so.
+         */
+        get: operations["reviewInvitationPage"];
+        put?: never;
+        /**
+         * Submit the review form of an invitation (HTML page)
+         * @description The form of `GET /reviews/new`, posted as `application/x-www-form-urlencoded`: the review is submitted as `POST /api/v1/reviews` with `invitation` would be (verified, linked to the order's customer). Answers 200 with a thank-you page (saying when the review awaits moderation), or the form again with each field's problem; a used or expired invitation gets a page saying so.
+         */
+        post: operations["submitReviewInvitationPage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1271,7 +1379,7 @@ export interface components {
         ErrorEnvelope: {
             error: {
                 /** @description Machine-readable error code (docs/api.md, "Errors", lists when each is used) */
-                code: "VALIDATION_ERROR" | "INVALID_JSON" | "WISHLIST_LIMIT" | "ITEM_LIMIT" | "ITEM_NOT_IN_LIST" | "SAME_LIST" | "DEFAULT_LIST_PROTECTED" | "WEBHOOK_LIMIT" | "KEY_LIMIT" | "UNAUTHORIZED" | "INVALID_TOKEN" | "TOKEN_EXPIRED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_UPGRADE_REQUIRED" | "FEATURE_DISABLED" | "NOT_FOUND" | "REQUEST_TIMEOUT" | "LIST_NAME_TAKEN" | "DUPLICATE_REVIEW" | "SHARE_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UNAVAILABLE";
+                code: "VALIDATION_ERROR" | "INVALID_JSON" | "WISHLIST_LIMIT" | "ITEM_LIMIT" | "ITEM_NOT_IN_LIST" | "SAME_LIST" | "DEFAULT_LIST_PROTECTED" | "WEBHOOK_LIMIT" | "KEY_LIMIT" | "UNAUTHORIZED" | "INVALID_TOKEN" | "TOKEN_EXPIRED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_UPGRADE_REQUIRED" | "FEATURE_DISABLED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "LIST_NAME_TAKEN" | "DUPLICATE_REVIEW" | "SHARE_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UNAVAILABLE";
                 /** @description VALIDATION_ERROR: an array of `{path, message, index?}` (`path` like `body.items.3.product_id`; `index` for batch entries). PLAN_UPGRADE_REQUIRED: `{required_plan, current_plan}`. ITEM_LIMIT, KEY_LIMIT: `{limit}` */
                 details?: unknown;
                 /** @description Human-readable; may change between versions */
@@ -1357,7 +1465,7 @@ export interface components {
         ReviewsError: {
             error: {
                 /** @description Machine-readable error code (docs/api.md, "Errors", lists when each is used) */
-                code: "VALIDATION_ERROR" | "INVALID_JSON" | "WISHLIST_LIMIT" | "ITEM_LIMIT" | "ITEM_NOT_IN_LIST" | "SAME_LIST" | "DEFAULT_LIST_PROTECTED" | "WEBHOOK_LIMIT" | "KEY_LIMIT" | "UNAUTHORIZED" | "INVALID_TOKEN" | "TOKEN_EXPIRED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_UPGRADE_REQUIRED" | "FEATURE_DISABLED" | "NOT_FOUND" | "REQUEST_TIMEOUT" | "LIST_NAME_TAKEN" | "DUPLICATE_REVIEW" | "SHARE_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UNAVAILABLE";
+                code: "VALIDATION_ERROR" | "INVALID_JSON" | "WISHLIST_LIMIT" | "ITEM_LIMIT" | "ITEM_NOT_IN_LIST" | "SAME_LIST" | "DEFAULT_LIST_PROTECTED" | "WEBHOOK_LIMIT" | "KEY_LIMIT" | "UNAUTHORIZED" | "INVALID_TOKEN" | "TOKEN_EXPIRED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_UPGRADE_REQUIRED" | "FEATURE_DISABLED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "LIST_NAME_TAKEN" | "DUPLICATE_REVIEW" | "SHARE_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UNAVAILABLE";
                 /** @description VALIDATION_ERROR: an array of `{path, message, index?}` (`path` like `body.items.3.product_id`; `index` for batch entries). PLAN_UPGRADE_REQUIRED: `{required_plan, current_plan}`. ITEM_LIMIT, KEY_LIMIT: `{limit}` */
                 details?: unknown;
                 /** @description Human-readable; may change between versions */
@@ -1378,6 +1486,15 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description The request is invalid: VALIDATION_ERROR (`details` lists each field; a Shopify webhook body that does not have its topic's shape or names another shop) or INVALID_JSON (not JSON, not UTF-8, or nested deeper than 64 levels), or a rule of the operation was broken (WISHLIST_LIMIT, ITEM_LIMIT, ITEM_NOT_IN_LIST, SAME_LIST, DEFAULT_LIST_PROTECTED, WEBHOOK_LIMIT, KEY_LIMIT) */
+        Error400Unlimited: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
         /** @description No credentials (UNAUTHORIZED), or they are not valid: INVALID_TOKEN, TOKEN_EXPIRED, INVALID_CREDENTIALS; with `WWW-Authenticate: Bearer realm="wishlist"` */
         Error401: {
             headers: {
@@ -1385,6 +1502,16 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description No credentials (UNAUTHORIZED), or they are not valid: INVALID_TOKEN, TOKEN_EXPIRED, INVALID_CREDENTIALS; with `WWW-Authenticate: Bearer realm="wishlist"` */
+        Error401Unlimited: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                 [name: string]: unknown;
             };
             content: {
@@ -1415,12 +1542,18 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description NOT_FOUND: the resource does not exist in this shop (or is not visible to the caller) */
+        Error404Unlimited: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
         /** @description REQUEST_TIMEOUT: the request (headers and body) did not arrive within REQUEST_TIMEOUT_MS; the connection is closed */
         Error408: {
             headers: {
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                 [name: string]: unknown;
             };
             content: {
@@ -1463,12 +1596,30 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description PAYLOAD_TOO_LARGE: the body is over its limit: 1 MiB with a bearer token, 256 KiB in guest mode on wishlist routes, 64 KiB otherwise (no credentials, the storefront key); 5 MiB for Shopify webhooks */
+        Error413Unlimited: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
         /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not `application/json`, or JSON with a `charset` other than `utf-8` */
         Error415: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not `application/json`, or JSON with a `charset` other than `utf-8` */
+        Error415Unlimited: {
+            headers: {
                 [name: string]: unknown;
             };
             content: {
@@ -1482,6 +1633,15 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description HEADERS_TOO_LARGE: the request line and headers are over 16 KiB; the connection is closed */
+        Error431: {
+            headers: {
                 [name: string]: unknown;
             };
             content: {
@@ -1563,9 +1723,6 @@ export interface components {
         /** @description REQUEST_TIMEOUT: the request (headers and body) did not arrive within REQUEST_TIMEOUT_MS; the connection is closed */
         ReviewsError408: {
             headers: {
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                 [name: string]: unknown;
             };
             content: {
@@ -1610,6 +1767,28 @@ export interface components {
         };
         /** @description RATE_LIMITED: over a rate limit (the caller's bucket, or the shop's ceiling over all its bearer-token requests), or, on exports, the shop's two exports already running; `Retry-After` says how many seconds to wait */
         ReviewsError429: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ReviewsError"];
+            };
+        };
+        /** @description HEADERS_TOO_LARGE: the request line and headers are over 16 KiB; the connection is closed */
+        ReviewsError431: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ReviewsError"];
+            };
+        };
+        /** @description UNAVAILABLE: the database (or Redis) cannot be reached, or (Shopify webhooks) too many bodies are being received at once; with `Retry-After` */
+        ReviewsError503: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1736,7 +1915,10 @@ export interface operations {
             400: components["responses"]["ReviewsError400"];
             401: components["responses"]["ReviewsError401"];
             403: components["responses"]["ReviewsError403"];
+            408: components["responses"]["ReviewsError408"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     listProductReviews: {
@@ -1833,7 +2015,10 @@ export interface operations {
             };
             400: components["responses"]["ReviewsError400"];
             401: components["responses"]["ReviewsError401"];
+            408: components["responses"]["ReviewsError408"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     getProductReviewSummary: {
@@ -1898,7 +2083,10 @@ export interface operations {
             };
             400: components["responses"]["ReviewsError400"];
             401: components["responses"]["ReviewsError401"];
+            408: components["responses"]["ReviewsError408"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     getReviewInvitation: {
@@ -1943,7 +2131,10 @@ export interface operations {
             };
             400: components["responses"]["ReviewsError400"];
             404: components["responses"]["ReviewsError404"];
+            408: components["responses"]["ReviewsError408"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     submitReview: {
@@ -1969,24 +2160,21 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description 1..5,000 characters; trimmed first (surrounding whitespace beyond the bound is accepted and dropped) */
+                    /** @description 1..5,000 characters after trimming (surrounding whitespace is accepted and dropped) */
                     body: string;
-                    /**
-                     * Format: email
-                     * @description E-mail address, at most 254 characters after trimming; stored lower-cased, never shown publicly. It proves nothing: it never links the review to a customer or verifies it
-                     */
+                    /** @description E-mail address, at most 254 characters after trimming; stored lower-cased, never shown publicly. It proves nothing: it never links the review to a customer or verifies it. Trimmed and lower-cased, then something@something.tld without whitespace, at most 254 characters */
                     customerEmail: string;
-                    /** @description 1..100 characters; trimmed first (surrounding whitespace beyond the bound is accepted and dropped) */
+                    /** @description 1..100 characters after trimming (surrounding whitespace is accepted and dropped) */
                     customerName: string;
                     /** @description A review invitation token (single use): the review is verified and linked to the customer of the invitation's order, if any. productId must be the invited product */
                     invitation?: string;
                     /** @description At most 5 absolute https URLs of at most 2,048 characters */
                     photos?: string[];
-                    /** @description 1..32 digits or a platform GID of a Product */
+                    /** @description 1..32 digits or a platform GID of a Product (trimmed) */
                     productId: string;
                     /** @description A JSON integer 1..5 */
                     rating: number;
-                    /** @description At most 150 characters; trimmed first (surrounding whitespace beyond the bound is accepted and dropped) */
+                    /** @description At most 150 characters after trimming (surrounding whitespace is accepted and dropped) */
                     title?: string;
                 };
             };
@@ -2020,6 +2208,8 @@ export interface operations {
             413: components["responses"]["ReviewsError413"];
             415: components["responses"]["ReviewsError415"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     getReview: {
@@ -2119,7 +2309,10 @@ export interface operations {
             400: components["responses"]["ReviewsError400"];
             401: components["responses"]["ReviewsError401"];
             404: components["responses"]["ReviewsError404"];
+            408: components["responses"]["ReviewsError408"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     deleteReview: {
@@ -2157,7 +2350,12 @@ export interface operations {
             401: components["responses"]["ReviewsError401"];
             403: components["responses"]["ReviewsError403"];
             404: components["responses"]["ReviewsError404"];
+            408: components["responses"]["ReviewsError408"];
+            413: components["responses"]["ReviewsError413"];
+            415: components["responses"]["ReviewsError415"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     approveReview: {
@@ -2238,7 +2436,12 @@ export interface operations {
             401: components["responses"]["ReviewsError401"];
             403: components["responses"]["ReviewsError403"];
             404: components["responses"]["ReviewsError404"];
+            408: components["responses"]["ReviewsError408"];
+            413: components["responses"]["ReviewsError413"];
+            415: components["responses"]["ReviewsError415"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     voteReviewHelpful: {
@@ -2274,7 +2477,12 @@ export interface operations {
             400: components["responses"]["ReviewsError400"];
             401: components["responses"]["ReviewsError401"];
             404: components["responses"]["ReviewsError404"];
+            408: components["responses"]["ReviewsError408"];
+            413: components["responses"]["ReviewsError413"];
+            415: components["responses"]["ReviewsError415"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     unvoteReviewHelpful: {
@@ -2310,7 +2518,12 @@ export interface operations {
             400: components["responses"]["ReviewsError400"];
             401: components["responses"]["ReviewsError401"];
             404: components["responses"]["ReviewsError404"];
+            408: components["responses"]["ReviewsError408"];
+            413: components["responses"]["ReviewsError413"];
+            415: components["responses"]["ReviewsError415"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     rejectReview: {
@@ -2391,7 +2604,12 @@ export interface operations {
             401: components["responses"]["ReviewsError401"];
             403: components["responses"]["ReviewsError403"];
             404: components["responses"]["ReviewsError404"];
+            408: components["responses"]["ReviewsError408"];
+            413: components["responses"]["ReviewsError413"];
+            415: components["responses"]["ReviewsError415"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     replyToReview: {
@@ -2411,7 +2629,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description 1..5,000 characters; trimmed first (surrounding whitespace beyond the bound is accepted and dropped) */
+                    /** @description 1..5,000 characters after trimming (surrounding whitespace is accepted and dropped) */
                     body: string;
                 };
             };
@@ -2488,6 +2706,8 @@ export interface operations {
             413: components["responses"]["ReviewsError413"];
             415: components["responses"]["ReviewsError415"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     deleteReviewReply: {
@@ -2568,7 +2788,12 @@ export interface operations {
             401: components["responses"]["ReviewsError401"];
             403: components["responses"]["ReviewsError403"];
             404: components["responses"]["ReviewsError404"];
+            408: components["responses"]["ReviewsError408"];
+            413: components["responses"]["ReviewsError413"];
+            415: components["responses"]["ReviewsError415"];
             429: components["responses"]["ReviewsError429"];
+            431: components["responses"]["ReviewsError431"];
+            503: components["responses"]["ReviewsError503"];
         };
     };
     getHealth: {
@@ -2604,6 +2829,188 @@ export interface operations {
                     };
                 };
             };
+            408: components["responses"]["Error408"];
+            431: components["responses"]["Error431"];
+        };
+    };
+    proxyWishlistPage: {
+        parameters: {
+            query?: {
+                /** @description 20 items a page */
+                page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Liquid source of the page */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/liquid": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    proxyWishlistPageRemove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description `application/x-www-form-urlencoded` */
+        requestBody: {
+            content: {
+                "application/json": {
+                    product_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Liquid source of the page */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/liquid": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    proxyReviewInvitationPage: {
+        parameters: {
+            query?: {
+                invitation?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Liquid source of the page */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/liquid": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    proxyReviewInvitationPageSubmit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description `application/x-www-form-urlencoded` */
+        requestBody: {
+            content: {
+                "application/json": {
+                    body?: string;
+                    email?: string;
+                    invitation?: string;
+                    name?: string;
+                    rating?: string;
+                    title?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Liquid source of the page */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/liquid": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    proxyWishlistPageShare: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Liquid source of the page */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/liquid": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     proxySharedWishlistPage: {
@@ -2629,6 +3036,11 @@ export interface operations {
                     "application/liquid": string;
                 };
             };
+            400: components["responses"]["Error400"];
+            408: components["responses"]["Error408"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     getReadiness: {
@@ -2665,7 +3077,89 @@ export interface operations {
                     };
                 };
             };
+            408: components["responses"]["Error408"];
+            431: components["responses"]["Error431"];
             503: components["responses"]["Error503Unlimited"];
+        };
+    };
+    reviewInvitationPage: {
+        parameters: {
+            query?: {
+                /** @description The invitation token (from the `review.requested` event's `reviewUrl`) */
+                invitation?: string;
+                /** @description A language tag (`fr`, `pt-BR`, …); default: from `Accept-Language` */
+                locale?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            408: components["responses"]["Error408"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    submitReviewInvitationPage: {
+        parameters: {
+            query?: {
+                /** @description The invitation token (from the `review.requested` event's `reviewUrl`) */
+                invitation?: string;
+                /** @description A language tag (`fr`, `pt-BR`, …); default: from `Accept-Language` */
+                locale?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The form's fields, `application/x-www-form-urlencoded` */
+        requestBody: {
+            content: {
+                "application/json": {
+                    body?: string;
+                    email?: string;
+                    invitation?: string;
+                    name?: string;
+                    rating?: string;
+                    title?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     getConversions: {
@@ -2750,7 +3244,10 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     listApiKeys: {
@@ -2811,7 +3308,10 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     createApiKey: {
@@ -2821,7 +3321,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -2882,6 +3382,8 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     revokeApiKey: {
@@ -2922,10 +3424,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     eraseCustomer: {
@@ -2989,7 +3497,12 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     exportCustomer: {
@@ -3098,7 +3611,7 @@ export interface operations {
                                 expiresAt: string;
                                 orderId: string | null;
                                 productId: string;
-                                /** @description PUBLIC_BASE_URL/api/v1/review-invitations/{token} */
+                                /** @description The review form: `https://{shop}/apps/wishlist/reviews/new?invitation={token}` for a Shopify shop in Shopify app mode, else `PUBLIC_BASE_URL/reviews/new?invitation={token}` */
                                 reviewUrl: string;
                                 token: string;
                                 usedAt: string | null;
@@ -3171,7 +3684,10 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     exportWishlistsCsv: {
@@ -3197,7 +3713,10 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     listPrivacyRequests: {
@@ -3239,7 +3758,10 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     exportPrivacyRequest: {
@@ -3344,7 +3866,7 @@ export interface operations {
                                 expiresAt: string;
                                 orderId: string | null;
                                 productId: string;
-                                /** @description PUBLIC_BASE_URL/api/v1/review-invitations/{token} */
+                                /** @description The review form: `https://{shop}/apps/wishlist/reviews/new?invitation={token}` for a Shopify shop in Shopify app mode, else `PUBLIC_BASE_URL/reviews/new?invitation={token}` */
                                 reviewUrl: string;
                                 token: string;
                                 usedAt: string | null;
@@ -3414,10 +3936,14 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     listReviewInvitations: {
@@ -3456,7 +3982,7 @@ export interface operations {
                      *             "customerId": null,
                      *             "email": "ann@example.com",
                      *             "productId": "7001",
-                     *             "reviewUrl": "https://wishlist.example.com/api/v1/review-invitations/Q2x9…",
+                     *             "reviewUrl": "https://wishlist.example.com/reviews/new?invitation=Q2x9…",
                      *             "expiresAt": "2026-04-02T03:04:05.000Z",
                      *             "usedAt": null
                      *           }
@@ -3476,7 +4002,7 @@ export interface operations {
                                 expiresAt: string;
                                 orderId: string | null;
                                 productId: string;
-                                /** @description PUBLIC_BASE_URL/api/v1/review-invitations/{token} */
+                                /** @description The review form: `https://{shop}/apps/wishlist/reviews/new?invitation={token}` for a Shopify shop in Shopify app mode, else `PUBLIC_BASE_URL/reviews/new?invitation={token}` */
                                 reviewUrl: string;
                                 token: string;
                                 usedAt: string | null;
@@ -3490,7 +4016,10 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     updateSettings: {
@@ -3564,6 +4093,8 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     getShop: {
@@ -3634,7 +4165,10 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     rotateStorefrontKey: {
@@ -3672,9 +4206,15 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     getConversionsAlias: {
@@ -3759,7 +4299,10 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     getDailyAnalytics: {
@@ -3825,7 +4368,10 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     getAnalyticsOverview: {
@@ -3876,7 +4422,10 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     getProductAnalytics: {
@@ -3940,7 +4489,10 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     getTopProducts: {
@@ -4023,7 +4575,10 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     exchangeShopifySessionToken: {
@@ -4072,6 +4627,8 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     createToken: {
@@ -4144,6 +4701,8 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     postPlatformEvents: {
@@ -4235,6 +4794,8 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     receiveShopifyWebhook: {
@@ -4249,9 +4810,6 @@ export interface operations {
             /** @description Receive a Shopify webhook */
             200: {
                 headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4265,12 +4823,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            404: components["responses"]["Error404"];
+            400: components["responses"]["Error400Unlimited"];
+            401: components["responses"]["Error401Unlimited"];
+            404: components["responses"]["Error404Unlimited"];
             408: components["responses"]["Error408"];
-            413: components["responses"]["Error413"];
-            503: components["responses"]["Error503"];
+            413: components["responses"]["Error413Unlimited"];
+            415: components["responses"]["Error415Unlimited"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503Unlimited"];
         };
     };
     listWebhooks: {
@@ -4331,7 +4891,10 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     createWebhook: {
@@ -4354,10 +4917,7 @@ export interface operations {
                  */
                 "application/json": {
                     events: ("wishlist.item.added" | "wishlist.item.removed" | "wishlist.item.purchased" | "wishlist.shared" | "wishlist.product.back_in_stock" | "wishlist.product.price_dropped" | "wishlist.product.low_stock" | "review.requested")[];
-                    /**
-                     * Format: uri
-                     * @description https URL of the receiver
-                     */
+                    /** @description https URL of the receiver: trimmed, then parsed as a browser does (WHATWG URL); the rules it must keep are in the operation's description */
                     url: string;
                 };
             };
@@ -4415,6 +4975,8 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     deleteWebhook: {
@@ -4455,10 +5017,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     listWebhookDeliveries: {
@@ -4534,7 +5102,10 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     testWebhook: {
@@ -4608,10 +5179,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     getWishlist: {
@@ -4709,7 +5286,10 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     addWishlistItem: {
@@ -4899,6 +5479,8 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     removeWishlistItem: {
@@ -4956,7 +5538,12 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     updateWishlistItem: {
@@ -5067,6 +5654,8 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     bulkDeleteWishlistItems: {
@@ -5147,6 +5736,8 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     moveWishlistItem: {
@@ -5211,6 +5802,8 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     listWishlists: {
@@ -5285,7 +5878,10 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     createWishlist: {
@@ -5306,7 +5902,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Trimmed, then 1..100 characters (longer text whose trimmed form fits is accepted too); not only whitespace or format characters */
+                    /** @description 1..100 characters (not only format characters such as U+200B) after trimming (surrounding whitespace is accepted and dropped); at most 500 characters as sent */
                     name: string;
                 };
             };
@@ -5368,6 +5964,8 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     renameWishlist: {
@@ -5389,7 +5987,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Trimmed, then 1..100 characters (longer text whose trimmed form fits is accepted too); not only whitespace or format characters */
+                    /** @description 1..100 characters (not only format characters such as U+200B) after trimming (surrounding whitespace is accepted and dropped); at most 500 characters as sent */
                     name: string;
                 };
             };
@@ -5430,6 +6028,8 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     deleteWishlist: {
@@ -5475,7 +6075,12 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     mergeGuestWishlist: {
@@ -5639,6 +6244,8 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     getShareLink: {
@@ -5672,6 +6279,7 @@ export interface operations {
                      * @example {
                      *       "ok": true,
                      *       "data": {
+                     *         "token": "q9K2xY7bT3mN8pL4vR6sW1zA5cE0fH2j",
                      *         "share_url": "https://wishlist.example.com/v1/wishlists/shared/q9K2xY7bT3mN8pL4vR6sW1zA5cE0fH2j",
                      *         "expires_at": "2026-02-01T03:04:05.678Z"
                      *       }
@@ -5689,6 +6297,8 @@ export interface operations {
                              * @description PUBLIC_BASE_URL/v1/wishlists/shared/{token}
                              */
                             share_url: string;
+                            /** @description The share token: the last segment of `share_url`, for `GET /v1/wishlists/shared/{shareToken}` */
+                            token: string;
                         };
                         /** @enum {boolean} */
                         ok: true;
@@ -5699,7 +6309,10 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     revokeShareLink: {
@@ -5750,7 +6363,12 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     importWishlistItems: {
@@ -5854,6 +6472,8 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     readSharedWishlist: {
@@ -5931,10 +6551,14 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             410: components["responses"]["Error410"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
         };
     };
     getWidgetScript: {
@@ -5955,6 +6579,9 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error400Unlimited"];
+            408: components["responses"]["Error408"];
+            431: components["responses"]["Error431"];
         };
     };
     onReviewRequested: {
@@ -6261,12 +6888,12 @@ export interface operations {
                     data: {
                         after: {
                             inventoryQuantity: number;
-                            /** @description Normalised decimal string */
+                            /** @description Decimal string with at least two decimals ("39.00", "7.125") */
                             price: string;
                         };
                         before: {
                             inventoryQuantity: number;
-                            /** @description Normalised decimal string */
+                            /** @description Decimal string with at least two decimals ("39.00", "7.125") */
                             price: string;
                         };
                         /** @description Customer owners only, in id order, at most 1,000 */
@@ -6329,12 +6956,12 @@ export interface operations {
                     data: {
                         after: {
                             inventoryQuantity: number;
-                            /** @description Normalised decimal string */
+                            /** @description Decimal string with at least two decimals ("39.00", "7.125") */
                             price: string;
                         };
                         before: {
                             inventoryQuantity: number;
-                            /** @description Normalised decimal string */
+                            /** @description Decimal string with at least two decimals ("39.00", "7.125") */
                             price: string;
                         };
                         /** @description Customer owners only, in id order, at most 1,000 */
@@ -6397,12 +7024,12 @@ export interface operations {
                     data: {
                         after: {
                             inventoryQuantity: number;
-                            /** @description Normalised decimal string */
+                            /** @description Decimal string with at least two decimals ("39.00", "7.125") */
                             price: string;
                         };
                         before: {
                             inventoryQuantity: number;
-                            /** @description Normalised decimal string */
+                            /** @description Decimal string with at least two decimals ("39.00", "7.125") */
                             price: string;
                         };
                         /** @description Customer owners only, in id order, at most 1,000 */

@@ -1,5 +1,5 @@
 /**
- * @wishlist/sdk/react: a provider and hooks with optimistic updates, rollback on failure,
+ * wishlist-service-sdk/react: a provider and hooks with optimistic updates, rollback on failure,
  * one shared cache per owner and list, and the guest-to-customer merge on login.
  */
 export { GUEST_ID_KEY, GUEST_ITEMS_KEY, type KeyValueStorage } from './guest.js'

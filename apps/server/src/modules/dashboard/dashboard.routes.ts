@@ -7,18 +7,15 @@
  * of embedded apps), and by nothing otherwise.
  */
 import { stat } from 'node:fs/promises'
-import { dirname, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { resolve } from 'node:path'
 import fastifyStatic from '@fastify/static'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
+import { ASSETS } from '../../lib/assets.js'
 import { AppError } from '../../lib/errors.js'
 
-// src/modules/dashboard and dist/modules/dashboard sit at the same depth below the
-// repository root, so this resolves in development (tsx) and after `npm run build`.
-const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../../..')
-export const DASHBOARD_DIST = resolve(REPO_ROOT, 'apps/dashboard/dist')
+export const DASHBOARD_DIST = ASSETS.dashboardDir
 
 /** What a Vite build puts under assets/; any other name is a 404. */
 const ASSET = /\.(js|css|svg|png|woff2|map)$/

@@ -181,7 +181,7 @@ export function createEventsService(deps: EventsServiceDeps) {
     }
     // Reviews linked to this customer of these products become verified purchases.
     await recordPurchase(trx, shopId, { customerId, email: e.email, productIds }, at)
-    await deps.invitations.forOrder(trx, shopId, { orderId, customerId: customerId ?? null, email: e.email ?? null, productIds }, at)
+    await deps.invitations.forOrder(trx, ctx.shop, { orderId, customerId: customerId ?? null, email: e.email ?? null, productIds }, at)
   }
 
   return {

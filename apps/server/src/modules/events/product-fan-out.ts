@@ -15,14 +15,15 @@ import type { Database } from '../../db/schema.js'
 import { newOrderedId } from '../../lib/ids.js'
 import { createWishlistsRepo } from '../wishlists/wishlists.repo.js'
 import { enqueueWebhookEvents } from './outbox.js'
-import type { ProductSignal, VariantChange, VariantState } from './product-signals.js'
+import { normalizePrice, type ProductSignal, type VariantChange, type VariantState } from './product-signals.js'
 
 /** customerIds listed in a product event's data; `truncated` says more exist. */
 export const MAX_CUSTOMER_IDS = 1_000
 /** Signals written to the outbox per worker transaction: with 1,000 customer ids each, about 2 MB. */
 export const FAN_OUT_BATCH = 50
 
-const view = (v: VariantState) => ({ price: v.price, inventoryQuantity: v.inventory_quantity })
+// Normalised again: a price stored by an older version may have lost its decimals ("39").
+const view = (v: VariantState) => ({ price: normalizePrice(v.price), inventoryQuantity: v.inventory_quantity })
 
 export interface QueuedSignal {
   event: ProductSignal

@@ -22,13 +22,18 @@ export interface VariantChange {
 
 export const LOW_STOCK_THRESHOLD = 5
 
-/** "19.990" → "19.99", "007" → "7", 20 → "20". Input already matched the price pattern. */
+/**
+ * A price as the service stores and sends it: at least two decimals, as a shop writes
+ * money, and no trailing zero past them. "19.990" → "19.99", "007" → "7.00", 20 → "20.00",
+ * "0.5" → "0.50", "7.125" → "7.125". Input already matched the price pattern (a decimal
+ * string or a non-negative number); a stored price of an older version ("39") comes out "39.00".
+ */
 export function normalizePrice(input: string | number): string {
   const raw = typeof input === 'number' ? input.toFixed(6) : input
   const [int = '0', frac = ''] = raw.split('.')
   const i = int.replace(/^0+(?=\d)/, '')
-  const f = frac.replace(/0+$/, '')
-  return f === '' ? i : `${i}.${f}`
+  const f = frac.replace(/0+$/, '').padEnd(2, '0')
+  return `${i}.${f}`
 }
 
 /** Exact comparison of two normalised non-negative decimal strings. */

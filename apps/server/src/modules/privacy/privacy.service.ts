@@ -12,7 +12,7 @@ import { csvRecord } from '../../lib/csv.js'
 import { createExportGate, type ExportGate } from '../../lib/export-gate.js'
 import { isoMillis, now } from '../../lib/time.js'
 import type { Owner, RequestContext } from '../auth/auth.types.js'
-import { invitationView } from '../reviews/invitations.service.js'
+import { invitationView, type ReviewUrlOf } from '../reviews/invitations.service.js'
 import { normalizeEmail } from '../reviews/purchases.js'
 import { adminView } from '../reviews/reviews.service.js'
 import { SHARED_PATH } from '../wishlists/share.service.js'
@@ -40,7 +40,7 @@ export const CSV_HEADER = ['customer_id', 'wishlist_id', 'list_name', 'product_i
 /** Bytes of CSV gathered before one chunk is handed to the response stream. */
 const CSV_CHUNK_CHARS = 64 * 1024
 
-export function createPrivacyService(deps: { db: Db; backend: Backend; publicBaseUrl: string; exportGate?: ExportGate }, repo: PrivacyRepo = createPrivacyRepo(deps.backend)) {
+export function createPrivacyService(deps: { db: Db; backend: Backend; publicBaseUrl: string; reviewUrl: ReviewUrlOf; exportGate?: ExportGate }, repo: PrivacyRepo = createPrivacyRepo(deps.backend)) {
   const { db } = deps
   const gate = deps.exportGate ?? createExportGate({ connections: 5 })
   const q = <T>(run: () => Promise<T>): Promise<T> => gate.query(run)
@@ -138,7 +138,7 @@ export function createPrivacyService(deps: { db: Db; backend: Backend; publicBas
           email: p.email,
           createdAt: isoMillis(p.created_at),
         })),
-        reviewInvitations: invitations.map((i) => invitationView(i, deps.publicBaseUrl)),
+        reviewInvitations: invitations.map((i) => invitationView(i, ctx.shop.domain, deps.reviewUrl)),
         analyticsEvents: events.map((e) => ({ type: e.type, productId: e.product_id === '' ? null : e.product_id, occurredAt: isoMillis(e.occurred_at) })),
       }
     },

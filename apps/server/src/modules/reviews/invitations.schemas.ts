@@ -31,7 +31,7 @@ export const Invitation = Type.Object(
     customerId: Nullable(Type.String()),
     email: Nullable(Type.String()),
     productId: Type.String(),
-    reviewUrl: Type.String({ description: 'PUBLIC_BASE_URL/api/v1/review-invitations/{token}' }),
+    reviewUrl: Type.String({ description: 'The review form: `https://{shop}/apps/wishlist/reviews/new?invitation={token}` for a Shopify shop in Shopify app mode, else `PUBLIC_BASE_URL/reviews/new?invitation={token}`' }),
     expiresAt: Timestamp,
     usedAt: Nullable(Timestamp),
   },
@@ -56,6 +56,20 @@ export const invitationsOperations: OperationDocs = {
     responses: { 200: 'The invitation' },
     examples: { 200: { productId: '7001', expiresAt: '2026-04-02T03:04:05Z', usable: true } },
   },
+  'GET /reviews/new': {
+    operationId: 'reviewInvitationPage',
+    summary: 'The review form of an invitation (HTML page)',
+    description:
+      'Where `reviewUrl` points for a shop that is not on Shopify: a page (no script) with the product\'s review form, rating as a radio group, title, review, name, and e-mail when the order gave none. In the shopper\'s language: `locale`, else `Accept-Language` (English, French, German, Spanish, Italian, Dutch, Brazilian Portuguese, Japanese). Used, expired and unknown invitations answer 200 with a page saying so.',
+    responses: { 200: 'The page' },
+  },
+  'POST /reviews/new': {
+    operationId: 'submitReviewInvitationPage',
+    summary: 'Submit the review form of an invitation (HTML page)',
+    description:
+      'The form of `GET /reviews/new`, posted as `application/x-www-form-urlencoded`: the review is submitted as `POST /api/v1/reviews` with `invitation` would be (verified, linked to the order\'s customer). Answers 200 with a thank-you page (saying when the review awaits moderation), or the form again with each field\'s problem; a used or expired invitation gets a page saying so.',
+    responses: { 200: 'The page' },
+  },
   'GET /v1/admin/review-invitations': {
     operationId: 'listReviewInvitations',
     summary: "List review invitations of the shop's orders",
@@ -64,7 +78,7 @@ export const invitationsOperations: OperationDocs = {
     examples: {
       200: {
         ok: true,
-        data: { invitations: [{ token: 'Q2x9…', orderId: '5001', customerId: null, email: 'ann@example.com', productId: '7001', reviewUrl: 'https://wishlist.example.com/api/v1/review-invitations/Q2x9…', expiresAt: '2026-04-02T03:04:05.000Z', usedAt: null }] },
+        data: { invitations: [{ token: 'Q2x9…', orderId: '5001', customerId: null, email: 'ann@example.com', productId: '7001', reviewUrl: 'https://wishlist.example.com/reviews/new?invitation=Q2x9…', expiresAt: '2026-04-02T03:04:05.000Z', usedAt: null }] },
       },
     },
   },

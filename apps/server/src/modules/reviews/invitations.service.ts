@@ -18,18 +18,38 @@ import { normalizeEmail } from './purchases.js'
 
 export const INVITATION_TTL_MS = 90 * DAY_MS
 export const INVITATION_PATH = '/api/v1/review-invitations/'
+/** The review form of an invitation: the service's own page, or the shop's app-proxy page in Shopify app mode. */
+export const REVIEW_PAGE_PATH = '/reviews/new'
+/** Where Shopify's app proxy puts the service on a shop (shopify.app.toml: prefix `apps`, subpath `wishlist`). */
+export const SHOPIFY_PROXY_PATH = '/apps/wishlist'
+
+/** A shop domain and an invitation token → the link a buyer opens to write the review. */
+export type ReviewUrlOf = (shopDomain: string, token: string) => string
+
+/**
+ * A Shopify shop (a `*.myshopify.com` domain while Shopify app mode is on) gets the form
+ * inside its own theme, `https://{shop}/apps/wishlist/reviews/new?invitation=…`; any other
+ * shop the service's page, `PUBLIC_BASE_URL/reviews/new?invitation=…`.
+ */
+export function reviewUrlMaker(publicBaseUrl: string, shopifyMode: boolean): ReviewUrlOf {
+  return (shopDomain, token) => {
+    const query = `?invitation=${encodeURIComponent(token)}`
+    if (shopifyMode && /^[a-z0-9][a-z0-9-]*\.myshopify\.com$/.test(shopDomain)) return `https://${shopDomain}${SHOPIFY_PROXY_PATH}${REVIEW_PAGE_PATH}${query}`
+    return `${publicBaseUrl}${REVIEW_PAGE_PATH}${query}`
+  }
+}
 
 /** 192 random bits, base64url. */
 const newInvitationToken = (): string => randomBytes(24).toString('base64url')
 
-export function invitationView(row: ReviewInvitationRow, publicBaseUrl: string): InvitationView {
+export function invitationView(row: ReviewInvitationRow, shopDomain: string, reviewUrl: ReviewUrlOf): InvitationView {
   return {
     token: row.token,
     orderId: row.order_id,
     customerId: row.customer_id,
     email: row.email,
     productId: row.product_id,
-    reviewUrl: `${publicBaseUrl}${INVITATION_PATH}${row.token}`,
+    reviewUrl: reviewUrl(shopDomain, row.token),
     expiresAt: isoMillis(Number(row.expires_at)),
     usedAt: row.used_at === null ? null : isoMillis(Number(row.used_at)),
   }
@@ -58,8 +78,8 @@ export async function claimInvitation(trx: Db, shopId: string, token: string, pr
   return claimed
 }
 
-export function createInvitationsService(deps: { db: Db; publicBaseUrl: string; clock?: () => number }) {
-  const { db, publicBaseUrl } = deps
+export function createInvitationsService(deps: { db: Db; reviewUrl: ReviewUrlOf; clock?: () => number }) {
+  const { db, reviewUrl } = deps
   const clock = deps.clock ?? now
 
   return {
@@ -68,7 +88,8 @@ export function createInvitationsService(deps: { db: Db; publicBaseUrl: string; 
      * one statement, each announced as `review.requested`. A redelivered order (same
      * `order_id`) invites nobody again.
      */
-    async forOrder(trx: Transaction<Database>, shopId: string, order: InvitedOrder, at: number): Promise<number> {
+    async forOrder(trx: Transaction<Database>, shop: { id: string; domain: string }, order: InvitedOrder, at: number): Promise<number> {
+      const shopId = shop.id
       if (order.productIds.length === 0) return 0
       // Whole seconds: the storefront's lookup shows seconds, the merchant's list milliseconds, of one instant.
       const created = Math.floor(at / 1000) * 1000
@@ -91,7 +112,7 @@ export function createInvitationsService(deps: { db: Db; publicBaseUrl: string; 
       await enqueueWebhookEvents(
         trx,
         shopId,
-        rows.map((row) => ({ event: 'review.requested' as const, occurredAt: at, data: invitationView(row, publicBaseUrl) })),
+        rows.map((row) => ({ event: 'review.requested' as const, occurredAt: at, data: invitationView(row, shop.domain, reviewUrl) })),
       )
       return rows.length
     },
@@ -106,7 +127,7 @@ export function createInvitationsService(deps: { db: Db; publicBaseUrl: string; 
 
     async list(ctx: RequestContext, q: { orderId?: string | undefined; email?: string | undefined; limit: number }): Promise<{ invitations: InvitationView[] }> {
       const rows = await repo.list(db, ctx.shop.id, { orderId: q.orderId, email: q.email === undefined ? undefined : normalizeEmail(q.email) }, q.limit)
-      return { invitations: rows.map((r) => invitationView(r, publicBaseUrl)) }
+      return { invitations: rows.map((r) => invitationView(r, ctx.shop.domain, reviewUrl)) }
     },
   }
 }

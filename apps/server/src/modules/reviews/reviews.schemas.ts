@@ -4,7 +4,7 @@
  * depend on it are applied by the service after trimming.
  */
 import { type Static, type TSchema, Type } from 'typebox'
-import type { OperationDocs } from '../../lib/http-schemas.js'
+import { httpUrlPattern, type OperationDocs, TrimmedText } from '../../lib/http-schemas.js'
 import { platformIdPattern } from '../../lib/platform-ids.js'
 import { INVITATION_TOKEN_PATTERN } from './invitations.schemas.js'
 
@@ -151,19 +151,23 @@ const review = {
 }
 const adminReview = { ...review, verifiedBy: 'customer_order', customerEmail: 'ann@example.com', customerId: '1001', status: 'approved' }
 const page = <T>(data: T[], perPage: number) => ({ data, page: 1, perPage, total: data.length, hasMore: false })
-/** A text the service trims, then bounds (the document states the trimmed rule). */
-const Trimmed = (min: number, max: number, description: string) =>
-  Type.String({ ...(min > 0 ? { minLength: min, pattern: '\\S' } : {}), maxLength: max, description: `${description}; trimmed first (surrounding whitespace beyond the bound is accepted and dropped)` })
-
 /** The submission as the document states it: the rules the service applies after trimming. */
 const SubmitBodyDoc = Type.Object({
-  productId: Type.String({ pattern: platformIdPattern('Product'), description: '1..32 digits or a platform GID of a Product' }),
-  customerEmail: Type.String({ format: 'email', maxLength: 254, description: CUSTOMER_EMAIL }),
-  customerName: Trimmed(1, 100, '1..100 characters'),
+  productId: Type.String({ pattern: `^\\s*(${platformIdPattern('Product').slice(1, -1)})\\s*$`, description: '1..32 digits or a platform GID of a Product (trimmed)' }),
+  customerEmail: Type.String({
+    pattern: '^\\s*[^\\s@]+@[^\\s@]+\\.[^\\s@]+\\s*$',
+    description: `${CUSTOMER_EMAIL}. Trimmed and lower-cased, then something@something.tld without whitespace, at most 254 characters`,
+  }),
+  customerName: TrimmedText(1, 100, '1..100 characters'),
   rating: SubmitBody.properties.rating,
-  title: Type.Optional(Trimmed(0, 150, 'At most 150 characters')),
-  body: Trimmed(1, 5000, '1..5,000 characters'),
-  photos: Type.Optional(Type.Array(Type.String({ format: 'uri', pattern: '^https://', maxLength: 2048 }), { maxItems: 5, description: 'At most 5 absolute https URLs of at most 2,048 characters' })),
+  title: Type.Optional(TrimmedText(0, 150, 'At most 150 characters')),
+  body: TrimmedText(1, 5000, '1..5,000 characters'),
+  photos: Type.Optional(
+    Type.Array(Type.String({ pattern: httpUrlPattern(false), description: 'Trimmed, then an absolute https URL (as a browser parses it) of at most 2,048 characters' }), {
+      maxItems: 5,
+      description: 'At most 5 absolute https URLs of at most 2,048 characters',
+    }),
+  ),
   invitation: SubmitBody.properties.invitation,
 })
 
@@ -241,7 +245,7 @@ export const reviewsOperations: OperationDocs = {
     responses: { 200: 'The review in the moderation view' },
     requestExample: { body: 'Thank you, Ann!' },
     examples: { 200: { ...adminReview, replyBody: 'Thank you, Ann!', repliedAt: '2026-01-03T09:00:00Z' } },
-    document: { body: Type.Object({ body: Trimmed(1, 5000, '1..5,000 characters') }) },
+    document: { body: Type.Object({ body: TrimmedText(1, 5000, '1..5,000 characters') }) },
   },
   'DELETE /api/v1/reviews/:id/reply': {
     operationId: 'deleteReviewReply',

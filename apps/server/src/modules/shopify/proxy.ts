@@ -9,17 +9,28 @@
  * `Authorization` / `X-Storefront-Key`, so the direct routes' path is unchanged and the
  * answers, bodies and errors are the same code's.
  */
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import ipaddr from 'ipaddr.js'
 import { Type } from 'typebox'
 import type { Plan } from '../../db/schema.js'
 import { AppError } from '../../lib/errors.js'
+import { errors } from '../../lib/http-schemas.js'
 import { guestIdOf, type ProxyAuth, type ResolvedAuth } from '../../plugins/auth.js'
+import type { Db } from '../../db/types.js'
+import type { RequestContext } from '../auth/auth.types.js'
+import { acceptFormBodies, invitationState, reviewPageLiquid, submitReviewForm } from '../reviews/review-page.js'
+import { REVIEW_PAGE_PATH, SHOPIFY_PROXY_PATH } from '../reviews/invitations.service.js'
+import type { ReviewsService } from '../reviews/reviews.service.js'
+import { planAtLeast } from '../shops/plans.js'
 import type { ShopsService } from '../shops/shops.service.js'
 import type { ShareService } from '../wishlists/share.service.js'
-import { SharedTokenParams } from '../wishlists/wishlists.schemas.js'
+import { createWishlistsRepo } from '../wishlists/wishlists.repo.js'
+import type { WishlistsService } from '../wishlists/wishlists.service.js'
+import { DEFAULT_LIST_ID, SharedTokenParams } from '../wishlists/wishlists.schemas.js'
+import { ITEMS_PER_PAGE } from '../../lib/liquid-pages.js'
 import { sharedPageLiquid } from './shared-page.js'
+import { type WishlistPage, wishlistPageLiquid } from './wishlist-page.js'
 import { verifyProxyQuery } from './signatures.js'
 
 export const PROXY_PREFIX = '/proxy'
@@ -67,7 +78,50 @@ export function createProxyAuth(deps: { secret: string; defaultPlan: Plan; shops
  * wishlist and reviews routes (app.ts, which serves the same plugin directly), each marked
  * `config.proxy` here.
  */
-export const proxyRoutes: FastifyPluginAsyncTypebox<{ share: ShareService; storefrontApi: FastifyPluginAsync<{ proxied: boolean }> }> = async (app, { share, storefrontApi }) => {
+export interface ProxyRoutesOptions {
+  db: Db
+  share: ShareService
+  wishlists: WishlistsService
+  reviews: ReviewsService
+  storefrontApi: FastifyPluginAsync<{ proxied: boolean }>
+}
+
+/** The proxy's path on the shop, from the signed `path_prefix` (`/apps/wishlist` when missing or odd). */
+function pathPrefixOf(request: FastifyRequest): string {
+  const raw = (request.query as Record<string, unknown>).path_prefix
+  return typeof raw === 'string' && /^\/[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/.test(raw) ? raw : SHOPIFY_PROXY_PATH
+}
+
+/** A form posted from another site (the browser says so): not acted on. */
+const crossSite = (request: FastifyRequest) => request.headers['sec-fetch-site'] === 'cross-site'
+
+const liquid = (reply: FastifyReply, source: string) => reply.type('application/liquid; charset=utf-8').send(source)
+
+const pageDoc = <E extends object>(operationId: string, summary: string, description: string, extra: E = {} as E) => ({
+  tags: ['shopify'],
+  summary,
+  description: `Signed by Shopify like every \`/proxy\` request. Answers \`Content-Type: application/liquid\`, which Shopify renders inside the theme, in the shop's language (\`request.locale\`). ${description}`,
+  operationId,
+  ...extra,
+  response: { 200: { description: 'Liquid source of the page', content: { 'application/liquid': { schema: LiquidPage } } }, ...errors(400, 401, 403, 429) },
+})
+
+const PageNumber = Type.Object({ page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: '20 items a page' })) })
+const RemoveForm = Type.Object({ product_id: Type.String({ minLength: 1, maxLength: 255 }) }, { description: '`application/x-www-form-urlencoded`' })
+const ReviewForm = Type.Object(
+  {
+    invitation: Type.Optional(Type.String({ maxLength: 200 })),
+    rating: Type.Optional(Type.String({ maxLength: 10 })),
+    title: Type.Optional(Type.String({ maxLength: 1000 })),
+    body: Type.Optional(Type.String({ maxLength: 20000 })),
+    name: Type.Optional(Type.String({ maxLength: 1000 })),
+    email: Type.Optional(Type.String({ maxLength: 1000 })),
+  },
+  { description: '`application/x-www-form-urlencoded`' },
+)
+const InvitationQuery = Type.Object({ invitation: Type.Optional(Type.String({ maxLength: 200 })) })
+
+export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async (app, { db, share, wishlists, reviews, storefrontApi }) => {
   await app.register(async (proxied) => {
     proxied.addHook('onRoute', (route) => {
       route.config = { ...(route.config ?? {}), proxy: true }
@@ -82,18 +136,112 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<{ share: ShareService; store
       config: { access: ['public'], proxy: true },
       schema: {
         tags: ['shopify'],
-        summary: 'A shared wishlist as a page of the shop\'s theme (app proxy)',
-        description:
-          'Signed by Shopify like every `/proxy` request. Answers `Content-Type: application/liquid`, which Shopify renders inside the theme: the items with title, image, price and link from `all_products[handle]` (items saved without a handle show their ids). ' +
-          'Expired and unknown links answer 200 with a page saying so.',
-        operationId: 'proxySharedWishlistPage',
         params: SharedTokenParams,
-        response: { 200: { description: 'Liquid source of the page', content: { 'application/liquid': { schema: LiquidPage } } } },
+        response: { 200: { content: { 'application/liquid': { schema: LiquidPage } } } },
       },
     },
     async (request, reply) => {
       const page = await share.sharedPage(request.auth.ctx?.shop.id ?? '', request.params.shareToken)
-      return reply.type('application/liquid; charset=utf-8').send(sharedPageLiquid(page))
+      return liquid(reply, sharedPageLiquid(page))
     },
   )
+
+  // The pages of the shop: forms post back to them (remove, share, review), no script needed.
+  await app.register(async (scope) => {
+    acceptFormBodies(scope)
+    const pages = scope.withTypeProvider<TypeBoxTypeProvider>()
+    const repo = createWishlistsRepo()
+    const pageConfig = { access: ['public' as const], proxy: true as const }
+
+    /** The signed request's context: always there on these routes (a bad signature never reaches a handler). */
+    const ctxOf = (request: FastifyRequest): RequestContext => request.auth.ctx as RequestContext
+
+    async function wishlistPage(ctx: RequestContext, page: number, flash?: Extract<WishlistPage, { kind: 'customer' }>['flash']): Promise<WishlistPage> {
+      if (ctx.actor.kind !== 'customer') return { kind: 'guest' }
+      const rows = await repo.all(db, ctx.shop.id, { type: 'customer', id: ctx.actor.customerId }, DEFAULT_LIST_ID)
+      const start = (page - 1) * ITEMS_PER_PAGE
+      const items = rows.slice(start, start + ITEMS_PER_PAGE).map((r) => ({ productId: r.product_id, variantId: r.variant_id, handle: r.handle }))
+      return { kind: 'customer', items, page, hasMore: rows.length > start + ITEMS_PER_PAGE, flash }
+    }
+
+    pages.get(
+      '/',
+      {
+        config: pageConfig,
+        schema: pageDoc(
+          'proxyWishlistPage',
+          "The shopper's wishlist as a page of the shop's theme (app proxy)",
+          'A logged-in shopper (`logged_in_customer_id`) gets their list, 20 items a page (`page`), each with image, title, price and link from `all_products[handle]`, an add-to-cart form and a remove form, then "add all to cart" (one `POST /cart/add` form with `items[][id]`/`items[][quantity]`) and share. A guest gets the container the widget fills from the guest\'s own id, and a link to log in.',
+          { querystring: PageNumber },
+        ),
+      },
+      async (request, reply) => liquid(reply, wishlistPageLiquid(await wishlistPage(ctxOf(request), request.query.page ?? 1), pathPrefixOf(request))),
+    )
+
+    pages.post(
+      '/remove',
+      {
+        config: pageConfig,
+        schema: pageDoc('proxyWishlistPageRemove', 'Remove an item from the wishlist page (form post, app proxy)', 'The remove form of the wishlist page: removes the product from the logged-in shopper\'s list and answers with the page. A guest gets the guest page; a form posted from another site (`Sec-Fetch-Site: cross-site`) changes nothing.', { body: RemoveForm }),
+      },
+      async (request, reply) => {
+        const ctx = ctxOf(request)
+        let flash: Extract<WishlistPage, { kind: 'customer' }>['flash']
+        if (ctx.actor.kind === 'customer' && !crossSite(request)) {
+          // Already gone (another tab, a double click): nothing changes, the page shows the list as it is.
+          await wishlists.removeItem(ctx, { type: 'customer', id: ctx.actor.customerId }, undefined, request.body.product_id, undefined)
+          flash = { removed: true }
+        }
+        return liquid(reply, wishlistPageLiquid(await wishlistPage(ctx, 1, flash), pathPrefixOf(request)))
+      },
+    )
+
+    pages.post(
+      '/share',
+      {
+        config: pageConfig,
+        schema: pageDoc('proxyWishlistPageShare', 'Share the wishlist from its page (form post, app proxy)', 'The share form of the wishlist page: the list\'s active share link (made when none is active, on the plans that share), shown on the page, pointing to the shop (`https://{shop}/apps/wishlist/shared/{token}`).'),
+      },
+      async (request, reply) => {
+        const ctx = ctxOf(request)
+        let flash: Extract<WishlistPage, { kind: 'customer' }>['flash']
+        if (ctx.actor.kind === 'customer' && !crossSite(request)) {
+          flash = planAtLeast(ctx.shop.plan, 'starter')
+            ? { shareUrl: (await share.link(ctx, { type: 'customer', id: ctx.actor.customerId }, undefined)).share_url }
+            : { shareUnavailable: true }
+        }
+        return liquid(reply, wishlistPageLiquid(await wishlistPage(ctx, 1, flash), pathPrefixOf(request)))
+      },
+    )
+
+    const reviewAction = (request: FastifyRequest) => `${pathPrefixOf(request)}${REVIEW_PAGE_PATH}`
+    pages.get(
+      REVIEW_PAGE_PATH,
+      {
+        config: pageConfig,
+        schema: pageDoc(
+          'proxyReviewInvitationPage',
+          'The review form of an invitation as a page of the shop\'s theme (app proxy)',
+          'Where `reviewUrl` points for a Shopify shop: the invited product (title and image from `all_products` by the catalog\'s handle; a generic heading when the catalog has no handle) and its review form, no script needed. Used, expired, unknown and other shops\' invitations, and products the shop no longer has, render a page saying so.',
+          { querystring: InvitationQuery },
+        ),
+      },
+      async (request, reply) => {
+        const state = await invitationState(db, request.query.invitation, Date.now(), ctxOf(request).shop.id)
+        return liquid(reply, reviewPageLiquid(state, reviewAction(request)))
+      },
+    )
+
+    pages.post(
+      REVIEW_PAGE_PATH,
+      {
+        config: pageConfig,
+        schema: pageDoc('proxyReviewInvitationPageSubmit', 'Submit the review form of an invitation (form post, app proxy)', 'Submitted as `POST /api/v1/reviews` with `invitation` would be; answers with a thank-you page (saying when the review awaits moderation) or the form again with each field\'s problem.', { body: ReviewForm }),
+      },
+      async (request, reply) => {
+        const state = await submitReviewForm({ db, reviews }, ctxOf(request), request.body)
+        return liquid(reply, reviewPageLiquid(state, reviewAction(request)))
+      },
+    )
+  })
 }

@@ -27,6 +27,14 @@ export const PrivacyRequest = Type.Object(
 export const PrivacyRequestParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) })
 
 export const shopifyOperations: OperationDocs = {
+  'GET /proxy/shared/:shareToken': {
+    operationId: 'proxySharedWishlistPage',
+    summary: "A shared wishlist as a page of the shop's theme (app proxy)",
+    description:
+      'Signed by Shopify like every `/proxy` request. Answers `Content-Type: application/liquid`, which Shopify renders inside the theme: the items with title, image, price and link from `all_products[handle]` (items saved without a handle show their ids). ' +
+      'Expired and unknown links answer 200 with a page saying so.',
+    responses: { 200: 'Liquid source of the page' },
+  },
   'POST /v1/platforms/shopify/webhooks': {
     operationId: 'receiveShopifyWebhook',
     summary: 'Receive a Shopify webhook',

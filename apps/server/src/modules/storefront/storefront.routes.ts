@@ -1,15 +1,15 @@
 /**
  * Storefront assets: GET /widget.js (the built packages/widget script) always, and, only
  * under `wishlist serve --demo`, the demo storefront at /demo (the widget on a product grid
- * plus a small React app built from apps/demo with @wishlist/sdk) with its login.
+ * plus a small React app built from apps/demo with wishlist-service-sdk) with its login.
  */
 import { createHash } from 'node:crypto'
 import { readFile, stat } from 'node:fs/promises'
-import { basename, dirname, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { basename, dirname } from 'node:path'
 import fastifyStatic from '@fastify/static'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import { ASSETS } from '../../lib/assets.js'
 import { AppError } from '../../lib/errors.js'
 import { errors, Ok } from '../../lib/http-schemas.js'
 import type { AuthService } from '../auth/auth.service.js'
@@ -19,10 +19,7 @@ import { faviconIco } from './favicon.js'
 /** The shop `wishlist serve --demo` creates and the demo storefront shows. */
 export const DEMO_DOMAIN = 'demo.myshopify.com'
 
-// src/modules/storefront and dist/modules/storefront sit at the same depth below the
-// repository root, so this resolves in development (tsx) and after `npm run build`.
-const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../../..')
-export const WIDGET_FILE = resolve(REPO_ROOT, 'packages/widget/dist/widget.js')
+export const WIDGET_FILE = ASSETS.widgetFile
 /**
  * The widget's chunks, loaded on use from next to the first script (`widget-<name>.js`): the
  * review form, the guest's wishlist page, and one per language beyond English.
@@ -30,8 +27,8 @@ export const WIDGET_FILE = resolve(REPO_ROOT, 'packages/widget/dist/widget.js')
 export const WIDGET_CHUNKS = ['review-form', 'wishlist-page', ...['fr', 'de', 'es', 'it', 'nl', 'pt-BR', 'ja'].map((tag) => `locale-${tag}`)].map(
   (name) => `widget-${name}.js`,
 )
-const DEMO_HTML = resolve(REPO_ROOT, 'apps/demo/index.html')
-const DEMO_APP = resolve(REPO_ROOT, 'apps/demo/dist/app.js')
+const DEMO_HTML = ASSETS.demoHtml
+const DEMO_APP = ASSETS.demoApp
 
 /** A content hash of the widget, read again only when the file changes; undefined when it is not built. */
 function widgetVersion() {
@@ -116,7 +113,7 @@ export const storefrontRoutes: FastifyPluginAsyncTypebox<{ shops: ShopsService; 
 
   app.get('/demo', { config: demoConfig, schema: { hide } }, async (_request, reply) => {
     const html = await readFile(DEMO_HTML, 'utf8').catch(() => undefined)
-    if (html === undefined) throw new AppError('NOT_FOUND', 'The demo page is missing (apps/demo/index.html)')
+    if (html === undefined) throw new AppError('NOT_FOUND', 'The demo page is missing (apps/demo/index.html is not built)')
     const shop = await opts.shops.byDomain(DEMO_DOMAIN)
     const page = html
       .replaceAll('{{STOREFRONT_KEY}}', escapeHtml(shop?.storefrontKey ?? ''))

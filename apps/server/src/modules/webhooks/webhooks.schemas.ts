@@ -1,5 +1,5 @@
 import { type TSchema, Type } from 'typebox'
-import { type OperationDocs, Timestamp } from '../../lib/http-schemas.js'
+import { httpUrlPattern, type OperationDocs, Timestamp } from '../../lib/http-schemas.js'
 import { WEBHOOK_EVENTS } from '../events/outbox.js'
 
 export const MAX_WEBHOOKS_PER_SHOP = 20
@@ -62,7 +62,7 @@ export const webhooksOperations: OperationDocs = {
     document: {
       body: Type.Object(
         {
-          url: Type.String({ format: 'uri', maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', description: WEBHOOK_URL }),
+          url: Type.String({ minLength: 1, maxLength: 2048, pattern: httpUrlPattern(true), description: `${WEBHOOK_URL}: trimmed, then parsed as a browser does (WHATWG URL); the rules it must keep are in the operation's description` }),
           events: CreateWebhook.properties.events,
         },
         { additionalProperties: false },
@@ -114,7 +114,7 @@ const ItemData = (removed: boolean) =>
     wishlistId: Type.String({ description: '`default` or a `wl_…` list id' }),
     ...(removed ? { reason: Type.Optional(Type.Literal('purchased', { description: 'Present when remove-on-purchase removed the item (an order.created event)' })) } : {}),
   })
-const VariantState = Type.Object({ price: Type.String({ description: 'Normalised decimal string' }), inventoryQuantity: Type.Integer() })
+const VariantState = Type.Object({ price: Type.String({ description: 'Decimal string with at least two decimals ("39.00", "7.125")' }), inventoryQuantity: Type.Integer() })
 const ProductSignalData = Type.Object({
   productId: Type.String(),
   variantId: Type.String(),

@@ -32,7 +32,7 @@ export function createShareService(
 
   return {
     /** The list's active link, or a new one (TTL: the shop's share_link_ttl_days) that emits `wishlist.shared`. */
-    async link(ctx: RequestContext, owner: Owner, wishlistId: string | undefined): Promise<{ share_url: string; expires_at: string }> {
+    async link(ctx: RequestContext, owner: Owner, wishlistId: string | undefined): Promise<{ token: string; share_url: string; expires_at: string }> {
       const shopId = ctx.shop.id
       const listId = resolveListId(ctx.shop, wishlistId)
       const shareUrl = shareUrlOf(ctx)
@@ -42,7 +42,7 @@ export function createShareService(
         await repo.ensureOwner(trx, shopId, owner, at)
         await assertListExists(repo, trx, shopId, owner, listId)
         const active = await repo.activeShareLink(trx, shopId, owner, listId, at)
-        if (active) return { share_url: shareUrl(active.token), expires_at: isoMillis(active.expires_at) }
+        if (active) return { token: active.token, share_url: shareUrl(active.token), expires_at: isoMillis(active.expires_at) }
         const token = newShareToken()
         const expiresAt = at + ctx.shop.settings.share_link_ttl_days * DAY_MS
         await repo.insertShareLink(trx, { shop_id: shopId, token, owner_type: owner.type, owner_id: owner.id, list_id: listId, created_at: at, expires_at: expiresAt })
@@ -55,7 +55,7 @@ export function createShareService(
         ])
         // A share is about the list, not a product: the fact carries an empty product id.
         await recordFacts(trx, shopId, [{ type: 'share', ownerType: owner.type, ownerId: owner.id, productId: '', occurredAt: at }])
-        return { share_url: shareUrl(token), expires_at: isoMillis(expiresAt) }
+        return { token, share_url: shareUrl(token), expires_at: isoMillis(expiresAt) }
       })
     },
 

@@ -3,7 +3,7 @@
  * import; docs/api.md, "Wishlists"). One schema validates, types and documents each route.
  */
 import { type Static, type TSchema, Type } from 'typebox'
-import { type OperationDoc, type OperationDocs, Timestamp } from '../../lib/http-schemas.js'
+import { type OperationDoc, type OperationDocs, Timestamp, TrimmedText } from '../../lib/http-schemas.js'
 import { type PlatformKind, platformIdPattern } from '../../lib/platform-ids.js'
 
 export const ITEM_LIMIT = 2_500
@@ -144,7 +144,11 @@ export const MoveBody = Type.Object({
   to: Type.String({ minLength: 1, maxLength: 64 }),
 })
 
-export const ShareLinkView = Type.Object({ share_url: Type.String({ format: 'uri', description: 'PUBLIC_BASE_URL/v1/wishlists/shared/{token}' }), expires_at: Timestamp })
+export const ShareLinkView = Type.Object({
+  token: Type.String({ description: 'The share token: the last segment of `share_url`, for `GET /v1/wishlists/shared/{shareToken}`' }),
+  share_url: Type.String({ format: 'uri', description: 'PUBLIC_BASE_URL/v1/wishlists/shared/{token}' }),
+  expires_at: Timestamp,
+})
 
 export const SharedTokenParams = Type.Object({ shareToken: Type.String({ minLength: 1, maxLength: 200 }) })
 
@@ -306,7 +310,7 @@ export const wishlistsOperations: OperationDocs = {
     summary: "Get (or create) the list's share link",
     description: `Returns the list's active read-only link, creating one when none is active (a write: it creates the owner, guests included). A new link lives for the shop's \`share_link_ttl_days\` (default 30) and emits \`wishlist.shared\`. Needs the starter plan or above, in every mode. ${OWNER} ${LIST_PARAM}`,
     responses: { 200: 'The active share link' },
-    examples: { 200: { ok: true, data: { share_url: 'https://wishlist.example.com/v1/wishlists/shared/q9K2xY7bT3mN8pL4vR6sW1zA5cE0fH2j', expires_at: '2026-02-01T03:04:05.678Z' } } },
+    examples: { 200: { ok: true, data: { token: 'q9K2xY7bT3mN8pL4vR6sW1zA5cE0fH2j', share_url: 'https://wishlist.example.com/v1/wishlists/shared/q9K2xY7bT3mN8pL4vR6sW1zA5cE0fH2j', expires_at: '2026-02-01T03:04:05.678Z' } } },
   },
   'DELETE /v1/wishlists/:customerId/share': {
     operationId: 'revokeShareLink',
@@ -350,7 +354,7 @@ const ownerParamsDoc: Record<string, TSchema> = {
 }
 /** A list name as the service takes it: trimmed, then 1..100 characters. */
 const ListNameBodyDoc = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'Trimmed, then 1..100 characters (longer text whose trimmed form fits is accepted too); not only whitespace or format characters' }),
+  name: TrimmedText(1, 100, '1..100 characters (not only format characters such as U+200B)', 500),
 })
 for (const key of ['POST /v1/wishlists/:customerId/lists', 'PUT /v1/wishlists/:customerId/lists/:listId']) {
   const doc = wishlistsOperations[key] as OperationDoc

@@ -1,0 +1,115 @@
+/**
+ * The service's own review page, `PUBLIC_BASE_URL/reviews/new?invitation=…`: where a review
+ * invitation's link points for a shop that is not on Shopify. A form with no script, in the
+ * shopper's language, that submits as the reviews API would; friendly pages for every
+ * invitation that cannot be used, never an error body.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestApp, type TestApp, type TestShop } from '../helpers/app.js'
+
+let t: TestApp
+let shop: TestShop
+let seq = 0
+
+beforeAll(async () => {
+  t = await createTestApp()
+  shop = await t.createShop('free', { reviews_auto_approve: true })
+})
+afterAll(() => t.close())
+
+/** An order of `productId`; the invitation's reviewUrl. */
+async function invitation(productId: string, email: string | null = `buyer${++seq}@example.com`): Promise<{ token: string; reviewUrl: string }> {
+  const token = await shop.adminToken()
+  const order = await t.call('POST', '/v1/events', { token, body: { events: [{ type: 'order.created', order_id: `70${++seq}`, customer_id: '901', ...(email === null ? {} : { email }), line_items: [{ product_id: productId }] }] } })
+  expect(order.status).toBe(200)
+  const listed = await t.call('GET', `/v1/admin/review-invitations?order_id=70${seq}`, { token })
+  const inv = listed.body.data.invitations[0] as { token: string; reviewUrl: string }
+  return inv
+}
+
+async function get(url: string, headers: Record<string, string> = {}) {
+  const res = await t.inject({ method: 'GET', url, headers })
+  expect(res.statusCode).toBe(200)
+  expect(res.headers['content-type']).toBe('text/html; charset=utf-8')
+  expect(res.headers['cache-control']).toBe('no-store')
+  expect(res.headers['content-security-policy']).toContain("default-src 'none'")
+  return res.body
+}
+
+async function post(form: Record<string, string>, query = '', headers: Record<string, string> = {}) {
+  const res = await t.inject({ method: 'POST', url: `/reviews/new${query}`, headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, payload: new URLSearchParams(form).toString() })
+  expect(res.statusCode, res.body).toBe(200)
+  expect(res.headers['content-type']).toBe('text/html; charset=utf-8')
+  return res.body
+}
+
+describe('GET /reviews/new', () => {
+  it("is where reviewUrl points for a shop that is not on Shopify, and shows an accessible form", async () => {
+    const { token, reviewUrl } = await invitation('5501')
+    expect(reviewUrl).toBe(`http://wishlist.test/reviews/new?invitation=${token}`)
+    const html = await get(`/reviews/new?invitation=${token}`)
+    expect(html).toMatch(/^<!doctype html>\n<html lang="en">/)
+    expect(html).toContain('<title>Write a review</title>')
+    expect(html).toContain('<form class="wl-review__form" method="post" action="/reviews/new?locale=en" novalidate>')
+    expect(html).toContain('<fieldset class="wl-review__rating">')
+    expect(html.match(/<input type="radio" name="rating"/g)).toHaveLength(5)
+    expect(html).toContain('<label for="wl-review-body">Your review')
+    // The order gave the e-mail: not asked again.
+    expect(html).not.toContain('name="email"')
+  })
+
+  it("speaks the shopper's language (locale, else Accept-Language)", async () => {
+    const { token } = await invitation('5502')
+    expect(await get(`/reviews/new?invitation=${token}&locale=de`)).toContain('<html lang="de">')
+    const fromHeader = await get(`/reviews/new?invitation=${token}`, { 'accept-language': 'sv;q=1, ja;q=0.8, en;q=0.5' })
+    expect(fromHeader).toContain('<html lang="ja">')
+    expect(fromHeader).toContain('<title>レビューを書く</title>')
+    expect(await get(`/reviews/new?invitation=${token}`, { 'accept-language': 'pt-PT, pt-BR;q=0.9' })).toContain('<html lang="pt-BR">')
+  })
+
+  it('says so, kindly, for an unknown, expired or used link and for no link at all', async () => {
+    expect(await get('/reviews/new')).toContain('<h1>This review link is not valid</h1>')
+    expect(await get('/reviews/new?invitation=%3Cscript%3E')).toContain('<h1>This review link is not valid</h1>')
+    expect(await get(`/reviews/new?invitation=${'z'.repeat(32)}`)).toContain('<h1>This review link is not valid</h1>')
+    const { token } = await invitation('5503')
+    await t.storage.db.updateTable('review_invitations').set({ expires_at: Date.now() - 1 }).where('token', '=', token).execute()
+    expect(await get(`/reviews/new?invitation=${token}&locale=es`)).toContain('<h1>Este enlace de reseña ha caducado</h1>')
+  })
+})
+
+describe('POST /reviews/new', () => {
+  it('shows every field problem at once and keeps what was typed, then takes the review: verified, published', async () => {
+    const { token } = await invitation('5504', null)
+    const form = await get(`/reviews/new?invitation=${token}`)
+    expect(form).toContain('name="email" type="email"')
+
+    const wrong = await post({ invitation: token, body: '', name: 'Ann <b>', email: 'nope' })
+    expect(wrong).toContain('<div class="wl-review__summary" role="alert" tabindex="-1" id="wl-review-errors">')
+    expect(wrong).toContain('Choose a rating from 1 to 5 stars.')
+    expect(wrong).toContain('Write your review (up to 5,000 characters).')
+    expect(wrong).toContain('Enter a valid e-mail address.')
+    expect(wrong).toContain('aria-invalid="true"')
+    expect(wrong).toContain('value="Ann &#60;b&#62;"')
+    expect(await t.storage.db.selectFrom('reviews').selectAll().where('product_id', '=', '5504').execute()).toHaveLength(0)
+
+    const done = await post({ invitation: token, rating: '5', body: 'Lovely.', name: 'Ann', email: 'ann@example.com', title: 'Great' }, '?locale=fr')
+    expect(done).toContain('<h1>Merci pour votre avis !</h1>')
+    expect(done).toContain('Il est maintenant visible sur la page du produit.')
+    const published = await t.call('GET', '/api/v1/products/5504/reviews', { headers: { 'x-storefront-key': shop.storefrontKey } })
+    expect(published.body.data).toEqual([expect.objectContaining({ customerName: 'Ann', rating: 5, title: 'Great', verifiedPurchase: true })])
+
+    // The same link again: used, said plainly, nothing written.
+    expect(await post({ invitation: token, rating: '4', body: 'Again', name: 'Ann', email: 'ann@example.com' })).toContain('<h1>This review link has already been used</h1>')
+    expect(await get(`/reviews/new?invitation=${token}`)).toContain('<h1>This review link has already been used</h1>')
+  })
+
+  it('does not throw on an unknown link posted, and answers a duplicate with the form', async () => {
+    expect(await post({ invitation: 'y'.repeat(32), rating: '5', body: 'x', name: 'x' })).toContain('This review link is not valid')
+    const first = await invitation('5505', 'same@example.com')
+    const second = await invitation('5505', 'same@example.com')
+    expect(await post({ invitation: first.token, rating: '5', body: 'One', name: 'Sam' })).toContain('Thank you for your review!')
+    // The customer (901) already reviewed the product: the second invitation's review is a duplicate.
+    const dup = await post({ invitation: second.token, rating: '4', body: 'Two', name: 'Sam' })
+    expect(dup).toContain('A review of this product was already received from you.')
+  })
+})

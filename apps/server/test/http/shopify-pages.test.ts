@@ -1,0 +1,264 @@
+/**
+ * The shop's pages served through the app proxy as Liquid (docs/shopify.md): the wishlist
+ * page (a logged-in shopper's items with add to cart, add all, remove, share; a guest's
+ * container), the shared page's add to cart, and the review form a review invitation opens,
+ * rendered as Shopify would (liquidjs with Shopify's objects stubbed), in the shop's language.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestApp, type TestApp } from '../helpers/app.js'
+import { newShopDomain, proxyCall, proxyUrl, sendShopifyWebhook, SHOPIFY_ENV, type ProxyParams } from '../helpers/shopify.js'
+import { pageScope, shopifyLiquid, stubProduct } from '../helpers/shopify-liquid.js'
+
+let t: TestApp
+const engine = shopifyLiquid()
+
+beforeAll(async () => {
+  t = await createTestApp({ env: SHOPIFY_ENV })
+})
+afterAll(() => t.close())
+
+const TOTE = stubProduct(601, 'canvas-tote', 'Canvas <Tote>', 3900, { variants: [6011, 6012] })
+const SCARF = stubProduct(602, 'wool-scarf', 'Wool scarf', 2500)
+const SOLD_OUT = stubProduct(603, 'sold-out', 'Sold out', 1000, { available: false })
+const allProducts = { 'canvas-tote': TOTE, 'wool-scarf': SCARF, 'sold-out': SOLD_OUT }
+
+async function proxiedShop(plan: 'free' | 'starter' | 'growth' | 'scale' = 'scale', settings: { reviews_auto_approve?: boolean } = {}) {
+  const domain = newShopDomain()
+  expect((await proxyCall(t, 'GET', '/api/v1/products/1/reviews', { shop: domain })).status).toBe(200)
+  const shop = await t.app.services.shops.byDomain(domain)
+  if (!shop) throw new Error('the proxy did not create the shop')
+  if (plan !== shop.plan) await t.app.services.shops.setPlan(shop.id, plan)
+  if (Object.keys(settings).length > 0) await t.app.services.shops.updateSettings(shop.id, settings)
+  return { domain, id: shop.id }
+}
+
+/** A page as the shopper sees it: the proxy's Liquid rendered with the theme's objects. */
+async function page(method: 'GET' | 'POST', rest: string, p: ProxyParams, opts: { query?: Record<string, string>; form?: Record<string, string>; locale?: string; headers?: Record<string, string> } = {}) {
+  const res = await t.inject({
+    method,
+    url: proxyUrl(rest, p, opts.query),
+    headers: { 'x-forwarded-for': '203.0.113.7', ...(opts.form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}), ...(opts.headers ?? {}) },
+    ...(opts.form ? { payload: new URLSearchParams(opts.form).toString() } : {}),
+  })
+  expect(res.statusCode, res.body).toBe(200)
+  expect(res.headers['content-type']).toMatch(/^application\/liquid/)
+  expect(res.headers['cache-control']).toBe('no-store')
+  const html = await engine.parseAndRender(res.body, pageScope({ all_products: allProducts, request: { locale: { iso_code: opts.locale ?? 'en' } } }))
+  return { liquid: res.body, html }
+}
+
+const save = (p: ProxyParams, body: Record<string, string>) => proxyCall(t, 'POST', '/v1/wishlists/me/items', p, { body })
+const hiddenIds = (html: string) => [...html.matchAll(/name="items\[\]\[id\]" value="(\d+)"/g)].map((m) => m[1])
+
+describe('the wishlist page, GET /proxy/', () => {
+  it("lists a logged-in shopper's items with image, title, price, add to cart, remove, add all and share", async () => {
+    const shop = await proxiedShop('starter')
+    const me = { shop: shop.domain, customerId: '71' }
+    await save(me, { product_id: '601', handle: 'canvas-tote', variant_id: '6012' })
+    await save(me, { product_id: '602', handle: 'wool-scarf' })
+    await save(me, { product_id: '603', handle: 'sold-out' })
+    await save(me, { product_id: '604' })
+    const { html } = await page('GET', '/', me)
+
+    expect(html).toContain('<h1 class="wishlist-page__title">My wishlist</h1>')
+    expect(html).toContain('data-wishlist-page data-logged-in="true"')
+    // The saved variant is what goes to the cart, at its own price; the title is escaped.
+    expect(html).toContain('<li class="wishlist-page__item" data-wishlist-item data-product-id="601" data-variant-id="6012" data-handle="canvas-tote">')
+    expect(html).toContain('<a class="wishlist-page__link" href="/products/canvas-tote?variant=6012">')
+    expect(html).toContain('<span class="wishlist-page__name" id="wl-name-')
+    expect(html).toContain('Canvas &lt;Tote&gt;</span>')
+    expect(html).toContain('src="https://cdn.example/canvas-tote.jpg?width=300"')
+    expect(html).toContain('<span class="wishlist-page__price">$40.00</span>')
+    expect(html).toMatch(/<form class="wishlist-page__add" method="post" action="\/cart\/add">\s*<input type="hidden" name="id" value="6012"><input type="hidden" name="quantity" value="1">/)
+    // No variant saved: the product's first available one.
+    expect(html).toContain('<input type="hidden" name="id" value="6021">')
+    // Sold out, and unknown to the catalog: no add to cart, said plainly.
+    expect(html.match(/No longer available/g)).toHaveLength(2)
+    expect(html).toContain('<span class="wishlist-page__ids">604</span>')
+    // Add all: every item that can be bought, one quantity each.
+    expect(hiddenIds(html).sort()).toEqual(['6012', '6021'])
+    expect(html.match(/name="items\[\]\[quantity\]" value="1"/g)).toHaveLength(2)
+    expect(html).toContain('<form class="wishlist-page__add-all" method="post" action="/cart/add">')
+    // Each item's buttons are named with its product.
+    expect(html).toMatch(/<button type="submit" class="button wishlist-page__button" id="wl-add-(\d+)" aria-labelledby="wl-add-\1 wl-name-\1">Add to cart<\/button>/)
+    expect(html).toContain('<form class="wishlist-page__remove" method="post" action="/apps/wishlist/remove" data-wishlist-remove>')
+    expect(html).toContain('<form class="wishlist-page__share" method="post" action="/apps/wishlist/share" data-wishlist-share>')
+  })
+
+  it('removes an item and shares the list through its forms, and speaks the shop\'s language', async () => {
+    const shop = await proxiedShop('starter')
+    const me = { shop: shop.domain, customerId: '72' }
+    await save(me, { product_id: '601', handle: 'canvas-tote' })
+    await save(me, { product_id: '602', handle: 'wool-scarf' })
+
+    const removed = await page('POST', '/remove', me, { form: { product_id: '601' }, locale: 'fr' })
+    expect(removed.html).toContain('<h1 class="wishlist-page__title">Ma liste d’envies</h1>')
+    expect(removed.html).toContain('<p class="wishlist-page__status" role="status">Retiré de votre liste d’envies.</p>')
+    expect(removed.html).not.toContain('data-product-id="601"')
+    expect(removed.html).toContain('Tout ajouter au panier')
+    const list = await proxyCall(t, 'GET', '/v1/wishlists/me', me)
+    expect(list.body.data.items.map((i: { productId: string }) => i.productId)).toEqual(['602'])
+
+    const shared = await page('POST', '/share', me, { locale: 'ja' })
+    const url = /id="wishlist-share-url" class="wishlist-page__share-url" type="text" readonly value="([^"]+)"/.exec(shared.html)?.[1]
+    expect(url).toMatch(new RegExp(`^https://${shop.domain.replace(/\./g, '\\.')}/apps/wishlist/shared/[A-Za-z0-9_-]+$`))
+    expect(shared.html).toContain('このリンクを知っている人はリストを見ることができます')
+
+    // A form posted from another site changes nothing.
+    await page('POST', '/remove', me, { form: { product_id: '602' }, headers: { 'sec-fetch-site': 'cross-site' } })
+    expect((await proxyCall(t, 'GET', '/v1/wishlists/me', me)).body.data.items).toHaveLength(1)
+  })
+
+  it('says when the plan does not share, pages past 20 items, and shows an empty list plainly', async () => {
+    const shop = await proxiedShop('free')
+    const me = { shop: shop.domain, customerId: '73' }
+    expect((await page('GET', '/', me)).html).toContain('<p class="wishlist-page__empty">Your wishlist is empty.</p>')
+    for (let i = 1; i <= 21; i++) await save(me, { product_id: String(700 + i) })
+    const first = await page('GET', '/', me)
+    expect(first.html.match(/data-wishlist-item /g)).toHaveLength(20)
+    expect(first.html).toContain('<a href="/apps/wishlist?page=2" rel="next">Next page</a>')
+    const second = await page('GET', '/', me, { query: { page: '2' } })
+    expect(second.html.match(/data-wishlist-item /g)).toHaveLength(1)
+    expect(second.html).toContain('rel="prev"')
+    const refused = await page('POST', '/share', me)
+    expect(refused.html).toContain('This wishlist cannot be shared from this shop.')
+  })
+
+  it("gives a guest the widget's container, its strings in the shop's language, and a way to log in", async () => {
+    const shop = await proxiedShop()
+    const { html } = await page('GET', '/', { shop: shop.domain }, { locale: 'de' })
+    expect(html).toContain('<div id="wishlist-guest-list" class="wishlist-page__guest" data-wishlist-guest-list aria-busy="true">')
+    expect(html).toContain('<a href="/account/login">Melde dich an, um deinen Wunschzettel auf allen Geräten zu sehen</a>')
+    const attr = /data-wishlist-page data-logged-in="false" data-strings="([^"]*)"/.exec(html)?.[1] ?? ''
+    const strings = JSON.parse(attr.replace(/&#(\d+);/g, (_m, c: string) => String.fromCharCode(Number(c))).replace(/&quot;/g, '"').replace(/&amp;/g, '&')) as Record<string, string>
+    expect(strings).toMatchObject({ 'page.title': 'Mein Wunschzettel', 'page.addAllToCart': 'Alle in den Warenkorb', 'page.empty': 'Dein Wunschzettel ist leer.' })
+    // A guest's form post does nothing and gets the same page.
+    expect((await page('POST', '/remove', { shop: shop.domain }, { form: { product_id: '1' } })).html).toContain('data-wishlist-guest-list')
+  })
+
+  it('falls back to English for an unknown language, and to the language of a regional locale', async () => {
+    const shop = await proxiedShop()
+    expect((await page('GET', '/', { shop: shop.domain }, { locale: 'sv' })).html).toContain('My wishlist')
+    expect((await page('GET', '/', { shop: shop.domain }, { locale: 'fr-CA' })).html).toContain('Ma liste d’envies')
+    expect((await page('GET', '/', { shop: shop.domain }, { locale: 'pt-BR' })).html).toContain('Minha lista de desejos')
+    expect((await page('GET', '/', { shop: shop.domain }, { locale: 'es' })).html).toContain('Mi lista de deseos')
+    expect((await page('GET', '/', { shop: shop.domain }, { locale: 'it' })).html).toContain('La mia lista dei desideri')
+    expect((await page('GET', '/', { shop: shop.domain }, { locale: 'nl' })).html).toContain('Mijn verlanglijst')
+  })
+
+  it('refuses an unsigned request', async () => {
+    expect((await t.inject({ method: 'GET', url: '/proxy/' })).statusCode).toBe(401)
+  })
+})
+
+describe('the shared page gains add to cart', () => {
+  it('has an add-to-cart form per item and one that adds them all', async () => {
+    const shop = await proxiedShop('starter')
+    const me = { shop: shop.domain, customerId: '74' }
+    await save(me, { product_id: '601', handle: 'canvas-tote' })
+    await save(me, { product_id: '602', handle: 'wool-scarf', variant_id: '6021' })
+    const link = await proxyCall(t, 'GET', '/v1/wishlists/me/share', me)
+    const token = (link.body.data.share_url as string).split('/').pop() as string
+    const { html } = await page('GET', `/shared/${token}`, { shop: shop.domain }, { locale: 'es' })
+    expect(html).toContain('data-wishlist-shared')
+    expect(hiddenIds(html).sort()).toEqual(['6011', '6021'])
+    expect(html).toContain('Añadir todo al carrito')
+    expect(html.match(/<form class="wishlist-page__add" method="post" action="\/cart\/add">/g)).toHaveLength(2)
+    // Nobody but the owner removes from a shared list.
+    expect(html).not.toContain('data-wishlist-remove')
+  })
+})
+
+describe('review invitations open a form in the shop, GET /proxy/reviews/new', () => {
+  let seq = 0
+  /** An order of the shop with `product`, through Shopify's orders/create; the invitation's token. */
+  async function invited(domain: string, product: number, handle: string | null, customer: number | null = 8001): Promise<{ token: string; reviewUrl: string }> {
+    if (handle !== null) {
+      const res = await sendShopifyWebhook(t, { id: product, handle, variants: [{ id: product * 10 + 1, price: '39.00', inventory_quantity: 3 }] }, { topic: 'products/update', shop: domain })
+      expect(res.status).toBe(200)
+    }
+    const order = await sendShopifyWebhook(
+      t,
+      { id: 990000 + ++seq, email: `buyer${seq}@example.com`, ...(customer === null ? {} : { customer: { id: customer } }), line_items: [{ product_id: product, variant_id: product * 10 + 1 }] },
+      { topic: 'orders/create', shop: domain },
+    )
+    expect(order.status).toBe(200)
+    const shop = await t.app.services.shops.byDomain(domain)
+    const row = await t.storage.db.selectFrom('review_invitations').selectAll().where('shop_id', '=', shop?.id ?? '').where('product_id', '=', String(product)).orderBy('created_at', 'desc').executeTakeFirstOrThrow()
+    const listed = await t.app.services.invitations.list({ shop: shop!, actor: { kind: 'admin', keyId: 'k' }, requestId: 'r' }, { limit: 10 })
+    const view = listed.invitations.find((i) => i.token === row.token)
+    return { token: row.token, reviewUrl: view?.reviewUrl ?? '' }
+  }
+
+  it("points reviewUrl at the shop's own domain, shows the product from all_products, and takes the review", async () => {
+    const shop = await proxiedShop('scale', { reviews_auto_approve: false })
+    const { token, reviewUrl } = await invited(shop.domain, 601, 'canvas-tote')
+    expect(reviewUrl).toBe(`https://${shop.domain}/apps/wishlist/reviews/new?invitation=${token}`)
+
+    const form = await page('GET', '/reviews/new', { shop: shop.domain }, { query: { invitation: token } })
+    expect(form.html).toContain('<h1>Review Canvas &lt;Tote&gt;</h1>')
+    expect(form.html).toContain('<form class="wl-review__form" method="post" action="/apps/wishlist/reviews/new" novalidate>')
+    expect(form.html).toContain(`<input type="hidden" name="invitation" value="${token}">`)
+    expect(form.html.match(/<input type="radio" name="rating" value="[1-5]"/g)).toHaveLength(5)
+    expect(form.html).toContain('<legend>Rating <span class="wl-review__required">(required)</span></legend>')
+    // The order gave the e-mail: the form does not ask for it.
+    expect(form.html).not.toContain('name="email"')
+
+    // Field errors, each next to its field and in a summary; what was typed is kept.
+    const wrong = await page('POST', '/reviews/new', { shop: shop.domain }, { form: { invitation: token, name: 'Ann', body: ' ', title: 'x'.repeat(151) } })
+    expect(wrong.html).toContain('role="alert"')
+    expect(wrong.html).toContain('<p class="wl-review__error" id="wl-review-rating-error">Choose a rating from 1 to 5 stars.</p>')
+    expect(wrong.html).toContain('<p class="wl-review__error" id="wl-review-body-error">Write your review (up to 5,000 characters).</p>')
+    expect(wrong.html).toContain('<p class="wl-review__error" id="wl-review-title-error">The title can be up to 150 characters.</p>')
+    expect(wrong.html).toContain('value="Ann"')
+    expect(await t.storage.db.selectFrom('reviews').selectAll().where('shop_id', '=', shop.id).execute()).toHaveLength(0)
+
+    const done = await page('POST', '/reviews/new', { shop: shop.domain }, { form: { invitation: token, rating: '4', name: 'Ann', title: 'Sturdy', body: 'Carries everything.' }, locale: 'it' })
+    expect(done.html).toContain('<h1>Grazie per la tua recensione!</h1>')
+    expect(done.html).toContain('Comparirà nel negozio dopo l’approvazione.')
+    const [review] = await t.storage.db.selectFrom('reviews').selectAll().where('shop_id', '=', shop.id).execute()
+    expect(review).toMatchObject({ product_id: '601', rating: 4, customer_name: 'Ann', customer_id: '8001', verified: 1, status: 'pending' })
+
+    // The link again: used.
+    const again = await page('GET', '/reviews/new', { shop: shop.domain }, { query: { invitation: token } })
+    expect(again.html).toContain('This review link has already been used')
+  })
+
+  it('renders a helpful page for unknown, expired, other shops\' invitations and products the shop no longer has; asks a guest order for an e-mail', async () => {
+    const shop = await proxiedShop()
+    const other = await proxiedShop()
+    const unknown = await page('GET', '/reviews/new', { shop: shop.domain }, { query: { invitation: 'x'.repeat(32) } })
+    expect(unknown.html).toContain('This review link is not valid')
+    expect(unknown.html).toContain('<a href="/">Continue shopping</a>')
+    expect((await page('GET', '/reviews/new', { shop: shop.domain })).html).toContain('This review link is not valid')
+
+    const foreign = await invited(other.domain, 602, 'wool-scarf')
+    expect((await page('GET', '/reviews/new', { shop: shop.domain }, { query: { invitation: foreign.token } })).html).toContain('This review link is not valid')
+
+    const stale = await invited(shop.domain, 602, 'wool-scarf')
+    await t.storage.db.updateTable('review_invitations').set({ expires_at: Date.now() - 1000 }).where('token', '=', stale.token).execute()
+    expect((await page('GET', '/reviews/new', { shop: shop.domain }, { query: { invitation: stale.token } }, )).html).toContain('This review link has expired')
+
+    const gone = await invited(shop.domain, 609, 'deleted-product')
+    expect((await page('GET', '/reviews/new', { shop: shop.domain }, { query: { invitation: gone.token }, locale: 'nl' })).html).toContain('Dit product is niet meer beschikbaar')
+
+    // No handle known (no product webhook): a generic heading, the form still works; a guest order without e-mail asks for one.
+    const bare = await invited(shop.domain, 610, null, null)
+    await t.storage.db.updateTable('review_invitations').set({ email: null }).where('token', '=', bare.token).execute()
+    const form = await page('GET', '/reviews/new', { shop: shop.domain }, { query: { invitation: bare.token }, locale: 'pt-BR' })
+    expect(form.html).toContain('<h1>Escrever uma avaliação</h1>')
+    expect(form.html).toContain('name="email" type="email"')
+    const bad = await page('POST', '/reviews/new', { shop: shop.domain }, { form: { invitation: bare.token, rating: '5', name: 'Bo', body: 'Nice', email: 'not-an-address' } })
+    expect(bad.html).toContain('Enter a valid e-mail address.')
+    const ok = await page('POST', '/reviews/new', { shop: shop.domain }, { form: { invitation: bare.token, rating: '5', name: 'Bo', body: 'Nice', email: 'bo@example.com' } })
+    expect(ok.html).toContain('Thank you for your review!')
+  })
+
+  it('never lets typed text become Liquid code', async () => {
+    const shop = await proxiedShop()
+    const { token } = await invited(shop.domain, 611, 'canvas-tote')
+    const { liquid, html } = await page('POST', '/reviews/new', { shop: shop.domain }, { form: { invitation: token, name: "{{ shop.name }}{% raw %}'", body: ' ' } })
+    expect(liquid).not.toMatch(/\{\{ shop\.name|\{% raw/)
+    expect(html).toContain('value="&#123;&#123; shop.name &#125;&#125;&#123;% raw %&#125;&#39;"')
+  })
+})
