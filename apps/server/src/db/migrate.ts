@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration'
+import { type Migration, type MigrationProvider, type MigrationResultSet, Migrator } from 'kysely/migration'
 import type { Backend } from './types.js'
 import type { Storage } from './connect.js'
 import { currentSchema } from './dialect.js'
@@ -61,7 +61,12 @@ class StaticProvider implements MigrationProvider {
 export const KNOWN_MIGRATIONS: readonly string[] = Object.keys(MIGRATIONS)
 
 /** Applies pending migrations; safe to run concurrently from several processes (Kysely locks). */
-export async function migrateToLatest(storage: Storage): Promise<string[]> {
+export const migrateToLatest = (storage: Storage): Promise<string[]> => migrate(storage, (m) => m.migrateToLatest())
+
+/** Applies pending migrations up to and including `name` (tests that rebuild an older schema). */
+export const migrateTo = (storage: Storage, name: string): Promise<string[]> => migrate(storage, (m) => m.migrateTo(name))
+
+async function migrate(storage: Storage, step: (migrator: Migrator) => Promise<MigrationResultSet>): Promise<string[]> {
   // Kysely looks for its bookkeeping tables across every schema it can see unless told
   // which one to use; pin it to the connection's own (search_path) schema so databases
   // holding several schemas (one per test file, or per tenant group) never mix them up.
@@ -71,7 +76,7 @@ export async function migrateToLatest(storage: Storage): Promise<string[]> {
     provider: new StaticProvider(storage.backend),
     ...(migrationTableSchema ? { migrationTableSchema } : {}),
   })
-  let { error, results } = await migrator.migrateToLatest()
+  let { error, results } = await step(migrator)
   // Before it runs anything, Kysely's migrator lists the tables of every schema it can see
   // (pg_get_serial_sequence per column), which fails when another schema of the database is
   // being altered or dropped at that moment (other test files, other tenants' migrations):
@@ -79,7 +84,7 @@ export async function migrateToLatest(storage: Storage): Promise<string[]> {
   for (let tries = 1; error && storage.backend === 'postgres' && !results?.some((r) => r.status === 'Error') && tries < 5; tries++) {
     const code = (error as { code?: unknown }).code
     if (code !== '3F000' && code !== '42703' && code !== '42P01') break
-    ;({ error, results } = await migrator.migrateToLatest())
+    ;({ error, results } = await step(migrator))
   }
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { migrateToLatest } from '../../src/db/migrate.js'
+import type { Kysely } from 'kysely'
+import { migrateTo, migrateToLatest } from '../../src/db/migrate.js'
 import { enqueueWebhookEvents } from '../../src/modules/events/outbox.js'
 import { createWebhookWorker, type WebhookWorker } from '../../src/modules/webhooks/webhook-worker.js'
 import { startServer } from '../../src/server.js'
@@ -233,11 +234,19 @@ describe('upgrading from a version that marked outbox rows dispatched', () => {
       const row = (id: string, dispatched: number) => ({ shop_id: shop.id, id, event: 'wishlist.shared', payload: JSON.stringify({ customerId: id }), occurred_at: Date.now(), created_at: Date.now(), dispatched })
       // What an earlier version left: one event fanned out and kept (marked 1), one not yet.
       await t.storage.db.insertInto('outbox').values([row('msg_old', 1), row('msg_new', 0)]).execute()
-      // The database as that version left it: 0008 and every later migration not yet run.
-      await t.storage.db.deleteFrom('kysely_migration' as never).where('name' as never, '>=', '0008_outbox_retention' as never).execute()
+      // The database as that version left it: 0008 to 0015 not yet run (the later ones, which
+      // cannot run twice, are put back as applied once those have run again).
+      const LAST = '0015_shopify_receipt_retention'
+      const migrations = t.storage.db as unknown as Kysely<{ kysely_migration: { name: string; timestamp: string } }>
+      const later = await migrations.selectFrom('kysely_migration').selectAll().where('name', '>', LAST).execute()
+      await migrations.deleteFrom('kysely_migration').where('name', '>=', '0008_outbox_retention').execute()
       await t.storage.db.schema.dropIndex('webhook_deliveries_settled').execute()
       await t.storage.db.schema.dropTable('outbox_fan_outs').execute()
-      expect(await migrateToLatest(t.storage)).toEqual(['0008_outbox_retention', '0009_webhook_delivery_retention', '0010_shop_first_keys', '0011_queued_fan_out', '0012_list_name_keys', '0013_review_invitations', '0014_shopify_app', '0015_shopify_receipt_retention'])
+      expect(await migrateTo(t.storage, LAST)).toEqual(['0008_outbox_retention', '0009_webhook_delivery_retention', '0010_shop_first_keys', '0011_queued_fan_out', '0012_list_name_keys', '0013_review_invitations', '0014_shopify_app', LAST])
+      // Kysely orders applied migrations by their time: these come after the ones just run.
+      const after = new Date(Date.now() + 1000).toISOString()
+      if (later.length > 0) await migrations.insertInto('kysely_migration').values(later.map((r) => ({ ...r, timestamp: after }))).execute()
+      expect(await migrateToLatest(t.storage)).toEqual([])
       expect(await t.storage.db.selectFrom('outbox').select('id').where('shop_id', '=', shop.id).execute()).toEqual([{ id: 'msg_new' }])
       expect(await worker.runOnce()).toEqual({ dispatched: 1, attempted: 1 })
       const [hit] = await receiver.waitFor(1)
