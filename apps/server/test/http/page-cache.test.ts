@@ -94,7 +94,7 @@ describe('GET page cache', () => {
     expect(third.body).toEqual(first.body)
     // The second read hit; the third has other query values (limit=20 is the default, but the key is by value).
     expect(after.hit - before.hit).toBeGreaterThanOrEqual(1)
-    expect(first.body.data.items[0]).toEqual({ productId: '1', variantId: null, handle: 'one', metadata: { size: 'M', note: 'é"\\' }, addedAt: expect.any(String) })
+    expect(first.body.data.items[0]).toEqual({ productId: '1', variantId: null, handle: 'one', metadata: { size: 'M', note: 'é"\\' }, addedAt: expect.any(String), quantity: 1, priority: 'normal', note: null, purchasedAt: null })
   })
 
   it('answers a burst of concurrent reads after a write with one lookup, every answer right', async () => {
