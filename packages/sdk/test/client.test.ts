@@ -241,7 +241,7 @@ describe('reviews', () => {
     const [invitation] = invitations
     expect(invitation).toMatchObject({ orderId: '77', customerId: '5150', email: 'inv@example.com', productId: '302', usedAt: null })
     const token = invitation?.token ?? ''
-    expect(invitation?.reviewUrl.endsWith(`/api/v1/review-invitations/${token}`)).toBe(true)
+    expect(invitation?.reviewUrl.endsWith(`/reviews/new?invitation=${token}`)).toBe(true)
 
     const anonymous = createWishlistClient({ baseUrl: server.baseUrl })
     expect(await anonymous.reviews.invitation(token)).toEqual({ productId: '302', expiresAt: expect.any(String), usable: true })
