@@ -272,7 +272,7 @@ describe('merchant dashboard', () => {
     expect(await page.getByTestId('new-webhook-secret').inputValue()).toMatch(/^whsec_/)
     const [webhook] = (await api.webhooks.list()).webhooks
     expect(webhook?.url).toBe(url)
-    expect(webhook?.events.sort()).toEqual(['wishlist.item.added', 'wishlist.item.removed', 'wishlist.product.back_in_stock'])
+    expect(webhook?.events.sort()).toEqual(['wishlist.item.added', 'wishlist.item.purchased', 'wishlist.item.removed', 'wishlist.product.back_in_stock'])
 
     const card = page.getByTestId(`webhook-${webhook?.webhookId}`)
     await card.getByRole('button', { name: 'Send test event' }).click()
