@@ -2944,7 +2944,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description `application/x-www-form-urlencoded` */
+        /** @description The form's fields, `application/x-www-form-urlencoded` */
         requestBody: {
             content: {
                 "application/json": {

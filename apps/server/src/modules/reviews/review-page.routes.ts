@@ -11,24 +11,13 @@ import { errors } from '../../lib/http-schemas.js'
 import type { ShopsService } from '../shops/shops.service.js'
 import { negotiateLocale, type PageLocale, pageStrings, supportedLocale } from '../../lib/page-strings.js'
 import { REVIEW_PAGE_PATH } from './invitations.service.js'
-import { acceptFormBodies, invitationState, type ReviewPageState, reviewPageHtml, submitReviewForm } from './review-page.js'
+import { acceptFormBodies, invitationState, ReviewFormBody, type ReviewPageState, reviewPageHtml, submitReviewForm } from './review-page.js'
 import type { ReviewsService } from './reviews.service.js'
 
 const PageQuery = Type.Object({
   invitation: Type.Optional(Type.String({ maxLength: 200, description: 'The invitation token (from the `review.requested` event\'s `reviewUrl`)' })),
   locale: Type.Optional(Type.String({ maxLength: 35, description: 'A language tag (`fr`, `pt-BR`, …); default: from `Accept-Language`' })),
 })
-const FormBody = Type.Object(
-  {
-    invitation: Type.Optional(Type.String({ maxLength: 200 })),
-    rating: Type.Optional(Type.String({ maxLength: 10 })),
-    title: Type.Optional(Type.String({ maxLength: 1000 })),
-    body: Type.Optional(Type.String({ maxLength: 20000 })),
-    name: Type.Optional(Type.String({ maxLength: 1000 })),
-    email: Type.Optional(Type.String({ maxLength: 1000 })),
-  },
-  { description: 'The form\'s fields, `application/x-www-form-urlencoded`' },
-)
 const HtmlPage = { description: 'The page', content: { 'text/html': { schema: Type.String({ description: 'HTML document' }) } } }
 
 /** No script, no outside resource, posts only to itself, never framed. */
@@ -74,7 +63,7 @@ export const reviewPageRoutes: FastifyPluginAsyncTypebox<{ db: Db; reviews: Revi
     REVIEW_PAGE_PATH,
     {
       config: { access: ['public'] },
-      schema: { tags, querystring: PageQuery, body: FormBody, response: { 200: HtmlPage, ...errors(400, 429) } },
+      schema: { tags, querystring: PageQuery, body: ReviewFormBody, response: { 200: HtmlPage, ...errors(400, 429) } },
     },
     async (request, reply) => {
       const locale = localeOf(request.query, request.headers['accept-language'])

@@ -10,6 +10,7 @@
  * saying so; never an error body.
  */
 import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
 import type { Db } from '../../db/types.js'
 import type { RequestContext } from '../auth/auth.types.js'
 import type { ReviewsService } from './reviews.service.js'
@@ -18,6 +19,19 @@ import { AppError } from '../../lib/errors.js'
 import { fill, type PageLocale, type PageStringKey, type PageStrings } from '../../lib/page-strings.js'
 import { inert, liquidStrings, PAGE_STYLE, PLAIN_HANDLE, say } from '../../lib/liquid-pages.js'
 import { invitationsRepo } from './invitations.repo.js'
+
+/** The review form's fields as the browser posts them (the service's page and the app proxy's). */
+export const ReviewFormBody = Type.Object(
+  {
+    invitation: Type.Optional(Type.String({ maxLength: 200 })),
+    rating: Type.Optional(Type.String({ maxLength: 10 })),
+    title: Type.Optional(Type.String({ maxLength: 1000 })),
+    body: Type.Optional(Type.String({ maxLength: 20000 })),
+    name: Type.Optional(Type.String({ maxLength: 1000 })),
+    email: Type.Optional(Type.String({ maxLength: 1000 })),
+  },
+  { description: "The form's fields, `application/x-www-form-urlencoded`" },
+)
 
 export const REVIEW_FIELDS = ['rating', 'title', 'body', 'name', 'email'] as const
 export type ReviewField = (typeof REVIEW_FIELDS)[number]

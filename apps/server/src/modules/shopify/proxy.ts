@@ -19,7 +19,7 @@ import { errors } from '../../lib/http-schemas.js'
 import { guestIdOf, type ProxyAuth, type ResolvedAuth } from '../../plugins/auth.js'
 import type { Db } from '../../db/types.js'
 import type { RequestContext } from '../auth/auth.types.js'
-import { acceptFormBodies, invitationState, reviewPageLiquid, submitReviewForm } from '../reviews/review-page.js'
+import { acceptFormBodies, invitationState, ReviewFormBody, reviewPageLiquid, submitReviewForm } from '../reviews/review-page.js'
 import { REVIEW_PAGE_PATH, SHOPIFY_PROXY_PATH } from '../reviews/invitations.service.js'
 import type { ReviewsService } from '../reviews/reviews.service.js'
 import { planAtLeast } from '../shops/plans.js'
@@ -108,17 +108,6 @@ const pageDoc = <E extends object>(operationId: string, summary: string, descrip
 
 const PageNumber = Type.Object({ page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: '20 items a page' })) })
 const RemoveForm = Type.Object({ product_id: Type.String({ minLength: 1, maxLength: 255 }) }, { description: '`application/x-www-form-urlencoded`' })
-const ReviewForm = Type.Object(
-  {
-    invitation: Type.Optional(Type.String({ maxLength: 200 })),
-    rating: Type.Optional(Type.String({ maxLength: 10 })),
-    title: Type.Optional(Type.String({ maxLength: 1000 })),
-    body: Type.Optional(Type.String({ maxLength: 20000 })),
-    name: Type.Optional(Type.String({ maxLength: 1000 })),
-    email: Type.Optional(Type.String({ maxLength: 1000 })),
-  },
-  { description: '`application/x-www-form-urlencoded`' },
-)
 const InvitationQuery = Type.Object({ invitation: Type.Optional(Type.String({ maxLength: 200 })) })
 
 export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async (app, { db, share, wishlists, reviews, storefrontApi }) => {
@@ -236,7 +225,7 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async 
       REVIEW_PAGE_PATH,
       {
         config: pageConfig,
-        schema: pageDoc('proxyReviewInvitationPageSubmit', 'Submit the review form of an invitation (form post, app proxy)', 'Submitted as `POST /api/v1/reviews` with `invitation` would be; answers with a thank-you page (saying when the review awaits moderation) or the form again with each field\'s problem.', { body: ReviewForm }),
+        schema: pageDoc('proxyReviewInvitationPageSubmit', 'Submit the review form of an invitation (form post, app proxy)', 'Submitted as `POST /api/v1/reviews` with `invitation` would be; answers with a thank-you page (saying when the review awaits moderation) or the form again with each field\'s problem.', { body: ReviewFormBody }),
       },
       async (request, reply) => {
         const state = await submitReviewForm({ db, reviews }, ctxOf(request), request.body)
