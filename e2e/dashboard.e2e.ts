@@ -2,7 +2,8 @@
  * The merchant dashboard (apps/dashboard) at /dashboard in Chromium against the real
  * server: sign in, analytics, API keys, settings, webhooks and review moderation. Every
  * check against the API goes through wishlist-service-sdk over HTTP, like a merchant's backend.
- * Screenshots of each screen land in e2e/screenshots/ (gitignored) for review.
+ * Screenshots of each screen land in e2e/screenshots/ (gitignored) for review; those the docs
+ * show are copied into docs/images on purpose (`npm run screenshots -w e2e`).
  *
  * One browser page for the whole file; the tests run in order and build on each other.
  */
@@ -19,8 +20,6 @@ import { seriousViolations, WIDTHS } from './helpers/axe.js'
 import { type Env, launchChromium, startEnv } from './helpers/env.js'
 
 const SCREENSHOTS = resolve(dirname(fileURLToPath(import.meta.url)), 'screenshots')
-/** Screenshots committed with the docs (the screens this suite changes, at both widths). */
-const IMAGES = resolve(dirname(fileURLToPath(import.meta.url)), '../docs/images')
 
 let env: Env
 let browser: Browser
@@ -34,7 +33,6 @@ const received: { headers: IncomingHttpHeaders; body: { event?: string; data?: R
 
 beforeAll(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true })
-  mkdirSync(IMAGES, { recursive: true })
   ;[env, browser] = await Promise.all([startEnv({ WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }), launchChromium()])
   api = createWishlistClient({ baseUrl: env.baseUrl, credentials: { apiKey: env.adminKey.keyId, apiSecret: env.adminKey.secret } })
   // A simulated year of wishlist activity, so the overview has something to show.
@@ -538,7 +536,7 @@ describe('merchant dashboard', () => {
     expect(Math.abs(Number(zeroTick) - zero)).toBeLessThan(0.1)
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 900 })
-      await page.screenshot({ path: resolve(IMAGES, `dashboard-overview-${width}.png`), fullPage: true })
+      await page.screenshot({ path: resolve(SCREENSHOTS, `dashboard-overview-${width}.png`), fullPage: true })
     }
     await page.setViewportSize({ width: 1280, height: 900 })
   })
@@ -554,7 +552,7 @@ describe('merchant dashboard', () => {
     expect(offered).toContain('review.requested')
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 900 })
-      await page.getByRole('group', { name: 'Events' }).screenshot({ path: resolve(IMAGES, `dashboard-webhook-events-${width}.png`) })
+      await page.getByRole('group', { name: 'Events' }).screenshot({ path: resolve(SCREENSHOTS, `dashboard-webhook-events-${width}.png`) })
     }
     await page.setViewportSize({ width: 1280, height: 900 })
   })
@@ -571,7 +569,7 @@ describe('merchant dashboard', () => {
       for (const width of WIDTHS) {
         await page.setViewportSize({ width, height: 900 })
         expect(await seriousViolations(page), `uninstalled banner at ${width} px`).toEqual([])
-        await page.locator('main').screenshot({ path: resolve(IMAGES, `dashboard-uninstalled-${width}.png`) })
+        await page.locator('main').screenshot({ path: resolve(SCREENSHOTS, `dashboard-uninstalled-${width}.png`) })
       }
     } finally {
       await shops.setUninstalled(shop.id, null)
@@ -591,7 +589,7 @@ describe('merchant dashboard', () => {
         if (section === 'Overview') await page.getByText('Show the figures as a table').click()
         const found = await seriousViolations(page)
         expect(found, `${section} at ${width} px: ${JSON.stringify(found)}`).toEqual([])
-        if (section === 'Reviews') await page.locator('main').screenshot({ path: resolve(IMAGES, `dashboard-reviews-${width}.png`) })
+        if (section === 'Reviews') await page.locator('main').screenshot({ path: resolve(SCREENSHOTS, `dashboard-reviews-${width}.png`) })
       }
     }
     // Each table's scrolling box is a named region in the tab order.

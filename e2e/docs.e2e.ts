@@ -1,8 +1,10 @@
 /**
  * The browsable API reference at /docs (Scalar, rendering the served OpenAPI document) in
  * Chromium: it renders the operations and axe-core finds no serious or critical violation at a
- * laptop's and a phone's width.
+ * laptop's and a phone's width. Its screenshots land in e2e/screenshots/ (gitignored;
+ * `npm run screenshots -w e2e` copies those the docs show into docs/images).
  */
+import { mkdirSync } from 'node:fs'
 import { resolve, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Browser } from 'playwright-core'
@@ -10,12 +12,13 @@ import { afterAll, beforeAll, expect, test } from 'vitest'
 import { seriousViolations, WIDTHS } from './helpers/axe.js'
 import { type Env, launchChromium, startEnv } from './helpers/env.js'
 
-const IMAGES = resolve(dirname(fileURLToPath(import.meta.url)), '../docs/images')
+const SCREENSHOTS = resolve(dirname(fileURLToPath(import.meta.url)), 'screenshots')
 
 let env: Env
 let browser: Browser
 
 beforeAll(async () => {
+  mkdirSync(SCREENSHOTS, { recursive: true })
   ;[env, browser] = await Promise.all([startEnv(), launchChromium()])
 })
 afterAll(async () => {
@@ -45,7 +48,7 @@ test('/docs renders the served document with no serious or critical accessibilit
     expect(found, `/docs at ${width} px: ${JSON.stringify(found)}`).toEqual([])
     expect(foreign).toEqual([])
     expect(errors).toEqual([])
-    await page.screenshot({ path: resolve(IMAGES, `api-reference-${width}.png`) })
+    await page.screenshot({ path: resolve(SCREENSHOTS, `api-reference-${width}.png`) })
     await page.close()
   }
   // A 4.8 MB script and a large document, then axe over a large page: slow on a shared machine.

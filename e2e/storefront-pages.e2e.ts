@@ -8,8 +8,9 @@
  * shop's language, a guest's container), the shared page's add to cart, a review invitation's
  * form in the theme (keyboard only, field errors, thank-you, a used link), and the service's
  * own review page for shops not on Shopify. axe-core checks each page at 1280 and 375 px: no
- * violation of impact serious or critical. Screenshots land in e2e/screenshots/ (docs/images
- * holds the ones docs/shopify.md shows). Runs on SQLite and on PostgreSQL (vitest.config.ts).
+ * violation of impact serious or critical. Screenshots land in e2e/screenshots/ (gitignored;
+ * `npm run screenshots -w e2e` copies the ones docs/shopify.md shows into docs/images). Runs
+ * on SQLite and on PostgreSQL (vitest.config.ts).
  */
 import { createHmac, randomUUID } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'

@@ -3,7 +3,9 @@
  * review form (a lazy chunk), Helpful votes, every language, the guest's wishlist page (a lazy
  * chunk), the keyboard alone, axe-core at a laptop's and a phone's width, and the weight and
  * speed budget (layout shift, hearts ready). Pages other than the demo are served by the test
- * (routes on the service's origin), as a theme would render them.
+ * (routes on the service's origin), as a theme would render them. Screenshots land in
+ * e2e/screenshots/ (gitignored; `npm run screenshots -w e2e` copies those the docs show into
+ * docs/images).
  */
 import { mkdirSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
@@ -14,7 +16,7 @@ import { DEMO_DOMAIN } from '../apps/server/src/modules/storefront/storefront.ro
 import { seriousViolations, WIDTHS } from './helpers/axe.js'
 import { type Env, launchChromium, startEnv } from './helpers/env.js'
 
-const IMAGES = resolve(dirname(fileURLToPath(import.meta.url)), '../docs/images')
+const SCREENSHOTS = resolve(dirname(fileURLToPath(import.meta.url)), 'screenshots')
 
 let env: Env
 let browser: Browser
@@ -24,7 +26,7 @@ let requests: string[]
 const pageErrors: string[] = []
 
 beforeAll(async () => {
-  mkdirSync(IMAGES, { recursive: true })
+  mkdirSync(SCREENSHOTS, { recursive: true })
   ;[env, browser] = await Promise.all([startEnv(), launchChromium()])
 })
 afterAll(async () => {
@@ -307,7 +309,7 @@ describe("the guest's wishlist page", () => {
       await page.setViewportSize({ width, height: 900 })
       const found = await seriousViolations(page)
       expect(found, `wishlist page at ${width} px: ${JSON.stringify(found)}`).toEqual([])
-      await page.screenshot({ path: resolve(IMAGES, `widget-guest-wishlist-${width}.png`), fullPage: true })
+      await page.screenshot({ path: resolve(SCREENSHOTS, `widget-guest-wishlist-${width}.png`), fullPage: true })
     }
 
     // Remove by keyboard: focus moves to the next item's remove button.
@@ -389,14 +391,14 @@ describe('keyboard only and axe-core', () => {
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 900 })
       expect(await seriousViolations(page, ['.grid', '[data-reviews-product-id]', '[data-wishlist-review-form]', 'header']), `empty form at ${width} px`).toEqual([])
-      await form.locator('..').screenshot({ path: resolve(IMAGES, `widget-review-form-${width}.png`) })
+      await form.locator('..').screenshot({ path: resolve(SCREENSHOTS, `widget-review-form-${width}.png`) })
     }
     // With its errors shown, too.
     await form.getByRole('button', { name: 'Submit review' }).click()
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 900 })
       expect(await seriousViolations(page, ['[data-wishlist-review-form]']), `form with errors at ${width} px`).toEqual([])
-      await form.locator('..').screenshot({ path: resolve(IMAGES, `widget-review-form-errors-${width}.png`) })
+      await form.locator('..').screenshot({ path: resolve(SCREENSHOTS, `widget-review-form-errors-${width}.png`) })
     }
   })
 })
