@@ -7,8 +7,8 @@
  * Liquid pages choose the language in Liquid, from the shop's `request.locale.iso_code`
  * (`liquidStrings`); the service's own HTML page from `?locale=` or `Accept-Language`
  * (`negotiateLocale`). `pageStrings` and `liquidStrings` take per-language overrides that
- * win over these texts (the pages pass none yet: the theme extension's texts are the
- * merchant's to change, in its block settings).
+ * win over these texts: the shop's `storefront_strings` setting (`storefrontStrings` checks
+ * it). The theme extension's texts are the merchant's to change in its block settings.
  */
 export const PAGE_LOCALES = ['en', 'fr', 'de', 'es', 'it', 'nl', 'pt-BR', 'ja'] as const
 export type PageLocale = (typeof PAGE_LOCALES)[number]
@@ -491,6 +491,56 @@ export const PAGE_STRINGS: Record<PageLocale, PageStrings> = { en, fr, de, es, i
 
 /** Merchant overrides: per language, any key; unknown languages and keys are ignored. */
 export type StringOverrides = Partial<Record<string, Partial<Record<string, string>>>>
+
+/** The shop's `storefront_strings` setting, as stored: shipped languages and known keys only. */
+export type StorefrontStrings = Partial<Record<PageLocale, Partial<Record<PageStringKey, string>>>>
+
+export const PAGE_STRING_KEYS = Object.keys(en) as PageStringKey[]
+/** The longest override, in characters (code points). */
+export const MAX_OVERRIDE_LENGTH = 500
+
+/**
+ * A `storefront_strings` value checked: `null` (no overrides), or an object keyed by shipped
+ * language whose values are objects keyed by known string keys, each a text of 1..500
+ * characters once trimmed that both backends store (no NUL, no lone surrogate). Texts are
+ * stored trimmed; languages left with no text are dropped, and nothing left is `null`.
+ * The problems found, each with its path under `root`, when it is not.
+ */
+export function storefrontStrings(value: unknown, root: string): { ok: true; value: StorefrontStrings | null } | { ok: false; details: { path: string; message: string }[] } {
+  const details: { path: string; message: string }[] = []
+  const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+  if (value === null) return { ok: true, value: null }
+  if (!isRecord(value)) return { ok: false, details: [{ path: root, message: 'must be an object keyed by language, or null' }] }
+  const out: StorefrontStrings = {}
+  for (const [locale, texts] of Object.entries(value)) {
+    const at = `${root}.${locale}`
+    if (!(PAGE_LOCALES as readonly string[]).includes(locale)) {
+      details.push({ path: at, message: `is not a language of the pages; one of: ${PAGE_LOCALES.join(', ')}` })
+      continue
+    }
+    if (!isRecord(texts)) {
+      details.push({ path: at, message: 'must be an object keyed by string key' })
+      continue
+    }
+    const own: Partial<Record<PageStringKey, string>> = {}
+    for (const [key, text] of Object.entries(texts)) {
+      const path = `${at}.${key}`
+      if (!(PAGE_STRING_KEYS as string[]).includes(key)) details.push({ path, message: 'is not a known string key (docs/api.md lists them)' })
+      else if (typeof text !== 'string') details.push({ path, message: 'must be a string' })
+      else if (text.includes('\u0000')) details.push({ path, message: 'must not contain the NUL character (U+0000)' })
+      else if (!text.isWellFormed()) details.push({ path, message: 'must be well-formed Unicode (no lone surrogate such as \\ud800)' })
+      else {
+        const trimmed = text.trim()
+        const length = [...trimmed].length
+        if (length < 1 || length > MAX_OVERRIDE_LENGTH) details.push({ path, message: `must be 1..${MAX_OVERRIDE_LENGTH} characters once trimmed` })
+        else own[key as PageStringKey] = trimmed
+      }
+    }
+    if (Object.keys(own).length > 0) out[locale as PageLocale] = own
+  }
+  if (details.length > 0) return { ok: false, details }
+  return { ok: true, value: Object.keys(out).length === 0 ? null : out }
+}
 
 /** A supported language for a page locale such as `fr`, `fr-CA`, `pt-BR`, `pt-PT` (→ `en`: only Brazilian Portuguese ships). */
 export function supportedLocale(raw: string | undefined | null): PageLocale {

@@ -1,6 +1,7 @@
 /**
  * fast-check arbitraries of the values a JSON Schema (as the served OpenAPI document states
- * it) accepts: objects with their required and some optional properties, strings by
+ * it) accepts: objects with their required and some optional properties (or keys from
+ * `propertyNames`), strings by
  * pattern, format and length, bounded numbers, arrays, enums, unions. `$ref`s are resolved
  * against the document's components. Arrays stay short (a request is a sample, not a load
  * test); the caller's `refine` hook sees every generated string so that rules the schema
@@ -143,6 +144,10 @@ export function schemaArbitrary(schema: Schema, opts: ArbitraryOptions): fc.Arbi
         return fc.array(of(s.items ?? {}), { minLength, maxLength })
       }
       case 'object':
+        // A map whose keys the document names (`propertyNames: {enum}`), each value by `additionalProperties`.
+        if (s.properties === undefined && Array.isArray(s.propertyNames?.enum) && typeof s.additionalProperties === 'object') {
+          return fc.dictionary(fc.constantFrom(...(s.propertyNames.enum as string[])), of(s.additionalProperties as Schema), { maxKeys: 3 })
+        }
         if (s.properties === undefined && s.additionalProperties !== false && !choices) {
           return fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }).filter(textOk), fc.oneof(fc.string({ maxLength: 12 }).filter(textOk), fc.integer(), fc.boolean()), { maxKeys: 3 })
         }

@@ -101,13 +101,13 @@ describe('error envelope', () => {
     expect(unknown.statusCode).toBe(400)
     expect(unknown.json().error.details[0].path).toBe('body.multi_wishlist')
     const view = await t.call('GET', '/v1/admin/shop', { token: admin })
-    expect(view.body.data.settings).toEqual({ multi_wishlist_enabled: false, reviews_auto_approve: false, share_link_ttl_days: 30, remove_on_purchase: false, attribution_window_days: 30 })
+    expect(view.body.data.settings).toEqual({ multi_wishlist_enabled: false, reviews_auto_approve: false, share_link_ttl_days: 30, remove_on_purchase: false, attribution_window_days: 30, storefront_strings: null })
   })
 
   it('applies a valid settings patch and returns the full settings object', async () => {
     const res = await patch(JSON.stringify({ share_link_ttl_days: 7, remove_on_purchase: true }))
     expect(res.statusCode).toBe(200)
-    expect(res.json()).toEqual({ ok: true, data: { multi_wishlist_enabled: false, reviews_auto_approve: false, share_link_ttl_days: 7, remove_on_purchase: true, attribution_window_days: 30 } })
+    expect(res.json()).toEqual({ ok: true, data: { multi_wishlist_enabled: false, reviews_auto_approve: false, share_link_ttl_days: 7, remove_on_purchase: true, attribution_window_days: 30, storefront_strings: null } })
   })
 
   it('404 NOT_FOUND for an unknown route and for an unknown API key', async () => {

@@ -18,8 +18,8 @@ beforeAll(async () => {
 afterAll(() => t.close())
 
 /** An order of `productId`; the invitation's reviewUrl. */
-async function invitation(productId: string, email: string | null = `buyer${++seq}@example.com`): Promise<{ token: string; reviewUrl: string }> {
-  const token = await shop.adminToken()
+async function invitation(productId: string, email: string | null = `buyer${++seq}@example.com`, of: TestShop = shop): Promise<{ token: string; reviewUrl: string }> {
+  const token = await of.adminToken()
   const order = await t.call('POST', '/v1/events', { token, body: { events: [{ type: 'order.created', order_id: `70${++seq}`, customer_id: '901', ...(email === null ? {} : { email }), line_items: [{ product_id: productId }] }] } })
   expect(order.status).toBe(200)
   const listed = await t.call('GET', `/v1/admin/review-invitations?order_id=70${seq}`, { token })
@@ -111,5 +111,32 @@ describe('POST /reviews/new', () => {
     // The customer (901) already reviewed the product: the second invitation's review is a duplicate.
     const dup = await post({ invitation: second.token, rating: '4', body: 'Two', name: 'Sam' })
     expect(dup).toContain('A review of this product was already received from you.')
+  })
+})
+
+describe("the shop's own texts (storefront_strings)", () => {
+  it("shows the invitation's shop's texts in their language, escaped, and the shipped ones elsewhere", async () => {
+    const own = await t.createShop('free')
+    const token = await own.adminToken()
+    const texts = { fr: { reviewHeadingNoTitle: 'Votre avis <compte> & {title}', submit: 'Publier', invitationUsedTitle: 'Déjà reçu, merci !' } }
+    expect((await t.call('PATCH', '/v1/admin/settings', { token, body: { storefront_strings: texts } })).status).toBe(200)
+    const { token: invited } = await invitation('5601', 'fr@example.com', own)
+
+    const fr = await get(`/reviews/new?invitation=${invited}&locale=fr`)
+    expect(fr).toContain('<title>Votre avis &#60;compte&#62; &#38; {title}</title>')
+    expect(fr).toContain('<h1>Votre avis &#60;compte&#62; &#38; {title}</h1>')
+    expect(fr).toContain('wl-review__submit">Publier</button>')
+    expect(fr).toContain('Merci pour votre commande.')
+    // English, and another shop's page in French, keep the shipped texts.
+    expect(await get(`/reviews/new?invitation=${invited}`)).toContain('<h1>Write a review</h1>')
+    expect(await get(`/reviews/new?invitation=${(await invitation('5602')).token}&locale=fr`)).toContain('<h1>Écrire un avis</h1>')
+
+    // After the review, the used link's page is the shop's too.
+    expect(await post({ invitation: invited, rating: '5', body: 'Très bien', name: 'Zoé' }, '?locale=fr')).toContain('<h1>Merci pour votre avis !</h1>')
+    expect(await get(`/reviews/new?invitation=${invited}&locale=fr`)).toContain('<h1>Déjà reçu, merci !</h1>')
+
+    // Cleared: the shipped texts again.
+    expect((await t.call('PATCH', '/v1/admin/settings', { token, body: { storefront_strings: null } })).body.data.storefront_strings).toBeNull()
+    expect(await get(`/reviews/new?invitation=${invited}&locale=fr`)).toContain('<h1>Ce lien d’avis a déjà été utilisé</h1>')
   })
 })

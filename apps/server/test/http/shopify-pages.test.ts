@@ -262,3 +262,89 @@ describe('review invitations open a form in the shop, GET /proxy/reviews/new', (
     expect(html).toContain('value="&#123;&#123; shop.name &#125;&#125;&#123;% raw %&#125;&#39;"')
   })
 })
+
+describe("the merchant's texts of the pages (the storefront_strings setting)", () => {
+  async function adminToken(shopId: string): Promise<string> {
+    const key = await t.app.services.shops.createApiKey(shopId, {})
+    return (await t.call('POST', '/v1/auth/token', { body: { api_key: key.keyId, api_secret: key.secret } })).body.data.token as string
+  }
+  const setTexts = (token: string, value: unknown) => t.call('PATCH', '/v1/admin/settings', { token, body: { storefront_strings: value } })
+
+  it('shows an override in its language on the next page, keeps the others, and the shipped texts once cleared', async () => {
+    const shop = await proxiedShop('starter')
+    const token = await adminToken(shop.id)
+    const me = { shop: shop.domain, customerId: '81' }
+    await save(me, { product_id: '601', handle: 'canvas-tote' })
+    expect((await page('GET', '/', me, { locale: 'fr' })).html).toContain('<h1 class="wishlist-page__title">Ma liste d’envies</h1>')
+
+    const texts = { fr: { wishlistTitle: '  Mes coups de cœur  ', addToCart: 'Je le veux', reviewHeading: 'Votre avis sur « {title} »', sharedUnknownTitle: 'Liste introuvable' } }
+    const saved = await setTexts(token, texts)
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200)
+    const stored = { fr: { wishlistTitle: 'Mes coups de cœur', addToCart: 'Je le veux', reviewHeading: 'Votre avis sur « {title} »', sharedUnknownTitle: 'Liste introuvable' } }
+    expect(saved.body.data.storefront_strings).toEqual(stored)
+    expect((await t.call('GET', '/v1/admin/shop', { token })).body.data.settings.storefront_strings).toEqual(stored)
+
+    // At once, on the next page: French has the merchant's words, English its own.
+    const fr = await page('GET', '/', me, { locale: 'fr' })
+    expect(fr.html).toContain('<h1 class="wishlist-page__title">Mes coups de cœur</h1>')
+    expect(fr.html).toMatch(/aria-labelledby="wl-add-\d+ wl-name-\d+">Je le veux<\/button>/)
+    expect(fr.html).toContain('Tout ajouter au panier')
+    const en = await page('GET', '/', me, { locale: 'en' })
+    expect(en.html).toContain('<h1 class="wishlist-page__title">My wishlist</h1>')
+    expect(en.html).not.toContain('Je le veux')
+    // The guest page's widget strings, the shared page and the review form take them too.
+    const guest = await page('GET', '/', { shop: shop.domain }, { locale: 'fr-CA' })
+    expect(guest.html).toContain('Mes coups de c')
+    expect((await page('GET', '/shared/unknown-token-0000000000', { shop: shop.domain }, { locale: 'fr' })).html).toContain('<h1>Liste introuvable</h1>')
+    await sendShopifyWebhook(t, { id: 601, handle: 'canvas-tote', variants: [{ id: 6011, price: '39.00', inventory_quantity: 3 }] }, { topic: 'products/update', shop: shop.domain })
+    await sendShopifyWebhook(t, { id: 995001, email: 'buyer@example.com', customer: { id: 8101 }, line_items: [{ product_id: 601, variant_id: 6011 }] }, { topic: 'orders/create', shop: shop.domain })
+    const invitation = await t.storage.db.selectFrom('review_invitations').select('token').where('shop_id', '=', shop.id).executeTakeFirstOrThrow()
+    const review = await page('GET', '/reviews/new', { shop: shop.domain }, { query: { invitation: invitation.token }, locale: 'fr' })
+    expect(review.html).toContain('<h1>Votre avis sur « Canvas &lt;Tote&gt; »</h1>')
+    expect((await page('GET', '/reviews/new', { shop: shop.domain }, { query: { invitation: invitation.token } })).html).toContain('<h1>Review Canvas &lt;Tote&gt;</h1>')
+
+    const cleared = await setTexts(token, null)
+    expect(cleared.body.data.storefront_strings).toBeNull()
+    expect((await t.call('GET', '/v1/admin/shop', { token })).body.data.settings.storefront_strings).toBeNull()
+    expect((await page('GET', '/', me, { locale: 'fr' })).html).toContain('<h1 class="wishlist-page__title">Ma liste d’envies</h1>')
+  })
+
+  it('refuses unknown languages and keys, empty and overlong texts, each at its path, and changes nothing', async () => {
+    const shop = await proxiedShop()
+    const token = await adminToken(shop.id)
+    expect((await setTexts(token, { de: { wishlistTitle: 'Merkliste' } })).status).toBe(200)
+    const refused = async (value: unknown, path: string) => {
+      const res = await setTexts(token, value)
+      expect(res.status, JSON.stringify(value)).toBe(400)
+      expect(res.body.error.code).toBe('VALIDATION_ERROR')
+      expect(res.body.error.details.map((d: { path: string }) => d.path)).toContain(path)
+    }
+    await refused({ fr: { wishlistTitel: 'Ma liste' } }, 'body.storefront_strings.fr.wishlistTitel')
+    await refused({ sv: { wishlistTitle: 'Min önskelista' } }, 'body.storefront_strings.sv')
+    await refused({ 'pt-PT': { wishlistTitle: 'A minha lista' } }, 'body.storefront_strings.pt-PT')
+    await refused({ fr: { wishlistTitle: '   ' } }, 'body.storefront_strings.fr.wishlistTitle')
+    await refused({ fr: { wishlistTitle: 'é'.repeat(501) } }, 'body.storefront_strings.fr.wishlistTitle')
+    await refused({ fr: { wishlistTitle: 42 } }, 'body.storefront_strings.fr.wishlistTitle')
+    await refused({ fr: 'Ma liste' }, 'body.storefront_strings.fr')
+    await refused(['fr'], 'body.storefront_strings')
+    await refused({ fr: { wishlistTitle: 'a\u0000b' } }, 'body.storefront_strings.fr.wishlistTitle')
+    expect((await t.call('GET', '/v1/admin/shop', { token })).body.data.settings.storefront_strings).toEqual({ de: { wishlistTitle: 'Merkliste' } })
+    // 500 characters (an emoji is one) are taken.
+    expect((await setTexts(token, { ja: { wishlistTitle: '🎁'.repeat(500) } })).status).toBe(200)
+  })
+
+  it("never lets the merchant's text become Liquid code or markup", async () => {
+    const shop = await proxiedShop()
+    const token = await adminToken(shop.id)
+    const hostile = "{{ shop.name }}{% raw %}'\n  echo shop.name\n</h1><script>alert(1)</script>"
+    expect((await setTexts(token, { fr: { wishlistTitle: hostile, loading: "'{%- endliquid -%}{{ shop.name }}" } })).status).toBe(200)
+    const me = { shop: shop.domain, customerId: '82' }
+    const { liquid, html } = await page('GET', '/', me, { locale: 'fr' })
+    expect(liquid).not.toMatch(/\{\{ shop\.name|\{% raw|\{%- endliquid|<script>/)
+    expect(html).not.toContain('E2E store')
+    expect(html).toContain('<h1 class="wishlist-page__title">&#123;&#123; shop.name &#125;&#125;&#123;% raw %&#125;&#39;&#10;  echo shop.name&#10;&#60;/h1&#62;&#60;script&#62;alert(1)&#60;/script&#62;</h1>')
+    const guest = await page('GET', '/', { shop: shop.domain }, { locale: 'fr' })
+    expect(guest.html).not.toContain('E2E store')
+    expect(guest.html).not.toContain('<script>alert(1)')
+  })
+})

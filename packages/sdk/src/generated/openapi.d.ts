@@ -584,7 +584,7 @@ export interface paths {
         head?: never;
         /**
          * Change settings
-         * @description A flat object of the settings to change; omitted settings keep their values. Unknown fields are refused (400 VALIDATION_ERROR naming the field), so a misspelt setting is never ignored. `share_link_ttl_days` (1..365) applies to links created afterwards; `attribution_window_days` (1..90) to orders received afterwards. Returns every setting.
+         * @description A flat object of the settings to change; omitted settings keep their values. Unknown fields are refused (400 VALIDATION_ERROR naming the field), so a misspelt setting is never ignored. `share_link_ttl_days` (1..365) applies to links created afterwards; `attribution_window_days` (1..90) to orders received afterwards. `storefront_strings` (the texts of the pages shoppers see, by language and string key) is replaced as a whole, and the next page rendered uses it. Returns every setting.
          */
         patch: operations["updateSettings"];
         trace?: never;
@@ -4033,8 +4033,12 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "multi_wishlist_enabled": true,
-                 *       "share_link_ttl_days": 14
+                 *       "share_link_ttl_days": 14,
+                 *       "storefront_strings": {
+                 *         "fr": {
+                 *           "wishlistTitle": "Mes coups de cœur"
+                 *         }
+                 *       }
                  *     }
                  */
                 "application/json": {
@@ -4043,6 +4047,12 @@ export interface operations {
                     remove_on_purchase?: boolean;
                     reviews_auto_approve?: boolean;
                     share_link_ttl_days?: number;
+                    /** @description The merchant's texts of the pages the service renders for shoppers (the app proxy's wishlist, shared and review pages, and the service's own review page), keyed by language (`en`, `fr`, `de`, `es`, `it`, `nl`, `pt-BR`, `ja`), then by string key (docs/api.md, "Shops, plans and settings", lists them); each replaces the shipped text of that key in that language. `{title}` and `{page}` are filled in where the shipped text has them. Replaces the whole setting; `null` (or an object with no text) clears it. Texts are trimmed, then 1..500 characters; an unknown language or key is 400 VALIDATION_ERROR naming its path. */
+                    storefront_strings?: {
+                        [key: string]: {
+                            [key: string]: string;
+                        };
+                    } | null;
                 };
             };
         };
@@ -4064,7 +4074,12 @@ export interface operations {
                      *         "reviews_auto_approve": false,
                      *         "share_link_ttl_days": 14,
                      *         "remove_on_purchase": false,
-                     *         "attribution_window_days": 30
+                     *         "attribution_window_days": 30,
+                     *         "storefront_strings": {
+                     *           "fr": {
+                     *             "wishlistTitle": "Mes coups de cœur"
+                     *           }
+                     *         }
                      *       }
                      *     }
                      */
@@ -4080,6 +4095,12 @@ export interface operations {
                             reviews_auto_approve: boolean;
                             /** @description Lifetime of new share links; default 30 */
                             share_link_ttl_days: number;
+                            /** @description The merchant's texts of the pages the service renders for shoppers (the app proxy's wishlist, shared and review pages, and the service's own review page), keyed by language (`en`, `fr`, `de`, `es`, `it`, `nl`, `pt-BR`, `ja`), then by string key (docs/api.md, "Shops, plans and settings", lists them); each replaces the shipped text of that key in that language. `{title}` and `{page}` are filled in where the shipped text has them. Null when the shop uses the shipped texts. */
+                            storefront_strings: {
+                                [key: string]: {
+                                    [key: string]: string;
+                                };
+                            } | null;
                         };
                         /** @enum {boolean} */
                         ok: true;
@@ -4127,7 +4148,8 @@ export interface operations {
                      *           "reviews_auto_approve": false,
                      *           "share_link_ttl_days": 30,
                      *           "remove_on_purchase": false,
-                     *           "attribution_window_days": 30
+                     *           "attribution_window_days": 30,
+                     *           "storefront_strings": null
                      *         },
                      *         "storefrontKey": "sfk_Jx2…",
                      *         "uninstalledAt": null
@@ -4152,6 +4174,12 @@ export interface operations {
                                 reviews_auto_approve: boolean;
                                 /** @description Lifetime of new share links; default 30 */
                                 share_link_ttl_days: number;
+                                /** @description The merchant's texts of the pages the service renders for shoppers (the app proxy's wishlist, shared and review pages, and the service's own review page), keyed by language (`en`, `fr`, `de`, `es`, `it`, `nl`, `pt-BR`, `ja`), then by string key (docs/api.md, "Shops, plans and settings", lists them); each replaces the shipped text of that key in that language. `{title}` and `{page}` are filled in where the shipped text has them. Null when the shop uses the shipped texts. */
+                                storefront_strings: {
+                                    [key: string]: {
+                                        [key: string]: string;
+                                    };
+                                } | null;
                             };
                             /** @description The public `sfk_…` key of guest mode and reviews */
                             storefrontKey: string;

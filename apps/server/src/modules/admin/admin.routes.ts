@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { notFound } from '../../lib/errors.js'
+import { invalid, notFound } from '../../lib/errors.js'
+import { storefrontStrings } from '../../lib/page-strings.js'
 import { errors, Ok } from '../../lib/http-schemas.js'
 import { isoMillis } from '../../lib/time.js'
 import type { AuthService } from '../auth/auth.service.js'
@@ -30,7 +31,16 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ shops: ShopsService; auth:
   app.patch(
     '/v1/admin/settings',
     { config, schema: { tags, body: SettingsPatch, response: { 200: Ok(Settings), ...errors(400, 401, 403, 429) } } },
-    async (request) => ({ ok: true as const, data: (await shops.updateSettings(request.ctx.shop.id, request.body)).settings }),
+    async (request) => {
+      const { storefront_strings: raw, ...rest } = request.body
+      let patch: Parameters<ShopsService['updateSettings']>[1] = rest
+      if (raw !== undefined) {
+        const checked = storefrontStrings(raw, 'body.storefront_strings')
+        if (!checked.ok) throw invalid(checked.details)
+        patch = { ...rest, storefront_strings: checked.value }
+      }
+      return { ok: true as const, data: (await shops.updateSettings(request.ctx.shop.id, patch)).settings }
+    },
   )
 
   app.get(

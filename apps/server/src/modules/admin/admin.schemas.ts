@@ -1,5 +1,36 @@
 import { Type } from 'typebox'
-import { type OperationDocs, Timestamp } from '../../lib/http-schemas.js'
+import { type OperationDocs, Timestamp, trimmedTextPattern } from '../../lib/http-schemas.js'
+import { MAX_OVERRIDE_LENGTH, PAGE_LOCALES, PAGE_STRING_KEYS } from '../../lib/page-strings.js'
+
+const STRINGS_RULES = `The merchant's texts of the pages the service renders for shoppers (the app proxy's wishlist, shared and review pages, and the service's own review page), keyed by language (\`${PAGE_LOCALES.join('`, `')}\`), then by string key (docs/api.md, "Shops, plans and settings", lists them); each replaces the shipped text of that key in that language. \`{title}\` and \`{page}\` are filled in where the shipped text has them.`
+
+/** The setting as returned: what was stored (checked when written). */
+const StorefrontStringsView = Type.Union([Type.Record(Type.String(), Type.Record(Type.String(), Type.String())), Type.Null()], {
+  description: `${STRINGS_RULES} Null when the shop uses the shipped texts.`,
+})
+
+/**
+ * The setting as written, for the document: the languages and keys named (`propertyNames`).
+ * The service checks it itself (admin.routes.ts), so that each unknown language or key is
+ * reported at its own path.
+ */
+const StorefrontStringsDoc = Type.Union(
+  [
+    Type.Unsafe<Record<string, Record<string, string>>>({
+      type: 'object',
+      propertyNames: { enum: [...PAGE_LOCALES] },
+      additionalProperties: {
+        type: 'object',
+        propertyNames: { enum: PAGE_STRING_KEYS },
+        additionalProperties: { type: 'string', pattern: trimmedTextPattern(1, MAX_OVERRIDE_LENGTH) },
+      },
+    }),
+    Type.Null(),
+  ],
+  {
+    description: `${STRINGS_RULES} Replaces the whole setting; \`null\` (or an object with no text) clears it. Texts are trimmed, then 1..${MAX_OVERRIDE_LENGTH} characters; an unknown language or key is 400 VALIDATION_ERROR naming its path.`,
+  },
+)
 
 export const Settings = Type.Object({
   multi_wishlist_enabled: Type.Boolean({ description: 'Named lists (growth plan or above); default false' }),
@@ -7,6 +38,7 @@ export const Settings = Type.Object({
   share_link_ttl_days: Type.Integer({ minimum: 1, maximum: 365, description: 'Lifetime of new share links; default 30' }),
   remove_on_purchase: Type.Boolean({ description: 'order.created removes the bought products from the customer\'s lists; default false' }),
   attribution_window_days: Type.Integer({ minimum: 1, maximum: 90, description: 'Days before an order in which a product the customer held, or a signal that named them, makes its line wishlist-influenced; default 30' }),
+  storefront_strings: StorefrontStringsView,
 })
 
 export const SettingsPatch = Type.Object(
@@ -16,8 +48,22 @@ export const SettingsPatch = Type.Object(
     share_link_ttl_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 365 })),
     remove_on_purchase: Type.Optional(Type.Boolean()),
     attribution_window_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 90 })),
+    // Checked by the route (storefrontStrings), each problem at its path; the document states the shape.
+    storefront_strings: Type.Optional(Type.Unknown()),
   },
   // A misspelt setting must not be silently ignored.
+  { additionalProperties: false },
+)
+
+const SettingsPatchDoc = Type.Object(
+  {
+    multi_wishlist_enabled: Type.Optional(Type.Boolean()),
+    reviews_auto_approve: Type.Optional(Type.Boolean()),
+    share_link_ttl_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 365 })),
+    remove_on_purchase: Type.Optional(Type.Boolean()),
+    attribution_window_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 90 })),
+    storefront_strings: Type.Optional(StorefrontStringsDoc),
+  },
   { additionalProperties: false },
 )
 
@@ -53,7 +99,7 @@ export const CreatedApiKey = Type.Object({
 
 export const KeyIdParams = Type.Object({ keyId: Type.String({ minLength: 1, maxLength: 100 }) })
 
-const settings = { multi_wishlist_enabled: true, reviews_auto_approve: false, share_link_ttl_days: 30, remove_on_purchase: false, attribution_window_days: 30 }
+const settings = { multi_wishlist_enabled: true, reviews_auto_approve: false, share_link_ttl_days: 30, remove_on_purchase: false, attribution_window_days: 30, storefront_strings: null }
 
 /** OpenAPI metadata of the admin routes (plugins/openapi.ts). Admin tokens only, every plan. */
 export const adminOperations: OperationDocs = {
@@ -67,10 +113,11 @@ export const adminOperations: OperationDocs = {
   'PATCH /v1/admin/settings': {
     operationId: 'updateSettings',
     summary: 'Change settings',
-    description: 'A flat object of the settings to change; omitted settings keep their values. Unknown fields are refused (400 VALIDATION_ERROR naming the field), so a misspelt setting is never ignored. `share_link_ttl_days` (1..365) applies to links created afterwards; `attribution_window_days` (1..90) to orders received afterwards. Returns every setting.',
+    description: 'A flat object of the settings to change; omitted settings keep their values. Unknown fields are refused (400 VALIDATION_ERROR naming the field), so a misspelt setting is never ignored. `share_link_ttl_days` (1..365) applies to links created afterwards; `attribution_window_days` (1..90) to orders received afterwards. `storefront_strings` (the texts of the pages shoppers see, by language and string key) is replaced as a whole, and the next page rendered uses it. Returns every setting.',
     responses: { 200: 'Every setting after the change' },
-    requestExample: { multi_wishlist_enabled: true, share_link_ttl_days: 14 },
-    examples: { 200: { ok: true, data: { ...settings, share_link_ttl_days: 14 } } },
+    requestExample: { share_link_ttl_days: 14, storefront_strings: { fr: { wishlistTitle: 'Mes coups de cœur' } } },
+    examples: { 200: { ok: true, data: { ...settings, share_link_ttl_days: 14, storefront_strings: { fr: { wishlistTitle: 'Mes coups de cœur' } } } } },
+    document: { body: SettingsPatchDoc },
   },
   'GET /v1/admin/api-keys': {
     operationId: 'listApiKeys',

@@ -9,6 +9,7 @@ import { Type } from 'typebox'
 import type { Db } from '../../db/types.js'
 import { errors } from '../../lib/http-schemas.js'
 import type { ShopsService } from '../shops/shops.service.js'
+import type { Shop } from '../shops/shops.types.js'
 import { negotiateLocale, type PageLocale, pageStrings, supportedLocale } from '../../lib/page-strings.js'
 import { REVIEW_PAGE_PATH } from './invitations.service.js'
 import { acceptFormBodies, invitationState, ReviewFormBody, type ReviewPageState, reviewPageHtml, submitReviewForm } from './review-page.js'
@@ -27,21 +28,23 @@ export const reviewPageRoutes: FastifyPluginAsyncTypebox<{ db: Db; reviews: Revi
   acceptFormBodies(app)
   const tags = ['reviews']
 
-  const send = (reply: FastifyReply, state: ReviewPageState, locale: PageLocale) =>
+  /** The page in the shopper's language, with the texts of the invitation's shop when it is known. */
+  const send = (reply: FastifyReply, state: ReviewPageState, locale: PageLocale, shop: Shop | undefined) =>
     reply
       .type('text/html; charset=utf-8')
       .header('cache-control', 'no-store')
       .header('content-security-policy', PAGE_CSP)
       .header('referrer-policy', 'no-referrer')
-      .send(reviewPageHtml(state, `${REVIEW_PAGE_PATH}?locale=${locale}`, locale, pageStrings(locale)))
+      .send(reviewPageHtml(state, `${REVIEW_PAGE_PATH}?locale=${locale}`, locale, pageStrings(locale, shop?.settings.storefront_strings ?? {})))
 
   const localeOf = (query: { locale?: string | undefined }, acceptLanguage: string | undefined) =>
     query.locale !== undefined ? supportedLocale(query.locale) : negotiateLocale(acceptLanguage)
 
-  /** The invitation's shop, when it is still there and installed. */
-  async function shopOf(state: ReviewPageState) {
-    if (state.kind !== 'form') return undefined
-    const shop = await shops.get(state.invitation.shopId)
+  /** The invitation's shop, when the token names one that is still there and installed. */
+  async function shopOf(state: ReviewPageState): Promise<Shop | undefined> {
+    const shopId = state.kind === 'form' ? state.invitation.shopId : state.kind === 'notice' ? state.shopId : undefined
+    if (shopId === undefined) return undefined
+    const shop = await shops.get(shopId)
     return shop && shop.uninstalledAt === null ? shop : undefined
   }
 
@@ -54,8 +57,9 @@ export const reviewPageRoutes: FastifyPluginAsyncTypebox<{ db: Db; reviews: Revi
     async (request, reply) => {
       const locale = localeOf(request.query, request.headers['accept-language'])
       const state = await invitationState(db, request.query.invitation, Date.now())
-      if (state.kind === 'form' && (await shopOf(state)) === undefined) return send(reply, { kind: 'notice', which: 'unknown' }, locale)
-      return send(reply, state, locale)
+      const shop = await shopOf(state)
+      if (state.kind === 'form' && shop === undefined) return send(reply, { kind: 'notice', which: 'unknown' }, locale, undefined)
+      return send(reply, state, locale, shop)
     },
   )
 
@@ -69,9 +73,9 @@ export const reviewPageRoutes: FastifyPluginAsyncTypebox<{ db: Db; reviews: Revi
       const locale = localeOf(request.query, request.headers['accept-language'])
       const found = await invitationState(db, request.body.invitation, Date.now())
       const shop = await shopOf(found)
-      if (shop === undefined) return send(reply, found.kind === 'form' ? { kind: 'notice', which: 'unknown' } : found, locale)
+      if (found.kind !== 'form' || shop === undefined) return send(reply, found.kind === 'form' ? { kind: 'notice', which: 'unknown' } : found, locale, shop)
       const state = await submitReviewForm({ db, reviews }, { shop, actor: { kind: 'storefront' }, requestId: request.id }, request.body)
-      return send(reply, state, locale)
+      return send(reply, state, locale, shop)
     },
   )
 }

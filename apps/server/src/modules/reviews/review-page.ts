@@ -16,7 +16,7 @@ import type { RequestContext } from '../auth/auth.types.js'
 import type { ReviewsService } from './reviews.service.js'
 import type { ErrorDetail } from '../../lib/errors.js'
 import { AppError } from '../../lib/errors.js'
-import { fill, type PageLocale, type PageStringKey, type PageStrings } from '../../lib/page-strings.js'
+import { fill, type PageLocale, type PageStringKey, type PageStrings, type StringOverrides } from '../../lib/page-strings.js'
 import { inert, liquidStrings, PAGE_STYLE, PLAIN_HANDLE, say } from '../../lib/liquid-pages.js'
 import { invitationsRepo } from './invitations.repo.js'
 
@@ -48,7 +48,8 @@ export interface InvitationForPage {
 }
 
 export type ReviewPageState =
-  | { kind: 'notice'; which: 'used' | 'expired' | 'unknown' | 'productMissing' }
+  /** `shopId`: the invitation's shop, when the token names one (its texts are the page's). */
+  | { kind: 'notice'; which: 'used' | 'expired' | 'unknown' | 'productMissing'; shopId?: string }
   | { kind: 'form'; invitation: InvitationForPage; values: ReviewValues; errors: Partial<Record<ReviewField, PageStringKey>>; duplicate?: boolean }
   | { kind: 'thanks'; status: 'pending' | 'approved'; handle: string | null }
 
@@ -64,8 +65,8 @@ export async function invitationState(db: Db, token: string | undefined, at: num
   if (token === undefined || !/^[A-Za-z0-9_-]{16,128}$/.test(token)) return { kind: 'notice', which: 'unknown' }
   const row = shopId === undefined ? await invitationsRepo.byToken(db, token) : await invitationsRepo.ofShop(db, shopId, token)
   if (!row) return { kind: 'notice', which: 'unknown' }
-  if (row.used_at !== null) return { kind: 'notice', which: 'used' }
-  if (Number(row.expires_at) <= at) return { kind: 'notice', which: 'expired' }
+  if (row.used_at !== null) return { kind: 'notice', which: 'used', shopId: row.shop_id }
+  if (Number(row.expires_at) <= at) return { kind: 'notice', which: 'expired', shopId: row.shop_id }
   const product = await db.selectFrom('catalog_products').select('handle').where('shop_id', '=', row.shop_id).where('product_id', '=', row.product_id).executeTakeFirst()
   return {
     kind: 'form',
@@ -186,7 +187,7 @@ const KEYS: PageStringKey[] = [
 ]
 
 /** The Liquid source of the page (app proxy). */
-export function reviewPageLiquid(state: ReviewPageState, action: string, overrides = {}): string {
+export function reviewPageLiquid(state: ReviewPageState, action: string, overrides: StringOverrides = {}): string {
   const w: Writer = { t: (key, fills) => say(key, fills) }
   const head = [liquidStrings(KEYS, overrides), PAGE_STYLE, REVIEW_STYLE].join('\n')
   const back = `<p><a href="{{ routes.root_url }}">${say('continueShopping')}</a></p>`

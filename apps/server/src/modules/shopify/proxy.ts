@@ -24,6 +24,8 @@ import { REVIEW_PAGE_PATH, SHOPIFY_PROXY_PATH } from '../reviews/invitations.ser
 import type { ReviewsService } from '../reviews/reviews.service.js'
 import { planAtLeast } from '../shops/plans.js'
 import type { ShopsService } from '../shops/shops.service.js'
+import type { Shop } from '../shops/shops.types.js'
+import type { StringOverrides } from '../../lib/page-strings.js'
 import type { ShareService } from '../wishlists/share.service.js'
 import { createWishlistsRepo } from '../wishlists/wishlists.repo.js'
 import type { WishlistsService } from '../wishlists/wishlists.service.js'
@@ -97,6 +99,13 @@ const crossSite = (request: FastifyRequest) => request.headers['sec-fetch-site']
 
 const liquid = (reply: FastifyReply, source: string) => reply.type('application/liquid; charset=utf-8').send(source)
 
+/**
+ * The shop's own texts of the pages (its `storefront_strings` setting). Pages are built on
+ * every request from the shop as the request resolved it, so a change shows on the next page
+ * (on another instance, once its shop cache expires).
+ */
+const textsOf = (shop: Shop | undefined): StringOverrides => shop?.settings.storefront_strings ?? {}
+
 const pageDoc = <E extends object>(operationId: string, summary: string, description: string, extra: E = {} as E) => ({
   tags: ['shopify'],
   summary,
@@ -130,8 +139,9 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async 
       },
     },
     async (request, reply) => {
-      const page = await share.sharedPage(request.auth.ctx?.shop.id ?? '', request.params.shareToken)
-      return liquid(reply, sharedPageLiquid(page))
+      const shop = request.auth.ctx?.shop
+      const page = await share.sharedPage(shop?.id ?? '', request.params.shareToken)
+      return liquid(reply, sharedPageLiquid(page, textsOf(shop)))
     },
   )
 
@@ -164,7 +174,10 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async 
           { querystring: PageNumber },
         ),
       },
-      async (request, reply) => liquid(reply, wishlistPageLiquid(await wishlistPage(ctxOf(request), request.query.page ?? 1), pathPrefixOf(request))),
+      async (request, reply) => {
+        const ctx = ctxOf(request)
+        return liquid(reply, wishlistPageLiquid(await wishlistPage(ctx, request.query.page ?? 1), pathPrefixOf(request), textsOf(ctx.shop)))
+      },
     )
 
     pages.post(
@@ -181,7 +194,7 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async 
           await wishlists.removeItem(ctx, { type: 'customer', id: ctx.actor.customerId }, undefined, request.body.product_id, undefined)
           flash = { removed: true }
         }
-        return liquid(reply, wishlistPageLiquid(await wishlistPage(ctx, 1, flash), pathPrefixOf(request)))
+        return liquid(reply, wishlistPageLiquid(await wishlistPage(ctx, 1, flash), pathPrefixOf(request), textsOf(ctx.shop)))
       },
     )
 
@@ -199,7 +212,7 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async 
             ? { shareUrl: (await share.link(ctx, { type: 'customer', id: ctx.actor.customerId }, undefined)).share_url }
             : { shareUnavailable: true }
         }
-        return liquid(reply, wishlistPageLiquid(await wishlistPage(ctx, 1, flash), pathPrefixOf(request)))
+        return liquid(reply, wishlistPageLiquid(await wishlistPage(ctx, 1, flash), pathPrefixOf(request), textsOf(ctx.shop)))
       },
     )
 
@@ -216,8 +229,9 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async 
         ),
       },
       async (request, reply) => {
-        const state = await invitationState(db, request.query.invitation, Date.now(), ctxOf(request).shop.id)
-        return liquid(reply, reviewPageLiquid(state, reviewAction(request)))
+        const { shop } = ctxOf(request)
+        const state = await invitationState(db, request.query.invitation, Date.now(), shop.id)
+        return liquid(reply, reviewPageLiquid(state, reviewAction(request), textsOf(shop)))
       },
     )
 
@@ -228,8 +242,9 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async 
         schema: pageDoc('proxyReviewInvitationPageSubmit', 'Submit the review form of an invitation (form post, app proxy)', 'Submitted as `POST /api/v1/reviews` with `invitation` would be; answers with a thank-you page (saying when the review awaits moderation) or the form again with each field\'s problem.', { body: ReviewFormBody }),
       },
       async (request, reply) => {
-        const state = await submitReviewForm({ db, reviews }, ctxOf(request), request.body)
-        return liquid(reply, reviewPageLiquid(state, reviewAction(request)))
+        const ctx = ctxOf(request)
+        const state = await submitReviewForm({ db, reviews }, ctx, request.body)
+        return liquid(reply, reviewPageLiquid(state, reviewAction(request), textsOf(ctx.shop)))
       },
     )
   })

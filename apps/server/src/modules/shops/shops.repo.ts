@@ -1,6 +1,18 @@
 import type { Db } from '../../db/types.js'
 import type { NewShopRow, ShopRow, ShopUpdate } from '../../db/schema.js'
+import type { StorefrontStrings } from '../../lib/page-strings.js'
 import type { Shop } from './shops.types.js'
+
+/** The stored overrides (checked when written); a value that is not an object reads as none. */
+function storedStrings(text: string | null | undefined): StorefrontStrings | null {
+  if (text === null || text === undefined) return null
+  try {
+    const value: unknown = JSON.parse(text)
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as StorefrontStrings) : null
+  } catch {
+    return null
+  }
+}
 
 export function toShop(row: ShopRow): Shop {
   return {
@@ -16,6 +28,7 @@ export function toShop(row: ShopRow): Shop {
       share_link_ttl_days: row.share_link_ttl_days,
       remove_on_purchase: row.remove_on_purchase === 1,
       attribution_window_days: row.attribution_window_days ?? 30,
+      storefront_strings: storedStrings(row.storefront_strings),
     },
   }
 }

@@ -161,6 +161,7 @@ export function createShopsService(deps: { db: Db; cacheTtlMs: number }) {
       if (patch.remove_on_purchase !== undefined) row.remove_on_purchase = patch.remove_on_purchase ? 1 : 0
       if (patch.share_link_ttl_days !== undefined) row.share_link_ttl_days = patch.share_link_ttl_days
       if (patch.attribution_window_days !== undefined) row.attribution_window_days = patch.attribution_window_days
+      if (patch.storefront_strings !== undefined) row.storefront_strings = patch.storefront_strings === null ? null : JSON.stringify(patch.storefront_strings)
       return update(shopId, row)
     },
 

@@ -1,4 +1,5 @@
 import type { Plan } from '../../db/schema.js'
+import type { StorefrontStrings } from '../../lib/page-strings.js'
 
 export interface ShopSettings {
   multi_wishlist_enabled: boolean
@@ -7,6 +8,8 @@ export interface ShopSettings {
   remove_on_purchase: boolean
   /** Days before an order in which a held or signalled product counts as wishlist-influenced (1..90, default 30). */
   attribution_window_days: number
+  /** The merchant's texts of the pages the service renders for shoppers, by language and string key (null: the shipped texts). */
+  storefront_strings: StorefrontStrings | null
 }
 
 export interface Shop {
