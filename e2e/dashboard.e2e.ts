@@ -168,14 +168,17 @@ describe('merchant dashboard', () => {
     const saleRows = page.locator('[data-testid="sales-products"] tbody tr')
     expect(await saleRows.count()).toBe(sales.products.length)
     const firstSale = sales.products[0]!
+    // The seed leaves the catalog empty: the product's id, no handle.
+    expect(firstSale.title).toBeNull()
     expect(await saleRows.first().locator('td').nth(0).textContent()).toBe(firstSale.productId)
-    expect(await saleRows.first().locator('td').nth(2).textContent()).toBe(fmt(firstSale.purchases))
+    expect(await saleRows.first().locator('td').nth(1).textContent()).toBe('—')
+    expect(await saleRows.first().locator('td').nth(3).textContent()).toBe(fmt(firstSale.purchases))
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('sales-csv').click()])
     expect(download.suggestedFilename()).toBe('wishlist-sales.csv')
     const csvPath = await download.path()
     const csv = (await import('node:fs')).readFileSync(csvPath, 'utf8').split('\r\n')
-    expect(csv[0]).toBe('product_id,wishlisted_by,purchases,currency,revenue')
-    expect(csv[1]).toBe(`${firstSale.productId},${firstSale.wishlistCount},${firstSale.purchases},${firstSale.revenue[0]?.currency ?? ''},${firstSale.revenue[0]?.amount ?? ''}`)
+    expect(csv[0]).toBe('product_id,title,handle,wishlisted_by,purchases,currency,revenue')
+    expect(csv[1]).toBe(`${firstSale.productId},,,${firstSale.wishlistCount},${firstSale.purchases},${firstSale.revenue[0]?.currency ?? ''},${firstSale.revenue[0]?.amount ?? ''}`)
     await shot('overview')
 
     await page.getByRole('radio', { name: '7 days' }).check()
@@ -225,7 +228,7 @@ describe('merchant dashboard', () => {
     expect(isWishlistApiError(refused, 'INVALID_CREDENTIALS')).toBe(true)
   })
 
-  test('settings: toggles and the share-link lifetime reach the API; the storefront key rotates after confirmation', async () => {
+  test('settings: toggles, the share-link lifetime and the page texts reach the API; the storefront key rotates after confirmation', async () => {
     await go('Settings')
     expect(await page.getByTestId('plan').textContent()).toBe('scale')
     const autoApprove = page.getByLabel('Publish new reviews without moderation')
@@ -244,6 +247,31 @@ describe('merchant dashboard', () => {
     expect((await api.admin.shop()).settings.share_link_ttl_days).toBe(7)
     await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('ttl')
     expect(await page.getByLabel('Share-link lifetime (days)').inputValue()).toBe('7')
+
+    // The pages' texts: JSON by language and key. A wrong key is named and stays in the box to be
+    // corrected; what is stored (trimmed) is shown; empty clears.
+    const texts = page.getByLabel('Your texts (JSON)')
+    const saveTexts = page.getByRole('button', { name: 'Save page texts' })
+    // The refused save is logged by the browser as a failed request.
+    expectedConsoleErrors.push(/status of 400/)
+    await texts.fill('{"fr": {"wishlistTitel": "Ma liste"}}')
+    await saveTexts.click()
+    await expect.poll(() => page.getByTestId('settings-status').textContent()).toContain('body.storefront_strings.fr.wishlistTitel is not a known string key')
+    expect(await texts.inputValue()).toBe('{"fr": {"wishlistTitel": "Ma liste"}}')
+    expect((await api.admin.shop()).settings.storefront_strings).toBeNull()
+    await texts.fill('wishlistTitle: Ma liste')
+    await saveTexts.click()
+    await expect.poll(() => page.getByRole('alert').filter({ hasText: 'Not a JSON object.' }).count()).toBe(1)
+    expect(await texts.getAttribute('aria-invalid')).toBe('true')
+    await texts.fill('{"fr": {"wishlistTitle": "  Mes coups de cœur "}}')
+    await saveTexts.click()
+    await expect.poll(() => page.getByTestId('settings-status').textContent()).toContain('Page texts saved.')
+    expect((await api.admin.shop()).settings.storefront_strings).toEqual({ fr: { wishlistTitle: 'Mes coups de cœur' } })
+    await expect.poll(() => texts.inputValue()).toBe(JSON.stringify({ fr: { wishlistTitle: 'Mes coups de cœur' } }, null, 2))
+    await texts.fill('')
+    await saveTexts.click()
+    await expect.poll(() => page.getByTestId('settings-status').textContent()).toContain('Page texts cleared')
+    expect((await api.admin.shop()).settings.storefront_strings).toBeNull()
 
     const before = await page.getByTestId('storefront-key').inputValue()
     await page.getByRole('button', { name: 'Rotate storefront key…' }).click()
@@ -520,10 +548,18 @@ describe('merchant dashboard', () => {
     await page.setViewportSize({ width: 1280, height: 900 })
   })
 
-  test('overview: top products are named from the catalog (ids when unknown); both chart axes put zero on one line', async () => {
+  test('overview: top and sold products are named from the catalog (ids when unknown); both chart axes put zero on one line', async () => {
     const top = await api.analytics.topProducts({ limit: 10 })
     const [first, second] = top.products
-    await api.events.send({ events: [{ type: 'product.updated', product_id: first!.productId, handle: 'canvas-tote', title: 'Canvas tote', variants: [{ variant_id: '91', price: '39.00', inventory_quantity: 5 }] }] })
+    const sales = await api.analytics.topProducts({ limit: 100, sort: 'revenue' })
+    const sold = sales.products.find((p) => p.productId !== first!.productId && p.productId !== second!.productId)!
+    const unnamed = sales.products.find((p) => p.productId !== first!.productId && p.productId !== sold.productId)!
+    await api.events.send({
+      events: [
+        { type: 'product.updated', product_id: first!.productId, handle: 'canvas-tote', title: 'Canvas tote', variants: [{ variant_id: '91', price: '39.00', inventory_quantity: 5 }] },
+        { type: 'product.updated', product_id: sold.productId, handle: 'linen-shirt', title: 'Linen shirt, natural', variants: [{ variant_id: '92', price: '59.00', inventory_quantity: 4 }] },
+      ],
+    })
     await go('API keys')
     await go('Overview')
     const rows = page.locator('[data-testid="top-products"] tbody tr')
@@ -531,6 +567,14 @@ describe('merchant dashboard', () => {
     expect(await rows.first().locator('td').nth(2).textContent()).toBe('canvas-tote')
     expect(await rows.nth(1).locator('td').nth(1).textContent()).toBe(second!.productId)
     expect(await rows.nth(1).locator('td').nth(2).textContent()).toBe('—')
+    // The sold products too, in the table and its CSV; still the id for one the catalog does not know.
+    const saleRow = (productId: string) => page.locator('[data-testid="sales-products"] tbody tr').nth(sales.products.findIndex((p) => p.productId === productId))
+    await expect.poll(() => saleRow(sold.productId).locator('td').nth(0).textContent()).toBe(`Linen shirt, natural ${sold.productId}`)
+    expect(await saleRow(sold.productId).locator('td').nth(1).textContent()).toBe('linen-shirt')
+    expect(await saleRow(unnamed.productId).locator('td').nth(0).textContent()).toBe(unnamed.productId)
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('sales-csv').click()])
+    const csv = (await import('node:fs')).readFileSync(await download.path(), 'utf8').split('\r\n')
+    expect(csv).toContain(`${sold.productId},"Linen shirt, natural",linen-shirt,${sold.wishlistCount},${sold.purchases},${sold.revenue[0]?.currency ?? ''},${sold.revenue[0]?.amount ?? ''}`)
     const zero = Number(await page.getByTestId('zero-line').getAttribute('data-y'))
     const zeroTick = await page.locator('[data-testid="daily-chart"] .total-tick[data-value="0"]').getAttribute('data-y')
     expect(Math.abs(Number(zeroTick) - zero)).toBeLessThan(0.1)

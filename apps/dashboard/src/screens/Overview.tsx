@@ -5,7 +5,7 @@
 import type { AnalyticsPeriodQuery, Money, TopProducts } from 'wishlist-service-sdk'
 import { useId, useState } from 'react'
 import { DailyChart } from '../chart.js'
-import { LoadState, Table, useLoad, useSession } from '../ui.js'
+import { type Column, LoadState, Table, useLoad, useSession } from '../ui.js'
 
 type Period = NonNullable<AnalyticsPeriodQuery['period']>
 /** `label` names the radio button; `span` completes "Figures for …" in running text. */
@@ -38,15 +38,37 @@ function csvCell(value: string | number): string {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
 }
 
-/** The sales table as CSV: one row per product and currency (a product without revenue: one row, no currency). */
+/**
+ * The sales table as CSV: one row per product and currency (a product without revenue: one
+ * row, no currency); title and handle from the catalog, empty when it does not know them.
+ */
 export function salesCsv(products: TopProducts['products']): string {
-  const rows: (string | number)[][] = [['product_id', 'wishlisted_by', 'purchases', 'currency', 'revenue']]
+  const rows: (string | number)[][] = [['product_id', 'title', 'handle', 'wishlisted_by', 'purchases', 'currency', 'revenue']]
   for (const p of products) {
-    if (p.revenue.length === 0) rows.push([p.productId, p.wishlistCount, p.purchases, '', ''])
-    for (const r of p.revenue) rows.push([p.productId, p.wishlistCount, p.purchases, r.currency, r.amount])
+    const product = [p.productId, p.title ?? '', p.handle ?? '']
+    if (p.revenue.length === 0) rows.push([...product, p.wishlistCount, p.purchases, '', ''])
+    for (const r of p.revenue) rows.push([...product, p.wishlistCount, p.purchases, r.currency, r.amount])
   }
   return rows.map((r) => r.map(csvCell).join(',')).join('\r\n') + '\r\n'
 }
+
+type ProductRow = TopProducts['products'][number]
+
+/** The catalog's title when it knows the product (from product updates) with its id, the id alone otherwise; then the handle. */
+const PRODUCT_COLUMNS: Column<ProductRow>[] = [
+  {
+    header: 'Product',
+    cell: (p) =>
+      p.title ? (
+        <>
+          {p.title} <span className="muted small mono">{p.productId}</span>
+        </>
+      ) : (
+        <span className="mono">{p.productId}</span>
+      ),
+  },
+  { header: 'Handle', cellClass: 'mono', cell: (p) => p.handle ?? '—' },
+]
 
 function downloadCsv(name: string, text: string): void {
   const url = URL.createObjectURL(new Blob([text], { type: 'text/csv;charset=utf-8' }))
@@ -170,19 +192,7 @@ export function Overview() {
               label="Top products"
               columns={[
                 { header: 'Rank', cell: (_p, i) => i + 1 },
-                // The catalog's title when it knows the product (from product updates), the id otherwise.
-                {
-                  header: 'Product',
-                  cell: (p) =>
-                    p.title ? (
-                      <>
-                        {p.title} <span className="muted small mono">{p.productId}</span>
-                      </>
-                    ) : (
-                      <span className="mono">{p.productId}</span>
-                    ),
-                },
-                { header: 'Handle', cellClass: 'mono', cell: (p) => p.handle ?? '—' },
+                ...PRODUCT_COLUMNS,
                 { header: 'Wishlisted by', numeric: true, cell: (p) => number.format(p.wishlistCount) },
               ]}
             />
@@ -208,8 +218,9 @@ export function Overview() {
                 testId="sales-products"
                 rows={sales.products}
                 rowKey={(p) => p.productId}
+                label="Sold from wishlists"
                 columns={[
-                  { header: 'Product id', cellClass: 'mono', cell: (p) => p.productId },
+                  ...PRODUCT_COLUMNS,
                   { header: 'Wishlisted by', numeric: true, cell: (p) => number.format(p.wishlistCount) },
                   { header: 'Purchases', numeric: true, cell: (p) => number.format(p.purchases) },
                   { header: 'Revenue', numeric: true, cell: (p) => moneyList(p.revenue) },

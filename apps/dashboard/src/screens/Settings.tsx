@@ -1,4 +1,4 @@
-/** Shop settings (saved as they change), the plan (read-only) and the storefront key. */
+/** Shop settings (saved as they change), the pages' texts, the plan (read-only) and the storefront key. */
 import type { SettingsPatch, Shop } from 'wishlist-service-sdk'
 import { type FormEvent, useEffect, useId, useState } from 'react'
 import { Announcer, CopyField, LoadState, useAction, useConfirm, useFocusRescue, useLoad, useSession } from '../ui.js'
@@ -45,6 +45,15 @@ export function Settings() {
     const settings = await run(() => client.admin.updateSettings(patch), done)
     rescue.arm()
     setData({ ...shop, settings: settings ?? shop.settings })
+  }
+
+  // Not optimistic: a refused text stays in the box, as typed, to be corrected.
+  const saveTexts = async (texts: PageTexts) => {
+    const settings = await run(
+      () => client.admin.updateSettings({ storefront_strings: texts }),
+      texts === null ? 'Page texts cleared: the pages use the shipped texts.' : 'Page texts saved.',
+    )
+    if (settings) setData({ ...shop, settings })
   }
 
   const rotate = async () => {
@@ -121,6 +130,15 @@ export function Settings() {
         <TtlForm days={shop.settings.share_link_ttl_days} plan={shop.plan} busy={busy} onSave={(days) => void update({ share_link_ttl_days: days }, `Share links now last ${days} day${days === 1 ? '' : 's'}.`)} />
       </section>
 
+      <section className="card" aria-labelledby="texts-heading">
+        <h2 id="texts-heading">Page texts</h2>
+        <PageTextsForm
+          value={shop.settings.storefront_strings}
+          busy={busy}
+          onSave={(texts) => void saveTexts(texts)}
+        />
+      </section>
+
       <section className="card" aria-labelledby="sfk-heading">
         <h2 id="sfk-heading">Storefront key</h2>
         <p className="muted small">Public: it goes into your storefront's widget snippet and identifies the shop for guest wishlists and reviews.</p>
@@ -175,6 +193,73 @@ function TtlForm({ days, plan, busy, onSave }: { days: number; plan: string; bus
         )}
         1 to 365 days. Applies to links created from now on.
       </p>
+    </form>
+  )
+}
+
+type PageTexts = Shop['settings']['storefront_strings']
+const TEXTS_EXAMPLE = '{"fr": {"wishlistTitle": "Mes coups de cœur"}}'
+
+/**
+ * The shop's own texts of the pages shoppers see (`storefront_strings`), as JSON: by
+ * language, then by string key. Empty clears them. The server checks languages and keys and
+ * says which one is wrong; this form only checks that the text is a JSON object.
+ */
+function PageTextsForm({ value, busy, onSave }: { value: PageTexts; busy: boolean; onSave(texts: PageTexts): void }) {
+  const shown = value === null ? '' : JSON.stringify(value, null, 2)
+  const [draft, setDraft] = useState(shown)
+  const [problem, setProblem] = useState<string | null>(null)
+  const ids = { texts: useId(), help: useId(), problem: useId() }
+  useEffect(() => setDraft(shown), [shown])
+
+  const submit = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault()
+    if (draft.trim() === '') {
+      setProblem(null)
+      onSave(null)
+      return
+    }
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(draft)
+    } catch {
+      parsed = undefined
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      setProblem(`Not a JSON object. Write it like ${TEXTS_EXAMPLE}.`)
+      return
+    }
+    setProblem(null)
+    onSave(parsed as NonNullable<PageTexts>)
+  }
+
+  return (
+    <form onSubmit={submit} className="field">
+      <label htmlFor={ids.texts}>Your texts (JSON)</label>
+      <p id={ids.help} className="muted small">
+        Replace any text of the wishlist, shared-list and review pages, per language (en, fr, de, es, it, nl, pt-BR, ja), for example <code>{TEXTS_EXAMPLE}</code>. The
+        string keys are listed in the API documentation (docs/api.md, &ldquo;Shops, plans and settings&rdquo;). Leave it empty to use the shipped texts. The widget&apos;s
+        texts are changed in the theme editor.
+      </p>
+      <textarea
+        id={ids.texts}
+        name="storefront_strings"
+        rows={6}
+        spellCheck={false}
+        className="mono"
+        value={draft}
+        onChange={(e) => setDraft(e.currentTarget.value)}
+        aria-describedby={problem === null ? ids.help : `${ids.help} ${ids.problem}`}
+        aria-invalid={problem !== null}
+      />
+      {problem !== null && (
+        <p id={ids.problem} className="msg error" role="alert">
+          {problem}
+        </p>
+      )}
+      <div className="row">
+        <button disabled={busy}>Save page texts</button>
+      </div>
     </form>
   )
 }
