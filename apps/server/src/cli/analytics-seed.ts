@@ -241,12 +241,16 @@ const split = (key: string) => key.split('\t') as [OwnerType, string, string]
 /** Inserts rows in chunks that stay below SQLite's bound-parameter limit (precompiled: fast). */
 async function bulkInsert<T extends keyof Tables>(db: Db, table: T, rows: Tables[T][]): Promise<void> {
   if (rows.length === 0) return
-  const columns = Object.keys(rows[0] as object)
+  // Every key of any row: an order marks only the items it buys (`purchased_at`), and a column
+  // taken from the first row alone dropped it, or left the other rows a value they lack.
+  const keys = new Set<string>()
+  for (const r of rows) for (const k in r as object) keys.add(k)
+  const columns = [...keys]
   const backend = backendOf(db)
   const chunk = bulkInsertChunk(backend, columns.length)
   const t0 = Date.now()
   for (let i = 0; i < rows.length; i += chunk) {
-    const slice = rows.slice(i, i + chunk).map((r) => columns.map((c) => (r as Record<string, unknown>)[c]))
+    const slice = rows.slice(i, i + chunk).map((r) => columns.map((c) => (r as Record<string, unknown>)[c] ?? null))
     await db.executeQuery(bulkInsertQuery(backend, table, columns, slice))
   }
   if (process.env.SEED_DEBUG) process.stderr.write(`${table}: ${rows.length} rows in ${Date.now() - t0} ms\n`)
