@@ -185,7 +185,7 @@ export function createServices(deps: AppDeps): Services {
   // Exports' queries take at most half the pool (SQLite: half of PostgreSQL's default pool, 10).
   const { database } = deps.config
   const poolSize = database.kind === 'postgres' ? (database.poolMax ?? 10) : 10
-  const exportGate = createExportGate({ connections: Math.floor(poolSize / 2) })
+  const exportGate = createExportGate({ connections: Math.floor(poolSize / 2), redis: deps.redis, namespace: deps.rateLimitNamespace ?? deps.config.rateLimit.redisPrefix })
   const privacy = createPrivacyService({ ...storage, publicBaseUrl: deps.config.publicBaseUrl, reviewUrl, exportGate })
   return { shops, auth, wishlists, lists, share, imports, reviews, invitations, analytics, webhooks, webhookSender, events, privacy }
 }

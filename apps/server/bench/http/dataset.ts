@@ -61,7 +61,8 @@ export const PAGE_ITEMS = 50
 const POPULATION_BASE = 5_000_000
 
 // v5: the analytics shop has orders too (events ÷ 10), for analytics-conversions.
-const templateName = (spec: DatasetSpec) => `bench_tpl_v5_a${spec.analyticsEvents}_c${spec.customers}`
+// v6: the days-to-purchase histograms are packed into the daily rows (migration 0020).
+const templateName = (spec: DatasetSpec) => `bench_tpl_v6_a${spec.analyticsEvents}_c${spec.customers}`
 
 export async function pgAdmin<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const c = new pg.Client({ connectionString: url })
@@ -238,7 +239,7 @@ async function readInfo(storage: Storage): Promise<DatasetInfo> {
 /**
  * A fresh copy of the template for one run (the template is seeded first when missing or
  * when `reseed`). `dataDir` holds SQLite templates and run files; PostgreSQL templates are
- * databases named bench_tpl_v4_a<events>_c<customers> on `pgUrl`'s server.
+ * databases named bench_tpl_v6_a<events>_c<customers> on `pgUrl`'s server.
  */
 export async function prepareRunDatabase(
   backend: BenchBackend,

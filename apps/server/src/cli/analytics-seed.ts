@@ -14,6 +14,7 @@ import { DAY_MS } from '../lib/time.js'
 import { dayOf } from '../modules/analytics/analytics.periods.js'
 import type { DailyDelta } from '../modules/analytics/analytics.repo.js'
 import { LAG_UNIT_MS } from '../modules/analytics/conversions.js'
+import { packLags } from '../modules/analytics/purchase-lags.js'
 import { lineMinorUnits, toMicros } from '../lib/money.js'
 
 export interface SeedEvent {
@@ -241,12 +242,16 @@ const split = (key: string) => key.split('\t') as [OwnerType, string, string]
 /** Inserts rows in chunks that stay below SQLite's bound-parameter limit (precompiled: fast). */
 async function bulkInsert<T extends keyof Tables>(db: Db, table: T, rows: Tables[T][]): Promise<void> {
   if (rows.length === 0) return
-  const columns = Object.keys(rows[0] as object)
+  // Every key of any row: an order marks only the items it buys (`purchased_at`), and a column
+  // taken from the first row alone dropped it, or left the other rows a value they lack.
+  const keys = new Set<string>()
+  for (const r of rows) for (const k in r as object) keys.add(k)
+  const columns = [...keys]
   const backend = backendOf(db)
   const chunk = bulkInsertChunk(backend, columns.length)
   const t0 = Date.now()
   for (let i = 0; i < rows.length; i += chunk) {
-    const slice = rows.slice(i, i + chunk).map((r) => columns.map((c) => (r as Record<string, unknown>)[c]))
+    const slice = rows.slice(i, i + chunk).map((r) => columns.map((c) => (r as Record<string, unknown>)[c] ?? null))
     await db.executeQuery(bulkInsertQuery(backend, table, columns, slice))
   }
   if (process.env.SEED_DEBUG) process.stderr.write(`${table}: ${rows.length} rows in ${Date.now() - t0} ms\n`)
@@ -386,8 +391,9 @@ async function seedOrders(trx: Db, shopId: string, itemRows: Tables['wishlist_it
     if (!d) daily.set(day, (d = { orders_influenced: 0, lines_influenced: 0, purchased: 0 }))
     return d
   }
+  /** Per add day: lag (tenths of a day) → items, packed into the day's row as the intake keeps it. */
+  const lags = new Map<number, Map<number, number>>()
   const revenue = new Map<string, bigint>()
-  const lags = new Map<string, number>()
   const products = new Map<string, { purchases: number; amount: bigint }>()
   const currencies = new Map<string, number>()
   const orders: Tables['orders'][] = []
@@ -411,21 +417,27 @@ async function seedOrders(trx: Db, shopId: string, itemRows: Tables['wishlist_it
       item.purchased_at = at
       const addDay = dayOf(item.added_at)
       dayRow(addDay).purchased++
-      const key = `${addDay}\t${Math.max(0, Math.round((at - item.added_at) / LAG_UNIT_MS))}`
-      lags.set(key, (lags.get(key) ?? 0) + 1)
+      const lag = Math.max(0, Math.round((at - item.added_at) / LAG_UNIT_MS))
+      let histogram = lags.get(addDay)
+      if (!histogram) lags.set(addDay, (histogram = new Map()))
+      histogram.set(lag, (histogram.get(lag) ?? 0) + 1)
     }
     orders.push({ shop_id: shopId, order_id: String(9_000_000_000 + i), occurred_at: at, created_at: opts.now })
   }
   await bulkInsert(trx, 'orders', orders)
   // Days the activity already has get the order columns added; the others are new rows.
   const existing = new Set((await trx.selectFrom('analytics_daily').select('day').where('shop_id', '=', shopId).execute()).map((r) => Number(r.day)))
+  const packed = (day: number) => {
+    const histogram = lags.get(day)
+    return histogram ? packLags(histogram) : null
+  }
   for (const [day, d] of daily) {
-    if (existing.has(day)) await trx.updateTable('analytics_daily').set(d).where('shop_id', '=', shopId).where('day', '=', day).execute()
+    if (existing.has(day)) await trx.updateTable('analytics_daily').set({ ...d, purchase_lags: packed(day) }).where('shop_id', '=', shopId).where('day', '=', day).execute()
   }
   await bulkInsert(
     trx,
     'analytics_daily',
-    [...daily].filter(([day]) => !existing.has(day)).map(([day, d]) => ({ shop_id: shopId, day, adds: 0, removes: 0, shoppers: 0, last_seen: 0, converted: 0, ...d })),
+    [...daily].filter(([day]) => !existing.has(day)).map(([day, d]) => ({ shop_id: shopId, day, adds: 0, removes: 0, shoppers: 0, last_seen: 0, converted: 0, ...d, purchase_lags: packed(day) })),
   )
   await bulkInsert(
     trx,
@@ -433,14 +445,6 @@ async function seedOrders(trx: Db, shopId: string, itemRows: Tables['wishlist_it
     [...revenue].map(([k, amount]) => {
       const [day, currency] = k.split('\t') as [string, string]
       return { shop_id: shopId, day: Number(day), currency, amount: Number(amount) }
-    }),
-  )
-  await bulkInsert(
-    trx,
-    'analytics_purchase_lags',
-    [...lags].map(([k, n]) => {
-      const [day, lag] = k.split('\t') as [string, string]
-      return { shop_id: shopId, day: Number(day), lag: Number(lag), count: n }
     }),
   )
   await bulkInsert(

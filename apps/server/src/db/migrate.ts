@@ -20,6 +20,7 @@ import * as m0014 from './migrations/0014_shopify_app.js'
 import * as m0015 from './migrations/0015_shopify_receipt_retention.js'
 import * as m0016 from './migrations/0016_wish_to_purchase.js'
 import * as m0019 from './migrations/0019_catalog_titles.js'
+import * as m0020 from './migrations/0020_packed_purchase_lags.js'
 
 interface BackendMigration {
   up(db: Kysely<unknown>, backend: Backend): Promise<void>
@@ -44,6 +45,7 @@ const MIGRATIONS: Record<string, BackendMigration> = {
   '0015_shopify_receipt_retention': m0015,
   '0016_wish_to_purchase': m0016,
   '0019_catalog_titles': m0019,
+  '0020_packed_purchase_lags': m0020,
 }
 
 class StaticProvider implements MigrationProvider {

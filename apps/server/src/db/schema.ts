@@ -314,6 +314,12 @@ export interface AnalyticsDailyTable {
   signal_back_in_stock: ColumnType<number, number | undefined, number>
   signal_price_dropped: ColumnType<number, number | undefined, number>
   signal_low_stock: ColumnType<number, number | undefined, number>
+  /**
+   * Days from add to purchase of the items added on this day and since bought: `lag:count`
+   * pairs, the lag in tenths of a day, `35:2,150:1`; null when none (migration 0020;
+   * modules/analytics/purchase-lags.ts).
+   */
+  purchase_lags: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 /** The per-(shop, day, owner) "seen" set behind `analytics_daily.shoppers`. */
@@ -378,14 +384,6 @@ export interface AnalyticsRevenueDailyTable {
   day: number
   currency: string
   amount: number
-}
-
-/** Days from add to purchase (tenths of a day) of the items bought, by the add's day. */
-export interface AnalyticsPurchaseLagsTable {
-  shop_id: string
-  day: number
-  lag: number
-  count: number
 }
 
 /** Influenced purchases and revenue per product and currency (`''`: lines without a price). */
@@ -469,7 +467,6 @@ export interface Database {
   analytics_signals: AnalyticsSignalsTable
   orders: OrdersTable
   analytics_revenue_daily: AnalyticsRevenueDailyTable
-  analytics_purchase_lags: AnalyticsPurchaseLagsTable
   analytics_product_revenue: AnalyticsProductRevenueTable
   analytics_currencies: AnalyticsCurrenciesTable
   shopify_webhook_receipts: ShopifyWebhookReceiptsTable

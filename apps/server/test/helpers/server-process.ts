@@ -1,4 +1,4 @@
-// `wishlist serve` in a child process (from source), for crash and shutdown tests.
+// `wishlist serve` in a child process (from source, or compiled), for crash and shutdown tests and the fault runs.
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -20,12 +20,19 @@ export interface ServerProcess {
 }
 
 const CLI_ENTRY = resolve(dirname(fileURLToPath(import.meta.url)), 'cli-entry.ts')
+// The installed command (compiled by `npm run build`), for measurements of what users run: from
+// source, tsx's transformed modules and source maps add about 50 MB to the process.
+const COMPILED_CLI = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/wishlist.js')
 // By location, so that a process started in another folder (`opts.cwd`) finds it.
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
 
-/** `opts.args`: more arguments after `serve` (`--demo`); `opts.cwd`: where it runs (its `data/` folder). */
-export async function startServerProcess(env: Record<string, string>, opts: { args?: string[]; cwd?: string } = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, '--import', TSX, CLI_ENTRY, 'serve', ...(opts.args ?? [])], {
+/**
+ * `opts.args`: more arguments after `serve` (`--demo`); `opts.cwd`: where it runs (its `data/`
+ * folder); `opts.compiled`: run `bin/wishlist.js` (built beforehand) instead of the source.
+ */
+export async function startServerProcess(env: Record<string, string>, opts: { args?: string[]; cwd?: string; compiled?: boolean } = {}): Promise<ServerProcess> {
+  const entry = opts.compiled === true ? [COMPILED_CLI] : ['--import', TSX, CLI_ENTRY]
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...entry, 'serve', ...(opts.args ?? [])], {
     ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
     env: { ...process.env, JWT_SECRET: TEST_JWT_SECRET, PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -3,11 +3,17 @@
  * noon UTC of today, so days before it are whole days; history is written as the wishlist
  * module writes it (items + facts, test/helpers/analytics.ts), everything else through the API.
  */
+import { type Kysely, sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { openStorage } from '../../src/db/connect.js'
+import { migrateTo, migrateToLatest } from '../../src/db/migrate.js'
 import { DAY_MS } from '../../src/lib/time.js'
 import { dayOf, formatDay } from '../../src/modules/analytics/analytics.periods.js'
+import { createAnalyticsService } from '../../src/modules/analytics/analytics.service.js'
+import { medianDays } from '../../src/modules/analytics/conversions.js'
 import { applySteps } from '../helpers/analytics.js'
 import { createTestApp, type TestApp, type TestShop } from '../helpers/app.js'
+import { freshDatabase } from '../helpers/db.js'
 
 const today = dayOf(Date.now())
 const noon = (k: number) => (today - k) * DAY_MS + 12 * 3_600_000
@@ -28,6 +34,9 @@ const get = async (url: string) => {
 }
 const events = (list: Record<string, unknown>[]) => t.call('POST', '/v1/events', { token: admin, body: { events: list } })
 const order = (o: Record<string, unknown>) => events([{ type: 'order.created', ...o }])
+/** A day's stored days-to-purchase histogram (`lag:count,…`) as lag → count. */
+const storedLags = (packed: string | null): Record<string, number> =>
+  Object.fromEntries((packed === null ? [] : packed.split(',')).map((pair) => pair.split(':')).map(([lag, count]) => [lag, Number(count)]))
 
 beforeAll(async () => {
   vi.useFakeTimers({ toFake: ['Date'] })
@@ -191,5 +200,165 @@ describe('remove on purchase', () => {
       medianDaysToPurchase: 0,
       signalsInfluenced: { back_in_stock: 0, price_dropped: 0, low_stock: 0 },
     })
+  })
+})
+
+describe('days to purchase, kept in the daily rollup rows', () => {
+  /** mulberry32: the same history on every run. */
+  const prng = (seed: number) => () => {
+    seed = (seed + 0x6d2b79f5) >>> 0
+    let x = Math.imul(seed ^ (seed >>> 15), seed | 1)
+    x ^= x + Math.imul(x ^ (x >>> 7), x | 61)
+    return ((x ^ (x >>> 14)) >>> 0) / 4_294_967_296
+  }
+  /** The median of the raw lags (ms), each counted in tenths of a day, in days rounded half up to 1 decimal. */
+  const directMedian = (lagsMs: number[]): number | null => {
+    const tenths = lagsMs.map((ms) => Math.round(ms / (DAY_MS / 10))).sort((a, b) => a - b)
+    if (tenths.length === 0) return null
+    const mid = Math.floor(tenths.length / 2)
+    const medianTenths = tenths.length % 2 === 1 ? (tenths[mid] as number) : ((tenths[mid - 1] as number) + (tenths[mid] as number)) / 2
+    return Math.round(medianTenths) / 10
+  }
+  const conversionsOf = async (token: string, period: string) => {
+    const res = await t.call('GET', `/v1/admin/analytics/conversions?period=${period}`, { token })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    return res.body.data as { wishlistToPurchaseRate: number; medianDaysToPurchase: number | null }
+  }
+  /** Customers' items as the wishlist module writes them, with their owners' rows. */
+  async function holdItems(shopId: string, items: { customer: string; productId: string; at: number }[]) {
+    await applySteps(t.storage.db, shopId, items.map((i) => ({ type: 'add' as const, owner: { type: 'customer' as const, id: i.customer }, productId: i.productId, at: i.at })))
+    const owners = new Map<string, number>()
+    for (const i of items) owners.set(i.customer, (owners.get(i.customer) ?? 0) + 1)
+    await t.storage.db
+      .insertInto('wishlist_owners')
+      .values([...owners].map(([id, count]) => ({ shop_id: shopId, owner_type: 'customer' as const, owner_id: id, item_count: count, created_at: NOW, updated_at: NOW })))
+      .execute()
+  }
+
+  it('the median over many orders across many days equals the median of every purchase, for each period', async () => {
+    const s = await t.createShop('growth')
+    const token = await s.adminToken()
+    const rand = prng(7)
+    // 240 items of 80 customers, added over the last 45 days: several adds share each day.
+    const items = Array.from({ length: 240 }, (_, i) => {
+      const k = Math.floor(rand() * 45)
+      return { customer: String(3_000 + (i % 80)), productId: String(500 + i), at: (today - k) * DAY_MS + Math.floor(rand() * 12 * 3_600_000) }
+    })
+    await holdItems(s.id, items)
+    // Two thirds are bought, each at a random time between its add and now; a few are bought
+    // again later (a repeat purchase keeps the first one's days).
+    const bought = items.filter(() => rand() < 2 / 3).map((i) => ({ ...i, orderAt: i.at + Math.floor(rand() * (NOW - i.at + 1)) }))
+    const orders = bought.map((b, n) => ({ type: 'order.created', order_id: String(80_000 + n), customer_id: b.customer, currency: 'EUR', occurred_at: iso(b.orderAt), line_items: [{ product_id: b.productId, price: '10.00' }] }))
+    const repeats = bought.filter((_, n) => n % 5 === 0).map((b, n) => ({ type: 'order.created', order_id: String(90_000 + n), customer_id: b.customer, currency: 'EUR', line_items: [{ product_id: b.productId, price: '10.00' }] }))
+    const all = [...orders, ...repeats]
+    for (let i = 0; i < all.length; i += 20) {
+      const res = await t.call('POST', '/v1/events', { token, body: { events: all.slice(i, i + 20) } })
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+    }
+    for (const [period, days] of [['all', null], ['30d', 30], ['7d', 7]] as const) {
+      const from = days === null ? -Infinity : today - days + 1
+      const added = items.filter((i) => dayOf(i.at) >= from)
+      const purchased = bought.filter((b) => dayOf(b.at) >= from)
+      const expected = directMedian(purchased.map((b) => b.orderAt - b.at))
+      expect(purchased.length, period).toBeGreaterThan(period === '7d' ? 5 : 50)
+      expect(await conversionsOf(token, period), period).toMatchObject({
+        wishlistToPurchaseRate: Math.round((10_000 * purchased.length) / added.length) / 100,
+        medianDaysToPurchase: expected,
+      })
+    }
+  })
+
+  it('concurrent orders buying items added on the same day all count: none is lost', async () => {
+    const s = await t.createShop('growth')
+    const token = await s.adminToken()
+    // 40 customers each add a product on day −3, at 10:00 plus i minutes.
+    const addedAt = (i: number) => (today - 3) * DAY_MS + 10 * 3_600_000 + i * 60_000
+    const items = Array.from({ length: 40 }, (_, i) => ({ customer: String(4_000 + i), productId: String(600 + i), at: addedAt(i) }))
+    await holdItems(s.id, items)
+    // Each buys it in its own request, all at once, i × 3 hours after its add (at most now).
+    const orderAt = (i: number) => Math.min(NOW, addedAt(i) + i * 3 * 3_600_000)
+    const results = await Promise.all(
+      items.map((item, i) =>
+        t.call('POST', '/v1/events', {
+          token,
+          body: { events: [{ type: 'order.created', order_id: String(70_000 + i), customer_id: item.customer, currency: 'EUR', occurred_at: iso(orderAt(i)), line_items: [{ product_id: item.productId, price: '5.00' }] }] },
+        }),
+      ),
+    )
+    expect(results.map((r) => r.status)).toEqual(items.map(() => 200))
+    const conversions = await t.call('GET', '/v1/admin/analytics/conversions?period=7d', { token })
+    expect(conversions.body.data).toMatchObject({
+      ordersInfluenced: 40,
+      linesInfluenced: 40,
+      revenueInfluenced: [{ currency: 'EUR', amount: '200.00' }],
+      wishlistToPurchaseRate: 100,
+      medianDaysToPurchase: directMedian(items.map((_, i) => orderAt(i) - addedAt(i))),
+    })
+    // The add day's histogram holds all 40 purchases, each under its own days to purchase.
+    const [row] = await t.storage.db.selectFrom('analytics_daily').select(['purchased', 'purchase_lags']).where('shop_id', '=', s.id).where('day', '=', today - 3).execute()
+    const expected = new Map<string, number>()
+    for (let i = 0; i < 40; i++) {
+      const lag = String(Math.round((orderAt(i) - addedAt(i)) / (DAY_MS / 10)))
+      expected.set(lag, (expected.get(lag) ?? 0) + 1)
+    }
+    expect(row?.purchased).toBe(40)
+    expect(storedLags(row?.purchase_lags ?? null)).toEqual(Object.fromEntries(expected))
+  })
+})
+
+describe('upgrading from a version that kept the histogram as one row per (day, lag)', () => {
+  it('migration 0020 packs every count into its day\'s rollup row: the medians stay the same', async () => {
+    const database = await freshDatabase()
+    const storage = openStorage(database.target)
+    try {
+      await migrateTo(storage, '0019_catalog_titles')
+      const old = storage.db as unknown as Kysely<Record<string, Record<string, string | number | null>>>
+      // Two shops' histograms over 40 days: several lags per day, some days without a daily row.
+      const rand = (() => {
+        let x = 12345
+        return () => (x = (x * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648
+      })()
+      const lagRows: { shop_id: string; day: number; lag: number; count: number }[] = []
+      for (const shop of ['shop_a', 'shop_b']) {
+        for (let k = 0; k < 40; k++) {
+          const lags = new Set(Array.from({ length: 1 + Math.floor(rand() * 8) }, () => Math.floor(rand() * 600)))
+          for (const lag of lags) lagRows.push({ shop_id: shop, day: today - k, lag, count: 1 + Math.floor(rand() * 5) })
+        }
+      }
+      await old.insertInto('analytics_purchase_lags').values(lagRows).execute()
+      const withRow = (k: number) => k % 3 !== 0
+      await old
+        .insertInto('analytics_daily')
+        .values(Array.from({ length: 40 }, (_, k) => k).filter(withRow).map((k) => ({ shop_id: 'shop_a', day: today - k, adds: 10 + k, removes: 1, shoppers: 3, last_seen: 2, converted: 1, purchased: 4 })))
+        .execute()
+
+      expect(await migrateToLatest(storage)).toContain('0020_packed_purchase_lags')
+
+      // Every count is in its day's row; the other figures of the rows are untouched.
+      const rows = await storage.db.selectFrom('analytics_daily').select(['shop_id', 'day', 'adds', 'purchased', 'purchase_lags']).orderBy('shop_id').orderBy('day').execute()
+      const packed = Object.fromEntries(rows.map((r) => [`${r.shop_id} ${r.day}`, storedLags(r.purchase_lags)]))
+      const expected: Record<string, Record<string, number>> = {}
+      for (const r of lagRows) expected[`${r.shop_id} ${r.day}`] = { ...expected[`${r.shop_id} ${r.day}`], [String(r.lag)]: r.count }
+      expect(packed).toEqual(expected)
+      for (const r of rows.filter((r) => r.shop_id === 'shop_a')) {
+        const k = today - Number(r.day)
+        expect({ adds: r.adds, purchased: r.purchased }).toEqual(withRow(k) ? { adds: 10 + k, purchased: 4 } : { adds: 0, purchased: 0 })
+      }
+      await expect(sql`select count(*) from analytics_purchase_lags`.execute(storage.db)).rejects.toThrow()
+
+      // The answer's median is the one the former rows gave, for each period.
+      const analytics = createAnalyticsService({ db: storage.db, now: () => NOW })
+      for (const [period, days] of [['all', 40], ['30d', 30], ['7d', 7]] as const) {
+        for (const shop of ['shop_a', 'shop_b']) {
+          const before = medianDays(lagRows.filter((r) => r.shop_id === shop && r.day > today - days))
+          expect(before, `${shop} ${period}`).not.toBeNull()
+          const answer = await analytics.conversions({ shop: { id: shop } } as Parameters<typeof analytics.conversions>[0], period)
+          expect(answer.medianDaysToPurchase, `${shop} ${period}`).toBe(before)
+        }
+      }
+    } finally {
+      await storage.destroy()
+      await database.drop()
+    }
   })
 })

@@ -135,6 +135,15 @@ describe('operations endpoints', () => {
     expect(script.headers['x-ratelimit-limit']).toBeUndefined()
     // The reference spends no rate-limit budget.
     expect(res.headers['x-ratelimit-limit']).toBeUndefined()
+    // The page reads the service's own document; unknown paths are the documented 404.
+    const doc = await t.inject({ method: 'GET', url: '/docs/openapi.json' })
+    expect(doc.statusCode).toBe(200)
+    expect(doc.json()).toMatchObject({ openapi: '3.1.0', paths: { '/v1/wishlists/{customerId}': {} } })
+    const bare = await t.inject({ method: 'GET', url: '/docs' })
+    expect([bare.statusCode, bare.headers.location]).toEqual([301, '/docs/'])
+    const missing = await t.inject({ method: 'GET', url: '/docs/no-such-page' })
+    expect(missing.statusCode).toBe(404)
+    expect(missing.json()).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } })
   })
 
   it('answers every response with an x-request-id: success, errors of every stage, preflights', async () => {

@@ -39,7 +39,8 @@ async function main(): Promise<number> {
     RATE_LIMIT_ADMIN_PER_MIN: '1000000',
     RATE_LIMIT_STOREFRONT_PER_MIN: '1000000',
     WEBHOOK_WORKER: 'off',
-  })
+
+  }, { compiled: true })
   const pid = server.child.pid as number
   const pool = new Pool(server.url, { connections: CONCURRENCY * 2 })
   const token = await (async () => {

@@ -10,6 +10,7 @@ import { precompiled, rowsStatement } from '../../db/precompiled.js'
 import type { AnalyticsDailyTable, Database, OwnerType } from '../../db/schema.js'
 import { ownedBy } from '../../db/owner-scope.js'
 import type { Owner } from '../auth/auth.types.js'
+import { histogramOf, unpackLagsInto } from './purchase-lags.js'
 
 export interface OwnerProduct {
   owner: Owner
@@ -358,23 +359,31 @@ export function createAnalyticsRepo(db: Kysely<Database>) {
       return new Map(rows.map((r) => [r.product_id, { title: r.title, handle: r.handle }]))
     },
 
-    /** The conversions figures summed over the days from `fromDay` on: one rollup row per day. */
+    /**
+     * The conversions figures summed over the days from `fromDay` on, and the days-to-purchase
+     * histogram of the items added on them: one rollup row per day, added up here (the
+     * histograms are merged lag by lag; a SUM in the query could not merge them).
+     */
     async conversionTotals(shopId: string, fromDay: number) {
-      const sum = (c: 'adds' | 'purchased' | 'orders_influenced' | 'lines_influenced' | 'signal_back_in_stock' | 'signal_price_dropped' | 'signal_low_stock') =>
-        sql<number>`coalesce(sum(${sql.ref(c)}), 0)`.as(c)
-      const row = await db
+      const rows = await db
         .selectFrom('analytics_daily')
-        .select([sum('adds'), sum('purchased'), sum('orders_influenced'), sum('lines_influenced'), sum('signal_back_in_stock'), sum('signal_price_dropped'), sum('signal_low_stock')])
+        .select(['adds', 'purchased', 'orders_influenced', 'lines_influenced', 'signal_back_in_stock', 'signal_price_dropped', 'signal_low_stock', 'purchase_lags'])
         .where('shop_id', '=', shopId)
         .where('day', '>=', fromDay)
-        .executeTakeFirstOrThrow()
-      return {
-        adds: Number(row.adds),
-        purchased: Number(row.purchased),
-        orders: Number(row.orders_influenced),
-        lines: Number(row.lines_influenced),
-        signals: { back_in_stock: Number(row.signal_back_in_stock), price_dropped: Number(row.signal_price_dropped), low_stock: Number(row.signal_low_stock) },
+        .execute()
+      const t = { adds: 0, purchased: 0, orders: 0, lines: 0, signals: { back_in_stock: 0, price_dropped: 0, low_stock: 0 } }
+      const lags: number[] = []
+      for (const r of rows) {
+        t.adds += Number(r.adds)
+        t.purchased += Number(r.purchased)
+        t.orders += Number(r.orders_influenced)
+        t.lines += Number(r.lines_influenced)
+        t.signals.back_in_stock += Number(r.signal_back_in_stock)
+        t.signals.price_dropped += Number(r.signal_price_dropped)
+        t.signals.low_stock += Number(r.signal_low_stock)
+        unpackLagsInto(lags, r.purchase_lags)
       }
+      return { ...t, lags: histogramOf(lags) }
     },
 
     /** Influenced revenue per currency (minor units) from `fromDay` on, by currency. */
@@ -386,15 +395,6 @@ export function createAnalyticsRepo(db: Kysely<Database>) {
         .where('day', '>=', fromDay)
         .execute()
       return sumByCurrency(rows)
-    },
-
-    /** The days-to-purchase histogram of the items added from `fromDay` on. */
-    async lagsSince(shopId: string, fromDay: number): Promise<{ lag: number; count: number }[]> {
-      // A range of the primary key, summed here: a GROUP BY made the database sort the rows first.
-      const rows = await db.selectFrom('analytics_purchase_lags').select(['lag', 'count']).where('shop_id', '=', shopId).where('day', '>=', fromDay).execute()
-      const sums = new Map<number, number>()
-      for (const r of rows) sums.set(r.lag, (sums.get(r.lag) ?? 0) + r.count)
-      return [...sums].map(([lag, count]) => ({ lag, count }))
     },
 
     /** Influenced purchases (lines) and revenue per currency of these products. */

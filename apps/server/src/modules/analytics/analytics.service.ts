@@ -103,14 +103,14 @@ export function createAnalyticsService(deps: { db: Db; now?: () => number }) {
       if (from === null) {
         return { period, ordersInfluenced: 0, linesInfluenced: 0, revenueInfluenced: [], wishlistToPurchaseRate: 0, medianDaysToPurchase: null, signalsInfluenced: empty }
       }
-      const [t, revenue, lags] = await Promise.all([repo.conversionTotals(ctx.shop.id, from), repo.revenueSince(ctx.shop.id, from), repo.lagsSince(ctx.shop.id, from)])
+      const [t, revenue] = await Promise.all([repo.conversionTotals(ctx.shop.id, from), repo.revenueSince(ctx.shop.id, from)])
       return {
         period,
         ordersInfluenced: t.orders,
         linesInfluenced: t.lines,
         revenueInfluenced: money(revenue),
         wishlistToPurchaseRate: conversionRate(t.purchased, t.adds),
-        medianDaysToPurchase: medianDays(lags),
+        medianDaysToPurchase: medianDays(t.lags),
         signalsInfluenced: t.signals,
       }
     },

@@ -5,15 +5,19 @@
  * product at the order's time, or had held it within the shop's attribution window before
  * it; signal-influenced when a back-in-stock, price-drop or low-stock signal of the product
  * came, within the window, while the customer held it. The answer goes into rollups keyed by
- * day (and currency, product, lag), so the conversions read costs what the overview's does:
- * one row per day of the period, never one per order. Amounts are exact minor units.
+ * day (and currency, product), so the conversions read costs what the overview's does: one
+ * row per day of the period, never one per order. The days-to-purchase histogram is part of
+ * the daily row (`purchase_lags`, packed: `packLags`), merged into it by the same upsert that
+ * adds the day's counters. Amounts are exact minor units.
  */
-import type { Transaction } from 'kysely'
+import { sql, type Transaction } from 'kysely'
+import { backendOf } from '../../db/dialect.js'
 import { rowsStatement } from '../../db/precompiled.js'
 import type { Database, SignalName } from '../../db/schema.js'
 import { DAY_MS } from '../../lib/time.js'
 import { lineMinorUnits } from '../../lib/money.js'
 import { dayOf } from './analytics.periods.js'
+import { packLags } from './purchase-lags.js'
 import { applyPendingFactsIn } from './facts.js'
 
 /** Days from add to purchase are kept in tenths of a day (the median's precision). */
@@ -39,26 +43,45 @@ export interface AttributedOrder {
   held: { productId: string; addedAt: number; purchasedAt: number | null }[]
 }
 
-const upsertDailyOrders = rowsStatement(
-  'analytics_daily',
-  ['shop_id', 'day', 'adds', 'removes', 'shoppers', 'last_seen', 'converted', 'orders_influenced', 'lines_influenced', 'purchased', 'signal_back_in_stock', 'signal_price_dropped', 'signal_low_stock'],
-  (q) =>
-    q.onConflict((oc) =>
-      oc.columns(['shop_id', 'day']).doUpdateSet((eb) => ({
-        orders_influenced: eb('analytics_daily.orders_influenced', '+', eb.ref('excluded.orders_influenced')),
-        lines_influenced: eb('analytics_daily.lines_influenced', '+', eb.ref('excluded.lines_influenced')),
-        purchased: eb('analytics_daily.purchased', '+', eb.ref('excluded.purchased')),
-        signal_back_in_stock: eb('analytics_daily.signal_back_in_stock', '+', eb.ref('excluded.signal_back_in_stock')),
-        signal_price_dropped: eb('analytics_daily.signal_price_dropped', '+', eb.ref('excluded.signal_price_dropped')),
-        signal_low_stock: eb('analytics_daily.signal_low_stock', '+', eb.ref('excluded.signal_low_stock')),
-      })),
-    ),
-)
+/**
+ * `purchase_lags` of the existing row plus the proposed row's, lag by lag (purchase-lags.ts),
+ * inside the upsert: the row lock the upsert takes (PostgreSQL) or the single writer (SQLite)
+ * makes the merge as safe against concurrent orders as the `+` of the counters beside it.
+ * SQLite reads the pairs as a JSON object (`35:2,150:1` → `{"35":2,"150":1}`).
+ */
+const asJson = (column: string) => sql`'{"' || replace(replace(${sql.raw(column)}, ':', '":'), ',', ',"') || '}'`
+const mergeLags = {
+  sqlite: sql<string | null>`case when excluded.purchase_lags is null then analytics_daily.purchase_lags
+      when analytics_daily.purchase_lags is null then excluded.purchase_lags
+      else (select group_concat(key || ':' || n, ',') from (select key, sum(value) as n
+        from (select key, value from json_each(${asJson('analytics_daily.purchase_lags')}) union all select key, value from json_each(${asJson('excluded.purchase_lags')}))
+        group by key order by cast(key as integer))) end`,
+  postgres: sql<string | null>`case when excluded.purchase_lags is null then analytics_daily.purchase_lags
+      when analytics_daily.purchase_lags is null then excluded.purchase_lags
+      else (select string_agg(lag || ':' || n, ',' order by lag) from (select split_part(e, ':', 1)::integer as lag, sum(split_part(e, ':', 2)::integer) as n
+        from (select unnest(string_to_array(analytics_daily.purchase_lags, ',')) as e union all select unnest(string_to_array(excluded.purchase_lags, ','))) l
+        group by 1) m) end`,
+}
+const dailyOrdersStatement = (merge: (typeof mergeLags)['sqlite']) =>
+  rowsStatement(
+    'analytics_daily',
+    ['shop_id', 'day', 'adds', 'removes', 'shoppers', 'last_seen', 'converted', 'orders_influenced', 'lines_influenced', 'purchased', 'signal_back_in_stock', 'signal_price_dropped', 'signal_low_stock', 'purchase_lags'],
+    (q) =>
+      q.onConflict((oc) =>
+        oc.columns(['shop_id', 'day']).doUpdateSet((eb) => ({
+          orders_influenced: eb('analytics_daily.orders_influenced', '+', eb.ref('excluded.orders_influenced')),
+          lines_influenced: eb('analytics_daily.lines_influenced', '+', eb.ref('excluded.lines_influenced')),
+          purchased: eb('analytics_daily.purchased', '+', eb.ref('excluded.purchased')),
+          signal_back_in_stock: eb('analytics_daily.signal_back_in_stock', '+', eb.ref('excluded.signal_back_in_stock')),
+          signal_price_dropped: eb('analytics_daily.signal_price_dropped', '+', eb.ref('excluded.signal_price_dropped')),
+          signal_low_stock: eb('analytics_daily.signal_low_stock', '+', eb.ref('excluded.signal_low_stock')),
+          purchase_lags: merge,
+        })),
+      ),
+  )
+const upsertDailyOrders = { sqlite: dailyOrdersStatement(mergeLags.sqlite), postgres: dailyOrdersStatement(mergeLags.postgres) }
 const upsertRevenue = rowsStatement('analytics_revenue_daily', ['shop_id', 'day', 'currency', 'amount'], (q) =>
   q.onConflict((oc) => oc.columns(['shop_id', 'day', 'currency']).doUpdateSet((eb) => ({ amount: eb('analytics_revenue_daily.amount', '+', eb.ref('excluded.amount')) }))),
-)
-const upsertLags = rowsStatement('analytics_purchase_lags', ['shop_id', 'day', 'lag', 'count'], (q) =>
-  q.onConflict((oc) => oc.columns(['shop_id', 'day', 'lag']).doUpdateSet((eb) => ({ count: eb('analytics_purchase_lags.count', '+', eb.ref('excluded.count')) }))),
 )
 const upsertProductRevenue = rowsStatement('analytics_product_revenue', ['shop_id', 'product_id', 'currency', 'purchases', 'amount'], (q) =>
   q.onConflict((oc) =>
@@ -167,7 +190,8 @@ export async function recordOrderAttribution(trx: Transaction<Database>, shopId:
   const today = dayRow(orderDay)
   today.orders_influenced = 1
   today.lines_influenced = influenced.length
-  const lags = new Map<string, { day: number; lag: number; count: number }>()
+  /** Per add day: lag (tenths of a day) → items. */
+  const lags = new Map<number, Map<number, number>>()
   const byProduct = new Map<string, { purchases: number; amount: bigint }>()
   let revenue: bigint | null = null
   let pricedLines = 0
@@ -181,10 +205,9 @@ export async function recordOrderAttribution(trx: Transaction<Database>, shopId:
       const day = dayOf(span.since)
       dayRow(day).purchased++
       const lag = Math.max(0, Math.round((at - span.since) / LAG_UNIT_MS))
-      const key = `${day}:${lag}`
-      const l = lags.get(key)
-      if (l) l.count++
-      else lags.set(key, { day, lag, count: 1 })
+      let histogram = lags.get(day)
+      if (!histogram) lags.set(day, (histogram = new Map()))
+      histogram.set(lag, (histogram.get(lag) ?? 0) + 1)
       if (span.released) releasedBought.push(line.productId)
     }
     const currency = line.priceMicros === null || order.currency === null ? '' : order.currency
@@ -201,16 +224,14 @@ export async function recordOrderAttribution(trx: Transaction<Database>, shopId:
     } else byProduct.set(key, { purchases: 1, amount })
   }
 
-  await upsertDailyOrders(
+  // Rows in day order (PostgreSQL locks them in that order); each add day's histogram rides along.
+  await upsertDailyOrders[backendOf(trx)](
     trx,
-    [...daily.entries()].sort((a, b) => a[0] - b[0]).map(([day, d]) => ({ shop_id: shopId, day, adds: 0, removes: 0, shoppers: 0, last_seen: 0, converted: 0, ...d })),
+    [...daily.entries()].sort((a, b) => a[0] - b[0]).map(([day, d]) => {
+      const histogram = lags.get(day)
+      return { shop_id: shopId, day, adds: 0, removes: 0, shoppers: 0, last_seen: 0, converted: 0, ...d, purchase_lags: histogram ? packLags(histogram) : null }
+    }),
   )
-  if (lags.size > 0) {
-    await upsertLags(
-      trx,
-      [...lags.values()].sort((a, b) => a.day - b.day || a.lag - b.lag).map((l) => ({ shop_id: shopId, ...l })),
-    )
-  }
   if (revenue !== null && order.currency !== null) {
     await upsertRevenue(trx, [{ shop_id: shopId, day: orderDay, currency: order.currency, amount: Number(revenue) }])
     await upsertCurrencies(trx, [{ shop_id: shopId, currency: order.currency, lines: pricedLines }])

@@ -30,7 +30,7 @@ export const privacyRoutes: FastifyPluginAsyncTypebox<{ privacy: PrivacyService 
     },
     async (request) => {
       const customerId = customerIdOf(request.params.customerId)
-      const leave = privacy.enterExport(request.ctx.shop.id)
+      const leave = await privacy.enterExport(request.ctx.shop.id)
       try {
         return { ok: true as const, data: await privacy.exportCustomer(request.ctx, { customerId, email: request.query.email }) }
       } finally {
@@ -72,7 +72,7 @@ export const privacyRoutes: FastifyPluginAsyncTypebox<{ privacy: PrivacyService 
     },
     async (request, reply) => {
       // One of the shop's two export places, held until the response has ended or its connection closed.
-      const leave = privacy.enterExport(request.ctx.shop.id)
+      const leave = await privacy.enterExport(request.ctx.shop.id)
       reply.raw.once('close', leave)
       const date = new Date().toISOString().slice(0, 10)
       reply

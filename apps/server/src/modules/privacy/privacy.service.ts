@@ -62,7 +62,7 @@ export function createPrivacyService(deps: { db: Db; backend: Backend; publicBas
      * Takes one of the shop's two export places (429 RATE_LIMITED with Retry-After when both
      * are taken); the function returned gives it back. Routes hold it for the whole answer.
      */
-    enterExport: (shopId: string): (() => void) => gate.enter(shopId),
+    enterExport: (shopId: string): Promise<() => void> => gate.enter(shopId),
 
     /**
      * Everything held about the customer; a customer with nothing held gets the empty

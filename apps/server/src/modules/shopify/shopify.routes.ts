@@ -161,7 +161,7 @@ export const shopifyRoutes: FastifyPluginAsyncTypebox<ShopifyRoutesOptions> = as
       const row = await privacyRequestsRepo.byId(opts.db, request.ctx.shop.id, request.params.id)
       if (!row) throw notFound('Privacy request')
       reply.header('cache-control', 'no-store')
-      const leave = opts.privacy.enterExport(request.ctx.shop.id)
+      const leave = await opts.privacy.enterExport(request.ctx.shop.id)
       try {
         return { ok: true as const, data: await opts.privacy.exportCustomer(request.ctx, { customerId: row.customer_id, email: row.email ?? undefined }) }
       } finally {

@@ -1,0 +1,60 @@
+/**
+ * The days-to-purchase histogram of one day's adds, packed into its `analytics_daily` row
+ * (`purchase_lags`, migration 0020): `lag:count` pairs joined by commas, `35:2,150:1`, where
+ * the lag is in tenths of a day (the median's precision) and the count is the number of that
+ * day's items bought that long after their add; each lag once, in no particular order; null
+ * when none was bought. The order intake merges into a row inside its upsert
+ * (conversions.ts), the conversions read merges the period's rows here.
+ *
+ * Lags are not bounded by the attribution window (a hold that began before it still counts)
+ * but an item added on day d and bought by now has a lag of at most (today − d + 1) × 10, so
+ * a period's merged histogram has at most one entry per tenth of a day of the period. Text
+ * scanned by hand rather than JSON: the read goes through every pair of 30 rows (thousands of
+ * pairs in the bench's shop) and parsing JSON objects into numbers cost several times more.
+ */
+
+/** A histogram (lag → count) as `purchase_lags` keeps it, lags ascending; null when empty. */
+export function packLags(histogram: Map<number, number>): string | null {
+  const entries = [...histogram].filter(([, count]) => count > 0).sort((a, b) => a[0] - b[0])
+  return entries.length === 0 ? null : entries.map(([lag, count]) => `${lag}:${count}`).join(',')
+}
+
+const COLON = 58
+const COMMA = 44
+const ZERO = 48
+const NINE = 57
+
+/** Adds a packed histogram into `counts` (index: lag in tenths of a day). */
+export function unpackLagsInto(counts: number[], packed: string | null): void {
+  if (packed === null) return
+  let lag = -1
+  let n = 0
+  let digits = 0
+  for (let i = 0; i <= packed.length; i++) {
+    const c = i === packed.length ? COMMA : packed.charCodeAt(i)
+    if (c >= ZERO && c <= NINE) {
+      n = n * 10 + (c - ZERO)
+      digits++
+    } else if (c === COLON && lag < 0 && digits > 0) {
+      lag = n
+      n = 0
+      digits = 0
+    } else if (c === COMMA && lag >= 0 && digits > 0) {
+      counts[lag] = (counts[lag] ?? 0) + n
+      lag = -1
+      n = 0
+      digits = 0
+    } else {
+      throw new Error(`purchase_lags: unexpected ${JSON.stringify(packed[i] ?? 'end')} at ${i} of ${JSON.stringify(packed.slice(0, 40))}`)
+    }
+  }
+}
+
+/** `counts` (as `unpackLagsInto` fills it) as histogram entries, lags ascending. */
+export const histogramOf = (counts: number[]): { lag: number; count: number }[] => {
+  const out: { lag: number; count: number }[] = []
+  counts.forEach((count, lag) => {
+    if (count > 0) out.push({ lag, count })
+  })
+  return out
+}
