@@ -1,17 +1,62 @@
 import { pino } from 'pino'
 
-let stdout: ReturnType<typeof pino.destination> | undefined
+/** Characters of log lines gathered before they are handed to the destination as one string (one write). */
+const BATCH_CHARS = 16 * 1024
 
 /**
- * The process's one log destination on standard output: sonic-boom gathering lines until
- * 4 KiB are waiting (pino's default writes each line with its own system call), flushed at
- * least every second, and by pino when the process exits.
+ * Gathers lines in an array and hands sonic-boom one string per ~4 KiB. Given each line
+ * itself, sonic-boom appends it to its pending string and measures that string's UTF-8
+ * length on every write, which flattens the growing rope each time: about 5 µs per access
+ * line on a GET page, more than everything else the line costs (CPU profile of the
+ * floor with the access line; the A/B is in docs/performance.md, "Per-request concerns").
  */
-export function stdoutSink(): ReturnType<typeof pino.destination> {
+export interface LineSink {
+  write(line: string): boolean
+  flush(): void
+  flushSync(): void
+}
+
+function batched(out: ReturnType<typeof pino.destination>): LineSink {
+  let lines: string[] = []
+  let chars = 0
+  const handOver = () => {
+    if (lines.length === 0) return
+    const chunk = lines.length === 1 ? (lines[0] as string) : lines.join('')
+    lines = []
+    chars = 0
+    out.write(chunk)
+  }
+  return {
+    write(line) {
+      lines.push(line)
+      chars += line.length
+      if (chars >= BATCH_CHARS) handOver()
+      return true
+    },
+    flush() {
+      handOver()
+      out.flush()
+    },
+    flushSync() {
+      handOver()
+      out.flushSync()
+    },
+  }
+}
+
+let stdout: LineSink | undefined
+
+/**
+ * The process's one log destination on standard output: lines gathered into ~4 KiB
+ * strings, written by sonic-boom without waiting (pino's default writes each line with its
+ * own system call), flushed at least every second and synchronously when the process exits.
+ */
+export function stdoutSink(): LineSink {
   if (stdout === undefined) {
-    const out = pino.destination({ dest: 1, minLength: 4096, sync: false })
-    setInterval(() => out.flush(), 1000).unref()
-    stdout = out
+    const sink = batched(pino.destination({ dest: 1, sync: false }))
+    setInterval(() => sink.flush(), 1000).unref()
+    process.once('exit', () => sink.flushSync())
+    stdout = sink
   }
   return stdout
 }

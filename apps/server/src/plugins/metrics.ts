@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, onResponseHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client'
 
@@ -24,11 +24,24 @@ export const metricsPlugin = fp(
     })
     app.decorate('metrics', registry)
 
-    app.addHook('onResponse', (request, reply, done) => {
-      // The route pattern, never the raw URL: ids in paths would explode the label space.
-      const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: reply.statusCode }
+    const record = (method: string, route: string, reply: FastifyReply) => {
+      const labels = { method, route, status_code: reply.statusCode }
       requests.inc(labels)
       duration.observe(labels, reply.elapsedTime / 1000)
+    }
+    // The route pattern, never the raw URL: ids in paths would explode the label space. Each
+    // route's own hook knows its pattern (Fastify's request.routeOptions builds a dozen-field
+    // object on every read); requests no route matched are counted by the one global hook.
+    app.addHook('onRoute', (route) => {
+      const pattern = route.url
+      const hook: onResponseHookHandler = (request, reply, done) => {
+        record(request.method, pattern, reply)
+        done()
+      }
+      route.onResponse = route.onResponse === undefined ? [hook] : [...[route.onResponse].flat(), hook]
+    })
+    app.addHook('onResponse', (request, reply, done) => {
+      if (request.is404) record(request.method, 'unmatched', reply)
       done()
     })
   },

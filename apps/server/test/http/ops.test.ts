@@ -25,11 +25,17 @@ describe('operations endpoints', () => {
     const shop = await t.createShop('starter')
     await t.call('GET', '/v1/admin/shop', { token: await shop.adminToken() })
     await t.call('GET', '/v1/admin/shop')
+    await t.call('GET', '/v1/wishlists/42', { token: await shop.adminToken() })
+    await t.call('GET', '/v1/no-such-route/42')
     const res = await t.inject({ method: 'GET', url: '/metrics' })
     expect(res.statusCode).toBe(200)
     expect(res.headers['content-type']).toContain('text/plain')
     expect(res.body).toMatch(/http_requests_total\{method="GET",route="\/v1\/admin\/shop",status_code="200"\} 1/)
     expect(res.body).toMatch(/http_requests_total\{method="GET",route="\/v1\/admin\/shop",status_code="401"\} 1/)
+    // The pattern, never the path's ids; requests no route matched under one label.
+    expect(res.body).toMatch(/http_requests_total\{method="GET",route="\/v1\/wishlists\/:customerId",status_code="200"\} 1/)
+    expect(res.body).toMatch(/http_requests_total\{method="GET",route="unmatched",status_code="404"\} 1/)
+    expect(res.body).not.toContain('42"')
     expect(res.body).toMatch(/http_request_duration_seconds_bucket\{le="0.005",method="POST",route="\/v1\/auth\/token",status_code="200"\}/)
     expect(res.body).toContain('# TYPE http_request_duration_seconds histogram')
     // Each series: cumulative buckets in order up to +Inf, which equals _count; a _sum.
