@@ -273,7 +273,7 @@ export async function prepareRunDatabase(
     await storage.destroy()
     if (seeded) opts.log(`sqlite: template seeded in ${(info.seedMs.total / 1000).toFixed(1)} s`)
     return {
-      run: { url: `sqlite:${file}`, drop: async () => { for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true }) } },
+      run: { url: `sqlite:${file}`, drop: async () => { for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}.lock`]) rmSync(f, { force: true }) } },
       info,
       seeded,
     }

@@ -10,7 +10,7 @@ import { precompiled, rowsStatement } from '../../db/precompiled.js'
 import type { AnalyticsDailyTable, Database, OwnerType } from '../../db/schema.js'
 import { ownedBy } from '../../db/owner-scope.js'
 import type { Owner } from '../auth/auth.types.js'
-import { histogramOf, unpackLagsInto } from './purchase-lags.js'
+import { LagCounts, unpackLagsInto } from './purchase-lags.js'
 
 export interface OwnerProduct {
   owner: Owner
@@ -364,7 +364,7 @@ export function createAnalyticsRepo(db: Kysely<Database>) {
      * histogram of the items added on them: one rollup row per day, added up here (the
      * histograms are merged lag by lag; a SUM in the query could not merge them).
      */
-    async conversionTotals(shopId: string, fromDay: number) {
+    async conversionTotals(shopId: string, fromDay: number, today: number) {
       const rows = await db
         .selectFrom('analytics_daily')
         .select(['adds', 'purchased', 'orders_influenced', 'lines_influenced', 'signal_back_in_stock', 'signal_price_dropped', 'signal_low_stock', 'purchase_lags'])
@@ -372,7 +372,8 @@ export function createAnalyticsRepo(db: Kysely<Database>) {
         .where('day', '>=', fromDay)
         .execute()
       const t = { adds: 0, purchased: 0, orders: 0, lines: 0, signals: { back_in_stock: 0, price_dropped: 0, low_stock: 0 } }
-      const lags: number[] = []
+      // A lag is at most the days since its add day, in tenths: the period's span covers them all.
+      const lags = new LagCounts((today - fromDay + 2) * 10)
       for (const r of rows) {
         t.adds += Number(r.adds)
         t.purchased += Number(r.purchased)
@@ -383,16 +384,21 @@ export function createAnalyticsRepo(db: Kysely<Database>) {
         t.signals.low_stock += Number(r.signal_low_stock)
         unpackLagsInto(lags, r.purchase_lags)
       }
-      return { ...t, lags: histogramOf(lags) }
+      return { ...t, lags }
     },
 
-    /** Influenced revenue per currency (minor units) from `fromDay` on, by currency. */
+    /**
+     * Influenced revenue per currency (minor units) from `fromDay` on, by currency: summed in
+     * the database (SQLite adds 64-bit integers exactly and refuses to overflow; PostgreSQL's
+     * sum of bigint is numeric), one row per currency.
+     */
     async revenueSince(shopId: string, fromDay: number): Promise<{ currency: string; amount: bigint }[]> {
       const rows = await db
         .selectFrom('analytics_revenue_daily')
-        .select(['currency', 'amount'])
+        .select((eb) => ['currency', eb.fn.sum<number | string | bigint>('amount').as('amount')])
         .where('shop_id', '=', shopId)
         .where('day', '>=', fromDay)
+        .groupBy('currency')
         .execute()
       return sumByCurrency(rows)
     },

@@ -12,7 +12,7 @@ import { conversionRate, dayOf, formatDay, type Period, windowStart } from './an
 import { createAnalyticsRepo } from './analytics.repo.js'
 import type { DailyEntry as DailyEntrySchema } from './analytics.schemas.js'
 import { applyPendingFacts } from './facts.js'
-import { medianDays } from './conversions.js'
+import { medianDaysOf } from './purchase-lags.js'
 import { formatMinorUnits } from '../../lib/money.js'
 
 const money = (rows: { currency: string; amount: bigint }[]) => rows.map((r) => ({ currency: r.currency, amount: formatMinorUnits(r.amount, r.currency) }))
@@ -103,14 +103,14 @@ export function createAnalyticsService(deps: { db: Db; now?: () => number }) {
       if (from === null) {
         return { period, ordersInfluenced: 0, linesInfluenced: 0, revenueInfluenced: [], wishlistToPurchaseRate: 0, medianDaysToPurchase: null, signalsInfluenced: empty }
       }
-      const [t, revenue] = await Promise.all([repo.conversionTotals(ctx.shop.id, from), repo.revenueSince(ctx.shop.id, from)])
+      const [t, revenue] = await Promise.all([repo.conversionTotals(ctx.shop.id, from, today), repo.revenueSince(ctx.shop.id, from)])
       return {
         period,
         ordersInfluenced: t.orders,
         linesInfluenced: t.lines,
         revenueInfluenced: money(revenue),
         wishlistToPurchaseRate: conversionRate(t.purchased, t.adds),
-        medianDaysToPurchase: medianDays(t.lags),
+        medianDaysToPurchase: medianDaysOf(t.lags),
         signalsInfluenced: t.signals,
       }
     },

@@ -17,7 +17,7 @@ import type { Database, SignalName } from '../../db/schema.js'
 import { DAY_MS } from '../../lib/time.js'
 import { lineMinorUnits } from '../../lib/money.js'
 import { dayOf } from './analytics.periods.js'
-import { packLags } from './purchase-lags.js'
+import { LagCounts, medianDaysOf, packLags } from './purchase-lags.js'
 import { applyPendingFactsIn } from './facts.js'
 
 /** Days from add to purchase are kept in tenths of a day (the median's precision). */
@@ -259,19 +259,9 @@ export async function recordOrderAttribution(trx: Transaction<Database>, shopId:
 }
 
 /** The median of a histogram of lags (tenths of a day), in days rounded half up to 1 decimal; null when empty. */
+/** The median in days of a list of (lag in tenths of a day, count) (medianDaysOf). */
 export function medianDays(histogram: { lag: number; count: number }[]): number | null {
-  const sorted = [...histogram].filter((h) => h.count > 0).sort((a, b) => a.lag - b.lag)
-  const n = sorted.reduce((sum, h) => sum + h.count, 0)
-  if (n === 0) return null
-  const at = (index: number): number => {
-    let seen = 0
-    for (const h of sorted) {
-      seen += h.count
-      if (index < seen) return h.lag
-    }
-    return (sorted[sorted.length - 1] as { lag: number }).lag
-  }
-  const twice = n % 2 === 1 ? 2 * at((n - 1) / 2) : at(n / 2 - 1) + at(n / 2)
-  // twice is 2 × the median in tenths: the median in days is twice / 20, rounded half up to 1 decimal.
-  return Math.round(twice / 2) / 10
+  const lags = new LagCounts()
+  for (const h of histogram) if (h.count > 0) lags.add(h.lag, h.count)
+  return medianDaysOf(lags)
 }

@@ -24,8 +24,27 @@ const COMMA = 44
 const ZERO = 48
 const NINE = 57
 
-/** Adds a packed histogram into `counts` (index: lag in tenths of a day). */
-export function unpackLagsInto(counts: number[], packed: string | null): void {
+/**
+ * Counts by lag (index: lag in tenths of a day) in a typed array that grows as lags arrive:
+ * a period's thousands of pairs are summed without boxing or holes.
+ */
+export class LagCounts {
+  counts: Float64Array
+  constructor(expectedLags = 1024) {
+    this.counts = new Float64Array(Math.max(16, expectedLags))
+  }
+  add(lag: number, n: number): void {
+    if (lag >= this.counts.length) {
+      const grown = new Float64Array(Math.max(lag + 1, 2 * this.counts.length))
+      grown.set(this.counts)
+      this.counts = grown
+    }
+    this.counts[lag] = (this.counts[lag] as number) + n
+  }
+}
+
+/** Adds a packed histogram into `into`. */
+export function unpackLagsInto(into: LagCounts, packed: string | null): void {
   if (packed === null) return
   let lag = -1
   let n = 0
@@ -40,7 +59,7 @@ export function unpackLagsInto(counts: number[], packed: string | null): void {
       n = 0
       digits = 0
     } else if (c === COMMA && lag >= 0 && digits > 0) {
-      counts[lag] = (counts[lag] ?? 0) + n
+      into.add(lag, n)
       lag = -1
       n = 0
       digits = 0
@@ -50,11 +69,24 @@ export function unpackLagsInto(counts: number[], packed: string | null): void {
   }
 }
 
-/** `counts` (as `unpackLagsInto` fills it) as histogram entries, lags ascending. */
-export const histogramOf = (counts: number[]): { lag: number; count: number }[] => {
-  const out: { lag: number; count: number }[] = []
-  counts.forEach((count, lag) => {
-    if (count > 0) out.push({ lag, count })
-  })
-  return out
+/**
+ * The median of the counted lags in days, 1 decimal: the middle lag (the middle two
+ * averaged, rounded half up) in tenths of a day, divided by ten; null when nothing was counted.
+ */
+export function medianDaysOf(lags: LagCounts): number | null {
+  const { counts } = lags
+  let n = 0
+  for (let lag = 0; lag < counts.length; lag++) n += counts[lag] as number
+  if (n === 0) return null
+  // The lags at sorted positions `low` and `high` (equal when n is odd).
+  const low = Math.floor((n - 1) / 2)
+  const high = Math.floor(n / 2)
+  let seen = 0
+  let lowLag = -1
+  for (let lag = 0; lag < counts.length; lag++) {
+    seen += counts[lag] as number
+    if (lowLag < 0 && low < seen) lowLag = lag
+    if (high < seen) return Math.round((lowLag + lag) / 2) / 10
+  }
+  return null
 }
