@@ -40,7 +40,9 @@
  * GET page load goes to each in turn for 2 s per round, and each one's server CPU per
  * request is reported at its median round. The machine's noise falls on all of them alike.
  * With `--scenarios add-remove`: the bare write floor, with the service's other statements,
- * with the three concerns, with both, and the service.
+ * with the three concerns, with both, and the service. The rows go into the results file
+ * (`--out`, latest.json by default) as `floor_concerns.get_page` / `.add_remove`, which the
+ * full run keeps.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -471,6 +473,15 @@ const logCeiling = (c: LoadFigures) => log(`  ceiling  ${Math.round(c.rps)} req/
 const rssByBackend: Partial<Record<BenchBackend, number>> = {}
 const notes: string[] = []
 
+/** A results file (`--out`) as JSON; empty when there is none yet. */
+function readResults(file: string): Record<string, unknown> & { floor_concerns?: Record<string, unknown> } {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>
+  } catch {
+    return {}
+  }
+}
+
 /** The variants `--floor-concerns` compares, per load; the first is the reference of the quotients. */
 const FLOOR_VARIANTS = {
   'get-page': ['ceiling', 'bare', 'log', 'rate-limit', 'metrics', 'log+rate-limit+metrics', 'service'],
@@ -523,6 +534,20 @@ async function floorConcerns(rounds: number): Promise<void> {
     lines.push(`| ${variant} | ${Math.round(median(xs))} | ${Math.round(Math.min(...xs))}–${Math.round(Math.max(...xs))} | ${minusBare} | ${perRound(referenceUs, (x, c) => c / x).toFixed(2)} |`)
   }
   process.stdout.write(`\n${scenario}:\n${lines.join('\n')}\n\n(${rounds} rounds of 2 s each, ${opts.connections} connections, Node ${process.version})\n`)
+  // Into the results file (latest.json unless --out), beside the scenarios of the last full
+  // run: `floor_concerns.get_page` / `.add_remove`, one row per variant, so a script can check
+  // the targets on the concerns.
+  const results = readResults(opts.out)
+  const key = scenario === 'add-remove' ? 'add_remove' : 'get_page'
+  const variantRows = [...cpu].map(([variant, xs]) => ({
+    variant,
+    cpu_us_per_request: Math.round(median(xs) * 10) / 10,
+    ...(variant === 'ceiling' ? {} : { minus_bare_us: Math.round(median(xs.map((x, i) => x - (bareUs[i] as number))) * 10) / 10 }),
+  }))
+  const floorConcernsRows = { ...results.floor_concerns, [key]: variantRows, [`${key}_measured`]: { date: new Date().toISOString(), rounds, connections: opts.connections, node: process.version } }
+  mkdirSync(dirname(opts.out), { recursive: true })
+  writeFileSync(opts.out, `${JSON.stringify({ ...results, floor_concerns: floorConcernsRows }, null, 2)}\n`)
+  log(`written to ${opts.out} (floor_concerns.${key})`)
 }
 
 async function main(): Promise<void> {
@@ -617,7 +642,9 @@ async function main(): Promise<void> {
     notes,
   }
   mkdirSync(dirname(opts.out), { recursive: true })
-  writeFileSync(opts.out, `${JSON.stringify({ machine, scenarios: rows }, null, 2)}\n`)
+  // The floor-concerns rows (`--floor-concerns`, a run of their own) stay beside the scenarios.
+  const floorConcernsRows = readResults(opts.out).floor_concerns
+  writeFileSync(opts.out, `${JSON.stringify({ machine, scenarios: rows, ...(floorConcernsRows === undefined ? {} : { floor_concerns: floorConcernsRows }) }, null, 2)}\n`)
 
   const lines = ['| scenario | backend | req/s | p50 ms | p99 ms | ratio | vs floor |', '|---|---|---:|---:|---:|---:|---:|']
   for (const r of rows) lines.push(`| ${r.name} | ${r.backend} | ${r.rps.toLocaleString('en')} | ${r.p50_ms ?? '–'} | ${r.p99_ms ?? '–'} | ${r.ratio.toFixed(3)} | ${r.floor_ratio?.toFixed(3) ?? '–'} |`)

@@ -4,7 +4,7 @@ import { pino } from 'pino'
 const BATCH_CHARS = 16 * 1024
 
 /**
- * Gathers lines in an array and hands sonic-boom one string per ~4 KiB. Given each line
+ * Gathers lines in an array and hands sonic-boom one string per ~16 KiB. Given each line
  * itself, sonic-boom appends it to its pending string and measures that string's UTF-8
  * length on every write, which flattens the growing rope each time: about 5 µs per access
  * line on a GET page, more than everything else the line costs (CPU profile of the
@@ -47,7 +47,7 @@ function batched(out: ReturnType<typeof pino.destination>): LineSink {
 let stdout: LineSink | undefined
 
 /**
- * The process's one log destination on standard output: lines gathered into ~4 KiB
+ * The process's one log destination on standard output: lines gathered into ~16 KiB
  * strings, written by sonic-boom without waiting (pino's default writes each line with its
  * own system call), flushed at least every second and synchronously when the process exits.
  */
