@@ -9,9 +9,9 @@
  * ceiling runs around it, so shared-machine noise cancels out as far as it can. On SQLite,
  * `get-page`, `guest-get` and `add-remove` are also measured against floors
  * (bench/http/floor-server.ts: bare Fastify doing the same database work: the cached page
- * confirmed by the change stamp, the same transaction as an add and a remove), run as often
- * as the service processes and reported at their median: `floor_ratio` (add-remove's
- * target ≥ 0.6).
+ * confirmed by the change stamp, the same transaction as an add and a remove), and on
+ * PostgreSQL `add-remove` against its write floor (bench/http/pg-floor-server.ts), run as
+ * often as the service processes and reported at their median: `floor_ratio`.
  *
  *   npm run bench                         # full: 1M analytics events, 8 s per scenario
  *   npm run bench -- --quick              # development: 10k events, 3 s per scenario
@@ -298,24 +298,28 @@ async function ceiling(bodyFile: string): Promise<LoadFigures> {
 interface BackendResult {
   backend: BenchBackend
   figures: Map<ScenarioName, LoadFigures>
-  /** SQLite: the floors' median runs, by the scenario they ran. */
+  /** The floors' median runs, by the scenario they ran (PostgreSQL: the write floor). */
   floors: Map<ScenarioName, LoadFigures>
 }
 
 /** One measured run's line on stderr. */
 const logRun = (backend: string, name: string, f: LoadFigures & { warmup_s: number }) =>
-  log(`  ${backend.padEnd(8)} ${name.padEnd(19)} ${Math.round(f.rps).toString().padStart(6)} req/s  p50 ${f.p50_ms.toFixed(2)} ms  p99 ${f.p99_ms.toFixed(2)} ms  server CPU ${Math.round(f.cpu_us)} µs/request  (warm-up ${f.warmup_s} s)`)
+  log(`  ${backend.padEnd(8)} ${name.padEnd(19)} ${Math.round(f.rps).toString().padStart(6)} req/s  p50 ${f.p50_ms.toFixed(2)} ms  p99 ${f.p99_ms.toFixed(2)} ms  server CPU ${Math.round(f.cpu_us)} µs/request (${Math.round(f.deferred_cpu_us)} after the answers)  (warm-up ${f.warmup_s} s)`)
 
-/** One floor process on a fresh copy of the dataset, running the floored scenarios. */
-async function floorRun(run: RunDatabase, info: DatasetInfo, scenarios: (keyof typeof FLOORS)[]): Promise<Map<ScenarioName, LoadFigures>> {
-  const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(opts.cpuProfDir, 'floor')}`] : []
-  const child = await startChild('bench/http/floor-server.ts', { DATABASE_URL: run.url, JWT_SECRET: BENCH_JWT_SECRET, BENCH_FLOOR_EXTRAS: process.env.BENCH_FLOOR_EXTRAS ?? '' }, nodeArgs)
+/**
+ * One floor process on a fresh copy of the dataset, running the floored scenarios: on SQLite
+ * bench/http/floor-server.ts, on PostgreSQL the write floor of bench/http/pg-floor-server.ts.
+ */
+async function floorRun(backend: BenchBackend, run: RunDatabase, info: DatasetInfo, scenarios: (keyof typeof FLOORS)[]): Promise<Map<ScenarioName, LoadFigures>> {
+  const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(opts.cpuProfDir, `floor-${backend}`)}`] : []
+  const script = backend === 'sqlite' ? 'bench/http/floor-server.ts' : 'bench/http/pg-floor-server.ts'
+  const child = await startChild(script, { DATABASE_URL: run.url, JWT_SECRET: BENCH_JWT_SECRET, BENCH_FLOOR_EXTRAS: process.env.BENCH_FLOOR_EXTRAS ?? '' }, nodeArgs)
   const figures = new Map<ScenarioName, LoadFigures>()
   try {
     for (const name of scenarios) {
       const f = await measure({ ...(await scenarioSpec(name, child.url, info)), serverPid: child.proc.pid })
       figures.set(name, f)
-      logRun('sqlite', FLOORS[name], f)
+      logRun(backend, FLOORS[name], f)
     }
     return figures
   } finally {
@@ -404,7 +408,7 @@ async function runBackend(backend: BenchBackend, bodyFile: string, needBody: boo
       const r = spawnSync(cmd, [...args, '--json'], { cwd: serverDir, env: { ...env, BENCH_DATABASE_URL: run.url, BENCH_WEBHOOK_EVENTS: String(opts.webhookEvents) }, encoding: 'utf8' })
       if (r.status !== 0) throw new Error(`webhook bench failed: ${r.stderr}`)
       const w = JSON.parse(r.stdout.trim().split('\n').pop() as string) as { deliveriesPerSec: number }
-      keep(new Map([['webhook-delivery', { rps: w.deliveriesPerSec, p50_ms: Number.NaN, p99_ms: Number.NaN, requests: opts.webhookEvents, non2xx: 0, errors: 0, statuses: {}, cpu_us: Number.NaN }]]))
+      keep(new Map([['webhook-delivery', { rps: w.deliveriesPerSec, p50_ms: Number.NaN, p99_ms: Number.NaN, requests: opts.webhookEvents, non2xx: 0, errors: 0, statuses: {}, cpu_us: Number.NaN, deferred_cpu_us: Number.NaN }]]))
       log(`  ${backend.padEnd(8)} webhook-delivery    ${Math.round(w.deliveriesPerSec).toString().padStart(6)} deliveries/s`)
     }
   } finally {
@@ -432,11 +436,12 @@ async function runBackend(backend: BenchBackend, bodyFile: string, needBody: boo
   rssByBackend[backend] = Math.round(rssPeakMb)
   // The floors, as many processes as the service's, each on a fresh copy of the dataset.
   const floorRuns = new Map<ScenarioName, LoadFigures[]>()
-  const floored = FLOORED.filter((name) => opts.scenarios.includes(name))
-  for (let p = 0; backend === 'sqlite' && floored.length > 0 && p < opts.processes; p++) {
+  // PostgreSQL has the write floor only.
+  const floored = FLOORED.filter((name) => opts.scenarios.includes(name) && (backend === 'sqlite' || name === 'add-remove'))
+  for (let p = 0; floored.length > 0 && p < opts.processes; p++) {
     const copy = await prepare()
     try {
-      keep(await floorRun(copy.run, copy.info, floored), floorRuns)
+      keep(await floorRun(backend, copy.run, copy.info, floored), floorRuns)
     } finally {
       await copy.run.drop()
     }
@@ -502,6 +507,7 @@ async function floorConcerns(rounds: number): Promise<void> {
     [...SERVICE_NODE_FLAGS],
   )
   const cpu = new Map<string, number[]>(variants.map((v) => [v, []]))
+  const deferred = new Map<string, number[]>(variants.map((v) => [v, []]))
   try {
     const urls = child.variants ?? {}
     // Tokens minted by the service; the floors verify them with the same secret.
@@ -515,6 +521,7 @@ async function floorConcerns(rounds: number): Promise<void> {
         const f = await load(spec(variant, 2))
         if (f.non2xx > 0 || f.errors > 0) throw new Error(`${variant}: ${f.non2xx} non-2xx answers, ${f.errors} errors`)
         cpu.get(variant)?.push(f.cpu_us)
+        deferred.get(variant)?.push(f.deferred_cpu_us)
       }
       log(`  round ${round + 1}: ${variants.map((v) => `${v} ${Math.round(cpu.get(v)?.at(-1) ?? 0)}`).join(', ')} µs/request`)
     }
@@ -527,11 +534,11 @@ async function floorConcerns(rounds: number): Promise<void> {
   const referenceUs = cpu.get(reference) ?? []
   const bareUs = cpu.get('bare') ?? []
   // Each round's variants ran within seconds of each other: their quotients are taken per round.
-  const lines = [`| variant | CPU µs/request (median) | range | minus the bare floor (median of rounds) | ${reference} ÷ variant (median of rounds) |`, '|---|---:|---:|---:|---:|']
+  const lines = [`| variant | CPU µs/request (median) | of which after the answers | range | minus the bare floor (median of rounds) | ${reference} ÷ variant (median of rounds) |`, '|---|---:|---:|---:|---:|---:|']
   for (const [variant, xs] of cpu) {
     const perRound = (other: number[], f: (x: number, o: number) => number) => median(xs.map((x, i) => f(x, other[i] as number)))
     const minusBare = variant === 'ceiling' ? '–' : String(Math.round(perRound(bareUs, (x, b) => x - b)))
-    lines.push(`| ${variant} | ${Math.round(median(xs))} | ${Math.round(Math.min(...xs))}–${Math.round(Math.max(...xs))} | ${minusBare} | ${perRound(referenceUs, (x, c) => c / x).toFixed(2)} |`)
+    lines.push(`| ${variant} | ${Math.round(median(xs))} | ${Math.round(median(deferred.get(variant) ?? [0]))} | ${Math.round(Math.min(...xs))}–${Math.round(Math.max(...xs))} | ${minusBare} | ${perRound(referenceUs, (x, c) => c / x).toFixed(2)} |`)
   }
   process.stdout.write(`\n${scenario}:\n${lines.join('\n')}\n\n(${rounds} rounds of 2 s each, ${opts.connections} connections, Node ${process.version})\n`)
   // Into the results file (latest.json unless --out), beside the scenarios of the last full
@@ -542,6 +549,8 @@ async function floorConcerns(rounds: number): Promise<void> {
   const variantRows = [...cpu].map(([variant, xs]) => ({
     variant,
     cpu_us_per_request: Math.round(median(xs) * 10) / 10,
+    // Of which spent after the answers, until the process was idle again (deferred work).
+    deferred_cpu_us: Math.round(median(deferred.get(variant) ?? [0]) * 10) / 10,
     ...(variant === 'ceiling' ? {} : { minus_bare_us: Math.round(median(xs.map((x, i) => x - (bareUs[i] as number))) * 10) / 10 }),
   }))
   const floorConcernsRows = { ...results.floor_concerns, [key]: variantRows, [`${key}_measured`]: { date: new Date().toISOString(), rounds, connections: opts.connections, node: process.version } }

@@ -29,16 +29,14 @@
  */
 import rateLimit from '@fastify/rate-limit'
 import Fastify, { type FastifyInstance, LogController } from 'fastify'
-import { jwtVerify, SignJWT } from 'jose'
 import { openSqliteFile } from '../../src/db/sqlite-file.js'
 import { stdoutSink } from '../../src/lib/log-sink.js'
-import { JWT_AUDIENCE, JWT_ISSUER, TOKEN_TTL_SECONDS } from '../../src/modules/auth/auth.service.js'
 import { accessLogPlugin } from '../../src/plugins/access-log.js'
 import { metricsPlugin } from '../../src/plugins/metrics.js'
+import { customerOf, tokenRoute } from './floor-common.js'
 
 const file = (process.env.DATABASE_URL ?? '').replace(/^sqlite:/, '')
 const { db } = openSqliteFile(file)
-const secret = new TextEncoder().encode(process.env.JWT_SECRET ?? '')
 
 const shopOfKey = db.prepare('select shop_id from api_keys where id = ?')
 const ensureOwner = db.prepare(
@@ -136,19 +134,6 @@ function transaction<T>(work: () => T): Promise<T> {
   }
 }
 
-/** Verified once per token, then a map lookup (the service caches verified claims too). */
-const verified = new Map<string, { shopId: string; customerId: string }>()
-async function customerOf(authorization: string | undefined): Promise<{ shopId: string; customerId: string }> {
-  const token = authorization?.slice('Bearer '.length) ?? ''
-  let claims = verified.get(token)
-  if (claims === undefined) {
-    const { payload } = await jwtVerify(token, secret, { algorithms: ['HS256'], issuer: JWT_ISSUER, audience: JWT_AUDIENCE })
-    claims = { shopId: String(payload.shop), customerId: String(payload.sub).slice('customer:'.length) }
-    verified.set(token, claims)
-  }
-  return claims
-}
-
 const shopOfStorefrontKey = db.prepare('select id from shops where storefront_key = ?')
 const storefronts = new Map<string, string>()
 
@@ -179,18 +164,7 @@ async function floorApp(extras: Set<string>): Promise<FastifyInstance> {
     return reply.type('application/json; charset=utf-8').send(body)
   })
 
-  app.post<{ Body: { api_key: string; customer_id: string } }>('/v1/auth/token', async (request) => {
-    const row = shopOfKey.get(request.body.api_key) as { shop_id: string }
-    const token = await new SignJWT({ shop: row.shop_id, kid: request.body.api_key, scope: 'customer' })
-      .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
-      .setIssuer(JWT_ISSUER)
-      .setAudience(JWT_AUDIENCE)
-      .setSubject(`customer:${request.body.customer_id}`)
-      .setIssuedAt()
-      .setExpirationTime(`${TOKEN_TTL_SECONDS}s`)
-      .sign(secret)
-    return { ok: true, data: { token, expires_in: TOKEN_TTL_SECONDS, token_type: 'Bearer', scope: 'customer' } }
-  })
+  tokenRoute(app, (keyId) => (shopOfKey.get(keyId) as { shop_id: string }).shop_id)
 
   app.post<{ Body: { product_id: string; variant_id?: string } }>('/v1/wishlists/me/items', async (request, reply) => {
     const { shopId, customerId } = await customerOf(request.headers.authorization)
