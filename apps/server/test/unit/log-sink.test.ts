@@ -13,16 +13,17 @@ const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
 const SINK = pathToFileURL(fileURLToPath(new URL('../../src/lib/log-sink.ts', import.meta.url))).href
 
 /** Runs `body` in a child with `sink` = stdoutSink(); resolves with its output once `lines` lines have arrived (or it ended). */
-function childOutput(body: string, lines: number): Promise<{ out: string; exited: Promise<number | null> }> {
+function childOutput(body: string, lines: number): Promise<{ out: string; exited: Promise<number | null>; kill: () => void }> {
   const child = spawn(process.execPath, ['--import', TSX, '--input-type=module', '-e', `import { stdoutSink } from '${SINK}'\nconst sink = stdoutSink()\n${body}`], { stdio: ['ignore', 'pipe', 'inherit'] })
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
   let out = ''
+  const kill = () => child.kill('SIGKILL')
   return new Promise((resolve) => {
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString()
-      if (out.split('\n').length > lines) resolve({ out, exited })
+      if (out.split('\n').length > lines) resolve({ out, exited, kill })
     })
-    child.stdout.on('end', () => resolve({ out, exited }))
+    child.stdout.on('end', () => resolve({ out, exited, kill }))
   })
 }
 
@@ -36,8 +37,9 @@ describe('stdoutSink', () => {
   })
 
   it('writes a few lines within the periodic flush though no batch fills', async () => {
-    const { out, exited } = await childOutput(`sink.write('{"a":1}\\n'); sink.write('{"b":2}\\n'); setTimeout(() => {}, 30_000)`, 2)
+    const { out, exited, kill } = await childOutput(`sink.write('{"a":1}\\n'); sink.write('{"b":2}\\n'); setTimeout(() => {}, 30_000)`, 2)
+    kill()
+    await exited
     expect(out).toBe('{"a":1}\n{"b":2}\n')
-    void exited
   })
 })
