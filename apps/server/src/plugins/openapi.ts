@@ -253,7 +253,7 @@ export const openapiPlugin = fp(
     // low-contrast greys, which REFERENCE_CSS darkens). Light mode only, no web fonts from a CDN.
     // Loaded on the first request for it: Scalar's plugin holds its 4.9 MB browser bundle as a
     // string (and V8 keeps its module source), about 20 MB of heap that a service nobody reads
-    // the reference of never pays (idle RSS 196 → 170 MB). Its routes answer from a small
+    // the reference of never pays (idle RSS 196 → 172–179 MB). Its routes answer from a small
     // Fastify instance of their own, built once.
     let reference: Promise<FastifyInstance> | undefined
     const loadReference = async (): Promise<FastifyInstance> => {
