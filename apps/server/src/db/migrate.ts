@@ -21,6 +21,7 @@ import * as m0015 from './migrations/0015_shopify_receipt_retention.js'
 import * as m0016 from './migrations/0016_wish_to_purchase.js'
 import * as m0019 from './migrations/0019_catalog_titles.js'
 import * as m0020 from './migrations/0020_packed_purchase_lags.js'
+import * as m0021 from './migrations/0021_share_link_notify.js'
 
 interface BackendMigration {
   up(db: Kysely<unknown>, backend: Backend): Promise<void>
@@ -46,6 +47,7 @@ const MIGRATIONS: Record<string, BackendMigration> = {
   '0016_wish_to_purchase': m0016,
   '0019_catalog_titles': m0019,
   '0020_packed_purchase_lags': m0020,
+  '0021_share_link_notify': m0021,
 }
 
 class StaticProvider implements MigrationProvider {

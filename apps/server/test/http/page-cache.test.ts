@@ -244,7 +244,7 @@ describe('GET page cache', () => {
     expect((await page(c)).body.data.items[0].handle).toBe('during-gap')
   })
 
-  it('serves a shared list with its owner\'s changes, and a revoked link answers 404, at once', async () => {
+  it('serves a shared list with its owner\'s changes, and a revoked link answers 404 (another instance\'s revocation: PostgreSQL once notified)', async () => {
     const c = newCustomer()
     await add(c, { product_id: '71' })
     const link = await t.call('GET', `/v1/wishlists/${c}/share`, { token: admin })
@@ -258,9 +258,26 @@ describe('GET page cache', () => {
     await seen(async () => (await shared()).data.items.map((i: { productId: string }) => i.productId), ['72', '71'])
     expect((await t.call('PUT', `/v1/wishlists/${c}/lists/default`, { token: admin, body: { name: 'Birthday' } })).status).toBe(200)
     expect((await shared()).data.name).toBe('Birthday')
+    // The link itself is kept with the change stamp too: a revocation through another
+    // instance moves it (PostgreSQL: share_links notifies), one through this instance at once.
     await other.call('DELETE', `/v1/wishlists/${c}/share`, { token: admin })
-    const revoked = await t.call('GET', path)
-    expect(revoked.status).toBe(404)
+    await seen(async () => (await t.call('GET', path)).status, 404)
+    const again = await t.call('GET', `/v1/wishlists/${c}/share`, { token: admin })
+    const againPath = new URL(again.body.data.share_url as string).pathname
+    expect((await t.call('GET', againPath)).status).toBe(200)
+    expect((await t.call('GET', againPath)).status).toBe(200)
+    await t.call('DELETE', `/v1/wishlists/${c}/share`, { token: admin })
+    expect((await t.call('GET', againPath)).status).toBe(404)
+    // A revocation that touches share_links alone (a script's statement) is seen too.
+    const third = new URL((await t.call('GET', `/v1/wishlists/${c}/share`, { token: admin })).body.data.share_url as string).pathname
+    expect((await t.call('GET', third)).status).toBe(200)
+    const direct: Storage = openStorage(t.database.target)
+    try {
+      await sql`update share_links set revoked_at = ${Date.now()} where token = ${third.split('/').pop() as string}`.execute(direct.db)
+    } finally {
+      await direct.destroy()
+    }
+    await seen(async () => (await t.call('GET', third)).status, 404)
   })
 
   it('works with the cache turned off (PAGE_CACHE_MB=0)', async () => {

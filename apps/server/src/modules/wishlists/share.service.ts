@@ -3,6 +3,7 @@
  * or is revoked; a public read of the list as it is now.
  */
 import { randomBytes } from 'node:crypto'
+import { LRUCache } from 'lru-cache'
 import type { Db } from '../../db/types.js'
 import { AppError, notFound } from '../../lib/errors.js'
 import { DAY_MS, isoMillis, now } from '../../lib/time.js'
@@ -28,6 +29,22 @@ export function createShareService(
 ) {
   const { db } = deps
   const defaultBase = `${deps.publicBaseUrl}${SHARED_PATH}`
+  /**
+   * Links read by token, each with the change stamp it was read at (page-cache.ts): while the
+   * stamp has not moved nothing was written, this link included (on PostgreSQL a change to
+   * `share_links` notifies every instance, migration 0021), so a shared read answered from
+   * the page cache needs no query at all. Unknown tokens are not kept.
+   */
+  type LinkRow = NonNullable<Awaited<ReturnType<WishlistsRepo['shareLinkByToken']>>>
+  const links = new LRUCache<string, { link: LinkRow; stamp: string }>({ max: 10_000 })
+  async function linkByToken(token: string): Promise<LinkRow | undefined> {
+    const stamp = deps.changeStamp?.()
+    const kept = links.get(token)
+    if (stamp !== undefined && kept?.stamp === stamp) return kept.link
+    const link = await repo.shareLinkByToken(db, token)
+    if (link !== undefined && stamp !== undefined) links.set(token, { link, stamp })
+    return link
+  }
   const shareUrlOf = (ctx: RequestContext) => (token: string) => `${ctx.shareBaseUrl ?? defaultBase}${token}`
 
   return {
@@ -105,7 +122,7 @@ export function createShareService(
      * is read by many people between its owner's edits.
      */
     async read(token: string): Promise<CacheableRead<SharedView>> {
-      const link = await repo.shareLinkByToken(db, token)
+      const link = await linkByToken(token)
       if (!link || link.revoked_at !== null) throw notFound('Share link')
       const shop = await deps.shops.get(link.shop_id)
       if (!shop) throw notFound('Share link')
