@@ -17,6 +17,13 @@ export interface ReviewFilters {
 }
 
 /** What one review adds to its product's aggregate while it is approved. */
+/** A count of `review_aggregates` (or two, `take − minus`) that is the total of one filter. */
+type AggregateCount = 'review_count' | 'rating_1' | 'rating_2' | 'rating_3' | 'rating_4' | 'rating_5' | 'verified_count' | 'with_photos_count'
+export interface AggregateTotal {
+  take: AggregateCount
+  minus?: AggregateCount
+}
+
 export interface Contribution {
   rating: number
   verified: number
@@ -69,6 +76,20 @@ export const reviewsRepo = {
     if (sort === 'most_helpful') q = q.orderBy('helpful_count', 'desc')
     // Newest first, and so every other order's ties.
     return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset)
+  },
+
+  /**
+   * The page with, on each row, the filtered total read from the product's aggregate row in
+   * the same statement (`total_n`; `total` names the aggregate's columns to take): one round
+   * trip instead of two on PostgreSQL, and one snapshot for both. An empty page carries no
+   * total (the caller reads the aggregate then).
+   */
+  approvedPageWithTotal(db: Db, shopId: string, productId: string, filters: ReviewFilters, sort: ReviewSort, limit: number, offset: number, total: AggregateTotal) {
+    const column = (name: AggregateCount) => sql<number>`a.${sql.ref(name)}`
+    const expr = total.minus === undefined ? column(total.take) : sql<number>`${column(total.take)} - ${column(total.minus)}`
+    return this.approvedPage(db, shopId, productId, filters, sort, limit, offset).select((eb) =>
+      eb.selectFrom('review_aggregates as a').select(expr.as('n')).where('a.shop_id', '=', shopId).where('a.product_id', '=', productId).as('total_n'),
+    )
   },
 
   /** Only for filter combinations the aggregate cannot answer (e.g. rating and verified together). */

@@ -15,7 +15,7 @@ import type { RequestContext } from '../auth/auth.types.js'
 import { claimInvitation } from './invitations.service.js'
 import { invitationsRepo } from './invitations.repo.js'
 import { hasPurchased, normalizeEmail } from './purchases.js'
-import { contributionOf, type ReviewFilters, type ReviewSort, reviewsRepo as repo } from './reviews.repo.js'
+import { type AggregateTotal, contributionOf, type ReviewFilters, type ReviewSort, reviewsRepo as repo } from './reviews.repo.js'
 import type { AdminReviewView, PublicReviewView, SubmitInput } from './reviews.schemas.js'
 
 export const LIMITS = { email: 254, name: 100, title: 150, body: 5000, reply: 5000, photos: 5, photoUrl: 2048 } as const
@@ -139,16 +139,22 @@ export function createReviewsService(deps: { db: Db; clock?: () => number }) {
   }
 
   /** Answers `total` from the aggregate row whenever it can; counts only for combined filters. */
-  async function approvedTotal(shopId: string, productId: string, f: ReviewFilters): Promise<number> {
+  /** The aggregate's counts that give the total of these filters; undefined when it cannot (several filters at once). */
+  function totalOf(f: ReviewFilters): AggregateTotal | undefined {
     const active = [f.rating !== undefined, f.verified !== undefined, f.withPhotos !== undefined].filter(Boolean).length
-    if (active > 1) return repo.countApproved(db, shopId, productId, f)
+    if (active > 1) return undefined
+    if (f.rating !== undefined) return { take: `rating_${f.rating}` as AggregateTotal['take'] }
+    if (f.verified !== undefined) return f.verified ? { take: 'verified_count' } : { take: 'review_count', minus: 'verified_count' }
+    if (f.withPhotos !== undefined) return f.withPhotos ? { take: 'with_photos_count' } : { take: 'review_count', minus: 'with_photos_count' }
+    return { take: 'review_count' }
+  }
+
+  async function approvedTotal(shopId: string, productId: string, f: ReviewFilters): Promise<number> {
+    const total = totalOf(f)
+    if (total === undefined) return repo.countApproved(db, shopId, productId, f)
     const agg = await repo.aggregate(db, shopId, productId)
     if (!agg) return 0
-    const count = Number(agg.review_count)
-    if (f.rating !== undefined) return Number(agg[`rating_${f.rating}` as 'rating_1'])
-    if (f.verified !== undefined) return f.verified ? Number(agg.verified_count) : count - Number(agg.verified_count)
-    if (f.withPhotos !== undefined) return f.withPhotos ? Number(agg.with_photos_count) : count - Number(agg.with_photos_count)
-    return count
+    return Number(agg[total.take]) - (total.minus === undefined ? 0 : Number(agg[total.minus]))
   }
 
   return {
@@ -160,8 +166,16 @@ export function createReviewsService(deps: { db: Db; clock?: () => number }) {
       const shopId = ctx.shop.id
       const productId = productIdOf(rawProductId, 'params.productId')
       const filters: ReviewFilters = { rating: q.rating, verified: q.verified, withPhotos: q.withPhotos }
-      const total = await approvedTotal(shopId, productId, filters)
       const offset = (q.page - 1) * q.perPage
+      const fromAggregate = totalOf(filters)
+      if (fromAggregate !== undefined) {
+        // The page and its total in one statement; past the end (no row), the total alone.
+        const rows = await repo.approvedPageWithTotal(db, shopId, productId, filters, q.sort, q.perPage, offset, fromAggregate).execute()
+        const [first] = rows
+        const total = first === undefined ? await approvedTotal(shopId, productId, filters) : Number(first.total_n ?? 0)
+        return { data: rows.map(publicView), page: q.page, perPage: q.perPage, total, hasMore: offset + rows.length < total }
+      }
+      const total = await approvedTotal(shopId, productId, filters)
       const rows = offset >= total ? [] : await repo.approvedPage(db, shopId, productId, filters, q.sort, q.perPage, offset).execute()
       return { data: rows.map(publicView), page: q.page, perPage: q.perPage, total, hasMore: offset + rows.length < total }
     },
