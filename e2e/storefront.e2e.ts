@@ -277,7 +277,9 @@ describe("the guest's wishlist page", () => {
   test('fills the list from the guest\'s items: prices in the page\'s currency, add to cart, add all, remove, share', async () => {
     const guestId = 'g_e2e_page_guest_0001'
     const headers = { 'x-storefront-key': env.storefrontKey, 'x-guest-id': guestId }
-    await env.testApp.call('POST', `/v1/wishlists/${guestId}/items`, { headers, body: { product_id: '1000002', handle: 'wool-beanie' } })
+    // Ids rise with each add: two adds in one millisecond are ordered by product id, newest
+    // (highest) first, so the order below holds however fast the adds are.
+    await env.testApp.call('POST', `/v1/wishlists/${guestId}/items`, { headers, body: { product_id: '1000000', handle: 'wool-beanie' } })
     await env.testApp.call('POST', `/v1/wishlists/${guestId}/items`, { headers, body: { product_id: '1000001', handle: 'canvas-tote', variant_id: '5002' } })
     await env.testApp.call('POST', `/v1/wishlists/${guestId}/items`, { headers, body: { product_id: '1000009' } })
     await page.addInitScript((id) => {
