@@ -8,6 +8,7 @@ import { readFile, stat } from 'node:fs/promises'
 import { basename, dirname } from 'node:path'
 import fastifyStatic from '@fastify/static'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import { ASSETS } from '../../lib/assets.js'
 import { AppError } from '../../lib/errors.js'
@@ -50,6 +51,23 @@ export const storefrontRoutes: FastifyPluginAsyncTypebox<{ shops: ShopsService; 
   await app.register(fastifyStatic, { root: dirname(WIDGET_FILE), serve: false, preCompressed: true, cacheControl: false })
   const version = widgetVersion()
 
+  /**
+   * A file of the widget's build. A URL carrying the current content hash (`?v=<hash>`) never
+   * changes: cached for a year. The bare URL is cached for a day and revalidated with the ETag.
+   * The first script also names its build (`x-widget-version`).
+   */
+  async function sendWidgetFile(reply: FastifyReply, file: string, v: string | undefined, named: boolean) {
+    const hash = await version()
+    if (hash === undefined) throw new AppError('NOT_FOUND', 'The widget is not built: run `npm run build`')
+    reply
+      .header('vary', 'accept-encoding')
+      .header('cache-control', v === hash ? 'public, max-age=31536000, immutable' : 'public, max-age=86400, stale-while-revalidate=604800')
+      .header('x-content-type-options', 'nosniff')
+      .header('cross-origin-resource-policy', 'cross-origin')
+    if (named) reply.header('x-widget-version', hash)
+    return reply.sendFile(file)
+  }
+
   app.get(
     '/widget.js',
     {
@@ -60,19 +78,7 @@ export const storefrontRoutes: FastifyPluginAsyncTypebox<{ shops: ShopsService; 
         querystring: Type.Object({ v: Type.Optional(Type.String({ maxLength: 64 })) }),
       },
     },
-    async (request, reply) => {
-      const hash = await version()
-      if (hash === undefined) throw new AppError('NOT_FOUND', 'The widget is not built: run `npm run build`')
-      // A URL carrying the current content hash (`/widget.js?v=<hash>`) never changes: cache
-      // it for a year. The bare URL is cached for a day and revalidated with the ETag.
-      return reply
-        .header('vary', 'accept-encoding')
-        .header('cache-control', request.query.v === hash ? 'public, max-age=31536000, immutable' : 'public, max-age=86400, stale-while-revalidate=604800')
-        .header('x-content-type-options', 'nosniff')
-        .header('cross-origin-resource-policy', 'cross-origin')
-        .header('x-widget-version', hash)
-        .sendFile(basename(WIDGET_FILE))
-    },
+    async (request, reply) => sendWidgetFile(reply, basename(WIDGET_FILE), request.query.v, true),
   )
 
   // The chunks carry the first script's query (`?v=<hash>`): immutable when it names the current build.
@@ -80,16 +86,7 @@ export const storefrontRoutes: FastifyPluginAsyncTypebox<{ shops: ShopsService; 
     app.get(
       `/${file}`,
       { config: { access: ['public'], rateLimit: false }, schema: { hide: true, querystring: Type.Object({ v: Type.Optional(Type.String({ maxLength: 64 })) }) } },
-      async (request, reply) => {
-        const hash = await version()
-        if (hash === undefined) throw new AppError('NOT_FOUND', 'The widget is not built: run `npm run build`')
-        return reply
-          .header('vary', 'accept-encoding')
-          .header('cache-control', request.query.v === hash ? 'public, max-age=31536000, immutable' : 'public, max-age=86400, stale-while-revalidate=604800')
-          .header('x-content-type-options', 'nosniff')
-          .header('cross-origin-resource-policy', 'cross-origin')
-          .sendFile(file)
-      },
+      async (request, reply) => sendWidgetFile(reply, file, request.query.v, false),
     )
   }
 
