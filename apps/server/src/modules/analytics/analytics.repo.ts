@@ -278,29 +278,64 @@ export function rollupWriter(trx: Transaction<Database>, shopId: string) {
 
 export type RollupWriter = ReturnType<typeof rollupWriter>
 
-/** Rows of (currency, minor units) summed exactly per currency, by currency. */
-function sumByCurrency(rows: { currency: string; amount: number | string | bigint }[]): { currency: string; amount: bigint }[] {
-  const sums = new Map<string, bigint>()
-  for (const r of rows) sums.set(r.currency, (sums.get(r.currency) ?? 0n) + BigInt(r.amount))
-  return [...sums.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([currency, amount]) => ({ currency, amount }))
-}
+/** The overview's one row: the period's counters summed by the database, compiled once. */
+const overviewRow = precompiled(2, (db: Db, shopId: string, fromDay: number) =>
+  db
+    .selectFrom('analytics_daily')
+    .select((eb) => [
+      eb.fn.coalesce(eb.fn.sum<number>('adds'), sql<number>`0`).as('adds'),
+      eb.fn.coalesce(eb.fn.sum<number>('removes'), sql<number>`0`).as('removes'),
+      eb.fn.coalesce(eb.fn.sum<number>('last_seen'), sql<number>`0`).as('last_seen'),
+      eb.fn.coalesce(eb.fn.sum<number>('converted'), sql<number>`0`).as('converted'),
+    ])
+    .where('shop_id', '=', shopId)
+    .where('day', '>=', fromDay),
+)
+
+/**
+ * The conversions answer's one row: the period's daily counters summed, its days' histograms
+ * concatenated (`;` between days, purchase-lags.ts) and its revenue per currency
+ * (`EUR:1234,USD:99`, minor units summed exactly by the database: SQLite adds 64-bit integers
+ * and refuses to overflow, PostgreSQL's sum of bigint is numeric). The database does the
+ * adding and joining, as for the overview's sums: the service receives one row, not one per
+ * day, and parses one string (docs/performance.md, "Conversions at 1M events").
+ */
+const conversionsRow = precompiled(2, (db: Db, shopId: string, fromDay: number) => {
+  const pg = backendOf(db) === 'postgres'
+  const revenue = db
+    .selectFrom('analytics_revenue_daily')
+    .select((eb) => ['currency', eb.fn.sum<string>('amount').as('amount')])
+    .where('shop_id', '=', shopId)
+    .where('day', '>=', fromDay)
+    .groupBy('currency')
+    .as('r')
+  const total = (column: 'adds' | 'purchased' | 'orders_influenced' | 'lines_influenced' | 'signal_back_in_stock' | 'signal_price_dropped' | 'signal_low_stock') => sql<string | number | null>`sum(${sql.ref(column)})`
+  return db
+    .selectFrom('analytics_daily')
+    .select((eb) => [
+      total('adds').as('adds'),
+      total('purchased').as('purchased'),
+      total('orders_influenced').as('orders'),
+      total('lines_influenced').as('lines'),
+      total('signal_back_in_stock').as('back_in_stock'),
+      total('signal_price_dropped').as('price_dropped'),
+      total('signal_low_stock').as('low_stock'),
+      (pg ? sql<string | null>`string_agg(purchase_lags, ';')` : sql<string | null>`group_concat(purchase_lags, ';')`).as('lags'),
+      eb
+        .selectFrom(revenue)
+        .select((pg ? sql<string | null>`string_agg(r.currency || ':' || r.amount::text, ',')` : sql<string | null>`group_concat(r.currency || ':' || r.amount, ',')`).as('v'))
+        .as('revenue'),
+    ])
+    .where('shop_id', '=', shopId)
+    .where('day', '>=', fromDay)
+})
 
 export function createAnalyticsRepo(db: Kysely<Database>) {
   return {
-    /** Sums over the days from `fromDay` on (all days when null). */
-    async totalsSince(shopId: string, fromDay: number | null) {
-      let q = db
-        .selectFrom('analytics_daily')
-        .select((eb) => [
-          eb.fn.coalesce(eb.fn.sum<number>('adds'), sql<number>`0`).as('adds'),
-          eb.fn.coalesce(eb.fn.sum<number>('removes'), sql<number>`0`).as('removes'),
-          eb.fn.coalesce(eb.fn.sum<number>('last_seen'), sql<number>`0`).as('last_seen'),
-          eb.fn.coalesce(eb.fn.sum<number>('converted'), sql<number>`0`).as('converted'),
-        ])
-        .where('shop_id', '=', shopId)
-      if (fromDay !== null) q = q.where('day', '>=', fromDay)
-      const row = await q.executeTakeFirstOrThrow()
-      return { adds: Number(row.adds), removes: Number(row.removes), lastSeen: Number(row.last_seen), converted: Number(row.converted) }
+    /** Sums over the days from `fromDay` on (the overview). */
+    async totalsSince(shopId: string, fromDay: number) {
+      const [row] = await overviewRow(db, shopId, fromDay)
+      return { adds: Number(row?.adds ?? 0), removes: Number(row?.removes ?? 0), lastSeen: Number(row?.last_seen ?? 0), converted: Number(row?.converted ?? 0) }
     },
 
     /** All-time adds − removes on the days before `day`. */
@@ -360,47 +395,29 @@ export function createAnalyticsRepo(db: Kysely<Database>) {
     },
 
     /**
-     * The conversions figures summed over the days from `fromDay` on, and the days-to-purchase
-     * histogram of the items added on them: one rollup row per day, added up here (the
-     * histograms are merged lag by lag; a SUM in the query could not merge them).
+     * The conversions figures summed over the days from `fromDay` on, the days-to-purchase
+     * histogram of the items added on them, and the influenced revenue per currency: one
+     * statement, one row (`conversionsRow`), the histograms merged lag by lag here.
      */
     async conversionTotals(shopId: string, fromDay: number, today: number) {
-      const rows = await db
-        .selectFrom('analytics_daily')
-        .select(['adds', 'purchased', 'orders_influenced', 'lines_influenced', 'signal_back_in_stock', 'signal_price_dropped', 'signal_low_stock', 'purchase_lags'])
-        .where('shop_id', '=', shopId)
-        .where('day', '>=', fromDay)
-        .execute()
-      const t = { adds: 0, purchased: 0, orders: 0, lines: 0, signals: { back_in_stock: 0, price_dropped: 0, low_stock: 0 } }
+      const [r] = await conversionsRow(db, shopId, fromDay)
       // A lag is at most the days since its add day, in tenths: the period's span covers them all.
       const lags = new LagCounts((today - fromDay + 2) * 10)
-      for (const r of rows) {
-        t.adds += Number(r.adds)
-        t.purchased += Number(r.purchased)
-        t.orders += Number(r.orders_influenced)
-        t.lines += Number(r.lines_influenced)
-        t.signals.back_in_stock += Number(r.signal_back_in_stock)
-        t.signals.price_dropped += Number(r.signal_price_dropped)
-        t.signals.low_stock += Number(r.signal_low_stock)
-        unpackLagsInto(lags, r.purchase_lags)
+      unpackLagsInto(lags, r?.lags ?? null)
+      const revenue: { currency: string; amount: bigint }[] = []
+      for (const pair of r?.revenue?.split(',') ?? []) {
+        const [currency = '', amount = '0'] = pair.split(':')
+        revenue.push({ currency, amount: BigInt(amount) })
       }
-      return { ...t, lags }
-    },
-
-    /**
-     * Influenced revenue per currency (minor units) from `fromDay` on, by currency: summed in
-     * the database (SQLite adds 64-bit integers exactly and refuses to overflow; PostgreSQL's
-     * sum of bigint is numeric), one row per currency.
-     */
-    async revenueSince(shopId: string, fromDay: number): Promise<{ currency: string; amount: bigint }[]> {
-      const rows = await db
-        .selectFrom('analytics_revenue_daily')
-        .select((eb) => ['currency', eb.fn.sum<number | string | bigint>('amount').as('amount')])
-        .where('shop_id', '=', shopId)
-        .where('day', '>=', fromDay)
-        .groupBy('currency')
-        .execute()
-      return sumByCurrency(rows)
+      return {
+        adds: Number(r?.adds ?? 0),
+        purchased: Number(r?.purchased ?? 0),
+        orders: Number(r?.orders ?? 0),
+        lines: Number(r?.lines ?? 0),
+        signals: { back_in_stock: Number(r?.back_in_stock ?? 0), price_dropped: Number(r?.price_dropped ?? 0), low_stock: Number(r?.low_stock ?? 0) },
+        lags,
+        revenue: revenue.sort((x, y) => (x.currency < y.currency ? -1 : 1)),
+      }
     },
 
     /** Influenced purchases (lines) and revenue per currency of these products. */

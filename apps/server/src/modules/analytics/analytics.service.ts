@@ -103,12 +103,12 @@ export function createAnalyticsService(deps: { db: Db; now?: () => number }) {
       if (from === null) {
         return { period, ordersInfluenced: 0, linesInfluenced: 0, revenueInfluenced: [], wishlistToPurchaseRate: 0, medianDaysToPurchase: null, signalsInfluenced: empty }
       }
-      const [t, revenue] = await Promise.all([repo.conversionTotals(ctx.shop.id, from, today), repo.revenueSince(ctx.shop.id, from)])
+      const t = await repo.conversionTotals(ctx.shop.id, from, today)
       return {
         period,
         ordersInfluenced: t.orders,
         linesInfluenced: t.lines,
-        revenueInfluenced: money(revenue),
+        revenueInfluenced: money(t.revenue),
         wishlistToPurchaseRate: conversionRate(t.purchased, t.adds),
         medianDaysToPurchase: medianDaysOf(t.lags),
         signalsInfluenced: t.signals,

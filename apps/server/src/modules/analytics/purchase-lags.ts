@@ -21,6 +21,7 @@ export function packLags(histogram: Map<number, number>): string | null {
 
 const COLON = 58
 const COMMA = 44
+const SEMICOLON = 59
 const ZERO = 48
 const NINE = 57
 
@@ -43,7 +44,7 @@ export class LagCounts {
   }
 }
 
-/** Adds a packed histogram into `into`. */
+/** Adds a packed histogram into `into`: one day's, or several days' joined by `;`. */
 export function unpackLagsInto(into: LagCounts, packed: string | null): void {
   if (packed === null) return
   let lag = -1
@@ -58,7 +59,7 @@ export function unpackLagsInto(into: LagCounts, packed: string | null): void {
       lag = n
       n = 0
       digits = 0
-    } else if (c === COMMA && lag >= 0 && digits > 0) {
+    } else if ((c === COMMA || c === SEMICOLON) && lag >= 0 && digits > 0) {
       into.add(lag, n)
       lag = -1
       n = 0

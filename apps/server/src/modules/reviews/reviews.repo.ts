@@ -4,6 +4,7 @@
  */
 import type { Db } from '../../db/types.js'
 import { backendOf, lockedForUpdate } from '../../db/dialect.js'
+import { precompiled } from '../../db/precompiled.js'
 import type { ReviewAggregateRow, ReviewRow, ReviewStatus, ReviewsTable, VoterType } from '../../db/schema.js'
 import type { Insertable } from 'kysely'
 import { sql } from 'kysely'
@@ -28,6 +29,50 @@ export interface Contribution {
   rating: number
   verified: number
   has_photos: number
+}
+
+/** The columns a public review shows (`publicView`): a listed page reads these only. */
+export const PUBLIC_COLUMNS = ['id', 'product_id', 'customer_name', 'rating', 'title', 'body', 'photos', 'verified', 'helpful_count', 'reply_body', 'replied_at', 'created_at'] as const
+export type PublicReviewRow = Pick<ReviewRow, (typeof PUBLIC_COLUMNS)[number]>
+
+/** `approvedPage` ordered by `sort`. */
+function ordered<Q extends { orderBy: (column: 'created_at' | 'id' | 'rating' | 'helpful_count', direction: 'asc' | 'desc') => Q }>(q: Q, sort: ReviewSort): Q {
+  if (sort === 'oldest') return q.orderBy('created_at', 'asc').orderBy('id', 'asc')
+  if (sort === 'highest' || sort === 'lowest') q = q.orderBy('rating', sort === 'highest' ? 'desc' : 'asc')
+  if (sort === 'most_helpful') q = q.orderBy('helpful_count', 'desc')
+  // Newest first, and so every other order's ties.
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc')
+}
+
+type PageWithTotal = (db: Db, shopId: string, productId: string, limit: number, offset: number, ...filterValues: number[]) => Promise<(PublicReviewRow & { total_n: number | string | null })[]>
+
+/**
+ * The page-with-total statements, compiled once per shape (sort, which filters, which
+ * aggregate columns: a few dozen at most; db/precompiled.ts): the listing is the reviews'
+ * hot read, and on PostgreSQL a precompiled text goes as a named prepared statement.
+ */
+const pagesWithTotal = new Map<string, PageWithTotal>()
+
+function pageWithTotalStatement(filters: ReviewFilters, sort: ReviewSort, total: AggregateTotal): PageWithTotal {
+  const key = `${sort}|${filters.rating ?? ''}|${filters.verified ?? ''}|${filters.withPhotos ?? ''}|${total.take}|${total.minus ?? ''}`
+  let statement = pagesWithTotal.get(key)
+  if (statement === undefined) {
+    const used = (['rating', 'verified', 'withPhotos'] as const).filter((f) => filters[f] !== undefined)
+    const column = (name: AggregateCount) => sql<number>`a.${sql.ref(name)}`
+    const expr = total.minus === undefined ? column(total.take) : sql<number>`${column(total.take)} - ${column(total.minus)}`
+    statement = precompiled(4 + used.length, (db, shopId: string, productId: string, limit: number, offset: number, ...values: number[]) => {
+      let q = db.selectFrom('reviews').where('shop_id', '=', shopId).where('product_id', '=', productId).where('status', '=', 'approved')
+      used.forEach((f, i) => {
+        q = q.where(f === 'rating' ? 'rating' : f === 'verified' ? 'verified' : 'has_photos', '=', values[i] as number)
+      })
+      return ordered(q.select(PUBLIC_COLUMNS), sort)
+        .limit(limit)
+        .offset(offset)
+        .select((eb) => eb.selectFrom('review_aggregates as a').select(expr.as('n')).where('a.shop_id', '=', shopId).where('a.product_id', '=', productId).as('total_n'))
+    }) as PageWithTotal
+    pagesWithTotal.set(key, statement)
+  }
+  return statement
 }
 
 /** A product's approved reviews that pass the filters. */
@@ -70,12 +115,7 @@ export const reviewsRepo = {
 
   /** One page of a product's approved reviews, in one of the five documented orders (each backed by an index). */
   approvedPage(db: Db, shopId: string, productId: string, filters: ReviewFilters, sort: ReviewSort, limit: number, offset: number) {
-    let q = approvedOf(db, shopId, productId, filters).selectAll()
-    if (sort === 'oldest') return q.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).offset(offset)
-    if (sort === 'highest' || sort === 'lowest') q = q.orderBy('rating', sort === 'highest' ? 'desc' : 'asc')
-    if (sort === 'most_helpful') q = q.orderBy('helpful_count', 'desc')
-    // Newest first, and so every other order's ties.
-    return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset)
+    return ordered(approvedOf(db, shopId, productId, filters).select(PUBLIC_COLUMNS), sort).limit(limit).offset(offset)
   },
 
   /**
@@ -85,11 +125,11 @@ export const reviewsRepo = {
    * total (the caller reads the aggregate then).
    */
   approvedPageWithTotal(db: Db, shopId: string, productId: string, filters: ReviewFilters, sort: ReviewSort, limit: number, offset: number, total: AggregateTotal) {
-    const column = (name: AggregateCount) => sql<number>`a.${sql.ref(name)}`
-    const expr = total.minus === undefined ? column(total.take) : sql<number>`${column(total.take)} - ${column(total.minus)}`
-    return this.approvedPage(db, shopId, productId, filters, sort, limit, offset).select((eb) =>
-      eb.selectFrom('review_aggregates as a').select(expr.as('n')).where('a.shop_id', '=', shopId).where('a.product_id', '=', productId).as('total_n'),
-    )
+    const values: number[] = []
+    if (filters.rating !== undefined) values.push(filters.rating)
+    if (filters.verified !== undefined) values.push(filters.verified ? 1 : 0)
+    if (filters.withPhotos !== undefined) values.push(filters.withPhotos ? 1 : 0)
+    return pageWithTotalStatement(filters, sort, total)(db, shopId, productId, limit, offset, ...values)
   },
 
   /** Only for filter combinations the aggregate cannot answer (e.g. rating and verified together). */

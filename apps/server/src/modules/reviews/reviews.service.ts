@@ -15,7 +15,7 @@ import type { RequestContext } from '../auth/auth.types.js'
 import { claimInvitation } from './invitations.service.js'
 import { invitationsRepo } from './invitations.repo.js'
 import { hasPurchased, normalizeEmail } from './purchases.js'
-import { type AggregateTotal, contributionOf, type ReviewFilters, type ReviewSort, reviewsRepo as repo } from './reviews.repo.js'
+import { type AggregateTotal, contributionOf, type PublicReviewRow, type ReviewFilters, type ReviewSort, reviewsRepo as repo } from './reviews.repo.js'
 import type { AdminReviewView, PublicReviewView, SubmitInput } from './reviews.schemas.js'
 
 export const LIMITS = { email: 254, name: 100, title: 150, body: 5000, reply: 5000, photos: 5, photoUrl: 2048 } as const
@@ -29,7 +29,7 @@ export const GUEST_VOTES_PER_ADDRESS = 5
 /** Review times are whole seconds: the order clients see (seconds precision) is the order we sort by. */
 const toSeconds = (ms: number): number => Math.floor(ms / 1000) * 1000
 
-export function publicView(row: ReviewRow): PublicReviewView {
+export function publicView(row: PublicReviewRow): PublicReviewView {
   return {
     id: Number(row.id),
     productId: row.product_id,
@@ -170,7 +170,7 @@ export function createReviewsService(deps: { db: Db; clock?: () => number }) {
       const fromAggregate = totalOf(filters)
       if (fromAggregate !== undefined) {
         // The page and its total in one statement; past the end (no row), the total alone.
-        const rows = await repo.approvedPageWithTotal(db, shopId, productId, filters, q.sort, q.perPage, offset, fromAggregate).execute()
+        const rows = await repo.approvedPageWithTotal(db, shopId, productId, filters, q.sort, q.perPage, offset, fromAggregate)
         const [first] = rows
         const total = first === undefined ? await approvedTotal(shopId, productId, filters) : Number(first.total_n ?? 0)
         return { data: rows.map(publicView), page: q.page, perPage: q.perPage, total, hasMore: offset + rows.length < total }
