@@ -64,8 +64,14 @@ const repoRoot = resolve(serverDir, '../..')
 const SCENARIOS = ['get-page', 'add-remove', 'guest-get', 'shared-read', 'token', 'reviews-list', 'analytics-overview', 'analytics-conversions', 'import-500', 'webhook-delivery'] as const
 type ScenarioName = (typeof SCENARIOS)[number]
 
-/** The scenarios run against bench/http/floor-server.ts too (SQLite), and their floor rows. */
-const FLOORS = { 'get-page': 'read-floor', 'guest-get': 'guest-read-floor', 'add-remove': 'write-floor' } as const
+/** The scenarios run against bench/http/floor-server.ts too (SQLite; add-remove also pg-floor-server.ts), and their floor rows. */
+const FLOORS = {
+  'get-page': 'read-floor',
+  'guest-get': 'guest-read-floor',
+  'add-remove': 'write-floor',
+  'analytics-overview': 'overview-floor',
+  'analytics-conversions': 'conversions-floor',
+} as const
 type FloorName = (typeof FLOORS)[keyof typeof FLOORS]
 const FLOORED = Object.keys(FLOORS) as (keyof typeof FLOORS)[]
 
@@ -313,7 +319,9 @@ const logRun = (backend: string, name: string, f: LoadFigures & { warmup_s: numb
 async function floorRun(backend: BenchBackend, run: RunDatabase, info: DatasetInfo, scenarios: (keyof typeof FLOORS)[]): Promise<Map<ScenarioName, LoadFigures>> {
   const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(opts.cpuProfDir, `floor-${backend}`)}`] : []
   const script = backend === 'sqlite' ? 'bench/http/floor-server.ts' : 'bench/http/pg-floor-server.ts'
-  const child = await startChild(script, { DATABASE_URL: run.url, JWT_SECRET: BENCH_JWT_SECRET, BENCH_FLOOR_EXTRAS: process.env.BENCH_FLOOR_EXTRAS ?? '' }, nodeArgs)
+  // PostgreSQL's write floor runs the service's statements (the target compares against that).
+  const extras = process.env.BENCH_FLOOR_EXTRAS ?? (backend === 'postgres' ? 'statements' : '')
+  const child = await startChild(script, { DATABASE_URL: run.url, JWT_SECRET: BENCH_JWT_SECRET, BENCH_FLOOR_EXTRAS: extras }, nodeArgs)
   const figures = new Map<ScenarioName, LoadFigures>()
   try {
     for (const name of scenarios) {

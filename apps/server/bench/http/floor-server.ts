@@ -17,11 +17,20 @@
  * service loses here is its own cost on a write beyond the database work every add and
  * remove needs (target: at least 0.6 of the floor).
  *
+ * The analytics floors (`GET /v1/analytics/overview`, `GET /v1/admin/analytics/conversions`,
+ * period 30d): a cached token check, the pending-facts check every analytics answer makes,
+ * then the answer's own statement and nothing else: the overview's sums; the conversions'
+ * one row (sums, the days' histograms joined, revenue per currency) with the histograms
+ * merged and the median taken by the service's own functions (purchase-lags.ts).
+ * `analytics-overview` and `analytics-conversions` are reported against them: what the
+ * conversions answer must cost at least, whatever the service around it does.
+ *
  * BENCH_FLOOR_EXTRAS (comma-separated: `log`, `rate-limit`, `metrics`) adds the service's
  * per-request concerns one by one, through the same pieces (its access line on its stdout
  * sink, @fastify/rate-limit in memory, its prom-client metrics), to price each against the
  * bare floor; `statements` adds the statements the service's add and remove run beyond the
- * floor's (the webhook subscriptions, the list's count, the owner row read before a remove).
+ * floor's (the count's update answering the list's count, the outbox insert that checks the
+ * shop's webhook subscriptions, the owner row read before a remove).
  *
  * It mints customer tokens itself (`POST /v1/auth/token`, the key's shop, no secret check),
  * so the add-remove scenario runs against it unchanged. DATABASE_URL (`sqlite:FILE`) and
@@ -34,6 +43,8 @@ import { stdoutSink } from '../../src/lib/log-sink.js'
 import { accessLogPlugin } from '../../src/plugins/access-log.js'
 import { metricsPlugin } from '../../src/plugins/metrics.js'
 import { customerOf, tokenRoute } from './floor-common.js'
+import { LagCounts, medianDaysOf, unpackLagsInto } from '../../src/modules/analytics/purchase-lags.js'
+import { conversionRate, dayOf } from '../../src/modules/analytics/analytics.periods.js'
 
 const file = (process.env.DATABASE_URL ?? '').replace(/^sqlite:/, '')
 const { db } = openSqliteFile(file)
@@ -49,13 +60,38 @@ const insertItem = db.prepare(
 )
 const deleteItem = db.prepare(`delete from wishlist_items where shop_id = ? and owner_type = 'customer' and owner_id = ? and list_id = 'default' and product_id = ? returning product_id`)
 const adjustCount = db.prepare(`update wishlist_owners set item_count = item_count + ?, updated_at = ? where shop_id = ? and owner_type = 'customer' and owner_id = ? returning item_count`)
-// With the `statements` extra, the other statements the service's add and remove run: the
-// shop's webhook subscriptions (the outbox), the list's count (the answer's `count`) and,
-// on remove, the owner row read before the delete.
-const subscriptions = db.prepare('select events from webhook_endpoints where shop_id = ? and disabled_at is null')
-const listCount = db.prepare(`select count(*) as n from wishlist_items where shop_id = ? and owner_type = 'customer' and owner_id = ? and list_id = 'default'`)
+// With the `statements` extra, the statements the service's add and remove run instead: the
+// count's update answers the list's count (a subquery of its RETURNING), the event goes to
+// the outbox when an endpoint of the shop takes it (one INSERT … SELECT … WHERE EXISTS),
+// and a remove reads the owner row before the delete.
+const adjustAndCount = db.prepare(
+  `update wishlist_owners set item_count = item_count + ?, updated_at = ? where shop_id = ? and owner_type = 'customer' and owner_id = ?
+   returning (select count(*) from wishlist_items where shop_id = wishlist_owners.shop_id and owner_type = 'customer' and owner_id = wishlist_owners.owner_id and list_id = 'default') as n`,
+)
+const outboxIfTaken = db.prepare(
+  `insert into outbox (shop_id, id, event, payload, occurred_at, created_at, dispatched) select ?1, ?2, ?3, ?4, ?5, ?5, 0
+   where exists (select 1 from webhook_endpoints where shop_id = ?1 and disabled_at is null and instr(events, '"' || ?3 || '"') > 0)`,
+)
+let outboxIds = 0
 const lockOwner = db.prepare(`select item_count, created_at, updated_at from wishlist_owners where shop_id = ? and owner_type = 'customer' and owner_id = ?`)
 const recordFact = db.prepare(`insert into analytics_inbox (shop_id, type, owner_type, owner_id, product_id, occurred_at) values (?, ?, 'customer', ?, ?, ?)`)
+
+const anyPending = db.prepare('select id from analytics_inbox where shop_id = ? limit 1')
+const overviewSums = db.prepare(
+  `select coalesce(sum(adds), 0) as adds, coalesce(sum(removes), 0) as removes, coalesce(sum(last_seen), 0) as last_seen, coalesce(sum(converted), 0) as converted
+   from analytics_daily where shop_id = ? and day >= ?`,
+)
+const conversionsRow = db.prepare(
+  `select sum(adds) as adds, sum(purchased) as purchased, sum(orders_influenced) as orders, sum(lines_influenced) as lines,
+     sum(signal_back_in_stock) as back_in_stock, sum(signal_price_dropped) as price_dropped, sum(signal_low_stock) as low_stock,
+     group_concat(purchase_lags, ';') as lags,
+     (select group_concat(r.currency || ':' || r.amount, ',') from (select currency, sum(amount) as amount from analytics_revenue_daily
+        where shop_id = ?1 and day >= ?2 group by currency) r) as revenue
+   from analytics_daily where shop_id = ?1 and day >= ?2`,
+)
+
+/** The first day of a 30-day period ending today. */
+const periodStart = () => dayOf(Date.now()) - 29
 
 const pageItems = db.prepare(
   `select product_id, variant_id, handle, metadata, added_at from wishlist_items where shop_id = ? and owner_type = ? and owner_id = ? and list_id = 'default'
@@ -166,6 +202,37 @@ async function floorApp(extras: Set<string>): Promise<FastifyInstance> {
 
   tokenRoute(app, (keyId) => (shopOfKey.get(keyId) as { shop_id: string }).shop_id)
 
+  app.get('/v1/analytics/overview', async (request) => {
+    const { shopId } = await customerOf(request.headers.authorization)
+    anyPending.get(shopId)
+    const t = overviewSums.get(shopId, periodStart()) as { adds: number; removes: number; last_seen: number; converted: number }
+    return { ok: true, data: { totalWishlistedItems: t.adds - t.removes, activeShoppers: t.last_seen, wishlistToCartRate: conversionRate(t.converted, t.adds) } }
+  })
+
+  app.get('/v1/admin/analytics/conversions', async (request) => {
+    const { shopId } = await customerOf(request.headers.authorization)
+    anyPending.get(shopId)
+    const r = conversionsRow.get(shopId, periodStart()) as Record<string, number | null> & { lags: string | null; revenue: string | null }
+    const lags = new LagCounts(310)
+    unpackLagsInto(lags, r.lags)
+    const revenue = (r.revenue?.split(',') ?? []).map((pair) => {
+      const [currency = '', amount = '0'] = pair.split(':')
+      return { currency, amount: BigInt(amount).toString() }
+    })
+    return {
+      ok: true,
+      data: {
+        period: '30d',
+        ordersInfluenced: r.orders ?? 0,
+        linesInfluenced: r.lines ?? 0,
+        revenueInfluenced: revenue,
+        wishlistToPurchaseRate: conversionRate(r.purchased ?? 0, r.adds ?? 0),
+        medianDaysToPurchase: medianDaysOf(lags),
+        signalsInfluenced: { back_in_stock: r.back_in_stock ?? 0, price_dropped: r.price_dropped ?? 0, low_stock: r.low_stock ?? 0 },
+      },
+    }
+  })
+
   app.post<{ Body: { product_id: string; variant_id?: string } }>('/v1/wishlists/me/items', async (request, reply) => {
     const { shopId, customerId } = await customerOf(request.headers.authorization)
     const { product_id: productId, variant_id: variantId = null } = request.body
@@ -175,11 +242,12 @@ async function floorApp(extras: Set<string>): Promise<FastifyInstance> {
       const created = insertItem.get(shopId, customerId, productId, variantId, at) !== undefined
       let count = 0
       if (created) {
-        count = (adjustCount.get(1, at, shopId, customerId) as { item_count: number }).item_count
+        if (extras.has('statements')) {
+          count = (adjustAndCount.get(1, at, shopId, customerId) as { n: number }).n
+          outboxIfTaken.run(shopId, `floor_${++outboxIds}`, 'wishlist.item.added', JSON.stringify({ customerId, productId }), at)
+        } else count = (adjustCount.get(1, at, shopId, customerId) as { item_count: number }).item_count
         recordFact.run(shopId, 'add', customerId, productId, at)
-        if (extras.has('statements')) subscriptions.all(shopId)
       }
-      if (extras.has('statements')) count = (listCount.get(shopId, customerId) as { n: number }).n
       return { created, count }
     })
     const item = { productId, variantId, handle: null, metadata: null, addedAt: new Date(at).toISOString() }
@@ -194,11 +262,12 @@ async function floorApp(extras: Set<string>): Promise<FastifyInstance> {
       const removed = deleteItem.get(shopId, customerId, request.params.productId) !== undefined
       let count = 0
       if (removed) {
-        count = (adjustCount.get(-1, at, shopId, customerId) as { item_count: number }).item_count
+        if (extras.has('statements')) {
+          count = (adjustAndCount.get(-1, at, shopId, customerId) as { n: number }).n
+          outboxIfTaken.run(shopId, `floor_${++outboxIds}`, 'wishlist.item.removed', JSON.stringify({ customerId, productId: request.params.productId }), at)
+        } else count = (adjustCount.get(-1, at, shopId, customerId) as { item_count: number }).item_count
         recordFact.run(shopId, 'remove', customerId, request.params.productId, at)
-        if (extras.has('statements')) subscriptions.all(shopId)
       }
-      if (extras.has('statements')) count = (listCount.get(shopId, customerId) as { n: number }).n
       return { removed, count }
     })
     return { ok: true, data: result }

@@ -7,8 +7,9 @@
  * statement prepared once per connection (named statements). `add-remove` on PostgreSQL is
  * reported against it: what the service spends beyond it is its own cost on a write.
  *
- * BENCH_FLOOR_EXTRAS=statements adds the statements the service's add and remove run beyond
- * these (the webhook subscriptions, the list's count, the owner row read before a remove).
+ * With the statements the service's add and remove run (BENCH_FLOOR_EXTRAS=statements, which
+ * the bench sets for this floor): the count's update answers the list's count, the outbox
+ * insert checks the shop's webhook subscriptions, a remove reads the owner row first.
  * DATABASE_URL (`postgres://…`) and JWT_SECRET come from the environment.
  */
 import Fastify from 'fastify'
@@ -32,8 +33,17 @@ const insertItem = statement(
 const deleteItem = statement('floor_delete_item', `delete from wishlist_items where shop_id = $1 and owner_type = 'customer' and owner_id = $2 and list_id = 'default' and product_id = $3 returning product_id`)
 const adjustCount = statement('floor_adjust_count', `update wishlist_owners set item_count = item_count + $1, updated_at = $2 where shop_id = $3 and owner_type = 'customer' and owner_id = $4 returning item_count`)
 const recordFact = statement('floor_record_fact', `insert into analytics_inbox (shop_id, type, owner_type, owner_id, product_id, occurred_at) values ($1, $2, 'customer', $3, $4, $5)`)
-const subscriptions = statement('floor_subscriptions', 'select events from webhook_endpoints where shop_id = $1 and disabled_at is null')
-const listCount = statement('floor_list_count', `select count(*)::int as n from wishlist_items where shop_id = $1 and owner_type = 'customer' and owner_id = $2 and list_id = 'default'`)
+const adjustAndCount = statement(
+  'floor_adjust_and_count',
+  `update wishlist_owners set item_count = item_count + $1, updated_at = $2 where shop_id = $3 and owner_type = 'customer' and owner_id = $4
+   returning (select count(*)::int from wishlist_items where shop_id = $3 and owner_type = 'customer' and owner_id = $4 and list_id = 'default') as n`,
+)
+const outboxIfTaken = statement(
+  'floor_outbox_if_taken',
+  `insert into outbox (shop_id, id, event, payload, occurred_at, created_at, dispatched) select $1, $2, $3, $4, $5::bigint, $5::bigint, 0
+   where exists (select 1 from webhook_endpoints where shop_id = $1 and disabled_at is null and strpos(events, '"' || $3 || '"') > 0)`,
+)
+let outboxIds = 0
 const lockOwner = statement('floor_lock_owner', `select item_count, created_at, updated_at from wishlist_owners where shop_id = $1 and owner_type = 'customer' and owner_id = $2 for update`)
 
 /** One request's transaction on a pooled connection. */
@@ -66,11 +76,12 @@ app.post<{ Body: { product_id: string; variant_id?: string } }>('/v1/wishlists/m
     const created = (await c.query(insertItem([shopId, customerId, productId, variantId, at]))).rowCount === 1
     let count = 0
     if (created) {
-      count = (await c.query<{ item_count: number }>(adjustCount([1, at, shopId, customerId]))).rows[0]?.item_count ?? 0
+      if (extras.has('statements')) {
+        count = (await c.query<{ n: number }>(adjustAndCount([1, at, shopId, customerId]))).rows[0]?.n ?? 0
+        await c.query(outboxIfTaken([shopId, `floor_${++outboxIds}`, 'wishlist.item.added', JSON.stringify({ customerId, productId }), at]))
+      } else count = (await c.query<{ item_count: number }>(adjustCount([1, at, shopId, customerId]))).rows[0]?.item_count ?? 0
       await c.query(recordFact([shopId, 'add', customerId, productId, at]))
-      if (extras.has('statements')) await c.query(subscriptions([shopId]))
     }
-    if (extras.has('statements')) count = (await c.query<{ n: number }>(listCount([shopId, customerId]))).rows[0]?.n ?? 0
     return { created, count }
   })
   const item = { productId, variantId, handle: null, metadata: null, addedAt: new Date(at).toISOString() }
@@ -85,11 +96,12 @@ app.delete<{ Params: { productId: string } }>('/v1/wishlists/me/items/:productId
     const removed = (await c.query(deleteItem([shopId, customerId, request.params.productId]))).rowCount === 1
     let count = 0
     if (removed) {
-      count = (await c.query<{ item_count: number }>(adjustCount([-1, at, shopId, customerId]))).rows[0]?.item_count ?? 0
+      if (extras.has('statements')) {
+        count = (await c.query<{ n: number }>(adjustAndCount([-1, at, shopId, customerId]))).rows[0]?.n ?? 0
+        await c.query(outboxIfTaken([shopId, `floor_${++outboxIds}`, 'wishlist.item.removed', JSON.stringify({ customerId, productId: request.params.productId }), at]))
+      } else count = (await c.query<{ item_count: number }>(adjustCount([-1, at, shopId, customerId]))).rows[0]?.item_count ?? 0
       await c.query(recordFact([shopId, 'remove', customerId, request.params.productId, at]))
-      if (extras.has('statements')) await c.query(subscriptions([shopId]))
     }
-    if (extras.has('statements')) count = (await c.query<{ n: number }>(listCount([shopId, customerId]))).rows[0]?.n ?? 0
     return { removed, count }
   })
   return { ok: true, data: result }

@@ -102,6 +102,22 @@ export function createWishlistsRepo() {
       .set((eb) => ({ item_count: eb('item_count', '+', delta), updated_at: at }))
       .where(ownedBy(shopId, { type: ownerType, id: ownerId })),
   )
+  // The same update answering the list's count after it: the count is a subquery of its
+  // RETURNING (it sees the transaction's earlier statements), one round trip instead of two.
+  const adjustAndCountQuery = precompiled(6, (db, shopId: string, ownerType: Owner['type'], ownerId: string, delta: number, at: number, listId: string) =>
+    db
+      .updateTable('wishlist_owners')
+      .set((eb) => ({ item_count: eb('item_count', '+', delta), updated_at: at }))
+      .where(ownedBy(shopId, { type: ownerType, id: ownerId }))
+      .returning((eb) =>
+        eb
+          .selectFrom('wishlist_items as i')
+          .where(ownedBy(shopId, { type: ownerType, id: ownerId }, 'i'))
+          .where('i.list_id', '=', listId)
+          .select((c) => c.fn.countAll<number>().as('n'))
+          .as('n'),
+      ),
+  )
   const oneQuery = precompiled(5, (db, shopId: string, ownerType: Owner['type'], ownerId: string, listId: string, productId: string) =>
     itemsWithVariant(db, shopId, { type: ownerType, id: ownerId }, listId).where('i.product_id', '=', productId),
   )
@@ -179,6 +195,12 @@ export function createWishlistsRepo() {
     async adjustItemCount(trx: Trx, shopId: string, owner: Owner, delta: number, at: number): Promise<void> {
       if (delta === 0) return
       await adjustCountQuery(trx, shopId, owner.type, owner.id, delta, at)
+    },
+
+    /** `adjustItemCount` (by a delta other than 0), answering the count of `listId` after it. */
+    async adjustItemCountAndCount(trx: Trx, shopId: string, owner: Owner, delta: number, at: number, listId: string): Promise<number> {
+      const [row] = await adjustAndCountQuery(trx, shopId, owner.type, owner.id, delta, at, listId)
+      return Number(row?.n ?? 0)
     },
 
     async deleteOwner(trx: Trx, shopId: string, owner: Owner): Promise<void> {

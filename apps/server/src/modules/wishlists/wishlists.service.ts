@@ -81,9 +81,14 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
     return { items: rows.map(itemView), count: rows.length, total, has_more: query.offset + rows.length < total }
   }
 
-  /** The bookkeeping of removed items, in the removing transaction: count, events, facts. */
-  async function recordRemovals(trx: Transaction<Database>, shopId: string, owner: Owner, removed: RemovedItem[], at: number, extra: Record<string, unknown> = {}) {
-    await repo.adjustItemCount(trx, shopId, owner, -removed.length, at)
+  /**
+   * The bookkeeping of removed items, in the removing transaction: count, events, facts.
+   * With `countList`, answers that list's count after the removal (from the count's update).
+   */
+  async function recordRemovals(trx: Transaction<Database>, shopId: string, owner: Owner, removed: RemovedItem[], at: number, extra: Record<string, unknown> = {}, countList?: string): Promise<number | null> {
+    let count: number | null = null
+    if (countList === undefined) await repo.adjustItemCount(trx, shopId, owner, -removed.length, at)
+    else count = await repo.adjustItemCountAndCount(trx, shopId, owner, -removed.length, at, countList)
     await enqueueWebhookEvents(
       trx,
       shopId,
@@ -94,6 +99,7 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
       })),
     )
     await recordFacts(trx, shopId, addFacts('remove', owner, removed.map((r) => r.product_id), at))
+    return count
   }
 
   async function removeFromList(
@@ -109,8 +115,8 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
     if (!ownerRow) return { removed: 0, count: 0 }
     const at = now()
     const removed = await repo.deleteItems(trx, shopId, owner, listId, match)
-    if (removed.length > 0) await recordRemovals(trx, shopId, owner, removed, at)
-    return { removed: removed.length, count: await repo.countItems(trx, shopId, owner, listId) }
+    const count = removed.length > 0 ? await recordRemovals(trx, shopId, owner, removed, at, {}, listId) : null
+    return { removed: removed.length, count: count ?? (await repo.countItems(trx, shopId, owner, listId)) }
   }
 
   return {
@@ -169,14 +175,13 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
         // back (kept fields, the catalog's default variant).
         const row = created && variantId !== undefined ? fresh : await repo.one(trx, shopId, owner, listId, productId)
         if (!row) throw new Error('item vanished inside its transaction')
-        if (created) {
-          await repo.adjustItemCount(trx, shopId, owner, 1, at)
-          await enqueueWebhookEvents(trx, shopId, [
-            { event: 'wishlist.item.added', data: { ...ownerData(owner), productId, variantId: row.variant_id, wishlistId: listId }, occurredAt: at },
-          ])
-          await recordFacts(trx, shopId, addFacts('add', owner, [productId], at))
-        }
-        return { created, item: itemView(row), count: await repo.countItems(trx, shopId, owner, listId) }
+        if (!created) return { created, item: itemView(row), count: await repo.countItems(trx, shopId, owner, listId) }
+        const count = await repo.adjustItemCountAndCount(trx, shopId, owner, 1, at, listId)
+        await enqueueWebhookEvents(trx, shopId, [
+          { event: 'wishlist.item.added', data: { ...ownerData(owner), productId, variantId: row.variant_id, wishlistId: listId }, occurredAt: at },
+        ])
+        await recordFacts(trx, shopId, addFacts('add', owner, [productId], at))
+        return { created, item: itemView(row), count }
       })
     },
 
