@@ -44,6 +44,16 @@ function ordered<Q extends { orderBy: (column: 'created_at' | 'id' | 'rating' | 
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc')
 }
 
+/** The filters as the columns hold them (`verified`, `has_photos`: 0 or 1); absent ones are not set. */
+type FilterColumns = Partial<Record<'rating' | 'verified' | 'has_photos', number>>
+function filterColumns(f: ReviewFilters): FilterColumns {
+  const c: FilterColumns = {}
+  if (f.rating !== undefined) c.rating = f.rating
+  if (f.verified !== undefined) c.verified = f.verified ? 1 : 0
+  if (f.withPhotos !== undefined) c.has_photos = f.withPhotos ? 1 : 0
+  return c
+}
+
 type PageWithTotal = (db: Db, shopId: string, productId: string, limit: number, offset: number, ...filterValues: number[]) => Promise<(PublicReviewRow & { total_n: number | string | null })[]>
 
 /**
@@ -53,36 +63,33 @@ type PageWithTotal = (db: Db, shopId: string, productId: string, limit: number, 
  */
 const pagesWithTotal = new Map<string, PageWithTotal>()
 
-function pageWithTotalStatement(filters: ReviewFilters, sort: ReviewSort, total: AggregateTotal): PageWithTotal {
-  const key = `${sort}|${filters.rating ?? ''}|${filters.verified ?? ''}|${filters.withPhotos ?? ''}|${total.take}|${total.minus ?? ''}`
+function pageWithTotalStatement(filters: FilterColumns, sort: ReviewSort, total: AggregateTotal): PageWithTotal {
+  const used = Object.keys(filters) as (keyof FilterColumns)[]
+  const key = `${sort}|${used.join(',')}|${total.take}|${total.minus ?? ''}`
   let statement = pagesWithTotal.get(key)
   if (statement === undefined) {
-    const used = (['rating', 'verified', 'withPhotos'] as const).filter((f) => filters[f] !== undefined)
     const column = (name: AggregateCount) => sql<number>`a.${sql.ref(name)}`
     const expr = total.minus === undefined ? column(total.take) : sql<number>`${column(total.take)} - ${column(total.minus)}`
-    statement = precompiled(4 + used.length, (db, shopId: string, productId: string, limit: number, offset: number, ...values: number[]) => {
-      let q = db.selectFrom('reviews').where('shop_id', '=', shopId).where('product_id', '=', productId).where('status', '=', 'approved')
-      used.forEach((f, i) => {
-        q = q.where(f === 'rating' ? 'rating' : f === 'verified' ? 'verified' : 'has_photos', '=', values[i] as number)
-      })
-      return ordered(q.select(PUBLIC_COLUMNS), sort)
+    statement = precompiled(4 + used.length, (db, shopId: string, productId: string, limit: number, offset: number, ...values: number[]) =>
+      ordered(approvedWhere(db, shopId, productId, Object.fromEntries(used.map((c, i) => [c, values[i]]))).select(PUBLIC_COLUMNS), sort)
         .limit(limit)
         .offset(offset)
-        .select((eb) => eb.selectFrom('review_aggregates as a').select(expr.as('n')).where('a.shop_id', '=', shopId).where('a.product_id', '=', productId).as('total_n'))
-    }) as PageWithTotal
+        .select((eb) => eb.selectFrom('review_aggregates as a').select(expr.as('n')).where('a.shop_id', '=', shopId).where('a.product_id', '=', productId).as('total_n')),
+    ) as PageWithTotal
     pagesWithTotal.set(key, statement)
   }
   return statement
 }
 
-/** A product's approved reviews that pass the filters. */
-function approvedOf(db: Db, shopId: string, productId: string, f: ReviewFilters) {
+/** A product's approved reviews whose columns hold these values. */
+function approvedWhere(db: Db, shopId: string, productId: string, c: FilterColumns) {
   let q = db.selectFrom('reviews').where('shop_id', '=', shopId).where('product_id', '=', productId).where('status', '=', 'approved')
-  if (f.rating !== undefined) q = q.where('rating', '=', f.rating)
-  if (f.verified !== undefined) q = q.where('verified', '=', f.verified ? 1 : 0)
-  if (f.withPhotos !== undefined) q = q.where('has_photos', '=', f.withPhotos ? 1 : 0)
+  for (const [column, value] of Object.entries(c) as [keyof FilterColumns, number][]) q = q.where(column, '=', value)
   return q
 }
+
+/** A product's approved reviews that pass the filters. */
+const approvedOf = (db: Db, shopId: string, productId: string, f: ReviewFilters) => approvedWhere(db, shopId, productId, filterColumns(f))
 
 type AdminFilters = { status?: ReviewStatus | undefined; productId?: string | undefined }
 
@@ -125,11 +132,8 @@ export const reviewsRepo = {
    * total (the caller reads the aggregate then).
    */
   approvedPageWithTotal(db: Db, shopId: string, productId: string, filters: ReviewFilters, sort: ReviewSort, limit: number, offset: number, total: AggregateTotal) {
-    const values: number[] = []
-    if (filters.rating !== undefined) values.push(filters.rating)
-    if (filters.verified !== undefined) values.push(filters.verified ? 1 : 0)
-    if (filters.withPhotos !== undefined) values.push(filters.withPhotos ? 1 : 0)
-    return pageWithTotalStatement(filters, sort, total)(db, shopId, productId, limit, offset, ...values)
+    const columns = filterColumns(filters)
+    return pageWithTotalStatement(columns, sort, total)(db, shopId, productId, limit, offset, ...Object.values(columns))
   },
 
   /** Only for filter combinations the aggregate cannot answer (e.g. rating and verified together). */

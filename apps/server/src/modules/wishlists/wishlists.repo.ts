@@ -73,11 +73,12 @@ export function createWishlistsRepo() {
   const versionQuery = precompiled(3, (db, shopId: string, ownerType: Owner['type'], ownerId: string) =>
     db.selectFrom('wishlist_owners').select('version').where(ownedBy(shopId, { type: ownerType, id: ownerId })),
   )
-  const countQuery = precompiled(4, (db, shopId: string, ownerType: Owner['type'], ownerId: string, listId: string) =>
-    items(db, shopId, { type: ownerType, id: ownerId })
+  /** The number of items in one list of an owner. */
+  const listCount = (db: Executor, shopId: string, owner: Owner, listId: string) =>
+    items(db, shopId, owner)
       .where('i.list_id', '=', listId)
-      .select((eb) => eb.fn.countAll<number>().as('n')),
-  )
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+  const countQuery = precompiled(4, (db, shopId: string, ownerType: Owner['type'], ownerId: string, listId: string) => listCount(db, shopId, { type: ownerType, id: ownerId }, listId))
 
   // The statements of a single add or remove, compiled once like the page reads.
   const lockOwnerQuery = precompiled(3, (db, shopId: string, ownerType: Owner['type'], ownerId: string) => {
@@ -96,28 +97,21 @@ export function createWishlistsRepo() {
       .onConflict((oc) => oc.columns(['shop_id', 'owner_type', 'owner_id']).doUpdateSet((eb) => ({ item_count: eb.ref('wishlist_owners.item_count') })))
       .returning(['item_count', 'created_at', 'updated_at']),
   )
-  const adjustCountQuery = precompiled(5, (db, shopId: string, ownerType: Owner['type'], ownerId: string, delta: number, at: number) =>
+  /** The owner's `item_count` moved by `delta`. */
+  const adjustedCount = (db: Executor, shopId: string, owner: Owner, delta: number, at: number) =>
     db
       .updateTable('wishlist_owners')
       .set((eb) => ({ item_count: eb('item_count', '+', delta), updated_at: at }))
-      .where(ownedBy(shopId, { type: ownerType, id: ownerId })),
+      .where(ownedBy(shopId, owner))
+  const adjustCountQuery = precompiled(5, (db, shopId: string, ownerType: Owner['type'], ownerId: string, delta: number, at: number) =>
+    adjustedCount(db, shopId, { type: ownerType, id: ownerId }, delta, at),
   )
   // The same update answering the list's count after it: the count is a subquery of its
   // RETURNING (it sees the transaction's earlier statements), one round trip instead of two.
-  const adjustAndCountQuery = precompiled(6, (db, shopId: string, ownerType: Owner['type'], ownerId: string, delta: number, at: number, listId: string) =>
-    db
-      .updateTable('wishlist_owners')
-      .set((eb) => ({ item_count: eb('item_count', '+', delta), updated_at: at }))
-      .where(ownedBy(shopId, { type: ownerType, id: ownerId }))
-      .returning((eb) =>
-        eb
-          .selectFrom('wishlist_items as i')
-          .where(ownedBy(shopId, { type: ownerType, id: ownerId }, 'i'))
-          .where('i.list_id', '=', listId)
-          .select((c) => c.fn.countAll<number>().as('n'))
-          .as('n'),
-      ),
-  )
+  const adjustAndCountQuery = precompiled(6, (db, shopId: string, ownerType: Owner['type'], ownerId: string, delta: number, at: number, listId: string) => {
+    const owner = { type: ownerType, id: ownerId }
+    return adjustedCount(db, shopId, owner, delta, at).returning(listCount(db, shopId, owner, listId).as('n'))
+  })
   const oneQuery = precompiled(5, (db, shopId: string, ownerType: Owner['type'], ownerId: string, listId: string, productId: string) =>
     itemsWithVariant(db, shopId, { type: ownerType, id: ownerId }, listId).where('i.product_id', '=', productId),
   )
