@@ -26,8 +26,9 @@
  * conversions answer must cost at least, whatever the service around it does.
  *
  * BENCH_FLOOR_EXTRAS (comma-separated: `log`, `rate-limit`, `metrics`) adds the service's
- * per-request concerns one by one, through the same pieces (its access line on its stdout
- * sink, @fastify/rate-limit in memory, its prom-client metrics), to price each against the
+ * per-request concerns one by one, through the same pieces as shipped (its compiled access
+ * line on its stdout sink, @fastify/rate-limit in memory, its prom-client metrics:
+ * shipped.ts), to price each against the
  * bare floor; `statements` adds the statements the service's add and remove run beyond the
  * floor's (the count's update answering the list's count, the outbox insert that checks the
  * shop's webhook subscriptions, the owner row read before a remove).
@@ -39,12 +40,14 @@
 import rateLimit from '@fastify/rate-limit'
 import Fastify, { type FastifyInstance, LogController } from 'fastify'
 import { openSqliteFile } from '../../src/db/sqlite-file.js'
-import { stdoutSink } from '../../src/lib/log-sink.js'
-import { accessLogPlugin } from '../../src/plugins/access-log.js'
-import { metricsPlugin } from '../../src/plugins/metrics.js'
 import { customerOf, tokenRoute } from './floor-common.js'
+import { shipped } from './shipped.js'
 import { LagCounts, medianDaysOf, unpackLagsInto } from '../../src/modules/analytics/purchase-lags.js'
 import { conversionRate, dayOf } from '../../src/modules/analytics/analytics.periods.js'
+
+const { stdoutSink } = await shipped<typeof import('../../src/lib/log-sink.js')>('lib/log-sink.js')
+const { accessLogPlugin } = await shipped<typeof import('../../src/plugins/access-log.js')>('plugins/access-log.js')
+const { metricsPlugin } = await shipped<typeof import('../../src/plugins/metrics.js')>('plugins/metrics.js')
 
 const file = (process.env.DATABASE_URL ?? '').replace(/^sqlite:/, '')
 const { db } = openSqliteFile(file)
@@ -298,8 +301,8 @@ if (process.env.BENCH_FLOOR_VARIANTS === undefined) {
       apps.push(app)
       variants[variant] = await listen(app)
     } else if (variant === 'service') {
-      const { loadConfig } = await import('../../src/config.js')
-      const { startServer } = await import('../../src/server.js')
+      const { loadConfig } = await shipped<typeof import('../../src/config.js')>('config.js')
+      const { startServer } = await shipped<typeof import('../../src/server.js')>('server.js')
       const server = await startServer(loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', WEBHOOK_WORKER: 'off' }))
       apps.push(server.app)
       variants[variant] = server.address

@@ -10,6 +10,8 @@ export interface LoadSpec {
   url: string
   connections: number
   durationSec: number
+  /** A fixed number of requests instead of a duration (the instruction counts of `--floor-concerns --instructions`). */
+  amount?: number
   method?: string
   headers?: Record<string, string>
   body?: string
@@ -88,7 +90,7 @@ export async function load(spec: LoadSpec): Promise<LoadFigures> {
   const instance = autocannon({
     url: spec.url,
     connections: spec.connections,
-    duration: spec.durationSec,
+    ...(spec.amount === undefined ? { duration: spec.durationSec } : { amount: spec.amount }),
     pipelining: 1,
     timeout: 10,
     ...(spec.method ? { method: spec.method } : {}),
