@@ -19,8 +19,31 @@ let seeded: TestShop
 let batched: TestShop
 let deferred: TestShop
 const now = Date.now()
-const opts = { events: 250, days: 30, now, seed: 7 }
-const stream: SeedEvent[] = [...generateActivity(opts)].flat()
+
+/**
+ * Whether a stream exercises every rule of the read models: all four fact types, a named
+ * list, one product held in two lists at once, a wishlisted product later carted, a guest.
+ */
+function exercisesEveryRule(events: SeedEvent[]): boolean {
+  const types = new Set(events.map((e) => e.type))
+  const lists = new Map<string, number>()
+  let double = false
+  for (const e of events) {
+    const k = `${e.ownerType}:${e.ownerId}:${e.productId}`
+    if (e.type === 'add') lists.set(k, (lists.get(k) ?? 0) + 1)
+    if (e.type === 'remove') lists.set(k, (lists.get(k) ?? 0) - 1)
+    if ((lists.get(k) ?? 0) > 1) double = true
+  }
+  const carted = events.some((e, i) => e.type === 'add' && events.some((c, j) => j > i && c.type === 'cart_add' && c.ownerType === e.ownerType && c.ownerId === e.ownerId && c.productId === e.productId))
+  return [...types].sort().join() === 'add,cart_add,remove,share' && events.some((e) => e.list !== 'default') && double && carted && events.some((e) => e.ownerType === 'guest')
+}
+
+// The generated stream depends on the day it is generated for (weekdays, the time of day),
+// so the first seed from 7 whose stream exercises every rule is taken.
+const generated = (seed: number) => ({ opts: { events: 250, days: 30, now, seed }, stream: [...generateActivity({ events: 250, days: 30, now, seed })].flat() })
+let chosen = generated(7)
+for (let seed = 8; seed < 64 && !exercisesEveryRule(chosen.stream); seed++) chosen = generated(seed)
+const { opts, stream } = chosen
 
 beforeAll(async () => {
   t = await createTestApp()
@@ -84,21 +107,8 @@ function bruteOverview(period: (typeof PERIODS)[number]) {
 
 describe('analytics read models', () => {
   it('the stream exercises every rule', () => {
-    const types = new Set(stream.map((e) => e.type))
-    expect([...types].sort()).toEqual(['add', 'cart_add', 'remove', 'share'])
-    expect(stream.some((e) => e.list !== 'default')).toBe(true)
-    // Some owner holds one product in two lists at once.
-    const lists = new Map<string, number>()
-    let double = false
-    for (const e of stream) {
-      const k = `${e.ownerType}:${e.ownerId}:${e.productId}`
-      if (e.type === 'add') lists.set(k, (lists.get(k) ?? 0) + 1)
-      if (e.type === 'remove') lists.set(k, (lists.get(k) ?? 0) - 1)
-      if ((lists.get(k) ?? 0) > 1) double = true
-    }
-    expect(double).toBe(true)
+    expect(exercisesEveryRule(stream)).toBe(true)
     expect(bruteOverview('all').wishlistToCartRate).toBeGreaterThan(0)
-    expect(stream.some((e) => e.ownerType === 'guest')).toBe(true)
   })
 
   it('recordFacts and the seed batch path build identical tables', async () => {
