@@ -114,15 +114,16 @@ function milliseconds(took: number): string {
   return Number.isFinite(took) ? String(Math.round(took * 1000) / 1000) : 'null'
 }
 
-type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+type Level = (typeof LEVELS)[number]
 
 /**
  * `request.log`: pino's child with the request id, made when the request first logs
  * something. Most requests log nothing but their access line (written above, without a
  * child), and the child Fastify makes for every request (an object on the logger's
  * prototype, its formatters rebuilt, the id serialized) is work for nothing then: about
- * 4,000 of a GET page's 200,000 instructions (callgrind, the floor with the access line,
- * docs/performance.md).
+ * 4,300 of the 198,000 instructions of a GET page on the floor with the access line
+ * (`npm run bench -- --floor-concerns 1 --instructions`, docs/performance.md).
  */
 class RequestLogger {
   #parent: FastifyBaseLogger
@@ -151,26 +152,15 @@ class RequestLogger {
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
     return this.#real().child(bindings, options)
   }
-  fatal(...args: unknown[]): void {
-    this.#log('fatal', args)
-  }
-  error(...args: unknown[]): void {
-    this.#log('error', args)
-  }
-  warn(...args: unknown[]): void {
-    this.#log('warn', args)
-  }
-  info(...args: unknown[]): void {
-    this.#log('info', args)
-  }
-  debug(...args: unknown[]): void {
-    this.#log('debug', args)
-  }
-  trace(...args: unknown[]): void {
-    this.#log('trace', args)
-  }
-  silent(...args: unknown[]): void {
-    this.#log('silent', args)
+  static {
+    // fatal … silent: each makes the child if need be and logs through it.
+    for (const level of LEVELS) {
+      Object.defineProperty(RequestLogger.prototype, level, {
+        value(this: RequestLogger, ...args: unknown[]) {
+          this.#log(level, args)
+        },
+      })
+    }
   }
 }
 
