@@ -40,7 +40,10 @@ function exercisesEveryRule(events: SeedEvent[]): boolean {
 
 // The generated stream depends on the day it is generated for (weekdays, the time of day),
 // so the first seed from 7 whose stream exercises every rule is taken.
-const generated = (seed: number) => ({ opts: { events: 250, days: 30, now, seed }, stream: [...generateActivity({ events: 250, days: 30, now, seed })].flat() })
+const generated = (seed: number) => {
+  const opts = { events: 250, days: 30, now, seed }
+  return { opts, stream: [...generateActivity(opts)].flat() }
+}
 let chosen = generated(7)
 for (let seed = 8; seed < 64 && !exercisesEveryRule(chosen.stream); seed++) chosen = generated(seed)
 const { opts, stream } = chosen
