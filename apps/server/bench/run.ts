@@ -62,7 +62,7 @@ import { BENCH_JWT_SECRET, BENCH_RATE_LIMITS, type BenchBackend, type DatasetInf
 import { buildServer } from './http/build.js'
 import { runMoveBench } from './move.js'
 import { SERVICE_NODE_FLAGS } from '../src/cli/node-flags.js'
-import { type LoadFigures, type LoadSpec, load, warmThenLoad } from './http/load.js'
+import { type LoadFigures, type LoadSpec, load, postgresCpuUs, warmThenLoad } from './http/load.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const serverDir = resolve(here, '..')
@@ -321,7 +321,7 @@ interface BackendResult {
 
 /** One measured run's line on stderr. */
 const logRun = (backend: string, name: string, f: LoadFigures & { warmup_s: number }) =>
-  log(`  ${backend.padEnd(8)} ${name.padEnd(19)} ${Math.round(f.rps).toString().padStart(6)} req/s  p50 ${f.p50_ms.toFixed(2)} ms  p99 ${f.p99_ms.toFixed(2)} ms  server CPU ${Math.round(f.cpu_us)} µs/request (${Math.round(f.deferred_cpu_us)} after the answers)  (warm-up ${f.warmup_s} s)`)
+  log(`  ${backend.padEnd(8)} ${name.padEnd(19)} ${Math.round(f.rps).toString().padStart(6)} req/s  p50 ${f.p50_ms.toFixed(2)} ms  p99 ${f.p99_ms.toFixed(2)} ms  server CPU ${Math.round(f.cpu_us)} µs/request (${Math.round(f.deferred_cpu_us)} after the answers)${f.side_cores === undefined ? '' : `  PostgreSQL ${f.side_cores.toFixed(2)} cores`}  (warm-up ${f.warmup_s} s)`)
 
 /**
  * One floor process on a fresh copy of the dataset, running the floored scenarios: on SQLite
@@ -385,7 +385,8 @@ async function runService(backend: BenchBackend, run: RunDatabase, info: Dataset
     }
     for (const name of scenarios) {
       if (name === 'webhook-delivery') continue
-      const f = await measure({ ...(await scenarioSpec(name, service.url, info)), serverPid: service.proc.pid })
+      // On PostgreSQL, how busy the database's own processes were meanwhile (the cached GETs send it nothing).
+      const f = await measure({ ...(await scenarioSpec(name, service.url, info)), serverPid: service.proc.pid, ...(backend === 'postgres' ? { sideCpuUs: postgresCpuUs } : {}) })
       figures.set(name, f)
       logRun(backend, name, f)
     }
@@ -474,6 +475,7 @@ async function runBackend(backend: BenchBackend, bodyFile: string, needBody: boo
   for (const [name, all] of runs) {
     figures.set(name, medianRun(all))
     if (all.length > 1) runsRps[`${backend}/${name}`] = all.map((f) => round(f.rps))
+    if (all.some((f) => f.side_cores !== undefined)) runsPostgresCores[`${backend}/${name}`] = all.map((f) => Math.round((f.side_cores ?? Number.NaN) * 100) / 100)
   }
   for (const [name, all] of compared) {
     const main = figures.get(name)
@@ -493,6 +495,8 @@ async function runBackend(backend: BenchBackend, bodyFile: string, needBody: boo
 }
 const scale: Record<string, Record<string, number | number[]>> = {}
 const runsRps: Record<string, number[]> = {}
+/** PostgreSQL's own CPU, in cores, over each process's run of a scenario on PostgreSQL. */
+const runsPostgresCores: Record<string, number[]> = {}
 const logCeiling = (c: LoadFigures) => log(`  ceiling  ${Math.round(c.rps)} req/s  p50 ${c.p50_ms.toFixed(2)} ms  p99 ${c.p99_ms.toFixed(2)} ms  server CPU ${Math.round(c.cpu_us)} µs/request`)
 const rssByBackend: Partial<Record<BenchBackend, number>> = {}
 const notes: string[] = []
@@ -775,6 +779,8 @@ async function main(): Promise<void> {
     service_processes: opts.processes,
     // Every process's req/s of the repeated scenarios; the table shows the median run.
     runs_rps: runsRps,
+    // How busy PostgreSQL's processes were while each of those runs was measured, in cores.
+    runs_postgres_cores: runsPostgresCores,
     // With --compare-customers: the repeated scenarios on the comparison dataset, and the change.
     ...(opts.compareCustomers > 0 ? { scale: { compare_customers: opts.compareCustomers, ...scale } } : {}),
     server_cpu_us_per_request: Object.fromEntries(

@@ -3,7 +3,7 @@
  * milliseconds per 2xx response from autocannon's `response` event), because autocannon's
  * own histogram truncates to whole milliseconds and our p50 is often below one.
  */
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import autocannon, { type RequestSpec } from 'autocannon'
 
 export interface LoadSpec {
@@ -18,6 +18,8 @@ export interface LoadSpec {
   requests?: RequestSpec[]
   /** The server's process: its CPU time over the run is reported per answer. */
   serverPid?: number
+  /** CPU time (µs by process id) of processes the server's answers may wait on (`postgresCpuUs`): how busy they were over the run. */
+  sideCpuUs?: () => Map<number, number>
 }
 
 export interface LoadFigures {
@@ -37,6 +39,8 @@ export interface LoadFigures {
   cpu_us: number
   /** CPU µs per answer the server spent after the last answer, draining deferred work. */
   deferred_cpu_us: number
+  /** With `sideCpuUs`: those processes' CPU over the run, in cores (1 = one CPU busy all along). */
+  side_cores?: number
 }
 
 const CLOCK_TICK_US = 10_000 // Linux USER_HZ = 100
@@ -51,6 +55,36 @@ export function cpuTimeUs(pid: number): number {
   } catch {
     return Number.NaN
   }
+}
+
+/**
+ * utime + stime of every PostgreSQL server process on this machine (backends, autovacuum,
+ * checkpointer, WAL writer…), in µs by process id.
+ */
+export function postgresCpuUs(): Map<number, number> {
+  const byPid = new Map<number, number>()
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8') !== 'postgres\n') continue
+    } catch {
+      continue
+    }
+    const us = cpuTimeUs(Number(entry))
+    if (Number.isFinite(us)) byPid.set(Number(entry), us)
+  }
+  return byPid
+}
+
+/**
+ * The CPU time processes spent between two readings: those in both by difference, those
+ * started in between in full. One that exited in between takes its time with it, so this is
+ * a lower bound.
+ */
+function cpuSpentUs(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0
+  for (const [pid, us] of after) total += us - (before.get(pid) ?? 0)
+  return total
 }
 
 /** A window of the server's CPU time under which it counts as idle: 10 ms (one clock tick) in 250 ms. */
@@ -87,6 +121,7 @@ export async function load(spec: LoadSpec): Promise<LoadFigures> {
   let n = 0
   const statuses: Record<number, number> = {}
   const cpuBefore = spec.serverPid === undefined ? Number.NaN : cpuTimeUs(spec.serverPid)
+  const sideBefore = spec.sideCpuUs?.()
   const instance = autocannon({
     url: spec.url,
     connections: spec.connections,
@@ -111,6 +146,8 @@ export async function load(spec: LoadSpec): Promise<LoadFigures> {
     samples[n++] = ms
   })
   const result = await instance
+  const sideAfter = spec.sideCpuUs?.()
+  const sideUs = sideBefore === undefined || sideAfter === undefined ? undefined : cpuSpentUs(sideBefore, sideAfter)
   const cpuAtLastAnswer = spec.serverPid === undefined ? Number.NaN : cpuTimeUs(spec.serverPid)
   const cpuIdle = spec.serverPid === undefined ? Number.NaN : await cpuWhenIdle(spec.serverPid)
   const cpuUs = cpuIdle - cpuBefore
@@ -127,6 +164,7 @@ export async function load(spec: LoadSpec): Promise<LoadFigures> {
     statuses,
     cpu_us: cpuUs / answers,
     deferred_cpu_us: (cpuIdle - cpuAtLastAnswer) / answers,
+    ...(sideUs === undefined ? {} : { side_cores: sideUs / (result.duration * 1e6) }),
   }
 }
 
