@@ -9,9 +9,8 @@
  *   npx tsx bench/metrics-record.ts
  */
 import { Counter, Histogram, Registry } from 'prom-client'
-import { RequestSeries } from '../src/plugins/metrics.js'
+import { BUCKETS, RequestSeries } from '../src/plugins/metrics.js'
 
-const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
 const ROUTE = '/v1/wishlists/:customerId'
 const N = 2_000_000
 const methods = ['GET', 'GET', 'POST']
@@ -21,7 +20,7 @@ const seconds = (i: number) => (i % 7) / 1000
 const registry = new Registry()
 const labelNames = ['method', 'route', 'status_code'] as const
 const requests = new Counter({ name: 'http_requests_total', help: 'requests', labelNames, registers: [registry] })
-const duration = new Histogram({ name: 'http_request_duration_seconds', help: 'latency', labelNames, buckets: BUCKETS, registers: [registry] })
+const duration = new Histogram({ name: 'http_request_duration_seconds', help: 'latency', labelNames, buckets: [...BUCKETS], registers: [registry] })
 const promClient = (method: string, statusCode: number, s: number) => {
   const labels = { method, route: ROUTE, status_code: statusCode }
   requests.inc(labels)

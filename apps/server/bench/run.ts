@@ -48,8 +48,8 @@
  *
  * --instructions (with --floor-concerns): each variant in a process of its own under
  * callgrind, its user-space instructions per request counted over a fixed number of requests
- * after a warm-up (floorInstructions): a figure the machine's noise does not move, to locate
- * costs of a few per cent. Into `floor_concerns.get_page_instructions`; the GET page only.
+ * after a warm-up (floorInstructions): for the floors, a figure the machine's noise hardly
+ * moves, to locate costs of a few per cent (not for the service: see floorInstructions). Into `floor_concerns.get_page_instructions`; the GET page only.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'

@@ -122,8 +122,9 @@ type Level = (typeof LEVELS)[number]
  * something. Most requests log nothing but their access line (written above, without a
  * child), and the child Fastify makes for every request (an object on the logger's
  * prototype, its formatters rebuilt, the id serialized) is work for nothing then: about
- * 4,300 of the 198,000 instructions of a GET page on the floor with the access line
- * (`npm run bench -- --floor-concerns 1 --instructions`, docs/performance.md).
+ * 4,300 instructions per GET page on the floor with the access line (`npm run bench --
+ * --floor-concerns 1 --instructions`, then with 4,000 requests of warm-up, whose counts
+ * still held V8's compilation; docs/performance.md, "Changes for reads").
  */
 class RequestLogger {
   #parent: FastifyBaseLogger

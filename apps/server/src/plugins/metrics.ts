@@ -10,7 +10,8 @@ declare module 'fastify' {
 
 const REQUESTS = { name: 'http_requests_total', help: 'HTTP requests by method, route pattern and status' }
 const DURATION = { name: 'http_request_duration_seconds', help: 'HTTP request latency by method, route pattern and status' }
-const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5] as const
+/** The latency histogram's upper bounds, in seconds. */
+export const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5] as const
 
 /** The requests of one method, route pattern and status since the process started. */
 interface Series {
