@@ -45,10 +45,11 @@ FROM ${BASE_IMAGE}
 LABEL org.opencontainers.image.title="wishlist-service" \
       org.opencontainers.image.description="Wishlists, share links, analytics, signed webhooks and product reviews for commerce storefronts" \
       org.opencontainers.image.licenses="MIT"
-# An unprivileged user that owns the data volume and nothing else.
+# An unprivileged user that owns the data volume and nothing else; the volume is 0700 (a new
+# named volume takes the folder's owner and mode), its files 0600.
 RUN groupadd --system --gid 10001 wishlist \
  && useradd --system --uid 10001 --gid wishlist --home-dir /data --no-create-home --shell /usr/sbin/nologin wishlist \
- && mkdir -p /data && chown wishlist:wishlist /data && chmod 0750 /data
+ && mkdir -p /data && chown wishlist:wishlist /data && chmod 0700 /data
 COPY --from=install /app/node_modules /app/node_modules
 # Embedded SQLite (and its generated token key) on the volume; PostgreSQL + Redis by setting
 # DATABASE_URL, REDIS_URL and JWT_SECRET instead. HOST 0.0.0.0: reachable from outside the

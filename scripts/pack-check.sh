@@ -5,10 +5,12 @@
 #
 # `npm pack`s the server (wishlist-service), the SDK (wishlist-service-sdk) and the widget
 # (wishlist-service-widget), lints each with publint and the SDK with Are the Types Wrong,
-# installs the three tarballs into an empty folder with no workspace around, and there:
-# `npx wishlist serve --demo` answers /readyz and serves the dashboard, the widget and the
-# demo from the package; the SDK imports as ESM and CommonJS (and its React entry); a strict
-# TypeScript project that uses it type-checks under node16 and bundler resolution.
+# installs the three tarballs into an empty folder with no workspace around, and there: on an
+# older Node the command says which Node it needs; `npx wishlist` finds the package's command,
+# and `wishlist serve --demo` answers /readyz, serves the dashboard, the widget and the demo
+# from the package, and on SIGTERM exits 0; the SDK imports as ESM and CommonJS (and its React
+# entry); a strict TypeScript project that uses it type-checks under node16 and bundler
+# resolution. Nothing it starts outlives it, whether it passes or fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -16,8 +18,17 @@ repo=$PWD
 step() { echo "pack-check: $*" >&2; }
 work=$(mktemp -d /tmp/wishlist-pack-check.XXXXXX)
 server_pid=
+# Stops the server (SIGTERM: it drains) and waits for it to exit; returns its exit code.
+stop_server() {
+  [ -n "$server_pid" ] || return 0
+  local pid=$server_pid code=0
+  server_pid=
+  kill -TERM "$pid" 2>/dev/null || true
+  wait "$pid" || code=$?
+  return "$code"
+}
 cleanup() {
-  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
+  stop_server || true
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -45,9 +56,25 @@ typescript=$(node -p "require('$repo/packages/sdk/node_modules/typescript/packag
 npm install --no-audit --no-fund --loglevel=error "$work"/tarballs/*.tgz "react@$react" "@types/react@$types_react" "typescript@$typescript"
 [ ! -e node_modules/wishlist-service/node_modules/vitest ] && [ ! -e node_modules/vitest ] || { echo "pack-check: dev dependencies were installed" >&2; exit 1; }
 
-# The server from the package: its bin, its dist, its assets.
+# On an older Node (OLD_NODE, or the system's /usr/bin/node when it is one) the installed
+# command says which Node it needs and exits 1, with no stack trace.
+old_node=${OLD_NODE:-/usr/bin/node}
+if [ -x "$old_node" ] && ! "$old_node" --input-type=module -e \
+  "import { isSupportedNode } from './node_modules/wishlist-service/dist/cli/node-version.js'; process.exit(isSupportedNode(process.version) ? 0 : 1)"; then
+  old_version=$("$old_node" --version)
+  said=$(PATH="$(dirname "$old_node"):$PATH" node_modules/.bin/wishlist --help 2>&1) && code=0 || code=$?
+  [ "$code" = 1 ] && [ "$said" = "wishlist needs Node.js 22.19+ or 24.11+ (found $old_version)" ] \
+    || { echo "pack-check: on Node $old_version the command exited $code and printed: $said" >&2; exit 1; }
+  step "on Node $old_version: \"$said\", exit code 1"
+fi
+
+# The server from the package: its bin, its dist, its assets. `npx` finds the command; the
+# server runs it directly, as this shell's own child: through npx it would be the child of
+# npx's `sh -c`, which a `kill` of npx does not reach, and `wait` could not tell when it exits.
+usage=$(npx --no-install wishlist --help)
+[[ $usage == 'Usage: wishlist <command>'* ]] || { echo "pack-check: npx wishlist --help printed: $usage" >&2; exit 1; }
 mkdir data
-DATABASE_URL="sqlite:$work/app/data/wishlist.db" PORT=0 HOST=127.0.0.1 npx --no-install wishlist serve --demo >server.log 2>&1 &
+DATABASE_URL="sqlite:$work/app/data/wishlist.db" PORT=0 HOST=127.0.0.1 node_modules/.bin/wishlist serve --demo >server.log 2>&1 &
 server_pid=$!
 base=
 for _ in $(seq 1 120); do
@@ -63,11 +90,8 @@ for path in /dashboard /widget.js /demo /v1/openapi.json; do
 done
 version=$(curl -fsS "$base/v1/openapi.json" | node -e 'let s="";process.stdin.on("data",(d)=>s+=d).on("end",()=>console.log(JSON.parse(s).info.version))')
 [ "$version" = "$(node -p "require('./node_modules/wishlist-service/package.json').version")" ] || { echo "pack-check: info.version $version" >&2; exit 1; }
-# (SIGTERM's drain and exit code are checked where Node is PID 1: scripts/container-smoke.sh.)
-kill -TERM "$server_pid"
-wait "$server_pid" || true
-server_pid=
-step "npx wishlist serve --demo: /readyz, /dashboard, /widget.js, /demo and the document (version $version) from the package"
+stop_server || { code=$?; cat server.log >&2; echo "pack-check: the server exited with $code after SIGTERM" >&2; exit 1; }
+step "wishlist serve --demo: /readyz, /dashboard, /widget.js, /demo and the document (version $version) from the package; exit code 0 on SIGTERM"
 
 # The SDK at run time, and in a strict TypeScript project under both resolutions.
 cp "$repo/scripts/pack-check/run.mjs" "$repo/scripts/pack-check/consumer.ts" .

@@ -87,7 +87,8 @@ function startServer(databaseUrl: string): Promise<{ child: ChildProcess; base: 
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/serve-entry.ts', 'serve'], {
     cwd: new URL('..', import.meta.url).pathname,
     env: { ...process.env, DATABASE_URL: databaseUrl, JWT_SECRET, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_ADMIN_PER_MIN: '100000' },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    // The IPC channel only tells the server when this process has ended (bench/serve-entry.ts).
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   })
   return new Promise((resolve, reject) => {
     let out = ''

@@ -32,6 +32,7 @@ import { reviewsRoutes } from './modules/reviews/reviews.routes.js'
 import { createReviewsService, type ReviewsService } from './modules/reviews/reviews.service.js'
 import { createShopsService, type ShopsService } from './modules/shops/shops.service.js'
 import { createProxyAuth, PROXY_PREFIX, proxyRoutes } from './modules/shopify/proxy.js'
+import { provenAdminShop } from './modules/shopify/session-token.js'
 import { shopifyRoutes } from './modules/shopify/shopify.routes.js'
 import { createShopifyWebhooks } from './modules/shopify/shopify-webhooks.service.js'
 import type { ResolveHost } from './modules/webhooks/ssrf-guard.js'
@@ -50,9 +51,12 @@ import { createPageCache } from './modules/wishlists/page-cache.js'
 import { createWishlistsService, type WishlistsService } from './modules/wishlists/wishlists.service.js'
 import { accessLogPlugin, serializeRequest } from './plugins/access-log.js'
 import { authPlugin } from './plugins/auth.js'
+import { cachingPlugin } from './plugins/caching.js'
 import { corsPlugin } from './plugins/cors.js'
 import { clientErrorHandler, errorsPlugin, sendError } from './plugins/errors.js'
 import { metricsPlugin } from './plugins/metrics.js'
+import { apiReferenceRoutes } from './plugins/api-reference.js'
+import { connectionLimitPlugin } from './plugins/connection-limit.js'
 import { operationDocs, webhookEvents } from './openapi-operations.js'
 import { openapiPlugin } from './plugins/openapi.js'
 import { rateLimitPlugin } from './plugins/rate-limit.js'
@@ -114,7 +118,7 @@ declare module 'fastify' {
 
 /**
  * What pino censors. Request lines need nothing: LOG_SERIALIZERS writes no headers and a
- * redacted URL (share tokens and guest ids). The other lines log ids, statuses and `err`; an error object is the one
+ * redacted URL (every credential a URL carries: plugins/access-log.ts). The other lines log ids, statuses and `err`; an error object is the one
  * place a credential could ride along (a library error carrying the request it failed on),
  * so its credential fields are censored. Paths are named, not wildcards: a wildcard makes
  * pino run the censor over every field of every line (bench: 6% of a GET page's CPU).
@@ -201,6 +205,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // the open requests every `connectionsCheckingInterval` ms (a quarter of the limit here),
     // and enforces the request timeout only when the headers' timeout is not longer.
     requestTimeout: config.requestTimeoutMs,
+    // An idle keep-alive connection is closed after 5 s (Fastify's default is 72 s). Node 24.6+
+    // closes it a second later (keepAliveTimeoutBuffer), so a client reusing it at 5 s is not cut off.
+    keepAliveTimeout: 5_000,
     http: {
       headersTimeout: Math.min(60_000, config.requestTimeoutMs),
       connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(config.requestTimeoutMs / 4))),
@@ -285,16 +292,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(errorsPlugin)
   await app.register(accessLogPlugin)
   await app.register(metricsPlugin)
+  await app.register(connectionLimitPlugin, { maxPerClient: config.maxConnectionsPerClient })
   await app.register(corsPlugin)
+  // Cache-Control and Vary by the route's access rule (before the credentials are read).
+  await app.register(cachingPlugin)
   const { shopify } = config
   await app.register(authPlugin, {
     auth: services.auth,
     shops: services.shops,
     proxyAuth: shopify && createProxyAuth({ secret: shopify.apiSecret, defaultPlan: shopify.defaultPlan, shops: services.shops }),
   })
-  // The API reference (/docs), registered before the limiter, spends no rate-limit budget.
   await app.register(openapiPlugin, { publicBaseUrl: config.publicBaseUrl, operationDocs, webhookEvents })
   await app.register(rateLimitPlugin, { ...config.rateLimit, redis: deps.redis, namespace: deps.rateLimitNamespace ?? config.rateLimit.redisPrefix })
+  // The API reference (/docs), after the limiter: its own bucket per client address.
+  await app.register(apiReferenceRoutes, { sendTimeoutMs: config.requestTimeoutMs })
 
   await app.register(opsRoutes, { storage: deps.storage, redis: deps.redis, metricsToken: config.metricsToken, publicBaseUrl: config.publicBaseUrl })
   await app.register(authRoutes, { auth: services.auth })
@@ -336,14 +347,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         db: deps.storage.db,
         backend: deps.storage.backend,
         secret: shopify.apiSecret,
-        defaultPlan: shopify.defaultPlan,
+        shopRedactMinHours: shopify.shopRedactMinHours,
         shops: services.shops,
         events: services.events,
         privacy: services.privacy,
       }),
     })
   }
-  await app.register(dashboardRoutes, { ...(deps.dashboardDist ? { distDir: deps.dashboardDist } : {}), shopifyEmbedded: shopify !== undefined })
+  await app.register(dashboardRoutes, {
+    ...(deps.dashboardDist ? { distDir: deps.dashboardDist } : {}),
+    ...(shopify ? { embeddingShop: (rawQuery: string) => provenAdminShop(rawQuery, { secret: shopify.apiSecret, apiKey: shopify.apiKey, nowSeconds: Math.floor(Date.now() / 1000) }) } : {}),
+  })
 
   return app
 }

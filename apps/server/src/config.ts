@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { dirname, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import envSchema from 'env-schema'
 import { type Static, Type } from 'typebox'
 import type { Plan } from './db/schema.js'
+import { secretBesideDatabase } from './lib/private-files.js'
 
 export type DatabaseTarget =
   // file ':memory:' for an in-process database; groupCommit defaults to true (SQLITE_GROUP_COMMIT)
@@ -30,6 +30,8 @@ export interface Config {
   }
   /** How long a request (headers and body) may take to arrive; then 408 and the connection closed. */
   requestTimeoutMs: number
+  /** Open connections one client address may hold; more are closed as they arrive (plugins/connection-limit.ts). */
+  maxConnectionsPerClient: number
   webhooks: {
     allowInsecure: boolean
     allowPrivateTargets: boolean
@@ -56,7 +58,7 @@ export interface Config {
    * else undefined and its routes answer 404. `apiKey`: the app's client id (the session
    * token audience); `defaultPlan`: the plan of a shop a signed Shopify request creates.
    */
-  shopify: { apiSecret: string; apiKey: string | undefined; defaultPlan: Plan; webhookBufferBytes: number } | undefined
+  shopify: { apiSecret: string; apiKey: string | undefined; defaultPlan: Plan; webhookBufferBytes: number; shopRedactMinHours: number } | undefined
 }
 
 export class ConfigError extends Error {}
@@ -105,12 +107,16 @@ export const EnvSchema = Type.Object({
   PAGE_CACHE_MB: int(0, 65_536, 32),
   /** Time for a request's headers and body to arrive, in ms. */
   REQUEST_TIMEOUT_MS: int(100, 3_600_000, 30_000),
+  /** Open connections per client address (the socket's: a reverse proxy in front counts as one client). */
+  MAX_CONNECTIONS_PER_CLIENT: int(1, 1_000_000, 64),
   /** Shopify app mode (modules/shopify): on when the app's client secret is set. */
   SHOPIFY_API_SECRET: text,
   SHOPIFY_API_KEY: text,
   SHOPIFY_DEFAULT_PLAN: Type.Enum(['free', 'starter', 'growth', 'scale'] satisfies Plan[], { default: 'free' }),
   /** The webhook bodies from Shopify being received at once, together, in MiB. */
   SHOPIFY_WEBHOOK_BUFFER_MB: int(5, 65_536, 64),
+  /** Hours a shop must have been uninstalled before `shop/redact` erases it (Shopify sends it 48 h after). */
+  SHOPIFY_SHOP_REDACT_MIN_HOURS: int(0, 8_760, 48),
 })
 export type Env = Static<typeof EnvSchema>
 
@@ -155,12 +161,8 @@ function resolveJwtSecret(explicit: string | undefined, db: DatabaseTarget): str
     throw new ConfigError('JWT_SECRET is required with PostgreSQL: every node must sign and verify with the same key')
   }
   if (db.file === ':memory:') return randomBytes(32).toString('base64url')
-  const file = resolve(dirname(db.file), 'jwt-secret')
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim()
-  mkdirSync(dirname(file), { recursive: true })
-  const secret = randomBytes(32).toString('base64url')
-  writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' })
-  return secret
+  // 0600 in a 0700 folder (lib/private-files.ts).
+  return secretBesideDatabase(db.file, 'jwt-secret', () => randomBytes(32).toString('base64url'))
 }
 
 export function loadConfig(raw: NodeJS.ProcessEnv = process.env): Config {
@@ -186,6 +188,7 @@ export function loadConfig(raw: NodeJS.ProcessEnv = process.env): Config {
       redisPrefix: env.RATE_LIMIT_REDIS_PREFIX,
     },
     requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
+    maxConnectionsPerClient: env.MAX_CONNECTIONS_PER_CLIENT,
     webhooks: {
       allowInsecure: isOn(env.WEBHOOK_ALLOW_INSECURE),
       allowPrivateTargets: isOn(env.WEBHOOK_ALLOW_PRIVATE_TARGETS),
@@ -203,6 +206,12 @@ export function loadConfig(raw: NodeJS.ProcessEnv = process.env): Config {
     shopify:
       env.SHOPIFY_API_SECRET === undefined
         ? undefined
-        : { apiSecret: env.SHOPIFY_API_SECRET, apiKey: env.SHOPIFY_API_KEY, defaultPlan: env.SHOPIFY_DEFAULT_PLAN, webhookBufferBytes: env.SHOPIFY_WEBHOOK_BUFFER_MB * 1024 * 1024 },
+        : {
+            apiSecret: env.SHOPIFY_API_SECRET,
+            apiKey: env.SHOPIFY_API_KEY,
+            defaultPlan: env.SHOPIFY_DEFAULT_PLAN,
+            webhookBufferBytes: env.SHOPIFY_WEBHOOK_BUFFER_MB * 1024 * 1024,
+            shopRedactMinHours: env.SHOPIFY_SHOP_REDACT_MIN_HOURS,
+          },
   }
 }

@@ -13,7 +13,10 @@ app.get('/*', (_request, reply) => {
 })
 const address = await app.listen({ port: 0, host: '127.0.0.1' })
 process.send?.({ listening: address })
-// A clean exit on SIGTERM, so `--cpu-prof` (bench --cpu-prof DIR) writes its profile.
-process.on('SIGTERM', () => {
+// A clean exit on SIGTERM, so `--cpu-prof` (bench --cpu-prof DIR) writes its profile; and when
+// the bench that started it has ended, however (its IPC channel closed).
+const stop = () => {
   void app.close().then(() => process.exit(0))
-})
+}
+process.on('SIGTERM', stop)
+process.on('disconnect', stop)

@@ -54,9 +54,10 @@ export interface RunDatabase {
 const JWT_SECRET = 'bench-secret-bench-secret-bench-secret-0123'
 /**
  * The service's rate limits in every bench: as high as the configuration allows, so the
- * limiter runs on every request and never answers 429 (a bench drives it from one address).
+ * limiter runs on every request and never answers 429 (a bench drives it from one address),
+ * and the connections of that one address as many as `--connections` asks for.
  */
-export const BENCH_RATE_LIMITS = { RATE_LIMIT_ADMIN_PER_MIN: '1000000000', RATE_LIMIT_STOREFRONT_PER_MIN: '1000000000' }
+export const BENCH_RATE_LIMITS = { RATE_LIMIT_ADMIN_PER_MIN: '1000000000', RATE_LIMIT_STOREFRONT_PER_MIN: '1000000000', MAX_CONNECTIONS_PER_CLIENT: '1000000' }
 export const PAGE_ITEMS = 50
 const POPULATION_BASE = 5_000_000
 

@@ -314,6 +314,9 @@ if (process.env.BENCH_FLOOR_VARIANTS === undefined) {
   }
   process.send?.({ listening: Object.values(variants)[0], variants })
 }
-process.on('SIGTERM', () => {
+const stop = () => {
   void Promise.all(apps.map((app) => app.close())).then(() => process.exit(0))
-})
+}
+process.on('SIGTERM', stop)
+// The bench that started it has ended, however (its IPC channel closed): stop with it.
+process.on('disconnect', stop)

@@ -108,9 +108,12 @@ app.delete<{ Params: { productId: string } }>('/v1/wishlists/me/items/:productId
 })
 
 process.send?.({ listening: await app.listen({ port: 0, host: '127.0.0.1' }) })
-process.on('SIGTERM', () => {
+const stop = () => {
   void app.close().then(async () => {
     await pool.end()
     process.exit(0)
   })
-})
+}
+process.on('SIGTERM', stop)
+// The bench that started it has ended, however (its IPC channel closed): stop with it.
+process.on('disconnect', stop)

@@ -14,3 +14,5 @@ const stop = () => {
 }
 process.on('SIGTERM', stop)
 process.on('SIGINT', stop)
+// The bench that started it has ended, however (its IPC channel closed): stop with it.
+process.on('disconnect', stop)

@@ -15,7 +15,7 @@ import { dayOf } from '../modules/analytics/analytics.periods.js'
 import type { DailyDelta } from '../modules/analytics/analytics.repo.js'
 import { LAG_UNIT_MS } from '../modules/analytics/conversions.js'
 import { packLags } from '../modules/analytics/purchase-lags.js'
-import { lineMinorUnits, toMicros } from '../lib/money.js'
+import { lineMinorUnits, splitAmount, toMicros } from '../lib/money.js'
 
 export interface SeedEvent {
   type: AnalyticsFactType
@@ -444,7 +444,7 @@ async function seedOrders(trx: Db, shopId: string, itemRows: Tables['wishlist_it
     'analytics_revenue_daily',
     [...revenue].map(([k, amount]) => {
       const [day, currency] = k.split('\t') as [string, string]
-      return { shop_id: shopId, day: Number(day), currency, amount: Number(amount) }
+      return { shop_id: shopId, day: Number(day), currency, ...splitAmount(amount) }
     }),
   )
   await bulkInsert(
@@ -452,7 +452,7 @@ async function seedOrders(trx: Db, shopId: string, itemRows: Tables['wishlist_it
     'analytics_product_revenue',
     [...products].map(([k, p]) => {
       const [product_id, currency] = k.split('\t') as [string, string]
-      return { shop_id: shopId, product_id, currency, purchases: p.purchases, amount: Number(p.amount) }
+      return { shop_id: shopId, product_id, currency, purchases: p.purchases, ...splitAmount(p.amount) }
     }),
   )
   await bulkInsert(trx, 'analytics_currencies', [...currencies].map(([currency, lines]) => ({ shop_id: shopId, currency, lines })))

@@ -3,12 +3,13 @@
  * reused afterwards. Its admin secret is kept in the data folder so the banner can be
  * printed again on every start (a development convenience; real keys are hashed only).
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import type { Config } from '../config.js'
 import type { Storage } from '../db/connect.js'
 import type { Services } from '../app.js'
 import { AppError } from '../lib/errors.js'
+import { ensurePrivateDir, writePrivateFile } from '../lib/private-files.js'
 import type { RequestContext } from '../modules/auth/auth.types.js'
 import type { Shop } from '../modules/shops/shops.types.js'
 import { DEMO_DOMAIN } from '../modules/storefront/storefront.routes.js'
@@ -69,8 +70,9 @@ export async function ensureDemoShop(services: Services, _storage: Storage, conf
     apiKey = { keyId: key.keyId, secret: key.secret }
   }
   const demo: DemoCredentials = { domain: shop.domain, plan: shop.plan, storefrontKey: shop.storefrontKey, apiKey, customerId: '1001' }
-  mkdirSync(dirname(file), { recursive: true })
-  writeFileSync(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 })
+  // An admin secret: 0600 (an older 0644 file too) in a 0700 folder.
+  ensurePrivateDir(dirname(file))
+  writePrivateFile(file, `${JSON.stringify(demo, null, 2)}\n`)
   return demo
 }
 

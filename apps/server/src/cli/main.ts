@@ -15,6 +15,7 @@ import { normalizePlatformId, platformIdRule } from '../lib/platform-ids.js'
 import { createServices, type Services } from '../app.js'
 import { isPlan, PLANS } from '../modules/shops/plans.js'
 import { SETTING_NAMES, type ShopSettings } from '../modules/shops/shops.types.js'
+import { eraseShop } from '../modules/shopify/shop-erasure.js'
 import { runServer } from '../server.js'
 import { ensureDemoShop, printDemoBanner } from './demo.js'
 
@@ -26,6 +27,7 @@ const USAGE = `Usage: wishlist <command>
   shops create --domain D --plan P [--json]
   shops set-plan --domain D --plan P
   shops settings --domain D --set key=value [key=value…]
+  shops erase --domain D --force          delete the shop and every row it owns, print the counts (JSON)
   keys create --domain D [--scope admin|customer] [--json]
   customers export --domain D --customer C [--email E]
                                           print everything held about the customer (JSON)
@@ -190,6 +192,19 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       const patch = parseSettings([...(values.set ?? []), ...rest])
       const shop = await withServices(async (s) => s.shops.updateSettings(await shopIdByDomain(s, domain), patch))
       out(JSON.stringify(shop.settings))
+      return 0
+    }
+    // A platform's shop erasure done by hand (Shopify's shop/redact, when the service ignored it).
+    case 'shops erase': {
+      const domain = requireOption(values, 'domain')
+      if (!values.force) throw new UsageError('shops erase deletes the shop and all its data: add --force')
+      const counts = await withServices(async (s, storage) => {
+        const shop = await shopByDomain(s, domain)
+        const erased = await eraseShop(storage.db, storage.backend, shop.id)
+        s.shops.forget(shop)
+        return erased
+      })
+      out(JSON.stringify(counts))
       return 0
     }
     case 'keys create': {

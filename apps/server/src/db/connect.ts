@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto'
-import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { Kysely, PostgresDialect, type SqliteDatabase, type SqliteStatement } from 'kysely'
 import { LRUCache } from 'lru-cache'
 import pg from 'pg'
 import type { DatabaseTarget } from '../config.js'
+import { ensurePrivateDir } from '../lib/private-files.js'
 import { openSqliteFile, type SqliteFile } from './sqlite-file.js'
 import { WishlistSqliteDialect } from './sqlite-dialect.js'
 import { precompiledSql } from './precompiled.js'
@@ -104,7 +104,8 @@ function otherConnectionsStamp(sqlite: SqliteFile, writes: () => number): () => 
 }
 
 function openSqlite(file: string, groupCommit: boolean): Storage {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
+  // The data folder, 0700 when made here (lib/private-files.ts); the file itself: openSqliteFile.
+  if (file !== ':memory:') ensurePrivateDir(dirname(file))
   const sqlite = openSqliteFile(file)
   const database = cachingPrepare(sqlite)
   const db = new Kysely<Database>({ dialect: new WishlistSqliteDialect(sqlite, database, groupCommit) })

@@ -22,6 +22,8 @@ import * as m0016 from './migrations/0016_wish_to_purchase.js'
 import * as m0019 from './migrations/0019_catalog_titles.js'
 import * as m0020 from './migrations/0020_packed_purchase_lags.js'
 import * as m0021 from './migrations/0021_share_link_notify.js'
+import * as m0022 from './migrations/0022_shopify_webhook_proofs.js'
+import * as m0023 from './migrations/0023_exact_revenue_sums.js'
 
 interface BackendMigration {
   up(db: Kysely<unknown>, backend: Backend): Promise<void>
@@ -48,6 +50,8 @@ const MIGRATIONS: Record<string, BackendMigration> = {
   '0019_catalog_titles': m0019,
   '0020_packed_purchase_lags': m0020,
   '0021_share_link_notify': m0021,
+  '0022_shopify_webhook_proofs': m0022,
+  '0023_exact_revenue_sums': m0023,
 }
 
 class StaticProvider implements MigrationProvider {

@@ -24,6 +24,8 @@ export interface ShopsTable {
   /** Shopify app mode: when the app was uninstalled (docs/api.md); null while installed. */
   uninstalled_at: ColumnType<number | null, number | null | undefined, number | null>
   storefront_strings: ColumnType<string | null, string | null | undefined, string | null>
+  /** Shopify app mode: the shop's numeric id at Shopify, once known (0022); null before. */
+  shopify_shop_id: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export interface ApiKeysTable {
@@ -154,6 +156,8 @@ export interface CatalogProductsTable {
   default_variant_id: string | null
   variants: string
   updated_at: number
+  /** The platform's `updated_at` of the state held, in ms, when the update gave one (0022). */
+  source_updated_at: ColumnType<number | null, number | null | undefined, number | null>
 }
 
 /** docs/api.md, "Webhooks". `events` is a JSON array of event names; `secret` is `whsec_<base64>`. */
@@ -378,12 +382,18 @@ export interface OrdersTable {
   created_at: number
 }
 
-/** Wishlist-influenced revenue per day and currency, in the currency's minor units. */
+/**
+ * Wishlist-influenced revenue per day and currency, in the currency's minor units:
+ * `amount_high` × 10^12 + `amount` (lib/money.ts, `splitAmount`; 0023).
+ */
 export interface AnalyticsRevenueDailyTable {
   shop_id: string
   day: number
   currency: string
+  /** The sum's part below 10^12. */
   amount: number
+  /** The sum's multiples of 10^12, at most AMOUNT_HIGH_MAX. */
+  amount_high: ColumnType<number, number | undefined, number>
 }
 
 /** Influenced purchases and revenue per product and currency (`''`: lines without a price). */
@@ -392,7 +402,9 @@ export interface AnalyticsProductRevenueTable {
   product_id: string
   currency: string
   purchases: number
+  /** As in analytics_revenue_daily: `amount_high` × 10^12 + `amount` minor units. */
   amount: number
+  amount_high: ColumnType<number, number | undefined, number>
 }
 
 /** Influenced lines with a price per currency: the shop's most frequent currency. */

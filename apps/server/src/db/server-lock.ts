@@ -10,9 +10,9 @@
  *   while any server runs, and while it holds it no server starts.
  * The database itself is never locked for this: its WAL readers and writers are untouched.
  */
-import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { DatabaseSync } from 'node:sqlite'
+import { ensurePrivateDir, ensurePrivateFile } from '../lib/private-files.js'
 import { RefusalError } from './refusal.js'
 import { openPlainSqlite, sqliteResultCode } from './sqlite-file.js'
 
@@ -29,7 +29,9 @@ export interface HeldLock {
 const SERVER_WAIT_MS = 2000
 
 function openLockFile(databaseFile: string, busyTimeoutMs: number): DatabaseSync {
-  mkdirSync(dirname(databaseFile), { recursive: true })
+  ensurePrivateDir(dirname(databaseFile))
+  // 0600 like every file of the data folder (its -journal takes the same mode).
+  ensurePrivateFile(lockFileOf(databaseFile))
   const db = openPlainSqlite(lockFileOf(databaseFile))
   try {
     db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`)

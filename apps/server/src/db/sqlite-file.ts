@@ -6,6 +6,7 @@
  */
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite'
 import type { SqliteStatement } from 'kysely'
+import { ensurePrivateFile, restrictFile } from '../lib/private-files.js'
 
 /** Loads `node:sqlite` without the one experimental-feature warning Node 22 prints for it. */
 function loadNodeSqlite(): typeof import('node:sqlite') {
@@ -84,7 +85,26 @@ function kyselyStatement(stmt: StatementSync): SqliteStatement {
   }
 }
 
+/**
+ * The database file `0600` before SQLite opens it: SQLite gives its `-wal` and `-shm` the
+ * database file's mode whenever it creates them (on every start: the last connection to close
+ * removes them), so they stay private whatever the umask (lib/private-files.ts).
+ * A file from an older version loses its group and other bits, and so do a `-wal`/`-shm` it
+ * left behind.
+ */
+function makePrivate(file: string): void {
+  if (file === ':memory:' || file === '' || file.startsWith('file:')) return
+  try {
+    ensurePrivateFile(file)
+    restrictFile(`${file}-wal`)
+    restrictFile(`${file}-shm`)
+  } catch {
+    // A read-only mount, a folder we may not write: SQLite's open then does what it can, or says why.
+  }
+}
+
 export function openSqliteFile(file: string): SqliteFile {
+  makePrivate(file)
   const db = new Database(file)
   db.exec('PRAGMA journal_mode = WAL')
   db.exec('PRAGMA synchronous = NORMAL')

@@ -10,12 +10,14 @@
  * pending migrations to that copy and renames it over the database; the database's own
  * `-wal` and `-shm` files go first, so no old log is ever replayed onto the new file.
  */
-import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs'
+import { closeSync, createReadStream, createWriteStream, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs'
 import type { DatabaseSync } from 'node:sqlite'
 import { dirname, resolve } from 'node:path'
+import { pipeline } from 'node:stream/promises'
 import type { DatabaseTarget } from '../config.js'
 import { openStorage } from './connect.js'
 import { KNOWN_MIGRATIONS, migrateToLatest } from './migrate.js'
+import { ensurePrivateDir, ensurePrivateFile } from '../lib/private-files.js'
 import { RefusalError } from './refusal.js'
 import { holdExclusively } from './server-lock.js'
 import { backupSqlite, openPlainSqlite } from './sqlite-file.js'
@@ -45,6 +47,14 @@ function syncPath(path: string): void {
     fsyncSync(fd)
   } finally {
     closeSync(fd)
+  }
+}
+
+const isFolder = (path: string) => {
+  try {
+    return statSync(path).isDirectory()
+  } catch {
+    return false
   }
 }
 
@@ -96,7 +106,8 @@ export async function backupDatabase(target: DatabaseTarget, to: string): Promis
   const dest = resolve(to)
   if (!existsSync(file)) throw new RefusalError(`there is no database at ${file} to back up; check DATABASE_URL`)
   if (dest === file || companions(file).includes(dest)) throw new RefusalError('--to names the database itself; give the backup a file of its own')
-  mkdirSync(dirname(dest), { recursive: true })
+  // No folder is made: a mistyped path must not leave a tree of folders behind.
+  if (!isFolder(dirname(dest))) throw new RefusalError(`the folder ${dirname(dest)} does not exist; create it (mkdir -m 700) or give --to a file in an existing folder`)
   const partial = `${dest}.partial`
   removeWithCompanions(partial)
   const source = openPlainSqlite(file)
@@ -104,7 +115,12 @@ export async function backupDatabase(target: DatabaseTarget, to: string): Promis
     source.exec('PRAGMA busy_timeout = 5000')
     const applied = contents(source).applied
     if (applied === undefined) throw new RefusalError(`${file} is not a wishlist database (it has no migrations table); check DATABASE_URL`)
+    // Shoppers' data and webhook secrets: 0600 from the first byte (its -journal takes the same mode).
+    ensurePrivateFile(partial)
     await backupSqlite(source, partial)
+  } catch (err) {
+    removeWithCompanions(partial)
+    throw err
   } finally {
     source.close()
   }
@@ -140,10 +156,12 @@ export async function restoreDatabase(target: DatabaseTarget, from: string): Pro
   const lock = holdExclusively(file, 'wishlist restore')
   const incoming = `${file}.restoring`
   try {
-    mkdirSync(dirname(file), { recursive: true })
+    ensurePrivateDir(dirname(file))
     removeWithCompanions(incoming)
     // Checked and migrated as a copy beside the database: the backup file is never written.
-    copyFileSync(backup, incoming)
+    // Made 0600 first, then filled: a copy would take the backup's own mode, and the database is this file.
+    ensurePrivateFile(incoming)
+    await pipeline(createReadStream(backup), createWriteStream(incoming, { flags: 'r+' }))
     let copy: DatabaseSync | undefined
     try {
       copy = openPlainSqlite(incoming)

@@ -29,9 +29,31 @@ function closeAfterAnswer(socket: HttpSocket): void {
   })
 }
 
-export function drainKeepAliveGracefully(server: Server): void {
+/** Resolves after the event loop's I/O poll has run once more (a poll sits between two check phases). */
+const afterNextIoPoll = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)))
+
+/** Node's default listen backlog (Fastify's too): at most this many connections wait to be accepted. */
+const LISTEN_BACKLOG = 511
+
+export interface KeepAliveDrain {
+  /**
+   * Takes in what has reached the server, before it stops listening. A connection the kernel
+   * has completed but the server not yet accepted (it waits in the listener's queue while
+   * requests are handled) is reset when the listener closes, and an accepted one whose request
+   * has not been read yet looks idle and is closed: of 50 GETs sent 30 ms before SIGTERM, up
+   * to all 50 were reset so. Node accepts one queued connection per pass of the event loop
+   * (measured on Node 20.20, 22.23 and 24.21) and reads a connection's request in the pass
+   * after its accept, so this lets the loop pass until a pass accepts nothing (at most the
+   * backlog's 511): each request that had arrived then has its answer under way.
+   */
+  takeInArrived(): Promise<void>
+}
+
+export function drainKeepAliveGracefully(server: Server): KeepAliveDrain {
   const open = new Set<HttpSocket>()
+  let accepted = 0
   server.on('connection', (socket: HttpSocket) => {
+    accepted++
     open.add(socket)
     socket.once('close', () => open.delete(socket))
   })
@@ -45,5 +67,14 @@ export function drainKeepAliveGracefully(server: Server): void {
       })
     }
     for (const socket of open) closeAfterAnswer(socket)
+  }
+  return {
+    async takeInArrived() {
+      for (let pass = 0; pass < LISTEN_BACKLOG; pass++) {
+        const before = accepted
+        await afterNextIoPoll()
+        if (accepted === before) return
+      }
+    },
   }
 }

@@ -1,7 +1,10 @@
 /**
  * Exact money arithmetic (docs/api.md, "Conversions"): amounts are integers of a currency's
  * minor unit (cents, yen, fils) held as BigInt while computed, never binary floating point.
- * Minor-unit digits follow ISO 4217; a code not listed below has 2.
+ * Minor-unit digits follow ISO 4217; a code not listed below has 2. Not Intl's (CLDR's)
+ * display digits, which are 0 for HUF, IDR, COP and IQD where ISO 4217 has 2 or 3: prices
+ * that platforms send in those currencies with decimals stay valid, and the amounts the
+ * service writes use the same digits as the prices it takes.
  */
 
 /** ISO 4217 currencies whose minor unit is not 2 digits. */
@@ -16,6 +19,73 @@ export const minorDigits = (currency: string): number => MINOR_DIGITS[currency] 
 /** Decimal places of a unit price the intake takes (docs/api.md, "Platform events"). */
 export const PRICE_SCALE = 6
 
+/**
+ * An order line's bounds (docs/api.md, "Platform events"): a unit price has at most 9
+ * integer digits and at most its currency's minor-unit digits (999,999,999.99 USD,
+ * 999,999,999 JPY, 999,999,999.999 KWD), a quantity at most 10,000. A line is then at most
+ * 10^17 minor units (a 4-digit currency), an order of 1,000 lines 10^20: past 64-bit
+ * integers, hence the stored sums' two parts below.
+ */
+export const MAX_PRICE_INTEGER_DIGITS = 9
+export const MAX_LINE_QUANTITY = 10_000
+/** The most minor-unit digits of any currency (CLF, UYW): what a price string may carry before its currency is known. */
+export const MAX_MINOR_DIGITS = 4
+
+/**
+ * Why a line's unit price does not fit its currency (a non-zero decimal past its minor unit,
+ * or 10^9 or more), or null when it fits. A JSON number holds what its shortest decimal form shows.
+ */
+export function linePriceProblem(price: string | number, currency: string): string | null {
+  const digits = minorDigits(currency)
+  const allowed = digits === 0 ? `${currency} takes no decimals` : `${currency} takes at most ${digits} decimal${digits === 1 ? '' : 's'}`
+  let text: string
+  if (typeof price === 'number') {
+    if (!Number.isFinite(price) || price < 0) return 'must be a non-negative number'
+    text = String(price)
+    // Exponent form: below 1e-6 (never an amount of any currency unless 0) or 1e21 and over.
+    if (text.includes('e')) return price === 0 ? null : price >= 1 ? `must be below 1000000000 (${allowed})` : `has too many decimals: ${allowed}`
+  } else text = price
+  const [int = '', frac = ''] = text.split('.')
+  if (int.replace(/^0+(?=\d)/, '').length > MAX_PRICE_INTEGER_DIGITS) return `must be below 1000000000 (${allowed})`
+  // Zeros past the minor unit change nothing ("1500.00" JPY is 1500 yen, as platforms write it).
+  if (frac.replace(/0+$/, '').length > digits) return `has too many decimals: ${allowed}`
+  return null
+}
+
+/**
+ * Stored sums of minor units (analytics_revenue_daily, analytics_product_revenue) in two
+ * integer columns, `amount_high` × 10^12 + `amount`, with 0 ≤ `amount` < 10^12: each part
+ * fits a 64-bit integer on both backends, and the database adds rows exactly (a carry from
+ * `amount` into `amount_high`; modules/analytics/conversions.ts). `amount_high` stops at
+ * AMOUNT_HIGH_MAX (a sum of 10^26 minor units and more stays at that ceiling), so a sum of
+ * 90,000 rows' parts still fits 64 bits on SQLite.
+ */
+export const AMOUNT_LOW_BASE = 1_000_000_000_000n
+export const AMOUNT_HIGH_MAX = 99_999_999_999_999n
+
+/** A non-negative sum of minor units as its two stored parts (JS numbers: both are below 2^53). */
+export function splitAmount(total: bigint): { amount: number; amount_high: number } {
+  if (total <= 0n) return { amount: 0, amount_high: 0 }
+  const high = total / AMOUNT_LOW_BASE
+  if (high > AMOUNT_HIGH_MAX) return { amount: Number(AMOUNT_LOW_BASE - 1n), amount_high: Number(AMOUNT_HIGH_MAX) }
+  return { amount: Number(total % AMOUNT_LOW_BASE), amount_high: Number(high) }
+}
+
+/**
+ * A whole number as the database answered it (a JS number, a bigint, or text such as
+ * "123", or "1.0e+23" from a row an older version stored as a float), as a BigInt: floats
+ * are truncated, anything else is 0. Reads never fail on a stored value.
+ */
+export function storedInteger(value: unknown): bigint {
+  if (typeof value === 'bigint') return value
+  if (typeof value === 'string' && /^-?\d+$/.test(value.trim())) return BigInt(value.trim())
+  const n = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : Number.NaN
+  return Number.isFinite(n) ? BigInt(Math.trunc(n)) : 0n
+}
+
+/** A stored sum from its two parts (each as the database answered it). */
+export const joinAmount = (high: unknown, low: unknown): bigint => storedInteger(high) * AMOUNT_LOW_BASE + storedInteger(low)
+
 /** A non-negative decimal string (at most PRICE_SCALE decimals) in millionths, exactly. */
 export function toMicros(price: string): bigint {
   const [int = '0', frac = ''] = price.split('.')
@@ -23,8 +93,9 @@ export function toMicros(price: string): bigint {
 }
 
 /**
- * A line's amount in the currency's minor units: unit price × quantity, exactly, then
- * rounded half up to the minor unit (a price finer than the currency, such as "0.125" EUR).
+ * A line's amount in the currency's minor units: unit price × quantity, exactly. The intake
+ * takes no price finer than its currency (`linePriceProblem`), so the rounding half up to
+ * the minor unit here changes nothing for its lines (the demo seed's prices too).
  */
 export function lineMinorUnits(priceMicros: bigint, quantity: number, currency: string): bigint {
   const total = priceMicros * BigInt(quantity)

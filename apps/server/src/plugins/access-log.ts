@@ -1,7 +1,7 @@
 /**
  * One "request completed" line per request, at info level, the same JSON record pino writes
- * for `request.log.info({req, res, responseTime}, 'request completed')` (the URL with share
- * tokens and guest ids redacted, no headers), written field by field into one template: its shape is
+ * for `request.log.info({req, res, responseTime}, 'request completed')` (the URL with its
+ * credentials redacted, `redactUrl`; no headers), written field by field into one template: its shape is
  * fixed, strings that may need escaping go through JSON.stringify (JSON's quoting and
  * escapes), numbers are finite. Through pino's generic walk over the object the line cost
  * about 7% of a GET page's CPU (bench profile); a compiled fast-json-stringify schema took
@@ -17,40 +17,222 @@ import { type Bindings, type ChildLoggerOptions, pino } from 'pino'
 const INFO = 30
 
 const REDACTED = '[redacted]'
-/** The segment after `/wishlists/`: an owner (customer id, guest id, `me`), `shared` or `import`. */
-const OWNER_SEGMENT = /(\/wishlists\/)([^/?#]+)(\/[^/?#]+)?/
-/** `guest_id=` in a query string, also with its underscore percent-encoded. */
-const GUEST_ID_QUERY = /([?&]guest(?:_|%5[Ff])id=)[^&#]*/g
-const INVITATION_TOKEN = /(\/review-invitations\/)[^/?#]+/
-/** The app proxy's shared page token, and its `signature=` (a signed URL replays for 300 s). */
-const PROXY_SHARED_TOKEN = /^(\/proxy\/shared\/)[^/?#]+/
-const SIGNATURE_QUERY = /([?&]signature=)[^&#]*/g
-const DIGITS = /^\d+$/
 
 /**
- * Share tokens, review-invitation tokens and guest ids are bearer credentials (a guest id is
- * all a merge needs to take a guest's items): logged URLs carry a placeholder instead. The
- * owner segment of a wishlist path is kept only when it is `me` or a customer id (digits)
- * that is not the request's own guest id; guest ids, GIDs and anything else are redacted,
- * like the value of every `guest_id=` in the query. Through the Shopify app proxy, the shared
- * page's token and the query's `signature` too.
+ * Every bearer credential a URL may carry (docs/api.md, "Logs"), in one place. Query
+ * parameters: redacted wherever they appear, on any path (a 404 too), by name compared
+ * after percent-decoding and case-insensitively, in `?`, `&`, `;` and `#` separated pairs.
+ * - `guest_id`: a guest id (X-Guest-Id's alternative on every route a guest may call; a guest
+ *   id is all a merge needs to take a guest's items).
+ * - `invitation`: a review-invitation token (`/reviews/new`, `/proxy/reviews/new`).
+ * - `signature`: the Shopify app proxy's (a signed URL replays for 300 s); `hmac` and
+ *   `id_token`: Shopify admin's, opening the dashboard (the session token signs in).
+ */
+export const CREDENTIAL_QUERY: readonly string[] = ['guest_id', 'invitation', 'signature', 'hmac', 'id_token']
+/**
+ * Path parameters that are a credential on every route that has one: share tokens and
+ * review-invitation tokens. Besides these, a route's owner parameter (`config.owner`) is a
+ * credential unless it is `me` or a customer id (digits) that is not the request's own guest id.
+ */
+export const CREDENTIAL_PARAMS: readonly string[] = ['shareToken', 'token']
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Credential query parameters (CREDENTIAL_QUERY) the route reads from its raw query, beside its schema's. */
+    credentialQuery?: readonly string[]
+  }
+}
+
+const CREDENTIAL_NAMES = new Set(CREDENTIAL_QUERY)
+const CREDENTIAL_PARAM_NAMES = new Set(CREDENTIAL_PARAMS)
+const DIGITS = /^\d+$/
+
+/** The credentials a route's URL may carry: its credential path parameters and query parameters. */
+export interface UrlCredentials {
+  path: string[]
+  query: string[]
+}
+
+interface RouteShape {
+  url: string
+  config?: { access?: readonly string[]; owner?: string | undefined; proxy?: true | undefined; credentialQuery?: readonly string[] | undefined } | undefined
+  schema?: { querystring?: unknown } | undefined
+}
+
+/**
+ * What a route takes as a credential in its URL (its config and schema as registered): the
+ * route catalog lists it (plugins/auth.ts) and the logging tests walk it. A route declaring a
+ * credential query parameter missing from CREDENTIAL_QUERY is refused at start.
+ */
+export function urlCredentials(route: RouteShape): UrlCredentials {
+  const config = route.config ?? {}
+  const params = [...route.url.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1] as string)
+  const path = params.filter((p) => CREDENTIAL_PARAM_NAMES.has(p) || p === config.owner)
+  const properties = (route.schema?.querystring as { properties?: Record<string, unknown> } | undefined)?.properties ?? {}
+  for (const name of config.credentialQuery ?? []) if (!CREDENTIAL_NAMES.has(name)) throw new Error(`route ${route.url}: credential query parameter ${name} is not in CREDENTIAL_QUERY`)
+  const query = new Set([...Object.keys(properties).filter((q) => CREDENTIAL_NAMES.has(q)), ...(config.credentialQuery ?? [])])
+  if (config.access?.includes('guest')) query.add('guest_id')
+  if (config.proxy !== undefined) query.add('signature')
+  return { path, query: [...query] }
+}
+
+/**
+ * A node of the route tree: path segments by (lower-case) text, and the parameter segment;
+ * `leads` when a credential or owner parameter lies below it (the walk stops where none does).
+ */
+interface Segment {
+  statics: Map<string, Segment>
+  param?: { next: Segment; kind: 'credential' | 'owner' | 'plain' }
+  leads?: true
+}
+const KIND_RANK = { plain: 0, owner: 1, credential: 2 } as const
+
+/**
+ * The path patterns of every route registered in this process (the code's own: the same in
+ * every app instance), as a tree walked segment by segment the way the router matches.
+ */
+const routeTree: Segment = { statics: new Map() }
+
+function addRoute(url: string, owner: string | undefined): void {
+  let node = routeTree
+  const path: Segment[] = []
+  for (const part of url.split('/')) {
+    if (part === '') continue
+    if (part.includes('*')) return
+    path.push(node)
+    if (part.startsWith(':')) {
+      const name = part.slice(1)
+      const kind = CREDENTIAL_PARAM_NAMES.has(name) ? 'credential' : name === owner ? 'owner' : 'plain'
+      node.param ??= { next: { statics: new Map() }, kind }
+      if (KIND_RANK[kind] > KIND_RANK[node.param.kind]) node.param.kind = kind
+      if (kind !== 'plain') for (const above of path) above.leads = true
+      node = node.param.next
+    } else {
+      const key = part.toLowerCase()
+      let next = node.statics.get(key)
+      if (next === undefined) node.statics.set(key, (next = { statics: new Map() }))
+      node = next
+    }
+  }
+}
+
+const decoded = (text: string): string => {
+  if (!text.includes('%')) return text
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return text
+  }
+}
+
+/** A query name as the query parser reads it (`+` is a space, percent-escapes decoded), lower-cased. */
+const queryName = (raw: string): string => decoded(raw.includes('+') ? raw.replaceAll('+', ' ') : raw).toLowerCase()
+
+/** Whether a pair separator starts at `i`: `?`, `&`, `;` or `#`. */
+const isSeparator = (c: number) => c === 63 || c === 38 || c === 59 || c === 35
+
+/**
+ * Share tokens, review-invitation tokens, guest ids and Shopify's signatures are bearer
+ * credentials: logged URLs carry a placeholder instead. The path is walked along the routes'
+ * patterns (`routeTree`; segments percent-decoded, matched case-insensitively, a `;…` suffix
+ * ignored, empty segments skipped), so a credential parameter is redacted wherever a route
+ * would take it, also on a 404 or a malformed URL; the owner segment of a wishlist path is
+ * kept only when it is `me` or a customer id (digits) that is not the request's own guest id.
+ * Then every `name=value` pair after a `?`, `&`, `;` or `#` whose name is in CREDENTIAL_QUERY
+ * has its value redacted, repeated names included.
  */
 export function redactUrl(url: string, guestId?: string): string {
-  let out = url
-  if (out.startsWith('/proxy/')) out = out.replace(PROXY_SHARED_TOKEN, `$1${REDACTED}`).replace(SIGNATURE_QUERY, `$1${REDACTED}`)
-  // exec and slices rather than replace() with a callback: a third of the time per line.
-  const owner = out.includes('/wishlists/') ? OWNER_SEGMENT.exec(out) : null
-  if (owner !== null) {
-    const [whole, prefix, segment, next] = owner as unknown as [string, string, string, string | undefined]
-    const kept =
-      segment === 'shared'
-        ? `shared${next === undefined ? '' : `/${REDACTED}`}`
-        : `${segment === 'me' || segment === 'import' || (DIGITS.test(segment) && segment !== guestId) ? segment : REDACTED}${next ?? ''}`
-    out = out.slice(0, owner.index) + prefix + kept + out.slice(owner.index + whole.length)
-  } else if (out.includes('/review-invitations/')) {
-    out = out.replace(INVITATION_TOKEN, `$1${REDACTED}`)
+  // Plain scans rather than regular expressions or splits: this runs for every access line.
+  let pathEnd = 0
+  let semicolon = false
+  for (; pathEnd < url.length; pathEnd++) {
+    const c = url.charCodeAt(pathEnd)
+    if (c === 63 || c === 35) break
+    if (c === 59) semicolon = true
   }
-  return out.includes('id=') ? out.replace(GUEST_ID_QUERY, `$1${REDACTED}`) : out
+  const out = redactPath(url, pathEnd, guestId)
+  // Pairs: after the path's end, or after a `;` in the path.
+  return pathEnd === url.length && !semicolon ? out : redactPairs(out, semicolon ? 0 : out.length - (url.length - pathEnd))
+}
+
+/** `scheme://authority` of an absolute-form request target (`GET http://host/path`), kept as it is. */
+const ORIGIN = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/
+
+/** Whether an owner segment is kept: `me`, or a customer id (digits) that is not the request's own guest id. */
+const ownerShown = (raw: string, guestId: string | undefined): boolean => {
+  const text = decoded(raw)
+  return text === 'me' || (DIGITS.test(text) && text !== guestId)
+}
+
+/** Whether a segment has an upper-case letter, a `%` escape or a `;`: only then is it normalised before matching. */
+function unusual(raw: string): boolean {
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i)
+    if ((c >= 65 && c <= 90) || c === 37 || c === 59) return true
+  }
+  return false
+}
+
+/** `url` with the credential segments of its path (up to `pathEnd`) redacted; `url` itself when there is none. */
+function redactPath(url: string, pathEnd: number, guestId: string | undefined): string {
+  let node: Segment | undefined = routeTree
+  let from = url.charCodeAt(0) === 47 ? 0 : (ORIGIN.exec(url)?.[0].length ?? 0)
+  // Built only when something is redacted: the URL up to `copied` with placeholders.
+  let out: string | undefined
+  let copied = 0
+  while (node?.leads === true && from < pathEnd) {
+    let stop = url.indexOf('/', from)
+    if (stop === -1 || stop > pathEnd) stop = pathEnd
+    if (stop > from) {
+      const raw = url.slice(from, stop)
+      let next: Segment | undefined = node.statics.get(raw)
+      if (next === undefined && unusual(raw)) {
+        const key = decoded(raw).toLowerCase()
+        const semi = key.indexOf(';')
+        next = node.statics.get(key) ?? (semi === -1 ? undefined : node.statics.get(key.slice(0, semi)))
+      }
+      if (next === undefined) {
+        const param: Segment['param'] = node.param
+        if (param === undefined) break
+        if (param.kind === 'credential' || (param.kind === 'owner' && !ownerShown(raw, guestId))) {
+          out = `${out ?? ''}${url.slice(copied, from)}${REDACTED}`
+          copied = stop
+        }
+        next = param.next
+      }
+      node = next
+    }
+    from = stop + 1
+  }
+  return out === undefined ? url : out + url.slice(copied)
+}
+
+const SIMPLE_NAME = /^[a-z0-9_]*$/
+/** First characters a credential name can start with, in any case or escaped (`%`, `+`): others are skipped unread. */
+const FIRST = new Set([...new Set(CREDENTIAL_QUERY.map((n) => n.charCodeAt(0)))].flatMap((c) => [c, c - 32]).concat([37, 43]))
+
+/** `url` with the value of every credential pair after `from` redacted. */
+function redactPairs(url: string, from: number): string {
+  let out = ''
+  let last = 0
+  // Pairs start after a separator; the path before the first one is no pair.
+  for (let i = from; i < url.length; i++) {
+    if (!isSeparator(url.charCodeAt(i))) continue
+    let stop = i + 1
+    while (stop < url.length && !isSeparator(url.charCodeAt(stop))) stop++
+    if (FIRST.has(url.charCodeAt(i + 1))) {
+      const eq = url.indexOf('=', i + 1)
+      if (eq !== -1 && eq < stop - 1) {
+        const name = url.slice(i + 1, eq)
+        if (CREDENTIAL_NAMES.has(name) || (!SIMPLE_NAME.test(name) && CREDENTIAL_NAMES.has(queryName(name)))) {
+          out += `${url.slice(last, eq + 1)}${REDACTED}`
+          last = stop
+        }
+      }
+    }
+    i = stop - 1
+  }
+  return last === 0 ? url : out + url.slice(last)
 }
 
 interface LoggedRequest {
@@ -167,6 +349,11 @@ class RequestLogger {
 
 export const accessLogPlugin = fp(
   async (app: FastifyInstance) => {
+    // Every route's path pattern, for redactUrl (whatever the logger, as serializeRequest's callers may log).
+    app.addHook('onRoute', (route) => {
+      urlCredentials(route)
+      addRoute(route.url, route.config?.owner)
+    })
     const target = pinoOf(app.log)
     if (target === undefined) return
     const { logger, stream, bindings } = target

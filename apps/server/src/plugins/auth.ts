@@ -20,6 +20,7 @@ import type { Access, Owner, RequestContext } from '../modules/auth/auth.types.j
 import { requirePlan } from '../modules/shops/plans.js'
 import type { ShopsService } from '../modules/shops/shops.service.js'
 import type { Shop } from '../modules/shops/shops.types.js'
+import { type UrlCredentials, urlCredentials } from './access-log.js'
 
 export interface RouteEntry {
   method: string
@@ -28,6 +29,8 @@ export interface RouteEntry {
   owner?: string | undefined
   plan?: Plan | undefined
   bearerPlan?: Plan | undefined
+  /** The credentials its URL may carry (plugins/access-log.ts, `urlCredentials`), which logs never show; set once the app is ready. */
+  credentials?: UrlCredentials
 }
 
 export interface ResolvedAuth {
@@ -257,14 +260,22 @@ export const authPlugin = fp(
     const catalog: RouteEntry[] = []
     app.decorate('routeCatalog', catalog)
     // Deny by default: a route without an access rule is a programming error caught at start.
+    const registered: [RouteEntry, Parameters<typeof urlCredentials>[0]][] = []
     app.addHook('onRoute', (route) => {
       if (route.url.startsWith('/docs')) return
       const config = route.config
       if (config?.access === undefined) throw new Error(`route ${String(route.method)} ${route.url} declares no config.access`)
       for (const method of [route.method].flat()) {
         if (method === 'HEAD') continue
-        catalog.push({ method, url: route.url, access: config.access, owner: config.owner, plan: config.plan, bearerPlan: config.bearerPlan })
+        const entry: RouteEntry = { method, url: route.url, access: config.access, owner: config.owner, plan: config.plan, bearerPlan: config.bearerPlan }
+        catalog.push(entry)
+        registered.push([entry, route])
       }
+    })
+    // A route's credentials once every onRoute hook has run (the app proxy's marks its routes after this one).
+    app.addHook('onReady', (done) => {
+      for (const [entry, route] of registered) entry.credentials = urlCredentials(route)
+      done()
     })
 
     // Synchronous when the credentials are cached (nearly always): an async hook costs every

@@ -1,5 +1,5 @@
 import swagger from '@fastify/swagger'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { SERVER_VERSION } from '../lib/assets.js'
 import { ErrorEnvelope, type OperationDoc, type OperationDocs, ReviewsErrorBody } from '../lib/http-schemas.js'
@@ -170,18 +170,7 @@ function hoistDiscriminatedUnions(document: JsonObject): void {
 }
 
 
-/**
- * Colours of the reference that reach 4.5:1 on its white and grey backgrounds (WCAG AA text):
- * Scalar's default greys (#707070, #8e8e8e) and method colours fall short.
- */
-const REFERENCE_CSS = `.light-mode {
-  --scalar-color-2: #555555; --scalar-color-3: #555555; --scalar-color-accent: #005ea8;
-  --scalar-color-green: #05704b; --scalar-color-red: #b80005; --scalar-color-yellow: #7a5c00;
-  --scalar-color-blue: #005a96; --scalar-color-orange: #a33a00; --scalar-color-purple: #5203d1;
-  --scalar-color-query: #006266; --scalar-sidebar-search-color: #555555;
-}`
-
-/** OpenAPI 3.1 generated from the route schemas that also validate requests; UI at /docs. */
+/** OpenAPI 3.1 generated from the route schemas that also validate requests; its browsable reference at /docs is plugins/api-reference.ts. */
 export const openapiPlugin = fp(
   async (app: FastifyInstance, opts: { publicBaseUrl: string; operationDocs: OperationDocs; webhookEvents: JsonObject }) => {
     const unlimited = new Set<string>()
@@ -247,56 +236,6 @@ export const openapiPlugin = fp(
         return { schema: { ...schema, ...described, security, ...(hide ? { hide: true } : {}) } as typeof schema, url }
       },
       transformObject: (documentObject) => complete((documentObject as { openapiObject: JsonObject }).openapiObject, opts.operationDocs, opts.webhookEvents, { unlimited, optionalBodies }) as never,
-    })
-    // The browsable reference of the same document: Scalar, chosen by measurement (axe-core in
-    // Chromium: the bundled Swagger UI had 4 critical and 3 serious violations, Scalar only
-    // low-contrast greys, which REFERENCE_CSS darkens). Light mode only, no web fonts from a CDN.
-    // Loaded on the first request for it: Scalar's plugin holds its 4.9 MB browser bundle as a
-    // string (and V8 keeps its module source), about 20 MB of heap that a service nobody reads
-    // the reference of never pays (idle RSS 196 → 172–179 MB). Its routes answer from a small
-    // Fastify instance of their own, built once.
-    let reference: Promise<FastifyInstance> | undefined
-    const loadReference = async (): Promise<FastifyInstance> => {
-      const [{ default: Fastify }, { default: scalarReference }] = await Promise.all([import('fastify'), import('@scalar/fastify-api-reference')])
-      const ref = Fastify({ logger: false })
-      await ref.register(scalarReference, {
-        routePrefix: '/docs',
-        configuration: {
-          content: () => app.swagger(),
-          pageTitle: 'Wishlist service API reference',
-          forceDarkModeState: 'light',
-          hideDarkModeToggle: true,
-          withDefaultFonts: false,
-          // The reference only: no developer toolbar, no AI chat or MCP links to Scalar's services.
-          showDeveloperTools: 'never',
-          agent: { disabled: true },
-          mcp: { disabled: true },
-          customCss: REFERENCE_CSS,
-        },
-      })
-      await ref.ready()
-      return ref
-    }
-    await app.register(async (docs) => {
-      const answer = async (request: FastifyRequest, reply: FastifyReply) => {
-        reference ??= loadReference().catch((err: unknown) => {
-          reference = undefined
-          throw err
-        })
-        const res = await (await reference).inject({ method: 'GET', url: request.url, headers: { host: request.headers.host ?? 'localhost' } })
-        if (res.statusCode === 404) return reply.callNotFound()
-        for (const name of ['content-type', 'content-disposition', 'location', 'access-control-allow-origin']) {
-          const value = res.headers[name]
-          if (value !== undefined) reply.header(name, value)
-        }
-        let body: string | Buffer = res.rawPayload
-        // Its page's <html> carries no language; screen readers need one (axe: html-has-lang).
-        if (String(res.headers['content-type'] ?? '').startsWith('text/html')) body = res.body.replace(/^<!doctype html>\s*<html>/i, '<!doctype html>\n<html lang="en">')
-        return reply.code(res.statusCode).send(body)
-      }
-      const route = { schema: { hide: true }, logLevel: 'silent' } as const
-      docs.get('/docs', route, answer)
-      docs.get('/docs/*', route, answer)
     })
   },
   { name: 'openapi' },

@@ -12,7 +12,9 @@
  * with it (`skipOnError`): requests pass with the full budget in the headers until it is back.
  *
  * A new bucket (say, a proxy's own key and budget) is a branch in `bucketKey` and, if its
- * budget differs, in `budgetOf`.
+ * budget differs, in `budgetOf`. The API reference (`/docs`, plugins/api-reference.ts) has one:
+ * routes with `config.rateBucket: 'docs'` count per client address in a bucket of their own
+ * (DOCS_PER_MIN), so browsing the reference spends none of the storefront's budget.
  *
  * Above the buckets, a ceiling per shop over all its bearer-token requests (every API key and
  * every customer together: `shopPerMin`), so one merchant cannot multiply its budget by
@@ -44,17 +46,31 @@ const requireCjs = createRequire(import.meta.url)
 const RedisStore = requireCjs('@fastify/rate-limit/store/RedisStore.js') as RedisStoreCtor
 const LocalStore = requireCjs('@fastify/rate-limit/store/LocalStore.js') as LocalStoreCtor
 const WINDOW_MS = 60_000
+/**
+ * The `docs` bucket: requests per minute per client address to the API reference. A page
+ * view is three requests (the page, its script, the document: the script revalidated with
+ * its ETag after the first view), so 20 views a minute.
+ */
+export const DOCS_PER_MIN = 60
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A bucket of its own, per client address, instead of the caller's (`docs`: the API reference). */
+    rateBucket?: 'docs'
+  }
+}
 
 /** The bucket a request counts in: its client address, its API key, or (customer tokens) its key and customer. */
 function bucketKey(request: FastifyRequest): string {
+  if (request.routeConfig.rateBucket !== undefined) return `${request.routeConfig.rateBucket}:${clientAddressKey(clientAddress(request))}`
   const keyId = request.auth?.keyId
   if (keyId === undefined) return `ip:${clientAddressKey(clientAddress(request))}`
   const actor = request.auth.ctx?.actor
   return actor?.kind === 'customer' ? `kid:${keyId}:customer:${actor.customerId}` : `kid:${keyId}`
 }
 
-/** A bucket's budget per minute, from its key: address buckets the storefront's, API-key buckets the admin's. */
-const budgetOf = (key: string, opts: RateLimitOptions): number => (key.startsWith('ip:') ? opts.storefrontPerMin : opts.adminPerMin)
+/** A bucket's budget per minute, from its key: address buckets the storefront's, API-key buckets the admin's, the reference's DOCS_PER_MIN. */
+const budgetOf = (key: string, opts: RateLimitOptions): number => (key.startsWith('ip:') ? opts.storefrontPerMin : key.startsWith('docs:') ? DOCS_PER_MIN : opts.adminPerMin)
 
 /**
  * The library's Redis store, plus one repair: a window whose key lost its expiry (someone

@@ -1,13 +1,13 @@
 import { Writable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import { buildApp, LOG_REDACT } from '../../src/app.js'
-import { openStorage } from '../../src/db/connect.js'
+import { openStorage, type Storage } from '../../src/db/connect.js'
 import { migrateToLatest } from '../../src/db/migrate.js'
 import { testConfig } from './app.js'
 import { freshDatabase } from './db.js'
 
 /** An app on a fresh database logging at trace level (production redaction) into `lines`; `env` adds settings. */
-export async function loggingApp(env: Record<string, string> = {}): Promise<{ app: FastifyInstance; lines: string[]; close(): Promise<void> }> {
+export async function loggingApp(env: Record<string, string> = {}): Promise<{ app: FastifyInstance; lines: string[]; storage: Storage; close(): Promise<void> }> {
   const lines: string[] = []
   const stream = new Writable({
     write(chunk, _enc, done) {
@@ -22,6 +22,7 @@ export async function loggingApp(env: Record<string, string> = {}): Promise<{ ap
   return {
     app,
     lines,
+    storage,
     async close() {
       await app.close()
       await storage.destroy()

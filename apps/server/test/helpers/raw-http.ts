@@ -42,8 +42,9 @@ function parse(data: Buffer): RawResponse | undefined {
  * and `body`, if any. `stallAfterFirstChunk` reads the first chunk of the answer (its status
  * line and headers) and then nothing more: a reader that stalls, whose window fills.
  */
-export async function rawRequest(port: number, head: string, body: Buffer | string = '', opts: { stallAfterFirstChunk?: boolean } = {}): Promise<RawExchange> {
-  const socket = connect({ port, host: '127.0.0.1' })
+export async function rawRequest(port: number, head: string, body: Buffer | string = '', opts: { stallAfterFirstChunk?: boolean; localAddress?: string } = {}): Promise<RawExchange> {
+  // `localAddress`: another client address (any of 127.0.0.0/8 reaches the loopback on Linux).
+  const socket = connect({ port, host: '127.0.0.1', ...(opts.localAddress === undefined ? {} : { localAddress: opts.localAddress }) })
   await new Promise<void>((resolve, reject) => {
     socket.once('connect', resolve)
     socket.once('error', reject)

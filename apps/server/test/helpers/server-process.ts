@@ -28,11 +28,14 @@ const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
 
 /**
  * `opts.args`: more arguments after `serve` (`--demo`); `opts.cwd`: where it runs (its `data/`
- * folder); `opts.compiled`: run `bin/wishlist.js` (built beforehand) instead of the source.
+ * folder); `opts.compiled`: run `bin/wishlist.js` (built beforehand) instead of the source;
+ * `opts.umask`: the process's umask (set by a shell that then execs Node, so the child is Node).
  */
-export async function startServerProcess(env: Record<string, string>, opts: { args?: string[]; cwd?: string; compiled?: boolean } = {}): Promise<ServerProcess> {
+export async function startServerProcess(env: Record<string, string>, opts: { args?: string[]; cwd?: string; compiled?: boolean; umask?: number } = {}): Promise<ServerProcess> {
   const entry = opts.compiled === true ? [COMPILED_CLI] : ['--import', TSX, CLI_ENTRY]
-  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...entry, 'serve', ...(opts.args ?? [])], {
+  const node = [process.execPath, ...SERVICE_NODE_FLAGS, ...entry, 'serve', ...(opts.args ?? [])]
+  const [command, ...args] = opts.umask === undefined ? node : ['/bin/sh', '-c', `umask ${opts.umask.toString(8).padStart(3, '0')} && exec "$@"`, 'sh', ...node]
+  const child = spawn(command as string, args, {
     ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
     env: { ...process.env, JWT_SECRET: TEST_JWT_SECRET, PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -84,7 +84,7 @@ export async function sendShopifyWebhook(t: TestApp, payload: unknown, o: Webhoo
 /** A session token as App Bridge hands it to the embedded app. */
 export async function sessionToken(
   shop: string,
-  o: { secret?: string; aud?: string; dest?: string; iss?: string; exp?: number; nbf?: number; alg?: 'HS256' | 'HS512' } = {},
+  o: { secret?: string; aud?: string; dest?: string; iss?: string; exp?: number; nbf?: number; iat?: number; alg?: 'HS256' | 'HS512' } = {},
 ): Promise<string> {
   const nowS = Math.floor(Date.now() / 1000)
   const dest = o.dest ?? `https://${shop}`
@@ -92,7 +92,7 @@ export async function sessionToken(
     .setProtectedHeader({ alg: o.alg ?? 'HS256', typ: 'JWT' })
     .setIssuer(o.iss ?? `${dest}/admin`)
     .setAudience(o.aud ?? SHOPIFY_API_KEY)
-    .setIssuedAt(nowS)
+    .setIssuedAt(o.iat ?? nowS)
     .setNotBefore(o.nbf ?? nowS)
     .setExpirationTime(o.exp ?? nowS + 60)
     .setJti(`jti-${Math.random()}`)

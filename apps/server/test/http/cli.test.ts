@@ -92,6 +92,19 @@ describe('wishlist CLI', { timeout: 60_000 }, () => {
     expect((await cli('frobnicate')).code).toBe(2)
   })
 
+  it('shops erase --force deletes the shop and every row it owns (a shop/redact by hand); without --force it refuses', async () => {
+    const made = JSON.parse((await cli('shops', 'create', '--domain', 'erase-me.myshopify.com', '--plan', 'free', '--json')).stdout) as { shop: { id: string } }
+    expect((await cli('keys', 'create', '--domain', 'erase-me.myshopify.com')).code).toBe(0)
+    const refused = await cli('shops', 'erase', '--domain', 'erase-me.myshopify.com')
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain('--force')
+    const erased = await cli('shops', 'erase', '--domain', 'erase-me.myshopify.com', '--force')
+    expect(erased.code).toBe(0)
+    expect(JSON.parse(erased.stdout)).toMatchObject({ shops: 1, api_keys: 2 })
+    expect((await cli('keys', 'create', '--domain', 'erase-me.myshopify.com')).code).toBe(2)
+    expect(made.shop.id).toMatch(/^shop_/)
+  })
+
   it('demo creates the demo shop once and prints working credentials every time', async () => {
     const first = await cli('demo')
     expect(first.code).toBe(0)

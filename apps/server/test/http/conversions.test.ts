@@ -77,6 +77,8 @@ describe('orders, purchase state and attribution', () => {
       [{ order_id: '900', customer_id: '101', line_items: [{ product_id: '1', price: '1.00' }] }, 'body.events.0.currency'],
       [{ order_id: '900', customer_id: '101', currency: 'EUR', line_items: [{ product_id: '1', price: '-1.00' }] }, 'body.events.0.line_items.0.price'],
       [{ order_id: '900', customer_id: '101', currency: 'EUR', line_items: [{ product_id: '1', price: 'abc' }] }, 'body.events.0.line_items.0.price'],
+      // Finer than the currency's minor unit: no rounding, a 400.
+      [{ order_id: '900', customer_id: '101', currency: 'EUR', line_items: [{ product_id: '1', price: '0.125' }] }, 'body.events.0.line_items.0.price'],
       [{ order_id: '900', customer_id: '101', currency: 'EUR', line_items: [{ product_id: '1', quantity: 0 }] }, 'body.events.0.line_items.0.quantity'],
       [{ order_id: '900', customer_id: '101', currency: 'EUR', line_items: [{ product_id: '1', quantity: 1.5 }] }, 'body.events.0.line_items.0.quantity'],
     ]
@@ -92,10 +94,10 @@ describe('orders, purchase state and attribution', () => {
 
   it('applies orders: held, released inside the window, released outside it, a signal, a guest merge, an order without prices', async () => {
     // O1 (day −5, EUR): P1 held (bought 35.0 days after its add): 2 × 12.50 = 25.00;
-    // P8 held (25.0 days): 3 × 0.125 = 0.375 → 0.38; P9 never wishlisted.
+    // P8 held (25.0 days): 3 × 0.13 = 0.39; P9 never wishlisted.
     expect((await order({ order_id: '5001', customer_id: '101', currency: 'EUR', occurred_at: iso(noon(5)), line_items: [
       { product_id: '1', quantity: 2, price: '12.50' },
-      { product_id: '8', quantity: 3, price: '0.125' },
+      { product_id: '8', quantity: 3, price: '0.13' },
       { product_id: '9', price: '5.00' },
     ] })).status).toBe(200)
     // O2 (day −2, USD): P2 released on day −10, inside the 30-day window (18.0 days after its add).
@@ -134,7 +136,7 @@ describe('orders, purchase state and attribution', () => {
       ordersInfluenced: 4,
       linesInfluenced: 5,
       revenueInfluenced: [
-        { currency: 'EUR', amount: '25.38' },
+        { currency: 'EUR', amount: '25.39' },
         { currency: 'JPY', amount: '4500' },
         { currency: 'USD', amount: '19.99' },
       ],
@@ -162,7 +164,7 @@ describe('orders, purchase state and attribution', () => {
     // EUR has two priced influenced lines, JPY and USD one each.
     expect((await get('/v1/analytics/top-products?sort=revenue')).products).toEqual([
       expect.objectContaining({ productId: '1', wishlistCount: 1, purchases: 1, revenue: [{ currency: 'EUR', amount: '25.00' }] }),
-      expect.objectContaining({ productId: '8', wishlistCount: 1, purchases: 1, revenue: [{ currency: 'EUR', amount: '0.38' }] }),
+      expect.objectContaining({ productId: '8', wishlistCount: 1, purchases: 1, revenue: [{ currency: 'EUR', amount: '0.39' }] }),
     ])
   })
 

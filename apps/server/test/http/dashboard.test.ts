@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { DASHBOARD_CSP, embeddedDashboardCsp } from '../../src/modules/dashboard/dashboard.routes.js'
+import { adminQueryHmac } from '../../src/modules/shopify/signatures.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
+import { sessionToken } from '../helpers/shopify.js'
 
 // A stand-in build, so these tests do not depend on `npm run build`; the e2e suite drives
 // the real dashboard build in Chromium.
@@ -72,16 +74,39 @@ describe('GET /dashboard opened by Shopify admin (Shopify app mode)', () => {
   })
   afterAll(() => t.close())
 
-  test("with ?shop={shop}.myshopify.com the page may be framed by that shop's admin only", async () => {
-    const res = await t.inject({ method: 'GET', url: '/dashboard?shop=e2e-store.myshopify.com&host=YWRtaW4&id_token=x' })
-    expect(res.statusCode).toBe(200)
-    expect(res.headers['content-security-policy']).toBe(embeddedDashboardCsp('e2e-store.myshopify.com'))
-    expect(res.headers['content-security-policy']).toContain('frame-ancestors https://e2e-store.myshopify.com https://admin.shopify.com')
-    expect(res.headers['x-frame-options']).toBeUndefined()
+  const SECRET = 'dashboard-test-secret'
+  /** The query Shopify admin loads the embedded app with, signed as Shopify signs it (`hmac`). */
+  const adminQuery = (shop: string, o: { timestamp?: number; secret?: string; idToken?: string } = {}) => {
+    const params = new URLSearchParams({ embedded: '1', host: 'YWRtaW4', shop, timestamp: String(o.timestamp ?? Math.floor(Date.now() / 1000)), ...(o.idToken ? { id_token: o.idToken } : {}) })
+    params.set('hmac', adminQueryHmac(params, o.secret ?? SECRET))
+    return params.toString()
+  }
+
+  test("a request Shopify admin signed for {shop}.myshopify.com may be framed by that shop's admin only", async () => {
+    const token = await sessionToken('e2e-store.myshopify.com', { secret: SECRET, aud: 'dashboard-test-key' })
+    for (const query of [adminQuery('e2e-store.myshopify.com'), `shop=e2e-store.myshopify.com&host=YWRtaW4&id_token=${token}`]) {
+      const res = await t.inject({ method: 'GET', url: `/dashboard?${query}` })
+      expect(res.statusCode).toBe(200)
+      expect(res.headers['content-security-policy']).toBe(embeddedDashboardCsp('e2e-store.myshopify.com'))
+      expect(res.headers['content-security-policy']).toContain('frame-ancestors https://e2e-store.myshopify.com https://admin.shopify.com')
+      expect(res.headers['x-frame-options']).toBeUndefined()
+    }
   })
 
-  test('any other shop value, or none, keeps the page unframable', async () => {
-    for (const url of ['/dashboard', '/dashboard?shop=evil.example.com', '/dashboard?shop=a.myshopify.com%20https://evil.example.com', '/dashboard?shop=A.MYSHOPIFY.COM.evil.example']) {
+  test('an unsigned, wrongly signed or stale ?shop=, a session token of another shop, any other shop value, or none: never framed', async () => {
+    const other = await sessionToken('other-store.myshopify.com', { secret: SECRET, aud: 'dashboard-test-key' })
+    const urls = [
+      '/dashboard',
+      '/dashboard?shop=e2e-store.myshopify.com&host=YWRtaW4&id_token=x',
+      `/dashboard?${adminQuery('e2e-store.myshopify.com', { secret: 'another-apps-secret' })}`,
+      `/dashboard?${adminQuery('e2e-store.myshopify.com', { timestamp: Math.floor(Date.now() / 1000) - 600 })}`,
+      `/dashboard?${adminQuery('e2e-store.myshopify.com').replace('shop=e2e-store', 'shop=attacker-store')}`,
+      `/dashboard?shop=e2e-store.myshopify.com&id_token=${other}`,
+      '/dashboard?shop=evil.example.com',
+      '/dashboard?shop=a.myshopify.com%20https://evil.example.com',
+      '/dashboard?shop=A.MYSHOPIFY.COM.evil.example',
+    ]
+    for (const url of urls) {
       const res = await t.inject({ method: 'GET', url })
       expect(res.headers['content-security-policy'], url).toBe(DASHBOARD_CSP)
       expect(res.headers['x-frame-options'], url).toBe('DENY')

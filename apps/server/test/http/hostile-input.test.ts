@@ -11,6 +11,7 @@
 import fc from 'fast-check'
 import type { InjectOptions } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { linePriceProblem } from '../../src/lib/money.js'
 import { normalizePlatformId, platformIdPattern } from '../../src/lib/platform-ids.js'
 import { isStorableText } from '../../src/lib/text.js'
 import type { Access } from '../../src/modules/auth/auth.types.js'
@@ -254,6 +255,7 @@ function keepsTheRules(route: RouteEntry, req: { body: unknown; query: Record<st
       if (e.type === 'order.created') {
         lineItems += (e.line_items as Json[]).length
         if (e.currency === undefined && (e.line_items as Json[]).some((l) => l.price !== undefined)) return false
+        if ((e.line_items as Json[]).some((l) => l.price !== undefined && linePriceProblem(l.price, e.currency) !== null)) return false
       }
     }
     if (lineItems > 5000) return false

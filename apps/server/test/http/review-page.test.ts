@@ -31,7 +31,7 @@ async function get(url: string, headers: Record<string, string> = {}) {
   const res = await t.inject({ method: 'GET', url, headers })
   expect(res.statusCode).toBe(200)
   expect(res.headers['content-type']).toBe('text/html; charset=utf-8')
-  expect(res.headers['cache-control']).toBe('no-store')
+  expect(res.headers['cache-control']).toBe('private, no-store')
   expect(res.headers['content-security-policy']).toContain("default-src 'none'")
   return res.body
 }

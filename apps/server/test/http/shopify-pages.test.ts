@@ -42,7 +42,7 @@ async function page(method: 'GET' | 'POST', rest: string, p: ProxyParams, opts: 
   })
   expect(res.statusCode, res.body).toBe(200)
   expect(res.headers['content-type']).toMatch(/^application\/liquid/)
-  expect(res.headers['cache-control']).toBe('no-store')
+  expect(res.headers['cache-control']).toBe('private, no-store')
   const html = await engine.parseAndRender(res.body, pageScope({ all_products: allProducts, request: { locale: { iso_code: opts.locale ?? 'en' } } }))
   return { liquid: res.body, html }
 }

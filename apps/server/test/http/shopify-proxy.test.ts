@@ -45,12 +45,12 @@ describe("Shopify's documented app proxy example (secret \"hush\")", () => {
 
   it('signs the logged-in example with the documented signature and verifies it', () => {
     expect(proxySignature(new URLSearchParams(loggedIn), 'hush')).toBe('4c68c8624d737112c91818c11017d24d334b524cb5c2b8ba08daa056f7395ddb')
-    expect(verifyProxyQuery(loggedIn, 'hush', 1317327555)).toEqual({ shop: 'shop-name.myshopify.com', customerId: '1', pathPrefix: '/apps/awesome_reviews' })
+    expect(verifyProxyQuery(loggedIn, 'hush', 1317327555)).toEqual({ shop: 'shop-name.myshopify.com', customerId: '1', pathPrefix: '/apps/awesome_reviews', signedAt: 1317327555 })
   })
 
   it('signs the anonymous example with the documented signature and verifies it', () => {
     expect(proxySignature(new URLSearchParams(anonymous), 'hush')).toBe('a9718877bea71c2484f91608a7eaea1532bdf71f5c56825065fa4ccabe549ef3')
-    expect(verifyProxyQuery(anonymous, 'hush', 1317327555 + 90)).toEqual({ shop: 'shop-name.myshopify.com', customerId: null, pathPrefix: '/apps/awesome_reviews' })
+    expect(verifyProxyQuery(anonymous, 'hush', 1317327555 + 90)).toEqual({ shop: 'shop-name.myshopify.com', customerId: null, pathPrefix: '/apps/awesome_reviews', signedAt: 1317327555 })
   })
 
   it('refuses the example with another secret, a changed value, a reordered repeated key or a stale clock', () => {
@@ -74,7 +74,7 @@ describe('a logged-in shopper through the proxy', () => {
 
     const added = await proxyCall(t, 'POST', '/v1/wishlists/me/items', me, { body: { product_id: '101', handle: 'blue-shirt' }, headers: ignored })
     expect(added.status, JSON.stringify(added.body)).toBe(201)
-    expect(added.headers['cache-control']).toBe('no-store')
+    expect(added.headers['cache-control']).toBe('private, no-store')
     expect(added.body).toMatchObject({ ok: true, data: { item: { productId: '101', handle: 'blue-shirt' }, count: 1 } })
 
     const again = await proxyCall(t, 'POST', '/v1/wishlists/7001/items', me, { body: { product_id: '101' } })
@@ -89,7 +89,7 @@ describe('a logged-in shopper through the proxy', () => {
 
     const listed = await proxyCall(t, 'GET', '/v1/wishlists/me', me)
     expect(listed.status).toBe(200)
-    expect(listed.headers['cache-control']).toBe('no-store')
+    expect(listed.headers['cache-control']).toBe('private, no-store')
     expect(listed.body.data.items.map((i: { productId: string }) => i.productId).sort()).toEqual(['101', '102'])
     // The same list as the direct API shows it (a customer token of that customer).
     const direct = await t.call('GET', '/v1/wishlists/7001', { token: await customerTokenOf(shop.id, '7001') })
@@ -158,7 +158,7 @@ describe('guests and anonymous shoppers through the proxy', () => {
     expect(reviews.body).toMatchObject({ productId: '5', reviewCount: 0 })
     const list = await proxyCall(t, 'GET', '/v1/wishlists/me', p)
     expect(list.status).toBe(401)
-    expect(list.headers['cache-control']).toBe('no-store')
+    expect(list.headers['cache-control']).toBe('private, no-store')
     const bad = await proxyCall(t, 'GET', '/v1/wishlists/me', p, { query: { guest_id: 'bad id!' } })
     expect(bad.status).toBe(400)
   })
@@ -206,7 +206,7 @@ describe('refusals: 401 INVALID_SIGNATURE, nothing read or written', () => {
     const res = await t.inject({ method: 'POST', url, headers: { 'x-forwarded-for': '198.51.100.1', ...headers }, payload: body })
     expect(res.statusCode, res.body).toBe(401)
     expect(res.json()).toEqual({ ok: false, error: { code: 'INVALID_SIGNATURE', message: expect.any(String) } })
-    expect(res.headers['cache-control']).toBe('no-store')
+    expect(res.headers['cache-control']).toBe('private, no-store')
     expect(await counts()).toEqual(before)
   }
 
@@ -291,7 +291,7 @@ describe('GET /proxy/shared/{token}: the Liquid page', () => {
     const res = await t.inject({ method: 'GET', url: proxyUrl(`/shared/${token}`, { shop: shop.domain }) })
     expect(res.statusCode).toBe(200)
     expect(res.headers['content-type']).toMatch(/^application\/liquid/)
-    expect(res.headers['cache-control']).toBe('no-store')
+    expect(res.headers['cache-control']).toBe('private, no-store')
     const html = await render(res.body)
     expect(html).toContain('<a class="wishlist-page__link" href="/products/blue-shirt?variant=6011">')
     expect(html).toContain('Blue &lt;Shirt&gt;</span>')

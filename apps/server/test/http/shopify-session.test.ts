@@ -29,7 +29,7 @@ describe('POST /v1/auth/shopify-session', () => {
     const domain = newShopDomain()
     const res = await exchange(await sessionToken(domain))
     expect(res.status).toBe(200)
-    expect(res.headers['cache-control']).toBe('no-store')
+    expect(res.headers['cache-control']).toBe('private, no-store')
     expect(res.body).toEqual({ ok: true, data: { token: expect.any(String), expires_in: 86400, token_type: 'Bearer', scope: 'admin' } })
     const view = await t.call('GET', '/v1/admin/shop', { token: res.body.data.token })
     expect(view.status).toBe(200)
@@ -42,6 +42,20 @@ describe('POST /v1/auth/shopify-session', () => {
     expect(keys.body.data.apiKeys).toEqual([expect.objectContaining({ name: 'Shopify embedded admin', scope: 'admin' })])
     expect((await proxyCall(t, 'GET', '/api/v1/products/1/reviews', { shop: domain })).status).toBe(200)
     expect((await t.app.services.shops.byDomain(domain))!.id).toBe(view.body.data.id)
+  })
+
+  it('installs an uninstalled shop again, unless the token was issued before the uninstall (403, still uninstalled)', async () => {
+    const domain = newShopDomain()
+    expect((await exchange(await sessionToken(domain))).status).toBe(200)
+    const shop = (await t.app.services.shops.byDomain(domain))!
+    await t.app.services.shops.uninstall(shop.id, Date.now(), '1')
+    const nowS = Math.floor(Date.now() / 1000)
+    const stale = await exchange(await sessionToken(domain, { iat: nowS - 30, nbf: nowS - 30 }))
+    expect(stale.status).toBe(403)
+    expect(stale.body.error.code).toBe('FORBIDDEN')
+    expect((await t.app.services.shops.byDomain(domain))!.uninstalledAt).not.toBeNull()
+    expect((await exchange(await sessionToken(domain))).status).toBe(200)
+    expect((await t.app.services.shops.byDomain(domain))!.uninstalledAt).toBeNull()
   })
 
   it('accepts exp and nbf within the 5 s leeway', async () => {

@@ -110,6 +110,112 @@ describe('a captured signed body replayed under other headers', () => {
   })
 })
 
+describe('stale signed bodies: replayed, late or of another shop', () => {
+  const UNINSTALL_ID = 548380009
+
+  it("a shop's own earlier app/uninstalled and shop/redact bodies, resent after a reinstall under new event ids, change nothing", async () => {
+    const domain = newShopDomain()
+    await adminOf(domain)
+    await proxyCall(t, 'POST', '/v1/wishlists/me/items', { shop: domain, customerId: '7501' }, { body: { product_id: '1' } })
+    const shop = await shopOf(domain)
+    // The genuine uninstall, captured by the attacker; the merchant installs the app again.
+    const uninstall = captured({ id: UNINSTALL_ID, name: 'Shop', myshopify_domain: domain, updated_at: '2026-11-20T10:00:00-05:00' })
+    expect((await replay(uninstall, 'app/uninstalled', domain, 'evt-genuine-uninstall')).body.data.result).toBe('processed')
+    expect((await shopOf(domain)).shopifyShopId).toBe(String(UNINSTALL_ID))
+    await adminOf(domain)
+    expect((await shopOf(domain)).uninstalledAt).toBeNull()
+
+    const replayed = await replay(uninstall, 'app/uninstalled', domain, 'evt-attacker-1')
+    expect(replayed.body).toEqual({ ok: true, data: { result: 'duplicate' } })
+    const redact = await replay(captured({ shop_id: UNINSTALL_ID, shop_domain: domain }), 'shop/redact', domain, 'evt-attacker-2')
+    expect(redact.body).toEqual({ ok: true, data: { result: 'ignored' } })
+    // Online, every row kept: the storefront key and the proxy answer.
+    expect((await shopOf(domain)).uninstalledAt).toBeNull()
+    expect((await t.call('GET', '/api/v1/products/1/reviews', { headers: { 'x-storefront-key': shop.storefrontKey } })).status).toBe(200)
+    expect((await proxyCall(t, 'GET', '/v1/wishlists/me', { shop: domain, customerId: '7501' })).body.data.items).toHaveLength(1)
+  })
+
+  it('shop/redact erases only after SHOPIFY_SHOP_REDACT_MIN_HOURS (48) of uninstall, and only for the shop id its app/uninstalled named', async () => {
+    const domain = newShopDomain()
+    await adminOf(domain)
+    const shop = await shopOf(domain)
+    await proxyCall(t, 'POST', '/v1/wishlists/me/items', { shop: domain, customerId: '7601' }, { body: { product_id: '1' } })
+    expect((await replay(captured({ id: UNINSTALL_ID, myshopify_domain: domain }), 'app/uninstalled', domain)).body.data.result).toBe('processed')
+    const redactBody = (shopId: number) => captured({ shop_id: shopId, shop_domain: domain })
+    // At once (the probe's order), then 47 h later: too early.
+    expect((await replay(redactBody(UNINSTALL_ID), 'shop/redact', domain)).body.data.result).toBe('ignored')
+    await t.storage.db.updateTable('shops').set({ uninstalled_at: Date.now() - 47 * 3_600_000 }).where('id', '=', shop.id).execute()
+    t.app.services.shops.forget(shop)
+    expect((await replay(redactBody(UNINSTALL_ID), 'shop/redact', domain)).body.data.result).toBe('ignored')
+    // 49 h: another shop id is still ignored; the shop's own erases it.
+    await t.storage.db.updateTable('shops').set({ uninstalled_at: Date.now() - 49 * 3_600_000 }).where('id', '=', shop.id).execute()
+    expect((await replay(redactBody(UNINSTALL_ID + 1), 'shop/redact', domain)).body.data.result).toBe('ignored')
+    expect(await count('wishlist_items', shop.id)).toBe(1)
+    expect((await replay(redactBody(UNINSTALL_ID), 'shop/redact', domain)).body.data.result).toBe('processed')
+    expect(await t.app.services.shops.byDomain(domain)).toBeUndefined()
+    expect(await count('wishlist_items', shop.id)).toBe(0)
+  })
+
+  it('no webhook re-installs an uninstalled shop: a products/update (even a delete-shaped body) is ignored and shop/redact still erases', async () => {
+    const domain = newShopDomain()
+    await adminOf(domain)
+    const shop = await shopOf(domain)
+    expect((await replay(captured({ id: UNINSTALL_ID, myshopify_domain: domain }), 'app/uninstalled', domain)).body.data.result).toBe('processed')
+    expect((await replay(captured({ id: 1 }), 'products/delete', domain)).body.data.result).toBe('ignored')
+    expect((await replay(captured(productBody(4701)), 'products/update', domain)).body.data.result).toBe('ignored')
+    expect((await shopOf(domain)).uninstalledAt).not.toBeNull()
+    await t.storage.db.updateTable('shops').set({ uninstalled_at: Date.now() - 49 * 3_600_000 }).where('id', '=', shop.id).execute()
+    t.app.services.shops.forget(shop)
+    expect((await replay(captured({ shop_id: UNINSTALL_ID, shop_domain: domain }), 'shop/redact', domain)).body.data.result).toBe('processed')
+    expect(await t.app.services.shops.byDomain(domain)).toBeUndefined()
+  })
+
+  it('an older products/update than the catalog holds is ignored: no rollback, no back-in-stock', async () => {
+    const domain = newShopDomain()
+    const admin = await adminOf(domain)
+    const shop = await shopOf(domain)
+    await t.app.services.shops.setPlan(shop.id, 'growth')
+    await proxyCall(t, 'POST', '/v1/wishlists/me/items', { shop: domain, customerId: '7701' }, { body: { product_id: '4801' } })
+    const hooked = await t.call('POST', '/v1/webhooks', { token: admin, body: { url: 'https://hooks.example.com/stock', events: ['wishlist.product.back_in_stock'] } })
+    expect(hooked.status).toBe(201)
+    const at = (hour: number, quantity: number) => captured({ ...productBody(4801), updated_at: `2026-11-20T${String(hour).padStart(2, '0')}:00:00-05:00`, variants: [{ id: 48010, price: '5.00', inventory_quantity: quantity }] })
+    const earlier = at(9, 5)
+    expect((await replay(at(8, 0), 'products/update', domain)).body.data.result).toBe('processed')
+    expect((await replay(at(10, 0), 'products/update', domain)).body.data.result).toBe('processed') // sold out at 10:00
+    // The 09:00 state (in stock) delivered late, or replayed: older than the catalog's.
+    expect((await replay(earlier, 'products/update', domain)).body.data.result).toBe('ignored')
+    expect((await replay(at(10, 0), 'products/update', domain)).body.data.result).toBe('duplicate') // the same body again
+    const row = await t.storage.db.selectFrom('catalog_products').select(['variants', 'source_updated_at']).where('shop_id', '=', shop.id).where('product_id', '=', '4801').executeTakeFirstOrThrow()
+    expect(JSON.parse(row.variants)).toEqual([expect.objectContaining({ inventory_quantity: 0 })])
+    expect(Number(row.source_updated_at)).toBe(Date.parse('2026-11-20T15:00:00Z'))
+    expect(await count('outbox', shop.id) + (await count('outbox_fan_outs', shop.id))).toBe(0)
+    // A newer one applies, and signals.
+    expect((await replay(at(11, 4), 'products/update', domain)).body.data.result).toBe('processed')
+    expect(await count('outbox', shop.id) + (await count('outbox_fan_outs', shop.id))).toBeGreaterThan(0)
+  })
+
+  it("orders/create whose order_status_url names another shop id is refused 400; another shop's order for an unknown domain is ignored", async () => {
+    const a = newShopDomain()
+    const b = newShopDomain()
+    await adminOf(b)
+    const shopB = await shopOf(b)
+    // B's Shopify id is known from its uninstall; the merchant installs again.
+    expect((await replay(captured({ id: 1111, myshopify_domain: b }), 'app/uninstalled', b)).body.data.result).toBe('processed')
+    await adminOf(b)
+    const order = (shopId: number) => ({ id: 9100 + shopId, order_status_url: `https://${a}/${shopId}/orders/abc123/authenticate?key=k`, customer: { id: 7801 }, line_items: [{ product_id: 4901 }] })
+    const foreign = await replay(captured(order(2222)), 'orders/create', b)
+    expect(foreign.status).toBe(400)
+    expect(foreign.body.error.details).toEqual([{ path: 'body.order_status_url', message: expect.any(String) }])
+    expect(await count('orders', shopB.id)).toBe(0)
+    expect((await replay(captured(order(1111)), 'orders/create', b)).body.data.result).toBe('processed')
+    expect(await count('orders', shopB.id)).toBe(1)
+    // A's order for a domain the app does not know: 200 ignored, no shop created.
+    const unknown = newShopDomain()
+    expect((await replay(captured(order(2222)), 'orders/create', unknown)).body.data.result).toBe('ignored')
+    expect(await t.app.services.shops.byDomain(unknown)).toBeUndefined()
+  })
+})
+
 describe('shop/redact', () => {
   it('for a shop the app is installed on answers 200 ignored, erases nothing and logs a warning', async () => {
     const logged = await loggingApp(SHOPIFY_ENV)
@@ -170,7 +276,7 @@ describe('before the body is read (a listening server, raw sockets)', () => {
   let port: number
   beforeAll(async () => {
     // The smallest budget of bodies in flight: one body of Shopify's 5 MiB limit.
-    server = await createTestApp({ env: { ...SHOPIFY_ENV, SHOPIFY_WEBHOOK_BUFFER_MB: '5' } })
+    server = await createTestApp({ env: { ...SHOPIFY_ENV, SHOPIFY_WEBHOOK_BUFFER_MB: '5', METRICS_TOKEN: 'metrics-test-token' } })
     port = portOf(await server.app.listen({ port: 0, host: '127.0.0.1' }))
   })
   afterAll(() => server.close())
@@ -194,23 +300,66 @@ describe('before the body is read (a listening server, raw sockets)', () => {
     }
   })
 
-  it('caps the bodies in flight together: beyond SHOPIFY_WEBHOOK_BUFFER_MB, 503 with Retry-After, until they are gone', async () => {
-    const stalled = await rawRequest(port, head({ 'x-shopify-shop-domain': newShopDomain(), 'x-shopify-hmac-sha256': goodHmac, 'content-length': 5 * 1024 * 1024 }), Buffer.alloc(64 * 1024, ' '))
-    const next = await rawRequest(port, head({ 'x-shopify-shop-domain': newShopDomain(), 'x-shopify-hmac-sha256': goodHmac, 'content-length': 2 }), '{}')
-    const busy = await next.response
+  /** A signed products/update of a shop `server` knows, whole, from `localAddress`. */
+  async function genuineDelivery(localAddress: string) {
+    const domain = newShopDomain()
+    expect((await server.call('POST', '/v1/auth/shopify-session', { body: { session_token: await sessionToken(domain) } })).status).toBe(200)
+    const raw = JSON.stringify(productBody(5001))
+    const ex = await rawRequest(port, head({ 'x-shopify-shop-domain': domain, 'x-shopify-hmac-sha256': webhookHmac(raw, SHOPIFY_SECRET), 'content-length': Buffer.byteLength(raw) }), raw, { localAddress })
+    const res = await ex.response
+    ex.socket.destroy()
+    return res
+  }
+  /** A sample of the server's /metrics, by its full name (labels included). */
+  const metric = async (name: string) => {
+    const lines = ((await server.call('GET', '/metrics', { token: 'metrics-test-token' })).body as string).split('\n')
+    const line = lines.find((l) => l.startsWith(`${name} `))
+    return line === undefined ? NaN : Number(line.slice(name.length + 1))
+  }
+
+  it("64 idle senders declaring 1 MiB and sending 1 byte: 60 refused 429 at once, the address's 4 dropped 408 after a second, Shopify's deliveries answered meanwhile", async () => {
+    const idle = await Promise.all(
+      Array.from({ length: 64 }, () => rawRequest(port, head({ 'x-shopify-shop-domain': newShopDomain(), 'x-shopify-hmac-sha256': goodHmac, 'content-length': 1024 * 1024 }), ' ', { localAddress: '127.0.0.5' })),
+    )
+    const started = Date.now()
+    const answered: { status: number; at: number }[] = []
+    const settled = idle.map((ex) => ex.response.then((r) => answered.push({ status: r.status, at: Date.now() - started })))
+    // Wait for the 60 refusals: they come at once.
+    for (let i = 0; i < 500 && answered.length < 60; i++) await new Promise((r) => setImmediate(r))
+    await Promise.race([Promise.all(settled), new Promise((r) => setTimeout(r, 500))])
+    const refusedAtOnce = answered.filter((a) => a.status === 429)
+    expect(refusedAtOnce).toHaveLength(60)
+    // The 4 held hold 4 bytes of the budget: a genuine delivery from Shopify's address is answered.
+    expect(await metric('wishlist_shopify_webhook_body_bytes')).toBe(4)
+    const genuine = await genuineDelivery('127.0.0.6')
+    expect(JSON.parse(genuine.body)).toEqual({ ok: true, data: { result: 'processed' } })
+    await Promise.all(settled)
+    const dropped = answered.filter((a) => a.status === 408)
+    expect(dropped).toHaveLength(4)
+    for (const d of dropped) expect(d.at).toBeGreaterThanOrEqual(1_000)
+    await Promise.all(idle.map((ex) => ex.closed))
+    expect(await metric('wishlist_shopify_webhook_body_bytes')).toBe(0)
+    expect(await metric('wishlist_shopify_webhook_refused_total{reason="per_client"}')).toBeGreaterThanOrEqual(60)
+    expect(await metric('wishlist_shopify_webhook_refused_total{reason="slow"}')).toBeGreaterThanOrEqual(4)
+  })
+
+  it('counts the budget (SHOPIFY_WEBHOOK_BUFFER_MB) in bytes received: a body that would exceed it is refused 503, smaller ones pass, the bytes come back when the holder goes', async () => {
+    // One sender delivers 4 MiB of a declared 5 MiB at a fair pace, and keeps its connection.
+    const holder = await rawRequest(port, head({ 'x-shopify-shop-domain': newShopDomain(), 'x-shopify-hmac-sha256': goodHmac, 'content-length': 5 * 1024 * 1024 }), Buffer.alloc(4 * 1024 * 1024, ' '), { localAddress: '127.0.0.7' })
+    for (let i = 0; i < 200 && (await metric('wishlist_shopify_webhook_body_bytes')) < 4 * 1024 * 1024; i++) await new Promise((r) => setTimeout(r, 10))
+    expect(await metric('wishlist_shopify_webhook_body_bytes')).toBe(4 * 1024 * 1024)
+    // 2 MiB more would pass the 5 MiB: refused while they arrive, with Retry-After.
+    const big = await rawRequest(port, head({ 'x-shopify-shop-domain': newShopDomain(), 'x-shopify-hmac-sha256': goodHmac, 'content-length': 2 * 1024 * 1024 }), Buffer.alloc(2 * 1024 * 1024, ' '), { localAddress: '127.0.0.8' })
+    const busy = await big.response
     expect(busy.status).toBe(503)
     expect(JSON.parse(busy.body).error.code).toBe('UNAVAILABLE')
     expect(Number(busy.headers['retry-after'])).toBeGreaterThan(0)
-    next.socket.destroy()
-    // The stalled sender goes away: its reservation is given back when its connection closes.
-    stalled.socket.destroy()
-    await stalled.closed
-    let status = 503
-    for (let attempt = 0; attempt < 50 && status === 503; attempt++) {
-      const retry = await rawRequest(port, head({ 'x-shopify-shop-domain': newShopDomain(), 'x-shopify-hmac-sha256': goodHmac, 'content-length': 2 }), '{}')
-      status = (await retry.response).status
-      retry.socket.destroy()
-    }
-    expect(status).toBe(400) // accepted, read, and refused by products/update's shape
+    big.socket.destroy()
+    // A delivery of a few hundred bytes fits beside the holder's 4 MiB.
+    expect((await genuineDelivery('127.0.0.9')).status).toBe(200)
+    holder.socket.destroy()
+    await holder.closed
+    for (let i = 0; i < 200 && (await metric('wishlist_shopify_webhook_body_bytes')) > 0; i++) await new Promise((r) => setTimeout(r, 10))
+    expect(await metric('wishlist_shopify_webhook_body_bytes')).toBe(0)
   })
 })

@@ -17,7 +17,8 @@ let receiver: Receiver
 let worker: WebhookWorker
 
 beforeAll(async () => {
-  t = await createTestApp({ env: SHOPIFY_ENV })
+  // shop/redact erases at once here (Shopify sends it 48 h after the uninstall; its wait has its own test).
+  t = await createTestApp({ env: { ...SHOPIFY_ENV, SHOPIFY_SHOP_REDACT_MIN_HOURS: '0' } })
   receiver = await startReceiver()
   worker = createWebhookWorker({ storage: t.storage, webhooks: t.config.webhooks, leaseMs: 5_000 })
 })
@@ -100,6 +101,7 @@ describe('products/create and products/update: the catalog update of product.upd
 
   it('keeps the handle and the title, and products/delete makes the catalog forget the product while items stay', async () => {
     const domain = newShopDomain()
+    await adminOf(domain)
     await hook(domain, 'products/create', product(9100, [[91001, '5.00', 3]], 'red-hat'))
     const shop = await shopOf(domain)
     await proxyCall(t, 'POST', '/v1/wishlists/me/items', { shop: domain, customerId: '6002' }, { body: { product_id: '9100' } })
@@ -172,8 +174,10 @@ describe('orders/create: exactly order.created', () => {
       ],
     }
     expect(await hook(domain, 'orders/create', order, { eventId: 'ev-order-1' })).toBe('processed')
-    // Another delivery of the same order (a new event id): the order id applies once.
-    expect(await hook(domain, 'orders/create', order, { eventId: 'ev-order-2' })).toBe('processed')
+    // The same body under a new event id: a duplicate. Another body of the same order (Shopify
+    // added a field): processed, and the order id applies once.
+    expect(await hook(domain, 'orders/create', order, { eventId: 'ev-order-2' })).toBe('duplicate')
+    expect(await hook(domain, 'orders/create', { ...order, note: 'gift' }, { eventId: 'ev-order-3' })).toBe('processed')
     const list = await proxyCall(t, 'GET', '/v1/wishlists/me', me)
     expect(list.body.data.items).toEqual([expect.objectContaining({ productId: '9211', quantity: 2, purchasedAt: processedAt.toISOString() })])
     const conv = await t.call('GET', '/v1/admin/analytics/conversions?period=7d', { token: admin })
@@ -182,9 +186,34 @@ describe('orders/create: exactly order.created', () => {
   })
 })
 
+describe('orders/create beyond the intake bounds', () => {
+  it('a wholesale line (20,000 units, a price past 10^9) is processed: bought, the quantity at 10,000, no revenue from the price out of bounds', async () => {
+    const domain = newShopDomain()
+    const admin = await adminOf(domain)
+    const me = { shop: domain, customerId: '6111' }
+    await proxyCall(t, 'POST', '/v1/wishlists/me/items', me, { body: { product_id: '9221' } })
+    await proxyCall(t, 'POST', '/v1/wishlists/me/items', me, { body: { product_id: '9222' } })
+    const order = {
+      id: 820982911946155000,
+      currency: 'USD',
+      customer: { id: 6111 },
+      line_items: [
+        { id: 1, product_id: 9221, variant_id: 92211, quantity: 20_000, price: '2.50' },
+        { id: 2, product_id: 9222, variant_id: 92221, quantity: 1, price: '1234567890.00' },
+      ],
+    }
+    expect(await hook(domain, 'orders/create', order)).toBe('processed')
+    const list = await proxyCall(t, 'GET', '/v1/wishlists/me', me)
+    expect(list.body.data.items.map((i: { purchasedAt: string | null }) => i.purchasedAt)).toEqual([expect.any(String), expect.any(String)])
+    const conv = await t.call('GET', '/v1/admin/analytics/conversions?period=7d', { token: admin })
+    expect(conv.body.data).toMatchObject({ ordersInfluenced: 1, linesInfluenced: 2, revenueInfluenced: [{ currency: 'USD', amount: '25000.00' }] })
+  })
+})
+
 describe('customers/redact and customers/data_request', () => {
   it('customers/redact erases the customer (the privacy erasure)', async () => {
     const domain = newShopDomain()
+    await adminOf(domain)
     const me = { shop: domain, customerId: '6201' }
     await proxyCall(t, 'POST', '/v1/wishlists/me/items', me, { body: { product_id: '9301' } })
     const review = await proxyCall(t, 'POST', '/api/v1/reviews', me, { body: { productId: '9301', customerEmail: 'cy@example.com', customerName: 'Cy', rating: 3, body: 'Fine' } })
@@ -282,8 +311,8 @@ describe('shop/redact', () => {
     expect(await t.storage.db.selectFrom('shops').select('id').where('id', '=', doomed.id).executeTakeFirst()).toBeUndefined()
     for (const table of scoped) expect(await countRows(table, kept.id), table).toBe(keptBefore[table])
 
-    // A redelivery finds nothing; a later signed request creates the shop again, empty.
-    expect(await hook(doomed.domain, 'shop/redact', { shop_id: 954889, shop_domain: doomed.domain })).toBe('duplicate')
+    // A redelivery finds no shop: ignored; a later signed request creates the shop again, empty.
+    expect(await hook(doomed.domain, 'shop/redact', { shop_id: 954889, shop_domain: doomed.domain })).toBe('ignored')
     const again = await proxyCall(t, 'GET', '/v1/wishlists/me', { shop: doomed.domain, customerId: '6401' })
     expect(again.status).toBe(200)
     expect(again.body.data.items).toEqual([])
@@ -307,10 +336,12 @@ describe('app/uninstalled', () => {
     const view = await t.call('GET', '/v1/admin/shop', { token: admin })
     expect(view.body.data.uninstalledAt).toEqual(expect.any(String))
 
-    const viaProxy = await proxyCall(t, 'POST', '/v1/wishlists/me/items', me, { body: { product_id: '9601' } })
+    // A proxy request Shopify signed before the uninstall (still in flight) is refused, and installs nothing.
+    const before = { ...me, timestamp: Math.floor(Date.now() / 1000) - 30 }
+    const viaProxy = await proxyCall(t, 'POST', '/v1/wishlists/me/items', before, { body: { product_id: '9601' } })
     expect(viaProxy.status).toBe(403)
     expect(viaProxy.body.error.code).toBe('FORBIDDEN')
-    const viaPublicProxy = await proxyCall(t, 'GET', '/api/v1/products/1/reviews', { shop: domain })
+    const viaPublicProxy = await proxyCall(t, 'GET', '/api/v1/products/1/reviews', { shop: domain, timestamp: before.timestamp })
     expect(viaPublicProxy.status).toBe(403)
     const viaKey = await t.call('GET', '/api/v1/products/1/reviews', { headers: { 'x-storefront-key': shop.storefrontKey } })
     expect(viaKey.status).toBe(403)
@@ -324,13 +355,18 @@ describe('app/uninstalled', () => {
     const pending = await t.call('GET', `/v1/webhooks/${created.body.data.webhookId}/deliveries`, { token: admin })
     expect(pending.body.data.deliveries.map((d: { status: string }) => d.status)).toEqual(['pending'])
     // Compliance topics, which Shopify sends after an uninstall too, change nothing.
-    await hook(domain, 'customers/data_request', { shop_domain: domain, customer: { id: 1, email: 'x@example.com' }, data_request: { id: 2 } })
+    expect(await hook(domain, 'customers/data_request', { shop_domain: domain, customer: { id: 1, email: 'x@example.com' }, data_request: { id: 2 } })).toBe('processed')
     expect((await shopOf(domain)).uninstalledAt).not.toBeNull()
+    // No webhook installs a shop again: another topic is ignored and writes nothing.
+    expect(await hook(domain, 'products/update', product(9602, [[96021, '1.00', 1]]))).toBe('ignored')
+    expect(await hook(domain, 'orders/create', { id: 4242, customer: { id: 6501 }, line_items: [{ product_id: 9602 }] })).toBe('ignored')
+    expect((await shopOf(domain)).uninstalledAt).not.toBeNull()
+    expect(await countRows('catalog_products', shop.id)).toBe(0)
+    expect(await countRows('orders', shop.id)).toBe(0)
 
-    // Installed again: the next signed request of another topic.
-    expect(await hook(domain, 'products/update', product(9602, [[96021, '1.00', 1]]))).toBe('processed')
-    expect((await t.call('GET', '/v1/admin/shop', { token: admin })).body.data.uninstalledAt).toBeNull()
+    // Installed again: a fresh signed request to the app (here the proxy).
     expect((await proxyCall(t, 'POST', '/v1/wishlists/me/items', me, { body: { product_id: '9601' } })).status).toBe(201)
+    expect((await t.call('GET', '/v1/admin/shop', { token: admin })).body.data.uninstalledAt).toBeNull()
     expect((await t.call('GET', '/api/v1/products/1/reviews', { headers: { 'x-storefront-key': shop.storefrontKey } })).status).toBe(200)
     await pumpUntil(2, (b) => b.event === 'wishlist.item.added' && receiver.received.some((r) => r.path === '/uninstalled'))
     expect(receiver.received.filter((r) => r.path === '/uninstalled').length).toBeGreaterThanOrEqual(2)
@@ -349,6 +385,7 @@ describe('app/uninstalled', () => {
 describe('idempotency and refusals', () => {
   it('processes a repeated X-Shopify-Event-Id (or, without it, X-Shopify-Webhook-Id) once', async () => {
     const domain = newShopDomain()
+    await adminOf(domain)
     expect(await hook(domain, 'products/update', product(9701, [[97011, '10.00', 5]]), { eventId: 'evt-1' })).toBe('processed')
     const shop = await shopOf(domain)
     const state = () => t.storage.db.selectFrom('catalog_products').select(['variants']).where('shop_id', '=', shop.id).where('product_id', '=', '9701').executeTakeFirstOrThrow()
@@ -366,6 +403,25 @@ describe('idempotency and refusals', () => {
     expect(third).not.toEqual(second)
     expect(await hook(domain, 'products/update', product(9701, [[97011, '1.00', 5]]), { webhookId: 'whid-1' })).toBe('duplicate')
     expect(await state()).toEqual(third)
+  })
+
+  it('answers 200 ignored for a shop the app does not know, of every topic, and creates or writes nothing', async () => {
+    const domain = newShopDomain()
+    const tables = ['shops', 'catalog_products', 'orders', 'shopify_webhook_receipts', 'privacy_requests']
+    const before = await Promise.all(tables.map((n) => countRows(n)))
+    const bodies: Record<string, unknown> = {
+      'products/create': product(9751, [[97511, '1.00', 1]]),
+      'products/update': product(9751, [[97511, '1.00', 1]]),
+      'products/delete': { id: 9751 },
+      'orders/create': { id: 97510, customer: { id: 1 }, line_items: [{ product_id: 9751 }] },
+      'customers/redact': { shop_id: 1, shop_domain: domain, customer: { id: 1 }, orders_to_redact: [] },
+      'customers/data_request': { shop_id: 1, shop_domain: domain, customer: { id: 1 }, data_request: { id: 1 } },
+      'shop/redact': { shop_id: 1, shop_domain: domain },
+      'app/uninstalled': { id: 1, myshopify_domain: domain },
+    }
+    for (const [topic, body] of Object.entries(bodies)) expect(await hook(domain, topic, body), topic).toBe('ignored')
+    expect(await Promise.all(tables.map((n) => countRows(n)))).toEqual(before)
+    expect(await t.app.services.shops.byDomain(domain)).toBeUndefined()
   })
 
   it('answers 200 to an unknown topic and does nothing (not even create the shop)', async () => {
@@ -409,12 +465,16 @@ describe('webhook receipts', () => {
     vi.useFakeTimers({ toFake: ['Date'] })
     const start = Date.now()
     const domain = newShopDomain()
+    await adminOf(domain)
     expect(await hook(domain, 'products/update', product(9901, [[99011, '10.00', 5]]), { eventId: 'evt-old' })).toBe('processed')
     vi.setSystemTime(start + 3 * DAY_MS)
     expect(await hook(domain, 'products/update', product(9901, [[99011, '9.00', 5]]), { eventId: 'evt-recent' })).toBe('processed')
     const shop = await shopOf(domain)
+    // Each delivery is recorded under its event id and under its body's digest (topic `body:…`).
     const receipts = async () =>
-      (await t.storage.db.selectFrom('shopify_webhook_receipts').select('event_id').where('shop_id', '=', shop.id).orderBy('event_id').execute()).map((r) => r.event_id)
+      (await t.storage.db.selectFrom('shopify_webhook_receipts').select('event_id').where('shop_id', '=', shop.id).where('topic', '=', 'products/update').orderBy('event_id').execute()).map((r) => r.event_id)
+    const bodyReceipts = async () => (await t.storage.db.selectFrom('shopify_webhook_receipts').select('event_id').where('shop_id', '=', shop.id).where('topic', '=', 'body:products/update').execute()).length
+    expect(await bodyReceipts()).toBe(2)
     const catalog = () => t.storage.db.selectFrom('catalog_products').select(['variants']).where('shop_id', '=', shop.id).where('product_id', '=', '9901').executeTakeFirstOrThrow()
 
     // An hour past the first one's 7 days: a starting worker's first pass is its housekeeping.
@@ -423,6 +483,7 @@ describe('webhook receipts', () => {
     housekeeper.start()
     await housekeeper.stop() // resolves after the pass in progress: the first, which purges
     expect(await receipts()).toEqual(['evt-recent'])
+    expect(await bodyReceipts()).toBe(1)
     // The other one is 4 days old: Shopify's redelivery of it is still a duplicate.
     const before = await catalog()
     expect(await hook(domain, 'products/update', product(9901, [[99011, '1.00', 5]]), { eventId: 'evt-recent' })).toBe('duplicate')
@@ -431,7 +492,30 @@ describe('webhook receipts', () => {
 
     // Three days later it has had its 7 days too.
     vi.setSystemTime(start + 10 * DAY_MS + 3_600_000)
-    expect(await worker.purgeReceipts()).toEqual({ purged: 1, more: false })
+    expect(await worker.purgeReceipts()).toEqual({ purged: 2, more: false })
     expect(await receipts()).toEqual([])
+    expect(await bodyReceipts()).toBe(0)
+  })
+
+  it('of app/uninstalled, shop/redact and customers/redact are kept as long as the shop: a body replayed a year later is a duplicate', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    const start = Date.now()
+    const domain = newShopDomain()
+    await adminOf(domain)
+    const shop = await shopOf(domain)
+    const redact = { shop_id: 954889, shop_domain: domain, customer: { id: 6901 }, orders_to_redact: [] }
+    const uninstall = { id: 954889, myshopify_domain: domain, updated_at: '2026-11-01T10:00:00-05:00' }
+    expect(await hook(domain, 'customers/redact', redact, { eventId: 'evt-redact' })).toBe('processed')
+    expect(await hook(domain, 'app/uninstalled', uninstall, { eventId: 'evt-uninstall' })).toBe('processed')
+    vi.setSystemTime(start + 60_000)
+    await adminOf(domain) // the merchant installs the app again
+    vi.setSystemTime(start + 365 * DAY_MS)
+    expect(await worker.purgeReceipts()).toMatchObject({ more: false })
+    // Captured bodies, replayed with new event ids: duplicates; the shop stays installed.
+    expect(await hook(domain, 'app/uninstalled', uninstall, { eventId: 'evt-replay-1' })).toBe('duplicate')
+    expect(await hook(domain, 'customers/redact', redact, { eventId: 'evt-replay-2' })).toBe('duplicate')
+    expect((await shopOf(domain)).uninstalledAt).toBeNull()
+    const kept = await t.storage.db.selectFrom('shopify_webhook_receipts').select('topic').where('shop_id', '=', shop.id).execute()
+    expect(kept.map((r) => r.topic).sort()).toEqual(['app/uninstalled', 'body:app/uninstalled', 'body:customers/redact', 'customers/redact'])
   })
 })

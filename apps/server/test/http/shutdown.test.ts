@@ -1,9 +1,11 @@
-import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { request } from 'node:http'
 import { connect, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { TEST_JWT_SECRET } from '../helpers/app.js'
 import { openStorage } from '../../src/db/connect.js'
 import { freshDatabase, type TestDatabase } from '../helpers/db.js'
@@ -192,3 +194,199 @@ describe('graceful shutdown under load', { timeout: 90_000 }, () => {
     }
   })
 })
+
+/**
+ * The server as a user starts it, from a project folder with the `wishlist` bin in
+ * node_modules/.bin (the compiled one: `npm run build` first) and the repository's own `start`
+ * script: the bin itself, `npx wishlist serve`, or `npm start`.
+ */
+const SERVER_DIR = resolve(fileURLToPath(import.meta.url), '../../..')
+const ROOT_START_SCRIPT = (JSON.parse(readFileSync(resolve(SERVER_DIR, '../../package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start
+type Launch = 'wishlist serve' | 'npx wishlist serve' | 'npm start'
+
+interface Started {
+  child: ChildProcess
+  /** The Node process that serves (the child itself, or npm's / npx's descendant). */
+  serverPid: number
+  url: string
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+  /** Resolves once every process holding the output pipes (npm, its shell, the server) has exited. */
+  allGone: Promise<void>
+  output(): string
+}
+
+function userProject(): string {
+  const project = mkdtempSync(join(dir, 'project-'))
+  mkdirSync(join(project, 'node_modules', '.bin'), { recursive: true })
+  symlinkSync(join(SERVER_DIR, 'bin', 'wishlist.js'), join(project, 'node_modules', '.bin', 'wishlist'))
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'shutdown-user', private: true, scripts: { start: ROOT_START_SCRIPT } }))
+  return project
+}
+
+async function launch(how: Launch, databaseUrl: string): Promise<Started> {
+  const project = userProject()
+  // What npm would have set comes from npm itself, not from the test runner's own npm.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('npm_')))
+  const [command, args] = how === 'npm start' ? ['npm', ['start']] : how === 'npx wishlist serve' ? ['npx', ['--no-install', 'wishlist', 'serve']] : [join(project, 'node_modules', '.bin', 'wishlist'), ['serve']]
+  const child = spawn(command, args, {
+    cwd: project,
+    env: { ...env, DATABASE_URL: databaseUrl, JWT_SECRET: TEST_JWT_SECRET, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', WEBHOOK_WORKER: 'off', RATE_LIMIT_STOREFRONT_PER_MIN: '1000000', RATE_LIMIT_ADMIN_PER_MIN: '1000000' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.on('exit', (code, signal) => done({ code, signal })))
+  const allGone = Promise.all([child.stdout, child.stderr].map((stream) => new Promise<void>((done) => stream.on('close', () => done())))).then(() => {})
+  const started = await new Promise<{ url: string; serverPid: number }>((done, fail) => {
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString()
+      const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1]
+      // The server's own log line carries its process id.
+      const pid = /"pid":(\d+)[^\n]*"msg":"Server listening at/.exec(out)?.[1]
+      if (url !== undefined && pid !== undefined) done({ url, serverPid: Number(pid) })
+    }
+    child.stdout.on('data', onData)
+    child.stderr.on('data', onData)
+    void allGone.then(() => fail(new Error(`${how} exited before listening: ${out}`)))
+  })
+  return { child, ...started, exited, allGone, output: () => out }
+}
+
+/** GET of one customer's wishlist on its own connection: the status, or the connection's error code. */
+function getWishlist(url: string, token: string): { written: Promise<void>; outcome: Promise<string> } {
+  let written!: () => void
+  const writtenP = new Promise<void>((done) => (written = done))
+  const outcome = new Promise<string>((done) => {
+    const req = request(`${url}/v1/wishlists/me`, { agent: false, headers: { authorization: `Bearer ${token}` } }, (res) => {
+      res.resume()
+      res.on('end', () => done(String(res.statusCode)))
+      res.on('error', (err: NodeJS.ErrnoException) => done(err.code ?? err.message))
+    })
+    req.on('finish', () => written())
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      written()
+      done(err.code ?? err.message)
+    })
+    req.end()
+  })
+  return { written: writtenP, outcome }
+}
+
+/** Resolves once `p` does; fails if it has not after `ms` (a bound for a failing run, not a wait). */
+function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_, fail) => {
+    timer = setTimeout(() => fail(new Error(what)), ms)
+  })
+  return Promise.race([p, late]).finally(() => clearTimeout(timer))
+}
+
+describe('SIGTERM during a burst, to the server or to the npm / npx that started it', { timeout: 120_000 }, () => {
+  let created: Awaited<ReturnType<typeof createShopWithCli>>
+  let running: Started | undefined
+  beforeAll(async () => {
+    created = await createShopWithCli(database.url)
+  })
+  afterEach(() => {
+    // A failed run leaves nothing behind either (a passing one has seen its processes gone).
+    for (const pid of [running?.serverPid, running?.child.pid]) {
+      try {
+        if (pid !== undefined) process.kill(pid, 'SIGKILL')
+      } catch {
+        // already gone
+      }
+    }
+    running = undefined
+  })
+
+  // `paused`: the server is stopped (SIGSTOP) while the burst arrives and SIGTERM is sent, then
+  // resumed: the worst case of the same timing, none of the 50 connections accepted yet when
+  // SIGTERM arrives (every run of it failed before the fix; unpaused, about half did).
+  const cases: Array<{ how: Launch; to: 'itself' | 'the wrapper'; paused: boolean }> = [
+    { how: 'npm start', to: 'the wrapper', paused: false },
+    { how: 'wishlist serve', to: 'itself', paused: true },
+    { how: 'npx wishlist serve', to: 'the wrapper', paused: true },
+    { how: 'npx wishlist serve', to: 'itself', paused: true },
+    { how: 'npm start', to: 'the wrapper', paused: true },
+    { how: 'npm start', to: 'itself', paused: true },
+  ]
+  it.each(cases)('$how, SIGTERM to $to (server paused: $paused): 50 GETs sent 30 ms before are all answered, nothing is left running', async ({ how, to, paused }) => {
+    const server = await launch(how, database.url)
+    running = server
+    const tokenRes = await fetch(`${server.url}/v1/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: created.apiKey.keyId, api_secret: created.apiKey.secret, customer_id: '1001' }),
+    })
+    expect(tokenRes.status).toBe(200)
+    const token = ((await tokenRes.json()) as { data: { token: string } }).data.token
+
+    // 50 GETs of a customer's wishlist, each on a new connection; SIGTERM 30 ms after they are
+    // sent (and not before each is written: every one of them has reached the server's host).
+    if (paused) process.kill(server.serverPid, 'SIGSTOP')
+    const thirtyMs = new Promise<void>((done) => setTimeout(done, 30))
+    const gets = Array.from({ length: 50 }, () => getWishlist(server.url, token))
+    await Promise.all([thirtyMs, ...gets.map((g) => g.written)])
+    process.kill(to === 'itself' ? server.serverPid : (server.child.pid as number), 'SIGTERM')
+    if (paused) process.kill(server.serverPid, 'SIGCONT')
+
+    const outcomes = await Promise.all(gets.map((g) => g.outcome))
+    const counts: Record<string, number> = {}
+    for (const o of outcomes) counts[o] = (counts[o] ?? 0) + 1
+    expect(counts).toEqual({ 200: 50 })
+
+    // Every process stops: the server drains and exits, and npm / npx with it.
+    await within(server.allGone, 20_000, `${how}: still running 20 s after SIGTERM: ${server.output()}`)
+    running = undefined
+    const exit = await server.exited
+    if (how === 'npx wishlist serve' && to === 'the wrapper') {
+      // npx passes SIGTERM to its `sh -c`. Where that shell is dash (Debian, Ubuntu) it dies of
+      // it at once, npx too, and the server sees its parent gone; where the shell ran the
+      // server in its place (bash), the server gets the signal itself.
+      expect(server.output()).toMatch(/"msg":"shutting down: (the npm or npx that started the server has exited|draining in-flight requests)/)
+    } else {
+      // `npm start` waits for the server, which it runs in place of its shell.
+      expect(exit).toEqual({ code: 0, signal: null })
+    }
+    expect(server.output()).not.toMatch(/"level":50/)
+  })
+
+  it("npm start: Ctrl-C reaches the server twice (the terminal's, then npm's copy) and the drain goes on: the request in flight is answered, exit code 0", async () => {
+    const server = await launch('npm start', database.url)
+    running = server
+    // A request whose body is still arriving (its `100 Continue` says the server has it).
+    const body = JSON.stringify({ api_key: 'ak_none', api_secret: 'sk_none' })
+    const socket = connect(Number(new URL(server.url).port), '127.0.0.1')
+    await new Promise<void>((done) => socket.once('connect', () => done()))
+    let response = ''
+    let socketError: Error | undefined
+    socket.on('data', (chunk: Buffer) => {
+      response += chunk.toString()
+    })
+    socket.on('error', (err) => {
+      socketError = err
+    })
+    const socketClosed = new Promise<void>((done) => socket.on('close', () => done()))
+    socket.write(`POST /v1/auth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`)
+    await received(socket, () => response, /^HTTP\/1\.1 100 Continue\r\n\r\n$/)
+    response = ''
+
+    // The terminal sends SIGINT to the whole foreground group. Here the server's comes first
+    // (its listener closes: it has begun the drain), then npm's, which npm passes on.
+    process.kill(server.serverPid, 'SIGINT')
+    await refusedSoon(Number(new URL(server.url).port))
+    process.kill(server.child.pid as number, 'SIGINT')
+    // Nothing shows that the server got npm's copy and kept draining; 200 ms is long enough for
+    // it (npm passes it on within milliseconds) and for the exit it caused before the fix.
+    await new Promise((done) => setTimeout(done, 200))
+
+    socket.write(body)
+    await socketClosed
+    expect(socketError).toBeUndefined()
+    expect(response).toMatch(/^HTTP\/1\.1 401 /)
+    await within(server.allGone, 20_000, `still running: ${server.output()}`)
+    running = undefined
+    expect(await server.exited).toEqual({ code: 0, signal: null })
+    expect(server.output()).not.toMatch(/second|"level":50/)
+  })
+})
+

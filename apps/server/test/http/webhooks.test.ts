@@ -64,7 +64,7 @@ describe('webhook endpoints CRUD', () => {
   it('creates a webhook and shows its secret only once', async () => {
     const res = await t.call('POST', '/v1/webhooks', { token: admin, body: { url: 'https://hooks.example.com/wishlist', events: ['wishlist.item.added', 'wishlist.shared'] } })
     expect(res.status).toBe(201)
-    expect(res.headers['cache-control']).toBe('no-store')
+    expect(res.headers['cache-control']).toBe('private, no-store')
     expect(res.body).toEqual({
       ok: true,
       data: {

@@ -38,6 +38,9 @@ async function main(): Promise<number> {
     LOG_LEVEL: 'error',
     RATE_LIMIT_ADMIN_PER_MIN: '1000000',
     RATE_LIMIT_STOREFRONT_PER_MIN: '1000000',
+    // One load client with a pool of 64 connections from one address: as many as the per-client
+    // cap allows, which a new connection racing the close of an old one would pass.
+    MAX_CONNECTIONS_PER_CLIENT: '1000',
     WEBHOOK_WORKER: 'off',
 
   }, { compiled: true })

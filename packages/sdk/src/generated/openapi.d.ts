@@ -394,7 +394,7 @@ export interface paths {
         };
         /**
          * What the wishlist sold: conversions of a period
-         * @description An order line is wishlist-influenced when its customer held the product in a list at the order's time, or had held it within the shop's `attribution_window_days` (default 30) before it; signal-influenced when a back-in-stock, price-drop or low-stock signal of the product came within that window while the customer held it (whether or not a webhook took it). `ordersInfluenced`/`linesInfluenced`: orders (with at least one such line) and lines of the period. `revenueInfluenced`: unit price × quantity of those lines, per currency, exactly, each line rounded half up to the currency's minor unit, written with its minor-unit digits (`"20.00"` EUR, `"1500"` JPY), never summed across currencies; lines without a price count but add nothing. `wishlistToPurchaseRate` = 100 × items added in the period that the same owner later bought (an influenced line) ÷ items added in the period, rounded half up to 2 decimals, 0 when nothing was added. `medianDaysToPurchase`: the median of the days from those items' `addedAt` to their first purchase, counted in tenths of a day, 1 decimal, null when none. `signalsInfluenced`: influenced lines of the period per signal. Answered from daily rollups: the cost follows the number of days, not of orders. `period` (default `30d`): `7d`, `14d`, `30d`, `90d`, `1y` (365 days) or `all`; "the last N days" is today (UTC) and the N − 1 days before it; `all` starts on the UTC day of the shop's first wishlist event. Admin token only, every plan (customer tokens and storefront calls get 403). Each answer includes every write acknowledged before the request.
+         * @description An order line is wishlist-influenced when its customer held the product in a list at the order's time, or had held it within the shop's `attribution_window_days` (default 30) before it; signal-influenced when a back-in-stock, price-drop or low-stock signal of the product came within that window while the customer held it (whether or not a webhook took it). `ordersInfluenced`/`linesInfluenced`: orders (with at least one such line) and lines of the period. `revenueInfluenced`: unit price × quantity of those lines, per currency, exactly (integers of minor units at any size, hence a decimal string), written with its minor-unit digits (`"20.00"` EUR, `"1500"` JPY), never summed across currencies; lines without a price count but add nothing. `wishlistToPurchaseRate` = 100 × items added in the period that the same owner later bought (an influenced line) ÷ items added in the period, rounded half up to 2 decimals, 0 when nothing was added. `medianDaysToPurchase`: the median of the days from those items' `addedAt` to their first purchase, counted in tenths of a day, 1 decimal, null when none. `signalsInfluenced`: influenced lines of the period per signal. Answered from daily rollups: the cost follows the number of days, not of orders. `period` (default `30d`): `7d`, `14d`, `30d`, `90d`, `1y` (365 days) or `all`; "the last N days" is today (UTC) and the N − 1 days before it; `all` starts on the UTC day of the shop's first wishlist event. Admin token only, every plan (customer tokens and storefront calls get 403). Each answer includes every write acknowledged before the request.
          */
         get: operations["getConversions"];
         put?: never;
@@ -638,7 +638,7 @@ export interface paths {
         };
         /**
          * What the wishlist sold: conversions of a period
-         * @description The same answer at the path of the other analytics reads. An order line is wishlist-influenced when its customer held the product in a list at the order's time, or had held it within the shop's `attribution_window_days` (default 30) before it; signal-influenced when a back-in-stock, price-drop or low-stock signal of the product came within that window while the customer held it (whether or not a webhook took it). `ordersInfluenced`/`linesInfluenced`: orders (with at least one such line) and lines of the period. `revenueInfluenced`: unit price × quantity of those lines, per currency, exactly, each line rounded half up to the currency's minor unit, written with its minor-unit digits (`"20.00"` EUR, `"1500"` JPY), never summed across currencies; lines without a price count but add nothing. `wishlistToPurchaseRate` = 100 × items added in the period that the same owner later bought (an influenced line) ÷ items added in the period, rounded half up to 2 decimals, 0 when nothing was added. `medianDaysToPurchase`: the median of the days from those items' `addedAt` to their first purchase, counted in tenths of a day, 1 decimal, null when none. `signalsInfluenced`: influenced lines of the period per signal. Answered from daily rollups: the cost follows the number of days, not of orders. `period` (default `30d`): `7d`, `14d`, `30d`, `90d`, `1y` (365 days) or `all`; "the last N days" is today (UTC) and the N − 1 days before it; `all` starts on the UTC day of the shop's first wishlist event. Admin token only, every plan (customer tokens and storefront calls get 403). Each answer includes every write acknowledged before the request.
+         * @description The same answer at the path of the other analytics reads. An order line is wishlist-influenced when its customer held the product in a list at the order's time, or had held it within the shop's `attribution_window_days` (default 30) before it; signal-influenced when a back-in-stock, price-drop or low-stock signal of the product came within that window while the customer held it (whether or not a webhook took it). `ordersInfluenced`/`linesInfluenced`: orders (with at least one such line) and lines of the period. `revenueInfluenced`: unit price × quantity of those lines, per currency, exactly (integers of minor units at any size, hence a decimal string), written with its minor-unit digits (`"20.00"` EUR, `"1500"` JPY), never summed across currencies; lines without a price count but add nothing. `wishlistToPurchaseRate` = 100 × items added in the period that the same owner later bought (an influenced line) ÷ items added in the period, rounded half up to 2 decimals, 0 when nothing was added. `medianDaysToPurchase`: the median of the days from those items' `addedAt` to their first purchase, counted in tenths of a day, 1 decimal, null when none. `signalsInfluenced`: influenced lines of the period per signal. Answered from daily rollups: the cost follows the number of days, not of orders. `period` (default `30d`): `7d`, `14d`, `30d`, `90d`, `1y` (365 days) or `all`; "the last N days" is today (UTC) and the N − 1 days before it; `all` starts on the UTC day of the shop's first wishlist event. Admin token only, every plan (customer tokens and storefront calls get 403). Each answer includes every write acknowledged before the request.
          */
         get: operations["getConversionsAlias"];
         put?: never;
@@ -740,7 +740,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange a Shopify session token for an admin token of its shop
-         * @description The embedded dashboard signs in with the session token Shopify admin gives it (HS256 with the app secret; `aud` the app's client id, `dest` `https://{shop}`, `iss` `https://{shop}/admin`; `exp` and `nbf` with 5 s of leeway). An unknown shop is created; an uninstalled one is installed again. Any failed check is 401 INVALID_SIGNATURE.
+         * @description The embedded dashboard signs in with the session token Shopify admin gives it (HS256 with the app secret; `aud` the app's client id, `dest` `https://{shop}`, `iss` `https://{shop}/admin`; `exp` and `nbf` with 5 s of leeway). An unknown shop is created; an uninstalled one is installed again, unless the token was issued before the uninstall (403 FORBIDDEN). Any failed check is 401 INVALID_SIGNATURE.
          */
         post: operations["exchangeShopifySessionToken"];
         delete?: never;
@@ -780,7 +780,7 @@ export interface paths {
         put?: never;
         /**
          * Send platform events (carts, products, orders)
-         * @description Admin token, every plan. Up to 500 events, validated as a whole: an unknown `type` or a missing or malformed field fails the batch with 400 VALIDATION_ERROR whose `details` carry the event's `index` and a path such as `body.events.2.variants.0.price` (at most 50 details). Then the events are applied in order in one transaction. Unknown fields of an event are ignored. Ids accept platform GIDs; prices are decimal strings (`"19.99"`, up to 6 decimals) or non-negative JSON numbers with at most 6 decimals. One request emits at most one webhook event per (product, variant, signal); product signals are queued and written by the webhook worker, so the answer's time does not depend on how many shoppers hold a product.
+         * @description Admin token, every plan. Up to 500 events, validated as a whole: an unknown `type` or a missing or malformed field fails the batch with 400 VALIDATION_ERROR whose `details` carry the event's `index` and a path such as `body.events.2.variants.0.price` (at most 50 details). Then the events are applied in order in one transaction. Unknown fields of an event are ignored. Ids accept platform GIDs; prices are decimal strings (`"19.99"`) or non-negative JSON numbers: a variant's with at most 6 decimals, an order line's at most 999,999,999 with at most its currency's minor-unit digits (`quantity` at most 10,000). One request emits at most one webhook event per (product, variant, signal); product signals are queued and written by the webhook worker, so the answer's time does not depend on how many shoppers hold a product.
          */
         post: operations["postPlatformEvents"];
         delete?: never;
@@ -800,7 +800,7 @@ export interface paths {
         put?: never;
         /**
          * Receive a Shopify webhook
-         * @description Signed with `X-Shopify-Hmac-Sha256` (base64 HMAC-SHA256 of the raw body with the app secret); the shop from `X-Shopify-Shop-Domain`, the topic from `X-Shopify-Topic`. A delivery whose topic and `X-Shopify-Event-Id` (else `X-Shopify-Webhook-Id`) were processed before answers 200 and changes nothing; an unknown topic answers 200 and is ignored. Before the body is read: a missing or malformed HMAC header (base64 of 32 bytes) or a domain that is not `*.myshopify.com` is 401 INVALID_SIGNATURE, and when the bodies being received together would pass SHOPIFY_WEBHOOK_BUFFER_MB the answer is 503 UNAVAILABLE with `Retry-After`. Shopify signs the body only, so each topic's body must have that topic's shape (`products/create|update` `{id, variants}`, `products/delete` `{id}`, `orders/create` `{id, line_items}`, `customers/redact` `{shop_domain, customer: {id}, orders_to_redact}`, `customers/data_request` `{shop_domain, customer: {id}, data_request: {id}}`, `shop/redact` `{shop_id, shop_domain}`, `app/uninstalled` `{id, myshopify_domain}`) and a `shop_domain` or `myshopify_domain` must be the header's: else 400 VALIDATION_ERROR, nothing written and the event id not recorded. `shop/redact` erases only a shop the app is uninstalled from; for an installed shop it answers `ignored` and logs a warning. Bodies up to 5 MiB (413 beyond).
+         * @description Signed with `X-Shopify-Hmac-Sha256` (base64 HMAC-SHA256 of the raw body with the app secret); the shop from `X-Shopify-Shop-Domain`, the topic from `X-Shopify-Topic`. A processed delivery is recorded under its topic and `X-Shopify-Event-Id` (else `X-Shopify-Webhook-Id`) and under the SHA-256 of its topic and raw body: either seen before answers 200 `duplicate` and changes nothing. An unknown topic, or a shop the app does not know, answers 200 `ignored` and writes nothing: no webhook creates or installs a shop. Before the body is read: a missing or malformed HMAC header (base64 of 32 bytes) or a domain that is not `*.myshopify.com` is 401 INVALID_SIGNATURE; a client address with 4 bodies unfinished gets 429 RATE_LIMITED; when the bytes received of unfinished bodies reach SHOPIFY_WEBHOOK_BUFFER_MB the answer is 503 UNAVAILABLE with `Retry-After`; a body arriving slower than 16 KiB/s after its first second is 408 REQUEST_TIMEOUT. Shopify signs the body only, so each topic's body must have that topic's shape (`products/create|update` `{id, variants}`, `products/delete` `{id}`, `orders/create` `{id, line_items}`, `customers/redact` `{shop_domain, customer: {id}, orders_to_redact}`, `customers/data_request` `{shop_domain, customer: {id}, data_request: {id}}`, `shop/redact` `{shop_id, shop_domain}`, `app/uninstalled` `{id, myshopify_domain}`) and a `shop_domain` or `myshopify_domain` must be the header's: else 400 VALIDATION_ERROR, nothing written and the event id not recorded. An order whose `order_status_url` names another Shopify shop id than the shop's is 400 VALIDATION_ERROR. Product bodies apply in `updated_at` order (an older one is `ignored`). For an uninstalled shop only the compliance topics act. `shop/redact` erases only a shop uninstalled for SHOPIFY_SHOP_REDACT_MIN_HOURS (48) whose Shopify id (from its `app/uninstalled`) is the body's `shop_id`; otherwise it answers `ignored` and logs a warning. Bodies up to 5 MiB (413 beyond).
          */
         post: operations["receiveShopifyWebhook"];
         delete?: never;
@@ -1400,12 +1400,12 @@ export interface components {
             /** Format: email */
             email?: string;
             line_items: {
-                /** @description Unit price in `currency`: a decimal string such as "19.99" (at most 6 decimals); a non-negative JSON number is accepted too */
+                /** @description Unit price in `currency`: a decimal string such as "19.99", or a non-negative JSON number; at most 999,999,999 with at most the currency's ISO 4217 minor-unit digits (999999999.99 EUR, 999999999 JPY, 999999999.999 KWD), else 400 at this field */
                 price?: string | number;
                 /** @description 1..32 digits or a platform GID of a Product */
                 product_id: string;
                 /**
-                 * @description Units bought; default 1
+                 * @description Units bought, 1..10,000; default 1
                  * @default 1
                  */
                 quantity?: number;
@@ -1440,6 +1440,11 @@ export interface components {
              * @enum {string}
              */
             type: "product.updated";
+            /**
+             * Format: date-time
+             * @description When the platform last changed the product. When given, an update not newer than the last one applied for the product (by this field) is ignored: no catalog change, no signal. Platforms deliver updates late and out of order; send it
+             */
+            updated_at?: string;
             variants: {
                 inventory_quantity: number;
                 price: string | number;
@@ -1633,6 +1638,16 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description RATE_LIMITED: over a rate limit (the caller's bucket, or the shop's ceiling over all its bearer-token requests), or, on exports, the shop's two exports already running; `Retry-After` says how many seconds to wait */
+        Error429Unlimited: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
             content: {
@@ -4650,6 +4665,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
@@ -4857,6 +4873,7 @@ export interface operations {
             408: components["responses"]["Error408"];
             413: components["responses"]["Error413Unlimited"];
             415: components["responses"]["Error415Unlimited"];
+            429: components["responses"]["Error429Unlimited"];
             431: components["responses"]["Error431"];
             503: components["responses"]["Error503Unlimited"];
         };

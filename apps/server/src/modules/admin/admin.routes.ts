@@ -81,8 +81,8 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ shops: ShopsService; auth:
     },
     async (request, reply) => {
       const key = await shops.createApiKey(request.ctx.shop.id, request.body)
-      // The secret is shown only here: no cache may keep it.
-      reply.code(201).header('cache-control', 'no-store')
+      // The secret is shown only here: `private, no-store` like every admin answer (plugins/caching.ts).
+      reply.code(201)
       return { ok: true as const, data: { ...key, createdAt: isoMillis(key.createdAt) } }
     },
   )

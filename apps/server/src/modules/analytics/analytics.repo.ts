@@ -3,11 +3,13 @@
  * (`rollupWriter`) runs inside the caller's transaction; the read side touches at most one
  * rollup row per day of the period (or `limit` rows of the holder index).
  */
-import { type Kysely, sql, type Transaction } from 'kysely'
+import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely'
 import { backendOf, lockedForUpdate } from '../../db/dialect.js'
 import { jsonRows, rowsJson } from '../../db/dialect.js'
 import { precompiled, rowsStatement } from '../../db/precompiled.js'
 import type { AnalyticsDailyTable, Database, OwnerType } from '../../db/schema.js'
+import type { Backend } from '../../db/types.js'
+import { AMOUNT_HIGH_MAX, AMOUNT_LOW_BASE, joinAmount } from '../../lib/money.js'
 import { ownedBy } from '../../db/owner-scope.js'
 import type { Owner } from '../auth/auth.types.js'
 import { LagCounts, unpackLagsInto } from './purchase-lags.js'
@@ -278,6 +280,16 @@ export function rollupWriter(trx: Transaction<Database>, shopId: string) {
 
 export type RollupWriter = ReturnType<typeof rollupWriter>
 
+/**
+ * A stored part of a sum (`amount` below 10^12, `amount_high` up to AMOUNT_HIGH_MAX) as an
+ * integer within its range: a row an older version stored out of range (a float on SQLite)
+ * reads as the nearest bound instead of failing the read or overflowing the addition.
+ */
+export function amountPart(backend: Backend, column: string, part: 'low' | 'high'): RawBuilder<number> {
+  const max = sql.raw(String(part === 'low' ? AMOUNT_LOW_BASE - 1n : AMOUNT_HIGH_MAX))
+  return backend === 'postgres' ? sql<number>`least(greatest(${sql.ref(column)}, 0), ${max})` : sql<number>`cast(min(max(${sql.ref(column)}, 0), ${max}) as integer)`
+}
+
 /** The overview's one row: the period's counters summed by the database, compiled once. */
 const overviewRow = precompiled(2, (db: Db, shopId: string, fromDay: number) =>
   db
@@ -295,8 +307,10 @@ const overviewRow = precompiled(2, (db: Db, shopId: string, fromDay: number) =>
 /**
  * The conversions answer's one row: the period's daily counters summed, its days' histograms
  * concatenated (`;` between days, purchase-lags.ts) and its revenue per currency
- * (`EUR:1234,USD:99`, minor units summed exactly by the database: SQLite adds 64-bit integers
- * and refuses to overflow, PostgreSQL's sum of bigint is numeric). The database does the
+ * (`EUR:12:34,USD:0:99`: the sums of the two stored parts, `amount_high` and `amount`, of
+ * minor units, lib/money.ts; each part is below 10^14 per row, so SQLite's 64-bit sum of
+ * them cannot overflow within 90,000 days, and PostgreSQL's sum of bigint is numeric;
+ * joined exactly here as BigInt). The database does the
  * adding and joining, as for the overview's sums: the service receives one row, not one per
  * day, and parses one string (docs/performance.md, "Conversions at 1M events").
  */
@@ -304,7 +318,7 @@ const conversionsRow = precompiled(2, (db: Db, shopId: string, fromDay: number) 
   const pg = backendOf(db) === 'postgres'
   const revenue = db
     .selectFrom('analytics_revenue_daily')
-    .select((eb) => ['currency', eb.fn.sum<string>('amount').as('amount')])
+    .select((eb) => ['currency', eb.fn.sum<string>(amountPart(backendOf(db), 'amount_high', 'high')).as('high'), eb.fn.sum<string>(amountPart(backendOf(db), 'amount', 'low')).as('low')])
     .where('shop_id', '=', shopId)
     .where('day', '>=', fromDay)
     .groupBy('currency')
@@ -323,7 +337,7 @@ const conversionsRow = precompiled(2, (db: Db, shopId: string, fromDay: number) 
       (pg ? sql<string | null>`string_agg(purchase_lags, ';')` : sql<string | null>`group_concat(purchase_lags, ';')`).as('lags'),
       eb
         .selectFrom(revenue)
-        .select((pg ? sql<string | null>`string_agg(r.currency || ':' || r.amount::text, ',')` : sql<string | null>`group_concat(r.currency || ':' || r.amount, ',')`).as('v'))
+        .select((pg ? sql<string | null>`string_agg(r.currency || ':' || r.high::text || ':' || r.low::text, ',')` : sql<string | null>`group_concat(r.currency || ':' || r.high || ':' || r.low, ',')`).as('v'))
         .as('revenue'),
     ])
     .where('shop_id', '=', shopId)
@@ -406,8 +420,8 @@ export function createAnalyticsRepo(db: Kysely<Database>) {
       unpackLagsInto(lags, r?.lags ?? null)
       const revenue: { currency: string; amount: bigint }[] = []
       for (const pair of r?.revenue?.split(',') ?? []) {
-        const [currency = '', amount = '0'] = pair.split(':')
-        revenue.push({ currency, amount: BigInt(amount) })
+        const [currency = '', high, low] = pair.split(':')
+        revenue.push({ currency, amount: joinAmount(high, low) })
       }
       return {
         adds: Number(r?.adds ?? 0),
@@ -426,7 +440,7 @@ export function createAnalyticsRepo(db: Kysely<Database>) {
       if (productIds.length === 0) return out
       const rows = await db
         .selectFrom('analytics_product_revenue')
-        .select(['product_id', 'currency', 'purchases', 'amount'])
+        .select(['product_id', 'currency', 'purchases', amountPart(backendOf(db), 'amount_high', 'high').as('high'), amountPart(backendOf(db), 'amount', 'low').as('low')])
         .where('shop_id', '=', shopId)
         .where('product_id', 'in', productIds)
         .execute()
@@ -434,7 +448,7 @@ export function createAnalyticsRepo(db: Kysely<Database>) {
         let p = out.get(r.product_id)
         if (!p) out.set(r.product_id, (p = { purchases: 0, revenue: [] }))
         p.purchases += Number(r.purchases)
-        if (r.currency !== '') p.revenue.push({ currency: r.currency, amount: BigInt(r.amount) })
+        if (r.currency !== '') p.revenue.push({ currency: r.currency, amount: joinAmount(r.high, r.low) })
       }
       for (const p of out.values()) p.revenue.sort((a, b) => (a.currency < b.currency ? -1 : 1))
       return out
@@ -460,6 +474,7 @@ export function createAnalyticsRepo(db: Kysely<Database>) {
         .select('product_id')
         .where('shop_id', '=', shopId)
         .where('currency', '=', currency)
+        .orderBy('amount_high', 'desc')
         .orderBy('amount', 'desc')
         .orderBy('product_id', 'asc')
         .limit(limit)

@@ -8,14 +8,17 @@
  * day (and currency, product), so the conversions read costs what the overview's does: one
  * row per day of the period, never one per order. The days-to-purchase histogram is part of
  * the daily row (`purchase_lags`, packed: `packLags`), merged into it by the same upsert that
- * adds the day's counters. Amounts are exact minor units.
+ * adds the day's counters. Amounts are exact minor units, stored in two parts
+ * (lib/money.ts, `splitAmount`) that the upserts add with a carry.
  */
 import { sql, type Transaction } from 'kysely'
 import { backendOf } from '../../db/dialect.js'
 import { rowsStatement } from '../../db/precompiled.js'
 import type { Database, SignalName } from '../../db/schema.js'
+import type { Backend } from '../../db/types.js'
 import { DAY_MS } from '../../lib/time.js'
-import { lineMinorUnits } from '../../lib/money.js'
+import { AMOUNT_HIGH_MAX, AMOUNT_LOW_BASE, lineMinorUnits, splitAmount } from '../../lib/money.js'
+import { amountPart } from './analytics.repo.js'
 import { dayOf } from './analytics.periods.js'
 import { LagCounts, medianDaysOf, packLags } from './purchase-lags.js'
 import { applyPendingFactsIn } from './facts.js'
@@ -80,17 +83,30 @@ const dailyOrdersStatement = (merge: (typeof mergeLags)['sqlite']) =>
       ),
   )
 const upsertDailyOrders = { sqlite: dailyOrdersStatement(mergeLags.sqlite), postgres: dailyOrdersStatement(mergeLags.postgres) }
-const upsertRevenue = rowsStatement('analytics_revenue_daily', ['shop_id', 'day', 'currency', 'amount'], (q) =>
-  q.onConflict((oc) => oc.columns(['shop_id', 'day', 'currency']).doUpdateSet((eb) => ({ amount: eb('analytics_revenue_daily.amount', '+', eb.ref('excluded.amount')) }))),
-)
-const upsertProductRevenue = rowsStatement('analytics_product_revenue', ['shop_id', 'product_id', 'currency', 'purchases', 'amount'], (q) =>
-  q.onConflict((oc) =>
-    oc.columns(['shop_id', 'product_id', 'currency']).doUpdateSet((eb) => ({
-      purchases: eb('analytics_product_revenue.purchases', '+', eb.ref('excluded.purchases')),
-      amount: eb('analytics_product_revenue.amount', '+', eb.ref('excluded.amount')),
-    })),
-  ),
-)
+/** `amount` and `amount_high` of the existing row plus the proposed row's: exact, with the carry, `amount_high` at most AMOUNT_HIGH_MAX. */
+function addAmounts(backend: Backend, table: string) {
+  const base = sql.raw(String(AMOUNT_LOW_BASE))
+  const low = sql`(${amountPart(backend, `${table}.amount`, 'low')} + excluded.amount)`
+  const high = sql`${amountPart(backend, `${table}.amount_high`, 'high')} + excluded.amount_high + ${low} / ${base}`
+  const max = sql.raw(String(AMOUNT_HIGH_MAX))
+  return { amount: sql<number>`${low} % ${base}`, amount_high: backend === 'postgres' ? sql<number>`least(${high}, ${max})` : sql<number>`min(${high}, ${max})` }
+}
+
+const revenueStatement = (backend: Backend) =>
+  rowsStatement('analytics_revenue_daily', ['shop_id', 'day', 'currency', 'amount', 'amount_high'], (q) =>
+    q.onConflict((oc) => oc.columns(['shop_id', 'day', 'currency']).doUpdateSet(addAmounts(backend, 'analytics_revenue_daily'))),
+  )
+const upsertRevenue = { sqlite: revenueStatement('sqlite'), postgres: revenueStatement('postgres') }
+const productRevenueStatement = (backend: Backend) =>
+  rowsStatement('analytics_product_revenue', ['shop_id', 'product_id', 'currency', 'purchases', 'amount', 'amount_high'], (q) =>
+    q.onConflict((oc) =>
+      oc.columns(['shop_id', 'product_id', 'currency']).doUpdateSet((eb) => ({
+        purchases: eb('analytics_product_revenue.purchases', '+', eb.ref('excluded.purchases')),
+        ...addAmounts(backend, 'analytics_product_revenue'),
+      })),
+    ),
+  )
+const upsertProductRevenue = { sqlite: productRevenueStatement('sqlite'), postgres: productRevenueStatement('postgres') }
 const upsertCurrencies = rowsStatement('analytics_currencies', ['shop_id', 'currency', 'lines'], (q) =>
   q.onConflict((oc) => oc.columns(['shop_id', 'currency']).doUpdateSet((eb) => ({ lines: eb('analytics_currencies.lines', '+', eb.ref('excluded.lines')) }))),
 )
@@ -233,16 +249,16 @@ export async function recordOrderAttribution(trx: Transaction<Database>, shopId:
     }),
   )
   if (revenue !== null && order.currency !== null) {
-    await upsertRevenue(trx, [{ shop_id: shopId, day: orderDay, currency: order.currency, amount: Number(revenue) }])
+    await upsertRevenue[backendOf(trx)](trx, [{ shop_id: shopId, day: orderDay, currency: order.currency, ...splitAmount(revenue) }])
     await upsertCurrencies(trx, [{ shop_id: shopId, currency: order.currency, lines: pricedLines }])
   }
-  await upsertProductRevenue(
+  await upsertProductRevenue[backendOf(trx)](
     trx,
     [...byProduct.entries()]
       .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
       .map(([key, p]) => {
         const [productId = '', currency = ''] = key.split('\u0000')
-        return { shop_id: shopId, product_id: productId, currency, purchases: p.purchases, amount: Number(p.amount) }
+        return { shop_id: shopId, product_id: productId, currency, purchases: p.purchases, ...splitAmount(p.amount) }
       }),
   )
   if (releasedBought.length > 0) {

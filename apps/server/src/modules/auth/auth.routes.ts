@@ -7,7 +7,8 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService }> = asyn
   app.post(
     '/v1/auth/token',
     {
-      config: { access: ['public'] },
+      // A bearer credential: no cache may keep it (RFC 6749 §5.1): `private, no-store` (plugins/caching.ts).
+      config: { access: ['public'], cache: 'private' },
       schema: {
         tags: ['auth'],
         summary: 'Exchange an API key and secret for an access token (admin, or customer with customer_id)',
@@ -15,10 +16,6 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService }> = asyn
         response: { 200: Ok(TokenResponse), ...errors(400, 401, 403, 429) },
       },
     },
-    async (request, reply) => {
-      // A bearer credential: no cache may keep it (RFC 6749 §5.1).
-      reply.header('cache-control', 'no-store')
-      return { ok: true as const, data: await auth.exchange(request.body) }
-    },
+    async (request) => ({ ok: true as const, data: await auth.exchange(request.body) }),
   )
 }

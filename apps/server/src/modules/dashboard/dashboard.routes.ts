@@ -2,9 +2,10 @@
  * The merchant dashboard (apps/dashboard, built by Vite) at /dashboard and
  * /dashboard/index.html (its screens are hash routes); the page is public and signs in with
  * an admin API key. index.html is revalidated on every load; hashed files under
- * /dashboard/assets/ are cached for a year. In Shopify app mode, a request with
- * `?shop={shop}.myshopify.com` may be framed by that shop's admin only (as Shopify requires
- * of embedded apps), and by nothing otherwise.
+ * /dashboard/assets/ are cached for a year. In Shopify app mode, a request whose query
+ * proves its shop (Shopify admin's `hmac` or session token for `?shop={shop}.myshopify.com`)
+ * may be framed by that shop's admin only (as Shopify requires of embedded apps), and by
+ * nothing otherwise: an unsigned `?shop=` frames nothing.
  */
 import { stat } from 'node:fs/promises'
 import { resolve } from 'node:path'
@@ -38,7 +39,6 @@ const cspFramedBy = (ancestors: string) =>
 export const DASHBOARD_CSP = cspFramedBy("'none'")
 /** The policy of the page Shopify admin embeds for `shop` (a `*.myshopify.com` domain). */
 export const embeddedDashboardCsp = (shop: string) => cspFramedBy(`https://${shop} https://admin.shopify.com`)
-const SHOP_DOMAIN = /^[a-z0-9][a-z0-9-]{0,62}\.myshopify\.com$/
 
 const securityHeaders = (reply: FastifyReply, framable = false) => {
   reply.header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer').header('cross-origin-opener-policy', 'same-origin')
@@ -46,16 +46,24 @@ const securityHeaders = (reply: FastifyReply, framable = false) => {
   return framable ? reply : reply.header('x-frame-options', 'DENY')
 }
 
-export const dashboardRoutes: FastifyPluginAsyncTypebox<{ distDir?: string; shopifyEmbedded?: boolean }> = async (app, opts) => {
+export interface DashboardRoutesOptions {
+  distDir?: string
+  /** Shopify app mode: the shop a request's query proves (undefined: none), whose admin may frame the page. */
+  embeddingShop?: (rawQuery: string) => Promise<string | undefined>
+}
+
+export const dashboardRoutes: FastifyPluginAsyncTypebox<DashboardRoutesOptions> = async (app, opts) => {
   const dist = opts.distDir ?? DASHBOARD_DIST
   // Files with their validators (ETag, Last-Modified, 304) and the build's .gz beside them.
   await app.register(fastifyStatic, { root: dist, serve: false, preCompressed: true, cacheControl: false })
   const config = { access: ['public' as const], rateLimit: false as const }
+  // Shopify admin opens the page with its `hmac` and session token (`id_token`) in the query: never logged.
+  const pageConfig = { ...config, credentialQuery: ['hmac', 'id_token'] }
   const hide = true
 
   const servePage = async (request: FastifyRequest, reply: FastifyReply) => {
-    const shop = (request.query as { shop?: unknown } | undefined)?.shop
-    const embeddedIn = opts.shopifyEmbedded && typeof shop === 'string' && SHOP_DOMAIN.test(shop) ? shop : undefined
+    const q = request.url.indexOf('?')
+    const embeddedIn = opts.embeddingShop !== undefined && q !== -1 ? await opts.embeddingShop(request.url.slice(q + 1)) : undefined
     securityHeaders(reply, embeddedIn !== undefined).header('cache-control', 'no-cache').header('vary', 'accept-encoding')
     if (!(await stat(resolve(dist, 'index.html')).catch(() => undefined))) {
       request.log.warn({ dist }, 'dashboard requested but not built')
@@ -70,8 +78,8 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<{ distDir?: string; shop
     }
     return reply.header('content-security-policy', embeddedIn ? embeddedDashboardCsp(embeddedIn) : DASHBOARD_CSP).sendFile('index.html')
   }
-  app.get('/dashboard', { config, schema: { hide } }, servePage)
-  app.get('/dashboard/index.html', { config, schema: { hide } }, servePage)
+  app.get('/dashboard', { config: pageConfig, schema: { hide } }, servePage)
+  app.get('/dashboard/index.html', { config: pageConfig, schema: { hide } }, servePage)
 
   app.get(
     '/dashboard/assets/:file',

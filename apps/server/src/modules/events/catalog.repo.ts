@@ -9,15 +9,19 @@ export interface CatalogState {
   handle: string | null
   title: string | null
   variants: VariantState[]
+  /** The platform's `updated_at` of this state (ms), when an update gave one. */
+  sourceUpdatedAt: number | null
 }
 
 export function createCatalogRepo(backend: Backend) {
   return {
     /** The last known state, locked until commit on PostgreSQL so concurrent updates of one product compare in turn. */
     async lockProduct(trx: Transaction<Database>, shopId: string, productId: string): Promise<CatalogState | undefined> {
-      const q = trx.selectFrom('catalog_products').select(['handle', 'title', 'variants']).where('shop_id', '=', shopId).where('product_id', '=', productId)
+      const q = trx.selectFrom('catalog_products').select(['handle', 'title', 'variants', 'source_updated_at']).where('shop_id', '=', shopId).where('product_id', '=', productId)
       const row = await lockedForUpdate(q, backend).executeTakeFirst()
-      return row ? { handle: row.handle, title: row.title, variants: JSON.parse(row.variants) as VariantState[] } : undefined
+      if (!row) return undefined
+      const sourceUpdatedAt = row.source_updated_at === null ? null : Number(row.source_updated_at)
+      return { handle: row.handle, title: row.title, variants: JSON.parse(row.variants) as VariantState[], sourceUpdatedAt }
     },
 
     async upsertProduct(trx: Transaction<Database>, shopId: string, productId: string, state: CatalogState, at: number): Promise<void> {
@@ -26,6 +30,7 @@ export function createCatalogRepo(backend: Backend) {
         title: state.title,
         default_variant_id: state.variants[0]?.variant_id ?? null,
         variants: JSON.stringify(state.variants),
+        source_updated_at: state.sourceUpdatedAt,
         updated_at: at,
       }
       await trx

@@ -11,6 +11,6 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ events: EventsService }> 
       config: { access: ['admin'] },
       schema: { tags: ['events'], body: EventsBody, response: { 200: Ok(Accepted), ...errors(400, 401, 403, 413, 415, 429) } },
     },
-    async (request) => ({ ok: true as const, data: await events.ingest(request.ctx, request.body.events) }),
+    async (request) => ({ ok: true as const, data: { accepted: (await events.ingest(request.ctx, request.body.events)).accepted } }),
   )
 }

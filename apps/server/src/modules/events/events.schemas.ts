@@ -6,6 +6,7 @@
 import { type Static, Type } from 'typebox'
 import type { OperationDocs } from '../../lib/http-schemas.js'
 import { GUEST_ID_PATTERN, type PlatformKind, platformIdPattern } from '../../lib/platform-ids.js'
+import { MAX_LINE_QUANTITY, MAX_MINOR_DIGITS, MAX_PRICE_INTEGER_DIGITS } from '../../lib/money.js'
 
 export const MAX_EVENTS_PER_BATCH = 500
 /**
@@ -22,6 +23,20 @@ const Price = Type.Union([
   Type.String({ pattern: '^[0-9]{1,15}(\\.[0-9]{1,6})?$' }),
   Type.Number({ minimum: 0, maximum: 1e15 }),
 ])
+/**
+ * An order line's unit price (lib/money.ts): at most 9 integer digits and 4 decimals here;
+ * the service then holds the decimals to the order currency's minor-unit digits.
+ */
+const LinePrice = Type.Union(
+  [
+    Type.String({ pattern: `^[0-9]{1,${MAX_PRICE_INTEGER_DIGITS}}(\\.[0-9]{1,${MAX_MINOR_DIGITS}})?$`, maxLength: MAX_PRICE_INTEGER_DIGITS + 1 + MAX_MINOR_DIGITS }),
+    Type.Number({ minimum: 0, exclusiveMaximum: 1_000_000_000 }),
+  ],
+  {
+    description:
+      "Unit price in `currency`: a decimal string such as \"19.99\", or a non-negative JSON number; at most 999,999,999 with at most the currency's ISO 4217 minor-unit digits (999999999.99 EUR, 999999999 JPY, 999999999.999 KWD), else 400 at this field",
+  },
+)
 
 // Unknown fields are ignored: platforms send richer objects than the ones we read.
 export const CartItemAdded = Type.Object({
@@ -38,6 +53,13 @@ export const ProductUpdated = Type.Object({
   product_id: PlatformId('Product'),
   handle: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
   title: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'The product\'s title, kept by the catalog (the dashboard\'s top products show it)' })),
+  updated_at: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description:
+        'When the platform last changed the product. When given, an update not newer than the last one applied for the product (by this field) is ignored: no catalog change, no signal. Platforms deliver updates late and out of order; send it',
+    }),
+  ),
   variants: Type.Array(
     Type.Object({
       variant_id: PlatformId('ProductVariant'),
@@ -59,8 +81,9 @@ export const OrderCreated = Type.Object({
     Type.Object({
       product_id: PlatformId('Product'),
       variant_id: Type.Optional(PlatformId('ProductVariant')),
-      quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Units bought; default 1' })),
-      price: Type.Optional({ ...Price, description: 'Unit price in `currency`: a decimal string such as "19.99" (at most 6 decimals); a non-negative JSON number is accepted too' }),
+      // The price first: a line with both out of bounds reports the price (the first error).
+      price: Type.Optional(LinePrice),
+      quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LINE_QUANTITY, default: 1, description: 'Units bought, 1..10,000; default 1' })),
     }),
     { minItems: 1, maxItems: 1000 },
   ),
@@ -129,7 +152,7 @@ export const eventsOperations: OperationDocs = {
     operationId: 'postPlatformEvents',
     summary: 'Send platform events (carts, products, orders)',
     description:
-      'Admin token, every plan. Up to 500 events, validated as a whole: an unknown `type` or a missing or malformed field fails the batch with 400 VALIDATION_ERROR whose `details` carry the event\'s `index` and a path such as `body.events.2.variants.0.price` (at most 50 details). Then the events are applied in order in one transaction. Unknown fields of an event are ignored. Ids accept platform GIDs; prices are decimal strings (`"19.99"`, up to 6 decimals) or non-negative JSON numbers with at most 6 decimals. One request emits at most one webhook event per (product, variant, signal); product signals are queued and written by the webhook worker, so the answer\'s time does not depend on how many shoppers hold a product.',
+      'Admin token, every plan. Up to 500 events, validated as a whole: an unknown `type` or a missing or malformed field fails the batch with 400 VALIDATION_ERROR whose `details` carry the event\'s `index` and a path such as `body.events.2.variants.0.price` (at most 50 details). Then the events are applied in order in one transaction. Unknown fields of an event are ignored. Ids accept platform GIDs; prices are decimal strings (`"19.99"`) or non-negative JSON numbers: a variant\'s with at most 6 decimals, an order line\'s at most 999,999,999 with at most its currency\'s minor-unit digits (`quantity` at most 10,000). One request emits at most one webhook event per (product, variant, signal); product signals are queued and written by the webhook worker, so the answer\'s time does not depend on how many shoppers hold a product.',
     responses: { 200: 'The number of events accepted' },
     requestExample: {
       events: [

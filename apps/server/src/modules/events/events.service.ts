@@ -13,7 +13,7 @@ import { normalizePlatformId, type PlatformKind } from '../../lib/platform-ids.j
 import { now, parseDateTime } from '../../lib/time.js'
 import { recordFacts } from '../analytics/facts.js'
 import { type OrderLine, recordOrderAttribution, recordSignals } from '../analytics/conversions.js'
-import { toMicros } from '../../lib/money.js'
+import { linePriceProblem, toMicros } from '../../lib/money.js'
 import type { RequestContext } from '../auth/auth.types.js'
 import type { InvitationsService } from '../reviews/invitations.service.js'
 import { recordPurchase } from '../reviews/purchases.js'
@@ -78,13 +78,19 @@ function collapseAlternatives(errors: ErrorObject[]): ErrorObject[] {
   if (unions.size === 0) return errors
   return errors
     .filter((e) => !unions.has(e.instancePath) || e.keyword === 'anyOf')
-    .map((e) => (e.keyword === 'anyOf' ? { ...e, message: 'must be a decimal string such as "19.99" or a non-negative number' } : e))
+    .map((e) =>
+      e.keyword !== 'anyOf'
+        ? e
+        : { ...e, message: e.instancePath.includes('/line_items/') ? 'must be a decimal string such as "19.99" or a non-negative number, below 1000000000' : 'must be a decimal string such as "19.99" or a non-negative number' },
+    )
 }
 
 /** A request's product signals, gathered per product; `taken`: the events some webhook of the shop takes. */
 interface SignalScope {
   taken: Set<string>
   signals: Map<string, ProductFanOut>
+  /** `product.updated` events not newer than the catalog's state (their `updated_at`), ignored. */
+  stale: number
 }
 
 export function createEventsService(deps: EventsServiceDeps) {
@@ -118,8 +124,10 @@ export function createEventsService(deps: EventsServiceDeps) {
       }
       if (event.type === 'order.created') {
         const e = event as OrderCreatedEvent
+        // A price within its currency's minor unit and below 10^9 (lib/money.ts): every sum then stays exact.
         e.line_items.forEach((l, i) => {
-          if (typeof l.price === 'number' && !fitsPriceDecimals(l.price)) fail(index, `.line_items.${i}.price`, `must have at most ${PRICE_DECIMALS} decimals`)
+          const problem = l.price === undefined || e.currency === undefined ? null : linePriceProblem(l.price, e.currency)
+          if (problem !== null) fail(index, `.line_items.${i}.price`, problem)
         })
         if (e.currency === undefined && e.line_items.some((l) => l.price !== undefined)) fail(index, '.currency', 'is required when a line item has a price')
       }
@@ -145,9 +153,15 @@ export function createEventsService(deps: EventsServiceDeps) {
     const productId = pid(e.product_id, 'Product')
     const next: VariantState[] = e.variants.map((v) => ({ variant_id: pid(v.variant_id, 'ProductVariant'), price: normalizePrice(v.price), inventory_quantity: v.inventory_quantity }))
     const previous = await catalog.lockProduct(trx, shopId, productId)
+    // A platform's update delivered late (or again) after a newer one changes nothing.
+    const sourceUpdatedAt = e.updated_at === undefined ? (previous?.sourceUpdatedAt ?? null) : parseDateTime(e.updated_at)
+    if (e.updated_at !== undefined && previous?.sourceUpdatedAt != null && sourceUpdatedAt !== null && sourceUpdatedAt <= previous.sourceUpdatedAt) {
+      scope.stale += 1
+      return
+    }
     const handle = e.handle ?? previous?.handle ?? null
     const title = e.title ?? previous?.title ?? null
-    await catalog.upsertProduct(trx, shopId, productId, { handle, title, variants: next }, at)
+    await catalog.upsertProduct(trx, shopId, productId, { handle, title, variants: next, sourceUpdatedAt }, at)
     // Only signals some webhook of the shop takes are queued (outbox.ts).
     const found = productSignals(previous?.variants ?? null, next)
     // Every signal is kept for attribution (conversions), whether or not a webhook takes it.
@@ -185,13 +199,16 @@ export function createEventsService(deps: EventsServiceDeps) {
   }
 
   return {
-    /** Validates the whole batch, then applies it atomically. Returns the number of events accepted. */
-    async ingest(ctx: RequestContext, raw: Array<{ type: string }>): Promise<{ accepted: number }> {
+    /**
+     * Validates the whole batch, then applies it atomically. Returns the number of events
+     * accepted, and of those the `product.updated` ones ignored as older than the catalog's state.
+     */
+    async ingest(ctx: RequestContext, raw: Array<{ type: string }>): Promise<{ accepted: number; stale: number }> {
       const events = validate(raw)
-      if (events.length === 0) return { accepted: 0 }
+      if (events.length === 0) return { accepted: 0, stale: 0 }
       const at = now()
-      await deps.db.transaction().execute(async (trx) => {
-        const scope: SignalScope = { taken: new Set(), signals: new Map() }
+      const stale = await deps.db.transaction().execute(async (trx) => {
+        const scope: SignalScope = { taken: new Set(), signals: new Map(), stale: 0 }
         if (events.some((e) => e.type === 'product.updated')) scope.taken = await subscribedEvents(trx, ctx.shop.id)
         for (const e of events) {
           if (e.type === 'cart.item_added') await cartItemAdded(trx, ctx, e, at)
@@ -199,8 +216,9 @@ export function createEventsService(deps: EventsServiceDeps) {
           else await orderCreated(trx, ctx, e, at)
         }
         await queueProductSignals(trx, ctx.shop.id, scope.signals, at)
+        return scope.stale
       })
-      return { accepted: events.length }
+      return { accepted: events.length, stale }
     },
 
     /**

@@ -78,7 +78,6 @@ export const privacyRoutes: FastifyPluginAsyncTypebox<{ privacy: PrivacyService 
       reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="wishlists-${date}.csv"`)
-        .header('cache-control', 'no-store')
       // Readable.from pulls the next chunk only when the socket has drained (backpressure).
       return reply.send(Readable.from(privacy.csv(request.ctx), { objectMode: false }))
     },

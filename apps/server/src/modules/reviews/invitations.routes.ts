@@ -12,7 +12,8 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox<{ invitations: Invitat
   app.get(
     `${INVITATION_PATH}:token`,
     {
-      config: { access: ['public'] },
+      // One customer's invitation (and whether it was used): `private, no-store` (plugins/caching.ts).
+      config: { access: ['public'], cache: 'private' },
       schema: {
         tags: ['reviews'],
         summary: 'A review invitation, for the storefront\'s review form (no credentials: the token is the proof)',

@@ -32,7 +32,6 @@ export const reviewPageRoutes: FastifyPluginAsyncTypebox<{ db: Db; reviews: Revi
   const send = (reply: FastifyReply, state: ReviewPageState, locale: PageLocale, shop: Shop | undefined) =>
     reply
       .type('text/html; charset=utf-8')
-      .header('cache-control', 'no-store')
       .header('content-security-policy', PAGE_CSP)
       .header('referrer-policy', 'no-referrer')
       .send(reviewPageHtml(state, `${REVIEW_PAGE_PATH}?locale=${locale}`, locale, pageStrings(locale, shop?.settings.storefront_strings ?? {})))
@@ -48,10 +47,11 @@ export const reviewPageRoutes: FastifyPluginAsyncTypebox<{ db: Db; reviews: Revi
     return shop && shop.uninstalledAt === null ? shop : undefined
   }
 
+  // The invitation in the URL is the shopper's: `private, no-store` (plugins/caching.ts).
   app.get(
     REVIEW_PAGE_PATH,
     {
-      config: { access: ['public'] },
+      config: { access: ['public'], cache: 'private' },
       schema: { tags, querystring: PageQuery, response: { 200: HtmlPage, ...errors(400, 429) } },
     },
     async (request, reply) => {
@@ -66,7 +66,7 @@ export const reviewPageRoutes: FastifyPluginAsyncTypebox<{ db: Db; reviews: Revi
   app.post(
     REVIEW_PAGE_PATH,
     {
-      config: { access: ['public'] },
+      config: { access: ['public'], cache: 'private' },
       schema: { tags, querystring: PageQuery, body: ReviewFormBody, response: { 200: HtmlPage, ...errors(400, 429) } },
     },
     async (request, reply) => {

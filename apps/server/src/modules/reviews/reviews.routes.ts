@@ -31,6 +31,13 @@ const allErrors = new Ajv({ allErrors: true, coerceTypes: false, useDefaults: tr
 
 export const reviewsRoutes: FastifyPluginAsyncTypebox<{ reviews: ReviewsService }> = async (app, { reviews }) => {
   const open = { access: ['storefront', 'guest', 'customer', 'admin'] as Access[] }
+  /**
+   * The public reads: the same answer for every caller of the shop, which the storefront key
+   * or the bearer token names (a guest id changes nothing). A review's approval, reply or
+   * removal shows at once: caches may keep a copy but ask again before each use (no-cache).
+   * Asked with an admin token they are private (plugins/caching.ts).
+   */
+  const read = { ...open, cache: { control: 'no-cache', vary: ['Authorization', 'X-Storefront-Key'] } }
   const admin = { access: ['admin'] as Access[] }
   const tags = ['reviews']
   const modTags = ['reviews moderation']
@@ -38,7 +45,7 @@ export const reviewsRoutes: FastifyPluginAsyncTypebox<{ reviews: ReviewsService 
   app.get(
     '/api/v1/products/:productId/reviews',
     {
-      config: open,
+      config: read,
       schema: {
         tags,
         summary: 'Approved reviews of a product, paged and sorted',
@@ -63,7 +70,7 @@ export const reviewsRoutes: FastifyPluginAsyncTypebox<{ reviews: ReviewsService 
   app.get(
     '/api/v1/products/:productId/reviews/summary',
     {
-      config: open,
+      config: read,
       schema: {
         tags,
         summary: 'Rating summary over approved reviews (enough for schema.org AggregateRating)',
@@ -77,7 +84,7 @@ export const reviewsRoutes: FastifyPluginAsyncTypebox<{ reviews: ReviewsService 
   app.get(
     '/api/v1/reviews/:id',
     {
-      config: open,
+      config: read,
       schema: {
         tags,
         summary: 'One review: approved only, unless the caller is an admin (who also sees customerEmail and status)',

@@ -55,14 +55,13 @@ export function proxyClientAddress(request: FastifyRequest): string {
 /** Credentials of a proxied request, from its signed query alone. */
 export function createProxyAuth(deps: { secret: string; defaultPlan: Plan; shops: ShopsService; clock?: () => number }): ProxyAuth {
   const clock = deps.clock ?? Date.now
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<ResolvedAuth> => {
-    // Answers through the proxy are per shopper: no cache between Shopify and the browser may keep them.
-    reply.header('cache-control', 'no-store')
+  return async (request: FastifyRequest, _reply: FastifyReply): Promise<ResolvedAuth> => {
     const q = request.url.indexOf('?')
     const proof = verifyProxyQuery(q === -1 ? '' : request.url.slice(q + 1), deps.secret, Math.floor(clock() / 1000))
     if (proof === null) return { error: new AppError('INVALID_SIGNATURE', 'The app proxy signature is missing, wrong or stale') }
     const clientAddress = proxyClientAddress(request)
-    const shop = await deps.shops.ensureByDomain(proof.shop, deps.defaultPlan)
+    // A fresh signed request installs the shop (again); one signed before an uninstall does not.
+    const shop = await deps.shops.install(proof.shop, deps.defaultPlan, proof.signedAt)
     if (shop.uninstalledAt !== null) return { error: new AppError('FORBIDDEN', 'The app is uninstalled from this shop'), clientAddress }
     const base = { shop, requestId: request.id, shareBaseUrl: `https://${shop.domain}${proof.pathPrefix}/shared/` }
     if (proof.customerId !== null) {

@@ -5,14 +5,20 @@
  */
 import { jwtVerify } from 'jose'
 import { AppError } from '../../lib/errors.js'
-import { isShopDomain } from './signatures.js'
+import { isShopDomain, verifyAdminQuery } from './signatures.js'
 
 export const SESSION_TOKEN_LEEWAY_SECONDS = 5
 
 const refused = (message: string) => new AppError('INVALID_SIGNATURE', message)
 
-/** The shop domain a valid session token names; throws 401 INVALID_SIGNATURE otherwise. */
-export async function verifySessionToken(token: string, opts: { secret: string; apiKey: string | undefined }): Promise<string> {
+/** What a valid session token proves: its shop's domain, and when it was issued (seconds). */
+export interface SessionProof {
+  shop: string
+  issuedAt: number
+}
+
+/** The shop a valid session token names, and when; throws 401 INVALID_SIGNATURE otherwise. */
+export async function verifySessionToken(token: string, opts: { secret: string; apiKey: string | undefined }): Promise<SessionProof> {
   if (opts.apiKey === undefined) throw refused('Session tokens need SHOPIFY_API_KEY (the app\'s client id) to be configured')
   let payload: Record<string, unknown>
   try {
@@ -30,5 +36,25 @@ export async function verifySessionToken(token: string, opts: { secret: string; 
   const shop = dest.slice('https://'.length).toLowerCase()
   if (!isShopDomain(shop)) throw refused('The session token names no *.myshopify.com shop')
   if (payload.iss !== `${dest}/admin`) throw refused('The session token\'s issuer is not the shop\'s admin')
-  return shop
+  // `nbf` is required; `iat`, which Shopify sets to the same second, is preferred when present.
+  return { shop, issuedAt: typeof payload.iat === 'number' ? payload.iat : (payload.nbf as number) }
+}
+
+/**
+ * The shop that Shopify admin's request for the embedded page proves (its URL carries
+ * `shop`, `timestamp`, `hmac` and, for embedded apps, `id_token`): a valid session token
+ * naming that shop, or a valid fresh `hmac`. Undefined when neither proves it: the page may
+ * then be framed by nobody.
+ */
+export async function provenAdminShop(rawQuery: string, opts: { secret: string; apiKey: string | undefined; nowSeconds: number }): Promise<string | undefined> {
+  const params = new URLSearchParams(rawQuery)
+  const shops = params.getAll('shop')
+  const shop = shops.length === 1 ? shops[0]!.toLowerCase() : undefined
+  if (shop === undefined || !isShopDomain(shop)) return undefined
+  const tokens = params.getAll('id_token')
+  if (tokens.length === 1) {
+    const proof = await verifySessionToken(tokens[0]!, opts).catch(() => undefined)
+    if (proof?.shop === shop) return shop
+  }
+  return verifyAdminQuery(params, opts.secret, opts.nowSeconds) ?? undefined
 }

@@ -7,6 +7,7 @@
  */
 import type { Backend, Db } from '../../db/types.js'
 import { AppError, type ErrorDetail, invalid } from '../../lib/errors.js'
+import { linePriceProblem, MAX_LINE_QUANTITY } from '../../lib/money.js'
 import { deeperThan, isEmailAddress, MAX_JSON_DEPTH } from '../../lib/text.js'
 import { now } from '../../lib/time.js'
 import type { RequestContext } from '../auth/auth.types.js'
@@ -14,11 +15,10 @@ import type { EventsService } from '../events/events.service.js'
 import type { PrivacyService } from '../privacy/privacy.service.js'
 import type { ShopsService } from '../shops/shops.service.js'
 import type { Shop } from '../shops/shops.types.js'
-import type { Plan } from '../../db/schema.js'
 import { privacyRequestsRepo } from './privacy-requests.repo.js'
 import { eraseShop } from './shop-erasure.js'
 import { isShopDomain, webhookHmacValid } from './signatures.js'
-import { claimReceipt, releaseReceipt } from './webhook-receipts.js'
+import { claimReceipts, receiptsOf, releaseReceipts } from './webhook-receipts.js'
 
 export const SHOPIFY_TOPICS = [
   'products/create',
@@ -31,12 +31,6 @@ export const SHOPIFY_TOPICS = [
   'app/uninstalled',
 ] as const
 export type ShopifyTopic = (typeof SHOPIFY_TOPICS)[number]
-
-/**
- * Topics Shopify also sends after an uninstall (the compliance ones): they prove nothing
- * about the app being in use again, so they leave `uninstalledAt` as it is.
- */
-const LEAVES_UNINSTALLED = new Set<string>(['app/uninstalled', 'customers/redact', 'customers/data_request', 'shop/redact'])
 
 export interface ShopifyDelivery {
   rawBody: Buffer
@@ -130,7 +124,7 @@ export function webhookBodyProblems(topic: ShopifyTopic, body: Json, domain: str
   return problems
 }
 
-/** Shopify's product JSON as the intake's `product.updated`; null when it has no variants to compare. */
+/** Shopify's product JSON as the intake's `product.updated` (with its `updated_at`); null when it has no variants to compare. */
 export function productEvent(p: Json): Record<string, unknown> | null {
   const variants = Array.isArray(p.variants) ? p.variants.filter(isObject) : []
   if (variants.length === 0) return null
@@ -139,6 +133,8 @@ export function productEvent(p: Json): Record<string, unknown> | null {
     product_id: idText(p.id),
     ...(typeof p.handle === 'string' && p.handle !== '' ? { handle: p.handle } : {}),
     ...(typeof p.title === 'string' && p.title.trim() !== '' ? { title: p.title.trim().slice(0, 255) } : {}),
+    // Shopify delivers product webhooks late and out of order: the catalog applies them in this order.
+    ...(typeof p.updated_at === 'string' ? { updated_at: p.updated_at } : {}),
     variants: variants.map((v) => ({
       variant_id: idText(v.id),
       price: v.price,
@@ -151,8 +147,9 @@ export function productEvent(p: Json): Record<string, unknown> | null {
 /**
  * Shopify's order JSON as the intake's `order.created`, field for field: `id`, `customer.id`,
  * `email`, `currency` (the shop currency, in which line prices are given), `processed_at`
- * (else `created_at`), and per line item `product_id`, `variant_id`, `quantity`, `price`
- * (dropped when the order names no currency). Null when no line item is a product (custom items only).
+ * (else `created_at`), and per line item `product_id`, `variant_id`, `quantity` (at most
+ * the intake's 10,000), `price` (dropped when the order names no currency, or beyond the
+ * intake's bounds for it). Null when no line item is a product (custom items only).
  */
 export function orderEvent(o: Json): Record<string, unknown> | null {
   const customer = isObject(o.customer) ? o.customer : undefined
@@ -160,12 +157,18 @@ export function orderEvent(o: Json): Record<string, unknown> | null {
   const currency = typeof o.currency === 'string' ? o.currency : undefined
   const lineItems = (Array.isArray(o.line_items) ? o.line_items.filter(isObject) : [])
     .filter((l) => idText(l.product_id) !== undefined)
-    .map((l) => ({
-      product_id: idText(l.product_id),
-      ...(idText(l.variant_id) ? { variant_id: idText(l.variant_id) } : {}),
-      ...(l.quantity !== undefined && l.quantity !== null ? { quantity: l.quantity } : {}),
-      ...(currency !== undefined && l.price !== undefined && l.price !== null ? { price: l.price } : {}),
-    }))
+    .map((l) => {
+      // A wholesale line beyond the intake's bounds still counts as bought (its invitation,
+      // the shopper's item): the quantity at the bound, the price dropped when out of bounds.
+      const quantity = typeof l.quantity === 'number' && Number.isInteger(l.quantity) && l.quantity > MAX_LINE_QUANTITY ? MAX_LINE_QUANTITY : l.quantity
+      const price = (typeof l.price === 'string' || typeof l.price === 'number') && currency !== undefined && linePriceProblem(l.price, currency) === null ? l.price : undefined
+      return {
+        product_id: idText(l.product_id),
+        ...(idText(l.variant_id) ? { variant_id: idText(l.variant_id) } : {}),
+        ...(quantity !== undefined && quantity !== null ? { quantity } : {}),
+        ...(price !== undefined ? { price } : {}),
+      }
+    })
   if (lineItems.length === 0) return null
   const customerId = idText(customer?.id)
   const email = emailText(o.email) ?? emailText(customer?.email)
@@ -185,10 +188,23 @@ export interface ShopifyWebhooksDeps {
   db: Db
   backend: Backend
   secret: string
-  defaultPlan: Plan
+  /** Hours a shop must have been uninstalled before `shop/redact` erases it (SHOPIFY_SHOP_REDACT_MIN_HOURS). */
+  shopRedactMinHours: number
   shops: ShopsService
   events: Pick<EventsService, 'ingest' | 'forgetProduct'>
   privacy: Pick<PrivacyService, 'eraseCustomer'>
+}
+
+/** The Shopify shop id in an order's `order_status_url` (`https://{host}/{shop id}/orders/{token}/…`); null when it has none. */
+export function orderStatusShopId(url: string): string | null {
+  let path: string
+  try {
+    path = new URL(url).pathname
+  } catch {
+    return null
+  }
+  const match = /^\/([0-9]{1,20})\/orders\//.exec(path)
+  return match ? match[1]! : null
 }
 
 export function createShopifyWebhooks(deps: ShopifyWebhooksDeps) {
@@ -196,42 +212,69 @@ export function createShopifyWebhooks(deps: ShopifyWebhooksDeps) {
 
   const contextOf = (shop: Shop, requestId: string): RequestContext => ({ shop, actor: { kind: 'admin', keyId: 'shopify-webhook' }, requestId })
 
-  async function apply(shop: Shop, topic: ShopifyTopic, body: Json, requestId: string): Promise<void> {
+  /** Applies a delivery; 'ignored' when it changed nothing on purpose (a product update older than the catalog's state). */
+  async function apply(shop: Shop, topic: ShopifyTopic, body: Json, requestId: string): Promise<DeliveryResult> {
     const ctx = contextOf(shop, requestId)
     switch (topic) {
       case 'products/create':
       case 'products/update': {
         const event = productEvent(body)
-        if (event) await deps.events.ingest(ctx, [event as { type: string }])
-        return
+        if (event && (await deps.events.ingest(ctx, [event as { type: string }])).stale > 0) return 'ignored'
+        return 'processed'
       }
       case 'products/delete': {
         const productId = idText(body.id)
         if (productId) await deps.events.forgetProduct(ctx, productId)
-        return
+        return 'processed'
       }
       case 'orders/create': {
         const event = orderEvent(body)
         if (event) await deps.events.ingest(ctx, [event as { type: string }])
-        return
+        return 'processed'
       }
       case 'customers/redact': {
         const customer = isObject(body.customer) ? body.customer : {}
         const customerId = idText(customer.id)
         if (customerId) await deps.privacy.eraseCustomer(ctx, { customerId, email: emailText(customer.email) })
-        return
+        return 'processed'
       }
       case 'customers/data_request': {
         const customer = isObject(body.customer) ? body.customer : {}
         const customerId = idText(customer.id)
         if (customerId) await privacyRequestsRepo.record(db, shop.id, customerId, emailText(customer.email))
-        return
+        return 'processed'
       }
       case 'app/uninstalled':
-        await deps.shops.setUninstalled(shop.id, now())
-        return
+        await deps.shops.uninstall(shop.id, now(), idText(body.id) as string)
+        return 'processed'
       case 'shop/redact':
-        return // handled before a shop is looked up
+        return 'processed' // handled before: nothing is claimed for it
+    }
+  }
+
+  /**
+   * Why a delivery for a known shop must not act, before anything is claimed: a warning's
+   * text (answered `ignored`), or undefined when it may. `shop/redact` is decided here whole.
+   */
+  function refusal(shop: Shop, topic: ShopifyTopic, body: Json): string | undefined {
+    const uninstalled = shop.uninstalledAt !== null
+    switch (topic) {
+      case 'shop/redact': {
+        if (!uninstalled) return 'shop/redact for a shop the app is installed on: ignored, nothing erased'
+        const hours = (now() - (shop.uninstalledAt as number)) / 3_600_000
+        if (hours < deps.shopRedactMinHours) return `shop/redact for a shop uninstalled ${hours.toFixed(1)} h ago (less than ${deps.shopRedactMinHours} h): ignored, nothing erased`
+        if (shop.shopifyShopId === null || shop.shopifyShopId !== idText(body.shop_id)) return 'shop/redact whose shop_id is not the shop\'s Shopify id: ignored, nothing erased'
+        return undefined
+      }
+      case 'app/uninstalled':
+        if (uninstalled) return 'app/uninstalled for a shop already uninstalled: ignored'
+        if (shop.shopifyShopId !== null && shop.shopifyShopId !== idText(body.id)) return 'app/uninstalled whose id is not the shop\'s Shopify id: ignored'
+        return undefined
+      case 'customers/redact':
+      case 'customers/data_request':
+        return undefined // Shopify sends these after an uninstall too
+      default:
+        return uninstalled ? `${topic} for a shop the app is uninstalled from: ignored` : undefined
     }
   }
 
@@ -250,37 +293,53 @@ export function createShopifyWebhooks(deps: ShopifyWebhooksDeps) {
       }
       if (deeperThan(body, MAX_JSON_DEPTH)) throw new AppError('INVALID_JSON', `The request body nests deeper than ${MAX_JSON_DEPTH} levels`)
       if (!isObject(body)) throw new AppError('VALIDATION_ERROR', 'The webhook body must be a JSON object', [{ path: 'body', message: 'must be object' }])
-      // Before anything is written (the shop, the receipt): a refused body burns no event id.
+      // Before anything is written (a receipt): a refused body burns no event id.
       const problems = webhookBodyProblems(topic as ShopifyTopic, body, domain)
       if (problems.length > 0) throw invalid(problems)
 
+      // Only Shopify's signed requests to the app install a shop; a webhook never creates one.
+      // Read past the cache: whether the shop is uninstalled decides.
+      const shop = await deps.shops.byDomain(domain)
+      const warn = (message: string) => d.warn?.({ shop: domain, topic, requestId: d.requestId }, message)
+      if (!shop) {
+        warn(`${topic} for a shop the app does not know: ignored, nothing written`)
+        return 'ignored'
+      }
+      if (topic === 'orders/create') orderOfShop(shop, body)
+      const refused = refusal(shop, topic as ShopifyTopic, body)
+      if (refused !== undefined) {
+        warn(refused)
+        return 'ignored'
+      }
       if (topic === 'shop/redact') {
-        // Nothing is created to be deleted; a redelivery finds nothing. Read past the cache:
-        // whether the shop is uninstalled decides.
-        const shop = await deps.shops.byDomain(domain)
-        if (!shop) return 'duplicate'
-        // Shopify sends shop/redact 48 h after an uninstall: an installed shop is never erased.
-        if (shop.uninstalledAt === null) {
-          d.warn?.({ shop: domain, topic, requestId: d.requestId }, 'shop/redact for a shop the app is installed on: ignored, nothing erased')
-          return 'ignored'
-        }
+        // Nothing is claimed: the erasure deletes the shop's receipts with it, and a redelivery finds no shop.
         await eraseShop(db, deps.backend, shop.id)
         deps.shops.forget(shop)
         return 'processed'
       }
-
-      let shop = await deps.shops.ensureByDomain(domain, deps.defaultPlan)
-      if (d.eventId !== undefined && !(await claimReceipt(db, shop.id, topic, d.eventId))) return 'duplicate'
+      const receipts = receiptsOf(topic, d.rawBody, d.eventId)
+      if (!(await claimReceipts(db, shop.id, receipts))) return 'duplicate'
       try {
-        if (shop.uninstalledAt !== null && !LEAVES_UNINSTALLED.has(topic)) shop = await deps.shops.setUninstalled(shop.id, null)
-        await apply(shop, topic as ShopifyTopic, body, d.requestId)
+        return await apply(shop, topic as ShopifyTopic, body, d.requestId)
       } catch (err) {
         // Not processed: Shopify's retry must find the delivery unclaimed.
-        if (d.eventId !== undefined) await releaseReceipt(db, shop.id, topic, d.eventId).catch(() => undefined)
+        await releaseReceipts(db, shop.id, receipts).catch(() => undefined)
         throw err
       }
-      return 'processed'
     },
+  }
+}
+
+/**
+ * An order must be the shop's: when its `order_status_url` names a shop id, it must be the
+ * shop's Shopify id once known (else 400 VALIDATION_ERROR, nothing written).
+ */
+function orderOfShop(shop: Shop, body: Json): void {
+  const url = body.order_status_url
+  if (url === undefined || url === null || shop.shopifyShopId === null) return
+  const named = typeof url === 'string' ? orderStatusShopId(url) : null
+  if (named !== shop.shopifyShopId) {
+    throw invalid([{ path: 'body.order_status_url', message: 'must be an order status URL of the X-Shopify-Shop-Domain shop' }])
   }
 }
 

@@ -4,7 +4,7 @@
  * `customers/data_request` records. Registered only when SHOPIFY_API_SECRET is set.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
+import { Counter, Gauge } from 'prom-client'
 import { Type } from 'typebox'
 import type { Db } from '../../db/types.js'
 import { AppError, notFound } from '../../lib/errors.js'
@@ -21,13 +21,10 @@ import { verifySessionToken } from './session-token.js'
 import { DeliveryAnswer, PrivacyRequest, PrivacyRequestParams, SessionRequest, SessionToken } from './shopify.schemas.js'
 import { WEBHOOK_DOMAIN_MESSAGE, type ShopifyWebhooks } from './shopify-webhooks.service.js'
 import { isShopDomain, isWebhookHmacHeader } from './signatures.js'
+import { WEBHOOK_BODY_LIMIT, WebhookIntake } from './webhook-intake.js'
 
 /** The admin key session tokens mint from, made on a shop's first session-token exchange (its secret is never shown). */
 export const SESSION_KEY_NAME = 'Shopify embedded admin'
-/** Shopify's webhook bodies (a product with many variants, a large order) may be larger than the API's 1 MiB. */
-export const WEBHOOK_BODY_LIMIT = 5 * 1024 * 1024
-/** Seconds Shopify (or anyone) is asked to wait when the webhook bodies in flight fill their budget. */
-const WEBHOOK_BUSY_RETRY_AFTER_S = 5
 
 export interface ShopifyRoutesOptions {
   db: Db
@@ -45,18 +42,31 @@ export interface ShopifyRoutesOptions {
 export const shopifyRoutes: FastifyPluginAsyncTypebox<ShopifyRoutesOptions> = async (app, opts) => {
   const tags = ['shopify']
 
-  // The webhook's HMAC covers the raw bytes: this route reads its body as bytes, kept aside
-  // (a Buffer as the body would be walked byte by byte by the NUL check of every body).
+  // The webhook's HMAC covers the raw bytes: this route reads its body itself, as bytes kept
+  // aside (a Buffer as the body would be walked byte by byte by the NUL check of every body),
+  // counting what arrives against the budget of bodies in flight.
   await app.register(async (raw) => {
-    const bodies = new WeakMap<FastifyRequest, Buffer>()
-    // Bytes reserved by the bodies being received: the Content-Length, or the route's limit
-    // for a chunked body; given back when the response ends or the connection closes.
-    let inFlight = 0
-    raw.removeAllContentTypeParsers()
-    raw.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, (request, body: Buffer, done) => {
-      bodies.set(request, body)
-      done(null, undefined)
+    const intake = new WebhookIntake(opts.webhookBufferBytes)
+    new Gauge({
+      name: 'wishlist_shopify_webhook_body_bytes',
+      help: 'Bytes of Shopify webhook bodies received and not yet answered (their budget: SHOPIFY_WEBHOOK_BUFFER_MB)',
+      registers: [app.metrics],
+      collect() {
+        this.set(intake.receivedBytes)
+      },
     })
+    new Counter({
+      name: 'wishlist_shopify_webhook_refused_total',
+      help: 'Shopify webhook bodies refused before they were whole, by reason (per_client: 429, budget: 503, slow: 408, too_large: 413)',
+      labelNames: ['reason'] as const,
+      registers: [app.metrics],
+      collect() {
+        this.reset()
+        for (const [reason, n] of Object.entries(intake.refused)) this.inc({ reason }, n)
+      },
+    })
+    raw.removeAllContentTypeParsers()
+    raw.addContentTypeParser('*', (request, payload, done) => intake.read(request, payload, done))
     raw.post(
       '/v1/platforms/shopify/webhooks',
       {
@@ -65,34 +75,21 @@ export const shopifyRoutes: FastifyPluginAsyncTypebox<ShopifyRoutesOptions> = as
         config: { access: ['public'], rateLimit: false, ownBodyLimit: true },
         schema: {
           tags,
-          response: { 200: Ok(DeliveryAnswer), ...errors(400, 401, 404, 408, 413, 503) },
+          response: { 200: Ok(DeliveryAnswer), ...errors(400, 401, 404, 408, 413, 429, 503) },
         },
         // Before a byte of the body is read: the unsigned headers must be well-formed, and the
-        // bodies in flight must fit their budget (each request is unauthenticated until its
-        // HMAC is checked, which needs the whole body).
+        // sender and the bodies in flight within their bounds (each request is unauthenticated
+        // until its HMAC is checked, which needs the whole body).
         onRequest: (request, reply, done) => {
           if (!isWebhookHmacHeader(header(request, 'x-shopify-hmac-sha256'))) return done(new AppError('INVALID_SIGNATURE', 'X-Shopify-Hmac-Sha256 must be the base64 of a 32-byte HMAC'))
           const domain = header(request, 'x-shopify-shop-domain')?.toLowerCase()
           if (domain === undefined || !isShopDomain(domain)) return done(new AppError('INVALID_SIGNATURE', WEBHOOK_DOMAIN_MESSAGE))
-          const declared = request.headers['content-length']
-          const reserved = declared === undefined ? WEBHOOK_BODY_LIMIT : Math.min(Number(declared) || 0, WEBHOOK_BODY_LIMIT)
-          if (inFlight + reserved > opts.webhookBufferBytes) {
-            reply.header('connection', 'close')
-            return done(new AppError('UNAVAILABLE', 'Too many webhook bodies are being received; retry shortly', undefined, { 'retry-after': String(WEBHOOK_BUSY_RETRY_AFTER_S) }))
-          }
-          inFlight += reserved
-          let released = false
-          reply.raw.once('close', () => {
-            if (released) return
-            released = true
-            inFlight -= reserved
-          })
-          done()
+          done(intake.admit(request, reply))
         },
       },
       async (request) => {
         const result = await opts.webhooks.receive({
-          rawBody: bodies.get(request) ?? Buffer.alloc(0),
+          rawBody: intake.bodyOf(request),
           hmac: header(request, 'x-shopify-hmac-sha256'),
           shopDomain: header(request, 'x-shopify-shop-domain'),
           topic: header(request, 'x-shopify-topic'),
@@ -108,18 +105,18 @@ export const shopifyRoutes: FastifyPluginAsyncTypebox<ShopifyRoutesOptions> = as
   app.post(
     '/v1/auth/shopify-session',
     {
-      config: { access: ['public'] },
+      // An admin token: `private, no-store` (plugins/caching.ts).
+      config: { access: ['public'], cache: 'private' },
       schema: {
         tags: ['auth'],
         body: SessionRequest,
-        response: { 200: Ok(SessionToken), ...errors(400, 401, 404, 429) },
+        response: { 200: Ok(SessionToken), ...errors(400, 401, 403, 404, 429) },
       },
     },
-    async (request, reply) => {
-      reply.header('cache-control', 'no-store')
-      const domain = await verifySessionToken(request.body.session_token, { secret: opts.secret, apiKey: opts.apiKey })
-      let shop = await opts.shops.ensureByDomain(domain, opts.defaultPlan)
-      if (shop.uninstalledAt !== null) shop = await opts.shops.setUninstalled(shop.id, null)
+    async (request) => {
+      const proof = await verifySessionToken(request.body.session_token, { secret: opts.secret, apiKey: opts.apiKey })
+      const shop = await opts.shops.install(proof.shop, opts.defaultPlan, proof.issuedAt)
+      if (shop.uninstalledAt !== null) throw new AppError('FORBIDDEN', 'The app was uninstalled from this shop after the session token was issued')
       const keys = await opts.shops.listApiKeys(shop.id)
       const keyId = keys.find((k) => k.name === SESSION_KEY_NAME && k.scope === 'admin')?.id ?? (await opts.shops.createApiKey(shop.id, { name: SESSION_KEY_NAME, scope: 'admin' })).keyId
       const issued = await opts.auth.issueAdminToken(shop.id, keyId)
@@ -157,10 +154,9 @@ export const shopifyRoutes: FastifyPluginAsyncTypebox<ShopifyRoutesOptions> = as
         response: { 200: Ok(CustomerExport), ...errors(401, 403, 404, 429) },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       const row = await privacyRequestsRepo.byId(opts.db, request.ctx.shop.id, request.params.id)
       if (!row) throw notFound('Privacy request')
-      reply.header('cache-control', 'no-store')
       const leave = await opts.privacy.enterExport(request.ctx.shop.id)
       try {
         return { ok: true as const, data: await opts.privacy.exportCustomer(request.ctx, { customerId: row.customer_id, email: row.email ?? undefined }) }

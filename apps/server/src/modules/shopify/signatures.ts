@@ -1,6 +1,7 @@
 /**
- * Shopify's three proofs, as Shopify documents them (docs/api.md, "Shopify app mode"):
- * the app proxy's `signature` query parameter, a webhook's `X-Shopify-Hmac-Sha256` header
+ * Shopify's four proofs, as Shopify documents them (docs/api.md, "Shopify app mode"):
+ * the app proxy's `signature` query parameter, the `hmac` query parameter of the admin's
+ * requests to the app (its embedded page's URL), a webhook's `X-Shopify-Hmac-Sha256` header
  * and the embedded admin's session token (session-token.ts). Each is keyed with the app's
  * client secret (SHOPIFY_API_SECRET); every comparison is constant-time.
  *
@@ -48,6 +49,8 @@ export interface ProxyProof {
   customerId: string | null
   /** Where the storefront reaches the proxy, e.g. `/apps/wishlist`. */
   pathPrefix: string
+  /** When Shopify signed it: its `timestamp`, in seconds. */
+  signedAt: number
 }
 
 const CUSTOMER_ID = /^[0-9]{1,32}$/
@@ -80,7 +83,35 @@ export function verifyProxyQuery(rawQuery: string, secret: string, nowSeconds: n
   if (customerId !== null && !CUSTOMER_ID.test(customerId)) return null
   const prefix = single('path_prefix') ?? DEFAULT_PATH_PREFIX
   if (!PATH_PREFIX.test(prefix) || prefix.includes('//')) return null
-  return { shop, customerId, pathPrefix: prefix.replace(/\/+$/, '') }
+  return { shop, customerId, pathPrefix: prefix.replace(/\/+$/, ''), signedAt: Number(timestamp) }
+}
+
+/**
+ * The `hmac` of a query Shopify admin sends to the app (the embedded page's URL): every
+ * parameter but `hmac` and `signature`, sorted by name, form-encoded (`a=1&b=2`); hex
+ * HMAC-SHA256 keyed with the secret (as `@shopify/shopify-api`'s `validateHmac`).
+ */
+export function adminQueryHmac(params: URLSearchParams, secret: string): string {
+  const sorted = [...params].filter(([key]) => key !== 'hmac' && key !== 'signature').sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  return createHmac('sha256', secret).update(new URLSearchParams(sorted).toString()).digest('hex')
+}
+
+/**
+ * The shop a query from Shopify admin proves: its one `hmac` right, its `timestamp` within
+ * 90 s of `nowSeconds` (as for the proxy) and its one `shop` a `*.myshopify.com` domain; else null.
+ */
+export function verifyAdminQuery(params: URLSearchParams, secret: string, nowSeconds: number): string | null {
+  const single = (key: string): string | undefined => {
+    const all = params.getAll(key)
+    return all.length === 1 ? all[0] : undefined
+  }
+  const hmac = single('hmac')
+  if (hmac === undefined || !HEX_SHA256.test(hmac)) return null
+  if (!constantTimeEqual(Buffer.from(adminQueryHmac(params, secret), 'hex'), Buffer.from(hmac, 'hex'))) return null
+  const timestamp = single('timestamp')
+  if (timestamp === undefined || !/^[0-9]{1,12}$/.test(timestamp) || Math.abs(nowSeconds - Number(timestamp)) > PROXY_MAX_SKEW_SECONDS) return null
+  const shop = single('shop')
+  return shop !== undefined && isShopDomain(shop) ? shop : null
 }
 
 /** A well-formed `X-Shopify-Hmac-Sha256`: base64 of 32 bytes (checked before the body is read). */

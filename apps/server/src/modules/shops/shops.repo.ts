@@ -22,6 +22,7 @@ export function toShop(row: ShopRow): Shop {
     storefrontKey: row.storefront_key,
     createdAt: row.created_at,
     uninstalledAt: row.uninstalled_at === null || row.uninstalled_at === undefined ? null : Number(row.uninstalled_at),
+    shopifyShopId: row.shopify_shop_id ?? null,
     settings: {
       multi_wishlist_enabled: row.multi_wishlist_enabled === 1,
       reviews_auto_approve: row.reviews_auto_approve === 1,

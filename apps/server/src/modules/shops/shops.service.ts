@@ -90,6 +90,26 @@ export function createShopsService(deps: { db: Db; cacheTtlMs: number }) {
     return remember(after)
   }
 
+  /**
+   * The shop of a domain a signed Shopify request proved, created when unknown (the plan
+   * given, default settings, a storefront key, no API key). Concurrent first requests
+   * create it once: the loser of the unique domain index reads the winner's row.
+   */
+  async function ensureByDomain(domain: string, plan: Plan): Promise<Shop> {
+    const known = await byDomainCache.fetch(domain)
+    if (known) return known
+    const at = now()
+    const shopId = newId('shop')
+    try {
+      await shops.insert(db, newShopRow(shopId, normalizeDomain(domain), plan, at))
+    } catch (err) {
+      const raced = await shops.byDomain(domain)
+      if (raced) return remember(raced)
+      throw err
+    }
+    return remember(await mustGet(shopId))
+  }
+
   return {
     async create(input: { domain: string; plan: Plan }): Promise<CreatedShop> {
       const domain = normalizeDomain(input.domain)
@@ -124,29 +144,29 @@ export function createShopsService(deps: { db: Db; cacheTtlMs: number }) {
     /** `byDomain` of an already normalized domain, through the cache (the app proxy's path). */
     byDomainCached: (domain: string): Promise<Shop | undefined> => byDomainCache.fetch(domain),
 
-    /**
-     * The shop of a domain a signed Shopify request proved, created when unknown (the plan
-     * given, default settings, a storefront key, no API key). Concurrent first requests
-     * create it once: the loser of the unique domain index reads the winner's row.
-     */
-    async ensureByDomain(domain: string, plan: Plan): Promise<Shop> {
-      const known = await byDomainCache.fetch(domain)
-      if (known) return known
-      const at = now()
-      const shopId = newId('shop')
-      try {
-        await shops.insert(db, newShopRow(shopId, normalizeDomain(domain), plan, at))
-      } catch (err) {
-        const raced = await shops.byDomain(domain)
-        if (raced) return remember(raced)
-        throw err
-      }
-      return remember(await mustGet(shopId))
-    },
+    ensureByDomain,
 
     /** Sets or clears `uninstalledAt` (Shopify's `app/uninstalled`, and the next signed request). */
     async setUninstalled(shopId: string, at: number | null): Promise<Shop> {
       return update(shopId, { uninstalled_at: at })
+    },
+
+    /**
+     * The shop a signed Shopify request to the app proved (a session token, a fresh app-proxy
+     * request), signed at `signedAtSeconds`: created when unknown, and installed again when it
+     * was uninstalled no later than that second (a request signed before the uninstall, still
+     * in flight, does not undo it). The only way a shop is installed: webhooks never are.
+     */
+    async install(domain: string, plan: Plan, signedAtSeconds: number): Promise<Shop> {
+      const shop = await ensureByDomain(domain, plan)
+      if (shop.uninstalledAt === null || signedAtSeconds < Math.floor(shop.uninstalledAt / 1000)) return shop
+      return update(shop.id, { uninstalled_at: null })
+    },
+
+    /** Shopify's `app/uninstalled`: the shop uninstalled at `at`, its Shopify id kept when it had none. */
+    async uninstall(shopId: string, at: number, shopifyShopId: string): Promise<Shop> {
+      const before = await mustGet(shopId)
+      return update(shopId, { uninstalled_at: at, ...(before.shopifyShopId === null ? { shopify_shop_id: shopifyShopId } : {}) })
     },
 
     /** Drops every cached copy of the shop (after it was deleted). */

@@ -124,7 +124,8 @@ export const storefrontRoutes: FastifyPluginAsyncTypebox<{ shops: ShopsService; 
   app.post(
     '/demo/login',
     {
-      config: demoConfig,
+      // A customer token: `private, no-store` (plugins/caching.ts).
+      config: { ...demoConfig, cache: 'private' as const },
       schema: {
         hide,
         body: Type.Object({ customerId: Type.String({ pattern: '^[0-9]{1,32}$' }) }),

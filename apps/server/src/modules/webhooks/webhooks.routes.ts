@@ -26,8 +26,8 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
     { config, schema: { tags, body: CreateWebhook, response: { 201: Ok(CreatedWebhook), ...errors(400, 401, 403, 429) } } },
     async (request, reply) => {
       const created = await webhooks.create(request.ctx, request.body)
-      // The signing secret is shown only here: no cache may keep it.
-      reply.code(201).header('cache-control', 'no-store')
+      // The signing secret is shown only here: `private, no-store` like every admin answer (plugins/caching.ts).
+      reply.code(201)
       return { ok: true as const, data: { ...created, createdAt: isoMillis(created.createdAt) } }
     },
   )

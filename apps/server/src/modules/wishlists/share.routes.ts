@@ -8,6 +8,13 @@ import type { ShareService } from './share.service.js'
 import { ListQuery, OwnerParams, SharedTokenParams, SharedWishlist, ShareLinkView } from './wishlists.schemas.js'
 import { ownerRoute } from './wishlists.routes.js'
 
+/**
+ * A shared list is public, but its owner edits it and may revoke the link at any time: a cache
+ * may keep a copy but asks again before each use (no-cache). The answer depends on the URL
+ * alone (and Origin, which CORS adds).
+ */
+const SHARED_READ = { control: 'no-cache', vary: [] }
+
 export const shareRoutes: FastifyPluginAsyncTypebox<{ share: ShareService }> = async (app, { share }) => {
   const tags = ['share']
   const config = { ...ownerRoute(), plan: 'starter' as const }
@@ -27,7 +34,7 @@ export const shareRoutes: FastifyPluginAsyncTypebox<{ share: ShareService }> = a
   // A static segment: find-my-way matches it before the `:customerId` routes.
   app.get(
     '/v1/wishlists/shared/:shareToken',
-    { config: { access: ['public'] }, schema: { tags, summary: 'Read a shared wishlist (no authentication)', params: SharedTokenParams, response: { 200: Ok(SharedWishlist), ...errors(403, 404, 410, 429) } } },
+    { config: { access: ['public'], cache: SHARED_READ }, schema: { tags, summary: 'Read a shared wishlist (no authentication)', params: SharedTokenParams, response: { 200: Ok(SharedWishlist), ...errors(403, 404, 410, 429) } } },
     // Serialized once per owner version (page-cache.ts); the typed reply only takes the object.
     async (request, reply) => sendCachedRead(reply as FastifyReply, await share.read(request.params.shareToken)),
   )
