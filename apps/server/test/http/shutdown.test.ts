@@ -370,10 +370,10 @@ describe('SIGTERM during a burst, to the server or to the npm / npx that started
     await received(socket, () => response, /^HTTP\/1\.1 100 Continue\r\n\r\n$/)
     response = ''
 
-    // The terminal sends SIGINT to the whole foreground group. Here the server's comes first
-    // (its listener closes: it has begun the drain), then npm's, which npm passes on.
+    // The terminal sends SIGINT to the whole foreground group: the server gets its own, and npm
+    // passes its copy on within milliseconds. (Waiting here for the listener to close took over
+    // the 500 ms that make a copy one stop on a loaded machine: a test of timing, not of the drain.)
     process.kill(server.serverPid, 'SIGINT')
-    await refusedSoon(Number(new URL(server.url).port))
     process.kill(server.child.pid as number, 'SIGINT')
     // Nothing shows that the server got npm's copy and kept draining; 200 ms is long enough for
     // it (npm passes it on within milliseconds) and for the exit it caused before the fix.
