@@ -32,6 +32,7 @@ import { reviewsRoutes } from './modules/reviews/reviews.routes.js'
 import { createReviewsService, type ReviewsService } from './modules/reviews/reviews.service.js'
 import { createShopsService, type ShopsService } from './modules/shops/shops.service.js'
 import { createProxyAuth, PROXY_PREFIX, proxyRoutes } from './modules/shopify/proxy.js'
+import { shopifyPlatform } from './modules/shopify/platform.js'
 import { provenAdminShop } from './modules/shopify/session-token.js'
 import { shopifyRoutes } from './modules/shopify/shopify.routes.js'
 import { createShopifyWebhooks } from './modules/shopify/shopify-webhooks.service.js'
@@ -183,7 +184,9 @@ export function createServices(deps: AppDeps): Services {
   const imports = createImportService(storage)
   const reviews = createReviewsService(storage)
   const analytics = createAnalyticsService({ db: deps.storage.db })
-  const reviewUrl = reviewUrlMaker(deps.config.publicBaseUrl, deps.config.shopify !== undefined)
+  // The platforms the service runs inside (Shopify app mode: Shopify), asked by generic code.
+  const platforms = deps.config.shopify ? [shopifyPlatform] : []
+  const reviewUrl = reviewUrlMaker(deps.config.publicBaseUrl, platforms)
   const invitations = createInvitationsService({ db: deps.storage.db, reviewUrl })
   const events = createEventsService({ ...storage, wishlists, invitations })
   // Exports' queries take at most half the pool (SQLite: half of PostgreSQL's default pool, 10).

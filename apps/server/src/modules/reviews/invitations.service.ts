@@ -15,27 +15,24 @@ import { enqueueWebhookEvents } from '../events/outbox.js'
 import type { InvitationView } from './invitations.schemas.js'
 import { invitationsRepo as repo } from './invitations.repo.js'
 import { normalizeEmail } from './purchases.js'
+import { type Platform, platformOf } from '../../platforms/platform.js'
 
 export const INVITATION_TTL_MS = 90 * DAY_MS
 export const INVITATION_PATH = '/api/v1/review-invitations/'
 /** The review form of an invitation: the service's own page, or the shop's app-proxy page in Shopify app mode. */
 export const REVIEW_PAGE_PATH = '/reviews/new'
-/** Where Shopify's app proxy puts the service on a shop (shopify.app.toml: prefix `apps`, subpath `wishlist`). */
-export const SHOPIFY_PROXY_PATH = '/apps/wishlist'
-
 /** A shop domain and an invitation token → the link a buyer opens to write the review. */
 export type ReviewUrlOf = (shopDomain: string, token: string) => string
 
 /**
- * A Shopify shop (a `*.myshopify.com` domain while Shopify app mode is on) gets the form
- * inside its own theme, `https://{shop}/apps/wishlist/reviews/new?invitation=…`; any other
- * shop the service's page, `PUBLIC_BASE_URL/reviews/new?invitation=…`.
+ * A shop of a configured platform gets the form inside its own storefront (Shopify:
+ * `https://{shop}/apps/wishlist/reviews/new?invitation=…`); any other shop the service's page,
+ * `PUBLIC_BASE_URL/reviews/new?invitation=…`.
  */
-export function reviewUrlMaker(publicBaseUrl: string, shopifyMode: boolean): ReviewUrlOf {
+export function reviewUrlMaker(publicBaseUrl: string, platforms: readonly Platform[]): ReviewUrlOf {
   return (shopDomain, token) => {
     const query = `?invitation=${encodeURIComponent(token)}`
-    if (shopifyMode && /^[a-z0-9][a-z0-9-]*\.myshopify\.com$/.test(shopDomain)) return `https://${shopDomain}${SHOPIFY_PROXY_PATH}${REVIEW_PAGE_PATH}${query}`
-    return `${publicBaseUrl}${REVIEW_PAGE_PATH}${query}`
+    return platformOf(platforms, shopDomain)?.reviewPageUrl(shopDomain, query) ?? `${publicBaseUrl}${REVIEW_PAGE_PATH}${query}`
   }
 }
 

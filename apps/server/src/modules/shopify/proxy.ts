@@ -20,7 +20,7 @@ import { guestIdOf, type ProxyAuth, type ResolvedAuth } from '../../plugins/auth
 import type { Db } from '../../db/types.js'
 import type { RequestContext } from '../auth/auth.types.js'
 import { acceptFormBodies, invitationState, ReviewFormBody, reviewPageLiquid, submitReviewForm } from '../reviews/review-page.js'
-import { REVIEW_PAGE_PATH, SHOPIFY_PROXY_PATH } from '../reviews/invitations.service.js'
+import { REVIEW_PAGE_PATH } from '../reviews/invitations.service.js'
 import type { ReviewsService } from '../reviews/reviews.service.js'
 import { planAtLeast } from '../shops/plans.js'
 import type { ShopsService } from '../shops/shops.service.js'
@@ -33,7 +33,7 @@ import { DEFAULT_LIST_ID, SharedTokenParams } from '../wishlists/wishlists.schem
 import { ITEMS_PER_PAGE } from '../../lib/liquid-pages.js'
 import { sharedPageLiquid } from './shared-page.js'
 import { type WishlistPage, wishlistPageLiquid } from './wishlist-page.js'
-import { verifyProxyQuery } from './signatures.js'
+import { DEFAULT_PATH_PREFIX, verifyProxyQuery } from './signatures.js'
 
 export const PROXY_PREFIX = '/proxy'
 /** The page is Liquid text; typed as what the handler sends. */
@@ -90,7 +90,7 @@ export interface ProxyRoutesOptions {
 /** The proxy's path on the shop, from the signed `path_prefix` (`/apps/wishlist` when missing or odd). */
 function pathPrefixOf(request: FastifyRequest): string {
   const raw = (request.query as Record<string, unknown>).path_prefix
-  return typeof raw === 'string' && /^\/[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/.test(raw) ? raw : SHOPIFY_PROXY_PATH
+  return typeof raw === 'string' && /^\/[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/.test(raw) ? raw : DEFAULT_PATH_PREFIX
 }
 
 /** A form posted from another site (the browser says so): not acted on. */
