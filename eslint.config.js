@@ -18,7 +18,6 @@ const PUBLIC = {
   events: ['outbox.ts', 'product-fan-out.ts'],
   reviews: ['purchases.ts', 'review-page.ts'],
   shops: ['plans.ts'],
-  shopify: ['webhook-receipts.ts'],
   webhooks: ['customer-erasure.ts'],
   wishlists: ['wishlists.repo.ts'],
 }

@@ -33,6 +33,7 @@ import { createReviewsService, type ReviewsService } from './modules/reviews/rev
 import { createShopsService, type ShopsService } from './modules/shops/shops.service.js'
 import { createProxyAuth, PROXY_PREFIX, proxyRoutes } from './modules/shopify/proxy.js'
 import { shopifyPlatform } from './modules/shopify/platform.js'
+import type { Platform } from './platforms/platform.js'
 import { provenAdminShop } from './modules/shopify/session-token.js'
 import { shopifyRoutes } from './modules/shopify/shopify.routes.js'
 import { createShopifyWebhooks } from './modules/shopify/shopify-webhooks.service.js'
@@ -159,6 +160,9 @@ function createValidators() {
   return { body, text }
 }
 
+/** The platforms the service runs inside, as its configuration says (Shopify app mode: Shopify); generic code asks this list. */
+export const configuredPlatforms = (config: Config): Platform[] => (config.shopify ? [shopifyPlatform] : [])
+
 export function createServices(deps: AppDeps): Services {
   const cacheTtlMs = deps.credentialCacheTtlMs ?? 5_000
   const shops = createShopsService({ db: deps.storage.db, cacheTtlMs })
@@ -184,9 +188,7 @@ export function createServices(deps: AppDeps): Services {
   const imports = createImportService(storage)
   const reviews = createReviewsService(storage)
   const analytics = createAnalyticsService({ db: deps.storage.db })
-  // The platforms the service runs inside (Shopify app mode: Shopify), asked by generic code.
-  const platforms = deps.config.shopify ? [shopifyPlatform] : []
-  const reviewUrl = reviewUrlMaker(deps.config.publicBaseUrl, platforms)
+  const reviewUrl = reviewUrlMaker(deps.config.publicBaseUrl, configuredPlatforms(deps.config))
   const invitations = createInvitationsService({ db: deps.storage.db, reviewUrl })
   const events = createEventsService({ ...storage, wishlists, invitations })
   // Exports' queries take at most half the pool (SQLite: half of PostgreSQL's default pool, 10).

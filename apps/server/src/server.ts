@@ -6,7 +6,7 @@ import closeWithGrace from 'close-with-grace'
 import type { FastifyInstance } from 'fastify'
 import { dirname } from 'node:path'
 import { Redis } from 'ioredis'
-import { buildApp } from './app.js'
+import { buildApp, configuredPlatforms } from './app.js'
 import type { Config } from './config.js'
 import { openStorage, type Storage } from './db/connect.js'
 import { migrateToLatest } from './db/migrate.js'
@@ -66,7 +66,13 @@ export async function startServer(config: Config, opts: ServeOptions = {}): Prom
   const loose = config.database.kind === 'sqlite' && config.database.file !== ':memory:' ? looseFolderWarning(dirname(config.database.file)) : undefined
   if (loose) app.log.warn({ folder: loose.folder, mode: loose.mode }, loose.message)
   const worker = config.webhooks.workerEnabled
-    ? createWebhookWorker({ storage, webhooks: config.webhooks, sender: app.services.webhookSender, log: app.log.child({ component: 'webhook-worker' }) })
+    ? createWebhookWorker({
+        storage,
+        webhooks: config.webhooks,
+        sender: app.services.webhookSender,
+        platforms: configuredPlatforms(config),
+        log: app.log.child({ component: 'webhook-worker' }),
+      })
     : undefined
   const factsApplier = createFactsApplier({ db: storage.db, intervalMs: config.analyticsApplyIntervalMs, log: app.log.child({ component: 'analytics-applier' }) })
   let closed = false

@@ -1,7 +1,7 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { SignJWT } from 'jose'
 import type { Redis } from 'ioredis'
-import { buildApp } from '../../src/app.js'
+import { buildApp, configuredPlatforms } from '../../src/app.js'
 import { type Config, loadConfig } from '../../src/config.js'
 import { openStorage, type Storage } from '../../src/db/connect.js'
 import { migrateToLatest } from '../../src/db/migrate.js'
@@ -104,6 +104,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
         storage,
         webhooks: config.webhooks,
         sender: app.services.webhookSender,
+        platforms: configuredPlatforms(config),
         ...(typeof opts.worker === 'object' ? opts.worker : {}),
       })
     : undefined

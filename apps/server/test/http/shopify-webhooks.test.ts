@@ -5,6 +5,7 @@
 import { sql } from 'kysely'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { configuredPlatforms } from '../../src/app.js'
 import { DAY_MS } from '../../src/lib/time.js'
 import { shopScopedTables } from '../../src/modules/shopify/shop-erasure.js'
 import { createWebhookWorker, type WebhookWorker } from '../../src/modules/webhooks/webhook-worker.js'
@@ -20,7 +21,7 @@ beforeAll(async () => {
   // shop/redact erases at once here (Shopify sends it 48 h after the uninstall; its wait has its own test).
   t = await createTestApp({ env: { ...SHOPIFY_ENV, SHOPIFY_SHOP_REDACT_MIN_HOURS: '0' } })
   receiver = await startReceiver()
-  worker = createWebhookWorker({ storage: t.storage, webhooks: t.config.webhooks, leaseMs: 5_000 })
+  worker = createWebhookWorker({ storage: t.storage, webhooks: t.config.webhooks, leaseMs: 5_000, platforms: configuredPlatforms(t.config) })
 })
 afterAll(async () => {
   await worker.stop()
@@ -479,7 +480,7 @@ describe('webhook receipts', () => {
 
     // An hour past the first one's 7 days: a starting worker's first pass is its housekeeping.
     vi.setSystemTime(start + 7 * DAY_MS + 3_600_000)
-    const housekeeper = createWebhookWorker({ storage: t.storage, webhooks: t.config.webhooks })
+    const housekeeper = createWebhookWorker({ storage: t.storage, webhooks: t.config.webhooks, platforms: configuredPlatforms(t.config) })
     housekeeper.start()
     await housekeeper.stop() // resolves after the pass in progress: the first, which purges
     expect(await receipts()).toEqual(['evt-recent'])
@@ -488,11 +489,11 @@ describe('webhook receipts', () => {
     const before = await catalog()
     expect(await hook(domain, 'products/update', product(9901, [[99011, '1.00', 5]]), { eventId: 'evt-recent' })).toBe('duplicate')
     expect(await catalog()).toEqual(before)
-    expect(await worker.purgeReceipts()).toEqual({ purged: 0, more: false })
+    expect(await worker.purgePlatformRecords()).toEqual({ purged: 0, more: false })
 
     // Three days later it has had its 7 days too.
     vi.setSystemTime(start + 10 * DAY_MS + 3_600_000)
-    expect(await worker.purgeReceipts()).toEqual({ purged: 2, more: false })
+    expect(await worker.purgePlatformRecords()).toEqual({ purged: 2, more: false })
     expect(await receipts()).toEqual([])
     expect(await bodyReceipts()).toBe(0)
   })
@@ -510,7 +511,7 @@ describe('webhook receipts', () => {
     vi.setSystemTime(start + 60_000)
     await adminOf(domain) // the merchant installs the app again
     vi.setSystemTime(start + 365 * DAY_MS)
-    expect(await worker.purgeReceipts()).toMatchObject({ more: false })
+    expect(await worker.purgePlatformRecords()).toMatchObject({ more: false })
     // Captured bodies, replayed with new event ids: duplicates; the shop stays installed.
     expect(await hook(domain, 'app/uninstalled', uninstall, { eventId: 'evt-replay-1' })).toBe('duplicate')
     expect(await hook(domain, 'customers/redact', redact, { eventId: 'evt-replay-2' })).toBe('duplicate')

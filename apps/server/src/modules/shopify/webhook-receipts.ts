@@ -8,8 +8,8 @@
  * the known ones first).
  *
  * Kept RECEIPT_RETENTION_MS, far longer than Shopify goes on sending one event; the delivery
- * worker's hourly housekeeping deletes older ones (`purgeReceipts` of
- * modules/webhooks/webhook-worker.ts), except those of KEPT_WHILE_SHOP_TOPICS, kept as long as
+ * worker's hourly housekeeping deletes older ones (Shopify's platform adapter, platform.ts,
+ * run by `purgePlatformRecords` of modules/webhooks/webhook-worker.ts), except those of KEPT_WHILE_SHOP_TOPICS, kept as long as
  * the shop's row exists (the shop's erasure deletes them with it): a captured `app/uninstalled`
  * or redact body stays a duplicate however late it is replayed.
  */

@@ -4,15 +4,15 @@
  * writes queued product signals to it), then claims due deliveries under a lease (PostgreSQL:
  * SKIP LOCKED), sends them concurrently and settles each; a dead process's lease expires.
  * In-flight slots are shared fairly across shops (`shareOf`). Hourly it purges settled
- * deliveries past WEBHOOK_DELIVERY_RETENTION_DAYS and Shopify's webhook receipts past their
- * retention (`purgeReceipts`); `stop()` drains the attempts in flight.
+ * deliveries past WEBHOOK_DELIVERY_RETENTION_DAYS and what the configured platforms keep for
+ * a while (`purgePlatformRecords`: Shopify's webhook receipts); `stop()` drains the attempts in flight.
  */
 import { randomBytes } from 'node:crypto'
 import type { Config } from '../../config.js'
 import type { Storage } from '../../db/connect.js'
 import { isoMillis, now } from '../../lib/time.js'
 import { hasQueuedSignals, writeQueuedSignals } from '../events/product-fan-out.js'
-import { hasReceiptsBefore, purgeReceiptsBefore, RECEIPT_RETENTION_MS } from '../shopify/webhook-receipts.js'
+import type { Platform } from '../../platforms/platform.js'
 import { attemptDelivery } from './delivery.js'
 import type { ResolveHost } from './ssrf-guard.js'
 import { createWebhookSender, type WebhookSender } from './webhook-sender.js'
@@ -46,6 +46,8 @@ export interface WebhookWorkerOptions {
   maxInFlight?: number
   /** Attempts in flight per endpoint (default 5), so a hanging receiver cannot take every slot. */
   maxInFlightPerEndpoint?: number
+  /** The configured platforms (app.ts, `configuredPlatforms`), whose housekeeping the worker runs hourly. */
+  platforms?: readonly Platform[]
 }
 
 export interface PassResult {
@@ -60,11 +62,11 @@ export interface WebhookWorker {
   /** Deletes settled deliveries (with their attempts) past the retention (0 days: none), at most 40 × 250 per run. */
   purgeSettled(now?: number): Promise<{ purged: number; more: boolean }>
   /**
-   * Deletes the receipts of Shopify's webhooks taken more than RECEIPT_RETENTION_MS before
-   * `now` (shopify/webhook-receipts.ts), in at most 40 statements of 250; returns how many,
-   * and whether some are left for the next run.
+   * Runs the configured platforms' housekeeping at `now` (Shopify: deletes its expired webhook
+   * receipts), each in at most 40 statements of 250; returns how many rows went, and whether
+   * some are left for the next run.
    */
-  purgeReceipts(now?: number): Promise<{ purged: number; more: boolean }>
+  purgePlatformRecords(now?: number): Promise<{ purged: number; more: boolean }>
   start(): void
   /** Stops polling and waits for the attempts in flight. */
   stop(): Promise<void>
@@ -266,12 +268,20 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
     )
   }
 
-  async function purgeReceipts(at = now()): Promise<{ purged: number; more: boolean }> {
-    const cutoff = at - RECEIPT_RETENTION_MS
-    return purgeBatches(
-      () => hasReceiptsBefore(db, cutoff),
-      (limit) => purgeReceiptsBefore(db, backend, cutoff, limit),
-    )
+  async function purgePlatformRecords(at = now()): Promise<{ purged: number; more: boolean }> {
+    const total = { purged: 0, more: false }
+    for (const platform of opts.platforms ?? []) {
+      const chores = platform.housekeeping
+      if (chores === undefined) continue
+      const done = await purgeBatches(
+        () => chores.due(db, at),
+        (limit) => chores.purge(db, backend, at, limit),
+      )
+      if (done.purged > 0) log.info(done, `deleted ${chores.what} past their retention`)
+      total.purged += done.purged
+      total.more ||= done.more
+    }
+    return total
   }
 
   let running = false
@@ -303,11 +313,10 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
         if (now() >= nextPurgeAt) {
           nextPurgeAt = now() + PURGE_INTERVAL_MS
           const settled = await purgeSettled()
-          const receipts = await purgeReceipts()
+          const platformRecords = await purgePlatformRecords()
           // A backlog (a first start after an upgrade) goes a bounded part per pass.
-          if (settled.more || receipts.more) nextPurgeAt = 0
+          if (settled.more || platformRecords.more) nextPurgeAt = 0
           if (settled.purged > 0) log.info(settled, 'deleted settled webhook deliveries past their retention')
-          if (receipts.purged > 0) log.info(receipts, 'deleted Shopify webhook receipts past their retention')
         }
       } catch (err) {
         log.error({ err }, 'webhook worker pass failed')
@@ -330,7 +339,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
     id,
     runOnce,
     purgeSettled,
-    purgeReceipts,
+    purgePlatformRecords,
     start() {
       if (running) return
       running = true
