@@ -10,8 +10,9 @@
  *   dropped (408), so an idle sender holds its place for about a second, not until the
  *   request timeout.
  *
- * Each refusal closes the connection. The bytes and places are given back when the response
- * ends or the connection closes.
+ * Each refusal closes the connection. A sender's place is given back once its body is whole
+ * (Shopify sends bursts from one address: a body being processed is not an unfinished one);
+ * its bytes when the response ends or the connection closes.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { clientAddressKey } from '../../lib/client-address.js'
@@ -32,9 +33,11 @@ const RETRY_AFTER_S = '5'
 
 interface Receiving {
   startedAt: number
+  /** The client address key while its body is unfinished ('' once whole, or answered). */
   client: string
   bytes: number
   body: Buffer | undefined
+  released: boolean
 }
 
 type Done = (err: Error | null, body?: unknown) => void
@@ -73,7 +76,7 @@ export class WebhookIntake {
     const open = this.#perClient.get(client) ?? 0
     if (open >= WEBHOOK_BODIES_PER_CLIENT) return this.#refuse('per_client', `At most ${WEBHOOK_BODIES_PER_CLIENT} webhook bodies are received at once from one address; retry shortly`)
     if (this.#received >= this.budgetBytes) return this.#refuse('budget', 'Too many webhook bodies are being received; retry shortly')
-    const state: Receiving = { startedAt: Date.now(), client, bytes: 0, body: undefined }
+    const state: Receiving = { startedAt: Date.now(), client, bytes: 0, body: undefined, released: false }
     this.#perClient.set(client, open + 1)
     this.#receiving.set(request, state)
     reply.raw.once('close', () => this.#release(state))
@@ -97,6 +100,8 @@ export class WebhookIntake {
         return done(err)
       }
       state.body = Buffer.concat(chunks)
+      // Whole: no longer an unfinished body of its sender (its bytes count until the answer).
+      this.#leaveClient(state)
       done(null, undefined)
     }
     const onData = (chunk: Buffer) => {
@@ -125,13 +130,19 @@ export class WebhookIntake {
     return this.#receiving.get(request)?.body ?? Buffer.alloc(0)
   }
 
-  #release(state: Receiving): void {
+  #leaveClient(state: Receiving): void {
     if (state.client === '') return
-    this.#received -= state.bytes
     const open = (this.#perClient.get(state.client) ?? 1) - 1
     if (open <= 0) this.#perClient.delete(state.client)
     else this.#perClient.set(state.client, open)
     state.client = ''
+  }
+
+  #release(state: Receiving): void {
+    if (state.released) return
+    state.released = true
+    this.#received -= state.bytes
+    this.#leaveClient(state)
     state.body = undefined
   }
 }
