@@ -220,7 +220,7 @@ describe('languages', () => {
       { lang: 'fr-CA', scriptAttrs: `data-strings='{"reviews.none":"Soyez le premier à donner votre avis","reviews.verified":null,"form.open":""}'` },
     )
     expect(requests).toContain('/widget-locale-fr.js')
-    await expect.poll(() => heart('1000003').getAttribute('aria-label')).toBe('Ajouter Chemise en lin à la liste de souhaits')
+    await expect.poll(() => heart('1000003').getAttribute('aria-label')).toBe('Ajouter Chemise en lin à la liste d’envies')
     expect(await heart('1000004').getAttribute('aria-label')).toBe('Garder Ceinture')
     await expect.poll(() => page.locator('[data-reviews-product-id="1000003"] .wl-summary').textContent()).toBe('★★★★★ 4,5 · 2 avis')
     expect(await page.locator('[data-reviews-product-id="1000003"] .wl-summary [role="img"]').getAttribute('aria-label')).toBe('Noté 4,5 sur 5')
@@ -241,7 +241,7 @@ describe('languages', () => {
       it: 'Aggiungi Trail socks alla lista dei desideri',
       nl: 'Trail socks aan verlanglijst toevoegen',
       'pt-BR': 'Adicionar Trail socks à lista de desejos',
-      ja: 'Trail socksをウィッシュリストに追加',
+      ja: 'Trail socksをほしい物リストに追加',
       sv: 'Add Trail socks to wishlist',
     }
     for (const [locale, label] of Object.entries(expected)) {
@@ -315,10 +315,10 @@ describe("the guest's wishlist page", () => {
     }
 
     // Remove by keyboard: focus moves to the next item's remove button.
-    await tote.getByRole('button', { name: 'Retirer Canvas tote de la liste de souhaits' }).focus()
+    await tote.getByRole('button', { name: 'Retirer Canvas tote de la liste d’envies' }).focus()
     await page.keyboard.press('Enter')
     await expect.poll(() => items.count()).toBe(2)
-    expect(await focusedLabel()).toBe('Retirer Wool beanie de la liste de souhaits')
+    expect(await focusedLabel()).toBe('Retirer Wool beanie de la liste d’envies')
     expect(await list.locator('form.wishlist-page__add-all').count()).toBe(0)
     expect((await env.testApp.call('GET', `/v1/wishlists/${guestId}`, { headers })).body.data.total).toBe(2)
 

@@ -1,10 +1,11 @@
 import { defineConfig } from 'tsup'
+import { LOCALES } from './src/strings.generated.js'
 
 // Minified IIFEs served next to each other (the server at /widget.js, a theme app extension
 // in its assets): the first script, `widget.js`, and the chunks it loads on use by URL
 // relative to its own: `widget-review-form.js`, `widget-wishlist-page.js`, and one
-// `widget-locale-<tag>.js` per language beyond English.
-const LOCALES = ['fr', 'de', 'es', 'it', 'nl', 'pt-BR', 'ja']
+// `widget-locale-<tag>.js` per language beyond English (the languages of the catalogue in
+// the repository's strings/ folder).
 
 export default defineConfig({
   entry: {

@@ -11,6 +11,8 @@
  * shopper, which is how the widget learns which one it is.
  */
 
+import type { GuestItem as SdkGuestItem, Review as SdkReview, ReviewSummary } from 'wishlist-service-sdk'
+import type { GUEST_ID_KEY as SDK_GUEST_ID_KEY, GUEST_ITEMS_KEY as SDK_GUEST_ITEMS_KEY } from 'wishlist-service-sdk/react'
 import type { ApiError, Kit, Mount, Vars } from './kit.js'
 import { en, LOCALES, type Strings } from './strings.js'
 
@@ -23,32 +25,15 @@ interface PageConfig {
 interface Item {
   productId: string
 }
-interface GuestItem {
-  product_id: string
-  variant_id?: string
-  handle?: string
-  added_at?: string
-}
-interface Review {
-  id: number
-  helpfulCount: number
-  customerName: string
-  rating: number
-  title: string | null
-  body: string
-  verifiedPurchase: boolean
-  replyBody: string | null
-  createdAt: string
-}
-interface Summary {
-  reviewCount: number
-  averageRating: number | null
-  bestRating: number
-  worstRating: number
-}
+// The SDK's types and storage keys, imported as types only: checked against the API the SDK
+// is generated from, and no byte of the SDK in the widget's scripts.
+type GuestItem = SdkGuestItem
+type Review = Pick<SdkReview, 'id' | 'helpfulCount' | 'customerName' | 'rating' | 'title' | 'body' | 'verifiedPurchase' | 'replyBody' | 'createdAt'>
+type Summary = Pick<ReviewSummary, 'reviewCount' | 'averageRating' | 'bestRating' | 'worstRating'>
 
-const GUEST_ID_KEY = 'wishlist:guest-id'
-const GUEST_ITEMS_KEY = 'wishlist:guest-items'
+// The same keys as wishlist-service-sdk/react, so a guest keeps one identity across both.
+const GUEST_ID_KEY: typeof SDK_GUEST_ID_KEY = 'wishlist:guest-id'
+const GUEST_ITEMS_KEY: typeof SDK_GUEST_ITEMS_KEY = 'wishlist:guest-items'
 const PRODUCT_ATTR = 'data-wishlist-product-id'
 const doc = document
 const win = window as Window & { WishlistConfig?: PageConfig; Wishlist?: unknown; Shopify?: { shop?: string } }

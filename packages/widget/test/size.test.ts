@@ -35,3 +35,16 @@ test('every script is self-contained: no imports, no framework', () => {
     expect(source, name).not.toMatch(/react|preact|vue/i)
   }
 })
+
+test("the SDK's types and guest storage keys are imported as types only: no byte of the SDK in any script", () => {
+  const src = resolve(dirname(fileURLToPath(import.meta.url)), '../src')
+  const widget = readFileSync(resolve(src, 'widget.ts'), 'utf8')
+  const imports = [...widget.matchAll(/^import .* from '(wishlist-service-sdk[^']*)'$/gm)]
+  expect(imports.map((m) => m[1])).toEqual(['wishlist-service-sdk', 'wishlist-service-sdk/react'])
+  for (const m of imports) expect(m[0], m[0]).toMatch(/^import type \{/)
+  for (const name of scripts) {
+    const source = readFileSync(resolve(dist, name), 'utf8')
+    // What the SDK's runtime would bring: its storage probe and its error class.
+    expect(source, name).not.toMatch(/__wishlist_probe__|WishlistApiError/)
+  }
+})

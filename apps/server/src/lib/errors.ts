@@ -61,9 +61,12 @@ export class AppError extends Error {
 
 export const notFound = (what: string): AppError => new AppError('NOT_FOUND', `${what} not found`)
 
-/** A VALIDATION_ERROR with these details; its message is the first one's `path message`. */
-export const invalid = (details: ErrorDetail[]): AppError =>
-  new AppError('VALIDATION_ERROR', details[0] ? `${details[0].path} ${details[0].message}` : 'Request validation failed', details)
+/**
+ * A VALIDATION_ERROR with these details, the one way every module builds it; its message is
+ * `message`, else the first detail's `path message`.
+ */
+export const invalid = (details: ErrorDetail[], message?: string): AppError =>
+  new AppError('VALIDATION_ERROR', message ?? (details[0] ? `${details[0].path} ${details[0].message}` : 'Request validation failed'), details)
 
 export interface AjvError {
   instancePath: string
@@ -71,8 +74,6 @@ export interface AjvError {
   keyword: string
   params: Record<string, unknown>
 }
-
-const BATCH_ARRAYS = new Set(['items', 'events', 'guest_items', 'product_ids', 'handles', 'photos', 'line_items', 'variants'])
 
 /**
  * A value outside a set of literals (`Type.Union` of `Type.Literal`s: a period, a sort, an
@@ -92,8 +93,12 @@ function collapseLiteralChoices(errors: AjvError[]): AjvError[] {
   })
 }
 
-/** `{path, message, index?}` per schema failure; `index` names the failing element of a batch. */
-export function validationDetails(errors: AjvError[], context: string | undefined): ErrorDetail[] {
+/**
+ * `{path, message, index?}` per schema failure. `batches` names the top-level arrays whose
+ * elements are the items of a batch (the route or module says which: `config.batches`); a
+ * failure inside one of them carries the element's `index`.
+ */
+export function validationDetails(errors: AjvError[], context: string | undefined, batches: readonly string[] = []): ErrorDetail[] {
   return collapseLiteralChoices(errors).map((e) => {
     const segments = e.instancePath.split('/').filter(Boolean)
     if (e.keyword === 'required' && typeof e.params.missingProperty === 'string') segments.push(e.params.missingProperty)
@@ -103,7 +108,7 @@ export function validationDetails(errors: AjvError[], context: string | undefine
     const detail: ErrorDetail = { path, message: e.message ?? 'is invalid' }
     const first = segments[0]
     const second = segments[1]
-    if (first !== undefined && BATCH_ARRAYS.has(first) && second !== undefined && /^\d+$/.test(second)) detail.index = Number(second)
+    if (first !== undefined && batches.includes(first) && second !== undefined && /^\d+$/.test(second)) detail.index = Number(second)
     return detail
   })
 }

@@ -13,7 +13,7 @@ import { Transform, type TransformCallback } from 'node:stream'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Plan } from '../db/schema.js'
-import { AppError } from '../lib/errors.js'
+import { AppError, invalid } from '../lib/errors.js'
 import { isGuestId, platformIdOf } from '../lib/platform-ids.js'
 import type { AuthService, BearerContext } from '../modules/auth/auth.service.js'
 import type { Access, Owner, RequestContext } from '../modules/auth/auth.types.js'
@@ -152,7 +152,7 @@ export function guestIdOf(request: FastifyRequest): string | undefined | AppErro
   const guestId = fromHeader ?? (typeof query?.guest_id === 'string' ? query.guest_id : undefined)
   if (guestId === undefined || isGuestId(guestId)) return guestId
   const path = fromHeader === undefined ? 'query.guest_id' : 'headers.x-guest-id'
-  return new AppError('VALIDATION_ERROR', 'The guest id must be 8 to 64 characters of A-Z, a-z, 0-9, _ and -', [{ path, message: 'must match ^[A-Za-z0-9_-]{8,64}$' }])
+  return invalid([{ path, message: 'must match ^[A-Za-z0-9_-]{8,64}$' }], 'The guest id must be 8 to 64 characters of A-Z, a-z, 0-9, _ and -')
 }
 
 /** The storefront-key context: guest mode when a guest id comes with it. */

@@ -22,8 +22,18 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down)/i.test(err.message)
 }
 
-function fromFastifyError(err: FastifyError): AppError {
-  if (err.validation) return invalid(validationDetails(err.validation as AjvError[], err.validationContext))
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The top-level arrays of the route's body whose elements are the items of a batch
+     * (`items` of an import): a schema failure inside one carries the element's `index`.
+     */
+    batches?: readonly string[]
+  }
+}
+
+function fromFastifyError(err: FastifyError, batches: readonly string[] | undefined): AppError {
+  if (err.validation) return invalid(validationDetails(err.validation as AjvError[], err.validationContext, batches))
   switch (err.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be application/json')
@@ -94,7 +104,7 @@ export function clientErrorHandler(err: ConnectionError, socket: Socket): void {
 
 export const errorsPlugin = fp(async (app: FastifyInstance) => {
   app.setErrorHandler((err: FastifyError, request, reply) => {
-    const appError = err instanceof AppError ? err : fromFastifyError(err)
+    const appError = err instanceof AppError ? err : fromFastifyError(err, request.routeOptions.config?.batches)
     if (appError.statusCode >= 500) {
       request.log.error({ err }, appError.code === 'UNAVAILABLE' ? 'database unavailable' : 'unhandled error')
     }

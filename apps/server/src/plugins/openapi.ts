@@ -232,6 +232,10 @@ export const openapiPlugin = fp(
         // A body schema marked Type.Optional: the request may leave the body out.
         if ((schema.body as { '~optional'?: unknown } | undefined)?.['~optional'] === true) optionalBodies.add(key)
         const doc = opts.operationDocs[`${method} ${url}`]
+        // An operation's summary and description live in its operation docs only: a route schema
+        // that sets one too would be silently overwritten here.
+        const duplicated = doc ? (['summary', 'description'] as const).filter((k) => schema[k] !== undefined && doc[k] !== undefined) : []
+        if (duplicated.length > 0) throw new Error(`${method} ${url}: the route schema sets ${duplicated.join(' and ')}, which its operation docs also set; keep them in the operation docs only`)
         const described = doc ? { operationId: doc.operationId, summary: doc.summary, description: doc.description, ...doc.document } : {}
         return { schema: { ...schema, ...described, security, ...(hide ? { hide: true } : {}) } as typeof schema, url }
       },

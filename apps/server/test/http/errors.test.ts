@@ -59,6 +59,18 @@ describe('error envelope', () => {
     expect(sort.body.error.details).toEqual([{ path: 'query.sort', message: 'must be one of: newest, oldest, highest, lowest, most_helpful' }])
   })
 
+  it('names the failing element of each batch its route declares (`index`)', async () => {
+    const ids = await t.call('POST', '/v1/wishlists/1/items/bulk-delete', { token: admin, body: { product_ids: ['1', 'x'] } })
+    expect(ids.body.error.details).toEqual([{ path: 'body.product_ids.1', message: expect.stringMatching(/^must match pattern/), index: 1 }])
+    const handles = await t.call('POST', '/v1/wishlists/1/items/bulk-delete', { token: admin, body: { handles: ['a', 'b', ''] } })
+    expect(handles.body.error.details).toEqual([{ path: 'body.handles.2', message: 'must NOT have fewer than 1 characters', index: 2 }])
+    const photos = await t.call('POST', '/api/v1/reviews', {
+      headers: { 'x-storefront-key': shop.storefrontKey },
+      body: { productId: '1', customerEmail: 'a@example.com', customerName: 'Ann', rating: 5, body: 'Good', photos: ['https://cdn.example.com/a.jpg', 7] },
+    })
+    expect(photos.body.error.details).toEqual([{ path: 'body.photos.1', message: 'must be string', index: 1 }])
+  })
+
   it('ignores a Content-Type sent with an empty body on a route that takes no body', async () => {
     const auth = { authorization: `Bearer ${admin}` }
     for (const type of ['application/json', 'text/plain']) {

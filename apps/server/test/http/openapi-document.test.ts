@@ -7,11 +7,14 @@
 import { readFileSync } from 'node:fs'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
+import Fastify from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { renderReference } from '../../scripts/openapi-reference.js'
 import { DOCUMENT_ENV } from '../../scripts/served-document.js'
 import { trimmedTextPattern } from '../../src/lib/http-schemas.js'
 import { WEBHOOK_EVENTS } from '../../src/modules/events/outbox.js'
+import { NOTE_MAX_CHARS } from '../../src/modules/wishlists/wishlists.schemas.js'
+import { openapiPlugin } from '../../src/plugins/openapi.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the served document, read as each test expects
@@ -126,6 +129,41 @@ describe('the OpenAPI document', () => {
     // A body the server lets the caller leave out.
     expect(doc.paths['/v1/admin/api-keys'].post.requestBody.required).toBe(false)
     expect(doc.paths['/v1/webhooks'].post.requestBody.required).toBe(true)
+  })
+
+  it('states the limits the server applies: a note is at most 280 characters after trimming wherever an item takes one', async () => {
+    const check = validator()
+    const shop = await t.createShop('scale')
+    const token = await shop.adminToken()
+    const bodySchema = (path: string, method = 'post') => doc.paths[path][method].requestBody.content['application/json'].schema
+    const note = (n: number) => `  ${'n'.repeat(n)}\n `
+    // Each route that takes a note: the body with the note, and where a refusal names it.
+    const routes = [
+      { path: '/v1/wishlists/{customerId}/items', method: 'post', url: '/v1/wishlists/501/items', body: (n: number) => ({ product_id: '1', note: note(n) }), at: 'body.note' },
+      { path: '/v1/wishlists/{customerId}/items/{productId}', method: 'patch', url: '/v1/wishlists/501/items/1', body: (n: number) => ({ note: note(n) }), at: 'body.note' },
+      { path: '/v1/wishlists/{customerId}/merge', method: 'post', url: '/v1/wishlists/502/merge', body: (n: number) => ({ guest_items: [{ product_id: '2', note: note(n) }] }), at: 'body.guest_items.0.note' },
+      { path: '/v1/wishlists/import', method: 'post', url: '/v1/wishlists/import', body: (n: number) => ({ items: [{ customer_id: '503', product_id: '3', note: note(n) }] }), at: 'body.items.0.note' },
+    ]
+    for (const { path, method, url, body, at } of routes) {
+      const where = `${method.toUpperCase()} ${path}`
+      const accepted = await t.call(method.toUpperCase() as 'POST', url, { token, body: body(NOTE_MAX_CHARS) })
+      expect({ where, status: accepted.status }).toEqual({ where, status: method === 'post' && path.endsWith('/items') ? 201 : 200 })
+      expect({ where, errors: check(bodySchema(path, method), body(NOTE_MAX_CHARS)) }).toEqual({ where, errors: [] })
+      const refused = await t.call(method.toUpperCase() as 'POST', url, { token, body: body(NOTE_MAX_CHARS + 1) })
+      expect({ where, status: refused.status, path: refused.body.error?.details?.[0]?.path }).toEqual({ where, status: 400, path: at })
+      expect({ where, valid: check(bodySchema(path, method), body(NOTE_MAX_CHARS + 1))?.length === 0 }).toEqual({ where, valid: false })
+    }
+  })
+
+  it('keeps each summary in one place: a route schema that sets one its operation docs also set is refused', async () => {
+    const app = Fastify({ logger: false })
+    const operationDocs = { 'GET /v1/twice': { operationId: 'twice', summary: 'From the operation docs', description: 'Twice', responses: { 200: 'OK' } } }
+    await app.register(openapiPlugin, { publicBaseUrl: 'http://wishlist.test', operationDocs, webhookEvents: {} })
+    app.get('/v1/twice', { schema: { summary: 'From the route' } }, async () => ({}))
+    app.get('/v1/once', { schema: { summary: 'Only here' } }, async () => ({}))
+    await app.ready()
+    expect(() => app.swagger()).toThrow('GET /v1/twice: the route schema sets summary, which its operation docs also set')
+    await app.close()
   })
 
   it('is never stricter than the server: requests the server accepts are valid by the document', async () => {

@@ -128,10 +128,10 @@ describe('the wishlist page, GET /proxy/', () => {
     const shop = await proxiedShop()
     const { html } = await page('GET', '/', { shop: shop.domain }, { locale: 'de' })
     expect(html).toContain('<div id="wishlist-guest-list" class="wishlist-page__guest" data-wishlist-guest-list aria-busy="true">')
-    expect(html).toContain('<a href="/account/login">Melde dich an, um deinen Wunschzettel auf allen Geräten zu sehen</a>')
+    expect(html).toContain('<a href="/account/login">Melden Sie sich an, um Ihre Wunschliste auf allen Geräten zu sehen</a>')
     const attr = /data-wishlist-page data-logged-in="false" data-strings="([^"]*)"/.exec(html)?.[1] ?? ''
     const strings = JSON.parse(attr.replace(/&#(\d+);/g, (_m, c: string) => String.fromCharCode(Number(c))).replace(/&quot;/g, '"').replace(/&amp;/g, '&')) as Record<string, string>
-    expect(strings).toMatchObject({ 'page.title': 'Mein Wunschzettel', 'page.addAllToCart': 'Alle in den Warenkorb', 'page.empty': 'Dein Wunschzettel ist leer.' })
+    expect(strings).toMatchObject({ 'page.title': 'Meine Wunschliste', 'page.addAllToCart': 'Alle in den Warenkorb', 'page.empty': 'Ihre Wunschliste ist leer.' })
     // A guest's form post does nothing and gets the same page.
     expect((await page('POST', '/remove', { shop: shop.domain }, { form: { product_id: '1' } })).html).toContain('data-wishlist-guest-list')
   })

@@ -69,7 +69,6 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ shops: ShopsService; auth:
       config,
       schema: {
         tags,
-        summary: 'Create an API key (the secret is shown only here); 50 active keys per shop, a 51st is 400 KEY_LIMIT',
         body: Type.Optional(CreateApiKey),
         response: { 201: Ok(CreatedApiKey), ...errors(400, 401, 403, 429) },
       },

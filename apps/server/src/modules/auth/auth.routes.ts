@@ -11,7 +11,6 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService }> = asyn
       config: { access: ['public'], cache: 'private' },
       schema: {
         tags: ['auth'],
-        summary: 'Exchange an API key and secret for an access token (admin, or customer with customer_id)',
         body: TokenRequest,
         response: { 200: Ok(TokenResponse), ...errors(400, 401, 403, 429) },
       },

@@ -8,7 +8,7 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ events: EventsService }> 
   app.post(
     '/v1/events',
     {
-      config: { access: ['admin'] },
+      config: { access: ['admin'], batches: ['events'] },
       schema: { tags: ['events'], body: EventsBody, response: { 200: Ok(Accepted), ...errors(400, 401, 403, 413, 415, 429) } },
     },
     async (request) => ({ ok: true as const, data: { accepted: (await events.ingest(request.ctx, request.body.events)).accepted } }),

@@ -106,7 +106,7 @@ export function createEventsService(deps: EventsServiceDeps) {
       const check = validators[event.type as PlatformEvent['type']]
       if (!check(event)) {
         const errors = collapseAlternatives((check.errors ?? []) as ErrorObject[])
-        details.push(...validationDetails(errors.map((e) => ({ ...e, instancePath: `/events/${index}${e.instancePath}` })), 'body'))
+        details.push(...validationDetails(errors.map((e) => ({ ...e, instancePath: `/events/${index}${e.instancePath}` })), 'body', ['events']))
         return
       }
       if (event.type === 'cart.item_added') {

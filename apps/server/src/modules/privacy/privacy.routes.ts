@@ -22,7 +22,6 @@ export const privacyRoutes: FastifyPluginAsyncTypebox<{ privacy: PrivacyService 
       config,
       schema: {
         tags,
-        summary: 'Everything held about one customer (a data request); the empty structure when nothing is held',
         params: CustomerParams,
         querystring: EmailQuery,
         response: { 200: Ok(CustomerExport), ...errors(400, 401, 403, 429) },
@@ -45,7 +44,6 @@ export const privacyRoutes: FastifyPluginAsyncTypebox<{ privacy: PrivacyService 
       config,
       schema: {
         tags,
-        summary: 'Erase one customer (a redact request) in one transaction; returns what was erased; idempotent',
         params: CustomerParams,
         querystring: EmailQuery,
         response: { 200: Ok(ErasedCounts), ...errors(400, 401, 403, 429) },
@@ -63,7 +61,6 @@ export const privacyRoutes: FastifyPluginAsyncTypebox<{ privacy: PrivacyService 
       config,
       schema: {
         tags,
-        summary: 'Every wishlist item of the shop as CSV (RFC 4180, CRLF; a cell starting with = + - @ tab or CR gets a leading \'), streamed',
         response: {
           200: { description: 'customer_id,wishlist_id,list_name,product_id,variant_id,handle,added_at', content: { 'text/csv': { schema: CsvBody } } },
           ...errors(401, 403, 429),

@@ -16,7 +16,6 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox<{ invitations: Invitat
       config: { access: ['public'], cache: 'private' },
       schema: {
         tags: ['reviews'],
-        summary: 'A review invitation, for the storefront\'s review form (no credentials: the token is the proof)',
         params: InvitationParams,
         response: { 200: InvitationLookup, ...reviewErrors(400, 404, 429) },
       },
@@ -30,7 +29,6 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox<{ invitations: Invitat
       config: { access: ['admin'] },
       schema: {
         tags: ['reviews moderation'],
-        summary: 'Review invitations of the shop\'s orders, newest first, by order id and/or order e-mail',
         querystring: InvitationListQuery,
         response: { 200: Ok(InvitationList), ...errors(400, 401, 403, 429) },
       },

@@ -48,7 +48,6 @@ export const reviewsRoutes: FastifyPluginAsyncTypebox<{ reviews: ReviewsService 
       config: read,
       schema: {
         tags,
-        summary: 'Approved reviews of a product, paged and sorted',
         params: ProductParams,
         querystring: ListQuery,
         response: { 200: Paged(PublicReview), ...reviewErrors(400, 401, 429) },
@@ -73,7 +72,6 @@ export const reviewsRoutes: FastifyPluginAsyncTypebox<{ reviews: ReviewsService 
       config: read,
       schema: {
         tags,
-        summary: 'Rating summary over approved reviews (enough for schema.org AggregateRating)',
         params: ProductParams,
         response: { 200: Summary, ...reviewErrors(400, 401, 429) },
       },
@@ -87,7 +85,6 @@ export const reviewsRoutes: FastifyPluginAsyncTypebox<{ reviews: ReviewsService 
       config: read,
       schema: {
         tags,
-        summary: 'One review: approved only, unless the caller is an admin (who also sees customerEmail and status)',
         params: ReviewIdParams,
         response: { 200: Type.Union([AdminReview, PublicReview]), ...reviewErrors(400, 401, 404, 429) },
       },
@@ -98,10 +95,9 @@ export const reviewsRoutes: FastifyPluginAsyncTypebox<{ reviews: ReviewsService 
   app.post(
     '/api/v1/reviews',
     {
-      config: open,
+      config: { ...open, batches: ['photos'] },
       schema: {
         tags,
-        summary: 'Submit a review (pending, or approved when the shop auto-approves)',
         body: SubmitBody,
         response: { 201: Submitted, ...reviewErrors(400, 401, 409, 413, 415, 429) },
       },
@@ -122,7 +118,6 @@ export const reviewsRoutes: FastifyPluginAsyncTypebox<{ reviews: ReviewsService 
       config: open,
       schema: {
         tags,
-        summary: method === 'PUT' ? 'Vote a review helpful (idempotent)' : 'Take a helpful vote back (idempotent)',
         params: ReviewIdParams,
         response: { 200: HelpfulCount, ...reviewErrors(400, 401, 404, 429) },
       },
@@ -136,7 +131,6 @@ export const reviewsRoutes: FastifyPluginAsyncTypebox<{ reviews: ReviewsService 
       config: admin,
       schema: {
         tags: modTags,
-        summary: 'Moderation queue: every status (pending first when no status is given), with e-mail and status',
         querystring: AdminListQuery,
         response: { 200: Paged(AdminReview), ...reviewErrors(400, 401, 403, 429) },
       },
@@ -149,21 +143,21 @@ export const reviewsRoutes: FastifyPluginAsyncTypebox<{ reviews: ReviewsService 
 
   const moderation = { tags: modTags, params: ReviewIdParams, response: { 200: AdminReview, ...reviewErrors(400, 401, 403, 404, 429) } }
 
-  app.post('/api/v1/reviews/:id/approve', { config: admin, schema: { ...moderation, summary: 'Approve (publish) a review' } }, async (request) =>
+  app.post('/api/v1/reviews/:id/approve', { config: admin, schema: moderation }, async (request) =>
     reviews.approve(request.ctx, request.params.id),
   )
 
-  app.post('/api/v1/reviews/:id/reject', { config: admin, schema: { ...moderation, summary: 'Reject (unpublish) a review' } }, async (request) =>
+  app.post('/api/v1/reviews/:id/reject', { config: admin, schema: moderation }, async (request) =>
     reviews.reject(request.ctx, request.params.id),
   )
 
   app.put(
     '/api/v1/reviews/:id/reply',
-    { config: admin, schema: { ...moderation, summary: 'Set or replace the merchant reply', body: ReplyBody } },
+    { config: admin, schema: { ...moderation, body: ReplyBody } },
     async (request) => reviews.reply(request.ctx, request.params.id, request.body.body),
   )
 
-  app.delete('/api/v1/reviews/:id/reply', { config: admin, schema: { ...moderation, summary: 'Remove the merchant reply' } }, async (request) =>
+  app.delete('/api/v1/reviews/:id/reply', { config: admin, schema: moderation }, async (request) =>
     reviews.deleteReply(request.ctx, request.params.id),
   )
 
@@ -171,7 +165,7 @@ export const reviewsRoutes: FastifyPluginAsyncTypebox<{ reviews: ReviewsService 
     '/api/v1/reviews/:id',
     {
       config: admin,
-      schema: { tags: modTags, summary: 'Delete a review (and its votes)', params: ReviewIdParams, response: { 200: Deleted, ...reviewErrors(400, 401, 403, 404, 429) } },
+      schema: { tags: modTags, params: ReviewIdParams, response: { 200: Deleted, ...reviewErrors(400, 401, 403, 404, 429) } },
     },
     async (request) => {
       await reviews.remove(request.ctx, request.params.id)

@@ -8,6 +8,17 @@ import { httpUrlPattern, type OperationDocs, TrimmedText } from '../../lib/http-
 import { platformIdPattern } from '../../lib/platform-ids.js'
 import { INVITATION_TOKEN_PATTERN } from './invitations.schemas.js'
 
+/**
+ * The limits of a submission and a reply, in characters (code points) after trimming: the
+ * schemas, their descriptions and the service's checks (reviews.service.ts) all read them here.
+ */
+export const REVIEW_LIMITS = { email: 254, name: 100, title: 150, body: 5000, reply: 5000, photos: 5, photoUrl: 2048 } as const
+export const RATING_MIN = 1 as const
+export const RATING_MAX = 5 as const
+const RATING = `${RATING_MIN}..${RATING_MAX}`
+/** 5,000 rather than 5000, as the descriptions write numbers. */
+const count = (n: number): string => n.toLocaleString('en-US')
+
 const Iso = Type.String({ format: 'date-time', description: 'ISO 8601 UTC, seconds precision: 2026-01-02T03:04:05Z' })
 
 /** What anyone with the storefront key may see. Never carries the e-mail. */
@@ -16,7 +27,7 @@ export const PublicReview = Type.Object(
     id: Type.Integer(),
     productId: Type.String(),
     customerName: Type.String({ description: 'As submitted (trimmed); "Anonymous" after the customer\'s erasure' }),
-    rating: Type.Integer({ minimum: 1, maximum: 5 }),
+    rating: Type.Integer({ minimum: RATING_MIN, maximum: RATING_MAX }),
     title: Type.String({ description: 'Empty string when none was given' }),
     body: Type.String({ description: 'Plain text: whoever renders it escapes it' }),
     photos: Type.Array(Type.String(), { description: 'https URLs; empty when none' }),
@@ -65,7 +76,7 @@ export const ListQuery = Type.Object({
   page: Page,
   per_page: Type.Integer({ minimum: 1, maximum: 50, default: 10 }),
   sort: ReviewSortSchema,
-  rating: Type.Optional(Type.Integer({ minimum: 1, maximum: 5, description: 'Only reviews with this rating' })),
+  rating: Type.Optional(Type.Integer({ minimum: RATING_MIN, maximum: RATING_MAX, description: 'Only reviews with this rating' })),
   verified: Type.Optional(Type.Boolean({ description: 'true: only verified purchases; false: only unverified' })),
   with_photos: Type.Optional(Type.Boolean({ description: 'true: only reviews with photos; false: only without' })),
 })
@@ -92,21 +103,21 @@ export const Summary = Type.Object({
   }),
   verifiedCount: Type.Integer(),
   withPhotosCount: Type.Integer(),
-  bestRating: Type.Literal(5),
-  worstRating: Type.Literal(1),
+  bestRating: Type.Literal(RATING_MAX),
+  worstRating: Type.Literal(RATING_MIN),
 })
 
 const CUSTOMER_EMAIL =
-  'E-mail address, at most 254 characters after trimming; stored lower-cased, never shown publicly. It proves nothing: it never links the review to a customer or verifies it'
+  `E-mail address, at most ${REVIEW_LIMITS.email} characters after trimming; stored lower-cased, never shown publicly. It proves nothing: it never links the review to a customer or verifies it`
 
 export const SubmitBody = Type.Object({
   productId: Type.String({ description: '1..32 digits or a platform GID' }),
   customerEmail: Type.String({ description: CUSTOMER_EMAIL }),
-  customerName: Type.String({ description: '1..100 characters after trimming' }),
-  rating: Type.Integer({ minimum: 1, maximum: 5, description: 'A JSON integer 1..5' }),
-  title: Type.Optional(Type.String({ description: 'At most 150 characters after trimming' })),
-  body: Type.String({ description: '1..5000 characters after trimming' }),
-  photos: Type.Optional(Type.Array(Type.String(), { maxItems: 5, description: 'At most 5 https URLs' })),
+  customerName: Type.String({ description: `1..${REVIEW_LIMITS.name} characters after trimming` }),
+  rating: Type.Integer({ minimum: RATING_MIN, maximum: RATING_MAX, description: `A JSON integer ${RATING}` }),
+  title: Type.Optional(Type.String({ description: `At most ${REVIEW_LIMITS.title} characters after trimming` })),
+  body: Type.String({ description: `1..${REVIEW_LIMITS.body} characters after trimming` }),
+  photos: Type.Optional(Type.Array(Type.String(), { maxItems: REVIEW_LIMITS.photos, description: `At most ${REVIEW_LIMITS.photos} https URLs` })),
   invitation: Type.Optional(Type.String({
     pattern: INVITATION_TOKEN_PATTERN,
     description: 'A review invitation token (single use): the review is verified and linked to the customer of the invitation\'s order, if any. productId must be the invited product',
@@ -127,7 +138,7 @@ export const AdminListQuery = Type.Object({
 })
 
 export const ReplyBody = Type.Object({
-  body: Type.String({ description: '1..5000 characters after trimming' }),
+  body: Type.String({ description: `1..${REVIEW_LIMITS.reply} characters after trimming` }),
 })
 
 export const HelpfulCount = Type.Object({ helpfulCount: Type.Integer() })
@@ -156,16 +167,16 @@ const SubmitBodyDoc = Type.Object({
   productId: Type.String({ pattern: `^\\s*(${platformIdPattern('Product').slice(1, -1)})\\s*$`, description: '1..32 digits or a platform GID of a Product (trimmed)' }),
   customerEmail: Type.String({
     pattern: '^\\s*[^\\s@]+@[^\\s@]+\\.[^\\s@]+\\s*$',
-    description: `${CUSTOMER_EMAIL}. Trimmed and lower-cased, then something@something.tld without whitespace, at most 254 characters`,
+    description: `${CUSTOMER_EMAIL}. Trimmed and lower-cased, then something@something.tld without whitespace, at most ${REVIEW_LIMITS.email} characters`,
   }),
-  customerName: TrimmedText(1, 100, '1..100 characters'),
+  customerName: TrimmedText(1, REVIEW_LIMITS.name, `1..${REVIEW_LIMITS.name} characters`),
   rating: SubmitBody.properties.rating,
-  title: Type.Optional(TrimmedText(0, 150, 'At most 150 characters')),
-  body: TrimmedText(1, 5000, '1..5,000 characters'),
+  title: Type.Optional(TrimmedText(0, REVIEW_LIMITS.title, `At most ${REVIEW_LIMITS.title} characters`)),
+  body: TrimmedText(1, REVIEW_LIMITS.body, `1..${count(REVIEW_LIMITS.body)} characters`),
   photos: Type.Optional(
-    Type.Array(Type.String({ pattern: httpUrlPattern(false), description: 'Trimmed, then an absolute https URL (as a browser parses it) of at most 2,048 characters' }), {
-      maxItems: 5,
-      description: 'At most 5 absolute https URLs of at most 2,048 characters',
+    Type.Array(Type.String({ pattern: httpUrlPattern(false), description: `Trimmed, then an absolute https URL (as a browser parses it) of at most ${count(REVIEW_LIMITS.photoUrl)} characters` }), {
+      maxItems: REVIEW_LIMITS.photos,
+      description: `At most ${REVIEW_LIMITS.photos} absolute https URLs of at most ${count(REVIEW_LIMITS.photoUrl)} characters`,
     }),
   ),
   invitation: SubmitBody.properties.invitation,
@@ -176,7 +187,7 @@ export const reviewsOperations: OperationDocs = {
   'GET /api/v1/products/:productId/reviews': {
     operationId: 'listProductReviews',
     summary: "List a product's approved reviews",
-    description: `Approved reviews only. \`sort\`: \`newest\` (createdAt desc, id desc; the default), \`oldest\`, \`highest\` and \`lowest\` (rating, then as newest), \`most_helpful\` (helpfulCount desc, then as newest). Filters: \`rating\` (one integer 1..5), \`verified\` and \`with_photos\` (\`true\` keeps only those, \`false\` only the others). \`total\` counts the matching approved reviews; \`hasMore\` = (page − 1) × per_page + data.length < total. A page past the end, or a product nobody reviewed, is 200 with \`data: []\`. ${CREDENTIALS}`,
+    description: `Approved reviews only. \`sort\`: \`newest\` (createdAt desc, id desc; the default), \`oldest\`, \`highest\` and \`lowest\` (rating, then as newest), \`most_helpful\` (helpfulCount desc, then as newest). Filters: \`rating\` (one integer ${RATING}), \`verified\` and \`with_photos\` (\`true\` keeps only those, \`false\` only the others). \`total\` counts the matching approved reviews; \`hasMore\` = (page − 1) × per_page + data.length < total. A page past the end, or a product nobody reviewed, is 200 with \`data: []\`. ${CREDENTIALS}`,
     responses: { 200: 'A page of reviews' },
     examples: { 200: page([review], 10) },
   },
@@ -241,11 +252,11 @@ export const reviewsOperations: OperationDocs = {
   'PUT /api/v1/reviews/:id/reply': {
     operationId: 'replyToReview',
     summary: 'Set or replace the merchant reply',
-    description: `\`body\`: 1..5,000 characters after trimming. Replacing a reply moves \`repliedAt\`. Allowed in any status. ${ADMIN}`,
+    description: `\`body\`: 1..${count(REVIEW_LIMITS.reply)} characters after trimming. Replacing a reply moves \`repliedAt\`. Allowed in any status. ${ADMIN}`,
     responses: { 200: 'The review in the moderation view' },
     requestExample: { body: 'Thank you, Ann!' },
     examples: { 200: { ...adminReview, replyBody: 'Thank you, Ann!', repliedAt: '2026-01-03T09:00:00Z' } },
-    document: { body: Type.Object({ body: TrimmedText(1, 5000, '1..5,000 characters') }) },
+    document: { body: Type.Object({ body: TrimmedText(1, REVIEW_LIMITS.reply, `1..${count(REVIEW_LIMITS.reply)} characters`) }) },
   },
   'DELETE /api/v1/reviews/:id/reply': {
     operationId: 'deleteReviewReply',

@@ -16,9 +16,8 @@ import { claimInvitation } from './invitations.service.js'
 import { invitationsRepo } from './invitations.repo.js'
 import { hasPurchased, normalizeEmail } from './purchases.js'
 import { type AggregateTotal, contributionOf, type PublicReviewRow, type ReviewFilters, type ReviewSort, reviewsRepo as repo } from './reviews.repo.js'
-import type { AdminReviewView, PublicReviewView, SubmitInput } from './reviews.schemas.js'
+import { type AdminReviewView, type PublicReviewView, RATING_MAX, RATING_MIN, REVIEW_LIMITS as LIMITS, type SubmitInput } from './reviews.schemas.js'
 
-export const LIMITS = { email: 254, name: 100, title: 150, body: 5000, reply: 5000, photos: 5, photoUrl: 2048 } as const
 
 /** Guest helpful votes for one review from one client address (keyed as `clientAddressKey`) within 24 h. */
 export const GUEST_VOTES_PER_ADDRESS = 5
@@ -109,9 +108,9 @@ function cleanReply(raw: string): string {
 function voterOf(ctx: RequestContext): { type: VoterType; id: string } {
   if (ctx.actor.kind === 'customer') return { type: 'customer', id: ctx.actor.customerId }
   if (ctx.actor.kind === 'guest') return { type: 'guest', id: ctx.actor.guestId }
-  throw new AppError('VALIDATION_ERROR', 'A helpful vote needs a voter: a customer token, or a guest id (X-Guest-Id header or guest_id query) beside the storefront key', [
+  throw invalid([
     { path: 'headers.x-guest-id', message: 'is required without a customer token' },
-  ])
+  ], 'A helpful vote needs a voter: a customer token, or a guest id (X-Guest-Id header or guest_id query) beside the storefront key')
 }
 
 export function createReviewsService(deps: { db: Db; clock?: () => number }) {
@@ -192,8 +191,8 @@ export function createReviewsService(deps: { db: Db; clock?: () => number }) {
         ratingDistribution: { '1': n(agg?.rating_1), '2': n(agg?.rating_2), '3': n(agg?.rating_3), '4': n(agg?.rating_4), '5': n(agg?.rating_5) },
         verifiedCount: n(agg?.verified_count),
         withPhotosCount: n(agg?.with_photos_count),
-        bestRating: 5 as const,
-        worstRating: 1 as const,
+        bestRating: RATING_MAX,
+        worstRating: RATING_MIN,
       }
     },
 

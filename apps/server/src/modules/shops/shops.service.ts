@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache'
 import type { Db } from '../../db/types.js'
 import { backendOf, lockedForUpdate } from '../../db/dialect.js'
 import type { KeyScope, Plan, ShopUpdate } from '../../db/schema.js'
-import { AppError, notFound } from '../../lib/errors.js'
+import { AppError, notFound, invalid } from '../../lib/errors.js'
 import { newId, newSecret } from '../../lib/ids.js'
 import { hashSecret } from '../../lib/secrets.js'
 import { now } from '../../lib/time.js'
@@ -30,7 +30,7 @@ const DOMAIN = /^(?=.{3,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](
 
 export function normalizeDomain(input: string): string {
   const domain = input.trim().toLowerCase()
-  if (!DOMAIN.test(domain)) throw new AppError('VALIDATION_ERROR', `"${input}" is not a valid shop domain`, [{ path: 'domain', message: 'must be a host name such as example.myshopify.com' }])
+  if (!DOMAIN.test(domain)) throw invalid([{ path: 'domain', message: 'must be a host name such as example.myshopify.com' }], `"${input}" is not a valid shop domain`)
   return domain
 }
 
@@ -119,7 +119,7 @@ export function createShopsService(deps: { db: Db; cacheTtlMs: number }) {
       const secret = newSecret('sk')
       await db.transaction().execute(async (trx) => {
         if (await trx.selectFrom('shops').select('id').where('domain', '=', domain).executeTakeFirst()) {
-          throw new AppError('VALIDATION_ERROR', `A shop with domain ${domain} already exists`, [{ path: 'domain', message: 'already exists' }])
+          throw invalid([{ path: 'domain', message: 'already exists' }], `A shop with domain ${domain} already exists`)
         }
         await shops.insert(trx, newShopRow(shopId, domain, input.plan, at))
         await keys.insert(trx, { shop_id: shopId, id: keyId, name: 'Default admin key', scope: 'admin', secret_hash: hashSecret(secret), created_at: at })

@@ -74,7 +74,6 @@ export const storefrontRoutes: FastifyPluginAsyncTypebox<{ shops: ShopsService; 
       config: { access: ['public'], rateLimit: false },
       schema: {
         tags: ['storefront'],
-        summary: 'The embeddable storefront widget (see packages/widget/README.md)',
         querystring: Type.Object({ v: Type.Optional(Type.String({ maxLength: 64 })) }),
       },
     },

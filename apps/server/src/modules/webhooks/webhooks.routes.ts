@@ -23,7 +23,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
 
   app.post(
     '/v1/webhooks',
-    { config, schema: { tags, body: CreateWebhook, response: { 201: Ok(CreatedWebhook), ...errors(400, 401, 403, 429) } } },
+    { config: { ...config, batches: ['events'] }, schema: { tags, body: CreateWebhook, response: { 201: Ok(CreatedWebhook), ...errors(400, 401, 403, 429) } } },
     async (request, reply) => {
       const created = await webhooks.create(request.ctx, request.body)
       // The signing secret is shown only here: `private, no-store` like every admin answer (plugins/caching.ts).

@@ -4,7 +4,7 @@
  */
 import type { Storage } from '../../db/connect.js'
 import type { DeliveryStatus } from '../../db/schema.js'
-import { AppError, notFound } from '../../lib/errors.js'
+import { AppError, notFound, invalid } from '../../lib/errors.js'
 import { newId, newOrderedId } from '../../lib/ids.js'
 import { now } from '../../lib/time.js'
 import type { RequestContext } from '../auth/auth.types.js'
@@ -69,7 +69,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
       const url = input.url.trim()
       const refused = refuseTargetUrl(url, deps.policy)
       if (refused !== null) {
-        throw new AppError('VALIDATION_ERROR', `url ${refused}`, [{ path: 'body.url', message: refused }])
+        throw invalid([{ path: 'body.url', message: refused }], `url ${refused}`)
       }
       const events = [...new Set(input.events)]
       const row: EndpointRow = {

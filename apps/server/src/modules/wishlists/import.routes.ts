@@ -8,8 +8,8 @@ export const importRoutes: FastifyPluginAsyncTypebox<{ imports: ImportService }>
   app.post(
     '/v1/wishlists/import',
     {
-      config: { access: ['admin'], plan: 'growth' },
-      schema: { tags: ['import'], summary: 'Import up to 500 items into customers\' default lists', body: ImportBody, response: { 200: Ok(ImportResult), ...errors(400, 401, 403, 429) } },
+      config: { access: ['admin'], plan: 'growth', batches: ['items'] },
+      schema: { tags: ['import'], body: ImportBody, response: { 200: Ok(ImportResult), ...errors(400, 401, 403, 429) } },
     },
     async (request) => ({ ok: true as const, data: await imports.run(request.ctx, request.body.items, request.body.dry_run ?? false) }),
   )

@@ -4,7 +4,7 @@
  */
 import type { Static } from 'typebox'
 import type { Db } from '../../db/types.js'
-import { AppError, notFound } from '../../lib/errors.js'
+import { AppError, notFound, invalid } from '../../lib/errors.js'
 import { newId } from '../../lib/ids.js'
 import { platformIdOf } from '../../lib/platform-ids.js'
 import { codePointLength, comparisonKey } from '../../lib/text.js'
@@ -15,23 +15,23 @@ import { multiWishlistActive, requireMultiWishlist } from '../shops/plans.js'
 import { assertListExists } from './list-scope.js'
 import { createWishlistsRepo, type WishlistsRepo } from './wishlists.repo.js'
 import { addFacts } from './wishlists.service.js'
-import { DEFAULT_LIST_ID, DEFAULT_LIST_NAME, LIST_LIMIT, type ListRecord } from './wishlists.schemas.js'
+import { DEFAULT_LIST_ID, DEFAULT_LIST_NAME, LIST_LIMIT, LIST_NAME_MAX_CHARS, type ListRecord } from './wishlists.schemas.js'
 
 type ListRecordView = Static<typeof ListRecord>
 
 /**
- * Trimmed, 1..100 characters (code points), not only format characters; returns the name
+ * Trimmed, 1..LIST_NAME_MAX_CHARS characters (code points), not only format characters; returns the name
  * and its uniqueness key (`comparisonKey`: NFKC, format characters removed, case-folded).
  */
 export function listName(raw: string): { name: string; key: string } {
   const name = raw.trim()
   const length = codePointLength(name)
-  if (length < 1 || length > 100) {
-    throw new AppError('VALIDATION_ERROR', 'name must be 1 to 100 characters after trimming', [{ path: 'body.name', message: 'must be 1 to 100 characters after trimming' }])
+  if (length < 1 || length > LIST_NAME_MAX_CHARS) {
+    throw invalid([{ path: 'body.name', message: `must be 1 to ${LIST_NAME_MAX_CHARS} characters after trimming` }], `name must be 1 to ${LIST_NAME_MAX_CHARS} characters after trimming`)
   }
   const key = comparisonKey(name)
   if (key === '') {
-    throw new AppError('VALIDATION_ERROR', 'name must contain a visible character', [{ path: 'body.name', message: 'must contain a character other than format characters (such as U+200B)' }])
+    throw invalid([{ path: 'body.name', message: 'must contain a character other than format characters (such as U+200B)' }], 'name must contain a visible character')
   }
   return { name, key }
 }

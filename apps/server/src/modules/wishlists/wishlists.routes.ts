@@ -47,7 +47,7 @@ export const wishlistRoutes: FastifyPluginAsyncTypebox<{ wishlists: WishlistsSer
     '/v1/wishlists/:customerId',
     {
       config: ownerRoute(),
-      schema: { tags, summary: 'A page of a wishlist, newest first', params: OwnerParams, querystring: ItemsQuery, response: { 200: Ok(ItemsPage), ...errors(400, 401, 403, 404, 429) } },
+      schema: { tags, params: OwnerParams, querystring: ItemsQuery, response: { 200: Ok(ItemsPage), ...errors(400, 401, 403, 404, 429) } },
     },
     // Serialized once per owner version (page-cache.ts); the typed reply only takes the object.
     // Not async: a body confirmed by the change stamp is sent without a promise.
@@ -60,7 +60,6 @@ export const wishlistRoutes: FastifyPluginAsyncTypebox<{ wishlists: WishlistsSer
       config: ownerRoute(),
       schema: {
         tags,
-        summary: 'Add a product (201 new, 200 already present)',
         params: OwnerParams,
         querystring: ListQuery,
         body: AddItemBody,
@@ -77,8 +76,8 @@ export const wishlistRoutes: FastifyPluginAsyncTypebox<{ wishlists: WishlistsSer
   app.post(
     '/v1/wishlists/:customerId/items/bulk-delete',
     {
-      config: ownerRoute(),
-      schema: { tags, summary: 'Remove up to 100 products and handles', params: OwnerParams, querystring: ListQuery, body: BulkDeleteBody, response: { 200: Ok(BulkDeleteResult), ...errors(400, 401, 403, 404, 429) } },
+      config: { ...ownerRoute(), batches: ['product_ids', 'handles'] },
+      schema: { tags, params: OwnerParams, querystring: ListQuery, body: BulkDeleteBody, response: { 200: Ok(BulkDeleteResult), ...errors(400, 401, 403, 404, 429) } },
     },
     async (request) => ({ ok: true as const, data: await wishlists.bulkDelete(request.ctx, request.owner, request.query.wishlist_id, request.body) }),
   )
@@ -87,7 +86,7 @@ export const wishlistRoutes: FastifyPluginAsyncTypebox<{ wishlists: WishlistsSer
     '/v1/wishlists/:customerId/items/:productId',
     {
       config: ownerRoute(),
-      schema: { tags, summary: 'Remove a product (or a handle with by=handle)', params: DeleteItemParams, querystring: DeleteItemQuery, response: { 200: Ok(DeleteItemResult), ...errors(400, 401, 403, 404, 429) } },
+      schema: { tags, params: DeleteItemParams, querystring: DeleteItemQuery, response: { 200: Ok(DeleteItemResult), ...errors(400, 401, 403, 404, 429) } },
     },
     async (request) => ({
       ok: true as const,
@@ -101,7 +100,6 @@ export const wishlistRoutes: FastifyPluginAsyncTypebox<{ wishlists: WishlistsSer
       config: ownerRoute(),
       schema: {
         tags,
-        summary: "Change an item's quantity, note, priority or variant",
         params: DeleteItemParams,
         querystring: DeleteItemQuery,
         body: PatchItemBody,
@@ -117,8 +115,8 @@ export const wishlistRoutes: FastifyPluginAsyncTypebox<{ wishlists: WishlistsSer
   app.post(
     '/v1/wishlists/:customerId/merge',
     {
-      config: ownerRoute(['admin', 'customer']),
-      schema: { tags, summary: 'Merge guest items into a customer wishlist', params: OwnerParams, querystring: ListQuery, body: MergeBody, response: { 200: Ok(MergeResult), ...errors(400, 401, 403, 404, 429) } },
+      config: { ...ownerRoute(['admin', 'customer']), batches: ['guest_items'] },
+      schema: { tags, params: OwnerParams, querystring: ListQuery, body: MergeBody, response: { 200: Ok(MergeResult), ...errors(400, 401, 403, 404, 429) } },
     },
     async (request) => ({ ok: true as const, data: await wishlists.merge(request.ctx, request.owner, request.query.wishlist_id, request.body) }),
   )

@@ -9,7 +9,12 @@ import { type PlatformKind, platformIdPattern } from '../../lib/platform-ids.js'
 export const ITEM_LIMIT = 2_500
 export const LIST_LIMIT = 20
 export const METADATA_MAX_CHARS = 200
+/** A note's limit after trimming (code points); NOTE_MAX_RAW_CHARS bounds the text as sent. */
 export const NOTE_MAX_CHARS = 280
+export const NOTE_MAX_RAW_CHARS = 2_000
+/** A list name's limit after trimming (code points); LIST_NAME_MAX_RAW_CHARS bounds the text as sent. */
+export const LIST_NAME_MAX_CHARS = 100
+export const LIST_NAME_MAX_RAW_CHARS = 500
 export const QUANTITY_MAX = 99
 export const PRIORITIES = ['low', 'normal', 'high'] as const
 export const BULK_DELETE_MAX = 100
@@ -21,11 +26,16 @@ const PlatformId = (kind: PlatformKind, description: string) => Type.String({ pa
 const Handle = Type.String({ minLength: 1, maxLength: 255, description: 'Product handle (URL slug)' })
 const Metadata = Type.Object({}, { additionalProperties: true, description: `Arbitrary JSON object, at most ${METADATA_MAX_CHARS} characters serialized` })
 const Quantity = Type.Integer({ minimum: 1, maximum: QUANTITY_MAX, description: `How many the shopper wants, 1..${QUANTITY_MAX} (default 1)` })
-/** Bounded here; trimmed and checked against NOTE_MAX_CHARS by the service (item-fields.ts). */
-const Note = Type.Union([Type.String({ maxLength: 2_000 }), Type.Null()], { description: `A note, trimmed, at most ${NOTE_MAX_CHARS} characters; null (or only whitespace) clears it` })
+const NOTE = `A note, trimmed, at most ${NOTE_MAX_CHARS} characters; null (or only whitespace) clears it`
+/** Bounded here as sent; trimmed and checked against NOTE_MAX_CHARS by the service (item-fields.ts). */
+const Note = Type.Union([Type.String({ maxLength: NOTE_MAX_RAW_CHARS }), Type.Null()], { description: NOTE })
+/** The note as the document states it: the limit the service applies after trimming. */
+const NoteDoc = Type.Union([TrimmedText(0, NOTE_MAX_CHARS, `At most ${NOTE_MAX_CHARS} characters`, NOTE_MAX_RAW_CHARS), Type.Null()], { description: NOTE })
 const Priority = Type.Union([Type.Literal('low'), Type.Literal('normal'), Type.Literal('high')], { description: '`low`, `normal` (default) or `high`' })
-/** The fields add, patch, merge and import take (each optional). */
-const itemFields = { quantity: Type.Optional(Quantity), note: Type.Optional(Note), priority: Type.Optional(Priority) }
+/** The fields add, patch, merge and import take (each optional); `note` is the note schema (validation or document). */
+const itemFieldsWith = <N extends TSchema>(note: N) => ({ quantity: Type.Optional(Quantity), note: Type.Optional(note), priority: Type.Optional(Priority) })
+const itemFields = itemFieldsWith(Note)
+const itemFieldsDoc = itemFieldsWith(NoteDoc)
 const WishlistIdQuery = Type.String({ minLength: 1, maxLength: 64, description: '`default` (when omitted) or a `wl_…` list id', examples: ['default'] })
 
 const OWNER_ID = 'Customer id (digits or GID), the guest id in guest mode, or `me`'
@@ -61,13 +71,15 @@ export const ItemsPage = Type.Object({
   has_more: Type.Boolean({ description: 'offset + count < total' }),
 })
 
-export const AddItemBody = Type.Object({
-  product_id: PlatformId('Product', 'Product id (digits or GID)'),
-  variant_id: Type.Optional(PlatformId('ProductVariant', 'Variant id; the default variant when omitted')),
-  handle: Type.Optional(Handle),
-  metadata: Type.Optional(Metadata),
-  ...itemFields,
-})
+const addItemBody = <F extends typeof itemFields>(fields: F) =>
+  Type.Object({
+    product_id: PlatformId('Product', 'Product id (digits or GID)'),
+    variant_id: Type.Optional(PlatformId('ProductVariant', 'Variant id; the default variant when omitted')),
+    handle: Type.Optional(Handle),
+    metadata: Type.Optional(Metadata),
+    ...fields,
+  })
+export const AddItemBody = addItemBody(itemFields)
 
 export const AddItemResult = Type.Object({ item: WishlistItem, count: Type.Integer({ description: 'Items in the list' }) })
 
@@ -81,10 +93,12 @@ export const DeleteItemQuery = Type.Object({
   by: Type.Optional(Type.Literal('handle')),
 })
 
-export const PatchItemBody = Type.Object({
-  ...itemFields,
-  variant_id: Type.Optional(PlatformId('ProductVariant', 'Variant id')),
-})
+const patchItemBody = <F extends typeof itemFields>(fields: F) =>
+  Type.Object({
+    ...fields,
+    variant_id: Type.Optional(PlatformId('ProductVariant', 'Variant id')),
+  })
+export const PatchItemBody = patchItemBody(itemFields)
 
 export const PatchItemResult = Type.Object({ item: WishlistItem })
 
@@ -99,16 +113,19 @@ export const BulkDeleteBody = Type.Object({
 
 export const BulkDeleteResult = Type.Object({ removed_count: Type.Integer({ description: 'Items really removed' }), count: Type.Integer({ description: 'Items left in the list' }) })
 
-const GuestItems = Type.Array(
-  Type.Object({
-    product_id: PlatformId('Product', 'Product id'),
-    variant_id: Type.Optional(PlatformId('ProductVariant', 'The variant the guest chose; kept by the merge')),
-    handle: Type.Optional(Handle),
-    added_at: Type.Optional(Timestamp),
-    ...itemFields,
-  }),
-  { maxItems: ITEM_LIMIT },
-)
+const guestItems = <F extends typeof itemFields>(fields: F) =>
+  Type.Array(
+    Type.Object({
+      product_id: PlatformId('Product', 'Product id'),
+      variant_id: Type.Optional(PlatformId('ProductVariant', 'The variant the guest chose; kept by the merge')),
+      handle: Type.Optional(Handle),
+      added_at: Type.Optional(Timestamp),
+      ...fields,
+    }),
+    { maxItems: ITEM_LIMIT },
+  )
+const GuestItems = guestItems(itemFields)
+const GuestItemsDoc = guestItems(itemFieldsDoc)
 const GuestIdField = Type.String({ pattern: '^[A-Za-z0-9_-]{8,64}$', description: 'A guest whose stored wishlist is merged too, then deleted' })
 
 export const MergeBody = Type.Object({
@@ -131,7 +148,9 @@ export const ListRecord = Type.Object({
   updatedAt: Type.String({ format: 'date-time', description: 'Changes on creation and rename' }),
 })
 
-export const ListNameBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 500, description: 'Trimmed; 1 to 100 characters' }) })
+export const ListNameBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: LIST_NAME_MAX_RAW_CHARS, description: `Trimmed; 1 to ${LIST_NAME_MAX_CHARS} characters` }),
+})
 
 export const ListParams = Type.Object({
   customerId: OwnerParams.properties.customerId,
@@ -171,21 +190,23 @@ export const SharedWishlist = Type.Object({
 })
 export type SharedView = Static<typeof SharedWishlist>
 
-export const ImportBody = Type.Object({
-  items: Type.Array(
-    Type.Object({
-      customer_id: PlatformId('Customer', 'Customer id'),
-      product_id: PlatformId('Product', 'Product id'),
-      variant_id: Type.Optional(PlatformId('ProductVariant', 'Variant id')),
-      handle: Type.Optional(Handle),
-      added_at: Type.Optional(Timestamp),
-      metadata: Type.Optional(Metadata),
-      ...itemFields,
-    }),
-    { minItems: 1, maxItems: IMPORT_MAX },
-  ),
-  dry_run: Type.Optional(Type.Boolean({ default: false })),
-})
+const importBody = <F extends typeof itemFields>(fields: F) =>
+  Type.Object({
+    items: Type.Array(
+      Type.Object({
+        customer_id: PlatformId('Customer', 'Customer id'),
+        product_id: PlatformId('Product', 'Product id'),
+        variant_id: Type.Optional(PlatformId('ProductVariant', 'Variant id')),
+        handle: Type.Optional(Handle),
+        added_at: Type.Optional(Timestamp),
+        metadata: Type.Optional(Metadata),
+        ...fields,
+      }),
+      { minItems: 1, maxItems: IMPORT_MAX },
+    ),
+    dry_run: Type.Optional(Type.Boolean({ default: false })),
+  })
+export const ImportBody = importBody(itemFields)
 
 export const ImportResult = Type.Object({
   customers: Type.Integer({ description: 'Distinct customer ids in the input' }),
@@ -213,9 +234,10 @@ export const wishlistsOperations: OperationDocs = {
   'POST /v1/wishlists/:customerId/items': {
     operationId: 'addWishlistItem',
     summary: 'Add a product to a wishlist',
-    description: `Adds \`product_id\` to the list. A new item is 201 and emits \`wishlist.item.added\`; a product already in the list is 200 with the stored item, updating \`variant_id\`, \`handle\`, \`metadata\`, \`quantity\`, \`note\` and \`priority\` where given, keeping \`addedAt\`, emitting nothing. Item fields: ${ITEM_FIELDS}; items in answers always carry \`quantity\`, \`priority\`, \`note\` and \`purchasedAt\` (null until an order of the owner bought the product). An owner holds at most 2,500 items across all lists (400 ITEM_LIMIT, \`details: {limit: 2500}\`; re-adding a present product is still 200). \`metadata\` is a JSON object of at most 200 characters serialized. Unknown body fields are ignored. ${OWNER} ${LIST_PARAM} ${PLAN}`,
+    description: `Adds \`product_id\` to the list. A new item is 201 and emits \`wishlist.item.added\`; a product already in the list is 200 with the stored item, updating \`variant_id\`, \`handle\`, \`metadata\`, \`quantity\`, \`note\` and \`priority\` where given, keeping \`addedAt\`, emitting nothing. Item fields: ${ITEM_FIELDS}; items in answers always carry \`quantity\`, \`priority\`, \`note\` and \`purchasedAt\` (null until an order of the owner bought the product). An owner holds at most ${ITEM_LIMIT.toLocaleString('en-US')} items across all lists (400 ITEM_LIMIT, \`details: {limit: ${ITEM_LIMIT}}\`; re-adding a present product is still 200). \`metadata\` is a JSON object of at most ${METADATA_MAX_CHARS} characters serialized. Unknown body fields are ignored. ${OWNER} ${LIST_PARAM} ${PLAN}`,
     responses: { 200: 'The product was already in the list (stored fields updated where given)', 201: 'The product was added' },
     requestExample: { product_id: '7001', variant_id: '70011', handle: 'classic-leather-bag', metadata: { source: 'pdp' }, quantity: 2, note: 'Size M, navy', priority: 'high' },
+    document: { body: addItemBody(itemFieldsDoc) },
     examples: { 201: { ok: true, data: { item: { ...item, metadata: { source: 'pdp' }, quantity: 2, note: 'Size M, navy', priority: 'high' }, count: 1 } }, 200: { ok: true, data: { item, count: 1 } } },
   },
   'PATCH /v1/wishlists/:customerId/items/:productId': {
@@ -224,12 +246,13 @@ export const wishlistsOperations: OperationDocs = {
     description: `Changes the given fields of one item and keeps the others (and \`addedAt\`): ${ITEM_FIELDS}, and \`variant_id\`. \`note: null\` clears the note. With \`by=handle\` the last path segment is the item's handle. An item the list does not hold is 404 NOT_FOUND; a bad field is 400 VALIDATION_ERROR naming it, and nothing is written. Emits nothing. ${OWNER} ${LIST_PARAM} ${PLAN}`,
     responses: { 200: 'The item as stored' },
     requestExample: { quantity: 3, note: 'One for each niece', priority: 'high' },
+    document: { body: patchItemBody(itemFieldsDoc) },
     examples: { 200: { ok: true, data: { item: { ...item, quantity: 3, note: 'One for each niece', priority: 'high' } } } },
   },
   'POST /v1/wishlists/:customerId/items/bulk-delete': {
     operationId: 'bulkDeleteWishlistItems',
     summary: 'Remove several products and handles',
-    description: `Removes the items named by \`product_ids\` and by \`handles\` from one list. At least one of them must be a non-empty array, and together they hold at most 100 entries (400 VALIDATION_ERROR otherwise). \`removed_count\` counts what was really removed; each removal emits \`wishlist.item.removed\`. ${OWNER} ${LIST_PARAM} ${PLAN}`,
+    description: `Removes the items named by \`product_ids\` and by \`handles\` from one list. At least one of them must be a non-empty array, and together they hold at most ${BULK_DELETE_MAX} entries (400 VALIDATION_ERROR otherwise). \`removed_count\` counts what was really removed; each removal emits \`wishlist.item.removed\`. ${OWNER} ${LIST_PARAM} ${PLAN}`,
     responses: { 200: 'What was removed, and the items left in the list' },
     requestExample: { product_ids: ['7001', '7002'], handles: ['wool-scarf'] },
     examples: { 200: { ok: true, data: { removed_count: 3, count: 1 } } },
@@ -239,7 +262,7 @@ export const wishlistsOperations: OperationDocs = {
           Type.Object({ product_ids: Type.Array(ProductIdItem, { minItems: 1, maxItems: BULK_DELETE_MAX }), handles: Type.Optional(Type.Array(Handle, { maxItems: BULK_DELETE_MAX })) }),
           Type.Object({ product_ids: Type.Optional(Type.Array(ProductIdItem, { maxItems: BULK_DELETE_MAX })), handles: Type.Array(Handle, { minItems: 1, maxItems: BULK_DELETE_MAX }) }),
         ],
-        { description: 'At least one of product_ids and handles is a non-empty array; at most 100 entries together' },
+        { description: `At least one of product_ids and handles is a non-empty array; at most ${BULK_DELETE_MAX} entries together` },
       ),
     },
   },
@@ -253,15 +276,15 @@ export const wishlistsOperations: OperationDocs = {
   'POST /v1/wishlists/:customerId/merge': {
     operationId: 'mergeGuestWishlist',
     summary: 'Merge a guest wishlist into a customer wishlist',
-    description: `At login: merges \`guest_items\` (in the given order), then the stored wishlist of \`guest_id\` (all its lists, newest first) into the list; the first occurrence of a product wins, except that a variant or handle given by a later occurrence (a guest item's \`variant_id\`, or the stored guest item's) fills one the first left out: a missing \`variant_id\` never erases a known one. Products already present are kept as they are. Guest items may carry ${ITEM_FIELDS}; a stored guest item keeps its own. At least one of \`guest_items\` and \`guest_id\` is required (\`guest_items: []\` is allowed). \`added_at\` defaults to now (a future time is stored as now). Items beyond the 2,500 limit are not merged and are counted in \`skipped_count\`. The guest's stored wishlist (items, lists, share links) is deleted afterwards. Each new item emits \`wishlist.item.added\`. Customer or admin token only (not guest mode). ${OWNER} ${LIST_PARAM}`,
+    description: `At login: merges \`guest_items\` (in the given order), then the stored wishlist of \`guest_id\` (all its lists, newest first) into the list; the first occurrence of a product wins, except that a variant or handle given by a later occurrence (a guest item's \`variant_id\`, or the stored guest item's) fills one the first left out: a missing \`variant_id\` never erases a known one. Products already present are kept as they are. Guest items may carry ${ITEM_FIELDS}; a stored guest item keeps its own. At least one of \`guest_items\` and \`guest_id\` is required (\`guest_items: []\` is allowed). \`added_at\` defaults to now (a future time is stored as now). Items beyond the ${ITEM_LIMIT.toLocaleString('en-US')} limit are not merged and are counted in \`skipped_count\`. The guest's stored wishlist (items, lists, share links) is deleted afterwards. Each new item emits \`wishlist.item.added\`. Customer or admin token only (not guest mode). ${OWNER} ${LIST_PARAM}`,
     responses: { 200: 'What was merged, and the whole target list afterwards' },
     requestExample: { guest_items: [{ product_id: '7003', handle: 'wool-scarf', added_at: '2026-01-01T10:00:00.000Z', quantity: 2, note: 'Grey', priority: 'low' }], guest_id: 'g_3f2a9c0d4b1e4f6a8c7d2e1f0a9b8c7d' },
     examples: { 200: { ok: true, data: { merged_count: 1, skipped_count: 0, items: [item], count: 1 } } },
     document: {
       body: Type.Union(
         [
-          Type.Object({ guest_items: GuestItems, guest_id: Type.Optional(GuestIdField) }),
-          Type.Object({ guest_items: Type.Optional(GuestItems), guest_id: GuestIdField }),
+          Type.Object({ guest_items: GuestItemsDoc, guest_id: Type.Optional(GuestIdField) }),
+          Type.Object({ guest_items: Type.Optional(GuestItemsDoc), guest_id: GuestIdField }),
         ],
         { description: 'guest_items is required unless guest_id is given' },
       ),
@@ -277,7 +300,7 @@ export const wishlistsOperations: OperationDocs = {
   'POST /v1/wishlists/:customerId/lists': {
     operationId: 'createWishlist',
     summary: 'Create a named list',
-    description: `Needs multi-wishlist (growth plan: 403 PLAN_UPGRADE_REQUIRED; the setting: 403 FEATURE_DISABLED). At most 20 lists per owner, the default list included (400 WISHLIST_LIMIT, checked before the name). The name is trimmed, 1..100 characters, and unique per owner after NFKC normalization, removal of format characters and case folding (409 LIST_NAME_TAKEN). ${OWNER}`,
+    description: `Needs multi-wishlist (growth plan: 403 PLAN_UPGRADE_REQUIRED; the setting: 403 FEATURE_DISABLED). At most ${LIST_LIMIT} lists per owner, the default list included (400 WISHLIST_LIMIT, checked before the name). The name is trimmed, 1..${LIST_NAME_MAX_CHARS} characters, and unique per owner after NFKC normalization, removal of format characters and case folding (409 LIST_NAME_TAKEN). ${OWNER}`,
     responses: { 201: 'The new list (itemCount 0)' },
     requestExample: { name: 'Gift ideas' },
     examples: { 201: { ok: true, data: { wishlist: listRecord } } },
@@ -285,7 +308,7 @@ export const wishlistsOperations: OperationDocs = {
   'PUT /v1/wishlists/:customerId/lists/:listId': {
     operationId: 'renameWishlist',
     summary: 'Rename a list',
-    description: `Renames a named list or the default list (\`listId\` \`default\`), with the rules of create (trimmed, 1..100 characters, 409 LIST_NAME_TAKEN; a list may be renamed to a variant of its own name). Needs multi-wishlist. ${OWNER}`,
+    description: `Renames a named list or the default list (\`listId\` \`default\`), with the rules of create (trimmed, 1..${LIST_NAME_MAX_CHARS} characters, 409 LIST_NAME_TAKEN; a list may be renamed to a variant of its own name). Needs multi-wishlist. ${OWNER}`,
     responses: { 200: 'Renamed' },
     requestExample: { name: 'Birthday' },
     examples: { 200: { ok: true, data: { updated: true } } },
@@ -329,7 +352,8 @@ export const wishlistsOperations: OperationDocs = {
   'POST /v1/wishlists/import': {
     operationId: 'importWishlistItems',
     summary: "Import items into customers' default lists",
-    description: 'Admin token, growth plan or above. 1..500 items, validated as a whole (one bad item is 400 with its `index`, nothing written), then written in one transaction to each customer\'s default list. Items already there, repeated within the call (after GID normalization) or beyond the 2,500 limit are skipped: `skipped` = input items − imported. `customers` counts distinct customer ids in the input. `dry_run: true` returns the same figures and writes nothing. Records analytics adds; emits no webhooks. A second identical import imports 0. Items may carry `quantity` (1..99), `note` (trimmed, at most 280 characters) and `priority`; an item already stored keeps its own.',
+    description: `Admin token, growth plan or above. 1..${IMPORT_MAX} items, validated as a whole (one bad item is 400 with its \`index\`, nothing written), then written in one transaction to each customer's default list. Items already there, repeated within the call (after GID normalization) or beyond the ${ITEM_LIMIT.toLocaleString('en-US')} limit are skipped: \`skipped\` = input items − imported. \`customers\` counts distinct customer ids in the input. \`dry_run: true\` returns the same figures and writes nothing. Records analytics adds; emits no webhooks. A second identical import imports 0. Items may carry \`quantity\` (1..${QUANTITY_MAX}), \`note\` (trimmed, at most ${NOTE_MAX_CHARS} characters) and \`priority\`; an item already stored keeps its own.`,
+    document: { body: importBody(itemFieldsDoc) },
     responses: { 200: 'The import figures' },
     requestExample: { items: [{ customer_id: '1001', product_id: '7001', handle: 'classic-leather-bag' }, { customer_id: '1002', product_id: '7002', variant_id: '70021', added_at: '2025-12-24T18:00:00Z' }], dry_run: false },
     examples: { 200: { ok: true, data: { customers: 2, imported: 2, skipped: 0, dry_run: false } } },
@@ -354,7 +378,7 @@ const ownerParamsDoc: Record<string, TSchema> = {
 }
 /** A list name as the service takes it: trimmed, then 1..100 characters. */
 const ListNameBodyDoc = Type.Object({
-  name: TrimmedText(1, 100, '1..100 characters (not only format characters such as U+200B)', 500),
+  name: TrimmedText(1, LIST_NAME_MAX_CHARS, `1..${LIST_NAME_MAX_CHARS} characters (not only format characters such as U+200B)`, LIST_NAME_MAX_RAW_CHARS),
 })
 for (const key of ['POST /v1/wishlists/:customerId/lists', 'PUT /v1/wishlists/:customerId/lists/:listId']) {
   const doc = wishlistsOperations[key] as OperationDoc

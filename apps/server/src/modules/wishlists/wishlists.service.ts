@@ -23,6 +23,7 @@ import type { CacheableRead, CachedBodies } from './page-cache.js'
 import { createWishlistsRepo, type NewItem, type RemovedItem, type WishlistsRepo } from './wishlists.repo.js'
 import {
   type AddItemBody,
+  BULK_DELETE_MAX,
   type BulkDeleteBody,
   ITEM_LIMIT,
   type ItemsQuery as ItemsQuerySchema,
@@ -221,10 +222,10 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
       const productIds = (body.product_ids ?? []).map((p, i) => platformIdOf(p, 'Product', `body.product_ids.${i}`))
       const handles = body.handles ?? []
       if (productIds.length === 0 && handles.length === 0) {
-        throw new AppError('VALIDATION_ERROR', 'Give product_ids or handles (a non-empty array)', [{ path: 'body', message: 'product_ids or handles must be a non-empty array' }])
+        throw invalid([{ path: 'body', message: 'product_ids or handles must be a non-empty array' }], 'Give product_ids or handles (a non-empty array)')
       }
-      if (productIds.length + handles.length > 100) {
-        throw new AppError('VALIDATION_ERROR', 'At most 100 entries in product_ids and handles combined', [{ path: 'body', message: 'at most 100 entries combined' }])
+      if (productIds.length + handles.length > BULK_DELETE_MAX) {
+        throw invalid([{ path: 'body', message: `at most ${BULK_DELETE_MAX} entries combined` }], `At most ${BULK_DELETE_MAX} entries in product_ids and handles combined`)
       }
       const listId = resolveListId(ctx.shop, wishlistId)
       const res = await db.transaction().execute((trx) => removeFromList(trx, ctx, owner, listId, { productIds, handles }))
@@ -239,9 +240,9 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
      */
     async merge(ctx: RequestContext, owner: Owner, wishlistId: string | undefined, body: Static<typeof MergeBody>) {
       if (body.guest_items === undefined && body.guest_id === undefined) {
-        throw new AppError('VALIDATION_ERROR', 'body.guest_items is required (it may be empty when guest_id names the guest to merge)', [
+        throw invalid([
           { path: 'body.guest_items', message: 'is required unless guest_id is given' },
-        ])
+        ], 'body.guest_items is required (it may be empty when guest_id names the guest to merge)')
       }
       const shopId = ctx.shop.id
       const listId = resolveListId(ctx.shop, wishlistId)
