@@ -189,9 +189,8 @@ export class RollupFold {
     const day = dayOf(e.at)
     const owner = `${e.ownerType}\t${e.ownerId}`
     const key = `${owner}\t${e.productId}`
-    const d = this.delta(day)
     if (e.type === 'add') {
-      d.adds++
+      this.delta(day).adds++
       let p = this.pending.get(key)
       if (!p) this.pending.set(key, (p = new Map()))
       const entry = p.get(e.at)
@@ -202,7 +201,7 @@ export class RollupFold {
       if (lists.size === 0) this.holders.set(e.productId, (this.holders.get(e.productId) ?? 0) + 1)
       lists.add(e.list)
     } else if (e.type === 'remove') {
-      d.removes++
+      this.delta(day).removes++
       const lists = this.items.get(key)
       if (lists?.delete(e.list) && lists.size === 0) {
         this.holders.set(e.productId, (this.holders.get(e.productId) ?? 0) - 1)
@@ -219,11 +218,12 @@ export class RollupFold {
         if (p.size === 0) this.pending.delete(key)
       }
     }
+    // A cart add credits its add's day (above) and makes no row of its own day, as recordFacts.
     if (e.type !== 'cart_add') {
       const s = `${owner}\t${day}`
       if (!this.seen.has(s)) {
         this.seen.add(s)
-        d.shoppers++
+        this.delta(day).shoppers++
       }
       if ((this.lastDay.get(owner) ?? Number.NEGATIVE_INFINITY) < day) this.lastDay.set(owner, day)
     }
