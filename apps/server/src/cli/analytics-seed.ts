@@ -1,5 +1,4 @@
 /**
-/**
  * Synthetic activity for demos and benchmarks (`npm run seed:analytics -- --events N`).
  * `generateActivity` simulates a year of a shop's wishlist traffic; `RollupFold` applies the
  * facts applier's rules (facts.ts) to it in memory (a million facts through the inbox would

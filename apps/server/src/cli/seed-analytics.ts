@@ -1,5 +1,4 @@
 /**
-/**
  * `npm run seed:analytics -- --events N [--domain D] [--plan P] [--seed S]`: creates a shop
  * (or uses an empty one by --domain) and fills it with a simulated year of activity (see
  * analytics-seed.ts). Reads DATABASE_URL, migrates first, prints one JSON object.

@@ -55,7 +55,6 @@ export const backendOf = (db: { getExecutor(): QueryExecutor }): Backend =>
   db.getExecutor().adapter instanceof SqliteAdapter ? 'sqlite' : 'postgres'
 
 /**
-/**
  * One multi-row INSERT as a precompiled query, for bulk loads (seeding). SQLite:
  * `values (?,…),…`; PostgreSQL: one array parameter per column through `unnest` (`bigint[]`
  * for numbers, else `text[]`, cast by the insert), as a huge VALUES list is slow to parse.
@@ -135,7 +134,6 @@ export function isUniqueViolation(err: unknown): boolean {
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
 }
 
-/**
 /**
  * Rows passed as one JSON parameter (`rowsJson`), as a table `rows` of the given columns:
  * SQLite unpacks arrays with `json_each` (a third faster than objects), PostgreSQL objects

@@ -1,5 +1,4 @@
 /**
-/**
  * Hot queries compiled once: Kysely builds and compiles an operation tree on every call
  * (several percent of the GET page's CPU). A precompiled query runs its builder once with
  * placeholder arguments and afterwards only fills the parameter slots, so the database sees
@@ -41,7 +40,6 @@ function compileTemplate<Args extends unknown[], Row>(db: Kysely<Database>, buil
   return { compiled, slots }
 }
 
-/**
 /**
  * A function running the query `build` makes from its `arity` arguments (after `db`). It
  * compiles on the first call per backend, so `build` may differ by backend (`backendOf(db)`).

@@ -1,5 +1,4 @@
 /**
-/**
  * RFC 4180 CSV (null is an empty field). A field starting with `=`, `+`, `-`, `@`, tab or CR
  * gets a leading `'` (OWASP, CSV formula injection): a spreadsheet would run it as a formula.
  */

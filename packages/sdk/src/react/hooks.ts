@@ -71,7 +71,6 @@ export interface UseWishlistResult {
 
 const wishlistKey = (owner: string, listId: string) => `wishlist|${owner}|${listId}`
 
-/** A guest's saved item as the merge at login takes it (its fields kept). */
 /** A guest item as kept for the merge at login; `variantId` is the variant the guest chose (kept by the merge). */
 const guestItemOf = (item: T.WishlistItem, variantId?: string | null): T.GuestItem => ({
   product_id: item.productId,

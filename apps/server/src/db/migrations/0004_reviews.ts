@@ -1,5 +1,4 @@
 /**
-/**
  * Product reviews (docs/api.md, "Reviews"), aggregates, helpful votes and purchases. Each of
  * the listing's five orders has an index (shop_id, product_id, status, …sort keys), so a
  * page is an index range walk, never a sort.

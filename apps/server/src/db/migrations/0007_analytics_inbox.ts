@@ -3,7 +3,6 @@ import type { Backend } from '../types.js'
 import { withAutoId } from '../dialect.js'
 
 /**
-/**
  * `analytics_inbox`: facts committed by wishlist writes and not yet applied to the log and
  * rollups, which the applier moves in batches (modules/analytics/facts.ts).
  */

@@ -2,7 +2,6 @@ import type { Kysely } from 'kysely'
 import type { Backend } from '../types.js'
 
 /**
-/**
  * The worker now deletes outbox rows once fanned out instead of marking them `dispatched`;
  * this removes the rows earlier versions marked. The column stays, and readers skip rows
  * marked 1, so nothing an older instance marks during a rolling upgrade is sent twice.

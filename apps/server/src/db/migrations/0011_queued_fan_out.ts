@@ -2,7 +2,6 @@ import type { Kysely } from 'kysely'
 import type { Backend } from '../types.js'
 
 /**
-/**
  * `outbox_fan_outs`: product signals committed by an events request, one row per product,
  * that the webhook worker writes to the outbox a batch per transaction (advancing
  * `written`) with the holders as they are then (modules/events/product-fan-out.ts).

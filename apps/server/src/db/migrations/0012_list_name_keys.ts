@@ -3,7 +3,6 @@ import { codePointLength, comparisonKey } from '../../lib/text.js'
 import type { Backend } from '../types.js'
 
 /**
-/**
  * List names are compared by `comparisonKey` (lib/text.ts) instead of lower-casing, held in
  * `name_key`. Per owner, names that now collide keep their name on the default, then the
  * oldest list; later ones get the first free ` (2)`, ` (3)` … (cut to 100 characters); a

@@ -2,7 +2,6 @@ import { type Kysely, sql } from 'kysely'
 import type { Backend } from '../types.js'
 
 /**
-/**
  * Shopify app mode (docs/api.md, "Shopify app mode"): `shops.uninstalled_at` (set by
  * `app/uninstalled`; while set the storefront key and app proxy are refused and webhooks
  * wait), `shopify_webhook_receipts` (a redelivery changes nothing) and `privacy_requests`

@@ -1,5 +1,4 @@
 /**
-/**
  * Period maths for analytics (pure), in UTC epoch days. "The last N days" is today and the
  * N − 1 days before it (`1y` is 365); `all` starts at the shop's first wishlist event.
  */

@@ -274,8 +274,7 @@ export async function recordOrderAttribution(trx: Transaction<Database>, shopId:
   return true
 }
 
-/** The median of a histogram of lags (tenths of a day), in days rounded half up to 1 decimal; null when empty. */
-/** The median in days of a list of (lag in tenths of a day, count) (medianDaysOf). */
+/** The median of a histogram of lags (tenths of a day), in days rounded half up to 1 decimal (medianDaysOf); null when empty. */
 export function medianDays(histogram: { lag: number; count: number }[]): number | null {
   const lags = new LagCounts()
   for (const h of histogram) if (h.count > 0) lags.add(h.lag, h.count)

@@ -1,5 +1,4 @@
 /**
-/**
  * The background applier (facts.ts): every `intervalMs` it applies each shop's pending facts
  * so the inbox stays short (reads apply what is pending themselves). With several instances,
  * a shop another applier holds is skipped until the next pass.

@@ -1,5 +1,4 @@
 /**
-/**
  * docs/api.md, "Platform events": what a `product.updated` means for a variant's holders:
  * back_in_stock (inventory ≤ 0 → > 0), price_dropped (price falls), low_stock (≥ 5 → 1..4).
  * A variant seen for the first time only sets the baseline.

@@ -1,5 +1,4 @@
 /**
-/**
  * Kysely queries of privacy requests (docs/api.md, "Privacy and export"): one customer's
  * data, its erasure, the shop's item export. Per-owner tables are listed once (OWNER_TABLES).
  */
@@ -12,7 +11,6 @@ import { ownedBy } from '../../db/owner-scope.js'
 
 type Trx = Transaction<Database>
 
-/**
 /**
  * Per-owner tables and what erasure does to them: `delete` (children before parents), or
  * `pseudonymize` (figures keep their counts: one random pseudonym per erasure keeps

@@ -17,7 +17,6 @@ export interface Purchase {
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase()
 
 /**
-/**
  * Records the purchase (customer id and/or e-mail), then marks that customer's linked reviews
  * of these products verified (aggregates of approved ones updated). An e-mail never links or
  * verifies a review: anyone may type one. Idempotent; returns how many became verified.

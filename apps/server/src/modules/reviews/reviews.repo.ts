@@ -17,7 +17,6 @@ export interface ReviewFilters {
   withPhotos?: boolean | undefined
 }
 
-/** What one review adds to its product's aggregate while it is approved. */
 /** A count of `review_aggregates` (or two, `take − minus`) that is the total of one filter. */
 type AggregateCount = 'review_count' | 'rating_1' | 'rating_2' | 'rating_3' | 'rating_4' | 'rating_5' | 'verified_count' | 'with_photos_count'
 export interface AggregateTotal {
@@ -25,6 +24,7 @@ export interface AggregateTotal {
   minus?: AggregateCount
 }
 
+/** What one review adds to its product's aggregate while it is approved. */
 export interface Contribution {
   rating: number
   verified: number

@@ -137,7 +137,6 @@ export function createReviewsService(deps: { db: Db; clock?: () => number }) {
     })
   }
 
-  /** Answers `total` from the aggregate row whenever it can; counts only for combined filters. */
   /** The aggregate's counts that give the total of these filters; undefined when it cannot (several filters at once). */
   function totalOf(f: ReviewFilters): AggregateTotal | undefined {
     const active = [f.rating !== undefined, f.verified !== undefined, f.withPhotos !== undefined].filter(Boolean).length

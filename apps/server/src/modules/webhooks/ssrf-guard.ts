@@ -1,5 +1,4 @@
 /**
-/**
  * SSRF guard for webhook targets (docs/api.md, "Webhooks"). Node skips a socket's `lookup`
  * hook for IP literals, so literals are classified here (WHATWG URL parsing has normalised
  * every IPv4 spelling); names are resolved at delivery by `guardedLookup`, and the socket

@@ -1,5 +1,4 @@
 /**
-/**
  * Wishlist items (docs/api.md, "Wishlists"), and what other modules call (remove-on-purchase,
  * holders). Every write is one transaction that first locks the owner row (created on the
  * first write, never on a read), so `item_count` stays exact and concurrent adds cannot pass
