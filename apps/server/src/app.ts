@@ -7,7 +7,7 @@ import addFormats from 'ajv-formats'
 import { isUtf8 } from 'node:buffer'
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify'
 import type { Redis } from 'ioredis'
-import type { Config } from './config.js'
+import { type Config, DEFAULT_PG_POOL_MAX } from './config.js'
 import type { Storage } from './db/connect.js'
 import { AppError } from './lib/errors.js'
 import { createExportGate } from './lib/export-gate.js'
@@ -191,9 +191,9 @@ export function createServices(deps: AppDeps): Services {
   const reviewUrl = reviewUrlMaker(deps.config.publicBaseUrl, configuredPlatforms(deps.config))
   const invitations = createInvitationsService({ db: deps.storage.db, reviewUrl })
   const events = createEventsService({ ...storage, wishlists, invitations })
-  // Exports' queries take at most half the pool (SQLite: half of PostgreSQL's default pool, 10).
+  // Exports' queries take at most half the pool (SQLite: half of PostgreSQL's default pool).
   const { database } = deps.config
-  const poolSize = database.kind === 'postgres' ? (database.poolMax ?? 10) : 10
+  const poolSize = database.kind === 'postgres' ? (database.poolMax ?? DEFAULT_PG_POOL_MAX) : DEFAULT_PG_POOL_MAX
   const exportGate = createExportGate({ connections: Math.floor(poolSize / 2), redis: deps.redis, namespace: deps.rateLimitNamespace ?? deps.config.rateLimit.redisPrefix })
   const privacy = createPrivacyService({ ...storage, publicBaseUrl: deps.config.publicBaseUrl, reviewUrl, exportGate })
   return { shops, auth, wishlists, lists, share, imports, reviews, invitations, analytics, webhooks, webhookSender, events, privacy }

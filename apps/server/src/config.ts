@@ -8,7 +8,7 @@ import { secretBesideDatabase } from './lib/private-files.js'
 export type DatabaseTarget =
   // file ':memory:' for an in-process database; groupCommit defaults to true (SQLITE_GROUP_COMMIT)
   | { kind: 'sqlite'; file: string; groupCommit?: boolean }
-  // poolMax defaults to 10 (PG_POOL_MAX)
+  // poolMax defaults to DEFAULT_PG_POOL_MAX (PG_POOL_MAX)
   | { kind: 'postgres'; url: string; schema?: string; poolMax?: number }
 
 export interface Config {
@@ -76,10 +76,13 @@ const isOn = (raw: string) => raw === '1' || raw.toLowerCase() === 'true'
  * env-schema; an empty value counts as unset. A new setting is a property here and a field
  * of `Config` filled in `loadConfig`.
  */
+/** Connections of the PostgreSQL pool per process when PG_POOL_MAX is not set (the one place this default lives). */
+export const DEFAULT_PG_POOL_MAX = 10
+
 export const EnvSchema = Type.Object({
   DATABASE_URL: text,
   /** Connections of the PostgreSQL pool per process. */
-  PG_POOL_MAX: int(1, 1_000, 10),
+  PG_POOL_MAX: int(1, 1_000, DEFAULT_PG_POOL_MAX),
   /** SQLite: the transactions of one event-loop turn share one COMMIT (db/group-commit.ts); `false` commits each alone. */
   SQLITE_GROUP_COMMIT: flag(true),
   PORT: int(0, 65_535, 3000),

@@ -3,7 +3,7 @@ import { dirname } from 'node:path'
 import { Kysely, PostgresDialect, type SqliteDatabase, type SqliteStatement } from 'kysely'
 import { LRUCache } from 'lru-cache'
 import pg from 'pg'
-import type { DatabaseTarget } from '../config.js'
+import { type DatabaseTarget, DEFAULT_PG_POOL_MAX } from '../config.js'
 import { ensurePrivateDir } from '../lib/private-files.js'
 import { openSqliteFile, type SqliteFile } from './sqlite-file.js'
 import { WishlistSqliteDialect } from './sqlite-dialect.js'
@@ -299,5 +299,5 @@ function changeFeed(url: string, schema: string | undefined) {
 }
 
 export function openStorage(target: DatabaseTarget): Storage {
-  return target.kind === 'sqlite' ? openSqlite(target.file, target.groupCommit ?? true) : openPostgres(target.url, target.schema, target.poolMax ?? 10)
+  return target.kind === 'sqlite' ? openSqlite(target.file, target.groupCommit ?? true) : openPostgres(target.url, target.schema, target.poolMax ?? DEFAULT_PG_POOL_MAX)
 }
