@@ -4,8 +4,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Ajv } from 'ajv'
 import addFormats from 'ajv-formats'
-import { isUtf8 } from 'node:buffer'
-import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions, LogController } from 'fastify'
 import type { Redis } from 'ioredis'
 import { type Config, DEFAULT_PG_POOL_MAX } from './config.js'
 import type { Storage } from './db/connect.js'
@@ -13,7 +12,6 @@ import { AppError } from './lib/errors.js'
 import { createExportGate } from './lib/export-gate.js'
 import { requestIdGenerator } from './lib/ids.js'
 import { stdoutSink } from './lib/log-sink.js'
-import { findUnstorableText, MAX_JSON_DEPTH, scanBody, type UnstorableText } from './lib/text.js'
 import { adminRoutes } from './modules/admin/admin.routes.js'
 import { analyticsRoutes } from './modules/analytics/analytics.routes.js'
 import { type AnalyticsService, createAnalyticsService } from './modules/analytics/analytics.service.js'
@@ -58,20 +56,13 @@ import { corsPlugin } from './plugins/cors.js'
 import { clientErrorHandler, errorsPlugin, sendError } from './plugins/errors.js'
 import { metricsPlugin } from './plugins/metrics.js'
 import { apiReferenceRoutes } from './plugins/api-reference.js'
+import { bodyParsingPlugin } from './plugins/body-parsing.js'
 import { connectionLimitPlugin } from './plugins/connection-limit.js'
 import { operationDocs, webhookEvents } from './openapi-operations.js'
 import { openapiPlugin } from './plugins/openapi.js'
 import { rateLimitPlugin } from './plugins/rate-limit.js'
 
 export const BODY_LIMIT_BYTES = 1024 * 1024
-/** The `charset` parameter of a Content-Type, when there is one. */
-const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i
-/** A JSON body is UTF-8: no charset, or `utf-8` / `utf8` in any case. */
-export function utf8Charset(contentType: string | undefined): boolean {
-  if (contentType === undefined || contentType.length === 16) return true // exactly `application/json`
-  const charset = CHARSET.exec(contentType)?.[1]
-  return charset === undefined || /^utf-?8$/i.test(charset)
-}
 /** Characters of one path parameter as sent (percent-escapes included). */
 export const MAX_PARAM_LENGTH = 4096
 
@@ -244,42 +235,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   )
   // Hooks on every request are synchronous (callback style) where they can be: an async
   // hook costs a promise and a microtask turn per request (bench: the GET page).
-  // What the JSON parser's one scan of a body found unstorable (rare: set only then).
-  const unstorableBodies = new WeakMap<FastifyRequest, UnstorableText>()
-  app.addHook('preValidation', (request, _reply, done) => {
-    // The path and the query string can only carry a NUL percent-encoded (an HTTP parser
-    // refuses a raw one; inject() does not), so their decoded values are searched only then.
-    const url = request.url
-    const inUrl = url.includes('%00') || url.includes('\u0000') ? (findUnstorableText(request.params, 'params') ?? findUnstorableText(request.query, 'query')) : null
-    const found = inUrl ?? unstorableBodies.get(request)
-    if (found === undefined || found === null) return done()
-    done(new AppError('VALIDATION_ERROR', `${found.path} ${found.message}`, [found]))
-  })
-
-  // Only JSON bodies: Fastify's built-in text/plain parser would let a text body reach
-  // schema validation instead of the documented 415. A route that takes no body ignores a
-  // Content-Type sent with an empty one (HTTP wrappers that set `application/json` on every
-  // call); a route that takes a body still answers INVALID_JSON or 415 for it.
-  app.removeContentTypeParser(['text/plain', 'application/json'])
-  const parseJson = app.getDefaultJsonParser('error', 'error')
-  const takesNoBody = (request: FastifyRequest, length: number) => length === 0 && request.routeOptions.schema?.body === undefined
-  // Bytes, not a string: invalid UTF-8 is refused instead of being decoded to U+FFFD.
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body: Buffer, done) => {
-    if (takesNoBody(request, body.length)) return done(null, undefined)
-    if (!utf8Charset(request.headers['content-type'])) return done(new AppError('UNSUPPORTED_MEDIA_TYPE', 'JSON bodies must be UTF-8 (charset=utf-8 or none)'), undefined)
-    if (!isUtf8(body)) return done(new AppError('INVALID_JSON', 'The request body is not valid UTF-8'), undefined)
-    parseJson(request, body.toString('utf8'), (err, value) => {
-      if (err) return done(err, undefined)
-      // One scan per body: its depth, and text a backend cannot store (refused in preValidation).
-      const scan = scanBody(value)
-      if (scan === 'too deep') return done(new AppError('INVALID_JSON', `The request body nests deeper than ${MAX_JSON_DEPTH} levels`), undefined)
-      if (scan !== null) unstorableBodies.set(request, scan)
-      done(null, value)
-    })
-  })
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body: Buffer, done) =>
-    takesNoBody(request, body.length) ? done(null, undefined) : done(new AppError('UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be application/json'), undefined),
-  )
+  await app.register(bodyParsingPlugin)
 
   // Set before anything can answer, so every response carries it (a hook on onSend would
   // cost every response a pass through Fastify's onSend runner).
