@@ -30,6 +30,13 @@ export const platformIdPattern = (kind: PlatformKind): string => `^([0-9]{1,32}|
 /** How a refused id is described: `must be 1 to 32 digits or a platform GID of a Product`. */
 export const platformIdRule = (kind: PlatformKind): string => `must be 1 to 32 digits or a platform GID of a ${kind} (gid://…/${kind}/123)`
 
-export const GUEST_ID_PATTERN = '^[A-Za-z0-9_-]{8,64}$'
+/** A guest id, made by the client: GUEST_ID_MIN..GUEST_ID_MAX characters of `[A-Za-z0-9_-]` (the one place this rule lives). */
+export const GUEST_ID_MIN = 8
+export const GUEST_ID_MAX = 64
+/** The guest id's characters and length, unanchored (for patterns that allow other forms too). */
+export const GUEST_ID_BODY = `[A-Za-z0-9_-]{${GUEST_ID_MIN},${GUEST_ID_MAX}}`
+export const GUEST_ID_PATTERN = `^${GUEST_ID_BODY}$`
+/** The rule in words, for descriptions and error messages. */
+export const GUEST_ID_RULE = `${GUEST_ID_MIN} to ${GUEST_ID_MAX} characters of A-Z, a-z, 0-9, _ and -`
 const GUEST_ID = new RegExp(GUEST_ID_PATTERN)
 export const isGuestId = (s: string): boolean => GUEST_ID.test(s)

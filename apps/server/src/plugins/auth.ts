@@ -14,7 +14,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Plan } from '../db/schema.js'
 import { AppError, invalid } from '../lib/errors.js'
-import { isGuestId, platformIdOf } from '../lib/platform-ids.js'
+import { GUEST_ID_PATTERN, GUEST_ID_RULE, isGuestId, platformIdOf } from '../lib/platform-ids.js'
 import type { AuthService, BearerContext } from '../modules/auth/auth.service.js'
 import type { Access, Owner, RequestContext } from '../modules/auth/auth.types.js'
 import { requirePlan } from '../modules/shops/plans.js'
@@ -152,7 +152,7 @@ export function guestIdOf(request: FastifyRequest): string | undefined | AppErro
   const guestId = fromHeader ?? (typeof query?.guest_id === 'string' ? query.guest_id : undefined)
   if (guestId === undefined || isGuestId(guestId)) return guestId
   const path = fromHeader === undefined ? 'query.guest_id' : 'headers.x-guest-id'
-  return invalid([{ path, message: 'must match ^[A-Za-z0-9_-]{8,64}$' }], 'The guest id must be 8 to 64 characters of A-Z, a-z, 0-9, _ and -')
+  return invalid([{ path, message: `must match ${GUEST_ID_PATTERN}` }], `The guest id must be ${GUEST_ID_RULE}`)
 }
 
 /** The storefront-key context: guest mode when a guest id comes with it. */

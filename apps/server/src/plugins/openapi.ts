@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { SERVER_VERSION } from '../lib/assets.js'
 import { ErrorEnvelope, type OperationDoc, type OperationDocs, ReviewsErrorBody } from '../lib/http-schemas.js'
+import { GUEST_ID_MAX, GUEST_ID_MIN } from '../lib/platform-ids.js'
 
 /**
  * What each error status means, for the responses of every operation (the codes are in
@@ -209,7 +210,7 @@ export const openapiPlugin = fp(
           securitySchemes: {
             bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token from `POST /v1/auth/token` (admin or customer scope)' },
             storefrontKey: { type: 'apiKey', in: 'header', name: 'X-Storefront-Key', description: "The shop's public storefront key (`sfk_…`)" },
-            guestId: { type: 'apiKey', in: 'header', name: 'X-Guest-Id', description: 'Guest mode: an id the client made (8..64 of `[A-Za-z0-9_-]`), with the storefront key' },
+            guestId: { type: 'apiKey', in: 'header', name: 'X-Guest-Id', description: `Guest mode: an id the client made (${GUEST_ID_MIN}..${GUEST_ID_MAX} of \`[A-Za-z0-9_-]\`), with the storefront key` },
             guestIdQuery: { type: 'apiKey', in: 'query', name: 'guest_id', description: 'Guest mode: the guest id as a query parameter instead of `X-Guest-Id`' },
           },
         },

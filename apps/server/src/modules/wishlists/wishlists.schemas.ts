@@ -4,7 +4,7 @@
  */
 import { type Static, type TSchema, Type } from 'typebox'
 import { type OperationDoc, type OperationDocs, Timestamp, TrimmedText } from '../../lib/http-schemas.js'
-import { type PlatformKind, platformIdPattern } from '../../lib/platform-ids.js'
+import { GUEST_ID_BODY, GUEST_ID_PATTERN, type PlatformKind, platformIdPattern } from '../../lib/platform-ids.js'
 
 export const ITEM_LIMIT = 2_500
 export const LIST_LIMIT = 20
@@ -126,7 +126,7 @@ const guestItems = <F extends typeof itemFields>(fields: F) =>
   )
 const GuestItems = guestItems(itemFields)
 const GuestItemsDoc = guestItems(itemFieldsDoc)
-const GuestIdField = Type.String({ pattern: '^[A-Za-z0-9_-]{8,64}$', description: 'A guest whose stored wishlist is merged too, then deleted' })
+const GuestIdField = Type.String({ pattern: GUEST_ID_PATTERN, description: 'A guest whose stored wishlist is merged too, then deleted' })
 
 export const MergeBody = Type.Object({
   guest_items: Type.Optional(GuestItems),
@@ -366,7 +366,7 @@ export const wishlistsOperations: OperationDocs = {
  * decided with its credentials (a malformed id is then 400, someone else's 403).
  */
 const OwnerIdDoc = Type.String({
-  pattern: `^(me|[0-9]{1,32}|gid://[A-Za-z]+/Customer/[0-9]{1,32}|[A-Za-z0-9_-]{8,64})$`,
+  pattern: `^(me|[0-9]{1,32}|gid://[A-Za-z]+/Customer/[0-9]{1,32}|${GUEST_ID_BODY})$`,
   maxLength: 100,
   description: OWNER_ID,
 })
