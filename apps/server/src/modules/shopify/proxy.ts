@@ -27,9 +27,8 @@ import type { ShopsService } from '../shops/shops.service.js'
 import type { Shop } from '../shops/shops.types.js'
 import type { StringOverrides } from '../../lib/page-strings.js'
 import type { ShareService } from '../wishlists/share.service.js'
-import { createWishlistsRepo } from '../wishlists/wishlists.repo.js'
 import type { WishlistsService } from '../wishlists/wishlists.service.js'
-import { DEFAULT_LIST_ID, SharedTokenParams } from '../wishlists/wishlists.schemas.js'
+import { SharedTokenParams } from '../wishlists/wishlists.schemas.js'
 import { ITEMS_PER_PAGE } from '../../lib/liquid-pages.js'
 import { sharedPageLiquid } from './shared-page.js'
 import { type WishlistPage, wishlistPageLiquid } from './wishlist-page.js'
@@ -148,7 +147,6 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async 
   await app.register(async (scope) => {
     acceptFormBodies(scope)
     const pages = scope.withTypeProvider<TypeBoxTypeProvider>()
-    const repo = createWishlistsRepo()
     const pageConfig = { access: ['public' as const], proxy: true as const }
 
     /** The signed request's context: always there on these routes (a bad signature never reaches a handler). */
@@ -156,10 +154,10 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async 
 
     async function wishlistPage(ctx: RequestContext, page: number, flash?: Extract<WishlistPage, { kind: 'customer' }>['flash']): Promise<WishlistPage> {
       if (ctx.actor.kind !== 'customer') return { kind: 'guest' }
-      const rows = await repo.all(db, ctx.shop.id, { type: 'customer', id: ctx.actor.customerId }, DEFAULT_LIST_ID)
-      const start = (page - 1) * ITEMS_PER_PAGE
-      const items = rows.slice(start, start + ITEMS_PER_PAGE).map((r) => ({ productId: r.product_id, variantId: r.variant_id, handle: r.handle }))
-      return { kind: 'customer', items, page, hasMore: rows.length > start + ITEMS_PER_PAGE, flash }
+      // One page read from the database (the list may hold 2,500 items; the page shows 20).
+      const read = await wishlists.page(ctx, { type: 'customer', id: ctx.actor.customerId }, { limit: ITEMS_PER_PAGE, offset: (page - 1) * ITEMS_PER_PAGE })
+      const items = read.items.map((i) => ({ productId: i.productId, variantId: i.variantId, handle: i.handle ?? null }))
+      return { kind: 'customer', items, page, hasMore: read.has_more, flash }
     }
 
     pages.get(

@@ -136,6 +136,9 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
       }
     },
 
+    /** A page of a list's items, newest first, without the page cache (the app proxy's wishlist page). */
+    page: getItems,
+
     /** 201 (`created`) for a new item, 200 when present: `variantId`, `handle`, `metadata` updated where given, `addedAt` kept. */
     async addItem(ctx: RequestContext, owner: Owner, wishlistId: string | undefined, input: Static<typeof AddItemBody>): Promise<{ created: boolean; item: ItemView; count: number }> {
       const shopId = ctx.shop.id
