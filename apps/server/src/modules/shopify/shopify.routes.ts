@@ -17,14 +17,12 @@ import type { ShopsService } from '../shops/shops.service.js'
 import type { Plan } from '../../db/schema.js'
 import { header } from '../../plugins/auth.js'
 import { privacyRequestsRepo } from './privacy-requests.repo.js'
-import { verifySessionToken } from './session-token.js'
+import { createEmbeddedAdmin } from './embedded-admin.service.js'
 import { DeliveryAnswer, PrivacyRequest, PrivacyRequestParams, SessionRequest, SessionToken } from './shopify.schemas.js'
 import { WEBHOOK_DOMAIN_MESSAGE, type ShopifyWebhooks } from './shopify-webhooks.service.js'
 import { isShopDomain, isWebhookHmacHeader } from './signatures.js'
 import { WEBHOOK_BODY_LIMIT, WebhookIntake } from './webhook-intake.js'
 
-/** The admin key session tokens mint from, made on a shop's first session-token exchange (its secret is never shown). */
-export const SESSION_KEY_NAME = 'Shopify embedded admin'
 
 export interface ShopifyRoutesOptions {
   db: Db
@@ -41,6 +39,7 @@ export interface ShopifyRoutesOptions {
 
 export const shopifyRoutes: FastifyPluginAsyncTypebox<ShopifyRoutesOptions> = async (app, opts) => {
   const tags = ['shopify']
+  const embeddedAdmin = createEmbeddedAdmin({ secret: opts.secret, apiKey: opts.apiKey, defaultPlan: opts.defaultPlan, shops: opts.shops, auth: opts.auth })
 
   // The webhook's HMAC covers the raw bytes: this route reads its body itself, as bytes kept
   // aside (a Buffer as the body would be walked byte by byte by the NUL check of every body),
@@ -113,15 +112,7 @@ export const shopifyRoutes: FastifyPluginAsyncTypebox<ShopifyRoutesOptions> = as
         response: { 200: Ok(SessionToken), ...errors(400, 401, 403, 404, 429) },
       },
     },
-    async (request) => {
-      const proof = await verifySessionToken(request.body.session_token, { secret: opts.secret, apiKey: opts.apiKey })
-      const shop = await opts.shops.install(proof.shop, opts.defaultPlan, proof.issuedAt)
-      if (shop.uninstalledAt !== null) throw new AppError('FORBIDDEN', 'The app was uninstalled from this shop after the session token was issued')
-      const keys = await opts.shops.listApiKeys(shop.id)
-      const keyId = keys.find((k) => k.name === SESSION_KEY_NAME && k.scope === 'admin')?.id ?? (await opts.shops.createApiKey(shop.id, { name: SESSION_KEY_NAME, scope: 'admin' })).keyId
-      const issued = await opts.auth.issueAdminToken(shop.id, keyId)
-      return { ok: true as const, data: { ...issued, scope: 'admin' as const } }
-    },
+    async (request) => ({ ok: true as const, data: { ...(await embeddedAdmin.exchange(request.body.session_token)), scope: 'admin' as const } }),
   )
 
   const admin = { access: ['admin' as const] }
