@@ -42,6 +42,31 @@ export function proxySignature(params: URLSearchParams, secret: string): string 
   return createHmac('sha256', secret).update(message).digest('hex')
 }
 
+/** A query parameter sent exactly once; undefined when absent or repeated. */
+function single(params: URLSearchParams, key: string): string | undefined {
+  const all = params.getAll(key)
+  return all.length === 1 ? all[0] : undefined
+}
+
+/** Whether `key` is sent once, as hex SHA-256, equal (constant-time) to the `expected` hex digest. */
+function hexSignatureMatches(params: URLSearchParams, key: string, expected: () => string): boolean {
+  const sent = single(params, key)
+  return sent !== undefined && HEX_SHA256.test(sent) && constantTimeEqual(Buffer.from(expected(), 'hex'), Buffer.from(sent, 'hex'))
+}
+
+/** A signed query's `timestamp` (seconds), sent once and within PROXY_MAX_SKEW_SECONDS of `nowSeconds`; else undefined. */
+function freshTimestamp(params: URLSearchParams, nowSeconds: number): number | undefined {
+  const timestamp = single(params, 'timestamp')
+  if (timestamp === undefined || !/^[0-9]{1,12}$/.test(timestamp) || Math.abs(nowSeconds - Number(timestamp)) > PROXY_MAX_SKEW_SECONDS) return undefined
+  return Number(timestamp)
+}
+
+/** A signed query's `shop`, sent once and a `*.myshopify.com` domain; else undefined. */
+function shopOf(params: URLSearchParams): string | undefined {
+  const shop = single(params, 'shop')
+  return shop !== undefined && isShopDomain(shop) ? shop : undefined
+}
+
 /** What a verified proxy request proves. */
 export interface ProxyProof {
   shop: string
@@ -64,26 +89,17 @@ export const DEFAULT_PATH_PREFIX = '/apps/wishlist'
  */
 export function verifyProxyQuery(rawQuery: string, secret: string, nowSeconds: number): ProxyProof | null {
   const params = new URLSearchParams(rawQuery)
-  const signatures = params.getAll('signature')
-  const signature = signatures[0]
-  if (signatures.length !== 1 || signature === undefined || !HEX_SHA256.test(signature)) return null
-  const expected = proxySignature(params, secret)
-  if (!constantTimeEqual(Buffer.from(expected, 'hex'), Buffer.from(signature, 'hex'))) return null
-  const single = (key: string): string | undefined => {
-    const all = params.getAll(key)
-    return all.length === 1 ? all[0] : undefined
-  }
-  const timestamp = single('timestamp')
-  if (timestamp === undefined || !/^[0-9]{1,12}$/.test(timestamp) || Math.abs(nowSeconds - Number(timestamp)) > PROXY_MAX_SKEW_SECONDS) return null
-  const shop = single('shop')
-  if (shop === undefined || !isShopDomain(shop)) return null
+  if (!hexSignatureMatches(params, 'signature', () => proxySignature(params, secret))) return null
+  const signedAt = freshTimestamp(params, nowSeconds)
+  const shop = shopOf(params)
+  if (signedAt === undefined || shop === undefined) return null
   const customer = params.getAll('logged_in_customer_id')
   if (customer.length > 1) return null
   const customerId = customer[0] === undefined || customer[0] === '' ? null : customer[0]
   if (customerId !== null && !CUSTOMER_ID.test(customerId)) return null
-  const prefix = single('path_prefix') ?? DEFAULT_PATH_PREFIX
+  const prefix = single(params, 'path_prefix') ?? DEFAULT_PATH_PREFIX
   if (!PATH_PREFIX.test(prefix) || prefix.includes('//')) return null
-  return { shop, customerId, pathPrefix: prefix.replace(/\/+$/, ''), signedAt: Number(timestamp) }
+  return { shop, customerId, pathPrefix: prefix.replace(/\/+$/, ''), signedAt }
 }
 
 /**
@@ -101,17 +117,8 @@ export function adminQueryHmac(params: URLSearchParams, secret: string): string 
  * 90 s of `nowSeconds` (as for the proxy) and its one `shop` a `*.myshopify.com` domain; else null.
  */
 export function verifyAdminQuery(params: URLSearchParams, secret: string, nowSeconds: number): string | null {
-  const single = (key: string): string | undefined => {
-    const all = params.getAll(key)
-    return all.length === 1 ? all[0] : undefined
-  }
-  const hmac = single('hmac')
-  if (hmac === undefined || !HEX_SHA256.test(hmac)) return null
-  if (!constantTimeEqual(Buffer.from(adminQueryHmac(params, secret), 'hex'), Buffer.from(hmac, 'hex'))) return null
-  const timestamp = single('timestamp')
-  if (timestamp === undefined || !/^[0-9]{1,12}$/.test(timestamp) || Math.abs(nowSeconds - Number(timestamp)) > PROXY_MAX_SKEW_SECONDS) return null
-  const shop = single('shop')
-  return shop !== undefined && isShopDomain(shop) ? shop : null
+  if (!hexSignatureMatches(params, 'hmac', () => adminQueryHmac(params, secret))) return null
+  return freshTimestamp(params, nowSeconds) === undefined ? null : (shopOf(params) ?? null)
 }
 
 /** A well-formed `X-Shopify-Hmac-Sha256`: base64 of 32 bytes (checked before the body is read). */
