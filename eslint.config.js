@@ -10,8 +10,11 @@ import globals from 'globals'
 import tseslint from 'typescript-eslint'
 
 const src = 'apps/server/src'
-/** Every folder of modules/, so a new module is under the rules from its first file. */
-const MODULES = readdirSync(`${import.meta.dirname}/${src}/modules`, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name)
+/** The folders of `dir` under src/, so a new module or platform is under the rules from its first file. */
+const folders = (dir) => readdirSync(`${import.meta.dirname}/${src}/${dir}`, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name)
+const MODULES = folders('modules')
+/** The platforms (platforms/<name>/); platforms/platform.ts beside them is the contract generic code may import. */
+const PLATFORMS = folders('platforms')
 /** What a module offers the others beyond its `*.service.ts` (the services in `app.services`), `*.types.ts` and `*.schemas.ts`. */
 const PUBLIC = {
   analytics: ['facts.ts', 'conversions.ts'],
@@ -25,9 +28,11 @@ const PUBLIC = {
 const KNOWN = {
   // plugins/auth.ts and rate-limit.ts call the auth and shops services and read their types.
   pluginsFromModules: ['./auth/auth.service.ts', './auth/auth.types.ts', './shops/shops.service.ts', './shops/shops.types.ts', './shops/plans.ts'],
-  // The auth plugin's request helpers (bearerToken, clientAddress, guestIdOf) and the proxy
-  // hook's types, used by routes.
+  // The auth plugin's request helpers (bearerToken, clientAddress), used by routes.
   modulesFromPlugins: ['./auth.ts'],
+  // The auth plugin's helpers (guestIdOf, header) and the signed proxy's types (ProxyAuth,
+  // ResolvedAuth), used by platforms/shopify.
+  platformsFromPlugins: ['./auth.ts'],
   modulesFromCli: [],
   // Per module, files beyond its public ones: modules/shops/shops.service.ts creates a
   // shop's first key with modules/auth's repo.
@@ -63,20 +68,27 @@ export default defineConfig(
       'import-x/no-restricted-paths': ['error', {
         basePath: import.meta.dirname,
         zones: [
-          { target: [`${src}/lib`, `${src}/db`], from: [`${src}/modules`, `${src}/plugins`, `${src}/cli`, `${src}/app.ts`, `${src}/server.ts`], message: 'lib/ and db/ are the bottom layers.' },
+          { target: [`${src}/lib`, `${src}/db`], from: [`${src}/modules`, `${src}/plugins`, `${src}/platforms`, `${src}/cli`, `${src}/app.ts`, `${src}/server.ts`], message: 'lib/ and db/ are the bottom layers.' },
           { target: `${src}/plugins`, from: `${src}/modules`, except: KNOWN.pluginsFromModules, message: 'plugins/ must not import modules/.' },
           { target: `${src}/modules`, from: `${src}/plugins`, except: KNOWN.modulesFromPlugins, message: 'modules/ must not import plugins/.' },
           { target: `${src}/modules`, from: `${src}/cli`, except: KNOWN.modulesFromCli, message: 'modules/ must not import cli/.' },
-          { target: [`${src}/plugins`, `${src}/modules`], from: [`${src}/app.ts`, `${src}/server.ts`], message: 'only the entry points import app.ts and server.ts.' },
-          { target: `${src}/plugins`, from: `${src}/cli`, message: 'plugins/ must not import cli/.' },
+          { target: [`${src}/plugins`, `${src}/modules`, `${src}/platforms`], from: [`${src}/app.ts`, `${src}/server.ts`], message: 'only the entry points import app.ts and server.ts.' },
+          { target: [`${src}/plugins`, `${src}/platforms`], from: `${src}/cli`, message: 'plugins/ and platforms/ must not import cli/.' },
+          { target: [`${src}/plugins`, `${src}/modules`], from: `${src}/platforms`, except: ['./platform.ts'], message: 'generic code imports only the platform contract (platforms/platform.ts); only the entry points import a platform\'s folder.' },
+          { target: `${src}/platforms`, from: `${src}/plugins`, except: KNOWN.platformsFromPlugins, message: 'platforms/ must not import plugins/.' },
+          ...PLATFORMS.map((p) => ({
+            target: [`${src}/platforms/platform.ts`, ...PLATFORMS.filter((o) => o !== p).map((o) => `${src}/platforms/${o}`)],
+            from: `${src}/platforms/${p}`,
+            message: `nothing but the entry points imports platforms/${p}/: not the contract, not another platform.`,
+          })),
           ...MODULES.map((m) => {
             const dir = `${import.meta.dirname}/${src}/modules/${m}`
             const open = ['*.service.ts', '*.types.ts', '*.schemas.ts', ...(PUBLIC[m] ?? []), ...(KNOWN[m] ?? [])]
             return {
-              target: MODULES.filter((o) => o !== m).map((o) => `${src}/modules/${o}`),
+              target: [...MODULES.filter((o) => o !== m).map((o) => `${src}/modules/${o}`), `${src}/platforms`],
               from: `${dir}/**`,
               except: [`${dir}/{${open.join(',')}}`],
-              message: `other modules reach modules/${m} only through its services, types, schemas and the files docs/architecture.md names.`,
+              message: `other modules and the platforms reach modules/${m} only through its services, types, schemas and the files docs/architecture.md names.`,
             }
           }),
         ],

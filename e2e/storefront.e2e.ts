@@ -234,6 +234,34 @@ describe('languages', () => {
     expect(await form.getByRole('alert').textContent()).toBe('Veuillez corriger les champs indiqués ci-dessous.')
   })
 
+  test('German, formal throughout: the heart, the summary, the review form from error to thanks', async () => {
+    const sf = { 'x-storefront-key': env.storefrontKey }
+    await env.testApp.call('POST', '/api/v1/reviews', { headers: sf, body: { productId: '1000008', customerEmail: 'de1@example.com', customerName: 'Jörg', rating: 4, body: 'Sehr gut' } })
+    await openShop(
+      `<span data-wishlist-product-id="1000008" data-wishlist-product-title="Wollmütze"></span>
+       <div data-reviews-product-id="1000008"></div>
+       <div data-wishlist-review-form data-product-id="1000008"></div>`,
+      { lang: 'de-AT' },
+    )
+    expect(requests).toContain('/widget-locale-de.js')
+    await expect.poll(() => heart('1000008').getAttribute('aria-label')).toBe('Wollmütze zur Wunschliste hinzufügen')
+    await expect.poll(() => page.locator('[data-reviews-product-id="1000008"]').getAttribute('data-reviews-state')).toBe('ready')
+    expect(await page.locator('[data-reviews-product-id="1000008"] .wl-summary').textContent()).toBe('★★★★☆ 4,0 · 1 Bewertung')
+    await page.getByRole('button', { name: 'Bewertung schreiben' }).click()
+    const form = page.getByRole('form', { name: 'Bewertung schreiben' })
+    await form.waitFor()
+    await form.getByRole('button', { name: 'Bewertung senden' }).click()
+    expect(await form.getByRole('alert').textContent()).toBe('Bitte korrigieren Sie die markierten Felder.')
+    const described = await form.getByLabel('Ihr Name').getAttribute('aria-describedby')
+    expect(await page.locator(`#${described}`).textContent()).toBe('Bitte füllen Sie dieses Feld aus.')
+    await form.getByRole('radio', { name: '5 Sterne' }).check()
+    await form.getByLabel('Ihre Bewertung').fill('Warm und weich')
+    await form.getByLabel('Ihr Name').fill('Anna')
+    await form.getByLabel('E-Mail').fill('anna@example.com')
+    await form.getByRole('button', { name: 'Bewertung senden' }).click()
+    await page.getByRole('status').filter({ hasText: 'Vielen Dank für Ihre Bewertung!' }).waitFor()
+  })
+
   test('each shipped language from data-locale; an unknown one falls back to English with no chunk', async () => {
     const expected: Record<string, string> = {
       de: 'Trail socks zur Wunschliste hinzufügen',

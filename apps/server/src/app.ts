@@ -8,7 +8,7 @@ import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifySer
 import type { Redis } from 'ioredis'
 import { type Config, DEFAULT_PG_POOL_MAX } from './config.js'
 import type { Storage } from './db/connect.js'
-import { AppError } from './lib/errors.js'
+import { invalid } from './lib/errors.js'
 import { createExportGate } from './lib/export-gate.js'
 import { requestIdGenerator } from './lib/ids.js'
 import { stdoutSink } from './lib/log-sink.js'
@@ -29,12 +29,8 @@ import { reviewPageRoutes } from './modules/reviews/review-page.routes.js'
 import { reviewsRoutes } from './modules/reviews/reviews.routes.js'
 import { createReviewsService, type ReviewsService } from './modules/reviews/reviews.service.js'
 import { createShopsService, type ShopsService } from './modules/shops/shops.service.js'
-import { createProxyAuth, PROXY_PREFIX, proxyRoutes } from './modules/shopify/proxy.js'
-import { shopifyPlatform } from './modules/shopify/platform.js'
 import type { Platform } from './platforms/platform.js'
-import { provenAdminShop } from './modules/shopify/session-token.js'
-import { shopifyRoutes } from './modules/shopify/shopify.routes.js'
-import { createShopifyWebhooks } from './modules/shopify/shopify-webhooks.service.js'
+import { createShopifyPlatform } from './platforms/shopify/platform.js'
 import type { ResolveHost } from './modules/webhooks/ssrf-guard.js'
 import { createWebhookSender, type WebhookSender } from './modules/webhooks/webhook-sender.js'
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js'
@@ -151,8 +147,13 @@ function createValidators() {
   return { body, text }
 }
 
-/** The platforms the service runs inside, as its configuration says (Shopify app mode: Shopify); generic code asks this list. */
-export const configuredPlatforms = (config: Config): Platform[] => (config.shopify ? [shopifyPlatform] : [])
+/**
+ * The platforms the service runs inside, as its configuration says (Shopify app mode:
+ * Shopify); generic code asks this list. A platform is a folder of platforms/ and a line here.
+ */
+export const configuredPlatforms = (config: Config): Platform[] => [
+  ...(config.shopify ? [createShopifyPlatform(config.shopify)] : []),
+]
 
 export function createServices(deps: AppDeps): Services {
   const cacheTtlMs = deps.credentialCacheTtlMs ?? 5_000
@@ -180,7 +181,7 @@ export function createServices(deps: AppDeps): Services {
   const reviews = createReviewsService(storage)
   const analytics = createAnalyticsService({ db: deps.storage.db })
   const reviewUrl = reviewUrlMaker(deps.config.publicBaseUrl, configuredPlatforms(deps.config))
-  const invitations = createInvitationsService({ db: deps.storage.db, reviewUrl })
+  const invitations = createInvitationsService({ db: deps.storage.db, reviewUrl, reviews })
   const events = createEventsService({ ...storage, wishlists, invitations })
   // Exports' queries take at most half the pool (SQLite: half of PostgreSQL's default pool).
   const { database } = deps.config
@@ -225,7 +226,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       const message = tooLong ? `A path parameter is longer than ${MAX_PARAM_LENGTH} characters` : 'The URL is not valid (malformed percent-encoding)'
       // No hook runs before these errors, so the request id is set here.
       reply.header('x-request-id', request.id)
-      return sendError(request, reply, new AppError('VALIDATION_ERROR', message, [{ path: 'params', message: tooLong ? `must be at most ${MAX_PARAM_LENGTH} characters` : 'must be a valid URL component' }]))
+      return sendError(request, reply, invalid([{ path: 'params', message: tooLong ? `must be at most ${MAX_PARAM_LENGTH} characters` : 'must be a valid URL component' }], message))
     },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
@@ -246,6 +247,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const services = createServices(deps)
   app.decorate('services', services)
+  const platforms = configuredPlatforms(config)
   app.addHook('onClose', async () => {
     await services.webhookSender.close()
   })
@@ -257,13 +259,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(corsPlugin)
   // Cache-Control and Vary by the route's access rule (before the credentials are read).
   await app.register(cachingPlugin)
-  const { shopify } = config
-  await app.register(authPlugin, {
-    auth: services.auth,
-    shops: services.shops,
-    proxyAuth: shopify && createProxyAuth({ secret: shopify.apiSecret, defaultPlan: shopify.defaultPlan, shops: services.shops }),
-  })
-  await app.register(openapiPlugin, { publicBaseUrl: config.publicBaseUrl, operationDocs, webhookEvents })
+  await app.register(authPlugin, { auth: services.auth, shops: services.shops })
+  await app.register(openapiPlugin, { publicBaseUrl: config.publicBaseUrl, operationDocs: Object.assign({}, operationDocs, ...platforms.map((p) => p.operations)), webhookEvents })
   await app.register(rateLimitPlugin, { ...config.rateLimit, redis: deps.redis, namespace: deps.rateLimitNamespace ?? config.rateLimit.redisPrefix })
   // The API reference (/docs), after the limiter: its own bucket per client address.
   await app.register(apiReferenceRoutes, { sendTimeoutMs: config.requestTimeoutMs })
@@ -273,7 +270,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(adminRoutes, { shops: services.shops, auth: services.auth })
   await app.register(webhooksRoutes, { webhooks: services.webhooks })
   await app.register(eventsRoutes, { events: services.events })
-  // The storefront API (wishlists and reviews): served here, and through the Shopify app proxy.
+  // The storefront API (wishlists and reviews): served here, and through a platform's signed proxy.
   const storefrontApi: FastifyPluginAsync<{ proxied: boolean }> = async (scope, { proxied }) => {
     // The proxy's second registration leaves the page-cache metric to the first.
     await scope.register(wishlistRoutes, { wishlists: services.wishlists, pageCacheMetric: !proxied })
@@ -291,34 +288,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     demo: deps.demoPages === true,
   })
   await app.register(privacyRoutes, { privacy: services.privacy })
-  await app.register(reviewPageRoutes, { db: deps.storage.db, reviews: services.reviews, shops: services.shops })
-  // Shopify app mode: off (every route below answers 404) unless SHOPIFY_API_SECRET is set.
-  if (shopify) {
-    await app.register(proxyRoutes, { prefix: PROXY_PREFIX, db: deps.storage.db, share: services.share, wishlists: services.wishlists, reviews: services.reviews, storefrontApi })
-    await app.register(shopifyRoutes, {
-      db: deps.storage.db,
-      secret: shopify.apiSecret,
-      apiKey: shopify.apiKey,
-      defaultPlan: shopify.defaultPlan,
-      webhookBufferBytes: shopify.webhookBufferBytes,
-      shops: services.shops,
-      auth: services.auth,
-      privacy: services.privacy,
-      webhooks: createShopifyWebhooks({
-        db: deps.storage.db,
-        backend: deps.storage.backend,
-        secret: shopify.apiSecret,
-        shopRedactMinHours: shopify.shopRedactMinHours,
-        shops: services.shops,
-        events: services.events,
-        privacy: services.privacy,
-      }),
-    })
-  }
-  await app.register(dashboardRoutes, {
-    ...(deps.dashboardDist ? { distDir: deps.dashboardDist } : {}),
-    ...(shopify ? { embeddingShop: (rawQuery: string) => provenAdminShop(rawQuery, { secret: shopify.apiSecret, apiKey: shopify.apiKey, nowSeconds: Math.floor(Date.now() / 1000) }) } : {}),
-  })
+  await app.register(reviewPageRoutes, { invitations: services.invitations, shops: services.shops })
+  // Each platform's own routes (Shopify app mode, with SHOPIFY_API_SECRET: its app proxy, webhooks and admin sign-in).
+  for (const platform of platforms) await app.register(platform.routes, { db: deps.storage.db, services, storefrontApi })
+  await app.register(dashboardRoutes, { ...(deps.dashboardDist ? { distDir: deps.dashboardDist } : {}), platforms })
 
   return app
 }

@@ -112,7 +112,7 @@ export const EnvSchema = Type.Object({
   REQUEST_TIMEOUT_MS: int(100, 3_600_000, 30_000),
   /** Open connections per client address (the socket's: a reverse proxy in front counts as one client). */
   MAX_CONNECTIONS_PER_CLIENT: int(1, 1_000_000, 64),
-  /** Shopify app mode (modules/shopify): on when the app's client secret is set. */
+  /** Shopify app mode (platforms/shopify): on when the app's client secret is set. */
   SHOPIFY_API_SECRET: text,
   SHOPIFY_API_KEY: text,
   SHOPIFY_DEFAULT_PLAN: Type.Enum(['free', 'starter', 'growth', 'scale'] satisfies Plan[], { default: 'free' }),

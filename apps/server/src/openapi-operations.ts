@@ -1,6 +1,7 @@
 /**
  * The operation docs of every module (each kept in the module's `*.schemas.ts`) and the
- * outbound webhook events: app.ts hands them to plugins/openapi.ts.
+ * outbound webhook events: app.ts hands them to plugins/openapi.ts, with the configured
+ * platforms' (`Platform.operations`).
  */
 import type { OperationDocs } from './lib/http-schemas.js'
 import { adminOperations } from './modules/admin/admin.schemas.js'
@@ -11,7 +12,6 @@ import { opsOperations } from './modules/ops/ops.schemas.js'
 import { privacyOperations } from './modules/privacy/privacy.schemas.js'
 import { invitationsOperations } from './modules/reviews/invitations.schemas.js'
 import { reviewsOperations } from './modules/reviews/reviews.schemas.js'
-import { shopifyOperations } from './modules/shopify/shopify.schemas.js'
 import { storefrontOperations } from './modules/storefront/storefront.schemas.js'
 import { webhookEventsDocument, webhooksOperations } from './modules/webhooks/webhooks.schemas.js'
 import { wishlistsOperations } from './modules/wishlists/wishlists.schemas.js'
@@ -28,7 +28,6 @@ export const operationDocs: OperationDocs = {
   ...reviewsOperations,
   ...invitationsOperations,
   ...storefrontOperations,
-  ...shopifyOperations,
 }
 
 export const webhookEvents = webhookEventsDocument

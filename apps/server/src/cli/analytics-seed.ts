@@ -3,15 +3,16 @@
  * `generateActivity` simulates a year of a shop's wishlist traffic; `RollupFold` applies the
  * facts applier's rules (facts.ts) to it in memory (a million facts through the inbox would
  * take minutes) and `seedAnalytics` bulk-inserts the log, the rollups and the resulting
- * items. A test requires both paths to build identical tables.
+ * items (db/bulk-insert.ts: loading machinery for any table, not a module's queries). A
+ * test requires both paths to build identical tables.
  */
 import type { Insertable } from 'kysely'
+import { bulkInsert } from '../db/bulk-insert.js'
 import type { Db } from '../db/types.js'
-import { backendOf, bulkInsertChunk, bulkInsertQuery } from '../db/dialect.js'
 import type { AnalyticsFactType, Database, OwnerType } from '../db/schema.js'
 import { DAY_MS } from '../lib/time.js'
 import { dayOf } from '../modules/analytics/analytics.periods.js'
-import type { DailyDelta } from '../modules/analytics/analytics.repo.js'
+import type { DailyDelta } from '../modules/analytics/facts.repo.js'
 import { LAG_UNIT_MS } from '../modules/analytics/conversions.js'
 import { packLags } from '../modules/analytics/purchase-lags.js'
 import { lineMinorUnits, splitAmount, toMicros } from '../lib/money.js'
@@ -238,25 +239,14 @@ export class RollupFold {
 
 const split = (key: string) => key.split('\t') as [OwnerType, string, string]
 
-/** Inserts rows in chunks that stay below SQLite's bound-parameter limit (precompiled: fast). */
-async function bulkInsert<T extends keyof Tables>(db: Db, table: T, rows: Tables[T][]): Promise<void> {
-  if (rows.length === 0) return
-  // Every key of any row: an order marks only the items it buys (`purchased_at`), and a column
-  // taken from the first row alone dropped it, or left the other rows a value they lack.
-  const keys = new Set<string>()
-  for (const r of rows) for (const k in r as object) keys.add(k)
-  const columns = [...keys]
-  const backend = backendOf(db)
-  const chunk = bulkInsertChunk(backend, columns.length)
+type Tables = { [K in keyof Database]: Insertable<Database[K]> }
+
+/** `bulkInsert`, timed on stderr when SEED_DEBUG is set. */
+async function load<T extends keyof Database & string>(db: Db, table: T, rows: Tables[T][]): Promise<void> {
   const t0 = Date.now()
-  for (let i = 0; i < rows.length; i += chunk) {
-    const slice = rows.slice(i, i + chunk).map((r) => columns.map((c) => (r as Record<string, unknown>)[c] ?? null))
-    await db.executeQuery(bulkInsertQuery(backend, table, columns, slice))
-  }
+  await bulkInsert(db, table, rows)
   if (process.env.SEED_DEBUG) process.stderr.write(`${table}: ${rows.length} rows in ${Date.now() - t0} ms\n`)
 }
-
-type Tables = { [K in keyof Database]: Insertable<Database[K]> }
 
 export interface SeedResult {
   events: number
@@ -282,7 +272,7 @@ export async function seedAnalytics(db: Db, shopId: string, opts: ActivityOption
   let orders = 0
   await db.transaction().execute(async (trx) => {
     const flush = async () => {
-      await bulkInsert(trx, 'analytics_events', buffer)
+      await load(trx, 'analytics_events', buffer)
       written += buffer.length
       buffer = []
     }
@@ -296,23 +286,6 @@ export async function seedAnalytics(db: Db, shopId: string, opts: ActivityOption
     }
     await flush()
 
-    await bulkInsert(trx, 'analytics_daily', fold.dailyRows().map(({ day, delta }) => ({ shop_id: shopId, day, ...delta })))
-    await bulkInsert(
-      trx,
-      'analytics_shopper_days',
-      [...fold.seen].map((s) => {
-        const [owner_type, owner_id, day] = split(s)
-        return { shop_id: shopId, day: Number(day), owner_type, owner_id }
-      }),
-    )
-    await bulkInsert(
-      trx,
-      'analytics_shoppers',
-      [...fold.lastDay].map(([o, last_day]) => {
-        const [owner_type, owner_id] = split(o)
-        return { shop_id: shopId, owner_type, owner_id, last_day }
-      }),
-    )
     const itemRows: Tables['wishlist_items'][] = []
     const holdings: Tables['analytics_holdings'][] = []
     const perOwner = new Map<string, number>()
@@ -327,8 +300,30 @@ export async function seedAnalytics(db: Db, shopId: string, opts: ActivityOption
         if (list_id !== 'default') lists.add(`${owner_type}\t${owner_id}\t${list_id}`)
       }
     }
-    await bulkInsert(trx, 'analytics_holdings', holdings)
-    await bulkInsert(
+    // Orders mark the items they buy, and add their counters to the days' rows: both are written after them.
+    const sales = seedOrders(shopId, itemRows, opts)
+    orders = sales.orders.length
+    const daily: Tables['analytics_daily'][] = fold.dailyRows().map(({ day, delta }) => ({ shop_id: shopId, day, ...delta, ...(sales.days.get(day) ?? NO_ORDERS) }))
+    for (const [day, d] of sales.days) if (!fold.daily.has(day)) daily.push({ shop_id: shopId, day, adds: 0, removes: 0, shoppers: 0, last_seen: 0, converted: 0, ...d })
+    await load(trx, 'analytics_daily', daily)
+    await load(
+      trx,
+      'analytics_shopper_days',
+      [...fold.seen].map((s) => {
+        const [owner_type, owner_id, day] = split(s)
+        return { shop_id: shopId, day: Number(day), owner_type, owner_id }
+      }),
+    )
+    await load(
+      trx,
+      'analytics_shoppers',
+      [...fold.lastDay].map(([o, last_day]) => {
+        const [owner_type, owner_id] = split(o)
+        return { shop_id: shopId, owner_type, owner_id, last_day }
+      }),
+    )
+    await load(trx, 'analytics_holdings', holdings)
+    await load(
       trx,
       'analytics_product_holders',
       [...fold.holders].filter(([, n]) => n > 0).map(([product_id, holders]) => ({ shop_id: shopId, product_id, holders })),
@@ -338,12 +333,14 @@ export async function seedAnalytics(db: Db, shopId: string, opts: ActivityOption
       const [owner_type, owner_id, product_id] = split(key)
       for (const [added_at, { day, count }] of entries) pending.push({ shop_id: shopId, owner_type, owner_id, product_id, added_at, day, count })
     }
-    await bulkInsert(trx, 'analytics_pending_adds', pending)
-    // Orders mark the items they buy, so the items are written after them.
-    orders = await seedOrders(trx, shopId, itemRows, opts)
-    await bulkInsert(trx, 'wishlist_items', itemRows)
+    await load(trx, 'analytics_pending_adds', pending)
+    await load(trx, 'orders', sales.orders)
+    await load(trx, 'analytics_revenue_daily', sales.revenue)
+    await load(trx, 'analytics_product_revenue', sales.products)
+    await load(trx, 'analytics_currencies', sales.currencies)
+    await load(trx, 'wishlist_items', itemRows)
     const at = opts.now
-    await bulkInsert(
+    await load(
       trx,
       'wishlist_owners',
       [...perOwner].map(([o, item_count]) => {
@@ -351,7 +348,7 @@ export async function seedAnalytics(db: Db, shopId: string, opts: ActivityOption
         return { shop_id: shopId, owner_type, owner_id, item_count, created_at: at, updated_at: at }
       }),
     )
-    await bulkInsert(
+    await load(
       trx,
       'wishlist_lists',
       [...lists].map((l) => {
@@ -371,31 +368,34 @@ const SEED_CURRENCIES: [string, number, string][] = [
   ['JPY', 1, '2500'],
 ]
 
+/** What orders add to a day's rollup row. */
+type OrderDay = Pick<Tables['analytics_daily'], 'orders_influenced' | 'lines_influenced' | 'purchased' | 'purchase_lags'>
+const NO_ORDERS: OrderDay = { orders_influenced: 0, lines_influenced: 0, purchased: 0, purchase_lags: null }
+
 /**
- * Seeds `opts.orders` orders (default events ÷ 10): each buys one item a customer holds (its
- * first purchase marks the item `purchased_at`), 0 to 30 days after its add and never after
- * `now`, plus up to two lines of products nobody wishlisted; prices and currencies from a fixed
- * table. Writes the `orders` ids and the attribution rollups the events intake keeps
+ * `opts.orders` orders (default events ÷ 10): each buys one item a customer holds (its first
+ * purchase marks the item `purchased_at`), 0 to 30 days after its add and never after `now`,
+ * plus up to two lines of products nobody wishlisted; prices and currencies from a fixed
+ * table. Returns the `orders` rows and the attribution rollups the events intake keeps
  * (analytics/conversions.ts), with the same arithmetic: a synthetic history for the
  * conversions read, not a replay of the intake (signals and releases are not simulated).
  */
-async function seedOrders(trx: Db, shopId: string, itemRows: Tables['wishlist_items'][], opts: ActivityOptions): Promise<number> {
-  const count = opts.orders ?? Math.round(opts.events / 10)
+function seedOrders(shopId: string, itemRows: Tables['wishlist_items'][], opts: ActivityOptions) {
   const held = itemRows.filter((r) => r.owner_type === 'customer')
-  if (count === 0 || held.length === 0) return 0
-  const rand = prng((opts.seed ?? 42) + 1)
+  const count = held.length === 0 ? 0 : (opts.orders ?? Math.round(opts.events / 10))
   const daily = new Map<number, { orders_influenced: number; lines_influenced: number; purchased: number }>()
-  const dayRow = (day: number) => {
-    let d = daily.get(day)
-    if (!d) daily.set(day, (d = { orders_influenced: 0, lines_influenced: 0, purchased: 0 }))
-    return d
-  }
   /** Per add day: lag (tenths of a day) → items, packed into the day's row as the intake keeps it. */
   const lags = new Map<number, Map<number, number>>()
   const revenue = new Map<string, bigint>()
   const products = new Map<string, { purchases: number; amount: bigint }>()
   const currencies = new Map<string, number>()
   const orders: Tables['orders'][] = []
+  const dayRow = (day: number) => {
+    let d = daily.get(day)
+    if (!d) daily.set(day, (d = { orders_influenced: 0, lines_influenced: 0, purchased: 0 }))
+    return d
+  }
+  const rand = prng((opts.seed ?? 42) + 1)
   for (let i = 0; i < count; i++) {
     const item = held[Math.floor(rand() * held.length)] as Tables['wishlist_items']
     const at = Math.min(opts.now, item.added_at + Math.floor(rand() * 30 * DAY_MS))
@@ -423,37 +423,21 @@ async function seedOrders(trx: Db, shopId: string, itemRows: Tables['wishlist_it
     }
     orders.push({ shop_id: shopId, order_id: String(9_000_000_000 + i), occurred_at: at, created_at: opts.now })
   }
-  await bulkInsert(trx, 'orders', orders)
-  // Days the activity already has get the order columns added; the others are new rows.
-  const existing = new Set((await trx.selectFrom('analytics_daily').select('day').where('shop_id', '=', shopId).execute()).map((r) => Number(r.day)))
   const packed = (day: number) => {
     const histogram = lags.get(day)
     return histogram ? packLags(histogram) : null
   }
-  for (const [day, d] of daily) {
-    if (existing.has(day)) await trx.updateTable('analytics_daily').set({ ...d, purchase_lags: packed(day) }).where('shop_id', '=', shopId).where('day', '=', day).execute()
-  }
-  await bulkInsert(
-    trx,
-    'analytics_daily',
-    [...daily].filter(([day]) => !existing.has(day)).map(([day, d]) => ({ shop_id: shopId, day, adds: 0, removes: 0, shoppers: 0, last_seen: 0, converted: 0, ...d, purchase_lags: packed(day) })),
-  )
-  await bulkInsert(
-    trx,
-    'analytics_revenue_daily',
-    [...revenue].map(([k, amount]) => {
+  return {
+    orders,
+    days: new Map<number, OrderDay>([...daily].map(([day, d]) => [day, { ...d, purchase_lags: packed(day) }])),
+    revenue: [...revenue].map(([k, amount]): Tables['analytics_revenue_daily'] => {
       const [day, currency] = k.split('\t') as [string, string]
       return { shop_id: shopId, day: Number(day), currency, ...splitAmount(amount) }
     }),
-  )
-  await bulkInsert(
-    trx,
-    'analytics_product_revenue',
-    [...products].map(([k, p]) => {
+    products: [...products].map(([k, p]): Tables['analytics_product_revenue'] => {
       const [product_id, currency] = k.split('\t') as [string, string]
       return { shop_id: shopId, product_id, currency, purchases: p.purchases, ...splitAmount(p.amount) }
     }),
-  )
-  await bulkInsert(trx, 'analytics_currencies', [...currencies].map(([currency, lines]) => ({ shop_id: shopId, currency, lines })))
-  return count
+    currencies: [...currencies].map(([currency, lines]): Tables['analytics_currencies'] => ({ shop_id: shopId, currency, lines })),
+  }
 }

@@ -15,7 +15,7 @@ import { normalizePlatformId, platformIdRule } from '../lib/platform-ids.js'
 import { createServices, type Services } from '../app.js'
 import { isPlan, PLANS } from '../modules/shops/plans.js'
 import { SETTING_NAMES, type ShopSettings } from '../modules/shops/shops.types.js'
-import { eraseShop } from '../modules/shopify/shop-erasure.js'
+import { shopErasureRepo } from '../platforms/shopify/shop-erasure.repo.js'
 import { runServer } from '../server.js'
 import { ensureDemoShop, printDemoBanner } from './demo.js'
 
@@ -200,7 +200,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       if (!values.force) throw new UsageError('shops erase deletes the shop and all its data: add --force')
       const counts = await withServices(async (s, storage) => {
         const shop = await shopByDomain(s, domain)
-        const erased = await eraseShop(storage.db, storage.backend, shop.id)
+        const erased = await shopErasureRepo.erase(storage.db, shop.id)
         s.shops.forget(shop)
         return erased
       })

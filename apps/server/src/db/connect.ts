@@ -39,7 +39,7 @@ export const pgTypes = {
 
 /**
  * Kysely's SQLite driver calls `prepare()` for every query, and SQLite then parses and plans
- * the SQL again: measurable on every request (bench: about 5% of the GET page's CPU).
+ * the SQL again: measurable on every request (docs/performance.md, "Where the data-access machinery pays").
  * Statements are reusable and our queries run synchronously one at a time (no `stream()`),
  * so the same text gets the same prepared statement. Bounded (an LRU): bulk inserts produce
  * many distinct texts, so long ones are not kept.
@@ -72,8 +72,8 @@ export function cachingPrepare(sqlite: SqliteFile, maxEntries = 500, maxSqlLengt
  * changes when another connection (a second instance, the CLI, a script) commits.
  *
  * The pragma opens and closes a read transaction, paid by every GET page served from the
- * cache: through node:sqlite, read on every check, the GET page cost 82 µs of server CPU
- * against 58 µs with this (bench --quick, get-page, the same code otherwise). It is read once per
+ * cache (read on every check, a third more of the GET page's CPU: docs/performance.md, "Where
+ * the data-access machinery pays"). It is read once per
  * event-loop turn instead: requests handled before the loop's next check phase (one batch of
  * socket reads, the callbacks and promises they start) share one read. A request whose bytes
  * reached the socket after another connection's commit belongs to a later batch (the poll

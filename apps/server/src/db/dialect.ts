@@ -5,8 +5,10 @@
 import {
   CompiledQuery,
   type CreateTableBuilder,
+  type Expression,
   type Kysely,
   type QueryExecutor,
+  type RawBuilder,
   type Selectable,
   SqliteAdapter,
   sql,
@@ -14,7 +16,7 @@ import {
 } from 'kysely'
 import type { Database } from './schema.js'
 import { sqliteResultCode } from './sqlite-file.js'
-import type { Backend } from './types.js'
+import type { Backend, Db } from './types.js'
 
 /** An auto-increment integer primary key named `id` (a global sequence on PostgreSQL). */
 export function withAutoId<T extends string>(
@@ -78,15 +80,15 @@ export function bulkInsertQuery(backend: Backend, table: string, columns: readon
 /** Rows per statement of a bulk load: SQLite binds at most 32,766 parameters per statement. */
 export const bulkInsertChunk = (backend: Backend, columns: number): number => (backend === 'postgres' ? 20_000 : Math.max(1, Math.min(4_000, Math.floor(30_000 / columns))))
 
-/** The shop's row locked until the transaction ends (`share`: against its writers only), serialising work per shop. */
-export async function lockShopRow(trx: Transaction<Database>, shopId: string, mode: 'update' | 'share'): Promise<void> {
+/** The shop's row locked until the transaction `trx` ends (`share`: against its writers only), serialising work per shop. */
+export async function lockShopRow(trx: Db, shopId: string, mode: 'update' | 'share'): Promise<void> {
   if (!supportsRowLocks(backendOf(trx))) return
   const q = trx.selectFrom('shops').select('id').where('id', '=', shopId)
   await (mode === 'update' ? q.forUpdate() : q.forShare()).execute()
 }
 
-/** Makes this transaction the only holder of `key` (PostgreSQL advisory lock; `wait: false` returns false if taken). */
-export async function advisoryXactLock(trx: Transaction<Database>, key: string, wait: boolean): Promise<boolean> {
+/** Makes the transaction `trx` the only holder of `key` (PostgreSQL advisory lock; `wait: false` returns false if taken). */
+export async function advisoryXactLock(trx: Db, key: string, wait: boolean): Promise<boolean> {
   if (backendOf(trx) !== 'postgres') return true
   if (wait) {
     await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx)
@@ -127,6 +129,11 @@ export function lockSkippingLocked<QB extends { forUpdate(): QB; skipLocked(): Q
   return supportsRowLocks(backend) ? qb.forUpdate().skipLocked() : qb
 }
 
+/** Whether the text column `column` contains `text`: `strpos` on PostgreSQL, `instr` on SQLite. */
+export function textContains(db: Kysely<Database>, column: string, text: string): RawBuilder<boolean> {
+  return backendOf(db) === 'postgres' ? sql<boolean>`strpos(${sql.ref(column)}, ${text}) > 0` : sql<boolean>`instr(${sql.ref(column)}, ${text}) > 0`
+}
+
 /** A unique or primary-key violation, on either backend. */
 export function isUniqueViolation(err: unknown): boolean {
   if ((err as { code?: unknown } | null)?.code === '23505') return true
@@ -136,16 +143,40 @@ export function isUniqueViolation(err: unknown): boolean {
 
 /**
  * Rows passed as one JSON parameter (`rowsJson`), as a table `rows` of the given columns:
- * SQLite unpacks arrays with `json_each` (a third faster than objects), PostgreSQL objects
- * with `json_populate_recordset` against the row type of `table`. The statement text is the
- * same for any number of rows, so it is compiled and prepared once (a VALUES list is a new
- * statement for every n; docs/architecture.md, "Storage").
+ * SQLite unpacks arrays with `json_each` (faster than objects), PostgreSQL objects with
+ * `json_populate_recordset` against the row type of `table`. The statement text is the same
+ * for any number of rows, so it is compiled and prepared once (a VALUES list is a new
+ * statement for every n; docs/architecture.md, "Storage"; the figures: docs/performance.md,
+ * "Changes for writes").
  */
 export function jsonRows<T extends keyof Database & string>(db: Kysely<Database>, table: T, columns: readonly (keyof Database[T] & string)[], json: string) {
   if (backendOf(db) === 'postgres') return sql<Selectable<Database[T]>>`json_populate_recordset(null::${sql.table(table)}, ${json}::json)`.as('rows')
   const fields = columns.map((c, i) => sql`value ->> ${sql.raw(String(i))} as ${sql.ref(c)}`)
   return sql<Selectable<Database[T]>>`(select ${sql.join(fields)} from json_each(${json}))`.as('rows')
 }
+
+/** The least of the values: PostgreSQL's `least`, SQLite's `min` of several arguments. */
+export const least = (backend: Backend, ...values: Expression<unknown>[]): RawBuilder<number> =>
+  sql<number>`${sql.raw(backend === 'postgres' ? 'least' : 'min')}(${sql.join(values)})`
+
+/** The greatest of the values: PostgreSQL's `greatest`, SQLite's `max` of several arguments. */
+export const greatest = (backend: Backend, ...values: Expression<unknown>[]): RawBuilder<number> =>
+  sql<number>`${sql.raw(backend === 'postgres' ? 'greatest' : 'max')}(${sql.join(values)})`
+
+/** The group's `value`s joined by `separator` (in `orderBy` order when given): PostgreSQL's `string_agg`, SQLite's `group_concat`. */
+export function joinedText(backend: Backend, value: Expression<unknown>, separator: string, orderBy?: Expression<unknown>): RawBuilder<string | null> {
+  const order = orderBy === undefined ? sql`` : sql` order by ${orderBy}`
+  return sql<string | null>`${sql.raw(backend === 'postgres' ? 'string_agg' : 'group_concat')}(${value}, ${sql.lit(separator)}${order})`
+}
+
+/**
+ * The pairs of a text `k:n,k:n` of integers, as a query of rows (`k`, `n`): PostgreSQL splits
+ * it (`string_to_array`, `split_part`); SQLite reads it as the JSON object `{"k":n,"k":n}`.
+ */
+export const integerPairs = (backend: Backend, text: Expression<string | null>): RawBuilder<{ k: number; n: number }> =>
+  backend === 'postgres'
+    ? sql`select split_part(e, ':', 1)::integer as k, split_part(e, ':', 2)::integer as n from unnest(string_to_array(${text}, ',')) as p(e)`
+    : sql`select cast(key as integer) as k, value as n from json_each('{"' || replace(replace(${text}, ':', '":'), ',', ',"') || '}')`
 
 /** The JSON text `jsonRows` unpacks, on the backend of `db`. */
 export const rowsJson = <Row extends object>(db: Kysely<Database>, rows: readonly Row[], columns: readonly (keyof Row & string)[]): string =>

@@ -1,7 +1,7 @@
 /**
  * SQLite with group commit: the transactions of one event-loop turn share one COMMIT (a
  * commit writes every page a transaction changed, ~20 for an add, and requests arriving
- * together change mostly the same pages; add+remove +21% req/s, shared-list read +90%).
+ * together change mostly the same pages: docs/performance.md, "Where the data-access machinery pays").
  * Users of the connection that find no batch open wait for the turn's check phase; the first
  * transaction opens the batch with BEGIN IMMEDIATE, each runs in a SAVEPOINT of its own and
  * lets go at its RELEASE; the batch commits when the connection is let go with nobody

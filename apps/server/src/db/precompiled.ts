@@ -1,19 +1,25 @@
 /**
  * Hot queries compiled once: Kysely builds and compiles an operation tree on every call
- * (several percent of the GET page's CPU). A precompiled query runs its builder once with
- * placeholder arguments and afterwards only fills the parameter slots, so the database sees
- * the same SQL text every time. Every argument must end up as a bound parameter (checked).
+ * (docs/performance.md, "Where the data-access machinery pays"). A precompiled query runs its
+ * builder once with placeholder parameters and afterwards only fills the parameter slots, so
+ * the database sees the same SQL text every time. Every parameter the builder reads must end
+ * up as a bound parameter (checked).
  */
-import { type CompiledQuery, type Compilable, type Insertable, type InsertQueryBuilder, type InsertResult, type Kysely, sql } from 'kysely'
-import type { Backend } from './types.js'
+import { type CompiledQuery, type Compilable, type Insertable, type InsertQueryBuilder, type InsertResult, sql } from 'kysely'
+import type { Backend, Db } from './types.js'
 import { backendOf, jsonRows, rowsJson } from './dialect.js'
 import type { Database } from './schema.js'
 
-type Slot = { arg: number } | { value: unknown }
-
+/**
+ * A template's bound parameters, slot by slot: `keys[i]` names the parameter that fills slot
+ * i (`fields[i]` its field, for an object parameter such as an owner), or, when undefined,
+ * `values[i]` is a value of the template itself.
+ */
 interface Template<Row> {
   compiled: CompiledQuery<Row>
-  slots: Slot[]
+  keys: (string | undefined)[]
+  fields: (string | undefined)[]
+  values: unknown[]
 }
 
 /**
@@ -23,34 +29,86 @@ interface Template<Row> {
  */
 export const precompiledSql = new Set<string>()
 
-const placeholder = (i: number) => `\u0000precompiled-arg-${i}\u0000`
+const MARK = '\u0000'
 
-function compileTemplate<Args extends unknown[], Row>(db: Kysely<Database>, build: (db: Kysely<Database>, ...args: Args) => Compilable<Row>, arity: number): Template<Row> {
-  const placeholders = Array.from({ length: arity }, (_, i) => placeholder(i))
-  const compiled = build(db, ...(placeholders as unknown as Args)).compile()
-  const slots: Slot[] = compiled.parameters.map((p) => {
-    const i = placeholders.indexOf(p as string)
-    return i === -1 ? { value: p } : { arg: i }
-  })
-  for (let i = 0; i < arity; i++) {
-    if (!slots.some((s) => 'arg' in s && s.arg === i)) throw new Error(`precompiled query: argument ${i} is not a bound parameter`)
+/**
+ * The placeholder of a named parameter: an object Kysely binds as a value (its identity is the
+ * slot), whose fields are placeholder strings (`owner.id`). Kysely probes a value for being an
+ * expression (`toOperationNode`), so field reads of a parameter bound whole are not fields.
+ */
+function placeholderOf(key: string) {
+  const fields = new Map<string, string>()
+  const whole: object = new Proxy(
+    { [Symbol.toPrimitive]: () => `${MARK}${key}${MARK}` },
+    {
+      get(target, field) {
+        if (typeof field !== 'string') return Reflect.get(target, field)
+        let text = fields.get(field)
+        if (text === undefined) fields.set(field, (text = `${MARK}${key}.${field}${MARK}`))
+        return text
+      },
+    },
+  )
+  return { whole, fields }
+}
+
+function compileTemplate<P extends object, Row>(db: Db, build: (db: Db, p: P) => Compilable<Row>): Template<Row> {
+  const read = new Map<string, ReturnType<typeof placeholderOf>>()
+  const named = new Proxy(
+    {},
+    {
+      get(_, key) {
+        if (typeof key !== 'string') return undefined
+        let placeholder = read.get(key)
+        if (placeholder === undefined) read.set(key, (placeholder = placeholderOf(key)))
+        return placeholder.whole
+      },
+    },
+  )
+  const compiled = build(db, named as P).compile()
+  const slotOf = new Map<unknown, { key: string; field?: string }>()
+  for (const [key, { whole, fields }] of read) {
+    slotOf.set(whole, { key })
+    for (const [field, text] of fields) slotOf.set(text, { key, field })
   }
-  if (compiled.sql.includes('\u0000')) throw new Error('precompiled query: an argument was inlined into the SQL')
+  const template: Template<Row> = { compiled, keys: [], fields: [], values: [] }
+  const bound = new Set<string>()
+  for (const value of compiled.parameters) {
+    const slot = slotOf.get(value)
+    template.keys.push(slot?.key)
+    template.fields.push(slot?.field)
+    template.values.push(slot === undefined ? value : undefined)
+    if (slot !== undefined) bound.add(slot.field === undefined ? slot.key : `${slot.key}.${slot.field}`)
+  }
+  if (compiled.sql.includes(MARK)) throw new Error('precompiled query: a parameter was inlined into the SQL')
+  for (const [key, { fields }] of read) {
+    if (bound.has(key)) continue
+    const unbound = (fields.size === 0 ? [key] : [...fields.keys()].map((f) => `${key}.${f}`)).find((path) => !bound.has(path))
+    if (unbound !== undefined) throw new Error(`precompiled query: ${unbound} is not a bound parameter`)
+  }
   precompiledSql.add(compiled.sql)
-  return { compiled, slots }
+  return template
 }
 
 /**
- * A function running the query `build` makes from its `arity` arguments (after `db`). It
- * compiles on the first call per backend, so `build` may differ by backend (`backendOf(db)`).
+ * A function running the query `build` makes from its named parameters `p` (an object; one
+ * level of fields, such as an owner's type and id, is filled too). It compiles on the first
+ * call per backend, so `build` may differ by backend (`backendOf(db)`).
  */
-export function precompiled<Args extends unknown[], Row>(arity: number, build: (db: Kysely<Database>, ...args: Args) => Compilable<Row>) {
+export function precompiled<P extends object, Row>(build: (db: Db, p: P) => Compilable<Row>): (db: Db, p: P) => Promise<Row[]> {
   const templates: Partial<Record<Backend, Template<Row>>> = {}
-  return async (db: Kysely<Database>, ...args: Args): Promise<Row[]> => {
-    const backend = backendOf(db)
-    const { compiled, slots } = (templates[backend] ??= compileTemplate(db, build, arity))
-    const query = { ...compiled, parameters: slots.map((s) => ('arg' in s ? args[s.arg] : s.value)) }
-    return (await db.executeQuery<Row>(query)).rows
+  return async (db, p) => {
+    const { compiled, keys, fields, values } = (templates[backendOf(db)] ??= compileTemplate(db, build))
+    const named = p as Record<string, unknown>
+    const n = keys.length
+    // Sized once: a growing array would be allocated again as it grows.
+    const parameters = new Array<unknown>(n)
+    for (let i = 0; i < n; i++) {
+      const key = keys[i]
+      const field = fields[i]
+      parameters[i] = key === undefined ? values[i] : field === undefined ? named[key] : (named[key] as Record<string, unknown>)[field]
+    }
+    return (await db.executeQuery<Row>({ ...compiled, parameters })).rows
   }
 }
 
@@ -66,17 +124,18 @@ export function rowsStatement<T extends keyof Database & string, Out = never>(
   tail: (q: InsertQueryBuilder<Database, T, InsertResult>) => Compilable<Out> = (q) => q as unknown as Compilable<Out>,
 ) {
   type Row = Insertable<Database[T]>
-  const one = precompiled(columns.length, (db, ...values: unknown[]) => tail(db.insertInto(table).values(Object.fromEntries(columns.map((c, i) => [c, values[i]])) as Row)))
+  // The row itself is the one-row template's named parameters.
+  const one = precompiled((db, row: Row) => tail(db.insertInto(table).values(Object.fromEntries(columns.map((c) => [c, row[c]])) as Row)))
   // SQLite needs the WHERE to tell an upsert's ON CONFLICT from a join's ON.
-  const many = precompiled(1, (db, json: string) =>
-    tail(db.insertInto(table).columns(columns).expression(sql`select ${sql.join(columns.map((c) => sql.ref(`rows.${c}`)))} from ${jsonRows(db, table, columns, json)} where true`)),
+  const many = precompiled((db, p: { json: string }) =>
+    tail(db.insertInto(table).columns(columns).expression(sql`select ${sql.join(columns.map((c) => sql.ref(`rows.${c}`)))} from ${jsonRows(db, table, columns, p.json)} where true`)),
   )
-  return async (db: Kysely<Database>, rows: readonly Row[]): Promise<Out[]> => {
+  return async (db: Db, rows: readonly Row[]): Promise<Out[]> => {
     // Both templates take the listed columns only: a row with other keys is a caller's mistake.
     for (const row of rows) if (Object.keys(row).length !== columns.length) throw new Error(`rowsStatement: a row has keys outside ${columns.join(', ')}`)
     const [only] = rows
     if (rows.length === 0) return []
-    if (rows.length === 1 && only) return one(db, ...columns.map((c) => only[c as keyof Row]))
-    return many(db, rowsJson(db, rows, columns as readonly (keyof Row & string)[]))
+    if (rows.length === 1 && only) return one(db, only)
+    return many(db, { json: rowsJson(db, rows, columns as readonly (keyof Row & string)[]) })
   }
 }

@@ -2,7 +2,8 @@
  * Kysely's SQLite dialect with two changes: group commit (db/group-commit.ts;
  * `SQLITE_GROUP_COMMIT=false` keeps Kysely's own driver) and LIMIT/OFFSET compiled as `+?`.
  * SQLite plans with a bare `LIMIT ?`'s value and so prepares the statement again on every
- * bind (about 7 µs a query); `+?` is the same number, planned once.
+ * bind (docs/performance.md, "Where the data-access machinery pays"); `+?` is the same number,
+ * planned once.
  */
 import {
   type DialectAdapter,

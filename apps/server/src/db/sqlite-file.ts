@@ -115,9 +115,9 @@ export function openSqliteFile(file: string): SqliteFile {
   // A savepoint's sub-journal (group commit) spills to a temporary file past 64 KiB, one
   // pwrite per page: an add reaches that.
   db.exec('PRAGMA temp_store = MEMORY')
-  // The checkpoint runs inside the COMMIT that crosses it and blocks the event loop (~7 ms at
-  // the default 1000 pages): add+remove p99/p50 3.0-3.2x at 500 against 3.5-4.3x at 1000,
-  // for 5-10% fewer req/s (docs/architecture.md, "Storage").
+  // The checkpoint runs inside the COMMIT that crosses it and blocks the event loop: a shorter
+  // WAL between checkpoints trades a few writes per second for a tighter add+remove tail
+  // (docs/performance.md, "Where the data-access machinery pays").
   db.exec('PRAGMA wal_autocheckpoint = 500')
   return {
     db,

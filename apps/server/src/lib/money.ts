@@ -56,7 +56,7 @@ export function linePriceProblem(price: string | number, currency: string): stri
  * Stored sums of minor units (analytics_revenue_daily, analytics_product_revenue) in two
  * integer columns, `amount_high` × 10^12 + `amount`, with 0 ≤ `amount` < 10^12: each part
  * fits a 64-bit integer on both backends, and the database adds rows exactly (a carry from
- * `amount` into `amount_high`; modules/analytics/conversions.ts). `amount_high` stops at
+ * `amount` into `amount_high`; modules/analytics/analytics.repo.ts). `amount_high` stops at
  * AMOUNT_HIGH_MAX (a sum of 10^26 minor units and more stays at that ceiling), so a sum of
  * 90,000 rows' parts still fits 64 bits on SQLite.
  */

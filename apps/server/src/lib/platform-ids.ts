@@ -7,6 +7,12 @@ import { invalid } from './errors.js'
 
 export type PlatformKind = 'Customer' | 'Product' | 'ProductVariant' | 'Order'
 
+/**
+ * The longest id text a request may send where a platform id is expected: a GID's platform
+ * name is letters of any length, so the pattern alone would not bound it.
+ */
+export const PLATFORM_ID_MAX_LENGTH = 100
+
 const DIGITS = /^[0-9]{1,32}$/
 const GID = /^gid:\/\/[A-Za-z]+\/([A-Za-z]+)\/([0-9]{1,32})$/
 

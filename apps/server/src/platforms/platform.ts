@@ -1,10 +1,20 @@
 /**
  * The seam between the service and the commerce platforms it runs inside (docs/architecture.md,
- * "Platforms"). A platform the service is configured for (Shopify app mode) registers one
- * adapter in the list app.ts builds (`configuredPlatforms`); generic code asks the list, never
- * a platform by name. A second platform is an adapter of its own and one more line in that list.
+ * "Platforms"). A platform the service is configured for (Shopify app mode) is one adapter in
+ * the list app.ts builds (`configuredPlatforms`), made from the configuration alone; generic
+ * code asks the list, never a platform by name. A second platform is a folder of its own
+ * beside platforms/shopify/ and one more line in that list.
  */
-import type { Backend, Db } from '../db/types.js'
+import type { FastifyPluginAsync } from 'fastify'
+import type { Db } from '../db/types.js'
+import type { OperationDocs } from '../lib/http-schemas.js'
+import type { AuthService } from '../modules/auth/auth.service.js'
+import type { EventsService } from '../modules/events/events.service.js'
+import type { PrivacyService } from '../modules/privacy/privacy.service.js'
+import type { InvitationsService } from '../modules/reviews/invitations.service.js'
+import type { ShopsService } from '../modules/shops/shops.service.js'
+import type { ShareService } from '../modules/wishlists/share.service.js'
+import type { WishlistsService } from '../modules/wishlists/wishlists.service.js'
 
 /** Rows a platform keeps for a while (Shopify: its webhook receipts), purged by the delivery worker's hourly housekeeping. */
 export interface PlatformHousekeeping {
@@ -13,11 +23,31 @@ export interface PlatformHousekeeping {
   /** Whether any row is due at `at` (a read, so an idle worker writes nothing). */
   due(db: Db, at: number): Promise<boolean>
   /** Deletes up to `limit` rows due at `at`, oldest first, in one statement; returns how many. */
-  purge(db: Db, backend: Backend, at: number, limit: number): Promise<number>
+  purge(db: Db, at: number, limit: number): Promise<number>
+}
+
+/**
+ * What buildApp hands a platform's routes: the database, the app's services (a platform acts
+ * through them, as a module does: its webhooks feed the events intake and the privacy
+ * erasure), and the storefront API (the wishlist and reviews routes), which a platform's
+ * signed proxy serves a second time, each route marked `config.proxy` with the platform's
+ * authenticator (plugins/auth.ts).
+ */
+export interface PlatformHost {
+  db: Db
+  services: {
+    shops: ShopsService
+    auth: AuthService
+    events: EventsService
+    privacy: PrivacyService
+    wishlists: WishlistsService
+    share: ShareService
+    invitations: InvitationsService
+  }
+  storefrontApi: FastifyPluginAsync<{ proxied: boolean }>
 }
 
 export interface Platform {
-  readonly name: string
   /** Whether a shop domain is one of this platform's shops (its one rule for them). */
   ownsShopDomain(domain: string): boolean
   /**
@@ -26,6 +56,15 @@ export interface Platform {
    */
   reviewPageUrl(shopDomain: string, query: string): string
   readonly housekeeping?: PlatformHousekeeping
+  /** Its own routes (Shopify: the app proxy, the webhook intake, the embedded admin's sign-in), registered after the generic ones. */
+  readonly routes: FastifyPluginAsync<PlatformHost>
+  /** The OpenAPI docs of those routes (plugins/openapi.ts), as a module's `*Operations`. */
+  readonly operations: OperationDocs
+  /**
+   * The origins that may frame the dashboard for a request whose query (`rawQuery`) proves
+   * a shop of this platform (its embedded admin); undefined when it proves none.
+   */
+  embeddingOrigins?(rawQuery: string): Promise<readonly string[] | undefined>
 }
 
 /** The platform whose shop `domain` is, among those configured; undefined for a shop outside them. */

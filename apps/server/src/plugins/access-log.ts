@@ -55,7 +55,7 @@ export interface UrlCredentials {
 
 interface RouteShape {
   url: string
-  config?: { access?: readonly string[]; owner?: string | undefined; proxy?: true | undefined; credentialQuery?: readonly string[] | undefined } | undefined
+  config?: { access?: readonly string[]; owner?: string | undefined; credentialQuery?: readonly string[] | undefined } | undefined
   schema?: { querystring?: unknown } | undefined
 }
 
@@ -70,9 +70,7 @@ export function urlCredentials(route: RouteShape): UrlCredentials {
   const path = params.filter((p) => CREDENTIAL_PARAM_NAMES.has(p) || p === config.owner)
   const properties = (route.schema?.querystring as { properties?: Record<string, unknown> } | undefined)?.properties ?? {}
   for (const name of config.credentialQuery ?? []) if (!CREDENTIAL_NAMES.has(name)) throw new Error(`route ${route.url}: credential query parameter ${name} is not in CREDENTIAL_QUERY`)
-  const query = new Set([...Object.keys(properties).filter((q) => CREDENTIAL_NAMES.has(q)), ...(config.credentialQuery ?? [])])
-  if (config.access?.includes('guest')) query.add('guest_id')
-  if (config.proxy !== undefined) query.add('signature')
+  const query = new Set([...Object.keys(properties).filter((q) => CREDENTIAL_NAMES.has(q)), ...(config.access?.includes('guest') ? ['guest_id'] : []), ...(config.credentialQuery ?? [])])
   return { path, query: [...query] }
 }
 

@@ -37,14 +37,14 @@ export interface ResolvedAuth {
   ctx?: RequestContext
   /** Set for bearer tokens: the rate limiter's admin bucket key. */
   keyId?: string
-  /** The shopper's address when a verified proxy (the Shopify app proxy) forwarded the request. */
+  /** The shopper's address when a platform's verified proxy (Shopify's app proxy) forwarded the request. */
   clientAddress?: string
   error?: AppError
 }
 
 /**
- * Credentials of routes served through a signed proxy (`config.proxy`): they replace the
- * request's own headers entirely (modules/shopify/proxy.ts).
+ * Credentials of routes served through a platform's signed proxy (`config.proxy`), from its
+ * signed request alone: they replace the request's own headers entirely.
  */
 export type ProxyAuth = (request: FastifyRequest, reply: FastifyReply) => Promise<ResolvedAuth>
 
@@ -61,8 +61,11 @@ declare module 'fastify' {
     plan?: Plan
     /** Minimum plan for bearer-token callers (the headless API). */
     bearerPlan?: Plan
-    /** Served through the Shopify app proxy: credentials come from its signed query alone. */
-    proxy?: true
+    /**
+     * Served through a platform's signed proxy (Shopify's app proxy): the platform's
+     * authenticator, set on the routes it serves, from which the credentials come alone.
+     */
+    proxy?: ProxyAuth
     /**
      * The route bounds its body itself (the Shopify webhook intake, whose HMAC covers it):
      * the smaller limits of callers without a bearer token (`callerBodyLimit`) do not apply.
@@ -225,7 +228,7 @@ export function enforceAccess(request: FastifyRequest): void {
   const access = config.access
   if (access === undefined) throw new AppError('FORBIDDEN', 'Route has no access rule')
   if (access.includes('public')) {
-    // A public route through the app proxy still needs Shopify's signature.
+    // A public route through a signed proxy still needs the proxy's signature.
     if (config.proxy !== undefined && request.auth.error) throw request.auth.error
     return
   }
@@ -251,7 +254,7 @@ export function enforceAccess(request: FastifyRequest): void {
 }
 
 export const authPlugin = fp(
-  async (app: FastifyInstance, opts: { auth: AuthService; shops: ShopsService; proxyAuth?: ProxyAuth | undefined }) => {
+  async (app: FastifyInstance, opts: { auth: AuthService; shops: ShopsService }) => {
     app.decorateRequest('auth', null as unknown as ResolvedAuth)
     app.decorateRequest('ctx', null as unknown as RequestContext)
     app.decorateRequest('owner', null as unknown as Owner)
@@ -272,7 +275,7 @@ export const authPlugin = fp(
         registered.push([entry, route])
       }
     })
-    // A route's credentials once every onRoute hook has run (the app proxy's marks its routes after this one).
+    // A route's credentials once every onRoute hook has run (a platform's proxy marks its routes after this one).
     app.addHook('onReady', (done) => {
       for (const [entry, route] of registered) entry.credentials = urlCredentials(route)
       done()
@@ -282,8 +285,9 @@ export const authPlugin = fp(
     // request a promise and microtask turns.
     app.addHook('onRequest', (request, reply, done) => {
       request.routeConfig = request.routeOptions.config
-      if (request.routeConfig.proxy !== undefined && opts.proxyAuth !== undefined) {
-        opts.proxyAuth(request, reply).then((auth) => {
+      const proxy = request.routeConfig.proxy
+      if (proxy !== undefined) {
+        proxy(request, reply).then((auth) => {
           request.auth = auth
           done()
         }, done)

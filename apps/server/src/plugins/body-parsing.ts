@@ -9,7 +9,7 @@
 import { isUtf8 } from 'node:buffer'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { AppError } from '../lib/errors.js'
+import { AppError, invalid } from '../lib/errors.js'
 import { findUnstorableText, MAX_JSON_DEPTH, scanBody, type UnstorableText } from '../lib/text.js'
 
 /** The `charset` parameter of a Content-Type, when there is one. */
@@ -32,7 +32,7 @@ export const bodyParsingPlugin = fp(
       const inUrl = url.includes('%00') || url.includes('\u0000') ? (findUnstorableText(request.params, 'params') ?? findUnstorableText(request.query, 'query')) : null
       const found = inUrl ?? unstorableBodies.get(request)
       if (found === undefined || found === null) return done()
-      done(new AppError('VALIDATION_ERROR', `${found.path} ${found.message}`, [found]))
+      done(invalid([found]))
     })
 
     // Only JSON bodies: Fastify's built-in text/plain parser would let a text body reach

@@ -3,7 +3,7 @@
  * access rule (docs/api.md, "Caching"):
  *
  * - `private, no-store` on every route that takes credentials (a bearer token, the storefront
- *   key with or without a guest id), on everything served through the Shopify app proxy
+ *   key with or without a guest id), on everything served through a platform's signed proxy
  *   (`config.proxy`: the signed query is the shopper's), and on the public routes whose URL or
  *   body is the credential (`config.cache: 'private'`: the token exchange, review invitations,
  *   the review pages). Their answers carry a customer's or guest's data (or a credential): no
@@ -63,7 +63,7 @@ const privateForAdmins: preHandlerHookHandler = (request, reply, done) => {
 function setCacheHeaders(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
   const config = request.routeOptions.config
   const { cache, access } = config
-  if (config.proxy === true || cache === 'private') {
+  if (config.proxy !== undefined || cache === 'private') {
     reply.header('cache-control', PRIVATE_CACHE_CONTROL)
   } else if (cache !== undefined) {
     reply.header('cache-control', cache.control)

@@ -1,6 +1,6 @@
 /** Shopify's side of the app mode tests: proxy signatures, webhook HMACs and session tokens. */
 import { SignJWT } from 'jose'
-import { proxySignature, webhookHmac } from '../../src/modules/shopify/signatures.js'
+import { proxySignature, webhookHmac } from '../../src/platforms/shopify/signatures.js'
 import type { TestApp } from './app.js'
 
 export const SHOPIFY_SECRET = 'shopify-test-app-secret'

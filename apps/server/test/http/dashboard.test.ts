@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { DASHBOARD_CSP, embeddedDashboardCsp } from '../../src/modules/dashboard/dashboard.routes.js'
-import { adminQueryHmac } from '../../src/modules/shopify/signatures.js'
+import { adminQueryHmac } from '../../src/platforms/shopify/signatures.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
 import { sessionToken } from '../helpers/shopify.js'
 
@@ -87,7 +87,7 @@ describe('GET /dashboard opened by Shopify admin (Shopify app mode)', () => {
     for (const query of [adminQuery('e2e-store.myshopify.com'), `shop=e2e-store.myshopify.com&host=YWRtaW4&id_token=${token}`]) {
       const res = await t.inject({ method: 'GET', url: `/dashboard?${query}` })
       expect(res.statusCode).toBe(200)
-      expect(res.headers['content-security-policy']).toBe(embeddedDashboardCsp('e2e-store.myshopify.com'))
+      expect(res.headers['content-security-policy']).toBe(embeddedDashboardCsp(['https://e2e-store.myshopify.com', 'https://admin.shopify.com']))
       expect(res.headers['content-security-policy']).toContain('frame-ancestors https://e2e-store.myshopify.com https://admin.shopify.com')
       expect(res.headers['x-frame-options']).toBeUndefined()
     }

@@ -42,7 +42,7 @@ async function addGuestItem(guestId: string, productId: string) {
 
 /** Queued product signals written to the outbox, as the webhook worker does before it fans out. */
 async function writeQueued() {
-  while ((await writeQueuedSignals(t.storage.db, t.storage.backend)) > 0);
+  while ((await writeQueuedSignals(t.storage.db)) > 0);
 }
 
 /** Product events this shop's outbox received (the webhook worker's input), once the queued ones are written. */

@@ -4,7 +4,7 @@
  * rate limit, and every refusal with nothing read or written.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { proxySignature, verifyProxyQuery } from '../../src/modules/shopify/signatures.js'
+import { proxySignature, verifyProxyQuery } from '../../src/platforms/shopify/signatures.js'
 import { redactUrl } from '../../src/plugins/access-log.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
 import { newShopDomain, proxyCall, proxyUrl, SHOPIFY_ENV, SHOPIFY_SECRET, signedQuery } from '../helpers/shopify.js'

@@ -7,7 +7,7 @@
  */
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { webhookHmac } from '../../src/modules/shopify/signatures.js'
+import { webhookHmac } from '../../src/platforms/shopify/signatures.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
 import { loggingApp } from '../helpers/logs.js'
 import { portOf, rawRequest, requestHead } from '../helpers/raw-http.js'

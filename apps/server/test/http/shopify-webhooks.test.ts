@@ -7,7 +7,7 @@ import { Webhook } from 'standardwebhooks'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { configuredPlatforms } from '../../src/app.js'
 import { DAY_MS } from '../../src/lib/time.js'
-import { shopScopedTables } from '../../src/modules/shopify/shop-erasure.js'
+import { shopErasureRepo } from '../../src/platforms/shopify/shop-erasure.repo.js'
 import { createWebhookWorker, type WebhookWorker } from '../../src/modules/webhooks/webhook-worker.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
 import { type Receiver, startReceiver } from '../helpers/receiver.js'
@@ -268,7 +268,7 @@ describe('shop/redact', () => {
       t.storage.backend === 'postgres'
         ? (await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(t.storage.db)).rows
         : (await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(t.storage.db)).rows
-    const scoped = await shopScopedTables(t.storage.db, t.storage.backend)
+    const scoped = await shopErasureRepo.scopedTables(t.storage.db)
     const unscoped = allTables.map((r) => r.name).filter((n) => !scoped.includes(n) && n !== 'shops' && !n.startsWith('kysely_'))
     expect(unscoped).toEqual([])
 
@@ -443,7 +443,7 @@ describe('idempotency and refusals', () => {
     }
     // A body changed after signing.
     const raw = JSON.stringify(body)
-    const signed = await sendShopifyWebhook(t, raw.replace('"1.00"', '"0.01"'), { topic: 'products/create', shop: domain, hmac: (await import('../../src/modules/shopify/signatures.js')).webhookHmac(raw, SHOPIFY_ENV.SHOPIFY_API_SECRET) })
+    const signed = await sendShopifyWebhook(t, raw.replace('"1.00"', '"0.01"'), { topic: 'products/create', shop: domain, hmac: (await import('../../src/platforms/shopify/signatures.js')).webhookHmac(raw, SHOPIFY_ENV.SHOPIFY_API_SECRET) })
     expect(signed.status).toBe(401)
     expect(await Promise.all(tables.map((n) => countRows(n)))).toEqual(before)
     expect(await t.app.services.shops.byDomain(domain)).toBeUndefined()

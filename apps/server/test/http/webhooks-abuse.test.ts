@@ -85,7 +85,7 @@ describe('bounded fan-out of one events request', () => {
     expect(await count(t, 'outbox_fan_outs', shop.id)).toBe(1)
 
     // The worker writes them a bounded batch per transaction.
-    expect(await writeQueuedSignals(t.storage.db, t.storage.backend)).toBe(FAN_OUT_BATCH)
+    expect(await writeQueuedSignals(t.storage.db)).toBe(FAN_OUT_BATCH)
     expect(await count(t, 'outbox', shop.id)).toBe(FAN_OUT_BATCH)
 
     // One delivery per (variant, signal): 2 × 200, not 3,000; the first `before`, the last `after`.

@@ -156,24 +156,24 @@ describe('group commit on SQLite', () => {
 
   it("runs a transaction's precompiled statements in it, and refuses them once it has ended", async () => {
     // After a transaction's first statement, its precompiled ones run on its connection directly.
-    const insertNote = precompiled(2, (d, id: number, note: string) => (d as unknown as typeof db).insertInto('t').values({ id, note }))
+    const insertNote = precompiled((d, p: { id: number; note: string }) => (d as unknown as typeof db).insertInto('t').values({ id: p.id, note: p.note }))
     type AppDb = Parameters<typeof insertNote>[0]
     const notes = () => other.prepare('select id, note from t order by id').all()
     let ended: AppDb | undefined
     await db.transaction().execute(async (trx) => {
       ended = trx as unknown as AppDb
-      for (const id of [1, 2, 3]) await insertNote(ended, id, `n${id}`)
+      for (const id of [1, 2, 3]) await insertNote(ended, { id, note: `n${id}` })
     })
     const failing = db.transaction().execute(async (trx) => {
-      await insertNote(trx as unknown as AppDb, 4, 'rolled back')
-      await insertNote(trx as unknown as AppDb, 5, 'rolled back')
+      await insertNote(trx as unknown as AppDb, { id: 4, note: 'rolled back' })
+      await insertNote(trx as unknown as AppDb, { id: 5, note: 'rolled back' })
       throw new Error('refused after two writes')
     })
     await expect(failing).rejects.toThrow('refused after two writes')
     // A transaction used after its end is refused, even while another one holds the connection.
     await db.transaction().execute(async (trx) => {
-      await insertNote(trx as unknown as AppDb, 6, 'open')
-      await expect(insertNote(ended as AppDb, 7, 'late')).rejects.toThrow(/already committed/)
+      await insertNote(trx as unknown as AppDb, { id: 6, note: 'open' })
+      await expect(insertNote(ended as AppDb, { id: 7, note: 'late' })).rejects.toThrow(/already committed/)
     })
     expect(notes()).toEqual([
       { id: 1, note: 'n1' },

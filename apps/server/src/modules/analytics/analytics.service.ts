@@ -9,7 +9,7 @@ import { normalizePlatformId } from '../../lib/platform-ids.js'
 import { now as systemNow } from '../../lib/time.js'
 import type { RequestContext } from '../auth/auth.types.js'
 import { conversionRate, dayOf, formatDay, type Period, windowStart } from './analytics.periods.js'
-import { createAnalyticsRepo } from './analytics.repo.js'
+import { analyticsRepo } from './analytics.repo.js'
 import type { DailyEntry as DailyEntrySchema } from './analytics.schemas.js'
 import { applyPendingFacts } from './facts.js'
 import { medianDaysOf } from './purchase-lags.js'
@@ -22,13 +22,13 @@ type DailyEntry = Static<typeof DailyEntrySchema>
 type Ctx = Pick<RequestContext, 'shop'>
 
 export function createAnalyticsService(deps: { db: Db; now?: () => number }) {
-  const repo = createAnalyticsRepo(deps.db)
+  const { db } = deps
   const clock = deps.now ?? systemNow
 
   /** The window's first day; applies the shop's pending facts first (overview and daily call it). */
   async function start(shopId: string, period: Period, today: number): Promise<number | null> {
-    await applyPendingFacts(deps.db, shopId)
-    return windowStart(period, today, period === 'all' ? await repo.firstDay(shopId) : null)
+    await applyPendingFacts(db, shopId)
+    return windowStart(period, today, period === 'all' ? await analyticsRepo.firstDay(db, shopId) : null)
   }
 
   return {
@@ -38,7 +38,7 @@ export function createAnalyticsService(deps: { db: Db; now?: () => number }) {
       if (from === null) return { totalWishlistedItems: 0, activeShoppers: 0, wishlistToCartRate: 0 }
       // No rollup day lies after today (recordFacts clamps to the clock), so "from `from` on"
       // is the window, and Σ last_seen over it counts each owner active in it exactly once.
-      const t = await repo.totalsSince(ctx.shop.id, from)
+      const t = await analyticsRepo.totalsSince(db, ctx.shop.id, from)
       return {
         totalWishlistedItems: t.adds - t.removes,
         activeShoppers: t.lastSeen,
@@ -50,7 +50,7 @@ export function createAnalyticsService(deps: { db: Db; now?: () => number }) {
       const today = dayOf(clock())
       const from = await start(ctx.shop.id, period, today)
       if (from === null) return []
-      const [base, rows] = await Promise.all([repo.netBefore(ctx.shop.id, from), repo.days(ctx.shop.id, from, today)])
+      const [base, rows] = await Promise.all([analyticsRepo.netBefore(db, ctx.shop.id, from), analyticsRepo.days(db, ctx.shop.id, from, today)])
       const byDay = new Map(rows.map((r) => [Number(r.day), r]))
       const out: DailyEntry[] = []
       let cumulative = base
@@ -68,18 +68,18 @@ export function createAnalyticsService(deps: { db: Db; now?: () => number }) {
     /** By holders (default), or by influenced revenue in the shop's most frequent currency. */
     async topProducts(ctx: Ctx, limit: number, sort: 'wishlists' | 'revenue' = 'wishlists') {
       const shopId = ctx.shop.id
-      await applyPendingFacts(deps.db, shopId)
+      await applyPendingFacts(db, shopId)
       let ranked: { productId: string; wishlistCount: number }[]
       if (sort === 'revenue') {
-        const currency = await repo.mainCurrency(shopId)
-        const ids = currency === null ? [] : await repo.topByRevenue(shopId, currency, limit)
-        const holders = await repo.holdersOf(shopId, ids)
+        const currency = await analyticsRepo.mainCurrency(db, shopId)
+        const ids = currency === null ? [] : await analyticsRepo.topByRevenue(db, shopId, currency, limit)
+        const holders = await analyticsRepo.holdersOf(db, shopId, ids)
         ranked = ids.map((productId) => ({ productId, wishlistCount: Math.max(0, holders.get(productId) ?? 0) }))
       } else {
-        ranked = await repo.topProducts(shopId, limit)
+        ranked = await analyticsRepo.topProducts(db, shopId, limit)
       }
       const ids = ranked.map((r) => r.productId)
-      const [sales, names] = await Promise.all([repo.productRevenue(shopId, ids), repo.catalogNames(shopId, ids)])
+      const [sales, names] = await Promise.all([analyticsRepo.productRevenue(db, shopId, ids), analyticsRepo.catalogNames(db, shopId, ids)])
       return ranked.map((r) => {
         const s = sales.get(r.productId)
         const name = names.get(r.productId)
@@ -90,9 +90,9 @@ export function createAnalyticsService(deps: { db: Db; now?: () => number }) {
     async productStats(ctx: Ctx, productId: string) {
       const id = normalizePlatformId(productId, 'Product')
       if (id === null) return { wishlistCount: 0, purchases: 0, revenue: [] }
-      await applyPendingFacts(deps.db, ctx.shop.id)
-      const s = (await repo.productRevenue(ctx.shop.id, [id])).get(id)
-      return { wishlistCount: await repo.holders(ctx.shop.id, id), purchases: s?.purchases ?? 0, revenue: money(s?.revenue ?? []) }
+      await applyPendingFacts(db, ctx.shop.id)
+      const s = (await analyticsRepo.productRevenue(db, ctx.shop.id, [id])).get(id)
+      return { wishlistCount: await analyticsRepo.holders(db, ctx.shop.id, id), purchases: s?.purchases ?? 0, revenue: money(s?.revenue ?? []) }
     },
 
     /** Wish to purchase over the period (docs/api.md, "Conversions"): rollup rows only, one per day. */
@@ -103,7 +103,7 @@ export function createAnalyticsService(deps: { db: Db; now?: () => number }) {
       if (from === null) {
         return { period, ordersInfluenced: 0, linesInfluenced: 0, revenueInfluenced: [], wishlistToPurchaseRate: 0, medianDaysToPurchase: null, signalsInfluenced: empty }
       }
-      const t = await repo.conversionTotals(ctx.shop.id, from, today)
+      const t = await analyticsRepo.conversionTotals(db, ctx.shop.id, from, today)
       return {
         period,
         ordersInfluenced: t.orders,

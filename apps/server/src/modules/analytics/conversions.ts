@@ -8,17 +8,14 @@
  * day (and currency, product), so the conversions read costs what the overview's does: one
  * row per day of the period, never one per order. The days-to-purchase histogram is part of
  * the daily row (`purchase_lags`, packed: `packLags`), merged into it by the same upsert that
- * adds the day's counters. Amounts are exact minor units, stored in two parts
- * (lib/money.ts, `splitAmount`) that the upserts add with a carry.
+ * adds the day's counters (analytics.repo.ts). Amounts are exact minor units, stored in two
+ * parts (lib/money.ts, `splitAmount`) that the upserts add with a carry.
  */
-import { sql, type Transaction } from 'kysely'
-import { backendOf } from '../../db/dialect.js'
-import { rowsStatement } from '../../db/precompiled.js'
-import type { Database, SignalName } from '../../db/schema.js'
-import type { Backend } from '../../db/types.js'
+import type { SignalName } from '../../db/schema.js'
+import type { Db } from '../../db/types.js'
 import { DAY_MS } from '../../lib/time.js'
-import { AMOUNT_HIGH_MAX, AMOUNT_LOW_BASE, lineMinorUnits, splitAmount } from '../../lib/money.js'
-import { amountPart } from './analytics.repo.js'
+import { lineMinorUnits, splitAmount } from '../../lib/money.js'
+import { analyticsRepo } from './analytics.repo.js'
 import { dayOf } from './analytics.periods.js'
 import { LagCounts, medianDaysOf, packLags } from './purchase-lags.js'
 import { applyPendingFactsIn } from './facts.js'
@@ -47,75 +44,10 @@ export interface AttributedOrder {
 }
 
 /**
- * `purchase_lags` of the existing row plus the proposed row's, lag by lag (purchase-lags.ts),
- * inside the upsert: the row lock the upsert takes (PostgreSQL) or the single writer (SQLite)
- * makes the merge as safe against concurrent orders as the `+` of the counters beside it.
- * SQLite reads the pairs as a JSON object (`35:2,150:1` → `{"35":2,"150":1}`).
- */
-const asJson = (column: string) => sql`'{"' || replace(replace(${sql.raw(column)}, ':', '":'), ',', ',"') || '}'`
-const mergeLags = {
-  sqlite: sql<string | null>`case when excluded.purchase_lags is null then analytics_daily.purchase_lags
-      when analytics_daily.purchase_lags is null then excluded.purchase_lags
-      else (select group_concat(key || ':' || n, ',') from (select key, sum(value) as n
-        from (select key, value from json_each(${asJson('analytics_daily.purchase_lags')}) union all select key, value from json_each(${asJson('excluded.purchase_lags')}))
-        group by key order by cast(key as integer))) end`,
-  postgres: sql<string | null>`case when excluded.purchase_lags is null then analytics_daily.purchase_lags
-      when analytics_daily.purchase_lags is null then excluded.purchase_lags
-      else (select string_agg(lag || ':' || n, ',' order by lag) from (select split_part(e, ':', 1)::integer as lag, sum(split_part(e, ':', 2)::integer) as n
-        from (select unnest(string_to_array(analytics_daily.purchase_lags, ',')) as e union all select unnest(string_to_array(excluded.purchase_lags, ','))) l
-        group by 1) m) end`,
-}
-const dailyOrdersStatement = (merge: (typeof mergeLags)['sqlite']) =>
-  rowsStatement(
-    'analytics_daily',
-    ['shop_id', 'day', 'adds', 'removes', 'shoppers', 'last_seen', 'converted', 'orders_influenced', 'lines_influenced', 'purchased', 'signal_back_in_stock', 'signal_price_dropped', 'signal_low_stock', 'purchase_lags'],
-    (q) =>
-      q.onConflict((oc) =>
-        oc.columns(['shop_id', 'day']).doUpdateSet((eb) => ({
-          orders_influenced: eb('analytics_daily.orders_influenced', '+', eb.ref('excluded.orders_influenced')),
-          lines_influenced: eb('analytics_daily.lines_influenced', '+', eb.ref('excluded.lines_influenced')),
-          purchased: eb('analytics_daily.purchased', '+', eb.ref('excluded.purchased')),
-          signal_back_in_stock: eb('analytics_daily.signal_back_in_stock', '+', eb.ref('excluded.signal_back_in_stock')),
-          signal_price_dropped: eb('analytics_daily.signal_price_dropped', '+', eb.ref('excluded.signal_price_dropped')),
-          signal_low_stock: eb('analytics_daily.signal_low_stock', '+', eb.ref('excluded.signal_low_stock')),
-          purchase_lags: merge,
-        })),
-      ),
-  )
-const upsertDailyOrders = { sqlite: dailyOrdersStatement(mergeLags.sqlite), postgres: dailyOrdersStatement(mergeLags.postgres) }
-/** `amount` and `amount_high` of the existing row plus the proposed row's: exact, with the carry, `amount_high` at most AMOUNT_HIGH_MAX. */
-function addAmounts(backend: Backend, table: string) {
-  const base = sql.raw(String(AMOUNT_LOW_BASE))
-  const low = sql`(${amountPart(backend, `${table}.amount`, 'low')} + excluded.amount)`
-  const high = sql`${amountPart(backend, `${table}.amount_high`, 'high')} + excluded.amount_high + ${low} / ${base}`
-  const max = sql.raw(String(AMOUNT_HIGH_MAX))
-  return { amount: sql<number>`${low} % ${base}`, amount_high: backend === 'postgres' ? sql<number>`least(${high}, ${max})` : sql<number>`min(${high}, ${max})` }
-}
-
-const revenueStatement = (backend: Backend) =>
-  rowsStatement('analytics_revenue_daily', ['shop_id', 'day', 'currency', 'amount', 'amount_high'], (q) =>
-    q.onConflict((oc) => oc.columns(['shop_id', 'day', 'currency']).doUpdateSet(addAmounts(backend, 'analytics_revenue_daily'))),
-  )
-const upsertRevenue = { sqlite: revenueStatement('sqlite'), postgres: revenueStatement('postgres') }
-const productRevenueStatement = (backend: Backend) =>
-  rowsStatement('analytics_product_revenue', ['shop_id', 'product_id', 'currency', 'purchases', 'amount', 'amount_high'], (q) =>
-    q.onConflict((oc) =>
-      oc.columns(['shop_id', 'product_id', 'currency']).doUpdateSet((eb) => ({
-        purchases: eb('analytics_product_revenue.purchases', '+', eb.ref('excluded.purchases')),
-        ...addAmounts(backend, 'analytics_product_revenue'),
-      })),
-    ),
-  )
-const upsertProductRevenue = { sqlite: productRevenueStatement('sqlite'), postgres: productRevenueStatement('postgres') }
-const upsertCurrencies = rowsStatement('analytics_currencies', ['shop_id', 'currency', 'lines'], (q) =>
-  q.onConflict((oc) => oc.columns(['shop_id', 'currency']).doUpdateSet((eb) => ({ lines: eb('analytics_currencies.lines', '+', eb.ref('excluded.lines')) }))),
-)
-
-/**
  * Records the product signals of an events request (whether or not a webhook took them), for
  * products some list holds; attribution looks them up by product and time.
  */
-export async function recordSignals(trx: Transaction<Database>, shopId: string, signals: { productId: string; signal: SignalName }[], at: number): Promise<void> {
+export async function recordSignals(trx: Db, shopId: string, signals: { productId: string; signal: SignalName }[], at: number): Promise<void> {
   const seen = new Set<string>()
   const rows = []
   for (const s of signals) {
@@ -124,8 +56,7 @@ export async function recordSignals(trx: Transaction<Database>, shopId: string, 
     seen.add(key)
     rows.push({ shop_id: shopId, product_id: s.productId, at, signal: s.signal })
   }
-  if (rows.length === 0) return
-  await trx.insertInto('analytics_signals').values(rows).onConflict((oc) => oc.doNothing()).execute()
+  await analyticsRepo.addSignals(trx, rows)
 }
 
 interface Span {
@@ -140,7 +71,7 @@ interface Span {
 }
 
 /** Attributes one customer order; returns whether it was influenced. Runs in the intake's transaction. */
-export async function recordOrderAttribution(trx: Transaction<Database>, shopId: string, order: AttributedOrder): Promise<boolean> {
+export async function recordOrderAttribution(trx: Db, shopId: string, order: AttributedOrder): Promise<boolean> {
   const { customerId, at } = order
   const windowStart = at - order.windowDays * DAY_MS
   const spans = new Map<string, Span>()
@@ -158,16 +89,7 @@ export async function recordOrderAttribution(trx: Transaction<Database>, shopId:
   if (others.length > 0) {
     // Releases are kept by the facts applier: bring it up to date (removals just committed).
     await applyPendingFactsIn(trx, shopId)
-    const released = await trx
-      .selectFrom('analytics_releases')
-      .select(['product_id', 'held_since', 'released_at', 'purchased'])
-      .where('shop_id', '=', shopId)
-      .where('owner_type', '=', 'customer')
-      .where('owner_id', '=', customerId)
-      .where('product_id', 'in', others)
-      .where('released_at', '>=', windowStart)
-      .execute()
-    for (const r of released) {
+    for (const r of await analyticsRepo.releases(trx, shopId, customerId, others, windowStart)) {
       const since = r.held_since === null ? Number(r.released_at) : Number(r.held_since)
       if (since > at) continue
       spans.set(r.product_id, { since, until: Number(r.released_at), bought: r.purchased === 1, released: true })
@@ -178,16 +100,8 @@ export async function recordOrderAttribution(trx: Transaction<Database>, shopId:
 
   // Signals of the influenced products within the window, while the customer held them.
   const products = [...new Set(influenced.map((l) => l.productId))]
-  const signalRows = await trx
-    .selectFrom('analytics_signals')
-    .select(['product_id', 'at', 'signal'])
-    .where('shop_id', '=', shopId)
-    .where('product_id', 'in', products)
-    .where('at', '>=', windowStart)
-    .where('at', '<=', at)
-    .execute()
   const signalled = new Map<string, Set<SignalName>>()
-  for (const r of signalRows) {
+  for (const r of await analyticsRepo.signals(trx, shopId, products, windowStart, at)) {
     const span = spans.get(r.product_id) as Span
     const t = Number(r.at)
     if (t < span.since || (span.until !== null && t > span.until)) continue
@@ -206,7 +120,7 @@ export async function recordOrderAttribution(trx: Transaction<Database>, shopId:
   const today = dayRow(orderDay)
   today.orders_influenced = 1
   today.lines_influenced = influenced.length
-  /** Per add day: lag (tenths of a day) → items. */
+  // Per add day: lag (tenths of a day) → items.
   const lags = new Map<number, Map<number, number>>()
   const byProduct = new Map<string, { purchases: number; amount: bigint }>()
   let revenue: bigint | null = null
@@ -240,19 +154,16 @@ export async function recordOrderAttribution(trx: Transaction<Database>, shopId:
     } else byProduct.set(key, { purchases: 1, amount })
   }
 
-  // Rows in day order (PostgreSQL locks them in that order); each add day's histogram rides along.
-  await upsertDailyOrders[backendOf(trx)](
+  // Rows in day order; each add day's histogram rides along.
+  await analyticsRepo.addOrderDays(
     trx,
     [...daily.entries()].sort((a, b) => a[0] - b[0]).map(([day, d]) => {
       const histogram = lags.get(day)
-      return { shop_id: shopId, day, adds: 0, removes: 0, shoppers: 0, last_seen: 0, converted: 0, ...d, purchase_lags: histogram ? packLags(histogram) : null }
+      return { shop_id: shopId, day, ...d, purchase_lags: histogram ? packLags(histogram) : null }
     }),
   )
-  if (revenue !== null && order.currency !== null) {
-    await upsertRevenue[backendOf(trx)](trx, [{ shop_id: shopId, day: orderDay, currency: order.currency, ...splitAmount(revenue) }])
-    await upsertCurrencies(trx, [{ shop_id: shopId, currency: order.currency, lines: pricedLines }])
-  }
-  await upsertProductRevenue[backendOf(trx)](
+  if (revenue !== null && order.currency !== null) await analyticsRepo.addRevenue(trx, shopId, orderDay, order.currency, splitAmount(revenue), pricedLines)
+  await analyticsRepo.addProductRevenue(
     trx,
     [...byProduct.entries()]
       .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
@@ -261,16 +172,7 @@ export async function recordOrderAttribution(trx: Transaction<Database>, shopId:
         return { shop_id: shopId, product_id: productId, currency, purchases: p.purchases, ...splitAmount(p.amount) }
       }),
   )
-  if (releasedBought.length > 0) {
-    await trx
-      .updateTable('analytics_releases')
-      .set({ purchased: 1 })
-      .where('shop_id', '=', shopId)
-      .where('owner_type', '=', 'customer')
-      .where('owner_id', '=', customerId)
-      .where('product_id', 'in', releasedBought)
-      .execute()
-  }
+  await analyticsRepo.markReleasesBought(trx, shopId, customerId, releasedBought)
   return true
 }
 

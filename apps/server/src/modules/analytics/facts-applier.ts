@@ -3,9 +3,9 @@
  * so the inbox stays short (reads apply what is pending themselves). With several instances,
  * a shop another applier holds is skipped until the next pass.
  */
-import type { Kysely } from 'kysely'
-import type { Database } from '../../db/schema.js'
+import type { Db } from '../../db/types.js'
 import { applyPendingFacts } from './facts.js'
+import { factsRepo } from './facts.repo.js'
 
 /** Where a failed pass is reported (the server's logger). */
 export interface FactsApplierLog {
@@ -22,16 +22,15 @@ export interface FactsApplier {
   stop(): Promise<void>
 }
 
-export function createFactsApplier(opts: { db: Kysely<Database>; intervalMs: number; log?: FactsApplierLog }): FactsApplier {
+export function createFactsApplier(opts: { db: Db; intervalMs: number; log?: FactsApplierLog }): FactsApplier {
   const { db, intervalMs, log = silent } = opts
   let timer: NodeJS.Timeout | undefined
   let pass: Promise<void> | undefined
   let stopped = false
 
   async function runOnce(): Promise<number> {
-    const shops = await db.selectFrom('analytics_inbox').select('shop_id').distinct().execute()
     let applied = 0
-    for (const { shop_id } of shops) applied += await applyPendingFacts(db, shop_id, { wait: false })
+    for (const shopId of await factsRepo.shopsWithPending(db)) applied += await applyPendingFacts(db, shopId, { wait: false })
     return applied
   }
 

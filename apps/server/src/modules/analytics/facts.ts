@@ -8,14 +8,12 @@
  * Facts later than the server clock are recorded at "now", which keeps `activeShoppers`
  * exact. Design and figures: docs/architecture.md, "Analytics".
  */
-import type { Insertable, Kysely, Transaction } from 'kysely'
-import { advisoryXactLock } from '../../db/dialect.js'
-import { precompiled, rowsStatement } from '../../db/precompiled.js'
-import type { AnalyticsFactType, Database, OwnerType } from '../../db/schema.js'
+import type { AnalyticsFactType, OwnerType } from '../../db/schema.js'
+import type { Db } from '../../db/types.js'
 import { now } from '../../lib/time.js'
 import { dayOf } from './analytics.periods.js'
 import type { Owner } from '../auth/auth.types.js'
-import { type DailyDelta, type OwnerProduct, type PendingAdd, pairKey, type RollupWriter, rollupWriter } from './analytics.repo.js'
+import { type DailyDelta, factsRepo, type FactRow, type OwnerProduct, type PendingAdd, pairKey } from './facts.repo.js'
 
 export interface AnalyticsFact {
   type: AnalyticsFactType
@@ -42,47 +40,27 @@ function bump(map: Map<string, number>, key: string, by: number): void {
   map.set(key, (map.get(key) ?? 0) + by)
 }
 
-type FactRow = Insertable<Database['analytics_events']>
-const COLUMNS = ['shop_id', 'type', 'owner_type', 'owner_id', 'product_id', 'occurred_at'] as const
-const insertInbox = rowsStatement('analytics_inbox', COLUMNS)
-const insertEvents = rowsStatement('analytics_events', COLUMNS)
-
 /**
- * Facts per batch (and per transaction): on SQLite a batch holds the one connection, so it
- * is kept short (p99 3.45-3.86 x p50 at 50 against 3.85-4.63 x at 100, for ~5% fewer req/s;
- * docs/performance.md, "Changes for writes").
+ * Facts per batch (and per transaction): on SQLite a batch holds the one connection and the
+ * requests of its turn wait for it, so it is kept short: at 50 the add+remove p99 meets its
+ * target, at 100 it did not (docs/performance.md, "Changes for writes").
  */
 export const APPLY_BATCH = 50
 
-const statements = {
-  anyPending: precompiled(1, (db, shopId: string) => db.selectFrom('analytics_inbox').select('id').where('shop_id', '=', shopId).limit(1)),
-  /** Deletes the shop's oldest `limit` pending facts and returns them (in no particular order). */
-  take: precompiled(2, (db, shopId: string, limit: number) =>
-    db
-      .deleteFrom('analytics_inbox')
-      .where('shop_id', '=', shopId)
-      .where('id', 'in', (eb) => eb.selectFrom('analytics_inbox').select('id').where('shop_id', '=', shopId).orderBy('id').limit(limit))
-      .returning(['id', 'type', 'owner_type', 'owner_id', 'product_id', 'occurred_at']),
-  ),
-}
-
 /** Records facts in the caller's transaction: they are applied once it has committed. */
-export async function recordFacts(trx: Transaction<Database>, shopId: string, facts: AnalyticsFact[]): Promise<void> {
+export async function recordFacts(trx: Db, shopId: string, facts: AnalyticsFact[]): Promise<void> {
   if (facts.length === 0) return
   const clock = now()
-  await insertInbox(
+  await factsRepo.addToInbox(
     trx,
     facts.map((f) => ({ shop_id: shopId, type: f.type, owner_type: f.ownerType, owner_id: f.ownerId, product_id: f.productId, occurred_at: Math.min(f.occurredAt, clock) })),
   )
 }
 
-/** Makes this transaction the shop's only applier (waiting for it, or false at once when `wait` is false). */
-const lockShop = (trx: Transaction<Database>, shopId: string, wait: boolean) => advisoryXactLock(trx, `wishlist.analytics:${shopId}`, wait)
-
 /** Takes one batch off the shop's inbox and applies it; returns its size. */
-async function applyBatch(trx: Transaction<Database>, shopId: string): Promise<number> {
-  const rows = await statements.take(trx, shopId, APPLY_BATCH)
-  await applyFacts(trx, shopId, rows.sort((x, y) => x.id - y.id))
+async function applyBatch(trx: Db, shopId: string): Promise<number> {
+  const rows = await factsRepo.take(trx, shopId, APPLY_BATCH)
+  await applyFacts(trx, shopId, rows)
   return rows.length
 }
 
@@ -90,35 +68,34 @@ async function applyBatch(trx: Transaction<Database>, shopId: string): Promise<n
  * Applies every fact of the shop committed before the call, a batch per transaction; with
  * `wait: false` it returns as soon as another applier holds the shop. Returns how many.
  */
-export async function applyPendingFacts(db: Kysely<Database>, shopId: string, opts: { wait?: boolean } = {}): Promise<number> {
+export async function applyPendingFacts(db: Db, shopId: string, opts: { wait?: boolean } = {}): Promise<number> {
   let total = 0
   // A batch smaller than APPLY_BATCH emptied the inbox as of its statement.
-  for (let n = APPLY_BATCH; n === APPLY_BATCH && (await statements.anyPending(db, shopId)).length > 0; total += n) {
-    n = await db.transaction().execute(async (trx) => ((await lockShop(trx, shopId, opts.wait ?? true)) ? applyBatch(trx, shopId) : -1))
+  for (let n = APPLY_BATCH; n === APPLY_BATCH && (await factsRepo.anyPending(db, shopId)); total += n) {
+    n = await db.transaction().execute(async (trx) => ((await factsRepo.lockApplier(trx, shopId, opts.wait ?? true)) ? applyBatch(trx, shopId) : -1))
     if (n < 0) break
   }
   return total
 }
 
 /** `applyPendingFacts` inside the caller's transaction (customer erasure, before it rewrites analytics rows). */
-export async function applyPendingFactsIn(trx: Transaction<Database>, shopId: string): Promise<void> {
-  await lockShop(trx, shopId, true)
+export async function applyPendingFactsIn(trx: Db, shopId: string): Promise<void> {
+  await factsRepo.lockApplier(trx, shopId, true)
   while ((await applyBatch(trx, shopId)) === APPLY_BATCH) {
     // a full batch: there may be more
   }
 }
 
 /** Applies facts, in their order, to the log and the read models (under the shop's applier lock). */
-async function applyFacts(trx: Transaction<Database>, shopId: string, facts: Omit<FactRow, 'shop_id'>[]): Promise<void> {
+async function applyFacts(trx: Db, shopId: string, facts: Omit<FactRow, 'shop_id'>[]): Promise<void> {
   if (facts.length === 0) return
   const clock = now()
   const at = facts.map((f) => Math.min(f.occurred_at, clock))
-  await insertEvents(
+  await factsRepo.addToLog(
     trx,
     facts.map((f, i) => ({ shop_id: shopId, type: f.type, owner_type: f.owner_type, owner_id: f.owner_id, product_id: f.product_id, occurred_at: at[i] as number })),
   )
 
-  const w = rollupWriter(trx, shopId)
   const daily = new Map<number, DailyDelta>()
   // This batch's adds not converted by a later cart add of the batch: they join the pending set.
   const adds: PendingAdd[] = []
@@ -155,7 +132,7 @@ async function applyFacts(trx: Transaction<Database>, shopId: string, facts: Omi
         deltaOf(daily, a.day).converted++
         adds.splice(j, 1)
       }
-      for (const p of await w.convertPending(owner, f.product_id, t)) deltaOf(daily, p.day).converted += p.count
+      for (const p of await factsRepo.convertPending(trx, shopId, owner, f.product_id, t)) deltaOf(daily, p.day).converted += p.count
     }
     if (isWishlistEvent(f.type)) {
       // Every wishlist event's day gets a row (`all` starts at the first one); a cart add
@@ -166,11 +143,11 @@ async function applyFacts(trx: Transaction<Database>, shopId: string, facts: Omi
       if (!prev || prev.day < day) lastDay.set(ownerKey(owner), { owner, day })
     }
   }
-  await w.addPending(adds)
+  await factsRepo.addPending(trx, shopId, adds)
   const holders = new Map<string, number>()
-  await syncPairs(w, [...pairs.values()], holders, clock, firstAdd, lastRemove)
+  await syncPairs(trx, shopId, [...pairs.values()], holders, clock, firstAdd, lastRemove)
 
-  const newlySeen = await w.markAllSeen([...seen.values()], seenKey)
+  const newlySeen = await factsRepo.markAllSeen(trx, shopId, [...seen.values()], seenKey)
   for (const [key, { day }] of seen) if (newlySeen.has(key)) deltaOf(daily, day).shoppers++
 
   // Owners in key order, so concurrent writers lock `analytics_shoppers` rows in one order.
@@ -178,27 +155,35 @@ async function applyFacts(trx: Transaction<Database>, shopId: string, facts: Omi
   // last active day is at least that day and cannot move (no lookup needed).
   for (const [, { owner, day }] of [...lastDay.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
     if (!newlySeen.has(seenKey(owner, day))) continue
-    const moved = await w.advanceLastDay(owner, day)
+    const moved = await factsRepo.advanceLastDay(trx, shopId, owner, day)
     if (!moved) continue
     if (moved.from !== null) deltaOf(daily, moved.from).last_seen--
     deltaOf(daily, day).last_seen++
   }
 
-  await w.addDaily(daily)
-  await w.addHolders(holders)
+  await factsRepo.addDaily(trx, shopId, daily)
+  await factsRepo.addHolders(trx, shopId, holders)
 }
 
 /**
  * Brings the holdings of these (owner, product) pairs in line with the owners' lists as
  * they are now, and counts each change into `holders` (product → +1 / −1).
  */
-async function syncPairs(w: RollupWriter, pairs: OwnerProduct[], holders: Map<string, number>, at: number, since?: Map<string, number>, until?: Map<string, number>): Promise<void> {
+async function syncPairs(
+  trx: Db,
+  shopId: string,
+  pairs: OwnerProduct[],
+  holders: Map<string, number>,
+  at: number,
+  since?: Map<string, number>,
+  until?: Map<string, number>,
+): Promise<void> {
   if (pairs.length === 0) return
-  const listed = await w.listedPairs(pairs)
-  const held = await w.heldPairs(pairs)
+  const listed = await factsRepo.listedPairs(trx, shopId, pairs)
+  const held = await factsRepo.heldPairs(trx, shopId, pairs)
   const key = (p: OwnerProduct) => pairKey(p.owner.type, p.owner.id, p.productId)
-  for (const productId of await w.holdAll(pairs.filter((p) => listed.has(key(p)) && !held.has(key(p))), at, since)) bump(holders, productId, 1)
-  for (const productId of await w.releaseAll(pairs.filter((p) => !listed.has(key(p)) && held.has(key(p))), at, until)) bump(holders, productId, -1)
+  for (const productId of await factsRepo.holdAll(trx, shopId, pairs.filter((p) => listed.has(key(p)) && !held.has(key(p))), at, since)) bump(holders, productId, 1)
+  for (const productId of await factsRepo.releaseAll(trx, shopId, pairs.filter((p) => !listed.has(key(p)) && held.has(key(p))), at, until)) bump(holders, productId, -1)
   // Added and removed within this batch: never in the holdings set, but held for a while.
   const spans = []
   for (const p of pairs) {
@@ -207,7 +192,7 @@ async function syncPairs(w: RollupWriter, pairs: OwnerProduct[], holders: Map<st
     const to = until?.get(k)
     if (!listed.has(k) && !held.has(k) && from !== undefined && to !== undefined && to >= from) spans.push({ ...p, since: from, until: to })
   }
-  await w.recordReleases(spans)
+  await factsRepo.recordReleases(trx, shopId, spans)
 }
 
 /**
@@ -215,11 +200,10 @@ async function syncPairs(w: RollupWriter, pairs: OwnerProduct[], holders: Map<st
  * deletes items without recording `remove` facts (customer erasure, docs/api.md "Privacy and export"); call it
  * in the same transaction, after the delete and after `applyPendingFactsIn`.
  */
-export async function syncHoldings(trx: Transaction<Database>, shopId: string, ownerType: OwnerType, ownerId: string): Promise<void> {
-  const w = rollupWriter(trx, shopId)
+export async function syncHoldings(trx: Db, shopId: string, ownerType: OwnerType, ownerId: string): Promise<void> {
   const owner: Owner = { type: ownerType, id: ownerId }
-  const products = new Set([...(await w.heldProducts(owner)), ...(await w.listedProducts(owner))])
+  const products = new Set([...(await factsRepo.heldProducts(trx, shopId, owner)), ...(await factsRepo.listedProducts(trx, shopId, owner))])
   const holders = new Map<string, number>()
-  await syncPairs(w, [...products].map((productId) => ({ owner, productId })), holders, now())
-  await w.addHolders(holders)
+  await syncPairs(trx, shopId, [...products].map((productId) => ({ owner, productId })), holders, now())
+  await factsRepo.addHolders(trx, shopId, holders)
 }

@@ -4,7 +4,7 @@
  * the lag is in tenths of a day (the median's precision) and the count is the number of that
  * day's items bought that long after their add; each lag once, in no particular order; null
  * when none was bought. The order intake merges into a row inside its upsert
- * (conversions.ts), the conversions read merges the period's rows here.
+ * (analytics.repo.ts), the conversions read merges the period's rows here.
  *
  * Lags are not bounded by the attribution window (a hold that began before it still counts)
  * but an item added on day d and bought by now has a lag of at most (today − d + 1) × 10, so

@@ -1,12 +1,12 @@
 /** TypeBox schemas of the token exchange, and its OpenAPI metadata (plugins/openapi.ts). */
 import { Type } from 'typebox'
 import type { OperationDocs } from '../../lib/http-schemas.js'
-import { platformIdPattern } from '../../lib/platform-ids.js'
+import { PLATFORM_ID_MAX_LENGTH, platformIdPattern } from '../../lib/platform-ids.js'
 
 export const TokenRequest = Type.Object({
   api_key: Type.String({ minLength: 1, maxLength: 200 }),
   api_secret: Type.String({ minLength: 1, maxLength: 200 }),
-  customer_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Digits or a platform GID; asks for a customer token' })),
+  customer_id: Type.Optional(Type.String({ minLength: 1, maxLength: PLATFORM_ID_MAX_LENGTH, description: 'Digits or a platform GID; asks for a customer token' })),
 })
 
 export const TokenResponse = Type.Object({
@@ -29,7 +29,7 @@ export const authOperations: OperationDocs = {
       body: Type.Object({
         api_key: Type.String({ minLength: 1, maxLength: 200, description: 'The key id (`ak_…`)' }),
         api_secret: Type.String({ minLength: 1, maxLength: 200, description: 'The key\'s secret (`sk_…`)' }),
-        customer_id: Type.Optional(Type.String({ pattern: platformIdPattern('Customer'), maxLength: 100, description: 'Digits or a platform GID; asks for a customer token' })),
+        customer_id: Type.Optional(Type.String({ pattern: platformIdPattern('Customer'), maxLength: PLATFORM_ID_MAX_LENGTH, description: 'Digits or a platform GID; asks for a customer token' })),
       }),
     },
   },

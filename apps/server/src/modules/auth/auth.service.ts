@@ -9,7 +9,7 @@ import { hashSecret, secretMatches } from '../../lib/secrets.js'
 import { now } from '../../lib/time.js'
 import type { ShopsService } from '../shops/shops.service.js'
 import type { Shop } from '../shops/shops.types.js'
-import { createApiKeysRepo } from './api-keys.repo.js'
+import { apiKeysRepo } from './api-keys.repo.js'
 import type { AccessClaims, Actor, RequestContext } from './auth.types.js'
 
 export const TOKEN_TTL_SECONDS = 86_400
@@ -49,7 +49,6 @@ function bearerContext(claims: AccessClaims, shop: Shop | undefined, requestId: 
 }
 
 export function createAuthService(deps: { db: Db; jwtSecret: string; shops: ShopsService; cacheTtlMs: number }) {
-  const keys = createApiKeysRepo(deps.db)
   const secret = new TextEncoder().encode(deps.jwtSecret)
   // Concurrent loads of one key share one query (`fetch`); a cache TTL of 0 keeps nothing past a millisecond.
   const keyStatus = new LRUCache<string, KeyStatus>({
@@ -57,7 +56,7 @@ export function createAuthService(deps: { db: Db; jwtSecret: string; shops: Shop
     ttl: Math.max(1, deps.cacheTtlMs),
     ignoreFetchAbort: true,
     fetchMethod: async (keyId) => {
-      const row = await keys.byId(keyId)
+      const row = await apiKeysRepo.byId(deps.db, keyId)
       return row && { shopId: row.shop_id, revoked: row.revoked_at !== null }
     },
   })
@@ -120,7 +119,7 @@ export function createAuthService(deps: { db: Db; jwtSecret: string; shops: Shop
   return {
     /** POST /v1/auth/token. Unknown key and wrong secret are indistinguishable. */
     async exchange(input: { api_key: string; api_secret: string; customer_id?: string | undefined }): Promise<IssuedToken> {
-      const row = await keys.byId(input.api_key)
+      const row = await apiKeysRepo.byId(deps.db, input.api_key)
       const ok = secretMatches(input.api_secret, row?.secret_hash ?? DUMMY_HASH)
       if (!row || !ok || row.revoked_at !== null) {
         throw new AppError('INVALID_CREDENTIALS', 'The API key or secret is wrong')
@@ -136,7 +135,7 @@ export function createAuthService(deps: { db: Db; jwtSecret: string; shops: Shop
       }
       const issued = await issue(row.shop_id, row.id, customerId)
       const at = now()
-      if (at - (row.last_used_at ?? 0) > TOUCH_INTERVAL_MS) await keys.touch(row.shop_id, row.id, at)
+      if (at - (row.last_used_at ?? 0) > TOUCH_INTERVAL_MS) await apiKeysRepo.touch(deps.db, row.shop_id, row.id, at)
       return issued
     },
 
@@ -145,7 +144,7 @@ export function createAuthService(deps: { db: Db; jwtSecret: string; shops: Shop
      * the Shopify session token exchange, whose proof is Shopify's signature instead.
      */
     async issueAdminToken(shopId: string, keyId: string): Promise<IssuedToken> {
-      const row = await keys.byId(keyId)
+      const row = await apiKeysRepo.byId(deps.db, keyId)
       if (!row || row.shop_id !== shopId || row.revoked_at !== null || row.scope !== 'admin') throw invalidToken('The API key is unknown or was revoked')
       return issue(shopId, keyId, null)
     },
@@ -175,7 +174,7 @@ export function createAuthService(deps: { db: Db; jwtSecret: string; shops: Shop
 
     /** Revokes a key: its tokens stop working at once here, within the cache TTL elsewhere. */
     async revokeKey(shopId: string, keyId: string): Promise<boolean> {
-      const revoked = await keys.revoke(shopId, keyId, now())
+      const revoked = await apiKeysRepo.revoke(deps.db, shopId, keyId, now())
       if (revoked) keyStatus.delete(keyId)
       return revoked
     },

@@ -2,10 +2,10 @@
  * The merchant dashboard (apps/dashboard, built by Vite) at /dashboard and
  * /dashboard/index.html (its screens are hash routes); the page is public and signs in with
  * an admin API key. index.html is revalidated on every load; hashed files under
- * /dashboard/assets/ are cached for a year. In Shopify app mode, a request whose query
- * proves its shop (Shopify admin's `hmac` or session token for `?shop={shop}.myshopify.com`)
- * may be framed by that shop's admin only (as Shopify requires of embedded apps), and by
- * nothing otherwise: an unsigned `?shop=` frames nothing.
+ * /dashboard/assets/ are cached for a year. Inside a platform, a request whose query proves
+ * one of its shops (Shopify: its admin's `hmac` or session token for `?shop=`) may be framed
+ * by that shop's admin only (as Shopify requires of embedded apps), and by nothing otherwise:
+ * an unsigned `?shop=` frames nothing.
  */
 import { stat } from 'node:fs/promises'
 import { resolve } from 'node:path'
@@ -15,6 +15,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { ASSETS } from '../../lib/assets.js'
 import { AppError } from '../../lib/errors.js'
+import type { Platform } from '../../platforms/platform.js'
 
 export const DASHBOARD_DIST = ASSETS.dashboardDir
 
@@ -37,8 +38,8 @@ const cspFramedBy = (ancestors: string) =>
     `frame-ancestors ${ancestors}`,
   ].join('; ')
 export const DASHBOARD_CSP = cspFramedBy("'none'")
-/** The policy of the page Shopify admin embeds for `shop` (a `*.myshopify.com` domain). */
-export const embeddedDashboardCsp = (shop: string) => cspFramedBy(`https://${shop} https://admin.shopify.com`)
+/** The policy of the page a platform's admin embeds: framed by `origins` only. */
+export const embeddedDashboardCsp = (origins: readonly string[]) => cspFramedBy(origins.join(' '))
 
 const securityHeaders = (reply: FastifyReply, framable = false) => {
   reply.header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer').header('cross-origin-opener-policy', 'same-origin')
@@ -48,8 +49,8 @@ const securityHeaders = (reply: FastifyReply, framable = false) => {
 
 export interface DashboardRoutesOptions {
   distDir?: string
-  /** Shopify app mode: the shop a request's query proves (undefined: none), whose admin may frame the page. */
-  embeddingShop?: (rawQuery: string) => Promise<string | undefined>
+  /** The configured platforms, whose admin may frame the page for a shop the request's query proves (`embeddingOrigins`). */
+  platforms: readonly Platform[]
 }
 
 export const dashboardRoutes: FastifyPluginAsyncTypebox<DashboardRoutesOptions> = async (app, opts) => {
@@ -60,10 +61,20 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<DashboardRoutesOptions> 
   // Shopify admin opens the page with its `hmac` and session token (`id_token`) in the query: never logged.
   const pageConfig = { ...config, credentialQuery: ['hmac', 'id_token'] }
   const hide = true
+  const embedders = opts.platforms.filter((p) => p.embeddingOrigins !== undefined)
+
+  /** The origins that may frame the page for this query: those of the first platform that proves a shop of it. */
+  async function embeddingOrigins(rawQuery: string): Promise<readonly string[] | undefined> {
+    for (const platform of embedders) {
+      const proven = await platform.embeddingOrigins?.(rawQuery)
+      if (proven !== undefined) return proven
+    }
+    return undefined
+  }
 
   const servePage = async (request: FastifyRequest, reply: FastifyReply) => {
     const q = request.url.indexOf('?')
-    const embeddedIn = opts.embeddingShop !== undefined && q !== -1 ? await opts.embeddingShop(request.url.slice(q + 1)) : undefined
+    const embeddedIn = q !== -1 && embedders.length > 0 ? await embeddingOrigins(request.url.slice(q + 1)) : undefined
     securityHeaders(reply, embeddedIn !== undefined).header('cache-control', 'no-cache').header('vary', 'accept-encoding')
     if (!(await stat(resolve(dist, 'index.html')).catch(() => undefined))) {
       request.log.warn({ dist }, 'dashboard requested but not built')

@@ -6,7 +6,7 @@
 import { Ajv, type ErrorObject } from 'ajv'
 import addFormats from 'ajv-formats'
 import type { Transaction } from 'kysely'
-import type { Backend, Db } from '../../db/types.js'
+import type { Db } from '../../db/types.js'
 import type { Database } from '../../db/schema.js'
 import { type ErrorDetail, invalid, validationDetails } from '../../lib/errors.js'
 import { normalizePlatformId, type PlatformKind } from '../../lib/platform-ids.js'
@@ -18,7 +18,7 @@ import type { RequestContext } from '../auth/auth.types.js'
 import type { InvitationsService } from '../reviews/invitations.service.js'
 import { recordPurchase } from '../reviews/purchases.js'
 import type { WishlistsService } from '../wishlists/wishlists.service.js'
-import { createCatalogRepo } from './catalog.repo.js'
+import { catalogRepo } from './catalog.repo.js'
 import {
   type CartItemAddedEvent,
   EVENT_SCHEMAS,
@@ -42,7 +42,6 @@ const MAX_REPORTED_ERRORS = 50
 
 export interface EventsServiceDeps {
   db: Db
-  backend: Backend
   /** Purchase state and remove-on-purchase live with the wishlists. */
   wishlists: Pick<WishlistsService, 'purchaseForCustomer'>
   /** Every product of an order gets a review invitation. */
@@ -95,7 +94,6 @@ interface SignalScope {
 
 export function createEventsService(deps: EventsServiceDeps) {
   const validators = compileValidators()
-  const catalog = createCatalogRepo(deps.backend)
 
   /** Every event checked against its type's schema and rules; throws with all failing indexes. */
   function validate(events: Array<{ type: string }>): PlatformEvent[] {
@@ -152,7 +150,7 @@ export function createEventsService(deps: EventsServiceDeps) {
     const shopId = ctx.shop.id
     const productId = pid(e.product_id, 'Product')
     const next: VariantState[] = e.variants.map((v) => ({ variant_id: pid(v.variant_id, 'ProductVariant'), price: normalizePrice(v.price), inventory_quantity: v.inventory_quantity }))
-    const previous = await catalog.lockProduct(trx, shopId, productId)
+    const previous = await catalogRepo.lockProduct(trx, shopId, productId)
     // A platform's update delivered late (or again) after a newer one changes nothing.
     const sourceUpdatedAt = e.updated_at === undefined ? (previous?.sourceUpdatedAt ?? null) : parseDateTime(e.updated_at)
     if (e.updated_at !== undefined && previous?.sourceUpdatedAt != null && sourceUpdatedAt !== null && sourceUpdatedAt <= previous.sourceUpdatedAt) {
@@ -161,7 +159,7 @@ export function createEventsService(deps: EventsServiceDeps) {
     }
     const handle = e.handle ?? previous?.handle ?? null
     const title = e.title ?? previous?.title ?? null
-    await catalog.upsertProduct(trx, shopId, productId, { handle, title, variants: next, sourceUpdatedAt }, at)
+    await catalogRepo.upsertProduct(trx, shopId, productId, { handle, title, variants: next, sourceUpdatedAt }, at)
     // Only signals some webhook of the shop takes are queued (outbox.ts).
     const found = productSignals(previous?.variants ?? null, next)
     // Every signal is kept for attribution (conversions), whether or not a webhook takes it.
@@ -175,10 +173,7 @@ export function createEventsService(deps: EventsServiceDeps) {
     const orderId = e.order_id === undefined ? null : pid(e.order_id, 'Order')
     // A shop's order id is applied once (the platform may send an order again).
     const orderAt = e.occurred_at === undefined ? at : Math.min(parseDateTime(e.occurred_at), at)
-    if (orderId !== null) {
-      const inserted = await trx.insertInto('orders').values({ shop_id: shopId, order_id: orderId, occurred_at: orderAt, created_at: at }).onConflict((oc) => oc.doNothing()).returning('order_id').execute()
-      if (inserted.length === 0) return
-    }
+    if (orderId !== null && !(await catalogRepo.recordOrder(trx, shopId, orderId, orderAt, at))) return
     const lines: OrderLine[] = e.line_items.map((l) => ({
       productId: pid(l.product_id, 'Product'),
       quantity: l.quantity ?? 1,
@@ -228,7 +223,7 @@ export function createEventsService(deps: EventsServiceDeps) {
      */
     async forgetProduct(ctx: RequestContext, rawProductId: string): Promise<void> {
       const productId = normalizePlatformId(rawProductId, 'Product')
-      if (productId !== null) await catalog.deleteProduct(deps.db, ctx.shop.id, productId)
+      if (productId !== null) await catalogRepo.deleteProduct(deps.db, ctx.shop.id, productId)
     },
   }
 }

@@ -9,12 +9,13 @@
  *   (`writeQueuedSignals`), with the holders as they are then (an erased customer is gone).
  */
 import type { Transaction } from 'kysely'
-import type { Backend, Db } from '../../db/types.js'
-import { lockShopRow, lockSkippingLocked } from '../../db/dialect.js'
+import type { Db } from '../../db/types.js'
+import { lockShopRow } from '../../db/dialect.js'
 import type { Database } from '../../db/schema.js'
 import { newOrderedId } from '../../lib/ids.js'
-import { createWishlistsRepo } from '../wishlists/wishlists.repo.js'
+import { wishlistsRepo } from '../wishlists/wishlists.repo.js'
 import { enqueueWebhookEvents } from './outbox.js'
+import { outboxRepo } from './outbox.repo.js'
 import { normalizePrice, type ProductSignal, type VariantChange, type VariantState } from './product-signals.js'
 
 /** customerIds listed in a product event's data; `truncated` says more exist. */
@@ -50,22 +51,17 @@ export function coalesce(pending: Map<string, ProductFanOut>, productId: string,
   }
 }
 
-const wishlists = createWishlistsRepo()
-
 /** Queues the request's signals, one row per product that some list holds, in the request's transaction. */
 export async function queueProductSignals(trx: Transaction<Database>, shopId: string, pending: Map<string, ProductFanOut>, at: number): Promise<void> {
   for (const [productId, { handle, signals }] of pending) {
-    if (signals.size === 0 || !(await wishlists.isHeld(trx, shopId, productId))) continue
-    await trx
-      .insertInto('outbox_fan_outs')
-      .values({ shop_id: shopId, id: newOrderedId('msg'), product_id: productId, handle, signals: JSON.stringify([...signals.values()]), written: 0, occurred_at: at, created_at: at })
-      .execute()
+    if (signals.size === 0 || !(await wishlistsRepo.isHeld(trx, shopId, productId))) continue
+    await outboxRepo.queueFanOut(trx, shopId, { id: newOrderedId('msg'), product_id: productId, handle, signals: JSON.stringify([...signals.values()]), occurred_at: at, created_at: at })
   }
 }
 
 /** Whether any fan-out is queued: a plain read, so an idle worker writes nothing. */
-export async function hasQueuedSignals(db: Db): Promise<boolean> {
-  return (await db.selectFrom('outbox_fan_outs').select('id').limit(1).executeTakeFirst()) !== undefined
+export function hasQueuedSignals(db: Db): Promise<boolean> {
+  return outboxRepo.anyFanOut(db)
 }
 
 /**
@@ -73,9 +69,9 @@ export async function hasQueuedSignals(db: Db): Promise<boolean> {
  * transaction (PostgreSQL: a fan-out another worker is writing is skipped). Returns how many
  * signals it took off the queue (0: nothing queued).
  */
-export async function writeQueuedSignals(db: Db, backend: Backend, limit = FAN_OUT_BATCH): Promise<number> {
+export async function writeQueuedSignals(db: Db, limit = FAN_OUT_BATCH): Promise<number> {
   return db.transaction().execute(async (trx) => {
-    const fanOut = await lockSkippingLocked(trx.selectFrom('outbox_fan_outs').selectAll().orderBy('created_at').orderBy('id').limit(1), backend).executeTakeFirst()
+    const fanOut = await outboxRepo.claimOldestFanOut(trx)
     if (fanOut === undefined) return 0
     const { shop_id: shopId, product_id: productId, handle } = fanOut
     const signals = JSON.parse(fanOut.signals) as QueuedSignal[]
@@ -83,7 +79,7 @@ export async function writeQueuedSignals(db: Db, backend: Backend, limit = FAN_O
     // PostgreSQL: an erasure of one of the shop's customers (webhooks/customer-erasure.ts)
     // holds the shop's row until it commits; the holders are read after it.
     await lockShopRow(trx, shopId, 'share')
-    const holders = await wishlists.holders(trx, shopId, productId, MAX_CUSTOMER_IDS)
+    const holders = await wishlistsRepo.holders(trx, shopId, productId, MAX_CUSTOMER_IDS)
     if (holders.wishlistCount > 0) {
       const events = batch.map((s) => ({
         event: s.event,
@@ -103,11 +99,8 @@ export async function writeQueuedSignals(db: Db, backend: Backend, limit = FAN_O
       await enqueueWebhookEvents(trx, shopId, events, undefined, fanOut.created_at)
     }
     const written = fanOut.written + batch.length
-    if (holders.wishlistCount === 0 || written >= signals.length) {
-      await trx.deleteFrom('outbox_fan_outs').where('shop_id', '=', shopId).where('id', '=', fanOut.id).execute()
-    } else {
-      await trx.updateTable('outbox_fan_outs').set({ written }).where('shop_id', '=', shopId).where('id', '=', fanOut.id).execute()
-    }
+    if (holders.wishlistCount === 0 || written >= signals.length) await outboxRepo.deleteFanOut(trx, shopId, fanOut.id)
+    else await outboxRepo.setFanOutWritten(trx, shopId, fanOut.id, written)
     return Math.max(batch.length, 1)
   })
 }

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { Static } from 'typebox'
-import type { Backend, Db } from '../../db/types.js'
+import type { Db } from '../../db/types.js'
 import { csvRecord } from '../../lib/csv.js'
 import { createExportGate, type ExportGate } from '../../lib/export-gate.js'
 import { isoMillis, now } from '../../lib/time.js'
@@ -19,7 +19,7 @@ import { SHARED_PATH } from '../wishlists/share.service.js'
 import { DEFAULT_LIST_ID, DEFAULT_LIST_NAME } from '../wishlists/wishlists.schemas.js'
 import { applyPendingFacts, applyPendingFactsIn, syncHoldings } from '../analytics/facts.js'
 import { eraseCustomerFromWebhooks } from '../webhooks/customer-erasure.js'
-import { createPrivacyRepo, OWNER_TABLES, type OwnerTable, type PrivacyRepo } from './privacy.repo.js'
+import { OWNER_TABLES, type OwnerTable, privacyRepo } from './privacy.repo.js'
 import type { ErasedCounts as ErasedCountsSchema } from './privacy.schemas.js'
 
 /** The CLI has no request; it passes `{shop}` alone. */
@@ -40,7 +40,7 @@ export const CSV_HEADER = ['customer_id', 'wishlist_id', 'list_name', 'product_i
 /** Bytes of CSV gathered before one chunk is handed to the response stream. */
 const CSV_CHUNK_CHARS = 64 * 1024
 
-export function createPrivacyService(deps: { db: Db; backend: Backend; publicBaseUrl: string; reviewUrl: ReviewUrlOf; exportGate?: ExportGate }, repo: PrivacyRepo = createPrivacyRepo(deps.backend)) {
+export function createPrivacyService(deps: { db: Db; publicBaseUrl: string; reviewUrl: ReviewUrlOf; exportGate?: ExportGate }) {
   const { db } = deps
   const gate = deps.exportGate ?? createExportGate({ connections: 5 })
   const q = <T>(run: () => Promise<T>): Promise<T> => gate.query(run)
@@ -52,7 +52,7 @@ export function createPrivacyService(deps: { db: Db; backend: Backend; publicBas
    * merchant's `email` alone (`named`), beside the reviews linked to the customer.
    */
   async function attributedEmails(executor: Db, shopId: string, req: CustomerRequest): Promise<{ all: string[]; named: string[] }> {
-    const known = await repo.emailsOf(executor, shopId, req.customerId)
+    const known = await privacyRepo.emailsOf(executor, shopId, req.customerId)
     const named = req.email ? [normalizeEmail(req.email)].filter(Boolean) : []
     return { all: [...new Set([...known, ...named])].sort(), named }
   }
@@ -74,15 +74,15 @@ export function createPrivacyService(deps: { db: Db; backend: Backend; publicBas
       const owner = customer(req.customerId)
       const emails = await q(() => attributedEmails(db, shopId, req))
       await q(() => applyPendingFacts(db, shopId)) // the analytics events of the customer's latest writes too
-      const ownerRow = await q(() => repo.owner(db, shopId, owner))
-      const listRows = await q(() => repo.lists(db, shopId, owner))
-      const items = await q(() => repo.items(db, shopId, owner))
-      const links = await q(() => repo.shareLinks(db, shopId, owner))
-      const reviews = await q(() => repo.reviews(db, shopId, req.customerId, emails.named))
-      const votes = await q(() => repo.votes(db, shopId, req.customerId))
-      const purchases = await q(() => repo.purchases(db, shopId, req.customerId, emails.all))
-      const invitations = await q(() => repo.invitations(db, shopId, req.customerId, emails.all))
-      const events = await q(() => repo.analyticsEvents(db, shopId, owner))
+      const ownerRow = await q(() => privacyRepo.owner(db, shopId, owner))
+      const listRows = await q(() => privacyRepo.lists(db, shopId, owner))
+      const items = await q(() => privacyRepo.items(db, shopId, owner))
+      const links = await q(() => privacyRepo.shareLinks(db, shopId, owner))
+      const reviews = await q(() => privacyRepo.reviews(db, shopId, req.customerId, emails.named))
+      const votes = await q(() => privacyRepo.votes(db, shopId, req.customerId))
+      const purchases = await q(() => privacyRepo.purchases(db, shopId, req.customerId, emails.all))
+      const invitations = await q(() => privacyRepo.invitations(db, shopId, req.customerId, emails.all))
+      const events = await q(() => privacyRepo.analyticsEvents(db, shopId, owner))
 
       // The default list exists without a row (a row appears when it is renamed).
       const defaultRow = listRows.find((r) => r.id === DEFAULT_LIST_ID)
@@ -157,35 +157,35 @@ export function createPrivacyService(deps: { db: Db; backend: Backend; publicBas
       const pseudonym = `erased_${randomBytes(12).toString('base64url')}`
       return db.transaction().execute(async (trx) => {
         // Lock the owner row first, as every wishlist writer does, so no add slips in between.
-        const ownerRow = await repo.owner(trx, shopId, owner, { lock: true })
+        const ownerRow = await privacyRepo.owner(trx, shopId, owner, { lock: true })
         // Facts still pending would reach the analytics tables after the pseudonymization,
         // under the customer's own id.
         await applyPendingFactsIn(trx, shopId)
-        const lists = await repo.lists(trx, shopId, owner)
+        const lists = await privacyRepo.lists(trx, shopId, owner)
         const emails = await attributedEmails(trx, shopId, req)
 
         const rows: Partial<Record<OwnerTable, number>> = {}
         for (const [table, action] of Object.entries(OWNER_TABLES) as [OwnerTable, 'delete' | 'pseudonymize'][]) {
           rows[table] =
             action === 'delete'
-              ? await repo.deleteOwnerRows(trx, table, shopId, owner)
-              : await repo.pseudonymizeOwnerRows(trx, table, shopId, owner, pseudonym)
+              ? await privacyRepo.deleteOwnerRows(trx, shopId, table, owner)
+              : await privacyRepo.pseudonymizeOwnerRows(trx, shopId, table, owner, pseudonym)
         }
         // The customer holds nothing any more: top-products and product stats ("owners that
         // now hold it") drop them, while the daily rollups keep their counts.
         await syncHoldings(trx, shopId, owner.type, owner.id)
         // Releasing those holdings recorded when they ended (attribution's look-back): not kept for an erased customer.
-        await repo.deleteOwnerRows(trx, 'analytics_releases', shopId, owner)
+        await privacyRepo.deleteOwnerRows(trx, shopId, 'analytics_releases', owner)
         return {
           wishlists: (ownerRow ? 1 : 0) + lists.filter((l) => l.id !== DEFAULT_LIST_ID).length,
           items: rows.wishlist_items ?? 0,
           shareLinks: rows.share_links ?? 0,
-          reviewsAnonymized: await repo.anonymizeReviews(trx, shopId, req.customerId, emails.named, at),
-          helpfulVotes: await repo.deleteVotes(trx, shopId, req.customerId),
-          purchases: await repo.deleteOrderRows(trx, 'purchases', shopId, req.customerId, emails.all),
-          reviewInvitations: await repo.deleteOrderRows(trx, 'review_invitations', shopId, req.customerId, emails.all),
+          reviewsAnonymized: await privacyRepo.anonymizeReviews(trx, shopId, req.customerId, emails.named, at),
+          helpfulVotes: await privacyRepo.deleteVotes(trx, shopId, req.customerId),
+          purchases: await privacyRepo.deleteOrderRows(trx, shopId, 'purchases', req.customerId, emails.all),
+          reviewInvitations: await privacyRepo.deleteOrderRows(trx, shopId, 'review_invitations', req.customerId, emails.all),
           analyticsEventsPseudonymized: rows.analytics_events ?? 0,
-          webhookDeliveries: await eraseCustomerFromWebhooks(trx, deps.backend, shopId, req.customerId, at),
+          webhookDeliveries: await eraseCustomerFromWebhooks(trx, shopId, req.customerId, at),
         }
       })
     },
@@ -199,7 +199,7 @@ export function createPrivacyService(deps: { db: Db; backend: Backend; publicBas
      */
     async *csv(ctx: PrivacyContext): AsyncGenerator<string> {
       let chunk = csvRecord(CSV_HEADER)
-      for await (const batch of repo.exportRows(db, ctx.shop.id, q)) {
+      for await (const batch of privacyRepo.exportRows(db, ctx.shop.id, q)) {
         for (const r of batch) {
           chunk += csvRecord([
             r.owner_type === 'customer' ? r.owner_id : '',

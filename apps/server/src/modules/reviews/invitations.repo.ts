@@ -26,6 +26,12 @@ export const invitationsRepo = {
     return db.selectFrom('review_invitations').selectAll().where('shop_id', '=', shopId).where('token', '=', token).executeTakeFirst()
   },
 
+  /** The catalog's handle of an invited product (the review page's heading); null when the shop's events never told it. */
+  async productHandle(db: Db, shopId: string, productId: string): Promise<string | null> {
+    const row = await db.selectFrom('catalog_products').select('handle').where('shop_id', '=', shopId).where('product_id', '=', productId).executeTakeFirst()
+    return row?.handle ?? null
+  },
+
   /** Marks the invitation used when it is still usable at `at`; undefined when it is not (or is not the shop's). */
   claim(db: Db, shopId: string, token: string, at: number): Promise<ReviewInvitationRow | undefined> {
     return db

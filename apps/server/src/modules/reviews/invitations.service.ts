@@ -3,18 +3,24 @@
  * product of an `order.created` gets a single-use token valid 90 days, announced by the
  * `review.requested` webhook event; a review submitted with it is verified and linked to
  * the order's customer, if any. The token is the only proof: an e-mail proves nothing.
+ * The invitation's review page (review-page.ts: the service's own, or a platform's inside
+ * the shop) reads and submits its form through `page` and `submitPage`.
  */
 import { randomBytes } from 'node:crypto'
 import type { Transaction } from 'kysely'
 import type { Db } from '../../db/types.js'
 import type { Database, ReviewInvitationRow } from '../../db/schema.js'
-import { invalid, notFound } from '../../lib/errors.js'
+import { AppError, type ErrorDetail, invalid, notFound } from '../../lib/errors.js'
+import type { PageStringKey } from '../../lib/page-strings.js'
 import { DAY_MS, isoMillis, isoSeconds, now } from '../../lib/time.js'
 import type { RequestContext } from '../auth/auth.types.js'
 import { enqueueWebhookEvents } from '../events/outbox.js'
-import type { InvitationView } from './invitations.schemas.js'
+import { INVITATION_TOKEN_PATTERN, type InvitationView } from './invitations.schemas.js'
 import { invitationsRepo as repo } from './invitations.repo.js'
 import { normalizeEmail } from './purchases.js'
+import type { ReviewField, ReviewForm, ReviewPageState, ReviewValues } from './review-page.schemas.js'
+import { RATING_MAX, RATING_MIN } from './reviews.schemas.js'
+import type { ReviewsService } from './reviews.service.js'
 import { type Platform, platformOf } from '../../platforms/platform.js'
 
 export const INVITATION_TTL_MS = 90 * DAY_MS
@@ -75,9 +81,48 @@ export async function claimInvitation(trx: Db, shopId: string, token: string, pr
   return claimed
 }
 
-export function createInvitationsService(deps: { db: Db; reviewUrl: ReviewUrlOf; clock?: () => number }) {
-  const { db, reviewUrl } = deps
+const INVITATION_TOKEN = new RegExp(INVITATION_TOKEN_PATTERN)
+
+/** A refused submission as the form's states: each field's sentence, a duplicate, or the notice an unusable invitation gets; null for any other error. */
+function formProblems(err: unknown): { errors: Partial<Record<ReviewField, PageStringKey>>; duplicate: boolean; notice?: 'used' | 'expired' | 'unknown' } | null {
+  if (!(err instanceof AppError)) return null
+  if (err.code === 'DUPLICATE_REVIEW') return { errors: {}, duplicate: true }
+  if (err.code !== 'VALIDATION_ERROR') return null
+  const errors: Partial<Record<ReviewField, PageStringKey>> = {}
+  const details = (Array.isArray(err.details) ? err.details : []) as ErrorDetail[]
+  for (const d of details) {
+    const path = d.path
+    if (path.startsWith('body.invitation')) return { errors, duplicate: false, notice: d.message.includes('used') ? 'used' : d.message.includes('expired') ? 'expired' : 'unknown' }
+    if (path.startsWith('body.rating')) errors.rating = 'errorRating'
+    else if (path.startsWith('body.body')) errors.body = 'errorBody'
+    else if (path.startsWith('body.customerName')) errors.name = 'errorName'
+    else if (path.startsWith('body.customerEmail')) errors.email = 'errorEmail'
+    else if (path.startsWith('body.title')) errors.title = 'errorTitle'
+  }
+  return { errors, duplicate: false }
+}
+
+export function createInvitationsService(deps: { db: Db; reviewUrl: ReviewUrlOf; reviews: Pick<ReviewsService, 'submit'>; clock?: () => number }) {
+  const { db, reviewUrl, reviews } = deps
   const clock = deps.clock ?? now
+
+  /**
+   * The review page of an invitation token: its form, or the notice the page shows instead
+   * (used, expired, unknown). `shopId`: that shop's invitations only (a platform's page inside the shop).
+   */
+  async function page(token: string | undefined, shopId?: string): Promise<ReviewPageState> {
+    if (token === undefined || !INVITATION_TOKEN.test(token)) return { kind: 'notice', which: 'unknown' }
+    const row = shopId === undefined ? await repo.byToken(db, token) : await repo.ofShop(db, shopId, token)
+    if (!row) return { kind: 'notice', which: 'unknown' }
+    if (row.used_at !== null) return { kind: 'notice', which: 'used', shopId: row.shop_id }
+    if (Number(row.expires_at) <= clock()) return { kind: 'notice', which: 'expired', shopId: row.shop_id }
+    return {
+      kind: 'form',
+      invitation: { token: row.token, shopId: row.shop_id, productId: row.product_id, handle: await repo.productHandle(db, row.shop_id, row.product_id), email: row.email },
+      values: {},
+      errors: {},
+    }
+  }
 
   return {
     /**
@@ -125,6 +170,43 @@ export function createInvitationsService(deps: { db: Db; reviewUrl: ReviewUrlOf;
     async list(ctx: RequestContext, q: { orderId?: string | undefined; email?: string | undefined; limit: number }): Promise<{ invitations: InvitationView[] }> {
       const rows = await repo.list(db, ctx.shop.id, { orderId: q.orderId, email: q.email === undefined ? undefined : normalizeEmail(q.email) }, q.limit)
       return { invitations: rows.map((r) => invitationView(r, ctx.shop.domain, reviewUrl)) }
+    },
+
+    page,
+
+    /**
+     * Submits an invitation's review form as the reviews API would (`POST /api/v1/reviews`
+     * with `invitation`), for the shop of `ctx` (its storefront, or a platform's proxied
+     * shopper): the same rules and errors, as the page's states. A rating that is not 1..5 is
+     * reported with the other fields' problems, nothing written.
+     */
+    async submitPage(ctx: RequestContext, form: ReviewForm): Promise<ReviewPageState> {
+      const state = await page(form.invitation, ctx.shop.id)
+      if (state.kind !== 'form') return state
+      const invitation = state.invitation
+      const values: ReviewValues = { rating: form.rating, title: form.title ?? '', body: form.body ?? '', name: form.name ?? '', email: form.email ?? '' }
+      const chosen = /^[0-9]$/.test(form.rating ?? '') ? Number(form.rating) : undefined
+      const rating = chosen !== undefined && chosen >= RATING_MIN && chosen <= RATING_MAX ? chosen : undefined
+      const input = {
+        // Without a valid rating, an invalid product id makes the service report the other fields and write nothing.
+        productId: rating === undefined ? '' : invitation.productId,
+        customerEmail: invitation.email ?? values.email ?? '',
+        customerName: values.name ?? '',
+        rating: rating ?? 1,
+        title: values.title,
+        body: values.body ?? '',
+        invitation: invitation.token,
+      }
+      try {
+        const done = await reviews.submit(ctx, input)
+        return { kind: 'thanks', status: done.status, handle: invitation.handle }
+      } catch (err) {
+        const found = formProblems(err)
+        if (found === null) throw err
+        if (found.notice !== undefined) return { kind: 'notice', which: found.notice }
+        const errors = rating === undefined ? { ...found.errors, rating: 'errorRating' as const } : found.errors
+        return { kind: 'form', invitation, values, errors, duplicate: found.duplicate }
+      }
     },
   }
 }

@@ -28,44 +28,14 @@ export async function recordPurchase(trx: Db, shopId: string, purchase: Purchase
   if ((customerId === null && email === null) || productIds.length === 0) return { verified: 0 }
 
   const buyers = [...(customerId ? [`customer:${customerId}`] : []), ...(email ? [`email:${email}`] : [])]
-  await trx
-    .insertInto('purchases')
-    .values(productIds.flatMap((productId) => buyers.map((buyer) => ({ shop_id: shopId, product_id: productId, buyer, customer_id: customerId, email, created_at: at }))))
-    .onConflict((oc) =>
-      oc.columns(['shop_id', 'product_id', 'buyer']).doUpdateSet((eb) => ({
-        customer_id: eb.fn.coalesce('purchases.customer_id', eb.ref('excluded.customer_id')),
-        email: eb.fn.coalesce('purchases.email', eb.ref('excluded.email')),
-      })),
-    )
-    .execute()
+  await reviewsRepo.addPurchases(trx, productIds.flatMap((productId) => buyers.map((buyer) => ({ shop_id: shopId, product_id: productId, buyer, customer_id: customerId, email, created_at: at }))))
   if (customerId === null) return { verified: 0 }
 
-  const marked = await trx
-    .updateTable('reviews')
-    .set({ verified: 1, verified_by: 'customer_order', updated_at: at })
-    .where('shop_id', '=', shopId)
-    .where('product_id', 'in', productIds)
-    .where('verified', '=', 0)
-    .where('customer_id', '=', customerId)
-    .returning(['product_id', 'status'])
-    .execute()
-
+  const marked = await reviewsRepo.markVerifiedByOrder(trx, shopId, customerId, productIds, at)
   const approvedPerProduct = new Map<string, number>()
   for (const r of marked) {
     if (r.status === 'approved') approvedPerProduct.set(r.product_id, (approvedPerProduct.get(r.product_id) ?? 0) + 1)
   }
   for (const [productId, n] of approvedPerProduct) await reviewsRepo.addVerifiedToAggregate(trx, shopId, productId, n, at)
   return { verified: marked.length }
-}
-
-/** At submit time: has this customer's order contained the product? */
-export async function hasPurchased(db: Db, shopId: string, productId: string, customerId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('purchases')
-    .select('buyer')
-    .where('shop_id', '=', shopId)
-    .where('product_id', '=', productId)
-    .where('buyer', '=', `customer:${customerId}`)
-    .executeTakeFirst()
-  return row !== undefined
 }

@@ -1,30 +1,26 @@
 /**
  * The service's own review page, `PUBLIC_BASE_URL/reviews/new?invitation=…`: where a review
- * invitation's link points for a shop that is not on Shopify (review-page.ts). HTML, in the
- * shopper's language (`?locale=`, else `Accept-Language`); the form posts back here.
+ * invitation's link points for a shop outside the configured platforms (review-page.ts). HTML,
+ * in the shopper's language (`?locale=`, else `Accept-Language`); the form posts back here.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
 import { Type } from 'typebox'
-import type { Db } from '../../db/types.js'
+import { acceptFormBodies } from '../../lib/form-bodies.js'
 import { errors } from '../../lib/http-schemas.js'
 import type { ShopsService } from '../shops/shops.service.js'
 import type { Shop } from '../shops/shops.types.js'
 import { negotiateLocale, type PageLocale, pageStrings, supportedLocale } from '../../lib/page-strings.js'
-import { REVIEW_PAGE_PATH } from './invitations.service.js'
-import { acceptFormBodies, invitationState, ReviewFormBody, type ReviewPageState, reviewPageHtml, submitReviewForm } from './review-page.js'
-import type { ReviewsService } from './reviews.service.js'
+import { type InvitationsService, REVIEW_PAGE_PATH } from './invitations.service.js'
+import { reviewPageHtml } from './review-page.js'
+import { ReviewFormBody, ReviewPageQuery, type ReviewPageState } from './review-page.schemas.js'
 
-const PageQuery = Type.Object({
-  invitation: Type.Optional(Type.String({ maxLength: 200, description: 'The invitation token (from the `review.requested` event\'s `reviewUrl`)' })),
-  locale: Type.Optional(Type.String({ maxLength: 35, description: 'A language tag (`fr`, `pt-BR`, …); default: from `Accept-Language`' })),
-})
 const HtmlPage = { description: 'The page', content: { 'text/html': { schema: Type.String({ description: 'HTML document' }) } } }
 
 /** No script, no outside resource, posts only to itself, never framed. */
 const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
-export const reviewPageRoutes: FastifyPluginAsyncTypebox<{ db: Db; reviews: ReviewsService; shops: ShopsService }> = async (app, { db, reviews, shops }) => {
+export const reviewPageRoutes: FastifyPluginAsyncTypebox<{ invitations: InvitationsService; shops: ShopsService }> = async (app, { invitations, shops }) => {
   acceptFormBodies(app)
   const tags = ['reviews']
 
@@ -52,11 +48,11 @@ export const reviewPageRoutes: FastifyPluginAsyncTypebox<{ db: Db; reviews: Revi
     REVIEW_PAGE_PATH,
     {
       config: { access: ['public'], cache: 'private' },
-      schema: { tags, querystring: PageQuery, response: { 200: HtmlPage, ...errors(400, 429) } },
+      schema: { tags, querystring: ReviewPageQuery, response: { 200: HtmlPage, ...errors(400, 429) } },
     },
     async (request, reply) => {
       const locale = localeOf(request.query, request.headers['accept-language'])
-      const state = await invitationState(db, request.query.invitation, Date.now())
+      const state = await invitations.page(request.query.invitation)
       const shop = await shopOf(state)
       if (state.kind === 'form' && shop === undefined) return send(reply, { kind: 'notice', which: 'unknown' }, locale, undefined)
       return send(reply, state, locale, shop)
@@ -67,14 +63,14 @@ export const reviewPageRoutes: FastifyPluginAsyncTypebox<{ db: Db; reviews: Revi
     REVIEW_PAGE_PATH,
     {
       config: { access: ['public'], cache: 'private' },
-      schema: { tags, querystring: PageQuery, body: ReviewFormBody, response: { 200: HtmlPage, ...errors(400, 429) } },
+      schema: { tags, querystring: ReviewPageQuery, body: ReviewFormBody, response: { 200: HtmlPage, ...errors(400, 429) } },
     },
     async (request, reply) => {
       const locale = localeOf(request.query, request.headers['accept-language'])
-      const found = await invitationState(db, request.body.invitation, Date.now())
+      const found = await invitations.page(request.body.invitation)
       const shop = await shopOf(found)
       if (found.kind !== 'form' || shop === undefined) return send(reply, found.kind === 'form' ? { kind: 'notice', which: 'unknown' } : found, locale, shop)
-      const state = await submitReviewForm({ db, reviews }, { shop, actor: { kind: 'storefront' }, requestId: request.id }, request.body)
+      const state = await invitations.submitPage({ shop, actor: { kind: 'storefront' }, requestId: request.id }, request.body)
       return send(reply, state, locale, shop)
     },
   )

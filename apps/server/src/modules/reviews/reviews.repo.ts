@@ -5,7 +5,7 @@
 import type { Db } from '../../db/types.js'
 import { backendOf, lockedForUpdate } from '../../db/dialect.js'
 import { precompiled } from '../../db/precompiled.js'
-import type { ReviewAggregateRow, ReviewRow, ReviewStatus, ReviewsTable, VoterType } from '../../db/schema.js'
+import type { PurchasesTable, ReviewAggregateRow, ReviewRow, ReviewStatus, ReviewsTable, VoterType } from '../../db/schema.js'
 import type { Insertable } from 'kysely'
 import { sql } from 'kysely'
 
@@ -54,7 +54,16 @@ function filterColumns(f: ReviewFilters): FilterColumns {
   return c
 }
 
-type PageWithTotal = (db: Db, shopId: string, productId: string, limit: number, offset: number, ...filterValues: number[]) => Promise<(PublicReviewRow & { total_n: number | string | null })[]>
+/** The named parameters of a page-with-total statement; `filters` holds the values of the statement's filter columns. */
+interface PageParams {
+  shopId: string
+  productId: string
+  limit: number
+  offset: number
+  filters: FilterColumns
+}
+
+type PageWithTotal = (db: Db, p: PageParams) => Promise<(PublicReviewRow & { total_n: number | string | null })[]>
 
 /**
  * The page-with-total statements, compiled once per shape (sort, which filters, which
@@ -70,11 +79,11 @@ function pageWithTotalStatement(filters: FilterColumns, sort: ReviewSort, total:
   if (statement === undefined) {
     const column = (name: AggregateCount) => sql<number>`a.${sql.ref(name)}`
     const expr = total.minus === undefined ? column(total.take) : sql<number>`${column(total.take)} - ${column(total.minus)}`
-    statement = precompiled(4 + used.length, (db, shopId: string, productId: string, limit: number, offset: number, ...values: number[]) =>
-      ordered(approvedWhere(db, shopId, productId, Object.fromEntries(used.map((c, i) => [c, values[i]]))).select(PUBLIC_COLUMNS), sort)
-        .limit(limit)
-        .offset(offset)
-        .select((eb) => eb.selectFrom('review_aggregates as a').select(expr.as('n')).where('a.shop_id', '=', shopId).where('a.product_id', '=', productId).as('total_n')),
+    statement = precompiled((db, p: PageParams) =>
+      ordered(approvedWhere(db, p.shopId, p.productId, Object.fromEntries(used.map((c) => [c, p.filters[c]]))).select(PUBLIC_COLUMNS), sort)
+        .limit(p.limit)
+        .offset(p.offset)
+        .select((eb) => eb.selectFrom('review_aggregates as a').select(expr.as('n')).where('a.shop_id', '=', p.shopId).where('a.product_id', '=', p.productId).as('total_n')),
     ) as PageWithTotal
     pagesWithTotal.set(key, statement)
   }
@@ -133,7 +142,7 @@ export const reviewsRepo = {
    */
   approvedPageWithTotal(db: Db, shopId: string, productId: string, filters: ReviewFilters, sort: ReviewSort, limit: number, offset: number, total: AggregateTotal) {
     const columns = filterColumns(filters)
-    return pageWithTotalStatement(columns, sort, total)(db, shopId, productId, limit, offset, ...Object.values(columns))
+    return pageWithTotalStatement(columns, sort, total)(db, { shopId, productId, limit, offset, filters: columns })
   },
 
   /** Only for filter combinations the aggregate cannot answer (e.g. rating and verified together). */
@@ -266,6 +275,47 @@ export const reviewsRepo = {
       .returning('helpful_count')
       .executeTakeFirstOrThrow()
     return Number(row.helpful_count)
+  },
+
+  // ---- purchases (purchases.ts) ----
+
+  /** Records purchases (rows of their shop); a known buyer of a product keeps its row, gaining the customer id or e-mail it lacked. */
+  async addPurchases(db: Db, rows: Insertable<PurchasesTable>[]): Promise<void> {
+    await db
+      .insertInto('purchases')
+      .values(rows)
+      .onConflict((oc) =>
+        oc.columns(['shop_id', 'product_id', 'buyer']).doUpdateSet((eb) => ({
+          customer_id: eb.fn.coalesce('purchases.customer_id', eb.ref('excluded.customer_id')),
+          email: eb.fn.coalesce('purchases.email', eb.ref('excluded.email')),
+        })),
+      )
+      .execute()
+  },
+
+  /** Whether an order of the customer contained the product. */
+  async hasPurchased(db: Db, shopId: string, productId: string, customerId: string): Promise<boolean> {
+    const row = await db
+      .selectFrom('purchases')
+      .select('buyer')
+      .where('shop_id', '=', shopId)
+      .where('product_id', '=', productId)
+      .where('buyer', '=', `customer:${customerId}`)
+      .executeTakeFirst()
+    return row !== undefined
+  },
+
+  /** Marks the customer's reviews of these products verified by an order; returns the product and status of each review marked. */
+  markVerifiedByOrder(db: Db, shopId: string, customerId: string, productIds: string[], at: number): Promise<Pick<ReviewRow, 'product_id' | 'status'>[]> {
+    return db
+      .updateTable('reviews')
+      .set({ verified: 1, verified_by: 'customer_order', updated_at: at })
+      .where('shop_id', '=', shopId)
+      .where('product_id', 'in', productIds)
+      .where('verified', '=', 0)
+      .where('customer_id', '=', customerId)
+      .returning(['product_id', 'status'])
+      .execute()
   },
 }
 

@@ -72,9 +72,12 @@ export const ProductParams = Type.Object({
 
 export const ReviewIdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) })
 
+/** Page sizes of the storefront's listing and the admin's moderation view. */
+export const PER_PAGE = { storefront: { max: 50, default: 10 }, admin: { max: 100, default: 20 } } as const
+
 export const ListQuery = Type.Object({
   page: Page,
-  per_page: Type.Integer({ minimum: 1, maximum: 50, default: 10 }),
+  per_page: Type.Integer({ minimum: 1, maximum: PER_PAGE.storefront.max, default: PER_PAGE.storefront.default }),
   sort: ReviewSortSchema,
   rating: Type.Optional(Type.Integer({ minimum: RATING_MIN, maximum: RATING_MAX, description: 'Only reviews with this rating' })),
   verified: Type.Optional(Type.Boolean({ description: 'true: only verified purchases; false: only unverified' })),
@@ -134,7 +137,7 @@ export const AdminListQuery = Type.Object({
   status: Type.Optional(ReviewStatusSchema),
   product_id: Type.Optional(Type.String({ pattern: platformIdPattern('Product') })),
   page: Page,
-  per_page: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  per_page: Type.Integer({ minimum: 1, maximum: PER_PAGE.admin.max, default: PER_PAGE.admin.default }),
 })
 
 export const ReplyBody = Type.Object({
@@ -231,7 +234,7 @@ export const reviewsOperations: OperationDocs = {
   'GET /api/v1/admin/reviews': {
     operationId: 'listReviewsForModeration',
     summary: 'The moderation queue',
-    description: `Every status in the moderation view. Without \`status\`: pending first, then newest first; with it: newest first. \`product_id\` filters by product. \`per_page\` 1..100 (default 20). ${ADMIN}`,
+    description: `Every status in the moderation view. Without \`status\`: pending first, then newest first; with it: newest first. \`product_id\` filters by product. \`per_page\` 1..${PER_PAGE.admin.max} (default ${PER_PAGE.admin.default}). ${ADMIN}`,
     responses: { 200: 'A page of reviews in the moderation view' },
     examples: { 200: page([adminReview], 20) },
   },

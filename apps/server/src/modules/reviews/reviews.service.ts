@@ -14,7 +14,7 @@ import { DAY_MS, isoSeconds, now } from '../../lib/time.js'
 import type { RequestContext } from '../auth/auth.types.js'
 import { claimInvitation } from './invitations.service.js'
 import { invitationsRepo } from './invitations.repo.js'
-import { hasPurchased, normalizeEmail } from './purchases.js'
+import { normalizeEmail } from './purchases.js'
 import { type AggregateTotal, contributionOf, type PublicReviewRow, type ReviewFilters, type ReviewSort, reviewsRepo as repo } from './reviews.repo.js'
 import { type AdminReviewView, type PublicReviewView, RATING_MAX, RATING_MIN, REVIEW_LIMITS as LIMITS, type SubmitInput } from './reviews.schemas.js'
 
@@ -222,7 +222,7 @@ export function createReviewsService(deps: { db: Db; clock?: () => number }) {
             verifiedBy = 'invitation'
           } else if (ctx.actor.kind === 'customer') {
             customerId = ctx.actor.customerId
-            if (await hasPurchased(trx, shopId, r.productId, customerId)) verifiedBy = 'customer_order'
+            if (await repo.hasPurchased(trx, shopId, r.productId, customerId)) verifiedBy = 'customer_order'
           }
           if (await repo.exists(trx, shopId, r.productId, customerId === null ? { email: r.email } : { customerId })) throw duplicate()
           const row = {

@@ -34,26 +34,28 @@ export function toShop(row: ShopRow): Shop {
   }
 }
 
-export function createShopsRepo(db: Db) {
-  return {
-    async byId(shopId: string): Promise<Shop | undefined> {
-      const row = await db.selectFrom('shops').selectAll().where('id', '=', shopId).executeTakeFirst()
-      return row && toShop(row)
-    },
-    async byDomain(domain: string): Promise<Shop | undefined> {
-      const row = await db.selectFrom('shops').selectAll().where('domain', '=', domain).executeTakeFirst()
-      return row && toShop(row)
-    },
-    async byStorefrontKey(key: string): Promise<Shop | undefined> {
-      const row = await db.selectFrom('shops').selectAll().where('storefront_key', '=', key).executeTakeFirst()
-      return row && toShop(row)
-    },
-    async insert(executor: Db, row: NewShopRow): Promise<void> {
-      await executor.insertInto('shops').values(row).execute()
-    },
-    async update(shopId: string, patch: ShopUpdate): Promise<Shop | undefined> {
-      const row = await db.updateTable('shops').set(patch).where('id', '=', shopId).returningAll().executeTakeFirst()
-      return row && toShop(row)
-    },
-  }
+/** Shops: the tenant table itself, so a shop is found by its id, or globally by its domain or storefront key. */
+export const shopsRepo = {
+  async byId(db: Db, shopId: string): Promise<Shop | undefined> {
+    const row = await db.selectFrom('shops').selectAll().where('id', '=', shopId).executeTakeFirst()
+    return row && toShop(row)
+  },
+  async byDomain(db: Db, domain: string): Promise<Shop | undefined> {
+    const row = await db.selectFrom('shops').selectAll().where('domain', '=', domain).executeTakeFirst()
+    return row && toShop(row)
+  },
+  async byStorefrontKey(db: Db, key: string): Promise<Shop | undefined> {
+    const row = await db.selectFrom('shops').selectAll().where('storefront_key', '=', key).executeTakeFirst()
+    return row && toShop(row)
+  },
+  async domainTaken(db: Db, domain: string): Promise<boolean> {
+    return (await db.selectFrom('shops').select('id').where('domain', '=', domain).executeTakeFirst()) !== undefined
+  },
+  async insert(db: Db, row: NewShopRow): Promise<void> {
+    await db.insertInto('shops').values(row).execute()
+  },
+  async update(db: Db, shopId: string, patch: ShopUpdate): Promise<Shop | undefined> {
+    const row = await db.updateTable('shops').set(patch).where('id', '=', shopId).returningAll().executeTakeFirst()
+    return row && toShop(row)
+  },
 }

@@ -1,13 +1,13 @@
 import { LRUCache } from 'lru-cache'
 import type { Db } from '../../db/types.js'
-import { backendOf, lockedForUpdate } from '../../db/dialect.js'
+import { lockShopRow } from '../../db/dialect.js'
 import type { KeyScope, Plan, ShopUpdate } from '../../db/schema.js'
 import { AppError, notFound, invalid } from '../../lib/errors.js'
 import { newId, newSecret } from '../../lib/ids.js'
 import { hashSecret } from '../../lib/secrets.js'
 import { now } from '../../lib/time.js'
-import { createApiKeysRepo } from '../auth/api-keys.repo.js'
-import { createShopsRepo } from './shops.repo.js'
+import { apiKeysRepo } from '../auth/api-keys.repo.js'
+import { shopsRepo } from './shops.repo.js'
 import type { Shop, ShopSettings } from './shops.types.js'
 
 export interface CreatedShop {
@@ -41,13 +41,11 @@ export function normalizeDomain(input: string): string {
  */
 export function createShopsService(deps: { db: Db; cacheTtlMs: number }) {
   const { db } = deps
-  const shops = createShopsRepo(db)
-  const keys = createApiKeysRepo(db)
   // Concurrent loads of one shop share one query (`fetch`); a cache TTL of 0 keeps nothing past a millisecond.
   const cacheOptions = { max: 10_000, ttl: Math.max(1, deps.cacheTtlMs), ignoreFetchAbort: true }
-  const byId: LRUCache<string, Shop> = new LRUCache({ ...cacheOptions, fetchMethod: async (id) => filed(await shops.byId(id)) })
-  const byStorefrontKey: LRUCache<string, Shop> = new LRUCache({ ...cacheOptions, fetchMethod: async (key) => filed(await shops.byStorefrontKey(key)) })
-  const byDomainCache: LRUCache<string, Shop> = new LRUCache({ ...cacheOptions, fetchMethod: async (domain) => filed(await shops.byDomain(domain)) })
+  const byId: LRUCache<string, Shop> = new LRUCache({ ...cacheOptions, fetchMethod: async (id) => filed(await shopsRepo.byId(db, id)) })
+  const byStorefrontKey: LRUCache<string, Shop> = new LRUCache({ ...cacheOptions, fetchMethod: async (key) => filed(await shopsRepo.byStorefrontKey(db, key)) })
+  const byDomainCache: LRUCache<string, Shop> = new LRUCache({ ...cacheOptions, fetchMethod: async (domain) => filed(await shopsRepo.byDomain(db, domain)) })
   const filed = (shop: Shop | undefined) => shop && remember(shop)
 
   function remember(shop: Shop): Shop {
@@ -77,14 +75,14 @@ export function createShopsService(deps: { db: Db; cacheTtlMs: number }) {
   })
 
   async function mustGet(shopId: string): Promise<Shop> {
-    const shop = await shops.byId(shopId)
+    const shop = await shopsRepo.byId(db, shopId)
     if (!shop) throw notFound('Shop')
     return shop
   }
 
   async function update(shopId: string, patch: ShopUpdate): Promise<Shop> {
     const before = await mustGet(shopId)
-    const after = await shops.update(shopId, { ...patch, updated_at: now() })
+    const after = await shopsRepo.update(db, shopId, { ...patch, updated_at: now() })
     forget(before)
     if (!after) throw notFound('Shop')
     return remember(after)
@@ -101,9 +99,9 @@ export function createShopsService(deps: { db: Db; cacheTtlMs: number }) {
     const at = now()
     const shopId = newId('shop')
     try {
-      await shops.insert(db, newShopRow(shopId, normalizeDomain(domain), plan, at))
+      await shopsRepo.insert(db, newShopRow(shopId, normalizeDomain(domain), plan, at))
     } catch (err) {
-      const raced = await shops.byDomain(domain)
+      const raced = await shopsRepo.byDomain(db, domain)
       if (raced) return remember(raced)
       throw err
     }
@@ -118,11 +116,11 @@ export function createShopsService(deps: { db: Db; cacheTtlMs: number }) {
       const keyId = newId('ak')
       const secret = newSecret('sk')
       await db.transaction().execute(async (trx) => {
-        if (await trx.selectFrom('shops').select('id').where('domain', '=', domain).executeTakeFirst()) {
+        if (await shopsRepo.domainTaken(trx, domain)) {
           throw invalid([{ path: 'domain', message: 'already exists' }], `A shop with domain ${domain} already exists`)
         }
-        await shops.insert(trx, newShopRow(shopId, domain, input.plan, at))
-        await keys.insert(trx, { shop_id: shopId, id: keyId, name: 'Default admin key', scope: 'admin', secret_hash: hashSecret(secret), created_at: at })
+        await shopsRepo.insert(trx, newShopRow(shopId, domain, input.plan, at))
+        await apiKeysRepo.insert(trx, shopId, { id: keyId, name: 'Default admin key', scope: 'admin', secret_hash: hashSecret(secret), created_at: at })
       })
       return { shop: await mustGet(shopId), apiKey: { keyId, secret, scope: 'admin' } }
     },
@@ -139,7 +137,7 @@ export function createShopsService(deps: { db: Db; cacheTtlMs: number }) {
     cached: (shopId: string): Shop | undefined => byId.get(shopId),
     cachedByStorefrontKey: (key: string): Shop | undefined => byStorefrontKey.get(key),
 
-    byDomain: (domain: string) => shops.byDomain(normalizeDomain(domain)),
+    byDomain: (domain: string) => shopsRepo.byDomain(db, normalizeDomain(domain)),
 
     /** `byDomain` of an already normalized domain, through the cache (the app proxy's path). */
     byDomainCached: (domain: string): Promise<Shop | undefined> => byDomainCache.fetch(domain),
@@ -199,16 +197,16 @@ export function createShopsService(deps: { db: Db; cacheTtlMs: number }) {
       }
       await db.transaction().execute(async (trx) => {
         // Serialises concurrent creates of one shop so the limit holds.
-        await lockedForUpdate(trx.selectFrom('shops').select('id').where('id', '=', shopId), backendOf(trx)).execute()
-        if ((await keys.countActive(trx, shopId)) >= MAX_API_KEYS_PER_SHOP) {
+        await lockShopRow(trx, shopId, 'update')
+        if ((await apiKeysRepo.countActive(trx, shopId)) >= MAX_API_KEYS_PER_SHOP) {
           throw new AppError('KEY_LIMIT', `A shop can have at most ${MAX_API_KEYS_PER_SHOP} active API keys; revoke one first`, { limit: MAX_API_KEYS_PER_SHOP })
         }
-        await keys.insert(trx, { shop_id: shopId, id: key.keyId, name: key.name, scope: key.scope, secret_hash: hashSecret(key.secret), created_at: key.createdAt })
+        await apiKeysRepo.insert(trx, shopId, { id: key.keyId, name: key.name, scope: key.scope, secret_hash: hashSecret(key.secret), created_at: key.createdAt })
       })
       return key
     },
 
-    listApiKeys: (shopId: string) => keys.listActive(shopId),
+    listApiKeys: (shopId: string) => apiKeysRepo.listActive(db, shopId),
   }
 }
 

@@ -6,11 +6,8 @@
  * they were its only id (and it was not `truncated`). Queued product signals name nobody
  * yet: their holders are read after the erasure.
  */
-import { sql, type Transaction } from 'kysely'
-import type { Backend } from '../../db/types.js'
-import { lockedForUpdate } from '../../db/dialect.js'
-import type { Database } from '../../db/schema.js'
-import { createWebhooksRepo } from './webhooks.repo.js'
+import type { Db } from '../../db/types.js'
+import { webhooksRepo } from './webhooks.repo.js'
 
 export const CANCELLED_BY_ERASURE = 'cancelled: customer erased'
 
@@ -25,50 +22,31 @@ export function withoutCustomer(data: Data, customerId: string): Data | null | u
   return rest.length === 0 && data.truncated !== true ? null : { ...data, customerIds: rest }
 }
 
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
-
 /**
  * Cancels or rewrites, in the erasing transaction, what waits to be sent about the customer.
  * Returns the number of pending deliveries cancelled or rewritten.
  */
-export async function eraseCustomerFromWebhooks(trx: Transaction<Database>, backend: Backend, shopId: string, customerId: string, at: number): Promise<number> {
+export async function eraseCustomerFromWebhooks(trx: Db, shopId: string, customerId: string, at: number): Promise<number> {
   // PostgreSQL: the shop's row lock waits for the worker writing queued signals of this shop
   // (it holds the row FOR SHARE, product-fan-out.ts) and keeps the next one from reading
   // the holders before this erasure commits.
-  await createWebhooksRepo(trx, backend).lockShop(trx, shopId)
-  const mentions = sql.lit(`%${escapeLike(JSON.stringify(customerId))}%`)
-  // A cheap prefilter on the text; each match is then checked on the parsed JSON.
-  const named = (column: 'payload' | 'body') => sql<boolean>`${sql.ref(column)} like ${mentions} escape '\\'`
+  await webhooksRepo.lockShop(trx, shopId)
 
-  const outbox = await lockedForUpdate(
-    trx.selectFrom('outbox').select(['id', 'payload']).where('shop_id', '=', shopId).where('dispatched', '=', 0).where(named('payload')),
-    backend,
-  ).execute()
-  for (const row of outbox) {
+  for (const row of await webhooksRepo.outboxNaming(trx, shopId, customerId)) {
     const data = withoutCustomer(JSON.parse(row.payload) as Data, customerId)
     if (data === undefined) continue
-    if (data === null) await trx.deleteFrom('outbox').where('shop_id', '=', shopId).where('id', '=', row.id).execute()
-    else await trx.updateTable('outbox').set({ payload: JSON.stringify(data) }).where('shop_id', '=', shopId).where('id', '=', row.id).execute()
+    if (data === null) await webhooksRepo.deleteOutboxRow(trx, shopId, row.id)
+    else await webhooksRepo.setOutboxPayload(trx, shopId, row.id, JSON.stringify(data))
   }
 
-  const deliveries = await lockedForUpdate(
-    trx.selectFrom('webhook_deliveries').select(['id', 'body']).where('shop_id', '=', shopId).where('status', '=', 'pending').where(named('body')),
-    backend,
-  ).execute()
   let changed = 0
-  for (const row of deliveries) {
+  for (const row of await webhooksRepo.pendingNaming(trx, shopId, customerId)) {
     const body = JSON.parse(row.body) as { data: Data }
     const data = withoutCustomer(body.data, customerId)
     if (data === undefined) continue
     changed++
-    const update = trx.updateTable('webhook_deliveries').where('shop_id', '=', shopId).where('id', '=', row.id)
-    if (data !== null) await update.set({ body: JSON.stringify({ ...body, data }), updated_at: at }).execute()
-    else {
-      // The lease goes too: an attempt in flight cannot settle (and so revive) it.
-      await update
-        .set({ status: 'failed', body: '', next_attempt_at: null, locked_until: null, locked_by: null, last_error: CANCELLED_BY_ERASURE, updated_at: at })
-        .execute()
-    }
+    if (data !== null) await webhooksRepo.setDeliveryBody(trx, shopId, row.id, JSON.stringify({ ...body, data }), at)
+    else await webhooksRepo.cancelDelivery(trx, shopId, row.id, CANCELLED_BY_ERASURE, at)
   }
   return changed
 }

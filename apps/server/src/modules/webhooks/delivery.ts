@@ -8,11 +8,10 @@ import { now } from '../../lib/time.js'
 import { nextAttemptAt } from './retry-schedule.js'
 import { signatureHeaders } from './signing.js'
 import type { SendResult, WebhookSender } from './webhook-sender.js'
-import type { DeliveryRow, EndpointRow, WebhooksRepo } from './webhooks.repo.js'
+import { type DeliveryRow, type EndpointRow, webhooksRepo } from './webhooks.repo.js'
 
 export interface AttemptDeps {
   db: Db
-  repo: WebhooksRepo
   sender: WebhookSender
   retryScheduleSec: readonly number[]
   workerId: string
@@ -43,7 +42,7 @@ export async function attemptDelivery(
   await deps.db.transaction().execute(async (trx) => {
     // Only the holder of the claim writes the outcome: a delivery deleted meanwhile (its
     // webhook was deleted) or re-claimed after an expired lease is left alone.
-    const settled = await deps.repo.settle(trx, { shop_id: delivery.shop_id, id: delivery.id, claimToken }, {
+    const settled = await webhooksRepo.settle(trx, { shop_id: delivery.shop_id, id: delivery.id, claimToken }, {
       status,
       attempts,
       next_attempt_at: next,
@@ -52,7 +51,7 @@ export async function attemptDelivery(
       at,
     })
     if (!settled) return
-    await deps.repo.recordAttempt(trx, {
+    await webhooksRepo.recordAttempt(trx, {
       shop_id: delivery.shop_id,
       delivery_id: delivery.id,
       attempt: attempts,
@@ -63,7 +62,7 @@ export async function attemptDelivery(
       error: result.error,
       response_body: result.responseBody,
     })
-    if (gone) await deps.repo.disableEndpoint(trx, delivery.shop_id, endpoint.id, 'receiver answered 410 Gone', at)
+    if (gone) await webhooksRepo.disableEndpoint(trx, delivery.shop_id, endpoint.id, 'receiver answered 410 Gone', at)
   })
   return { result, status, attempts, nextAttemptAt: next }
 }

@@ -16,7 +16,7 @@ import type { Platform } from '../../platforms/platform.js'
 import { attemptDelivery } from './delivery.js'
 import type { ResolveHost } from './ssrf-guard.js'
 import { createWebhookSender, type WebhookSender } from './webhook-sender.js'
-import { createWebhooksRepo, type DeliveryRow, type EndpointRow, newDelivery } from './webhooks.repo.js'
+import { type DeliveryRow, type EndpointRow, newDelivery, webhooksRepo } from './webhooks.repo.js'
 
 export interface WorkerLog {
   info(obj: object, msg?: string): void
@@ -102,8 +102,7 @@ export function subscribes(endpoint: Pick<EndpointRow, 'events'>, event: string)
 }
 
 export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
-  const { db, backend } = opts.storage
-  const repo = createWebhooksRepo(db, backend)
+  const { db } = opts.storage
   const id = opts.workerId ?? `wrk_${randomBytes(6).toString('base64url')}`
   const ownSender = opts.sender === undefined
   const sender =
@@ -114,16 +113,16 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
   const maxInFlight = Math.max(opts.maxInFlight ?? 2 * batchSize, 1)
   const perEndpoint = Math.max(opts.maxInFlightPerEndpoint ?? 5, 1)
   const log = opts.log ?? silent
-  const attemptDeps = { db, repo, sender, retryScheduleSec: opts.webhooks.retryScheduleSec, workerId: id }
+  const attemptDeps = { db, sender, retryScheduleSec: opts.webhooks.retryScheduleSec, workerId: id }
 
   async function fanOut(): Promise<number> {
-    if (!(await repo.hasUndispatched())) return 0
+    if (!(await webhooksRepo.hasUndispatched(db))) return 0
     return db.transaction().execute(async (trx) => {
-      const rows = await repo.takeOutbox(trx, 200)
+      const rows = await webhooksRepo.takeOutbox(trx, 200)
       if (rows.length === 0) return 0
       const shopIds = [...new Set(rows.map((r) => r.shop_id))]
-      const domains = new Map((await repo.shopDomains(trx, shopIds)).map((s) => [s.id, s.domain]))
-      const endpoints = await repo.activeEndpoints(trx, shopIds)
+      const domains = new Map((await webhooksRepo.shopDomains(trx, shopIds)).map((s) => [s.id, s.domain]))
+      const endpoints = await webhooksRepo.activeEndpoints(trx, shopIds)
       const at = now()
       const deliveries: DeliveryRow[] = []
       for (const row of rows) {
@@ -140,8 +139,8 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
           deliveries.push(newDelivery({ shop_id: row.shop_id, webhook_id: ep.id, message_id: row.id, event: row.event, body, next_attempt_at: at }, at))
         }
       }
-      await repo.insertDeliveries(trx, deliveries)
-      await repo.deleteDispatched(trx, rows)
+      await webhooksRepo.insertDeliveries(trx, deliveries)
+      await webhooksRepo.deleteDispatched(trx, rows)
       return rows.length
     })
   }
@@ -155,7 +154,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
       if (n > 0) continue
       if (!(await hasQueuedSignals(db))) return { dispatched, more: false }
       if (batches++ === QUEUED_BATCHES_PER_PASS) return { dispatched, more: true }
-      await writeQueuedSignals(db, backend)
+      await writeQueuedSignals(db)
     }
   }
 
@@ -208,8 +207,8 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
     const skipWebhooks = [...perWebhook].filter(([, n]) => n >= perEndpoint).map(([w]) => w)
     const skipShops = [...perShop].filter(([shop, n]) => full || n >= shareOf(shop)).map(([shop]) => shop)
     const due = { at: now(), limit, skipWebhooks, skipShops }
-    if (!(await repo.hasDue(due))) return []
-    const candidates = await repo.claimDue({ ...due, leaseMs, claimToken })
+    if (!(await webhooksRepo.hasDue(db, due))) return []
+    const candidates = await webhooksRepo.claimDue(db, { ...due, leaseMs, claimToken })
     if (candidates.length === 0) return []
     // One claim may hold more of an endpoint's or a shop's deliveries than may be in flight:
     // keep what fits and hand the rest back at once.
@@ -227,9 +226,9 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
         claimed.push(d)
       }
     }
-    await repo.release(extra, claimToken)
+    await webhooksRepo.release(db, extra, claimToken)
     if (claimed.length === 0) return []
-    const endpoints = await repo.endpointsFor(claimed)
+    const endpoints = await webhooksRepo.endpointsFor(db, claimed)
     const byKey = new Map(endpoints.map((e) => [`${e.shop_id} ${e.id}`, e]))
     return claimed.map((d) => {
       bump(perWebhook, d.webhook_id, 1)
@@ -263,8 +262,8 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
     if (retentionDays === 0) return { purged: 0, more: false }
     const cutoff = at - retentionDays * DAY_MS
     return purgeBatches(
-      () => repo.hasSettledBefore(cutoff),
-      (limit) => repo.purgeSettled(cutoff, limit),
+      () => webhooksRepo.hasSettledBefore(db, cutoff),
+      (limit) => db.transaction().execute((trx) => webhooksRepo.purgeSettled(trx, cutoff, limit)),
     )
   }
 
@@ -275,7 +274,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
       if (chores === undefined) continue
       const done = await purgeBatches(
         () => chores.due(db, at),
-        (limit) => chores.purge(db, backend, at, limit),
+        (limit) => chores.purge(db, at, limit),
       )
       if (done.purged > 0) log.info(done, `deleted ${chores.what} past their retention`)
       total.purged += done.purged

@@ -14,7 +14,7 @@ import { newWebhookSecret } from './signing.js'
 import { refuseTargetUrl, type TargetPolicy } from './ssrf-guard.js'
 import type { WebhookSender } from './webhook-sender.js'
 import { deliveryBody } from './webhook-worker.js'
-import { createWebhooksRepo, type DeliveryRow, type EndpointRow, newDelivery } from './webhooks.repo.js'
+import { type DeliveryRow, type EndpointRow, newDelivery, webhooksRepo } from './webhooks.repo.js'
 import { MAX_WEBHOOKS_PER_SHOP } from './webhooks.schemas.js'
 
 export interface Webhook {
@@ -62,7 +62,6 @@ export interface WebhooksServiceDeps {
 
 export function createWebhooksService(deps: WebhooksServiceDeps) {
   const { db } = deps.storage
-  const repo = createWebhooksRepo(db, deps.storage.backend)
 
   return {
     async create(ctx: RequestContext, input: { url: string; events: WebhookEventName[] }): Promise<Webhook & { secret: string }> {
@@ -83,28 +82,28 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
         disabled_reason: null,
       }
       await db.transaction().execute(async (trx) => {
-        await repo.lockShop(trx, ctx.shop.id)
-        if ((await repo.countEndpoints(trx, ctx.shop.id)) >= MAX_WEBHOOKS_PER_SHOP) {
+        await webhooksRepo.lockShop(trx, ctx.shop.id)
+        if ((await webhooksRepo.countEndpoints(trx, ctx.shop.id)) >= MAX_WEBHOOKS_PER_SHOP) {
           throw new AppError('WEBHOOK_LIMIT', `A shop can have at most ${MAX_WEBHOOKS_PER_SHOP} webhooks`, { limit: MAX_WEBHOOKS_PER_SHOP })
         }
-        await repo.insertEndpoint(trx, row)
+        await webhooksRepo.insertEndpoint(trx, row)
       })
       return { ...toWebhook(row), secret: row.secret }
     },
 
     async list(ctx: RequestContext): Promise<Webhook[]> {
-      return (await repo.listEndpoints(ctx.shop.id)).map(toWebhook)
+      return (await webhooksRepo.listEndpoints(db, ctx.shop.id)).map(toWebhook)
     },
 
     /** Deleting drops the pending deliveries too: nothing is sent after a delete. */
     async remove(ctx: RequestContext, webhookId: string): Promise<void> {
-      const deleted = await db.transaction().execute((trx) => repo.deleteEndpoint(trx, ctx.shop.id, webhookId))
+      const deleted = await db.transaction().execute((trx) => webhooksRepo.deleteEndpoint(trx, ctx.shop.id, webhookId))
       if (!deleted) throw notFound('Webhook')
     },
 
     async deliveries(ctx: RequestContext, webhookId: string, limit: number): Promise<Delivery[]> {
-      if (!(await repo.getEndpoint(ctx.shop.id, webhookId))) throw notFound('Webhook')
-      return (await repo.listDeliveries(ctx.shop.id, webhookId, limit)).map(toDelivery)
+      if (!(await webhooksRepo.getEndpoint(db, ctx.shop.id, webhookId))) throw notFound('Webhook')
+      return (await webhooksRepo.listDeliveries(db, ctx.shop.id, webhookId, limit)).map(toDelivery)
     },
 
     /**
@@ -113,22 +112,22 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
      * `refusal` (why the target was not allowed) is for the server log, not the answer.
      */
     async sendTest(ctx: RequestContext, webhookId: string): Promise<Delivery & { durationMs: number; error: string | null; refusal?: string }> {
-      const endpoint = await repo.getEndpoint(ctx.shop.id, webhookId)
+      const endpoint = await webhooksRepo.getEndpoint(db, ctx.shop.id, webhookId)
       if (!endpoint) throw notFound('Webhook')
       const at = now()
       const claimToken = newId('req')
       const body = deliveryBody('webhook.test', ctx.shop.domain, at, { webhookId: endpoint.id, message: 'This is a test event from the wishlist service.' })
       // Never due for the worker: this request makes the one attempt itself.
       const delivery = newDelivery({ shop_id: ctx.shop.id, webhook_id: endpoint.id, message_id: newOrderedId('msg'), event: 'webhook.test', body, next_attempt_at: null, locked_by: claimToken }, at)
-      await repo.insertDeliveries(db, [delivery])
+      await webhooksRepo.insertDeliveries(db, [delivery])
       const outcome = await attemptDelivery(
-        { db, repo, sender: deps.sender, retryScheduleSec: deps.retryScheduleSec, workerId: ctx.requestId },
+        { db, sender: deps.sender, retryScheduleSec: deps.retryScheduleSec, workerId: ctx.requestId },
         delivery,
         endpoint,
         claimToken,
         { retry: false },
       )
-      const settled = await repo.getDelivery(ctx.shop.id, delivery.id)
+      const settled = await webhooksRepo.getDelivery(db, ctx.shop.id, delivery.id)
       const view = settled ? toDelivery(settled) : { ...toDelivery(delivery), status: outcome.status, attempts: outcome.attempts, lastStatusCode: outcome.result.statusCode }
       const { durationMs, error, refusal } = outcome.result
       return { ...view, durationMs, error, ...(refusal ? { refusal } : {}) }

@@ -10,13 +10,13 @@ import { platformIdOf } from '../../lib/platform-ids.js'
 import { now } from '../../lib/time.js'
 import type { Owner, RequestContext } from '../auth/auth.types.js'
 import { type AnalyticsFact, recordFacts } from '../analytics/facts.js'
-import { createWishlistsRepo, type NewItem, type WishlistsRepo } from './wishlists.repo.js'
+import { type NewItem, wishlistsRepo } from './wishlists.repo.js'
 import { addedAtOf, addFacts, serializeMetadata } from './wishlists.service.js'
 import { itemFieldsOf } from './item-fields.js'
 import { DEFAULT_LIST_ID, type ImportBody, type ImportResult, ITEM_LIMIT } from './wishlists.schemas.js'
 
 
-export function createImportService(deps: { db: Db }, repo: WishlistsRepo = createWishlistsRepo()) {
+export function createImportService(deps: { db: Db }) {
   const { db } = deps
 
   return {
@@ -53,23 +53,23 @@ export function createImportService(deps: { db: Db }, repo: WishlistsRepo = crea
         for (const customerId of [...byCustomer.keys()].sort()) {
           const owner: Owner = { type: 'customer', id: customerId }
           const rows = byCustomer.get(customerId) ?? []
-          const ownerRow = dryRun ? await repo.getOwner(trx, shopId, owner) : await repo.ensureOwner(trx, shopId, owner, at)
+          const ownerRow = dryRun ? await wishlistsRepo.getOwner(trx, shopId, owner) : await wishlistsRepo.ensureOwner(trx, shopId, owner, at)
           const unique = new Map<string, NewItem>()
           for (const r of rows) if (!unique.has(r.product_id)) unique.set(r.product_id, r)
-          const present = ownerRow ? await repo.present(trx, shopId, owner, DEFAULT_LIST_ID, [...unique.keys()]) : new Set<string>()
+          const present = ownerRow ? await wishlistsRepo.present(trx, shopId, owner, DEFAULT_LIST_ID, [...unique.keys()]) : new Set<string>()
           const fresh = [...unique.values()].filter((r) => !present.has(r.product_id))
           const added = fresh.slice(0, Math.max(0, ITEM_LIMIT - (ownerRow?.item_count ?? 0)))
           imported += added.length
           skipped += rows.length - added.length
           if (dryRun || added.length === 0) continue
-          await repo.insertItems(trx, shopId, owner, added)
-          await repo.adjustItemCount(trx, shopId, owner, added.length, at)
+          await wishlistsRepo.insertItems(trx, shopId, owner, added)
+          await wishlistsRepo.adjustItemCount(trx, shopId, owner, added.length, at)
           facts.push(...addFacts('add', owner, added.map((a) => a.product_id), at))
         }
         // One batch for the whole call, last: the shop's analytics rollup rows are shared by
         // every writer of the shop, so they are locked only from here to the commit rather
-        // than across every owner of the import (bench: 8 concurrent imports on PostgreSQL
-        // queued on them, 6 s each).
+        // than across every owner of the import, where concurrent imports queued on them
+        // (docs/performance.md, "Changes for writes").
         await recordFacts(trx, shopId, facts)
       })
       return { customers: byCustomer.size, imported, skipped, dry_run: dryRun }

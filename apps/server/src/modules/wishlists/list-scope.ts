@@ -3,13 +3,12 @@
  * every plan; any other id needs multi-wishlist (403 PLAN_UPGRADE_REQUIRED below growth,
  * FEATURE_DISABLED with the setting off) and must name one of the owner's lists (404).
  */
-import type { Kysely } from 'kysely'
-import type { Database } from '../../db/schema.js'
+import type { Db } from '../../db/types.js'
 import { notFound } from '../../lib/errors.js'
 import type { Owner } from '../auth/auth.types.js'
 import { requireMultiWishlist } from '../shops/plans.js'
 import type { Shop } from '../shops/shops.types.js'
-import type { WishlistsRepo } from './wishlists.repo.js'
+import { wishlistsRepo } from './wishlists.repo.js'
 import { DEFAULT_LIST_ID } from './wishlists.schemas.js'
 
 export function resolveListId(shop: Shop, raw: string | undefined): string {
@@ -19,7 +18,7 @@ export function resolveListId(shop: Shop, raw: string | undefined): string {
 }
 
 /** The default list exists for every owner without a row; any other must have one. */
-export async function assertListExists(repo: WishlistsRepo, db: Kysely<Database>, shopId: string, owner: Owner, listId: string): Promise<void> {
+export async function assertListExists(db: Db, shopId: string, owner: Owner, listId: string): Promise<void> {
   if (listId === DEFAULT_LIST_ID) return
-  if (!(await repo.list(db, shopId, owner, listId))) throw notFound('Wishlist')
+  if (!(await wishlistsRepo.list(db, shopId, owner, listId))) throw notFound('Wishlist')
 }

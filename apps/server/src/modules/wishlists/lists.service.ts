@@ -13,7 +13,7 @@ import type { Owner, RequestContext } from '../auth/auth.types.js'
 import { recordFacts } from '../analytics/facts.js'
 import { multiWishlistActive, requireMultiWishlist } from '../shops/plans.js'
 import { assertListExists } from './list-scope.js'
-import { createWishlistsRepo, type WishlistsRepo } from './wishlists.repo.js'
+import { wishlistsRepo } from './wishlists.repo.js'
 import { addFacts } from './wishlists.service.js'
 import { DEFAULT_LIST_ID, DEFAULT_LIST_NAME, LIST_LIMIT, LIST_NAME_MAX_CHARS, type ListRecord } from './wishlists.schemas.js'
 
@@ -41,7 +41,7 @@ export const DEFAULT_LIST_KEY = comparisonKey(DEFAULT_LIST_NAME)
 
 const nameTaken = (name: string) => new AppError('LIST_NAME_TAKEN', `A wishlist named "${name}" already exists`)
 
-export function createListsService(deps: { db: Db }, repo: WishlistsRepo = createWishlistsRepo()) {
+export function createListsService(deps: { db: Db }) {
   const { db } = deps
 
   return {
@@ -49,9 +49,9 @@ export function createListsService(deps: { db: Db }, repo: WishlistsRepo = creat
     async lists(ctx: RequestContext, owner: Owner): Promise<ListRecordView[]> {
       const shopId = ctx.shop.id
       const [ownerRow, rows, counts] = await Promise.all([
-        repo.getOwner(db, shopId, owner),
-        repo.lists(db, shopId, owner),
-        repo.countByList(db, shopId, owner),
+        wishlistsRepo.getOwner(db, shopId, owner),
+        wishlistsRepo.lists(db, shopId, owner),
+        wishlistsRepo.countByList(db, shopId, owner),
       ])
       const at = now()
       const defaultRow = rows.find((r) => r.id === DEFAULT_LIST_ID)
@@ -79,8 +79,8 @@ export function createListsService(deps: { db: Db }, repo: WishlistsRepo = creat
       const shopId = ctx.shop.id
       return db.transaction().execute(async (trx) => {
         const at = now()
-        await repo.ensureOwner(trx, shopId, owner, at)
-        const rows = await repo.lists(trx, shopId, owner)
+        await wishlistsRepo.ensureOwner(trx, shopId, owner, at)
+        const rows = await wishlistsRepo.lists(trx, shopId, owner)
         const named = rows.filter((r) => r.id !== DEFAULT_LIST_ID)
         if (named.length + 1 >= LIST_LIMIT) {
           throw new AppError('WISHLIST_LIMIT', `A customer may have at most ${LIST_LIMIT} wishlists`, { limit: LIST_LIMIT })
@@ -92,7 +92,7 @@ export function createListsService(deps: { db: Db }, repo: WishlistsRepo = creat
         // the same millisecond would come back in either order, so a new list is stamped at
         // least a millisecond after the owner's latest.
         const created = named.reduce((latest, r) => Math.max(latest, r.created_at + 1), at)
-        await repo.insertList(trx, shopId, owner, { id, name, name_key: key, created_at: created, updated_at: created })
+        await wishlistsRepo.insertList(trx, shopId, owner, { id, name, name_key: key, created_at: created, updated_at: created })
         return { wishlistId: id, name, itemCount: 0, createdAt: isoMillis(created), updatedAt: isoMillis(created) }
       })
     },
@@ -103,16 +103,16 @@ export function createListsService(deps: { db: Db }, repo: WishlistsRepo = creat
       const shopId = ctx.shop.id
       await db.transaction().execute(async (trx) => {
         const at = now()
-        const ownerRow = listId === DEFAULT_LIST_ID ? await repo.ensureOwner(trx, shopId, owner, at) : await repo.lockOwner(trx, shopId, owner)
+        const ownerRow = listId === DEFAULT_LIST_ID ? await wishlistsRepo.ensureOwner(trx, shopId, owner, at) : await wishlistsRepo.lockOwner(trx, shopId, owner)
         if (!ownerRow) throw notFound('Wishlist')
-        const rows = await repo.lists(trx, shopId, owner)
+        const rows = await wishlistsRepo.lists(trx, shopId, owner)
         const target = rows.find((r) => r.id === listId)
         if (!target && listId !== DEFAULT_LIST_ID) throw notFound('Wishlist')
         const otherKeys = rows.filter((r) => r.id !== listId).map((r) => r.name_key)
         if (listId !== DEFAULT_LIST_ID && !rows.some((r) => r.id === DEFAULT_LIST_ID)) otherKeys.push(DEFAULT_LIST_KEY)
         if (otherKeys.includes(key)) throw nameTaken(name)
-        if (target) await repo.renameList(trx, shopId, owner, listId, name, key, at)
-        else await repo.insertList(trx, shopId, owner, { id: DEFAULT_LIST_ID, name, name_key: key, created_at: ownerRow.created_at, updated_at: at })
+        if (target) await wishlistsRepo.renameList(trx, shopId, owner, listId, name, key, at)
+        else await wishlistsRepo.insertList(trx, shopId, owner, { id: DEFAULT_LIST_ID, name, name_key: key, created_at: ownerRow.created_at, updated_at: at })
       })
     },
 
@@ -122,11 +122,11 @@ export function createListsService(deps: { db: Db }, repo: WishlistsRepo = creat
       if (listId === DEFAULT_LIST_ID) throw new AppError('DEFAULT_LIST_PROTECTED', 'The default wishlist cannot be deleted')
       const shopId = ctx.shop.id
       await db.transaction().execute(async (trx) => {
-        const ownerRow = await repo.lockOwner(trx, shopId, owner)
-        if (!ownerRow || !(await repo.list(trx, shopId, owner, listId))) throw notFound('Wishlist')
+        const ownerRow = await wishlistsRepo.lockOwner(trx, shopId, owner)
+        if (!ownerRow || !(await wishlistsRepo.list(trx, shopId, owner, listId))) throw notFound('Wishlist')
         const at = now()
-        const removed = await repo.deleteList(trx, shopId, owner, listId)
-        await repo.adjustItemCount(trx, shopId, owner, -removed.length, at)
+        const removed = await wishlistsRepo.deleteList(trx, shopId, owner, listId)
+        await wishlistsRepo.adjustItemCount(trx, shopId, owner, -removed.length, at)
         await recordFacts(trx, shopId, addFacts('remove', owner, removed, at))
       })
     },
@@ -138,16 +138,16 @@ export function createListsService(deps: { db: Db }, repo: WishlistsRepo = creat
       if (body.from === body.to) throw new AppError('SAME_LIST', '"from" and "to" are the same wishlist')
       const shopId = ctx.shop.id
       await db.transaction().execute(async (trx) => {
-        const ownerRow = await repo.lockOwner(trx, shopId, owner)
-        await assertListExists(repo, trx, shopId, owner, body.from)
-        await assertListExists(repo, trx, shopId, owner, body.to)
-        const item = ownerRow && (await repo.one(trx, shopId, owner, body.from, productId))
+        const ownerRow = await wishlistsRepo.lockOwner(trx, shopId, owner)
+        await assertListExists(trx, shopId, owner, body.from)
+        await assertListExists(trx, shopId, owner, body.to)
+        const item = ownerRow && (await wishlistsRepo.one(trx, shopId, owner, body.from, productId))
         if (!item) throw new AppError('ITEM_NOT_IN_LIST', `Product ${productId} is not in wishlist ${body.from}`)
-        if (await repo.one(trx, shopId, owner, body.to, productId)) {
-          await repo.deleteItems(trx, shopId, owner, body.from, { productIds: [productId] })
-          await repo.adjustItemCount(trx, shopId, owner, -1, now())
+        if (await wishlistsRepo.one(trx, shopId, owner, body.to, productId)) {
+          await wishlistsRepo.deleteItems(trx, shopId, owner, body.from, { productIds: [productId] })
+          await wishlistsRepo.adjustItemCount(trx, shopId, owner, -1, now())
         } else {
-          await repo.moveItem(trx, shopId, owner, productId, body.from, body.to)
+          await wishlistsRepo.moveItem(trx, shopId, owner, productId, body.from, body.to)
         }
       })
     },

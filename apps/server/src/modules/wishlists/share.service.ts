@@ -15,7 +15,7 @@ import type { ShopsService } from '../shops/shops.service.js'
 import { itemView, ownerData } from './item-view.js'
 import { assertListExists, resolveListId } from './list-scope.js'
 import type { CacheableRead, CachedBodies } from './page-cache.js'
-import { createWishlistsRepo, type WishlistsRepo } from './wishlists.repo.js'
+import { type ShareLinkRow, wishlistsRepo } from './wishlists.repo.js'
 import { DEFAULT_LIST_ID, DEFAULT_LIST_NAME, type SharedView } from './wishlists.schemas.js'
 
 /** 192 random bits (the contract asks for at least 128), base64url: 32 characters. */
@@ -23,10 +23,7 @@ export const newShareToken = (): string => randomBytes(24).toString('base64url')
 
 export const SHARED_PATH = '/v1/wishlists/shared/'
 
-export function createShareService(
-  deps: CachedBodies & { db: Db; shops: ShopsService; publicBaseUrl: string },
-  repo: WishlistsRepo = createWishlistsRepo(),
-) {
+export function createShareService(deps: CachedBodies & { db: Db; shops: ShopsService; publicBaseUrl: string }) {
   const { db } = deps
   const defaultBase = `${deps.publicBaseUrl}${SHARED_PATH}`
   /**
@@ -35,13 +32,12 @@ export function createShareService(
    * `share_links` notifies every instance, migration 0021), so a shared read answered from
    * the page cache needs no query at all. Unknown tokens are not kept.
    */
-  type LinkRow = NonNullable<Awaited<ReturnType<WishlistsRepo['shareLinkByToken']>>>
-  const links = new LRUCache<string, { link: LinkRow; stamp: string }>({ max: 10_000 })
-  async function linkByToken(token: string): Promise<LinkRow | undefined> {
+  const links = new LRUCache<string, { link: ShareLinkRow; stamp: string }>({ max: 10_000 })
+  async function linkByToken(token: string): Promise<ShareLinkRow | undefined> {
     const stamp = deps.changeStamp?.()
     const kept = links.get(token)
     if (stamp !== undefined && kept?.stamp === stamp) return kept.link
-    const link = await repo.shareLinkByToken(db, token)
+    const link = await wishlistsRepo.shareLinkByToken(db, token)
     if (link !== undefined && stamp !== undefined) links.set(token, { link, stamp })
     return link
   }
@@ -56,13 +52,13 @@ export function createShareService(
       return db.transaction().execute(async (trx) => {
         const at = now()
         // Creating a link is a write: the owner row is its lock, so concurrent calls share one link.
-        await repo.ensureOwner(trx, shopId, owner, at)
-        await assertListExists(repo, trx, shopId, owner, listId)
-        const active = await repo.activeShareLink(trx, shopId, owner, listId, at)
+        await wishlistsRepo.ensureOwner(trx, shopId, owner, at)
+        await assertListExists(trx, shopId, owner, listId)
+        const active = await wishlistsRepo.activeShareLink(trx, shopId, owner, listId, at)
         if (active) return { token: active.token, share_url: shareUrl(active.token), expires_at: isoMillis(active.expires_at) }
         const token = newShareToken()
         const expiresAt = at + ctx.shop.settings.share_link_ttl_days * DAY_MS
-        await repo.insertShareLink(trx, { shop_id: shopId, token, owner_type: owner.type, owner_id: owner.id, list_id: listId, created_at: at, expires_at: expiresAt })
+        await wishlistsRepo.insertShareLink(trx, shopId, owner, { token, list_id: listId, created_at: at, expires_at: expiresAt })
         await enqueueWebhookEvents(trx, shopId, [
           {
             event: 'wishlist.shared',
@@ -81,10 +77,10 @@ export function createShareService(
       const shopId = ctx.shop.id
       const listId = resolveListId(ctx.shop, wishlistId)
       return db.transaction().execute(async (trx) => {
-        const ownerRow = await repo.lockOwner(trx, shopId, owner)
-        await assertListExists(repo, trx, shopId, owner, listId)
+        const ownerRow = await wishlistsRepo.lockOwner(trx, shopId, owner)
+        await assertListExists(trx, shopId, owner, listId)
         if (!ownerRow) return { revoked: false }
-        return { revoked: (await repo.revokeShareLinks(trx, shopId, owner, listId, now())) > 0 }
+        return { revoked: (await wishlistsRepo.revokeShareLinks(trx, shopId, owner, listId, now())) > 0 }
       })
     },
 
@@ -97,16 +93,16 @@ export function createShareService(
       | { status: 'unknown' | 'expired' }
       | { status: 'ok'; name: string; expiresAt: number; items: { productId: string; variantId: string | null; handle: string | null }[] }
     > {
-      const link = await repo.shareLinkByToken(db, token)
+      const link = await wishlistsRepo.shareLinkByToken(db, token)
       if (!link || link.revoked_at !== null || link.shop_id !== shopId) return { status: 'unknown' }
       const shop = await deps.shops.get(shopId)
       if (!shop || !planAtLeast(shop.plan, 'starter')) return { status: 'unknown' }
       if (link.expires_at <= now()) return { status: 'expired' }
       if (link.list_id !== DEFAULT_LIST_ID && !multiWishlistActive(shop)) return { status: 'unknown' }
       const owner: Owner = { type: link.owner_type, id: link.owner_id }
-      const listRow = await repo.list(db, shopId, owner, link.list_id)
+      const listRow = await wishlistsRepo.list(db, shopId, owner, link.list_id)
       if (link.list_id !== DEFAULT_LIST_ID && !listRow) return { status: 'unknown' }
-      const rows = await repo.all(db, shopId, owner, link.list_id)
+      const rows = await wishlistsRepo.all(db, shopId, owner, link.list_id)
       return {
         status: 'ok',
         name: listRow?.name ?? DEFAULT_LIST_NAME,
@@ -134,11 +130,11 @@ export function createShareService(
       return {
         bodies: deps,
         key: `share\u0000${token}`,
-        version: () => repo.ownerVersion(db, shop.id, owner),
+        version: () => wishlistsRepo.ownerVersion(db, shop.id, owner),
         load: async () => {
-          const listRow = await repo.list(db, shop.id, owner, link.list_id)
+          const listRow = await wishlistsRepo.list(db, shop.id, owner, link.list_id)
           if (link.list_id !== DEFAULT_LIST_ID && !listRow) throw notFound('Share link')
-          const rows = await repo.all(db, shop.id, owner, link.list_id)
+          const rows = await wishlistsRepo.all(db, shop.id, owner, link.list_id)
           const view: SharedView = {
             name: listRow?.name ?? DEFAULT_LIST_NAME,
             items: rows.map((r) => {

@@ -4,7 +4,7 @@
  */
 import { type Static, type TSchema, Type } from 'typebox'
 import { type OperationDoc, type OperationDocs, Timestamp, TrimmedText } from '../../lib/http-schemas.js'
-import { GUEST_ID_BODY, GUEST_ID_PATTERN, type PlatformKind, platformIdPattern } from '../../lib/platform-ids.js'
+import { GUEST_ID_BODY, GUEST_ID_PATTERN, PLATFORM_ID_MAX_LENGTH, type PlatformKind, platformIdPattern } from '../../lib/platform-ids.js'
 
 export const ITEM_LIMIT = 2_500
 export const LIST_LIMIT = 20
@@ -22,7 +22,7 @@ export const IMPORT_MAX = 500
 export const DEFAULT_LIST_ID = 'default'
 export const DEFAULT_LIST_NAME = 'My Wishlist'
 
-const PlatformId = (kind: PlatformKind, description: string) => Type.String({ pattern: platformIdPattern(kind), maxLength: 100, description })
+const PlatformId = (kind: PlatformKind, description: string) => Type.String({ pattern: platformIdPattern(kind), maxLength: PLATFORM_ID_MAX_LENGTH, description })
 const Handle = Type.String({ minLength: 1, maxLength: 255, description: 'Product handle (URL slug)' })
 const Metadata = Type.Object({}, { additionalProperties: true, description: `Arbitrary JSON object, at most ${METADATA_MAX_CHARS} characters serialized` })
 const Quantity = Type.Integer({ minimum: 1, maximum: QUANTITY_MAX, description: `How many the shopper wants, 1..${QUANTITY_MAX} (default 1)` })
@@ -31,7 +31,7 @@ const NOTE = `A note, trimmed, at most ${NOTE_MAX_CHARS} characters; null (or on
 const Note = Type.Union([Type.String({ maxLength: NOTE_MAX_RAW_CHARS }), Type.Null()], { description: NOTE })
 /** The note as the document states it: the limit the service applies after trimming. */
 const NoteDoc = Type.Union([TrimmedText(0, NOTE_MAX_CHARS, `At most ${NOTE_MAX_CHARS} characters`, NOTE_MAX_RAW_CHARS), Type.Null()], { description: NOTE })
-const Priority = Type.Union([Type.Literal('low'), Type.Literal('normal'), Type.Literal('high')], { description: '`low`, `normal` (default) or `high`' })
+const Priority = Type.Union(PRIORITIES.map((p) => Type.Literal(p)), { description: '`low`, `normal` (default) or `high`' })
 /** The fields add, patch, merge and import take (each optional); `note` is the note schema (validation or document). */
 const itemFieldsWith = <N extends TSchema>(note: N) => ({ quantity: Type.Optional(Quantity), note: Type.Optional(note), priority: Type.Optional(Priority) })
 const itemFields = itemFieldsWith(Note)
@@ -41,7 +41,7 @@ const WishlistIdQuery = Type.String({ minLength: 1, maxLength: 64, description: 
 const OWNER_ID = 'Customer id (digits or GID), the guest id in guest mode, or `me`'
 
 export const OwnerParams = Type.Object({
-  customerId: Type.String({ minLength: 1, maxLength: 100, description: OWNER_ID }),
+  customerId: Type.String({ minLength: 1, maxLength: PLATFORM_ID_MAX_LENGTH, description: OWNER_ID }),
 })
 
 export const ListQuery = Type.Object({ wishlist_id: Type.Optional(WishlistIdQuery) })
@@ -367,7 +367,7 @@ export const wishlistsOperations: OperationDocs = {
  */
 const OwnerIdDoc = Type.String({
   pattern: `^(me|[0-9]{1,32}|gid://[A-Za-z]+/Customer/[0-9]{1,32}|${GUEST_ID_BODY})$`,
-  maxLength: 100,
+  maxLength: PLATFORM_ID_MAX_LENGTH,
   description: OWNER_ID,
 })
 const ownerParamsDoc: Record<string, TSchema> = {

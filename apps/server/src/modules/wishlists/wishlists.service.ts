@@ -19,7 +19,7 @@ import { type ItemView, itemView, ownerData } from './item-view.js'
 import { itemFieldsOf } from './item-fields.js'
 import { assertListExists, resolveListId } from './list-scope.js'
 import type { CacheableRead, CachedBodies } from './page-cache.js'
-import { createWishlistsRepo, type NewItem, type RemovedItem, type WishlistsRepo } from './wishlists.repo.js'
+import { type NewItem, type RemovedItem, wishlistsRepo } from './wishlists.repo.js'
 import {
   type AddItemBody,
   BULK_DELETE_MAX,
@@ -67,16 +67,16 @@ export const addedAtOf = (raw: string | undefined, at: number): number => (raw =
 export const addFacts = (type: AnalyticsFact['type'], owner: Owner, productIds: string[], at: number): AnalyticsFact[] =>
   productIds.map((productId) => ({ type, ownerType: owner.type, ownerId: owner.id, productId, occurredAt: at }))
 
-export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo = createWishlistsRepo()) {
+export function createWishlistsService(deps: WishlistsDeps) {
   const { db } = deps
 
   async function getItems(ctx: RequestContext, owner: Owner, query: ItemsQuery) {
     const shopId = ctx.shop.id
     const listId = resolveListId(ctx.shop, query.wishlist_id)
-    await assertListExists(repo, db, shopId, owner, listId)
+    await assertListExists(db, shopId, owner, listId)
     const [rows, total] = await Promise.all([
-      repo.page(db, shopId, owner, listId, query.limit, query.offset),
-      repo.countItems(db, shopId, owner, listId),
+      wishlistsRepo.page(db, shopId, owner, listId, query.limit, query.offset),
+      wishlistsRepo.countItems(db, shopId, owner, listId),
     ])
     return { items: rows.map(itemView), count: rows.length, total, has_more: query.offset + rows.length < total }
   }
@@ -87,8 +87,8 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
    */
   async function recordRemovals(trx: Transaction<Database>, shopId: string, owner: Owner, removed: RemovedItem[], at: number, extra: Record<string, unknown> = {}, countList?: string): Promise<number | null> {
     let count: number | null = null
-    if (countList === undefined) await repo.adjustItemCount(trx, shopId, owner, -removed.length, at)
-    else count = await repo.adjustItemCountAndCount(trx, shopId, owner, -removed.length, at, countList)
+    if (countList === undefined) await wishlistsRepo.adjustItemCount(trx, shopId, owner, -removed.length, at)
+    else count = await wishlistsRepo.adjustItemCountAndCount(trx, shopId, owner, -removed.length, at, countList)
     await enqueueWebhookEvents(
       trx,
       shopId,
@@ -110,13 +110,13 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
     match: { productIds?: string[]; handles?: string[] },
   ): Promise<{ removed: number; count: number }> {
     const shopId = ctx.shop.id
-    const ownerRow = await repo.lockOwner(trx, shopId, owner)
-    await assertListExists(repo, trx, shopId, owner, listId)
+    const ownerRow = await wishlistsRepo.lockOwner(trx, shopId, owner)
+    await assertListExists(trx, shopId, owner, listId)
     if (!ownerRow) return { removed: 0, count: 0 }
     const at = now()
-    const removed = await repo.deleteItems(trx, shopId, owner, listId, match)
+    const removed = await wishlistsRepo.deleteItems(trx, shopId, owner, listId, match)
     const count = removed.length > 0 ? await recordRemovals(trx, shopId, owner, removed, at, {}, listId) : null
-    return { removed: removed.length, count: count ?? (await repo.countItems(trx, shopId, owner, listId)) }
+    return { removed: removed.length, count: count ?? (await wishlistsRepo.countItems(trx, shopId, owner, listId)) }
   }
 
   return {
@@ -131,7 +131,7 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
       return {
         bodies: deps,
         key: `page\u0000${ctx.shop.id}\u0000${owner.type}\u0000${owner.id}\u0000${resolveListId(ctx.shop, query.wishlist_id)}\u0000${query.limit}\u0000${query.offset}`,
-        version: () => repo.ownerVersion(db, ctx.shop.id, owner),
+        version: () => wishlistsRepo.ownerVersion(db, ctx.shop.id, owner),
         load: () => getItems(ctx, owner, query),
       }
     },
@@ -149,8 +149,8 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
       const fields = itemFieldsOf(input, 'body')
       return db.transaction().execute(async (trx) => {
         const at = now()
-        const ownerRow = await repo.ensureOwner(trx, shopId, owner, at)
-        await assertListExists(repo, trx, shopId, owner, listId)
+        const ownerRow = await wishlistsRepo.ensureOwner(trx, shopId, owner, at)
+        await assertListExists(trx, shopId, owner, listId)
         const fresh: NewItem = {
           list_id: listId,
           product_id: productId,
@@ -164,10 +164,10 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
           purchased_at: null,
         }
         // Under the limit, the insert itself tells whether the list held the product already.
-        const created = ownerRow.item_count < ITEM_LIMIT && (await repo.insertIfAbsent(trx, shopId, owner, fresh))
+        const created = ownerRow.item_count < ITEM_LIMIT && (await wishlistsRepo.insertIfAbsent(trx, shopId, owner, fresh))
         if (!created) {
-          if (ownerRow.item_count >= ITEM_LIMIT && !(await repo.one(trx, shopId, owner, listId, productId))) throw itemLimitError()
-          await repo.updateItem(trx, shopId, owner, listId, productId, {
+          if (ownerRow.item_count >= ITEM_LIMIT && !(await wishlistsRepo.one(trx, shopId, owner, listId, productId))) throw itemLimitError()
+          await wishlistsRepo.updateItem(trx, shopId, owner, listId, productId, {
             ...(variantId === undefined ? {} : { variant_id: variantId }),
             ...(input.handle === undefined ? {} : { handle: input.handle }),
             ...(metadata === null ? {} : { metadata }),
@@ -176,10 +176,10 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
         }
         // A new item with its variant given is exactly what was inserted; otherwise read it
         // back (kept fields, the catalog's default variant).
-        const row = created && variantId !== undefined ? fresh : await repo.one(trx, shopId, owner, listId, productId)
+        const row = created && variantId !== undefined ? fresh : await wishlistsRepo.one(trx, shopId, owner, listId, productId)
         if (!row) throw new Error('item vanished inside its transaction')
-        if (!created) return { created, item: itemView(row), count: await repo.countItems(trx, shopId, owner, listId) }
-        const count = await repo.adjustItemCountAndCount(trx, shopId, owner, 1, at, listId)
+        if (!created) return { created, item: itemView(row), count: await wishlistsRepo.countItems(trx, shopId, owner, listId) }
+        const count = await wishlistsRepo.adjustItemCountAndCount(trx, shopId, owner, 1, at, listId)
         await enqueueWebhookEvents(trx, shopId, [
           { event: 'wishlist.item.added', data: { ...ownerData(owner), productId, variantId: row.variant_id, wishlistId: listId }, occurredAt: at },
         ])
@@ -198,15 +198,15 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
       const notFound = () => new AppError('NOT_FOUND', by === 'handle' ? 'No item with this handle in the list' : 'The list does not hold this product')
       return db.transaction().execute(async (trx) => {
         // Reads never create the owner: one that never wrote holds nothing.
-        if (!(await repo.lockOwner(trx, shopId, owner))) {
-          await assertListExists(repo, trx, shopId, owner, listId)
+        if (!(await wishlistsRepo.lockOwner(trx, shopId, owner))) {
+          await assertListExists(trx, shopId, owner, listId)
           throw notFound()
         }
-        await assertListExists(repo, trx, shopId, owner, listId)
-        const productId = keyedProduct ?? (await repo.productIdByHandle(trx, shopId, owner, listId, key))
-        if (productId === undefined || !(await repo.one(trx, shopId, owner, listId, productId))) throw notFound()
-        await repo.updateItem(trx, shopId, owner, listId, productId, { ...(variantId === undefined ? {} : { variant_id: variantId }), ...fields })
-        const row = await repo.one(trx, shopId, owner, listId, productId)
+        await assertListExists(trx, shopId, owner, listId)
+        const productId = keyedProduct ?? (await wishlistsRepo.productIdByHandle(trx, shopId, owner, listId, key))
+        if (productId === undefined || !(await wishlistsRepo.one(trx, shopId, owner, listId, productId))) throw notFound()
+        await wishlistsRepo.updateItem(trx, shopId, owner, listId, productId, { ...(variantId === undefined ? {} : { variant_id: variantId }), ...fields })
+        const row = await wishlistsRepo.one(trx, shopId, owner, listId, productId)
         if (!row) throw new Error('item vanished inside its transaction')
         return { item: itemView(row) }
       })
@@ -275,12 +275,12 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
             purchased_at: null,
           })
         }
-        const ownerRow = await repo.ensureOwner(trx, shopId, owner, at)
-        await assertListExists(repo, trx, shopId, owner, listId)
+        const ownerRow = await wishlistsRepo.ensureOwner(trx, shopId, owner, at)
+        await assertListExists(trx, shopId, owner, listId)
         // Lock order: the customer, then the guest (only merge holds two owner locks).
         const guest: Owner | undefined = body.guest_id === undefined ? undefined : { type: 'guest', id: body.guest_id }
-        const guestRow = guest && (await repo.lockOwner(trx, shopId, guest))
-        const guestItems = guest && guestRow ? await repo.allOfOwner(trx, shopId, guest) : []
+        const guestRow = guest && (await wishlistsRepo.lockOwner(trx, shopId, guest))
+        const guestItems = guest && guestRow ? await wishlistsRepo.allOfOwner(trx, shopId, guest) : []
         for (const g of guestItems) {
           const first = candidates.get(g.product_id)
           if (first) {
@@ -290,22 +290,22 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
           }
           candidates.set(g.product_id, { ...g, list_id: listId })
         }
-        const present = await repo.present(trx, shopId, owner, listId, [...candidates.keys()])
+        const present = await wishlistsRepo.present(trx, shopId, owner, listId, [...candidates.keys()])
         const fresh = [...candidates.values()].filter((c) => !present.has(c.product_id))
         const room = Math.max(0, ITEM_LIMIT - ownerRow.item_count)
         const added = fresh.slice(0, room)
         if (added.length > 0) {
-          await repo.insertItems(trx, shopId, owner, added)
-          await repo.adjustItemCount(trx, shopId, owner, added.length, at)
+          await wishlistsRepo.insertItems(trx, shopId, owner, added)
+          await wishlistsRepo.adjustItemCount(trx, shopId, owner, added.length, at)
           await recordFacts(trx, shopId, addFacts('add', owner, added.map((a) => a.product_id), at))
         }
         if (guest && guestRow) {
           // The guest's wishlist moves to the customer: its items leave the guest (analytics removes, no webhooks).
-          await repo.deleteOwner(trx, shopId, guest)
+          await wishlistsRepo.deleteOwner(trx, shopId, guest)
           // After the delete: analytics decides from the remaining items whether the guest still holds a product.
           await recordFacts(trx, shopId, addFacts('remove', guest, guestItems.map((g) => g.product_id), at))
         }
-        const rows = await repo.all(trx, shopId, owner, listId)
+        const rows = await wishlistsRepo.all(trx, shopId, owner, listId)
         if (added.length > 0) {
           const variants = new Map(rows.map((r) => [r.product_id, r.variant_id]))
           await enqueueWebhookEvents(
@@ -332,9 +332,9 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
       const owner: Owner = { type: 'customer', id: customerId }
       const ids = [...new Set(productIds.map((p) => normalizePlatformId(p, 'Product')).filter((p): p is string => p !== null))]
       if (ids.length === 0) return 0
-      if (!(await repo.lockOwner(trx, shopId, owner))) return 0
+      if (!(await wishlistsRepo.lockOwner(trx, shopId, owner))) return 0
       const at = now()
-      const removed = await repo.deleteProductsEverywhere(trx, shopId, owner, ids)
+      const removed = await wishlistsRepo.deleteProductsEverywhere(trx, shopId, owner, ids)
       if (removed.length === 0) return 0
       await recordRemovals(trx, shopId, owner, removed, at, { reason: 'purchased' })
       return removed.length
@@ -355,8 +355,8 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
     ): Promise<{ productId: string; addedAt: number; purchasedAt: number | null }[]> {
       const owner: Owner = { type: 'customer', id: customerId }
       const ids = [...order.quantities.keys()]
-      if (ids.length === 0 || !(await repo.lockOwner(trx, shopId, owner))) return []
-      const rows = order.remove ? await repo.itemsOfProducts(trx, shopId, owner, ids) : await repo.markPurchased(trx, shopId, owner, ids, order.at)
+      if (ids.length === 0 || !(await wishlistsRepo.lockOwner(trx, shopId, owner))) return []
+      const rows = order.remove ? await wishlistsRepo.itemsOfProducts(trx, shopId, owner, ids) : await wishlistsRepo.markPurchased(trx, shopId, owner, ids, order.at)
       if (rows.length === 0) return []
       const purchasedAt = isoMillis(order.at)
       await enqueueWebhookEvents(
@@ -369,7 +369,7 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
         })),
       )
       if (order.remove) {
-        const removed = await repo.deleteProductsEverywhere(trx, shopId, owner, ids)
+        const removed = await wishlistsRepo.deleteProductsEverywhere(trx, shopId, owner, ids)
         await recordRemovals(trx, shopId, owner, removed, now(), { reason: 'purchased' })
       }
       return rows.map((r) => ({ productId: r.product_id, addedAt: r.added_at, purchasedAt: r.purchased_at }))
@@ -380,7 +380,7 @@ export function createWishlistsService(deps: WishlistsDeps, repo: WishlistsRepo 
      * guests), the first `limit` customer ids in id order, and whether more exist.
      */
     holdersOfProduct(shopId: string, productId: string, opts: { limit?: number; db?: Db } = {}) {
-      return repo.holders(opts.db ?? db, shopId, productId, opts.limit ?? 1_000)
+      return wishlistsRepo.holders(opts.db ?? db, shopId, productId, opts.limit ?? 1_000)
     },
   }
 }

@@ -9,8 +9,9 @@
  * signed request: the page holds the container the widget fills from the guest's own id
  * (`[data-wishlist-guest-list]`), and a way to log in.
  */
+import { inert } from '../../lib/html-text.js'
 import type { StringOverrides } from '../../lib/page-strings.js'
-import { addAllLiquid, inert, itemLiquid, liquidStrings, PAGE_STYLE, type PageItem, say } from '../../lib/liquid-pages.js'
+import { addAllLiquid, itemLiquid, liquidStrings, PAGE_STYLE, type PageItem, say } from './liquid-pages.js'
 
 export type WishlistPage =
   | { kind: 'guest' }

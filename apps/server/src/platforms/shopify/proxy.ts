@@ -4,10 +4,10 @@
  * logged_in_customer_id=…&path_prefix=…&timestamp=…&signature=…`.
  *
  * The wishlist and reviews route plugins are registered a second time under `/proxy`, each
- * route marked `config.proxy` (and hidden from the OpenAPI document: its contract is the
- * direct route's). For those routes the auth plugin calls `proxyAuth` instead of reading
- * `Authorization` / `X-Storefront-Key`, so the direct routes' path is unchanged and the
- * answers, bodies and errors are the same code's.
+ * route marked `config.proxy` with this proxy's authenticator (and hidden from the OpenAPI
+ * document: its contract is the direct route's). For those routes the auth plugin calls it
+ * instead of reading `Authorization` / `X-Storefront-Key`, so the direct routes' path is
+ * unchanged and the answers, bodies and errors are the same code's.
  */
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
@@ -15,21 +15,21 @@ import ipaddr from 'ipaddr.js'
 import { Type } from 'typebox'
 import type { Plan } from '../../db/schema.js'
 import { AppError } from '../../lib/errors.js'
+import { acceptFormBodies } from '../../lib/form-bodies.js'
 import { errors } from '../../lib/http-schemas.js'
 import { guestIdOf, type ProxyAuth, type ResolvedAuth } from '../../plugins/auth.js'
-import type { Db } from '../../db/types.js'
-import type { RequestContext } from '../auth/auth.types.js'
-import { acceptFormBodies, invitationState, ReviewFormBody, reviewPageLiquid, submitReviewForm } from '../reviews/review-page.js'
-import { REVIEW_PAGE_PATH } from '../reviews/invitations.service.js'
-import type { ReviewsService } from '../reviews/reviews.service.js'
-import { planAtLeast } from '../shops/plans.js'
-import type { ShopsService } from '../shops/shops.service.js'
-import type { Shop } from '../shops/shops.types.js'
+import type { RequestContext } from '../../modules/auth/auth.types.js'
+import { REVIEW_PAGE_PATH, type InvitationsService } from '../../modules/reviews/invitations.service.js'
+import { ReviewFormBody } from '../../modules/reviews/review-page.schemas.js'
+import { planAtLeast } from '../../modules/shops/plans.js'
+import type { ShopsService } from '../../modules/shops/shops.service.js'
+import type { Shop } from '../../modules/shops/shops.types.js'
 import type { StringOverrides } from '../../lib/page-strings.js'
-import type { ShareService } from '../wishlists/share.service.js'
-import type { WishlistsService } from '../wishlists/wishlists.service.js'
-import { SharedTokenParams } from '../wishlists/wishlists.schemas.js'
-import { ITEMS_PER_PAGE } from '../../lib/liquid-pages.js'
+import type { ShareService } from '../../modules/wishlists/share.service.js'
+import type { WishlistsService } from '../../modules/wishlists/wishlists.service.js'
+import { SharedTokenParams } from '../../modules/wishlists/wishlists.schemas.js'
+import { ITEMS_PER_PAGE } from './liquid-pages.js'
+import { reviewPageLiquid } from './review-page.js'
 import { sharedPageLiquid } from './shared-page.js'
 import { type WishlistPage, wishlistPageLiquid } from './wishlist-page.js'
 import { DEFAULT_PATH_PREFIX, verifyProxyQuery } from './signatures.js'
@@ -76,13 +76,13 @@ export function createProxyAuth(deps: { secret: string; defaultPlan: Plan; shops
 /**
  * Everything under `/proxy` (registered with that prefix): `storefrontApi` registers the
  * wishlist and reviews routes (app.ts, which serves the same plugin directly), each marked
- * `config.proxy` here.
+ * `config.proxy` here with `authenticate` (`createProxyAuth`).
  */
 export interface ProxyRoutesOptions {
-  db: Db
+  authenticate: ProxyAuth
   share: ShareService
   wishlists: WishlistsService
-  reviews: ReviewsService
+  invitations: InvitationsService
   storefrontApi: FastifyPluginAsync<{ proxied: boolean }>
 }
 
@@ -117,19 +117,21 @@ const PageNumber = Type.Object({ page: Type.Optional(Type.Integer({ minimum: 1, 
 const RemoveForm = Type.Object({ product_id: Type.String({ minLength: 1, maxLength: 255 }) }, { description: '`application/x-www-form-urlencoded`' })
 const InvitationQuery = Type.Object({ invitation: Type.Optional(Type.String({ maxLength: 200 })) })
 
-export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async (app, { db, share, wishlists, reviews, storefrontApi }) => {
-  await app.register(async (proxied) => {
-    proxied.addHook('onRoute', (route) => {
-      route.config = { ...(route.config ?? {}), proxy: true }
+export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async (app, { authenticate, share, wishlists, invitations, storefrontApi }) => {
+  /** The signed query is the credential: its `signature` never reaches a log. */
+  const proxied = { proxy: authenticate, credentialQuery: ['signature'] }
+  await app.register(async (scope) => {
+    scope.addHook('onRoute', (route) => {
+      route.config = { ...(route.config ?? {}), ...proxied, credentialQuery: [...(route.config?.credentialQuery ?? []), ...proxied.credentialQuery] }
       route.schema = { ...(route.schema ?? {}), hide: true }
     })
-    await proxied.register(storefrontApi, { proxied: true })
+    await scope.register(storefrontApi, { proxied: true })
   })
 
   app.get(
     '/shared/:shareToken',
     {
-      config: { access: ['public'], proxy: true },
+      config: { access: ['public'], ...proxied },
       schema: {
         tags: ['shopify'],
         params: SharedTokenParams,
@@ -147,7 +149,7 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async 
   await app.register(async (scope) => {
     acceptFormBodies(scope)
     const pages = scope.withTypeProvider<TypeBoxTypeProvider>()
-    const pageConfig = { access: ['public' as const], proxy: true as const }
+    const pageConfig = { access: ['public' as const], ...proxied }
 
     /** The signed request's context: always there on these routes (a bad signature never reaches a handler). */
     const ctxOf = (request: FastifyRequest): RequestContext => request.auth.ctx as RequestContext
@@ -227,7 +229,7 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async 
       },
       async (request, reply) => {
         const { shop } = ctxOf(request)
-        const state = await invitationState(db, request.query.invitation, Date.now(), shop.id)
+        const state = await invitations.page(request.query.invitation, shop.id)
         return liquid(reply, reviewPageLiquid(state, reviewAction(request), textsOf(shop)))
       },
     )
@@ -240,7 +242,7 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async 
       },
       async (request, reply) => {
         const ctx = ctxOf(request)
-        const state = await submitReviewForm({ db, reviews }, ctx, request.body)
+        const state = await invitations.submitPage(ctx, request.body)
         return liquid(reply, reviewPageLiquid(state, reviewAction(request), textsOf(ctx.shop)))
       },
     )

@@ -7,10 +7,9 @@
  * the rest, and items saved without a handle, show their ids. Expired and unknown links
  * render a page saying so. See liquid-pages.ts for what keeps typed text out of Liquid.
  */
+import { inert } from '../../lib/html-text.js'
 import type { StringOverrides } from '../../lib/page-strings.js'
-import { addAllLiquid, inert, itemLiquid, liquidStrings, PAGE_STYLE, type PageItem, say } from '../../lib/liquid-pages.js'
-
-export { inert } from '../../lib/liquid-pages.js'
+import { addAllLiquid, itemLiquid, liquidStrings, PAGE_STYLE, type PageItem, say } from './liquid-pages.js'
 
 export type SharedPageItem = PageItem
 

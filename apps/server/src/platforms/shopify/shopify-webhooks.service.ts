@@ -5,20 +5,20 @@
  * the privacy erasure, the shop's deletion. Nothing slow runs before the answer: outbound
  * webhooks go through the outbox and the worker, exports are made when the merchant asks.
  */
-import type { Backend, Db } from '../../db/types.js'
+import type { Db } from '../../db/types.js'
 import { AppError, type ErrorDetail, invalid } from '../../lib/errors.js'
 import { linePriceProblem, MAX_LINE_QUANTITY } from '../../lib/money.js'
 import { deeperThan, isEmailAddress, MAX_JSON_DEPTH } from '../../lib/text.js'
 import { now } from '../../lib/time.js'
-import type { RequestContext } from '../auth/auth.types.js'
-import type { EventsService } from '../events/events.service.js'
-import type { PrivacyService } from '../privacy/privacy.service.js'
-import type { ShopsService } from '../shops/shops.service.js'
-import type { Shop } from '../shops/shops.types.js'
+import type { RequestContext } from '../../modules/auth/auth.types.js'
+import type { EventsService } from '../../modules/events/events.service.js'
+import type { PrivacyService } from '../../modules/privacy/privacy.service.js'
+import type { ShopsService } from '../../modules/shops/shops.service.js'
+import type { Shop } from '../../modules/shops/shops.types.js'
 import { privacyRequestsRepo } from './privacy-requests.repo.js'
-import { eraseShop } from './shop-erasure.js'
+import { shopErasureRepo } from './shop-erasure.repo.js'
 import { isShopDomain, webhookHmacValid } from './signatures.js'
-import { claimReceipts, receiptsOf, releaseReceipts } from './webhook-receipts.js'
+import { receiptsOf, webhookReceiptsRepo } from './webhook-receipts.repo.js'
 
 export const SHOPIFY_TOPICS = [
   'products/create',
@@ -186,7 +186,6 @@ export function orderEvent(o: Json): Record<string, unknown> | null {
 
 export interface ShopifyWebhooksDeps {
   db: Db
-  backend: Backend
   secret: string
   /** Hours a shop must have been uninstalled before `shop/redact` erases it (SHOPIFY_SHOP_REDACT_MIN_HOURS). */
   shopRedactMinHours: number
@@ -292,7 +291,7 @@ export function createShopifyWebhooks(deps: ShopifyWebhooksDeps) {
         throw new AppError('INVALID_JSON', 'The request body is not valid JSON (UTF-8)')
       }
       if (deeperThan(body, MAX_JSON_DEPTH)) throw new AppError('INVALID_JSON', `The request body nests deeper than ${MAX_JSON_DEPTH} levels`)
-      if (!isObject(body)) throw new AppError('VALIDATION_ERROR', 'The webhook body must be a JSON object', [{ path: 'body', message: 'must be object' }])
+      if (!isObject(body)) throw invalid([{ path: 'body', message: 'must be object' }], 'The webhook body must be a JSON object')
       // Before anything is written (a receipt): a refused body burns no event id.
       const problems = webhookBodyProblems(topic as ShopifyTopic, body, domain)
       if (problems.length > 0) throw invalid(problems)
@@ -313,17 +312,17 @@ export function createShopifyWebhooks(deps: ShopifyWebhooksDeps) {
       }
       if (topic === 'shop/redact') {
         // Nothing is claimed: the erasure deletes the shop's receipts with it, and a redelivery finds no shop.
-        await eraseShop(db, deps.backend, shop.id)
+        await shopErasureRepo.erase(db, shop.id)
         deps.shops.forget(shop)
         return 'processed'
       }
       const receipts = receiptsOf(topic, d.rawBody, d.eventId)
-      if (!(await claimReceipts(db, shop.id, receipts))) return 'duplicate'
+      if (!(await webhookReceiptsRepo.claim(db, shop.id, receipts))) return 'duplicate'
       try {
         return await apply(shop, topic as ShopifyTopic, body, d.requestId)
       } catch (err) {
         // Not processed: Shopify's retry must find the delivery unclaimed.
-        await releaseReceipts(db, shop.id, receipts).catch(() => undefined)
+        await webhookReceiptsRepo.release(db, shop.id, receipts).catch(() => undefined)
         throw err
       }
     },

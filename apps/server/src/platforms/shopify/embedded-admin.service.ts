@@ -6,8 +6,8 @@
  */
 import type { Plan } from '../../db/schema.js'
 import { AppError } from '../../lib/errors.js'
-import type { AuthService, IssuedToken } from '../auth/auth.service.js'
-import type { ShopsService } from '../shops/shops.service.js'
+import type { AuthService, IssuedToken } from '../../modules/auth/auth.service.js'
+import type { ShopsService } from '../../modules/shops/shops.service.js'
 import { verifySessionToken } from './session-token.js'
 
 /** The admin key session tokens mint from, made on a shop's first session-token exchange. */

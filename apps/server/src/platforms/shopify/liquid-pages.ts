@@ -5,20 +5,11 @@
  * `all_products[handle]`; add to cart as plain `POST /cart/add` forms (no script needed).
  *
  * Nothing a shopper or merchant typed reaches Liquid as code (a list name, the merchant's
- * overrides of the texts): text is HTML-escaped with `{`, `}`, quotes and line breaks as
- * entities (so no `{{`/`{%` can form, no string literal can be closed and no line of a
- * `{% liquid %}` tag can start), and a handle or id is used only when it is plain.
+ * overrides of the texts): text is written `inert` (lib/html-text.ts: HTML-escaped with `{`,
+ * `}`, quotes and line breaks as entities), and a handle or id is used only when it is plain.
  */
-import { PAGE_LOCALES, type PageStringKey, pageStrings, type StringOverrides } from './page-strings.js'
-
-/**
- * HTML text that Liquid passes through unchanged. Line breaks are entities too: inside a
- * `{% liquid %}` tag each line is a tag of its own, so a line break in a string literal
- * would end it (a space to the browser either way).
- */
-export function inert(text: string): string {
-  return text.replace(/[&<>"'{}\r\n\u2028\u2029]/g, (c) => `&#${c.charCodeAt(0)};`)
-}
+import { inert } from '../../lib/html-text.js'
+import { PAGE_LOCALES, type PageStringKey, pageStrings, type StringOverrides } from '../../lib/page-strings.js'
 
 export const PLAIN_HANDLE = /^[a-z0-9][a-z0-9_-]{0,254}$/
 const DIGITS = /^[0-9]{1,20}$/

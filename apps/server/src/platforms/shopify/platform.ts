@@ -1,0 +1,61 @@
+/**
+ * Shopify as a platform of the seam (platforms/platform.ts), in Shopify app mode (on with
+ * SHOPIFY_API_SECRET). Its shops are the `*.myshopify.com` domains Shopify signs; a buyer
+ * writes a review inside the shop's theme, through the app proxy
+ * (`https://{shop}/apps/wishlist/reviews/new?invitation=…`); its routes are the app proxy's
+ * (under /proxy, signed by Shopify), the webhook intake (onto the events intake and the
+ * privacy erasure) and the embedded admin's sign-in; the shop's admin may frame the dashboard
+ * when its request proves the shop; the delivery worker's housekeeping deletes its expired
+ * webhook receipts.
+ */
+import type { Config } from '../../config.js'
+import { REVIEW_PAGE_PATH } from '../../modules/reviews/invitations.service.js'
+import type { Platform } from '../platform.js'
+import { createProxyAuth, PROXY_PREFIX, proxyRoutes } from './proxy.js'
+import { provenAdminShop } from './session-token.js'
+import { shopifyRoutes } from './shopify.routes.js'
+import { shopifyOperations } from './shopify.schemas.js'
+import { createShopifyWebhooks } from './shopify-webhooks.service.js'
+import { DEFAULT_PATH_PREFIX, isShopDomain } from './signatures.js'
+import { RECEIPT_RETENTION_MS, webhookReceiptsRepo } from './webhook-receipts.repo.js'
+
+/** Shopify app mode's configuration (config.ts). */
+export type ShopifyConfig = NonNullable<Config['shopify']>
+
+/** Where Shopify admin frames its embedded apps, beside the shop's own domain. */
+const SHOPIFY_ADMIN_ORIGIN = 'https://admin.shopify.com'
+
+export function createShopifyPlatform(shopify: ShopifyConfig): Platform {
+  const { apiSecret: secret, apiKey, defaultPlan } = shopify
+  return {
+    ownsShopDomain: isShopDomain,
+    reviewPageUrl: (shopDomain, query) => `https://${shopDomain}${DEFAULT_PATH_PREFIX}${REVIEW_PAGE_PATH}${query}`,
+    // The webhook receipts that expire (webhook-receipts.repo.ts: RECEIPT_RETENTION_MS after they were taken).
+    housekeeping: {
+      what: 'Shopify webhook receipts',
+      due: (db, at) => webhookReceiptsRepo.anyExpiring(db, at - RECEIPT_RETENTION_MS),
+      purge: (db, at, limit) => webhookReceiptsRepo.purgeExpiring(db, at - RECEIPT_RETENTION_MS, limit),
+    },
+    routes: async (app, { db, services, storefrontApi }) => {
+      const { shops, auth, events, privacy } = services
+      const authenticate = createProxyAuth({ secret, defaultPlan, shops })
+      await app.register(proxyRoutes, { prefix: PROXY_PREFIX, authenticate, share: services.share, wishlists: services.wishlists, invitations: services.invitations, storefrontApi })
+      await app.register(shopifyRoutes, {
+        db,
+        secret,
+        apiKey,
+        defaultPlan,
+        webhookBufferBytes: shopify.webhookBufferBytes,
+        shops,
+        auth,
+        privacy,
+        webhooks: createShopifyWebhooks({ db, secret, shopRedactMinHours: shopify.shopRedactMinHours, shops, events, privacy }),
+      })
+    },
+    operations: shopifyOperations,
+    embeddingOrigins: async (rawQuery) => {
+      const shop = await provenAdminShop(rawQuery, { secret, apiKey, nowSeconds: Math.floor(Date.now() / 1000) })
+      return shop === undefined ? undefined : [`https://${shop}`, SHOPIFY_ADMIN_ORIGIN]
+    },
+  }
+}
