@@ -11,7 +11,10 @@ import tseslint from 'typescript-eslint'
 
 const src = 'apps/server/src'
 /** The folders of `dir` under src/, so a new module or platform is under the rules from its first file. */
-const folders = (dir) => readdirSync(`${import.meta.dirname}/${src}/${dir}`, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name)
+const folders = (dir) =>
+  readdirSync(`${import.meta.dirname}/${src}/${dir}`, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
 const MODULES = folders('modules')
 /** The platforms (platforms/<name>/); platforms/platform.ts beside them is the contract generic code may import. */
 const PLATFORMS = folders('platforms')
@@ -27,7 +30,13 @@ const PUBLIC = {
 // Known crossings of the layers, being moved; delete each line once nothing needs it.
 const KNOWN = {
   // plugins/auth.ts and rate-limit.ts call the auth and shops services and read their types.
-  pluginsFromModules: ['./auth/auth.service.ts', './auth/auth.types.ts', './shops/shops.service.ts', './shops/shops.types.ts', './shops/plans.ts'],
+  pluginsFromModules: [
+    './auth/auth.service.ts',
+    './auth/auth.types.ts',
+    './shops/shops.service.ts',
+    './shops/shops.types.ts',
+    './shops/plans.ts',
+  ],
   // The auth plugin's request helpers (bearerToken, clientAddress), used by routes.
   modulesFromPlugins: ['./auth.ts'],
   // The auth plugin's helpers (guestIdOf, header) and the signed proxy's types (ProxyAuth,
@@ -40,7 +49,16 @@ const KNOWN = {
 }
 
 export default defineConfig(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'extensions/wishlist/assets/widget*.js', '**/generated/**', 'apps/server/bench/data/**', 'e2e/screenshots/**'] },
+  {
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      'extensions/wishlist/assets/widget*.js',
+      '**/generated/**',
+      'apps/server/bench/data/**',
+      'e2e/screenshots/**',
+    ],
+  },
   js.configs.recommended,
   tseslint.configs.recommended,
   {
@@ -48,7 +66,12 @@ export default defineConfig(
     plugins: { 'import-x': importX },
     settings: {
       ...importX.flatConfigs.typescript.settings,
-      'import-x/resolver-next': [createTypeScriptImportResolver({ noWarnOnMultipleProjects: true, project: ['apps/*/tsconfig.json', 'packages/*/tsconfig.json', 'e2e/tsconfig.json'] })],
+      'import-x/resolver-next': [
+        createTypeScriptImportResolver({
+          noWarnOnMultipleProjects: true,
+          project: ['apps/*/tsconfig.json', 'packages/*/tsconfig.json', 'e2e/tsconfig.json'],
+        }),
+      ],
     },
     rules: {
       'import-x/no-cycle': 'error',
@@ -56,7 +79,10 @@ export default defineConfig(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
     },
   },
-  { files: ['packages/widget/src/**', 'packages/sdk/src/**', 'apps/dashboard/src/**', 'apps/demo/src/**'], languageOptions: { globals: { ...globals.browser } } },
+  {
+    files: ['packages/widget/src/**', 'packages/sdk/src/**', 'apps/dashboard/src/**', 'apps/demo/src/**'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
   {
     files: ['**/*.tsx', 'packages/sdk/src/react/**'],
     plugins: { 'react-hooks': reactHooks },
@@ -65,34 +91,70 @@ export default defineConfig(
   {
     files: [`${src}/**/*.ts`],
     rules: {
-      'import-x/no-restricted-paths': ['error', {
-        basePath: import.meta.dirname,
-        zones: [
-          { target: [`${src}/lib`, `${src}/db`], from: [`${src}/modules`, `${src}/plugins`, `${src}/platforms`, `${src}/cli`, `${src}/app.ts`, `${src}/server.ts`], message: 'lib/ and db/ are the bottom layers.' },
-          { target: `${src}/plugins`, from: `${src}/modules`, except: KNOWN.pluginsFromModules, message: 'plugins/ must not import modules/.' },
-          { target: `${src}/modules`, from: `${src}/plugins`, except: KNOWN.modulesFromPlugins, message: 'modules/ must not import plugins/.' },
-          { target: `${src}/modules`, from: `${src}/cli`, except: KNOWN.modulesFromCli, message: 'modules/ must not import cli/.' },
-          { target: [`${src}/plugins`, `${src}/modules`, `${src}/platforms`], from: [`${src}/app.ts`, `${src}/server.ts`], message: 'only the entry points import app.ts and server.ts.' },
-          { target: [`${src}/plugins`, `${src}/platforms`], from: `${src}/cli`, message: 'plugins/ and platforms/ must not import cli/.' },
-          { target: [`${src}/plugins`, `${src}/modules`], from: `${src}/platforms`, except: ['./platform.ts'], message: 'generic code imports only the platform contract (platforms/platform.ts); only the entry points import a platform\'s folder.' },
-          { target: `${src}/platforms`, from: `${src}/plugins`, except: KNOWN.platformsFromPlugins, message: 'platforms/ must not import plugins/.' },
-          ...PLATFORMS.map((p) => ({
-            target: [`${src}/platforms/platform.ts`, ...PLATFORMS.filter((o) => o !== p).map((o) => `${src}/platforms/${o}`)],
-            from: `${src}/platforms/${p}`,
-            message: `nothing but the entry points imports platforms/${p}/: not the contract, not another platform.`,
-          })),
-          ...MODULES.map((m) => {
-            const dir = `${import.meta.dirname}/${src}/modules/${m}`
-            const open = ['*.service.ts', '*.types.ts', '*.schemas.ts', ...(PUBLIC[m] ?? []), ...(KNOWN[m] ?? [])]
-            return {
-              target: [...MODULES.filter((o) => o !== m).map((o) => `${src}/modules/${o}`), `${src}/platforms`],
-              from: `${dir}/**`,
-              except: [`${dir}/{${open.join(',')}}`],
-              message: `other modules and the platforms reach modules/${m} only through its services, types, schemas and the files docs/architecture.md names.`,
-            }
-          }),
-        ],
-      }],
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          basePath: import.meta.dirname,
+          zones: [
+            {
+              target: [`${src}/lib`, `${src}/db`],
+              from: [`${src}/modules`, `${src}/plugins`, `${src}/platforms`, `${src}/cli`, `${src}/app.ts`, `${src}/server.ts`],
+              message: 'lib/ and db/ are the bottom layers.',
+            },
+            {
+              target: `${src}/plugins`,
+              from: `${src}/modules`,
+              except: KNOWN.pluginsFromModules,
+              message: 'plugins/ must not import modules/.',
+            },
+            {
+              target: `${src}/modules`,
+              from: `${src}/plugins`,
+              except: KNOWN.modulesFromPlugins,
+              message: 'modules/ must not import plugins/.',
+            },
+            { target: `${src}/modules`, from: `${src}/cli`, except: KNOWN.modulesFromCli, message: 'modules/ must not import cli/.' },
+            {
+              target: [`${src}/plugins`, `${src}/modules`, `${src}/platforms`],
+              from: [`${src}/app.ts`, `${src}/server.ts`],
+              message: 'only the entry points import app.ts and server.ts.',
+            },
+            {
+              target: [`${src}/plugins`, `${src}/platforms`],
+              from: `${src}/cli`,
+              message: 'plugins/ and platforms/ must not import cli/.',
+            },
+            {
+              target: [`${src}/plugins`, `${src}/modules`],
+              from: `${src}/platforms`,
+              except: ['./platform.ts'],
+              message:
+                "generic code imports only the platform contract (platforms/platform.ts); only the entry points import a platform's folder.",
+            },
+            {
+              target: `${src}/platforms`,
+              from: `${src}/plugins`,
+              except: KNOWN.platformsFromPlugins,
+              message: 'platforms/ must not import plugins/.',
+            },
+            ...PLATFORMS.map((p) => ({
+              target: [`${src}/platforms/platform.ts`, ...PLATFORMS.filter((o) => o !== p).map((o) => `${src}/platforms/${o}`)],
+              from: `${src}/platforms/${p}`,
+              message: `nothing but the entry points imports platforms/${p}/: not the contract, not another platform.`,
+            })),
+            ...MODULES.map((m) => {
+              const dir = `${import.meta.dirname}/${src}/modules/${m}`
+              const open = ['*.service.ts', '*.types.ts', '*.schemas.ts', ...(PUBLIC[m] ?? []), ...(KNOWN[m] ?? [])]
+              return {
+                target: [...MODULES.filter((o) => o !== m).map((o) => `${src}/modules/${o}`), `${src}/platforms`],
+                from: `${dir}/**`,
+                except: [`${dir}/{${open.join(',')}}`],
+                message: `other modules and the platforms reach modules/${m} only through its services, types, schemas and the files docs/architecture.md names.`,
+              }
+            }),
+          ],
+        },
+      ],
     },
   },
 )

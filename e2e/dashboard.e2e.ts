@@ -33,7 +33,10 @@ const received: { headers: IncomingHttpHeaders; body: { event?: string; data?: R
 
 beforeAll(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true })
-  ;[env, browser] = await Promise.all([startEnv({ WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }), launchChromium()])
+  ;[env, browser] = await Promise.all([
+    startEnv({ WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }),
+    launchChromium(),
+  ])
   api = createWishlistClient({ baseUrl: env.baseUrl, credentials: { apiKey: env.adminKey.keyId, apiSecret: env.adminKey.secret } })
   // A simulated year of wishlist activity, so the overview has something to show.
   const shop = await api.admin.shop()
@@ -136,7 +139,9 @@ describe('merchant dashboard', () => {
     const lastDay = daily.days[daily.days.length - 1]!
     const dayLabels = await page.locator('[data-testid="daily-chart"] text[text-anchor="middle"]').allTextContents()
     expect(dayLabels.at(-1)).toBe(lastDay.date.slice(5))
-    const ticks = await page.locator('[data-testid="daily-chart"] .total-tick').evaluateAll((gs) => gs.map((g) => ({ v: Number(g.getAttribute('data-value')), y: Number(g.getAttribute('data-y')) })))
+    const ticks = await page
+      .locator('[data-testid="daily-chart"] .total-tick')
+      .evaluateAll((gs) => gs.map((g) => ({ v: Number(g.getAttribute('data-value')), y: Number(g.getAttribute('data-y')) })))
     expect(await page.getByTestId('total-axis').count()).toBe(1)
     expect(ticks.length).toBeGreaterThanOrEqual(3)
     const [lo, hi] = [ticks[0]!, ticks.at(-1)!]
@@ -154,13 +159,20 @@ describe('merchant dashboard', () => {
     expect(sold.ordersInfluenced).toBeGreaterThan(0)
     await expect.poll(() => page.getByTestId('stat-orders').textContent()).toBe(fmt(sold.ordersInfluenced))
     expect(await page.getByTestId('stat-purchase-rate').textContent()).toBe(`${sold.wishlistToPurchaseRate.toFixed(2)} %`)
-    expect(await page.getByTestId('stat-median-days').textContent()).toBe(sold.medianDaysToPurchase === null ? '—' : sold.medianDaysToPurchase.toFixed(1))
+    expect(await page.getByTestId('stat-median-days').textContent()).toBe(
+      sold.medianDaysToPurchase === null ? '—' : sold.medianDaysToPurchase.toFixed(1),
+    )
     const revenueText = (await page.getByTestId('stat-revenue').textContent()) ?? ''
     expect(sold.revenueInfluenced.length).toBeGreaterThan(0)
     for (const r of sold.revenueInfluenced) {
       // Every currency is shown on its own, with its digits (never summed across currencies).
       const digits = r.amount.split('.')[1]?.length ?? 0
-      const shown = new Intl.NumberFormat('en-US', { style: 'currency', currency: r.currency, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(Number(r.amount))
+      const shown = new Intl.NumberFormat('en-US', {
+        style: 'currency',
+        currency: r.currency,
+        minimumFractionDigits: digits,
+        maximumFractionDigits: digits,
+      }).format(Number(r.amount))
       expect(revenueText).toContain(shown)
     }
     const sales = await api.analytics.topProducts({ limit: 100, sort: 'revenue' })
@@ -178,7 +190,9 @@ describe('merchant dashboard', () => {
     const csvPath = await download.path()
     const csv = (await import('node:fs')).readFileSync(csvPath, 'utf8').split('\r\n')
     expect(csv[0]).toBe('product_id,title,handle,wishlisted_by,purchases,currency,revenue')
-    expect(csv[1]).toBe(`${firstSale.productId},,,${firstSale.wishlistCount},${firstSale.purchases},${firstSale.revenue[0]?.currency ?? ''},${firstSale.revenue[0]?.amount ?? ''}`)
+    expect(csv[1]).toBe(
+      `${firstSale.productId},,,${firstSale.wishlistCount},${firstSale.purchases},${firstSale.revenue[0]?.currency ?? ''},${firstSale.revenue[0]?.amount ?? ''}`,
+    )
     await shot('overview')
 
     await page.getByRole('radio', { name: '7 days' }).check()
@@ -256,7 +270,9 @@ describe('merchant dashboard', () => {
     expectedConsoleErrors.push(/status of 400/)
     await texts.fill('{"fr": {"wishlistTitel": "Ma liste"}}')
     await saveTexts.click()
-    await expect.poll(() => page.getByTestId('settings-status').textContent()).toContain('body.storefront_strings.fr.wishlistTitel is not a known string key')
+    await expect
+      .poll(() => page.getByTestId('settings-status').textContent())
+      .toContain('body.storefront_strings.fr.wishlistTitel is not a known string key')
     expect(await texts.inputValue()).toBe('{"fr": {"wishlistTitel": "Ma liste"}}')
     expect((await api.admin.shop()).settings.storefront_strings).toBeNull()
     await texts.fill('wishlistTitle: Ma liste')
@@ -298,7 +314,12 @@ describe('merchant dashboard', () => {
     expect(await page.getByTestId('new-webhook-secret').inputValue()).toMatch(/^whsec_/)
     const [webhook] = (await api.webhooks.list()).webhooks
     expect(webhook?.url).toBe(url)
-    expect(webhook?.events.sort()).toEqual(['wishlist.item.added', 'wishlist.item.purchased', 'wishlist.item.removed', 'wishlist.product.back_in_stock'])
+    expect(webhook?.events.sort()).toEqual([
+      'wishlist.item.added',
+      'wishlist.item.purchased',
+      'wishlist.item.removed',
+      'wishlist.product.back_in_stock',
+    ])
 
     const card = page.getByTestId(`webhook-${webhook?.webhookId}`)
     await card.getByRole('button', { name: 'Send test event' }).click()
@@ -387,7 +408,13 @@ describe('merchant dashboard', () => {
       body: 'Bought two; the second for my sister.',
     })
     expect(submitted.status).toBe('pending')
-    await shopper.reviews.submit({ productId: '1000003', customerEmail: 'bo@example.com', customerName: 'Bo', rating: 2, body: 'Runs small.' })
+    await shopper.reviews.submit({
+      productId: '1000003',
+      customerEmail: 'bo@example.com',
+      customerName: 'Bo',
+      rating: 2,
+      body: 'Runs small.',
+    })
     expect((await shopper.reviews.list('1000002')).data).toEqual([])
 
     await go('Reviews')
@@ -418,7 +445,13 @@ describe('merchant dashboard', () => {
     const { storefrontKey } = await api.admin.shop()
     const shopper = createWishlistClient({ baseUrl: env.baseUrl, credentials: { storefrontKey } })
     for (let i = 1; i <= 21; i++) {
-      await shopper.reviews.submit({ productId: '2000001', customerEmail: `buyer${i}@example.com`, customerName: `Buyer ${i}`, rating: 5, body: `Review number ${i}.` })
+      await shopper.reviews.submit({
+        productId: '2000001',
+        customerEmail: `buyer${i}@example.com`,
+        customerName: `Buyer ${i}`,
+        rating: 5,
+        body: `Review number ${i}.`,
+      })
     }
     await page.getByLabel('Status').selectOption('')
     await page.getByLabel('Product id').fill('2000001')
@@ -451,7 +484,13 @@ describe('merchant dashboard', () => {
   test('reviews: a removed reply is not offered again; an empty or failed reply stays in the box and says why; focus stays in the review', async () => {
     const { storefrontKey } = await api.admin.shop()
     const shopper = createWishlistClient({ baseUrl: env.baseUrl, credentials: { storefrontKey } })
-    const review = await shopper.reviews.submit({ productId: '2000002', customerEmail: 'cy@example.com', customerName: 'Cy', rating: 3, body: 'Fine.' })
+    const review = await shopper.reviews.submit({
+      productId: '2000002',
+      customerEmail: 'cy@example.com',
+      customerName: 'Cy',
+      rating: 3,
+      body: 'Fine.',
+    })
     await api.reviews.admin.reply(review.id, 'Old reply, soon removed.')
     await page.getByLabel('Product id').fill('2000002')
     await page.getByRole('button', { name: 'Apply filters' }).click()
@@ -472,7 +511,9 @@ describe('merchant dashboard', () => {
 
     // A gateway error page (not the API's JSON): the box stays open with the text.
     expectedConsoleErrors.push(/status of 502/)
-    await page.route('**/api/v1/reviews/*/reply', (route) => route.fulfill({ status: 502, contentType: 'text/html', body: '<html>Bad gateway</html>' }))
+    await page.route('**/api/v1/reviews/*/reply', (route) =>
+      route.fulfill({ status: 502, contentType: 'text/html', body: '<html>Bad gateway</html>' }),
+    )
     await box.fill('Thanks, Cy.')
     await item.getByRole('button', { name: 'Publish reply' }).click()
     await expect.poll(() => item.getByRole('alert').textContent()).toBe('Not published: The server answered 502; try again shortly.')
@@ -492,7 +533,13 @@ describe('merchant dashboard', () => {
   test('reviews: a review deleted elsewhere leaves the list at the next action on it', async () => {
     const { storefrontKey } = await api.admin.shop()
     const shopper = createWishlistClient({ baseUrl: env.baseUrl, credentials: { storefrontKey } })
-    const review = await shopper.reviews.submit({ productId: '2000003', customerEmail: 'di@example.com', customerName: 'Di', rating: 1, body: 'Broke.' })
+    const review = await shopper.reviews.submit({
+      productId: '2000003',
+      customerEmail: 'di@example.com',
+      customerName: 'Di',
+      rating: 1,
+      body: 'Broke.',
+    })
     await page.getByLabel('Product id').fill('2000003')
     await page.getByRole('button', { name: 'Apply filters' }).click()
     const item = page.getByTestId(`review-${review.id}`)
@@ -507,18 +554,47 @@ describe('merchant dashboard', () => {
     await page.getByRole('button', { name: 'Apply filters' }).click()
   })
 
-  test('reviews: each review says whether it is a verified purchase and how (the customer\'s order or a review invitation)', async () => {
+  test("reviews: each review says whether it is a verified purchase and how (the customer's order or a review invitation)", async () => {
     const { storefrontKey } = await api.admin.shop()
     const shopper = createWishlistClient({ baseUrl: env.baseUrl, credentials: { storefrontKey } })
-    await api.events.send({ events: [{ type: 'order.created', order_id: '424242', customer_id: '9100', email: 'eve@example.com', line_items: [{ product_id: '2000004' }, { product_id: '2000005' }] }] })
+    await api.events.send({
+      events: [
+        {
+          type: 'order.created',
+          order_id: '424242',
+          customer_id: '9100',
+          email: 'eve@example.com',
+          line_items: [{ product_id: '2000004' }, { product_id: '2000005' }],
+        },
+      ],
+    })
     const { invitations } = await api.admin.reviewInvitations({ order_id: '424242' })
     const invitation = invitations.find((i) => i.productId === '2000004')?.token ?? ''
-    const invited = await shopper.reviews.submit({ productId: '2000004', invitation, customerEmail: 'eve@example.com', customerName: 'Eve', rating: 5, body: 'As pictured.' })
+    const invited = await shopper.reviews.submit({
+      productId: '2000004',
+      invitation,
+      customerEmail: 'eve@example.com',
+      customerName: 'Eve',
+      rating: 5,
+      body: 'As pictured.',
+    })
     // An e-mail typed into a review proves nothing: not verified.
-    const typed = await shopper.reviews.submit({ productId: '2000004', customerEmail: 'eve@example.com', customerName: 'Not Eve', rating: 1, body: 'Awful.' })
+    const typed = await shopper.reviews.submit({
+      productId: '2000004',
+      customerEmail: 'eve@example.com',
+      customerName: 'Not Eve',
+      rating: 1,
+      body: 'Awful.',
+    })
     const { token } = await api.auth.token({ api_key: env.adminKey.keyId, api_secret: env.adminKey.secret, customer_id: '9100' })
     const customer = createWishlistClient({ baseUrl: env.baseUrl, credentials: { token, storefrontKey } })
-    const own = await customer.reviews.submit({ productId: '2000005', customerEmail: 'eve@example.com', customerName: 'Eve', rating: 4, body: 'Good value.' })
+    const own = await customer.reviews.submit({
+      productId: '2000005',
+      customerEmail: 'eve@example.com',
+      customerName: 'Eve',
+      rating: 4,
+      body: 'Good value.',
+    })
 
     const badge = (id: number) => page.getByTestId(`review-${id}`).getByTestId('verification').textContent()
     await page.getByLabel('Product id').fill('2000004')
@@ -556,8 +632,20 @@ describe('merchant dashboard', () => {
     const unnamed = sales.products.find((p) => p.productId !== first!.productId && p.productId !== sold.productId)!
     await api.events.send({
       events: [
-        { type: 'product.updated', product_id: first!.productId, handle: 'canvas-tote', title: 'Canvas tote', variants: [{ variant_id: '91', price: '39.00', inventory_quantity: 5 }] },
-        { type: 'product.updated', product_id: sold.productId, handle: 'linen-shirt', title: 'Linen shirt, natural', variants: [{ variant_id: '92', price: '59.00', inventory_quantity: 4 }] },
+        {
+          type: 'product.updated',
+          product_id: first!.productId,
+          handle: 'canvas-tote',
+          title: 'Canvas tote',
+          variants: [{ variant_id: '91', price: '39.00', inventory_quantity: 5 }],
+        },
+        {
+          type: 'product.updated',
+          product_id: sold.productId,
+          handle: 'linen-shirt',
+          title: 'Linen shirt, natural',
+          variants: [{ variant_id: '92', price: '59.00', inventory_quantity: 4 }],
+        },
       ],
     })
     await go('API keys')
@@ -568,13 +656,16 @@ describe('merchant dashboard', () => {
     expect(await rows.nth(1).locator('td').nth(1).textContent()).toBe(second!.productId)
     expect(await rows.nth(1).locator('td').nth(2).textContent()).toBe('—')
     // The sold products too, in the table and its CSV; still the id for one the catalog does not know.
-    const saleRow = (productId: string) => page.locator('[data-testid="sales-products"] tbody tr').nth(sales.products.findIndex((p) => p.productId === productId))
+    const saleRow = (productId: string) =>
+      page.locator('[data-testid="sales-products"] tbody tr').nth(sales.products.findIndex((p) => p.productId === productId))
     await expect.poll(() => saleRow(sold.productId).locator('td').nth(0).textContent()).toBe(`Linen shirt, natural ${sold.productId}`)
     expect(await saleRow(sold.productId).locator('td').nth(1).textContent()).toBe('linen-shirt')
     expect(await saleRow(unnamed.productId).locator('td').nth(0).textContent()).toBe(unnamed.productId)
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('sales-csv').click()])
     const csv = (await import('node:fs')).readFileSync(await download.path(), 'utf8').split('\r\n')
-    expect(csv).toContain(`${sold.productId},"Linen shirt, natural",linen-shirt,${sold.wishlistCount},${sold.purchases},${sold.revenue[0]?.currency ?? ''},${sold.revenue[0]?.amount ?? ''}`)
+    expect(csv).toContain(
+      `${sold.productId},"Linen shirt, natural",linen-shirt,${sold.wishlistCount},${sold.purchases},${sold.revenue[0]?.currency ?? ''},${sold.revenue[0]?.amount ?? ''}`,
+    )
     const zero = Number(await page.getByTestId('zero-line').getAttribute('data-y'))
     const zeroTick = await page.locator('[data-testid="daily-chart"] .total-tick[data-value="0"]').getAttribute('data-y')
     expect(Math.abs(Number(zeroTick) - zero)).toBeLessThan(0.1)
@@ -587,11 +678,25 @@ describe('merchant dashboard', () => {
 
   test('webhooks: the form offers every event the API accepts', async () => {
     await go('Webhooks')
-    const offered = await page.getByRole('group', { name: 'Events' }).getByRole('checkbox').evaluateAll((boxes) => boxes.map((b) => (b as HTMLInputElement).value))
+    const offered = await page
+      .getByRole('group', { name: 'Events' })
+      .getByRole('checkbox')
+      .evaluateAll((boxes) => boxes.map((b) => (b as HTMLInputElement).value))
     const document = (await (await fetch(`${env.baseUrl}/v1/openapi.json`)).json()) as {
-      paths: Record<string, { post: { requestBody: { content: { 'application/json': { schema: { properties: { events: { items: { anyOf: { enum: string[] }[] } } } } } } } } }>
+      paths: Record<
+        string,
+        {
+          post: {
+            requestBody: {
+              content: { 'application/json': { schema: { properties: { events: { items: { anyOf: { enum: string[] }[] } } } } } }
+            }
+          }
+        }
+      >
     }
-    const accepted = document.paths['/v1/webhooks']!.post.requestBody.content['application/json'].schema.properties.events.items.anyOf.flatMap((a) => a.enum)
+    const accepted = document.paths['/v1/webhooks']!.post.requestBody.content[
+      'application/json'
+    ].schema.properties.events.items.anyOf.flatMap((a) => a.enum)
     expect(offered).toEqual(accepted)
     expect(offered).toContain('review.requested')
     for (const width of WIDTHS) {
@@ -601,7 +706,7 @@ describe('merchant dashboard', () => {
     await page.setViewportSize({ width: 1280, height: 900 })
   })
 
-  test('an uninstalled shop\'s dashboard says so', async () => {
+  test("an uninstalled shop's dashboard says so", async () => {
     const shops = env.testApp.app.services.shops
     const shop = await api.admin.shop()
     await shops.setUninstalled(shop.id, Date.parse('2026-11-20T10:00:00Z'))
@@ -629,7 +734,9 @@ describe('merchant dashboard', () => {
       await page.setViewportSize({ width, height: 900 })
       for (const section of ['Overview', 'Settings', 'API keys', 'Webhooks', 'Reviews', 'Privacy requests']) {
         await go(section)
-        await page.waitForFunction(() => !document.querySelector('main [aria-busy="true"]') && !/Loading…/.test(document.querySelector('main')?.textContent ?? ''))
+        await page.waitForFunction(
+          () => !document.querySelector('main [aria-busy="true"]') && !/Loading…/.test(document.querySelector('main')?.textContent ?? ''),
+        )
         if (section === 'Overview') await page.getByText('Show the figures as a table').click()
         const found = await seriousViolations(page)
         expect(found, `${section} at ${width} px: ${JSON.stringify(found)}`).toEqual([])
@@ -700,7 +807,9 @@ describe('merchant dashboard', () => {
     expect(await multi.isEnabled()).toBe(true)
     const help = () => page.locator(`#${'help-multi_wishlist_enabled'}`).textContent()
     expect(await help()).toContain('Stored as on, but it has no effect on this plan')
-    const ttlHelp = await page.locator(`#${await page.getByLabel('Share-link lifetime (days)').getAttribute('aria-describedby')}`).textContent()
+    const ttlHelp = await page
+      .locator(`#${await page.getByLabel('Share-link lifetime (days)').getAttribute('aria-describedby')}`)
+      .textContent()
     expect(ttlHelp).toContain('Share links need the Starter plan or above (this shop is on free)')
     await shot('settings-free')
 

@@ -76,7 +76,11 @@ describe('React demo (wishlist-service-sdk/react)', () => {
     await openDemo()
     await page.route('**/v1/wishlists/*/items', (route) =>
       route.request().method() === 'POST'
-        ? route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify({ ok: false, error: { code: 'INTERNAL_ERROR', message: 'boom' } }) })
+        ? route.fulfill({
+            status: 500,
+            contentType: 'application/json',
+            body: JSON.stringify({ ok: false, error: { code: 'INTERNAL_ERROR', message: 'boom' } }),
+          })
         : route.continue(),
     )
     await page.getByTestId('react-add-1000003').click()

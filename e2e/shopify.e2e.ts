@@ -31,7 +31,10 @@ const proxied: { method: string; path: string; headers: IncomingHttpHeaders }[] 
 function proxySignature(params: URLSearchParams): string {
   const grouped = new Map<string, string[]>()
   for (const [key, value] of params) if (key !== 'signature') grouped.set(key, [...(grouped.get(key) ?? []), value])
-  const message = [...grouped].map(([key, values]) => `${key}=${values.join(',')}`).sort().join('')
+  const message = [...grouped]
+    .map(([key, values]) => `${key}=${values.join(',')}`)
+    .sort()
+    .join('')
   return createHmac('sha256', SECRET).update(message).digest('hex')
 }
 
@@ -40,7 +43,18 @@ function sessionToken(shop: string, claims: Record<string, unknown> = {}): strin
   const now = Math.floor(Date.now() / 1000)
   const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url')
   const head = b64({ alg: 'HS256', typ: 'JWT' })
-  const body = b64({ iss: `https://${shop}/admin`, dest: `https://${shop}`, aud: API_KEY, sub: '42', exp: now + 60, nbf: now - 1, iat: now - 1, jti: randomUUID(), sid: randomUUID(), ...claims })
+  const body = b64({
+    iss: `https://${shop}/admin`,
+    dest: `https://${shop}`,
+    aud: API_KEY,
+    sub: '42',
+    exp: now + 60,
+    nbf: now - 1,
+    iat: now - 1,
+    jti: randomUUID(),
+    sid: randomUUID(),
+    ...claims,
+  })
   return `${head}.${body}.${createHmac('sha256', SECRET).update(`${head}.${body}`).digest('base64url')}`
 }
 
@@ -140,7 +154,9 @@ function startStorefront(): Promise<void> {
 
 /** The wishlist of a customer, read through the signing proxy as that customer. */
 async function customerList(customerId: string): Promise<string[]> {
-  const res = await fetch(`${storefrontUrl}${PREFIX}/v1/wishlists/me?limit=200`, { headers: { cookie: `customer_id=${customerId}`, accept: 'application/json' } })
+  const res = await fetch(`${storefrontUrl}${PREFIX}/v1/wishlists/me?limit=200`, {
+    headers: { cookie: `customer_id=${customerId}`, accept: 'application/json' },
+  })
   expect(res.status).toBe(200)
   const body = (await res.json()) as { data: { items: { productId: string }[] } }
   return body.data.items.map((i) => i.productId).sort()
@@ -149,7 +165,12 @@ async function customerList(customerId: string): Promise<string[]> {
 beforeAll(async () => {
   // Chromium's local-network checks would block the stand-in admin page (https, "public") from
   // framing the service on 127.0.0.1; a real admin frames a public HTTPS service, never loopback.
-  ;[env, browser] = await Promise.all([startEnv({ SHOPIFY_API_SECRET: SECRET, SHOPIFY_API_KEY: API_KEY }), launchChromium(['--disable-features=PrivateNetworkAccessRespectPreflightResults,BlockInsecurePrivateNetworkRequests,LocalNetworkAccessChecks'])])
+  ;[env, browser] = await Promise.all([
+    startEnv({ SHOPIFY_API_SECRET: SECRET, SHOPIFY_API_KEY: API_KEY }),
+    launchChromium([
+      '--disable-features=PrivateNetworkAccessRespectPreflightResults,BlockInsecurePrivateNetworkRequests,LocalNetworkAccessChecks',
+    ]),
+  ])
   await startStorefront()
 })
 afterAll(async () => {
@@ -206,7 +227,10 @@ describe('storefront through the app proxy', () => {
     await expect.poll(pressed).toBe(3)
     await expect.poll(() => page.locator('[data-wishlist-count]').textContent()).toBe('3')
     expect(merges).toEqual([`${storefrontUrl}${PREFIX}/v1/wishlists/me/merge`])
-    expect(await page.evaluate(() => [localStorage.getItem('wishlist:guest-id'), localStorage.getItem('wishlist:guest-items')])).toEqual([null, null])
+    expect(await page.evaluate(() => [localStorage.getItem('wishlist:guest-id'), localStorage.getItem('wishlist:guest-items')])).toEqual([
+      null,
+      null,
+    ])
     expect(await customerList('5001')).toEqual(['7001', '7002', '7003'])
 
     // Logged in: a toggle is the customer's; a reload merges nothing again.
@@ -300,7 +324,8 @@ describe('embedded admin', () => {
 
   test("Shopify admin can frame it (the shop's frame-ancestors); another site cannot", async () => {
     const host = Buffer.from(`admin.shopify.com/store/${SHOP.replace('.myshopify.com', '')}`).toString('base64url')
-    const framing = (id: string) => `<!doctype html><title>admin</title><iframe id="${id}" src="${env.baseUrl}/dashboard?shop=${SHOP}&host=${host}&id_token=${sessionToken(SHOP)}" width="1000" height="700"></iframe>`
+    const framing = (id: string) =>
+      `<!doctype html><title>admin</title><iframe id="${id}" src="${env.baseUrl}/dashboard?shop=${SHOP}&host=${host}&id_token=${sessionToken(SHOP)}" width="1000" height="700"></iframe>`
     // Stand-ins for the admin's page and a stranger's, answered by the browser itself.
     await page.route('https://admin.shopify.com/**', (route) => route.fulfill({ contentType: 'text/html', body: framing('app') }))
     await page.route('https://stranger.example/**', (route) => route.fulfill({ contentType: 'text/html', body: framing('stolen') }))

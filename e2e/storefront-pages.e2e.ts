@@ -49,7 +49,12 @@ const PRODUCTS = [
   stubProduct(7003, 'canvas-tote', 'Canvas tote', 2450, { imageBase: IMAGES }),
   stubProduct(7004, 'rain-jacket', 'Rain jacket', 12900, { imageBase: IMAGES, available: false }),
 ]
-const COLOURS: Record<string, string> = { 'linen-shirt': '#d9c9a3', 'wool-scarf': '#8c2f39', 'canvas-tote': '#3a6b5a', 'rain-jacket': '#2d4a7a' }
+const COLOURS: Record<string, string> = {
+  'linen-shirt': '#d9c9a3',
+  'wool-scarf': '#8c2f39',
+  'canvas-tote': '#3a6b5a',
+  'rain-jacket': '#2d4a7a',
+}
 const allProducts = Object.fromEntries(PRODUCTS.map((p) => [p.handle, p]))
 
 const engine = shopifyLiquid({ root: EXTENSION_DIR, assetUrl: (name) => `/cdn/assets/${name}` })
@@ -75,7 +80,12 @@ interface Shopper {
 const carts = new Map<string, { id: number; quantity: number }[]>()
 
 function cookies(headers: IncomingHttpHeaders): Record<string, string> {
-  return Object.fromEntries((headers.cookie ?? '').split(/;\s*/).filter(Boolean).map((c) => c.split('=') as [string, string]))
+  return Object.fromEntries(
+    (headers.cookie ?? '')
+      .split(/;\s*/)
+      .filter(Boolean)
+      .map((c) => c.split('=') as [string, string]),
+  )
 }
 const shopperOf = (headers: IncomingHttpHeaders): Shopper => {
   const c = cookies(headers)
@@ -85,7 +95,10 @@ const shopperOf = (headers: IncomingHttpHeaders): Shopper => {
 function proxySignature(params: URLSearchParams): string {
   const grouped = new Map<string, string[]>()
   for (const [key, value] of params) if (key !== 'signature') grouped.set(key, [...(grouped.get(key) ?? []), value])
-  const message = [...grouped].map(([key, values]) => `${key}=${values.join(',')}`).sort().join('')
+  const message = [...grouped]
+    .map(([key, values]) => `${key}=${values.join(',')}`)
+    .sort()
+    .join('')
   return createHmac('sha256', SECRET).update(message).digest('hex')
 }
 
@@ -118,7 +131,16 @@ function scopeOf(s: Shopper, extra: Record<string, unknown> = {}) {
 
 /** The theme's layout around a page's content, with the app embed (default settings) before </body>. */
 async function layout(s: Shopper, title: string, content: string): Promise<string> {
-  const embed = await engine.parseAndRender(embedSource, scopeOf(s, { block: { id: 'embed', settings: { heart_color: '#c8102e', star_color: '#8a5a00', accent_color: '#1a5fb4', show_launcher: false }, shopify_attributes: '' } }))
+  const embed = await engine.parseAndRender(
+    embedSource,
+    scopeOf(s, {
+      block: {
+        id: 'embed',
+        settings: { heart_color: '#c8102e', star_color: '#8a5a00', accent_color: '#1a5fb4', show_launcher: false },
+        shopify_attributes: '',
+      },
+    }),
+  )
   return `<!doctype html><html lang="${s.locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} – E2E store</title>
 <script>window.Shopify = { shop: ${JSON.stringify(SHOP)}, locale: ${JSON.stringify(s.locale)} }</script>
@@ -159,7 +181,14 @@ const html = (body: string): Answer => ({ status: 200, headers: { 'content-type'
 async function handle(url: URL, s: Shopper, method: string, headers: IncomingHttpHeaders, body: Buffer): Promise<Answer> {
   if (url.pathname === '/') return html(await layout(s, 'Home', '<h1>E2E store</h1>'))
   if (url.pathname === '/account/login') {
-    return { status: 302, headers: { location: url.searchParams.get('return_to') ?? '/', 'set-cookie': `customer_id=${url.searchParams.get('customer') ?? ''}; Path=/` }, body: '' }
+    return {
+      status: 302,
+      headers: {
+        location: url.searchParams.get('return_to') ?? '/',
+        'set-cookie': `customer_id=${url.searchParams.get('customer') ?? ''}; Path=/`,
+      },
+      body: '',
+    }
   }
   if (url.pathname.startsWith('/cdn/assets/')) {
     const file = join(EXTENSION_DIR, 'assets', url.pathname.slice('/cdn/assets/'.length))
@@ -174,7 +203,11 @@ async function handle(url: URL, s: Shopper, method: string, headers: IncomingHtt
   if (url.pathname.startsWith('/products/') && url.pathname.endsWith('.js')) {
     const p = allProducts[url.pathname.slice('/products/'.length, -3)]
     if (!p) return { status: 404, headers: {}, body: '' }
-    return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...p, featured_image: p.featured_image }) }
+    return {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...p, featured_image: p.featured_image }),
+    }
   }
   if (url.pathname === '/cart/add' && method === 'POST') {
     const form = new URLSearchParams(body.toString('utf8'))
@@ -187,7 +220,8 @@ async function handle(url: URL, s: Shopper, method: string, headers: IncomingHtt
     carts.set(cart, [...(carts.get(cart) ?? []), ...lines])
     return { status: 302, headers: { location: '/cart', 'set-cookie': `cart=${cart}; Path=/` }, body: '' }
   }
-  if (url.pathname === '/cart.js') return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items: carts.get(s.cart) ?? [] }) }
+  if (url.pathname === '/cart.js')
+    return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items: carts.get(s.cart) ?? [] }) }
   if (url.pathname === '/cart') {
     const items = carts.get(s.cart) ?? []
     return html(await layout(s, 'Cart', `<h1>Cart</h1><ul id="cart">${items.map((i) => `<li>${i.id} × ${i.quantity}</li>`).join('')}</ul>`))
@@ -205,7 +239,11 @@ async function handle(url: URL, s: Shopper, method: string, headers: IncomingHtt
       const value = headers[name]
       if (typeof value === 'string') forward[name] = value
     }
-    const answer = await fetch(`${env.baseUrl}/proxy${url.pathname.slice(PREFIX.length)}?${query}`, { method, headers: forward, body: body.length > 0 ? new Uint8Array(body) : undefined })
+    const answer = await fetch(`${env.baseUrl}/proxy${url.pathname.slice(PREFIX.length)}?${query}`, {
+      method,
+      headers: forward,
+      body: body.length > 0 ? new Uint8Array(body) : undefined,
+    })
     const type = answer.headers.get('content-type') ?? ''
     const text = await answer.text()
     if (!type.startsWith('application/liquid')) return { status: answer.status, headers: type ? { 'content-type': type } : {}, body: text }
@@ -222,9 +260,22 @@ async function accessible(name: string): Promise<void> {
     await page.setViewportSize({ width, height: 900 })
     await page.addScriptTag({ content: AXE_SOURCE })
     const violations = await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: { id: string; impact: string | null; nodes: { target: unknown[] }[] }[] }> } }).axe
+      const axe = (
+        window as unknown as {
+          axe: {
+            run(
+              ctx: Document,
+              opts: object,
+            ): Promise<{ violations: { id: string; impact: string | null; nodes: { target: unknown[] }[] }[] }>
+          }
+        }
+      ).axe
       const result = await axe.run(document, { resultTypes: ['violations'] })
-      return result.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => JSON.stringify(n.target)).slice(0, 3) }))
+      return result.violations.map((v) => ({
+        id: v.id,
+        impact: v.impact,
+        targets: v.nodes.map((n) => JSON.stringify(n.target)).slice(0, 3),
+      }))
     })
     expect(
       violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'),
@@ -246,7 +297,8 @@ async function save(customerId: string, item: Record<string, string>): Promise<v
   expect(res.status).toBe(201)
 }
 
-const cartOf = async () => (await (await page.request.get(`${storefrontUrl}/cart.js`)).json()) as { items: { id: number; quantity: number }[] }
+const cartOf = async () =>
+  (await (await page.request.get(`${storefrontUrl}/cart.js`)).json()) as { items: { id: number; quantity: number }[] }
 
 beforeAll(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true })
@@ -351,9 +403,14 @@ describe('the wishlist page, https://{shop}/apps/wishlist', () => {
     await page.goto(`${storefrontUrl}${PREFIX}`)
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('ほしい物リスト')
     expect(await page.locator('#wishlist-guest-list[data-wishlist-guest-list]').count()).toBe(1)
-    const strings = JSON.parse((await page.locator('section[data-wishlist-page]').getAttribute('data-strings')) ?? '{}') as Record<string, string>
+    const strings = JSON.parse((await page.locator('section[data-wishlist-page]').getAttribute('data-strings')) ?? '{}') as Record<
+      string,
+      string
+    >
     expect(strings['page.addAllToCart']).toBe('すべてカートに追加')
-    expect(await page.getByRole('link', { name: 'ログインすると、どの端末でもリストを見られます' }).getAttribute('href')).toBe('/account/login')
+    expect(await page.getByRole('link', { name: 'ログインすると、どの端末でもリストを見られます' }).getAttribute('href')).toBe(
+      '/account/login',
+    )
     await accessible('guest wishlist page')
   })
 })
@@ -361,10 +418,23 @@ describe('the wishlist page, https://{shop}/apps/wishlist', () => {
 describe('review invitations open a form', () => {
   let order = 0
   async function invitationPath(productId: number, handle: string): Promise<string> {
-    await shopifyWebhook('products/update', { id: productId, handle, title: handle, variants: [{ id: productId * 10 + 1, price: '24.50', inventory_quantity: 5 }] })
-    await shopifyWebhook('orders/create', { id: 880000 + ++order, email: `buyer${order}@example.com`, customer: { id: 5200 + order }, line_items: [{ product_id: productId, variant_id: productId * 10 + 1 }] })
+    await shopifyWebhook('products/update', {
+      id: productId,
+      handle,
+      title: handle,
+      variants: [{ id: productId * 10 + 1, price: '24.50', inventory_quantity: 5 }],
+    })
+    await shopifyWebhook('orders/create', {
+      id: 880000 + ++order,
+      email: `buyer${order}@example.com`,
+      customer: { id: 5200 + order },
+      line_items: [{ product_id: productId, variant_id: productId * 10 + 1 }],
+    })
     const shop = await env.testApp.app.services.shops.byDomain(SHOP)
-    const { invitations } = await env.testApp.app.services.invitations.list({ shop: shop!, actor: { kind: 'admin', keyId: 'e2e' }, requestId: 'e2e' }, { limit: 1 })
+    const { invitations } = await env.testApp.app.services.invitations.list(
+      { shop: shop!, actor: { kind: 'admin', keyId: 'e2e' }, requestId: 'e2e' },
+      { limit: 1 },
+    )
     const reviewUrl = new URL(invitations[0]?.reviewUrl ?? '')
     expect(reviewUrl.origin).toBe(`https://${SHOP}`)
     return reviewUrl.pathname + reviewUrl.search
@@ -409,10 +479,19 @@ describe('review invitations open a form', () => {
 
   test("a shop that is not on Shopify: the service's own page", async () => {
     const created = await env.testApp.app.services.shops.create({ domain: 'boutique.example', plan: 'free' })
-    const token = await env.testApp.call('POST', '/v1/auth/token', { body: { api_key: created.apiKey.keyId, api_secret: created.apiKey.secret } })
-    const events = await env.testApp.call('POST', '/v1/events', { token: token.body.data.token as string, body: { events: [{ type: 'order.created', order_id: '77001', line_items: [{ product_id: '9901' }] }] } })
+    const token = await env.testApp.call('POST', '/v1/auth/token', {
+      body: { api_key: created.apiKey.keyId, api_secret: created.apiKey.secret },
+    })
+    const events = await env.testApp.call('POST', '/v1/events', {
+      token: token.body.data.token as string,
+      body: { events: [{ type: 'order.created', order_id: '77001', line_items: [{ product_id: '9901' }] }] },
+    })
     expect(events.status).toBe(200)
-    const row = await env.testApp.storage.db.selectFrom('review_invitations').selectAll().where('shop_id', '=', created.shop.id).executeTakeFirstOrThrow()
+    const row = await env.testApp.storage.db
+      .selectFrom('review_invitations')
+      .selectAll()
+      .where('shop_id', '=', created.shop.id)
+      .executeTakeFirstOrThrow()
     await page.goto(`${env.baseUrl}/reviews/new?invitation=${row.token}&locale=de`)
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Bewertung schreiben')
     await accessible('service review page')

@@ -49,7 +49,8 @@ afterEach(async () => {
 
 const shopId = async () => (await env.testApp.app.services.shops.byDomain(DEMO_DOMAIN))!.id
 const heart = (productId: string) => page.locator(`[data-wishlist-product-id="${productId}"] button.wl-heart`)
-const focusedLabel = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent?.trim() ?? '')
+const focusedLabel = () =>
+  page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent?.trim() ?? '')
 
 async function openDemo(): Promise<void> {
   await page.goto(`${env.baseUrl}/demo`)
@@ -58,7 +59,10 @@ async function openDemo(): Promise<void> {
 }
 
 /** A theme-like page on the service's origin: the widget script with `scriptAttrs`, and `body`. */
-async function openShop(body: string, opts: { lang?: string; scriptAttrs?: string; head?: string; products?: Record<string, unknown> } = {}): Promise<void> {
+async function openShop(
+  body: string,
+  opts: { lang?: string; scriptAttrs?: string; head?: string; products?: Record<string, unknown> } = {},
+): Promise<void> {
   const html = `<!doctype html><html lang="${opts.lang ?? 'en'}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>E2E shop</title><style>body{font-family:system-ui,sans-serif;margin:1rem;color:#1c2128}[data-wishlist-product-id]{display:inline-block;width:40px;height:40px}[data-reviews-product-id]{display:block;min-height:12rem}</style>${opts.head ?? ''}</head>
 <body><main><h1>E2E shop</h1><p>Wishlist: <span data-wishlist-count>0</span> items</p>${body}</main>
@@ -68,7 +72,9 @@ async function openShop(body: string, opts: { lang?: string; scriptAttrs?: strin
   await page.route(`${env.baseUrl}/products/*.js`, (route) => {
     const handle = decodeURIComponent(new URL(route.request().url()).pathname.replace(/^\/products\/|\.js$/g, ''))
     const product = opts.products?.[handle]
-    return product ? route.fulfill({ contentType: 'application/json', body: JSON.stringify(product) }) : route.fulfill({ status: 404, body: '' })
+    return product
+      ? route.fulfill({ contentType: 'application/json', body: JSON.stringify(product) })
+      : route.fulfill({ status: 404, body: '' })
   })
   await page.goto(`${env.baseUrl}/shop/page`)
   await page.evaluate(async () => {
@@ -132,7 +138,11 @@ describe('the review form', () => {
     // The shop approves reviews automatically: no "awaiting moderation" line.
     expect(await done.textContent()).toBe('Thank you for your review!')
     const stored = await env.testApp.call('GET', '/api/v1/products/1000001/reviews', { headers: { 'x-storefront-key': env.storefrontKey } })
-    expect(stored.body.data.find((r: { customerName: string }) => r.customerName === 'Kim')).toMatchObject({ rating: 4, title: 'Good bag', body: 'Holds a laptop and lunch.' })
+    expect(stored.body.data.find((r: { customerName: string }) => r.customerName === 'Kim')).toMatchObject({
+      rating: 4,
+      title: 'Good bag',
+      body: 'Holds a laptop and lunch.',
+    })
 
     // The same e-mail again: a clear message, not a raw error.
     await page.reload()
@@ -151,7 +161,10 @@ describe('the review form', () => {
     await env.testApp.app.services.shops.updateSettings(id, { reviews_auto_approve: false })
     try {
       const token = await env.customerToken('4242')
-      await page.addInitScript((t) => ((window as unknown as { WishlistConfig: unknown }).WishlistConfig = { customerId: '4242', customerToken: t }), token)
+      await page.addInitScript(
+        (t) => ((window as unknown as { WishlistConfig: unknown }).WishlistConfig = { customerId: '4242', customerToken: t }),
+        token,
+      )
       await openShop(
         `<div data-wishlist-review-form data-product-id="1000006" data-product-title="Trail socks" data-customer-email="pat@example.com"><button type="button" data-wishlist-review-open>Write a review</button></div>`,
       )
@@ -164,9 +177,18 @@ describe('the review form', () => {
       await form.getByLabel('Your name').fill('Pat')
       await form.getByRole('button', { name: 'Submit review' }).click()
       await page.getByText('It will appear once the shop has approved it.').waitFor()
-      const admin = await env.testApp.call('POST', '/v1/auth/token', { body: { api_key: env.adminKey.keyId, api_secret: env.adminKey.secret } })
-      const queue = await env.testApp.call('GET', '/api/v1/admin/reviews?status=pending&product_id=1000006', { token: admin.body.data.token })
-      expect(queue.body.data[0]).toMatchObject({ customerName: 'Pat', customerId: '4242', customerEmail: 'pat@example.com', status: 'pending' })
+      const admin = await env.testApp.call('POST', '/v1/auth/token', {
+        body: { api_key: env.adminKey.keyId, api_secret: env.adminKey.secret },
+      })
+      const queue = await env.testApp.call('GET', '/api/v1/admin/reviews?status=pending&product_id=1000006', {
+        token: admin.body.data.token,
+      })
+      expect(queue.body.data[0]).toMatchObject({
+        customerName: 'Pat',
+        customerId: '4242',
+        customerEmail: 'pat@example.com',
+        status: 'pending',
+      })
     } finally {
       await env.testApp.app.services.shops.updateSettings(id, { reviews_auto_approve: true })
     }
@@ -174,7 +196,10 @@ describe('the review form', () => {
 
   test('Helpful: a guest votes once per review, and can take the vote back', async () => {
     const sf = { 'x-storefront-key': env.storefrontKey }
-    const created = await env.testApp.call('POST', '/api/v1/reviews', { headers: sf, body: { productId: '1000002', customerEmail: 'h@example.com', customerName: 'Hal', rating: 5, body: 'Very warm' } })
+    const created = await env.testApp.call('POST', '/api/v1/reviews', {
+      headers: sf,
+      body: { productId: '1000002', customerEmail: 'h@example.com', customerName: 'Hal', rating: 5, body: 'Very warm' },
+    })
     expect(created.status).toBe(201)
     await openShop('<div data-reviews-product-id="1000002" data-reviews-product-name="Wool beanie"></div>')
     const review = page.locator('.wl-review', { hasText: 'Very warm' })
@@ -188,14 +213,23 @@ describe('the review form', () => {
     expect(await read()).toBe(1)
     // The vote is remembered on the next page.
     await page.reload()
-    await expect.poll(() => page.locator('.wl-review', { hasText: 'Very warm' }).getByRole('button', { name: 'Helpful' }).getAttribute('aria-pressed')).toBe('true')
+    await expect
+      .poll(() =>
+        page.locator('.wl-review', { hasText: 'Very warm' }).getByRole('button', { name: 'Helpful' }).getAttribute('aria-pressed'),
+      )
+      .toBe('true')
     await page.locator('.wl-review', { hasText: 'Very warm' }).getByRole('button', { name: 'Helpful' }).click()
     await expect.poll(read).toBe(0)
   })
 
   test('an empty summary reads "No reviews yet"; star ratings are images with a text label', async () => {
-    await env.testApp.call('POST', '/api/v1/reviews', { headers: { 'x-storefront-key': env.storefrontKey }, body: { productId: '1000007', customerEmail: 's@example.com', customerName: 'Sam', rating: 4, body: 'Fine' } })
-    await openShop('<div data-reviews-product-id="1000005" data-reviews-product-name="Rain jacket"></div><div data-reviews-product-id="1000007"></div>')
+    await env.testApp.call('POST', '/api/v1/reviews', {
+      headers: { 'x-storefront-key': env.storefrontKey },
+      body: { productId: '1000007', customerEmail: 's@example.com', customerName: 'Sam', rating: 4, body: 'Fine' },
+    })
+    await openShop(
+      '<div data-reviews-product-id="1000005" data-reviews-product-name="Rain jacket"></div><div data-reviews-product-id="1000007"></div>',
+    )
     await expect.poll(() => page.locator('[data-reviews-product-id="1000005"]').getAttribute('data-reviews-state')).toBe('ready')
     expect(await page.locator('[data-reviews-product-id="1000005"] .wl-summary').textContent()).toBe('No reviews yet')
     expect(await page.locator('[data-reviews-product-id="1000005"] .wl-stars').count()).toBe(0)
@@ -203,27 +237,40 @@ describe('the review form', () => {
     const summaryStars = page.locator('[data-reviews-product-id="1000007"] .wl-summary [role="img"]')
     expect(await summaryStars.getAttribute('aria-label')).toBe('Rated 4 out of 5')
     expect(await summaryStars.textContent()).toBe('★★★★☆')
-    expect(await page.locator('[data-reviews-product-id="1000007"] .wl-review [role="img"]').getAttribute('aria-label')).toBe('Rated 4 out of 5')
+    expect(await page.locator('[data-reviews-product-id="1000007"] .wl-review [role="img"]').getAttribute('aria-label')).toBe(
+      'Rated 4 out of 5',
+    )
   })
 })
 
 describe('languages', () => {
-  test('French from <html lang>: the locale chunk, plurals and numbers in French, the merchant\'s overrides first', async () => {
+  test("French from <html lang>: the locale chunk, plurals and numbers in French, the merchant's overrides first", async () => {
     const sf = { 'x-storefront-key': env.storefrontKey }
-    for (const [email, rating] of [['fr1@example.com', 4], ['fr2@example.com', 5]] as const)
-      await env.testApp.call('POST', '/api/v1/reviews', { headers: sf, body: { productId: '1000003', customerEmail: email, customerName: 'Zoé', rating, body: 'Très bien' } })
+    for (const [email, rating] of [
+      ['fr1@example.com', 4],
+      ['fr2@example.com', 5],
+    ] as const)
+      await env.testApp.call('POST', '/api/v1/reviews', {
+        headers: sf,
+        body: { productId: '1000003', customerEmail: email, customerName: 'Zoé', rating, body: 'Très bien' },
+      })
     await openShop(
       `<span data-wishlist-product-id="1000003" data-wishlist-product-title="Chemise en lin"></span>
        <span data-wishlist-product-id="1000004" data-wishlist-product-title="Ceinture" data-strings='{"heart.add":"Garder {title}"}'></span>
        <div data-reviews-product-id="1000003"></div><div data-reviews-product-id="1000005"></div>
        <div data-wishlist-review-form data-product-id="1000003"></div>`,
-      { lang: 'fr-CA', scriptAttrs: `data-strings='{"reviews.none":"Soyez le premier à donner votre avis","reviews.verified":null,"form.open":""}'` },
+      {
+        lang: 'fr-CA',
+        scriptAttrs: `data-strings='{"reviews.none":"Soyez le premier à donner votre avis","reviews.verified":null,"form.open":""}'`,
+      },
     )
     expect(requests).toContain('/widget-locale-fr.js')
     await expect.poll(() => heart('1000003').getAttribute('aria-label')).toBe('Ajouter Chemise en lin à la liste d’envies')
     expect(await heart('1000004').getAttribute('aria-label')).toBe('Garder Ceinture')
     await expect.poll(() => page.locator('[data-reviews-product-id="1000003"] .wl-summary').textContent()).toBe('★★★★★ 4,5 · 2 avis')
-    expect(await page.locator('[data-reviews-product-id="1000003"] .wl-summary [role="img"]').getAttribute('aria-label')).toBe('Noté 4,5 sur 5')
+    expect(await page.locator('[data-reviews-product-id="1000003"] .wl-summary [role="img"]').getAttribute('aria-label')).toBe(
+      'Noté 4,5 sur 5',
+    )
     expect(await page.locator('[data-reviews-product-id="1000005"] .wl-summary').textContent()).toBe('Soyez le premier à donner votre avis')
     await page.getByRole('button', { name: 'Écrire un avis' }).click()
     const form = page.getByRole('form', { name: 'Écrire un avis' })
@@ -236,7 +283,10 @@ describe('languages', () => {
 
   test('German, formal throughout: the heart, the summary, the review form from error to thanks', async () => {
     const sf = { 'x-storefront-key': env.storefrontKey }
-    await env.testApp.call('POST', '/api/v1/reviews', { headers: sf, body: { productId: '1000008', customerEmail: 'de1@example.com', customerName: 'Jörg', rating: 4, body: 'Sehr gut' } })
+    await env.testApp.call('POST', '/api/v1/reviews', {
+      headers: sf,
+      body: { productId: '1000008', customerEmail: 'de1@example.com', customerName: 'Jörg', rating: 4, body: 'Sehr gut' },
+    })
     await openShop(
       `<span data-wishlist-product-id="1000008" data-wishlist-product-title="Wollmütze"></span>
        <div data-reviews-product-id="1000008"></div>
@@ -274,9 +324,14 @@ describe('languages', () => {
     }
     for (const [locale, label] of Object.entries(expected)) {
       requests = []
-      await openShop('<span data-wishlist-product-id="1000006" data-wishlist-product-title="Trail socks"></span>', { scriptAttrs: `data-locale="${locale}"` })
+      await openShop('<span data-wishlist-product-id="1000006" data-wishlist-product-title="Trail socks"></span>', {
+        scriptAttrs: `data-locale="${locale}"`,
+      })
       await expect.poll(() => heart('1000006').getAttribute('aria-label'), { message: locale }).toBe(label)
-      expect(requests.filter((p) => p.startsWith('/widget-locale-')), locale).toEqual(locale === 'sv' ? [] : [`/widget-locale-${locale}.js`])
+      expect(
+        requests.filter((p) => p.startsWith('/widget-locale-')),
+        locale,
+      ).toEqual(locale === 'sv' ? [] : [`/widget-locale-${locale}.js`])
       await page.unrouteAll()
     }
   })
@@ -296,19 +351,35 @@ describe('count badge', () => {
 
 describe("the guest's wishlist page", () => {
   const products = {
-    'canvas-tote': { title: 'Canvas tote', handle: 'canvas-tote', featured_image: null, variants: [{ id: 5001, price: 3900, available: true }, { id: 5002, price: 4500, available: true }] },
-    'wool-beanie': { title: 'Wool beanie', handle: 'wool-beanie', featured_image: null, variants: [{ id: 5101, price: 1800, available: false }] },
+    'canvas-tote': {
+      title: 'Canvas tote',
+      handle: 'canvas-tote',
+      featured_image: null,
+      variants: [
+        { id: 5001, price: 3900, available: true },
+        { id: 5002, price: 4500, available: true },
+      ],
+    },
+    'wool-beanie': {
+      title: 'Wool beanie',
+      handle: 'wool-beanie',
+      featured_image: null,
+      variants: [{ id: 5101, price: 1800, available: false }],
+    },
   }
   const page_ = `<section class="wishlist-page" data-wishlist-page data-logged-in="false"><h2>Ma liste</h2>
     <div id="wishlist-guest-list" data-wishlist-guest-list aria-busy="true"><p>Chargement…</p></div></section>`
 
-  test('fills the list from the guest\'s items: prices in the page\'s currency, add to cart, add all, remove, share', async () => {
+  test("fills the list from the guest's items: prices in the page's currency, add to cart, add all, remove, share", async () => {
     const guestId = 'g_e2e_page_guest_0001'
     const headers = { 'x-storefront-key': env.storefrontKey, 'x-guest-id': guestId }
     // Ids rise with each add: two adds in one millisecond are ordered by product id, newest
     // (highest) first, so the order below holds however fast the adds are.
     await env.testApp.call('POST', `/v1/wishlists/${guestId}/items`, { headers, body: { product_id: '1000000', handle: 'wool-beanie' } })
-    await env.testApp.call('POST', `/v1/wishlists/${guestId}/items`, { headers, body: { product_id: '1000001', handle: 'canvas-tote', variant_id: '5002' } })
+    await env.testApp.call('POST', `/v1/wishlists/${guestId}/items`, {
+      headers,
+      body: { product_id: '1000001', handle: 'canvas-tote', variant_id: '5002' },
+    })
     await env.testApp.call('POST', `/v1/wishlists/${guestId}/items`, { headers, body: { product_id: '1000009' } })
     await page.addInitScript((id) => {
       localStorage.setItem('wishlist:guest-id', id)
@@ -317,7 +388,9 @@ describe("the guest's wishlist page", () => {
     await openShop(page_, { lang: 'fr', products })
     const list = page.locator('[data-wishlist-guest-list]')
     await expect.poll(() => list.getAttribute('aria-busy'), { timeout: 10_000 }).toBe('false')
-    expect(requests.filter((p) => p.startsWith('/widget-'))).toEqual(expect.arrayContaining(['/widget-wishlist-page.js', '/widget-locale-fr.js']))
+    expect(requests.filter((p) => p.startsWith('/widget-'))).toEqual(
+      expect.arrayContaining(['/widget-wishlist-page.js', '/widget-locale-fr.js']),
+    )
     const items = list.locator('li.wishlist-page__item')
     // Newest first, as the list is kept; a product the shop does not know shows its id.
     expect(await items.locator('.wishlist-page__name').allTextContents()).toEqual(['#1000009', 'Canvas tote', 'Wool beanie'])
@@ -329,10 +402,11 @@ describe("the guest's wishlist page", () => {
     // Add all to cart: a plain form of the buyable items only.
     const addAll = list.locator('form.wishlist-page__add-all')
     expect(await addAll.getAttribute('action')).toBe('/cart/add')
-    expect(await addAll.locator('input').evaluateAll((inputs) => inputs.map((i) => `${(i as HTMLInputElement).name}=${(i as HTMLInputElement).value}`))).toEqual([
-      'items[][id]=5002',
-      'items[][quantity]=1',
-    ])
+    expect(
+      await addAll
+        .locator('input')
+        .evaluateAll((inputs) => inputs.map((i) => `${(i as HTMLInputElement).name}=${(i as HTMLInputElement).value}`)),
+    ).toEqual(['items[][id]=5002', 'items[][quantity]=1'])
     expect(await addAll.getByRole('button').textContent()).toBe('Tout ajouter au panier')
 
     for (const width of WIDTHS) {
@@ -366,12 +440,17 @@ describe("the guest's wishlist page", () => {
 
 describe('merge keeps the variant', () => {
   test("a guest's chosen variant survives the merge at login", async () => {
-    await openShop('<span data-wishlist-product-id="1000004" data-wishlist-product-title="Leather belt" data-wishlist-variant-id="40042"></span>')
+    await openShop(
+      '<span data-wishlist-product-id="1000004" data-wishlist-product-title="Leather belt" data-wishlist-variant-id="40042"></span>',
+    )
     await heart('1000004').click()
     await expect.poll(() => page.evaluate(() => localStorage.getItem('wishlist:guest-items'))).toContain('"variant_id":"40042"')
     await page.waitForLoadState('networkidle')
     const token = await env.customerToken('5151')
-    await page.addInitScript((t) => ((window as unknown as { WishlistConfig: unknown }).WishlistConfig = { customerId: '5151', customerToken: t }), token)
+    await page.addInitScript(
+      (t) => ((window as unknown as { WishlistConfig: unknown }).WishlistConfig = { customerId: '5151', customerToken: t }),
+      token,
+    )
     await page.reload()
     await page.evaluate(() => (window as unknown as { Wishlist: { ready: Promise<void> } }).Wishlist.ready)
     const list = await env.testApp.call('GET', '/v1/wishlists/5151', { token })
@@ -408,7 +487,9 @@ describe('keyboard only and axe-core', () => {
     expect(await focusedLabel()).toBe('Submit review')
     await page.keyboard.press('Enter')
     await page.getByText('Thank you for your review!').waitFor()
-    const stored = await env.testApp.call('GET', '/api/v1/products/1000001/reviews?sort=newest', { headers: { 'x-storefront-key': env.storefrontKey } })
+    const stored = await env.testApp.call('GET', '/api/v1/products/1000001/reviews?sort=newest', {
+      headers: { 'x-storefront-key': env.storefrontKey },
+    })
     expect(stored.body.data[0]).toMatchObject({ customerName: 'Kay', rating: 3, title: 'By keyboard' })
   })
 
@@ -420,7 +501,10 @@ describe('keyboard only and axe-core', () => {
     await form.waitFor()
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 900 })
-      expect(await seriousViolations(page, ['.grid', '[data-reviews-product-id]', '[data-wishlist-review-form]', 'header']), `empty form at ${width} px`).toEqual([])
+      expect(
+        await seriousViolations(page, ['.grid', '[data-reviews-product-id]', '[data-wishlist-review-form]', 'header']),
+        `empty form at ${width} px`,
+      ).toEqual([])
       await form.locator('..').screenshot({ path: resolve(SCREENSHOTS, `widget-review-form-${width}.png`) })
     }
     // With its errors shown, too.
@@ -440,7 +524,11 @@ describe('weight and speed', () => {
       w.__cls = 0
       const shifted: string[] = ((window as unknown as { __shifted: string[] }).__shifted = [])
       new PerformanceObserver((list) => {
-        for (const entry of list.getEntries() as unknown as { value: number; hadRecentInput: boolean; sources: { node: Node | null }[] }[]) {
+        for (const entry of list.getEntries() as unknown as {
+          value: number
+          hadRecentInput: boolean
+          sources: { node: Node | null }[]
+        }[]) {
           if (entry.hadRecentInput) continue
           w.__cls += entry.value
           shifted.push(...entry.sources.map((s) => (s.node instanceof Element ? s.node.outerHTML.slice(0, 100) : String(s.node?.nodeName))))
@@ -456,7 +544,11 @@ describe('weight and speed', () => {
         },
       })
     })
-    const grid = Array.from({ length: 12 }, (_, i) => `<article><h2>Product ${i + 1}</h2><span data-wishlist-product-id="${3_000_000 + i}" data-wishlist-product-title="Product ${i + 1}"></span></article>`).join('')
+    const grid = Array.from(
+      { length: 12 },
+      (_, i) =>
+        `<article><h2>Product ${i + 1}</h2><span data-wishlist-product-id="${3_000_000 + i}" data-wishlist-product-title="Product ${i + 1}"></span></article>`,
+    ).join('')
     const runs: number[] = []
     const shifts: number[] = []
     for (let i = 0; i < 7; i++) {
@@ -471,7 +563,9 @@ describe('weight and speed', () => {
     }
     runs.sort((a, b) => a - b)
     const median = runs[3]!
-    console.log(`hearts ready after navigation start: median ${median.toFixed(0)} ms (runs ${runs.map((r) => r.toFixed(0)).join(', ')}); CLS max ${Math.max(...shifts).toFixed(4)}`)
+    console.log(
+      `hearts ready after navigation start: median ${median.toFixed(0)} ms (runs ${runs.map((r) => r.toFixed(0)).join(', ')}); CLS max ${Math.max(...shifts).toFixed(4)}`,
+    )
     expect(median).toBeLessThanOrEqual(500)
     expect(Math.max(...shifts)).toBeLessThanOrEqual(0.01)
   })

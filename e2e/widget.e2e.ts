@@ -86,7 +86,10 @@ describe('widget', () => {
     await page.waitForURL(`${env.baseUrl}/demo`)
     await page.waitForFunction(() => document.querySelectorAll('button.wl-heart[aria-pressed="true"]').length === 2)
     await expect.poll(() => page.locator('#who').textContent()).toBe('Customer 1001')
-    expect(await page.evaluate(() => [localStorage.getItem('wishlist:guest-id'), localStorage.getItem('wishlist:guest-items')])).toEqual([null, null])
+    expect(await page.evaluate(() => [localStorage.getItem('wishlist:guest-id'), localStorage.getItem('wishlist:guest-items')])).toEqual([
+      null,
+      null,
+    ])
     // The widget and the React app both run on this page: one merge between them.
     expect(merges).toHaveLength(1)
     await expect.poll(() => page.locator('[data-testid="react-items"] li').count()).toBe(2)
@@ -104,11 +107,20 @@ describe('widget', () => {
     await openDemo()
     await page.route('**/v1/wishlists/*/items', (route) =>
       route.request().method() === 'POST'
-        ? route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify({ ok: false, error: { code: 'INTERNAL_ERROR', message: 'boom' } }) })
+        ? route.fulfill({
+            status: 500,
+            contentType: 'application/json',
+            body: JSON.stringify({ ok: false, error: { code: 'INTERNAL_ERROR', message: 'boom' } }),
+          })
         : route.continue(),
     )
     const errors = page.evaluate(
-      () => new Promise<string>((resolve) => document.addEventListener('wishlist:error', (e) => resolve((e as CustomEvent<{ error: { code: string } }>).detail.error.code), { once: true })),
+      () =>
+        new Promise<string>((resolve) =>
+          document.addEventListener('wishlist:error', (e) => resolve((e as CustomEvent<{ error: { code: string } }>).detail.error.code), {
+            once: true,
+          }),
+        ),
     )
     await heart('1000005').click()
     expect(await errors).toBe('INTERNAL_ERROR')
@@ -159,8 +171,14 @@ describe('widget', () => {
   test('reviews: escaped text, star summary and schema.org AggregateRating', async () => {
     const sf = { 'x-storefront-key': env.storefrontKey }
     const hostile = '<img src=x onerror="window.__xss=1">'
-    await env.testApp.call('POST', '/api/v1/reviews', { headers: sf, body: { productId: '1000001', customerEmail: 'x@example.com', customerName: 'Mallory', rating: 2, title: 'Hmm', body: hostile } })
-    await env.testApp.call('POST', '/api/v1/reviews', { headers: sf, body: { productId: '1000001', customerEmail: 'y@example.com', customerName: 'Yan', rating: 5, body: 'Sturdy bag' } })
+    await env.testApp.call('POST', '/api/v1/reviews', {
+      headers: sf,
+      body: { productId: '1000001', customerEmail: 'x@example.com', customerName: 'Mallory', rating: 2, title: 'Hmm', body: hostile },
+    })
+    await env.testApp.call('POST', '/api/v1/reviews', {
+      headers: sf,
+      body: { productId: '1000001', customerEmail: 'y@example.com', customerName: 'Yan', rating: 5, body: 'Sturdy bag' },
+    })
     await openDemo()
     const reviews = page.locator('[data-reviews-product-id="1000001"]')
     await expect.poll(() => reviews.getAttribute('data-reviews-state')).toBe('ready')
@@ -178,9 +196,17 @@ describe('widget', () => {
 
   test("reviews: the shop's reply is labelled as the shop's", async () => {
     const sf = { 'x-storefront-key': env.storefrontKey }
-    const created = await env.testApp.call('POST', '/api/v1/reviews', { headers: sf, body: { productId: '1000001', customerEmail: 'r@example.com', customerName: 'Rae', rating: 4, body: 'Runs small' } })
-    const minted = await env.testApp.call('POST', '/v1/auth/token', { body: { api_key: env.adminKey.keyId, api_secret: env.adminKey.secret } })
-    const replied = await env.testApp.call('PUT', `/api/v1/reviews/${created.body.id}/reply`, { token: minted.body.data.token, body: { body: 'Order one size up.' } })
+    const created = await env.testApp.call('POST', '/api/v1/reviews', {
+      headers: sf,
+      body: { productId: '1000001', customerEmail: 'r@example.com', customerName: 'Rae', rating: 4, body: 'Runs small' },
+    })
+    const minted = await env.testApp.call('POST', '/v1/auth/token', {
+      body: { api_key: env.adminKey.keyId, api_secret: env.adminKey.secret },
+    })
+    const replied = await env.testApp.call('PUT', `/api/v1/reviews/${created.body.id}/reply`, {
+      token: minted.body.data.token,
+      body: { body: 'Order one size up.' },
+    })
     expect(replied.status).toBe(200)
     await openDemo()
     const reviews = page.locator('[data-reviews-product-id="1000001"]')

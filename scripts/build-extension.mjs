@@ -15,7 +15,8 @@ export function copyWidgetAssets() {
   // Chunks a previous build had and this one does not must not ship.
   for (const name of readdirSync(to)) if (/^widget.*\.js$/.test(name)) rmSync(join(to, name))
   const copied = readdirSync(from).filter((name) => name.endsWith('.js'))
-  if (!copied.includes('widget.js')) throw new Error(`${from}/widget.js is missing: build the widget first (npm run build -w packages/widget)`)
+  if (!copied.includes('widget.js'))
+    throw new Error(`${from}/widget.js is missing: build the widget first (npm run build -w packages/widget)`)
   for (const name of copied) copyFileSync(join(from, name), join(to, name))
   return copied
 }

@@ -32,7 +32,8 @@ export function problems(catalogue) {
       for (const key of Object.keys(en[part])) {
         if (PLURAL.test(key)) {
           if (!key.endsWith('.other')) continue
-          for (const n of [0, 1, 2, 5, 21]) if (!own[`${base(key)}.${rules.select(n)}`] && !own[key]) found.push(`${tag}: ${part}.${key} has no form for ${n}`)
+          for (const n of [0, 1, 2, 5, 21])
+            if (!own[`${base(key)}.${rules.select(n)}`] && !own[key]) found.push(`${tag}: ${part}.${key} has no form for ${n}`)
         } else if (typeof own[key] !== 'string' || own[key].trim() === '') found.push(`${tag}: ${part}.${key} is missing`)
       }
       const known = new Set(Object.keys(en[part]).map(base))
@@ -51,7 +52,10 @@ export function problems(catalogue) {
 
 const q = (v) => `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n')}'`
 const key = (k) => (/^[A-Za-z_$][\w$]*$/.test(k) ? k : q(k))
-const object = (table, indent) => `{\n${Object.entries(table).map(([k, v]) => `${indent}  ${key(k)}: ${q(v)},`).join('\n')}\n${indent}}`
+const object = (table, indent) =>
+  `{\n${Object.entries(table)
+    .map(([k, v]) => `${indent}  ${key(k)}: ${q(v)},`)
+    .join('\n')}\n${indent}}`
 const json = (value) => `${JSON.stringify(value, null, 2)}\n`
 
 /** Every output file, by path from the repository's root, with its content. */
@@ -75,11 +79,21 @@ export function render(catalogue) {
       `export const en: Record<string, string> = ${object(en.widget, '')}\n\n` +
       `/** The languages shipped as chunks (\`widget-locale-<tag>.js\`); English is built in. */\nexport const LOCALES = [${tags.slice(1).map(q).join(', ')}] as const\n`,
   )
-  for (const [tag, t] of catalogue.slice(1)) files.set(`packages/widget/src/locales/${tag}.ts`, `${HEADER}import { define } from './define.js'\n\ndefine(${q(tag)}, ${object(t.widget, '')})\n`)
+  for (const [tag, t] of catalogue.slice(1))
+    files.set(
+      `packages/widget/src/locales/${tag}.ts`,
+      `${HEADER}import { define } from './define.js'\n\ndefine(${q(tag)}, ${object(t.widget, '')})\n`,
+    )
   for (const [tag, t] of catalogue)
     files.set(
       `extensions/wishlist/locales/${tag === 'en' ? 'en.default' : tag}.json`,
-      json({ wishlist: { launcher: { label: t.pages.wishlistTitle }, review_form: { open: t.widget['form.open'] }, blocks: { no_product: t.extension.noProduct } } }),
+      json({
+        wishlist: {
+          launcher: { label: t.pages.wishlistTitle },
+          review_form: { open: t.widget['form.open'] },
+          blocks: { no_product: t.extension.noProduct },
+        },
+      }),
     )
   return files
 }
@@ -118,6 +132,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     console.log(`strings/: ${files.size} outputs up to date`)
   } else {
     for (const path of old) writeFileSync(join(ROOT, path), files.get(path))
-    console.log(old.length === 0 ? 'strings/: every output up to date' : `strings/ → ${old.map((p) => relative(ROOT, join(ROOT, p))).join(', ')}`)
+    console.log(
+      old.length === 0 ? 'strings/: every output up to date' : `strings/ → ${old.map((p) => relative(ROOT, join(ROOT, p))).join(', ')}`,
+    )
   }
 }

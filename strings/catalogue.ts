@@ -38,6 +38,7 @@ type PlainWidgetKey = Exclude<WidgetKey, `${string}.${PluralCategory}`>
 /** One language's texts: every English key (plural forms: `.other` and those the language uses). */
 export interface Language {
   pages: Record<keyof (typeof en)['pages'], string>
-  widget: Record<PlainWidgetKey | `${PluralBase}.other`, string> & Partial<Record<`${PluralBase}.${Exclude<PluralCategory, 'other'>}`, string>>
+  widget: Record<PlainWidgetKey | `${PluralBase}.other`, string> &
+    Partial<Record<`${PluralBase}.${Exclude<PluralCategory, 'other'>}`, string>>
   extension: Record<keyof (typeof en)['extension'], string>
 }

@@ -9,7 +9,10 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       // data-safety.test.ts uses both backends itself (SQLite files and a PostgreSQL schema): once, in the postgres project.
-      { extends: true, test: { name: 'sqlite', include: ['test/http/**/*.test.ts'], exclude: ['test/http/data-safety.test.ts'], env: { DB: 'sqlite' } } },
+      {
+        extends: true,
+        test: { name: 'sqlite', include: ['test/http/**/*.test.ts'], exclude: ['test/http/data-safety.test.ts'], env: { DB: 'sqlite' } },
+      },
       { extends: true, test: { name: 'postgres', include: ['test/http/**/*.test.ts'], env: { DB: 'postgres' } } },
       // The storage-heavy files again on SQLite with group commit off (SQLITE_GROUP_COMMIT=false).
       {

@@ -21,9 +21,21 @@ export async function seriousViolations(page: Page, include?: string[]): Promise
   const loaded = await page.evaluate(() => typeof (window as unknown as { axe?: unknown }).axe === 'object')
   if (!loaded) await page.evaluate(`${source}\n;void 0`)
   const results = await page.evaluate(async (selectors) => {
-    const axe = (window as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }> }> } }).axe
+    const axe = (
+      window as unknown as {
+        axe: {
+          run(
+            context: unknown,
+            options: unknown,
+          ): Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }> }>
+        }
+      }
+    ).axe
     const context = selectors ? { include: selectors.map((s) => [s]) } : document
-    const { violations } = await axe.run(context, { resultTypes: ['violations'], runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] } })
+    const { violations } = await axe.run(context, {
+      resultTypes: ['violations'],
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
+    })
     return violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => JSON.stringify(n.target)) }))
   }, include ?? null)
   return results.filter((v) => v.impact === 'serious' || v.impact === 'critical')

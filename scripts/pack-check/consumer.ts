@@ -1,9 +1,19 @@
 // A consumer of the published SDK, type-checked strictly under node16 and bundler
 // resolution by scripts/pack-check.sh in a folder with no workspace around.
-import { createWishlistClient, isWishlistApiError, type KnownErrorCode, SERVER_ERROR_CODES, type WishlistClient, WishlistApiError } from 'wishlist-service-sdk'
+import {
+  createWishlistClient,
+  isWishlistApiError,
+  type KnownErrorCode,
+  SERVER_ERROR_CODES,
+  type WishlistClient,
+  WishlistApiError,
+} from 'wishlist-service-sdk'
 import { useWishlist, WishlistProvider } from 'wishlist-service-sdk/react'
 
-const client: WishlistClient = createWishlistClient({ baseUrl: 'https://wishlist.example.com', credentials: { storefrontKey: 'sfk_x', guestId: 'guest-12345678' } })
+const client: WishlistClient = createWishlistClient({
+  baseUrl: 'https://wishlist.example.com',
+  credentials: { storefrontKey: 'sfk_x', guestId: 'guest-12345678' },
+})
 
 export async function firstItem(): Promise<string | undefined> {
   try {

@@ -76,7 +76,15 @@ export function App() {
   return <Shell session={session} signOut={signOut} />
 }
 
-function SignIn({ notice, failure, onSignedIn }: { notice: string | undefined; failure: string | undefined; onSignedIn(session: Session): void }) {
+function SignIn({
+  notice,
+  failure,
+  onSignedIn,
+}: {
+  notice: string | undefined
+  failure: string | undefined
+  onSignedIn(session: Session): void
+}) {
   const [error, setError] = useState<string | undefined>(failure)
   // Opened from Shopify admin (`?shop=…`): reopening the app there signs in again.
   const embedded = new URLSearchParams(window.location.search).has('shop')
@@ -105,7 +113,8 @@ function SignIn({ notice, failure, onSignedIn }: { notice: string | undefined; f
       <form onSubmit={submit} aria-describedby={helpId} className="card">
         <h1>Wishlist dashboard</h1>
         <p id={helpId} className="muted">
-          Sign in with an <strong>admin</strong> API key of your shop. <code>npm start</code> prints the demo shop's key and secret; <code>npx wishlist keys create --domain …</code> makes one.
+          Sign in with an <strong>admin</strong> API key of your shop. <code>npm start</code> prints the demo shop's key and secret;{' '}
+          <code>npx wishlist keys create --domain …</code> makes one.
         </p>
         {notice && (
           <p className="msg notice" role="status">
@@ -115,11 +124,28 @@ function SignIn({ notice, failure, onSignedIn }: { notice: string | undefined; f
         {embedded && <p className="muted">Opened from Shopify admin: open the app there again to sign in with your Shopify session.</p>}
         <div className="field">
           <label htmlFor={keyId}>API key</label>
-          <input id={keyId} ref={firstField} name="apiKey" required autoComplete="username" placeholder="ak_…" spellCheck={false} className="mono" />
+          <input
+            id={keyId}
+            ref={firstField}
+            name="apiKey"
+            required
+            autoComplete="username"
+            placeholder="ak_…"
+            spellCheck={false}
+            className="mono"
+          />
         </div>
         <div className="field">
           <label htmlFor={secretId}>Secret</label>
-          <input id={secretId} name="apiSecret" type="password" required autoComplete="current-password" placeholder="sk_…" className="mono" />
+          <input
+            id={secretId}
+            name="apiSecret"
+            type="password"
+            required
+            autoComplete="current-password"
+            placeholder="sk_…"
+            className="mono"
+          />
         </div>
         <p role="alert" className={error ? 'msg error' : 'msg'}>
           {error ?? ''}
@@ -183,8 +209,9 @@ function Shell({ session, signOut }: { session: Session; signOut(reason?: string
         </h1>
         {session.shop.uninstalledAt && (
           <p className="msg notice" data-testid="uninstalled">
-            <strong>The app is uninstalled from this shop</strong> (since <When iso={session.shop.uninstalledAt} />): the storefront's hearts, reviews and app proxy are
-            refused and outbound webhooks wait. Your data stays here and can still be exported; installing the app again turns everything back on.
+            <strong>The app is uninstalled from this shop</strong> (since <When iso={session.shop.uninstalledAt} />
+            ): the storefront's hearts, reviews and app proxy are refused and outbound webhooks wait. Your data stays here and can still be
+            exported; installing the app again turns everything back on.
           </p>
         )}
         <Screen key={screen.id} />

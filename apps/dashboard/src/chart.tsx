@@ -42,7 +42,9 @@ export function DailyChart({ days }: { days: Day[] }) {
   const barW = Math.max(1, step * 0.38)
   const x = (i: number) => PAD.left + i * step
   const yTotal = (v: number) => mid - (v / maxTotal) * (plotH / 2)
-  const line = days.map((d, i) => `${i === 0 ? 'M' : 'L'}${(x(i) + step / 2).toFixed(1)},${yTotal(d.cumulative_total).toFixed(1)}`).join(' ')
+  const line = days
+    .map((d, i) => `${i === 0 ? 'M' : 'L'}${(x(i) + step / 2).toFixed(1)},${yTotal(d.cumulative_total).toFixed(1)}`)
+    .join(' ')
   const labelEvery = Math.max(1, Math.ceil(days.length / 6))
   const labelled = (i: number) => (days.length - 1 - i) % labelEvery === 0
   const totalTicks = negative ? [-maxTotal, 0, maxTotal] : [0, maxTotal / 2, maxTotal]
@@ -64,7 +66,13 @@ export function DailyChart({ days }: { days: Day[] }) {
           <span className="swatch total" /> Cumulative total (right axis)
         </li>
       </ul>
-      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-labelledby={`${titleId} ${descId}`} data-testid="daily-chart" preserveAspectRatio="xMidYMid meet">
+      <svg
+        viewBox={`0 0 ${W} ${H}`}
+        role="img"
+        aria-labelledby={`${titleId} ${descId}`}
+        data-testid="daily-chart"
+        preserveAspectRatio="xMidYMid meet"
+      >
         <title id={titleId}>Daily adds, removes and cumulative total</title>
         <desc id={descId}>{summary}</desc>
         <line className="axis" x1={PAD.left} x2={right} y1={mid} y2={mid} data-testid="zero-line" data-y={mid} />
@@ -89,7 +97,13 @@ export function DailyChart({ days }: { days: Day[] }) {
         ))}
         {days.map((d, i) => (
           <g key={d.date}>
-            <rect className="bar added" x={x(i) + step / 2 - barW} y={mid - d.items_added * barScale} width={barW} height={d.items_added * barScale}>
+            <rect
+              className="bar added"
+              x={x(i) + step / 2 - barW}
+              y={mid - d.items_added * barScale}
+              width={barW}
+              height={d.items_added * barScale}
+            >
               <title>{`${d.date}: ${d.items_added} added`}</title>
             </rect>
             <rect className="bar removed" x={x(i) + step / 2} y={mid} width={barW} height={d.items_removed * barScale}>

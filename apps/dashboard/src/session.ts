@@ -128,7 +128,8 @@ export function describeError(err: unknown): string {
   if (isWishlistApiError(err)) {
     if (err.code === 'NETWORK_ERROR') return 'The service could not be reached. Check your connection and try again.'
     // An error page that is not the API's JSON (a proxy's 502, a gateway timeout …).
-    if (err.code === 'HTTP_ERROR') return err.status >= 500 ? `The server answered ${err.status}; try again shortly.` : `The server answered ${err.status}.`
+    if (err.code === 'HTTP_ERROR')
+      return err.status >= 500 ? `The server answered ${err.status}; try again shortly.` : `The server answered ${err.status}.`
     const id = err.requestId ? ` Request id ${err.requestId}.` : ''
     return `${err.message} (${err.code}).${id}`
   }

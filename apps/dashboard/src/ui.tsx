@@ -63,7 +63,11 @@ export function useAction() {
   }, [busy])
 
   const run = useCallback(
-    async <R,>(fn: () => Promise<R>, success?: string | ((result: R) => string | Message), options: RunOptions = {}): Promise<R | undefined> => {
+    async <R,>(
+      fn: () => Promise<R>,
+      success?: string | ((result: R) => string | Message),
+      options: RunOptions = {},
+    ): Promise<R | undefined> => {
       focusedBefore.current = document.activeElement
       setBusy(true)
       setMessage(null)
@@ -76,7 +80,8 @@ export function useAction() {
         return result
       } catch (err) {
         if (isSignedOutError(err)) signOut('Your session ended (the token expired or its API key was revoked). Sign in again.')
-        else if (options.onNotFound && isWishlistApiError(err) && err.status === 404) setMessage({ kind: 'error', text: options.onNotFound() })
+        else if (options.onNotFound && isWishlistApiError(err) && err.status === 404)
+          setMessage({ kind: 'error', text: options.onNotFound() })
         else {
           const text = describeError(err)
           if (options.onError?.(text) !== true) setMessage({ kind: 'error', text })
@@ -143,7 +148,11 @@ export function Announcer({ message, testId }: { message: Message | null; testId
       <p role="status" className={message?.kind === 'ok' ? 'msg ok' : 'msg'} title={message?.kind === 'ok' ? message.detail : undefined}>
         {message?.kind === 'ok' ? message.text : ''}
       </p>
-      <p role="alert" className={message?.kind === 'error' ? 'msg error' : 'msg'} title={message?.kind === 'error' ? message.detail : undefined}>
+      <p
+        role="alert"
+        className={message?.kind === 'error' ? 'msg error' : 'msg'}
+        title={message?.kind === 'error' ? message.detail : undefined}
+      >
         {message?.kind === 'error' ? message.text : ''}
       </p>
       {message?.detail && (
@@ -157,8 +166,17 @@ export function Announcer({ message, testId }: { message: Message | null; testId
 }
 
 export function LoadState({ loading, error }: { loading: boolean; error?: string | undefined }) {
-  if (error) return <p role="alert" className="msg error">{error}</p>
-  return loading ? <p className="muted" role="status">Loading…</p> : null
+  if (error)
+    return (
+      <p role="alert" className="msg error">
+        {error}
+      </p>
+    )
+  return loading ? (
+    <p className="muted" role="status">
+      Loading…
+    </p>
+  ) : null
 }
 
 export interface ConfirmOptions {
@@ -241,11 +259,24 @@ export function CopyButton({ value, label }: { value: string; label: string }) {
   }, [state])
   return (
     <>
-      <button type="button" aria-label={`Copy ${label}`} onClick={() => writeClipboard(value).then(() => setState('copied'), () => setState('failed'))}>
+      <button
+        type="button"
+        aria-label={`Copy ${label}`}
+        onClick={() =>
+          writeClipboard(value).then(
+            () => setState('copied'),
+            () => setState('failed'),
+          )
+        }
+      >
         {state === 'copied' ? 'Copied' : 'Copy'}
       </button>
       <span role="status" className="visually-hidden">
-        {state === 'copied' ? `${label} copied to the clipboard` : state === 'failed' ? `Could not copy; select the ${label} and copy it yourself` : ''}
+        {state === 'copied'
+          ? `${label} copied to the clipboard`
+          : state === 'failed'
+            ? `Could not copy; select the ${label} and copy it yourself`
+            : ''}
       </span>
     </>
   )
@@ -304,7 +335,19 @@ export interface Column<T> {
  * keyboard user can reach it and scroll it with the arrow keys (`label` names it; it
  * defaults to the table's test id in words).
  */
-export function Table<T>({ columns, rows, rowKey, testId, label }: { columns: Column<T>[]; rows: readonly T[]; rowKey(row: T): string; testId?: string; label?: string }) {
+export function Table<T>({
+  columns,
+  rows,
+  rowKey,
+  testId,
+  label,
+}: {
+  columns: Column<T>[]
+  rows: readonly T[]
+  rowKey(row: T): string
+  testId?: string
+  label?: string
+}) {
   return (
     <div className="table-wrap" role="region" tabIndex={0} aria-label={label ?? (testId ? testId.replace(/-/g, ' ') : 'Table')}>
       <table data-testid={testId}>

@@ -121,8 +121,14 @@ export async function runAnalyticsBench(opts: BenchOptions = {}): Promise<BenchR
         // As in service: PostgreSQL's autovacuum analyzes; SQLite files have no statistics (db/connect.ts).
         if (backend === 'postgres') await sql`analyze`.execute(storage.db)
         seedMs[`${backend} ${size}`] = seeded.ms
-        log(`${backend}: seeded ${size.toLocaleString('en')} events (${seeded.owners} owners, ${seeded.items} items) in ${(seeded.ms / 1000).toFixed(1)} s`)
-        const tokenRes = await app.inject({ method: 'POST', url: '/v1/auth/token', payload: { api_key: created.apiKey.keyId, api_secret: created.apiKey.secret } })
+        log(
+          `${backend}: seeded ${size.toLocaleString('en')} events (${seeded.owners} owners, ${seeded.items} items) in ${(seeded.ms / 1000).toFixed(1)} s`,
+        )
+        const tokenRes = await app.inject({
+          method: 'POST',
+          url: '/v1/auth/token',
+          payload: { api_key: created.apiKey.keyId, api_secret: created.apiKey.secret },
+        })
         const headers = { authorization: `Bearer ${tokenRes.json().data.token as string}` }
         const top = await app.inject({ method: 'GET', url: '/v1/analytics/top-products?limit=1', headers })
         const topId = (top.json().data.products[0]?.productId as string | undefined) ?? '1'
@@ -157,7 +163,8 @@ export async function runAnalyticsBench(opts: BenchOptions = {}): Promise<BenchR
   log('')
   log(`| backend | endpoint | median @ ${a} | median @ ${b} | ratio |`)
   log('|---|---|---|---|---|')
-  for (const f of figures) log(`| ${f.backend} | ${f.endpoint} | ${f.small.toFixed(2)} ms | ${f.large.toFixed(2)} ms | ${f.ratio.toFixed(2)} |`)
+  for (const f of figures)
+    log(`| ${f.backend} | ${f.endpoint} | ${f.small.toFixed(2)} ms | ${f.large.toFixed(2)} ms | ${f.ratio.toFixed(2)} |`)
   const worst = Math.max(...figures.map((f) => f.ratio))
   log(`\nworst ratio ${worst.toFixed(2)} (target ≤ 2)`)
   return { sizes, seedMs, figures }

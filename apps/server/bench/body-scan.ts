@@ -23,7 +23,13 @@ function fill(make: (i: number) => unknown): string {
 }
 
 const bodies: Record<string, string> = {
-  'import (short strings, 1 MiB)': fill((i) => ({ customer_id: String(100_000 + i), product_id: String(7_000_000 + i), handle: `handle-${i}-é`, added_at: '2026-01-02T03:04:05Z', metadata: { note: 'gift 🎁' } })),
+  'import (short strings, 1 MiB)': fill((i) => ({
+    customer_id: String(100_000 + i),
+    product_id: String(7_000_000 + i),
+    handle: `handle-${i}-é`,
+    added_at: '2026-01-02T03:04:05Z',
+    metadata: { note: 'gift 🎁' },
+  })),
   'one long string (1 MiB)': JSON.stringify({ product_id: '1', handle: 'x'.repeat(MIB - 40) }),
   'numbers and small objects (1 MiB)': fill((i) => ({ a: i, b: [i, i + 1, { c: i % 7 }], d: true, e: null })),
 }

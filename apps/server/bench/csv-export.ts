@@ -86,7 +86,15 @@ async function fill(storage: Storage, shopId: string, n: number): Promise<void> 
 function startServer(databaseUrl: string): Promise<{ child: ChildProcess; base: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/serve-entry.ts', 'serve'], {
     cwd: new URL('..', import.meta.url).pathname,
-    env: { ...process.env, DATABASE_URL: databaseUrl, JWT_SECRET, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_ADMIN_PER_MIN: '100000' },
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      JWT_SECRET,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_ADMIN_PER_MIN: '100000',
+    },
     // The IPC channel only tells the server when this process has ended (bench/serve-entry.ts).
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   })
@@ -134,7 +142,10 @@ async function runOnce(n: number) {
   let child: ChildProcess | undefined
   try {
     await migrateToLatest(storage)
-    const { shop, apiKey } = await createServices({ config, storage }).shops.create({ domain: `bench-${randomBytes(4).toString('hex')}.myshopify.com`, plan: 'scale' })
+    const { shop, apiKey } = await createServices({ config, storage }).shops.create({
+      domain: `bench-${randomBytes(4).toString('hex')}.myshopify.com`,
+      plan: 'scale',
+    })
     const fillStart = performance.now()
     await fill(storage, shop.id, n)
     const fillSeconds = (performance.now() - fillStart) / 1000
@@ -156,7 +167,15 @@ async function runOnce(n: number) {
     const seconds = (performance.now() - start) / 1000
     const after = memoryOf(child.pid as number)
     if (records - 1 !== n) throw new Error(`expected ${n} rows, counted ${records - 1}`)
-    return { items: n, rows: records - 1, mb: bytes / 1e6, fillSeconds, seconds, rssBeforeMb: before.rssKb / 1024, peakRssMb: after.hwmKb / 1024 }
+    return {
+      items: n,
+      rows: records - 1,
+      mb: bytes / 1e6,
+      fillSeconds,
+      seconds,
+      rssBeforeMb: before.rssKb / 1024,
+      peakRssMb: after.hwmKb / 1024,
+    }
   } finally {
     if (child && child.exitCode === null) {
       const exited = new Promise((r) => child?.once('exit', r))
@@ -179,4 +198,7 @@ for (const n of SIZES) {
   )
 }
 const [small, big] = results
-if (small && big) console.log(`peak RSS ratio ${big.items.toLocaleString('en')} / ${small.items.toLocaleString('en')} items: ${(big.peakRssMb / small.peakRssMb).toFixed(2)}`)
+if (small && big)
+  console.log(
+    `peak RSS ratio ${big.items.toLocaleString('en')} / ${small.items.toLocaleString('en')} items: ${(big.peakRssMb / small.peakRssMb).toFixed(2)}`,
+  )

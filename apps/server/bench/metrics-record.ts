@@ -20,7 +20,13 @@ const seconds = (i: number) => (i % 7) / 1000
 const registry = new Registry()
 const labelNames = ['method', 'route', 'status_code'] as const
 const requests = new Counter({ name: 'http_requests_total', help: 'requests', labelNames, registers: [registry] })
-const duration = new Histogram({ name: 'http_request_duration_seconds', help: 'latency', labelNames, buckets: [...BUCKETS], registers: [registry] })
+const duration = new Histogram({
+  name: 'http_request_duration_seconds',
+  help: 'latency',
+  labelNames,
+  buckets: [...BUCKETS],
+  registers: [registry],
+})
 const promClient = (method: string, statusCode: number, s: number) => {
   const labels = { method, route: ROUTE, status_code: statusCode }
   requests.inc(labels)

@@ -38,11 +38,21 @@ interface Direction {
 
 const figure = (direction: string, report: MoveReport): Direction => {
   const rows = Object.values(report.tables).reduce((n, t) => n + t.rows, 0)
-  return { direction, rows, seconds: report.seconds, rows_per_s: Math.round(rows / report.seconds), tables: Object.keys(report.tables).length }
+  return {
+    direction,
+    rows,
+    seconds: report.seconds,
+    rows_per_s: Math.round(rows / report.seconds),
+    tables: Object.keys(report.tables).length,
+  }
 }
 
 export async function runMoveBench(opts: MoveBenchOptions): Promise<Direction[]> {
-  const { run } = await prepareRunDatabase('sqlite', { analyticsEvents: opts.analyticsEvents, customers: opts.customers }, { dataDir: opts.dataDir, pgUrl: opts.pgUrl, reseed: false, log: opts.log })
+  const { run } = await prepareRunDatabase(
+    'sqlite',
+    { analyticsEvents: opts.analyticsEvents, customers: opts.customers },
+    { dataDir: opts.dataDir, pgUrl: opts.pgUrl, reseed: false, log: opts.log },
+  )
   const sourceFile = run.url.slice('sqlite:'.length)
   const db = openPlainSqlite(sourceFile)
   db.exec('drop table bench_dataset')
@@ -65,7 +75,10 @@ export async function runMoveBench(opts: MoveBenchOptions): Promise<Direction[]>
       results.push(f)
     }
     mkdirSync(dirname(opts.out), { recursive: true })
-    writeFileSync(opts.out, `${JSON.stringify({ date: new Date().toISOString(), analytics_events: opts.analyticsEvents, customers: opts.customers, results }, null, 2)}\n`)
+    writeFileSync(
+      opts.out,
+      `${JSON.stringify({ date: new Date().toISOString(), analytics_events: opts.analyticsEvents, customers: opts.customers, results }, null, 2)}\n`,
+    )
     process.stdout.write(
       `\n| direction | rows | seconds | rows/s |\n|---|---:|---:|---:|\n${results.map((r) => `| ${r.direction} | ${r.rows.toLocaleString('en')} | ${r.seconds} | ${r.rows_per_s.toLocaleString('en')} |`).join('\n')}\n\nwritten to ${opts.out}\n`,
     )

@@ -112,13 +112,19 @@ async function main(): Promise<number> {
   try {
     const storage = openStorage(loadConfig({ DATABASE_URL: dbUrl, JWT_SECRET }).database)
     await migrateToLatest(storage)
-    const { shop, apiKey } = await createShopsService({ db: storage.db, cacheTtlMs: 0 }).create({ domain: `multi-${process.pid}.example.com`, plan: 'scale' })
+    const { shop, apiKey } = await createShopsService({ db: storage.db, cacheTtlMs: 0 }).create({
+      domain: `multi-${process.pid}.example.com`,
+      plan: 'scale',
+    })
     await storage.destroy()
 
     for (let n = 1; n <= 3; n++) instances.push(await startInstance(n))
     const at = (i: number) => instances[i % 3]!.url
     const token = async (keyId: string, secret: string, customerId?: string) => {
-      const r = await http(`${at(0)}/v1/auth/token`, { method: 'POST', body: { api_key: keyId, api_secret: secret, ...(customerId ? { customer_id: customerId } : {}) } })
+      const r = await http(`${at(0)}/v1/auth/token`, {
+        method: 'POST',
+        body: { api_key: keyId, api_secret: secret, ...(customerId ? { customer_id: customerId } : {}) },
+      })
       if (r.status !== 200) throw new Error(`token: ${r.status}`)
       return `Bearer ${(r.body?.data as { token: string }).token}`
     }
@@ -126,7 +132,11 @@ async function main(): Promise<number> {
 
     // A second admin key and its token, for check 3 (minted now: the token exchange counts
     // against the IP budget that check 1 exhausts).
-    const key = await http(`${at(0)}/v1/admin/api-keys`, { method: 'POST', headers: adminAuth, body: { name: 'revoke-me', scope: 'admin' } })
+    const key = await http(`${at(0)}/v1/admin/api-keys`, {
+      method: 'POST',
+      headers: adminAuth,
+      body: { name: 'revoke-me', scope: 'admin' },
+    })
     const created = key.body?.data as { keyId: string; secret: string }
     const doomed = { authorization: await token(created.keyId, created.secret) }
 
@@ -134,17 +144,27 @@ async function main(): Promise<number> {
     // exchanges above used two units, so 45 guest GETs give 28 × 200 and 17 × 429.
     const statuses: Record<number, number> = {}
     for (let i = 0; i < 45; i++) {
-      const r = await http(`${at(i)}/v1/wishlists/me`, { headers: { 'x-storefront-key': shop.storefrontKey, 'x-guest-id': 'multi-guest-0001' } })
+      const r = await http(`${at(i)}/v1/wishlists/me`, {
+        headers: { 'x-storefront-key': shop.storefrontKey, 'x-guest-id': 'multi-guest-0001' },
+      })
       statuses[r.status] = (statuses[r.status] ?? 0) + 1
     }
     const rateLimitOk = statuses[200] === 28 && statuses[429] === 17
 
     // 2. Webhooks sent once by three workers.
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
-    const hook = await http(`${at(0)}/v1/webhooks`, { method: 'POST', headers: adminAuth, body: { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, events: ['wishlist.item.added'] } })
+    const hook = await http(`${at(0)}/v1/webhooks`, {
+      method: 'POST',
+      headers: adminAuth,
+      body: { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, events: ['wishlist.item.added'] },
+    })
     if (hook.status !== 201 && hook.status !== 200) throw new Error(`webhook create: ${hook.status} ${JSON.stringify(hook.body)}`)
     for (let i = 0; i < 60; i++) {
-      const r = await http(`${at(i)}/v1/wishlists/${4_000_000 + (i % 6)}/items`, { method: 'POST', headers: adminAuth, body: { product_id: String(500 + i) } })
+      const r = await http(`${at(i)}/v1/wishlists/${4_000_000 + (i % 6)}/items`, {
+        method: 'POST',
+        headers: adminAuth,
+        body: { product_id: String(500 + i) },
+      })
       if (r.status !== 201) throw new Error(`add item: ${r.status} ${JSON.stringify(r.body)}`)
     }
     const deadline = Date.now() + 20_000
@@ -155,7 +175,8 @@ async function main(): Promise<number> {
     const webhooksOk = deliveries === 60 && distinct === 60
 
     // 3. Revocation seen by every instance within the cache TTL.
-    for (let i = 0; i < 3; i++) if ((await http(`${at(i)}/v1/admin/shop`, { headers: doomed })).status !== 200) throw new Error('fresh token refused')
+    for (let i = 0; i < 3; i++)
+      if ((await http(`${at(i)}/v1/admin/shop`, { headers: doomed })).status !== 200) throw new Error('fresh token refused')
     const revokedAt = Date.now()
     const del = await http(`${at(0)}/v1/admin/api-keys/${created.keyId}`, { method: 'DELETE', headers: adminAuth })
     if (del.status !== 200) throw new Error(`revoke: ${del.status}`)
@@ -185,7 +206,11 @@ async function main(): Promise<number> {
       for (let i = 0; i < 3; i++) await pageOf(i, pageCustomer) // warm: every instance caches the current page
       const writer = round % 3
       const productId = String(7000 + round)
-      const added = await http(`${at(writer)}/v1/wishlists/${pageCustomer}/items`, { method: 'POST', headers: adminAuth, body: { product_id: productId } })
+      const added = await http(`${at(writer)}/v1/wishlists/${pageCustomer}/items`, {
+        method: 'POST',
+        headers: adminAuth,
+        body: { product_id: productId },
+      })
       if (added.status !== 201) throw new Error(`page add: ${added.status}`)
       const wroteAt = performance.now()
       for (const reader of [writer + 1, writer + 2]) {
@@ -206,14 +231,34 @@ async function main(): Promise<number> {
     // catch-up apply the facts of concurrent writes once each.
     const burst = async (jobs: (() => Promise<{ status: number }>)[], expected: number) => {
       for (let i = 0; i < jobs.length; i += 12) {
-        for (const r of await Promise.all(jobs.slice(i, i + 12).map((job) => job()))) if (r.status !== expected) throw new Error(`analytics burst: ${r.status}`)
+        for (const r of await Promise.all(jobs.slice(i, i + 12).map((job) => job())))
+          if (r.status !== expected) throw new Error(`analytics burst: ${r.status}`)
       }
     }
-    const pairs = Array.from({ length: 240 }, (_, i) => ({ customer: String(4_200_000 + (i % 30)), product: String(9000 + Math.floor(i / 30)) }))
-    await burst(pairs.map((p, i) => () => http(`${at(i)}/v1/wishlists/${p.customer}/items`, { method: 'POST', headers: adminAuth, body: { product_id: p.product } })), 201)
-    await burst(pairs.filter((_, i) => i % 2 === 0).map((p, i) => () => http(`${at(i + 1)}/v1/wishlists/${p.customer}/items/${p.product}`, { method: 'DELETE', headers: adminAuth })), 200)
+    const pairs = Array.from({ length: 240 }, (_, i) => ({
+      customer: String(4_200_000 + (i % 30)),
+      product: String(9000 + Math.floor(i / 30)),
+    }))
+    await burst(
+      pairs.map(
+        (p, i) => () =>
+          http(`${at(i)}/v1/wishlists/${p.customer}/items`, { method: 'POST', headers: adminAuth, body: { product_id: p.product } }),
+      ),
+      201,
+    )
+    await burst(
+      pairs
+        .filter((_, i) => i % 2 === 0)
+        .map((p, i) => () => http(`${at(i + 1)}/v1/wishlists/${p.customer}/items/${p.product}`, { method: 'DELETE', headers: adminAuth })),
+      200,
+    )
     await sleep(300) // the background appliers race the reads below
-    const overviews = await Promise.all([0, 1, 2].map(async (i) => (await http(`${at(i)}/v1/analytics/overview?period=7d`, { headers: adminAuth })).body?.data as { totalWishlistedItems: number }))
+    const overviews = await Promise.all(
+      [0, 1, 2].map(
+        async (i) =>
+          (await http(`${at(i)}/v1/analytics/overview?period=7d`, { headers: adminAuth })).body?.data as { totalWishlistedItems: number },
+      ),
+    )
     const count = async (query: string) => Number((await sqlOn(dbUrl, query))[0]?.n)
     // Adds: 60 (check 2) + 60 (check 4) + 240; removes: 120.
     const analytics = {

@@ -49,7 +49,8 @@
  * --instructions (with --floor-concerns): each variant in a process of its own under
  * callgrind, its user-space instructions per request counted over a fixed number of requests
  * after a warm-up (floorInstructions): for the floors, a figure the machine's noise hardly
- * moves, to locate costs of a few per cent (not for the service: see floorInstructions). Into `floor_concerns.get_page_instructions`; the GET page only.
+ * moves, to locate costs of a few per cent (not for the service: see floorInstructions). Into `floor_concerns.get_page_instructions`; the
+ * GET page only.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -58,7 +59,14 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import type { RequestSpec } from 'autocannon'
-import { BENCH_JWT_SECRET, BENCH_RATE_LIMITS, type BenchBackend, type DatasetInfo, prepareRunDatabase, type RunDatabase } from './http/dataset.js'
+import {
+  BENCH_JWT_SECRET,
+  BENCH_RATE_LIMITS,
+  type BenchBackend,
+  type DatasetInfo,
+  prepareRunDatabase,
+  type RunDatabase,
+} from './http/dataset.js'
 import { buildServer } from './http/build.js'
 import { runMoveBench } from './move.js'
 import { SERVICE_NODE_FLAGS } from '../src/cli/node-flags.js'
@@ -68,7 +76,18 @@ const here = dirname(fileURLToPath(import.meta.url))
 const serverDir = resolve(here, '..')
 const repoRoot = resolve(serverDir, '../..')
 
-const SCENARIOS = ['get-page', 'add-remove', 'guest-get', 'shared-read', 'token', 'reviews-list', 'analytics-overview', 'analytics-conversions', 'import-500', 'webhook-delivery'] as const
+const SCENARIOS = [
+  'get-page',
+  'add-remove',
+  'guest-get',
+  'shared-read',
+  'token',
+  'reviews-list',
+  'analytics-overview',
+  'analytics-conversions',
+  'import-500',
+  'webhook-delivery',
+] as const
 type ScenarioName = (typeof SCENARIOS)[number]
 
 /** The scenarios run against bench/http/floor-server.ts too (SQLite; add-remove also pg-floor-server.ts), and their floor rows. */
@@ -171,11 +190,20 @@ interface Child {
 }
 
 /** Starts a server script; resolves with the URL it reports over IPC once it listens. */
-async function startChild(script: string, childEnv: Record<string, string>, nodeArgs: string[] = [], wrapper: string[] = []): Promise<Child> {
+async function startChild(
+  script: string,
+  childEnv: Record<string, string>,
+  nodeArgs: string[] = [],
+  wrapper: string[] = [],
+): Promise<Child> {
   // A wrapper (valgrind) runs node on any CPU (this process's pinning to CPU 1 is inherited
   // otherwise): what it measures does not depend on where it runs, and it must not starve the client.
   const anyCpu = hasTaskset ? ['taskset', '-c', `0-${cpus().length - 1}`] : []
-  const [cmd, ...args] = (wrapper.length === 0 ? nodeCommand(script, nodeArgs).flat() : [...anyCpu, ...wrapper, process.execPath, ...nodeCommand(script, nodeArgs, false)[1]]) as [string, ...string[]]
+  const [cmd, ...args] = (
+    wrapper.length === 0
+      ? nodeCommand(script, nodeArgs).flat()
+      : [...anyCpu, ...wrapper, process.execPath, ...nodeCommand(script, nodeArgs, false)[1]]
+  ) as [string, ...string[]]
   // The service's logs go to /dev/null: still serialized and written (that cost is
   // measured) but never read on the client's CPU.
   const devNull = openSync('/dev/null', 'w')
@@ -235,7 +263,11 @@ async function scenarioSpec(name: Exclude<ScenarioName, 'webhook-delivery'>, bas
       return { url: `${base}/v1/wishlists/me?limit=50`, durationSec: opts.durationSec, headers: { authorization: `Bearer ${token}` } }
     }
     case 'guest-get':
-      return { url: `${base}/v1/wishlists/me?limit=50`, durationSec: opts.durationSec, headers: { 'x-storefront-key': info.storefrontKey, 'x-guest-id': info.guestId } }
+      return {
+        url: `${base}/v1/wishlists/me?limit=50`,
+        durationSec: opts.durationSec,
+        headers: { 'x-storefront-key': info.storefrontKey, 'x-guest-id': info.guestId },
+      }
     case 'shared-read':
       return { url: `${base}/v1/wishlists/shared/${info.shareToken}`, durationSec: opts.durationSec }
     case 'token':
@@ -247,15 +279,27 @@ async function scenarioSpec(name: Exclude<ScenarioName, 'webhook-delivery'>, bas
         body: JSON.stringify({ api_key: info.keyId, api_secret: info.secret, customer_id: info.customerId }),
       }
     case 'reviews-list':
-      return { url: `${base}/api/v1/products/${info.reviewProductId}/reviews?per_page=20`, durationSec: opts.durationSec, headers: { 'x-storefront-key': info.storefrontKey } }
+      return {
+        url: `${base}/api/v1/products/${info.reviewProductId}/reviews?per_page=20`,
+        durationSec: opts.durationSec,
+        headers: { 'x-storefront-key': info.storefrontKey },
+      }
     case 'analytics-overview': {
       const token = await mintToken(base, info.analyticsKeyId, info.analyticsSecret)
-      return { url: `${base}/v1/analytics/overview?period=30d`, durationSec: opts.durationSec, headers: { authorization: `Bearer ${token}` } }
+      return {
+        url: `${base}/v1/analytics/overview?period=30d`,
+        durationSec: opts.durationSec,
+        headers: { authorization: `Bearer ${token}` },
+      }
     }
     case 'analytics-conversions': {
       // The same shop as analytics-overview: its facts and the orders seeded with them (events ÷ 10).
       const token = await mintToken(base, info.analyticsKeyId, info.analyticsSecret)
-      return { url: `${base}/v1/admin/analytics/conversions?period=30d`, durationSec: opts.durationSec, headers: { authorization: `Bearer ${token}` } }
+      return {
+        url: `${base}/v1/admin/analytics/conversions?period=30d`,
+        durationSec: opts.durationSec,
+        headers: { authorization: `Bearer ${token}` },
+      }
     }
     case 'add-remove': {
       // One add and its remove per cycle, each cycle on one of 64 customers (one per
@@ -271,12 +315,20 @@ async function scenarioSpec(name: Exclude<ScenarioName, 'webhook-delivery'>, bas
             const n = cycle++
             context.auth = tokens[n % tokens.length]
             context.product = String(100_000 + (n % 1_000_000))
-            return { ...req, headers: { ...json, authorization: context.auth as string }, body: JSON.stringify({ product_id: context.product, variant_id: '42' }) }
+            return {
+              ...req,
+              headers: { ...json, authorization: context.auth as string },
+              body: JSON.stringify({ product_id: context.product, variant_id: '42' }),
+            }
           },
         },
         {
           method: 'DELETE',
-          setupRequest: (req, context) => ({ ...req, path: `/v1/wishlists/me/items/${context.product as string}`, headers: { authorization: context.auth as string } }),
+          setupRequest: (req, context) => ({
+            ...req,
+            path: `/v1/wishlists/me/items/${context.product as string}`,
+            headers: { authorization: context.auth as string },
+          }),
         },
       ]
       return { url: base, durationSec: opts.durationSec, requests }
@@ -292,7 +344,9 @@ async function scenarioSpec(name: Exclude<ScenarioName, 'webhook-delivery'>, bas
           setupRequest: (req) => {
             const first = 80_000_000 + 50 * batch++
             const items = []
-            for (let c = 0; c < 50; c++) for (let p = 0; p < 10; p++) items.push({ customer_id: String(first + c), product_id: String(900 + p), handle: `imported-${p}` })
+            for (let c = 0; c < 50; c++)
+              for (let p = 0; p < 10; p++)
+                items.push({ customer_id: String(first + c), product_id: String(900 + p), handle: `imported-${p}` })
             return { ...req, headers: { ...json, authorization: token }, body: JSON.stringify({ items }) }
           },
         },
@@ -321,13 +375,20 @@ interface BackendResult {
 
 /** One measured run's line on stderr. */
 const logRun = (backend: string, name: string, f: LoadFigures & { warmup_s: number }) =>
-  log(`  ${backend.padEnd(8)} ${name.padEnd(19)} ${Math.round(f.rps).toString().padStart(6)} req/s  p50 ${f.p50_ms.toFixed(2)} ms  p99 ${f.p99_ms.toFixed(2)} ms  server CPU ${Math.round(f.cpu_us)} µs/request (${Math.round(f.deferred_cpu_us)} after the answers)${f.side_cores === undefined ? '' : `  PostgreSQL ${f.side_cores.toFixed(2)} cores`}  (warm-up ${f.warmup_s} s)`)
+  log(
+    `  ${backend.padEnd(8)} ${name.padEnd(19)} ${Math.round(f.rps).toString().padStart(6)} req/s  p50 ${f.p50_ms.toFixed(2)} ms  p99 ${f.p99_ms.toFixed(2)} ms  server CPU ${Math.round(f.cpu_us)} µs/request (${Math.round(f.deferred_cpu_us)} after the answers)${f.side_cores === undefined ? '' : `  PostgreSQL ${f.side_cores.toFixed(2)} cores`}  (warm-up ${f.warmup_s} s)`,
+  )
 
 /**
  * One floor process on a fresh copy of the dataset, running the floored scenarios: on SQLite
  * bench/http/floor-server.ts, on PostgreSQL the write floor of bench/http/pg-floor-server.ts.
  */
-async function floorRun(backend: BenchBackend, run: RunDatabase, info: DatasetInfo, scenarios: (keyof typeof FLOORS)[]): Promise<Map<ScenarioName, LoadFigures>> {
+async function floorRun(
+  backend: BenchBackend,
+  run: RunDatabase,
+  info: DatasetInfo,
+  scenarios: (keyof typeof FLOORS)[],
+): Promise<Map<ScenarioName, LoadFigures>> {
   const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(opts.cpuProfDir, `floor-${backend}`)}`] : []
   const script = backend === 'sqlite' ? 'bench/http/floor-server.ts' : 'bench/http/pg-floor-server.ts'
   // PostgreSQL's write floor runs the service's statements (the target compares against that).
@@ -356,7 +417,13 @@ async function floorRun(backend: BenchBackend, run: RunDatabase, info: DatasetIn
 const REPEATED: ScenarioName[] = ['get-page', 'add-remove', 'guest-get']
 
 /** One service process on `run`'s database: the given scenarios, its peak RSS. */
-async function runService(backend: BenchBackend, run: RunDatabase, info: DatasetInfo, scenarios: ScenarioName[], writeBody?: string): Promise<{ figures: Map<ScenarioName, LoadFigures>; rssPeakMb: number }> {
+async function runService(
+  backend: BenchBackend,
+  run: RunDatabase,
+  info: DatasetInfo,
+  scenarios: ScenarioName[],
+  writeBody?: string,
+): Promise<{ figures: Map<ScenarioName, LoadFigures>; rssPeakMb: number }> {
   const figures = new Map<ScenarioName, LoadFigures>()
   // The service runs with the bin's V8 flags (src/cli/node-flags.ts).
   const nodeArgs = [...SERVICE_NODE_FLAGS, ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(opts.cpuProfDir, backend)}`] : [])]
@@ -386,7 +453,11 @@ async function runService(backend: BenchBackend, run: RunDatabase, info: Dataset
     for (const name of scenarios) {
       if (name === 'webhook-delivery') continue
       // On PostgreSQL, how busy the database's own processes were meanwhile (the cached GETs send it nothing).
-      const f = await measure({ ...(await scenarioSpec(name, service.url, info)), serverPid: service.proc.pid, ...(backend === 'postgres' ? { sideCpuUs: postgresCpuUs } : {}) })
+      const f = await measure({
+        ...(await scenarioSpec(name, service.url, info)),
+        serverPid: service.proc.pid,
+        ...(backend === 'postgres' ? { sideCpuUs: postgresCpuUs } : {}),
+      })
       figures.set(name, f)
       logRun(backend, name, f)
     }
@@ -409,7 +480,11 @@ async function runBackend(backend: BenchBackend, bodyFile: string, needBody: boo
     const template = `${backend}/${customers}`
     const reseed = flags.reseed === true && !reseeded.has(template)
     reseeded.add(template)
-    return prepareRunDatabase(backend, { analyticsEvents: opts.analyticsEvents, customers }, { dataDir: opts.dataDir, pgUrl: opts.pgUrl, reseed, log })
+    return prepareRunDatabase(
+      backend,
+      { analyticsEvents: opts.analyticsEvents, customers },
+      { dataDir: opts.dataDir, pgUrl: opts.pgUrl, reseed, log },
+    )
   }
   const prepare = prepareWith(opts.customers)
   const { run, info, seeded } = await prepare()
@@ -425,10 +500,31 @@ async function runBackend(backend: BenchBackend, bodyFile: string, needBody: boo
     rssPeakMb = first.rssPeakMb
     if (opts.scenarios.includes('webhook-delivery')) {
       const [cmd, args] = nodeCommand('bench/webhook-delivery.ts')
-      const r = spawnSync(cmd, [...args, '--json'], { cwd: serverDir, env: { ...env, BENCH_DATABASE_URL: run.url, BENCH_WEBHOOK_EVENTS: String(opts.webhookEvents) }, encoding: 'utf8' })
+      const r = spawnSync(cmd, [...args, '--json'], {
+        cwd: serverDir,
+        env: { ...env, BENCH_DATABASE_URL: run.url, BENCH_WEBHOOK_EVENTS: String(opts.webhookEvents) },
+        encoding: 'utf8',
+      })
       if (r.status !== 0) throw new Error(`webhook bench failed: ${r.stderr}`)
       const w = JSON.parse(r.stdout.trim().split('\n').pop() as string) as { deliveriesPerSec: number }
-      keep(new Map([['webhook-delivery', { rps: w.deliveriesPerSec, p50_ms: Number.NaN, p99_ms: Number.NaN, requests: opts.webhookEvents, non2xx: 0, errors: 0, statuses: {}, cpu_us: Number.NaN, deferred_cpu_us: Number.NaN }]]))
+      keep(
+        new Map([
+          [
+            'webhook-delivery',
+            {
+              rps: w.deliveriesPerSec,
+              p50_ms: Number.NaN,
+              p99_ms: Number.NaN,
+              requests: opts.webhookEvents,
+              non2xx: 0,
+              errors: 0,
+              statuses: {},
+              cpu_us: Number.NaN,
+              deferred_cpu_us: Number.NaN,
+            },
+          ],
+        ]),
+      )
       log(`  ${backend.padEnd(8)} webhook-delivery    ${Math.round(w.deliveriesPerSec).toString().padStart(6)} deliveries/s`)
     }
   } finally {
@@ -451,7 +547,12 @@ async function runBackend(backend: BenchBackend, bodyFile: string, needBody: boo
   const compared = new Map<ScenarioName, LoadFigures[]>()
   for (let p = 0; p < opts.processes && repeated.length > 0; p++) {
     if (p > 0) await again(prepare, `${p + 1} of ${opts.processes}`, runs)
-    if (opts.compareCustomers > 0) await again(prepareWith(opts.compareCustomers), `${opts.compareCustomers.toLocaleString('en')} customers, ${p + 1} of ${opts.processes}`, compared)
+    if (opts.compareCustomers > 0)
+      await again(
+        prepareWith(opts.compareCustomers),
+        `${opts.compareCustomers.toLocaleString('en')} customers, ${p + 1} of ${opts.processes}`,
+        compared,
+      )
   }
   rssByBackend[backend] = Math.round(rssPeakMb)
   // The floors, as many processes as the service's, each on a fresh copy of the dataset.
@@ -475,7 +576,8 @@ async function runBackend(backend: BenchBackend, bodyFile: string, needBody: boo
   for (const [name, all] of runs) {
     figures.set(name, medianRun(all))
     if (all.length > 1) runsRps[`${backend}/${name}`] = all.map((f) => round(f.rps))
-    if (all.some((f) => f.side_cores !== undefined)) runsPostgresCores[`${backend}/${name}`] = all.map((f) => Math.round((f.side_cores ?? Number.NaN) * 100) / 100)
+    if (all.some((f) => f.side_cores !== undefined))
+      runsPostgresCores[`${backend}/${name}`] = all.map((f) => Math.round((f.side_cores ?? Number.NaN) * 100) / 100)
   }
   for (const [name, all] of compared) {
     const main = figures.get(name)
@@ -497,7 +599,10 @@ const scale: Record<string, Record<string, number | number[]>> = {}
 const runsRps: Record<string, number[]> = {}
 /** PostgreSQL's own CPU, in cores, over each process's run of a scenario on PostgreSQL. */
 const runsPostgresCores: Record<string, number[]> = {}
-const logCeiling = (c: LoadFigures) => log(`  ceiling  ${Math.round(c.rps)} req/s  p50 ${c.p50_ms.toFixed(2)} ms  p99 ${c.p99_ms.toFixed(2)} ms  server CPU ${Math.round(c.cpu_us)} µs/request`)
+const logCeiling = (c: LoadFigures) =>
+  log(
+    `  ceiling  ${Math.round(c.rps)} req/s  p50 ${c.p50_ms.toFixed(2)} ms  p99 ${c.p99_ms.toFixed(2)} ms  server CPU ${Math.round(c.cpu_us)} µs/request`,
+  )
 const rssByBackend: Partial<Record<BenchBackend, number>> = {}
 const notes: string[] = []
 
@@ -523,10 +628,20 @@ const FLOOR_VARIANTS = {
 async function floorConcerns(rounds: number): Promise<void> {
   const scenario = opts.scenarios.length === 1 && opts.scenarios[0] === 'add-remove' ? 'add-remove' : 'get-page'
   const variants = FLOOR_VARIANTS[scenario]
-  const { run, info } = await prepareRunDatabase('sqlite', { analyticsEvents: opts.analyticsEvents, customers: opts.customers }, { dataDir: opts.dataDir, pgUrl: opts.pgUrl, reseed: false, log })
+  const { run, info } = await prepareRunDatabase(
+    'sqlite',
+    { analyticsEvents: opts.analyticsEvents, customers: opts.customers },
+    { dataDir: opts.dataDir, pgUrl: opts.pgUrl, reseed: false, log },
+  )
   const child = await startChild(
     'bench/http/floor-server.ts',
-    { DATABASE_URL: run.url, JWT_SECRET: BENCH_JWT_SECRET, ...BENCH_RATE_LIMITS, NODE_ENV: 'production', BENCH_FLOOR_VARIANTS: variants.join(',') },
+    {
+      DATABASE_URL: run.url,
+      JWT_SECRET: BENCH_JWT_SECRET,
+      ...BENCH_RATE_LIMITS,
+      NODE_ENV: 'production',
+      BENCH_FLOOR_VARIANTS: variants.join(','),
+    },
     [...SERVICE_NODE_FLAGS],
   )
   const cpu = new Map<string, number[]>(variants.map((v) => [v, []]))
@@ -535,7 +650,13 @@ async function floorConcerns(rounds: number): Promise<void> {
     const urls = child.variants ?? {}
     // Tokens minted by the service; the floors verify them with the same secret.
     const base = await scenarioSpec(scenario, urls.service as string, info)
-    const spec = (variant: string, durationSec: number) => ({ ...base, url: base.url.replace(urls.service as string, urls[variant] as string), connections: opts.connections, durationSec, serverPid: child.proc.pid })
+    const spec = (variant: string, durationSec: number) => ({
+      ...base,
+      url: base.url.replace(urls.service as string, urls[variant] as string),
+      connections: opts.connections,
+      durationSec,
+      serverPid: child.proc.pid,
+    })
     for (const variant of variants) await load(spec(variant, 3))
     for (let round = 0; round < rounds; round++) {
       // A different order each round, so no variant always follows the same one.
@@ -557,13 +678,20 @@ async function floorConcerns(rounds: number): Promise<void> {
   const referenceUs = cpu.get(reference) ?? []
   const bareUs = cpu.get('bare') ?? []
   // Each round's variants ran within seconds of each other: their quotients are taken per round.
-  const lines = [`| variant | CPU µs/request (median) | of which after the answers | range | minus the bare floor (median of rounds) | ${reference} ÷ variant (median of rounds) |`, '|---|---:|---:|---:|---:|---:|']
+  const lines = [
+    `| variant | CPU µs/request (median) | of which after the answers | range | minus the bare floor (median of rounds) | ${reference} ÷ variant (median of rounds) |`,
+    '|---|---:|---:|---:|---:|---:|',
+  ]
   for (const [variant, xs] of cpu) {
     const perRound = (other: number[], f: (x: number, o: number) => number) => median(xs.map((x, i) => f(x, other[i] as number)))
     const minusBare = variant === 'ceiling' ? '–' : String(Math.round(perRound(bareUs, (x, b) => x - b)))
-    lines.push(`| ${variant} | ${Math.round(median(xs))} | ${Math.round(median(deferred.get(variant) ?? [0]))} | ${Math.round(Math.min(...xs))}–${Math.round(Math.max(...xs))} | ${minusBare} | ${perRound(referenceUs, (x, c) => c / x).toFixed(2)} |`)
+    lines.push(
+      `| ${variant} | ${Math.round(median(xs))} | ${Math.round(median(deferred.get(variant) ?? [0]))} | ${Math.round(Math.min(...xs))}–${Math.round(Math.max(...xs))} | ${minusBare} | ${perRound(referenceUs, (x, c) => c / x).toFixed(2)} |`,
+    )
   }
-  process.stdout.write(`\n${scenario}:\n${lines.join('\n')}\n\n(${rounds} rounds of 2 s each, ${opts.connections} connections, Node ${process.version})\n`)
+  process.stdout.write(
+    `\n${scenario}:\n${lines.join('\n')}\n\n(${rounds} rounds of 2 s each, ${opts.connections} connections, Node ${process.version})\n`,
+  )
   // Into the results file (latest.json unless --out), beside the scenarios of the last full
   // run: `floor_concerns.get_page` / `.add_remove`, one row per variant, so a script can check
   // the targets on the concerns.
@@ -576,7 +704,11 @@ async function floorConcerns(rounds: number): Promise<void> {
     deferred_cpu_us: Math.round(median(deferred.get(variant) ?? [0]) * 10) / 10,
     ...(variant === 'ceiling' ? {} : { minus_bare_us: Math.round(median(xs.map((x, i) => x - (bareUs[i] as number))) * 10) / 10 }),
   }))
-  const floorConcernsRows = { ...results.floor_concerns, [key]: variantRows, [`${key}_measured`]: { date: new Date().toISOString(), rounds, connections: opts.connections, node: process.version } }
+  const floorConcernsRows = {
+    ...results.floor_concerns,
+    [key]: variantRows,
+    [`${key}_measured`]: { date: new Date().toISOString(), rounds, connections: opts.connections, node: process.version },
+  }
   mkdirSync(dirname(opts.out), { recursive: true })
   writeFileSync(opts.out, `${JSON.stringify({ ...results, floor_concerns: floorConcernsRows }, null, 2)}\n`)
   log(`written to ${opts.out} (floor_concerns.${key})`)
@@ -598,7 +730,11 @@ const INSTRUCTION_REQUESTS = 3_000
  * after 50,000 requests: 7,868 and 3,622 per request in two runs). Left out of the count;
  * garbage collection on the same threads stays in.
  */
-const CONCURRENT_COMPILATION = ['v8::internal::OptimizingCompileTaskExecutor::CompileTask::Run(', 'v8::internal::maglev::MaglevConcurrentDispatcher::JobTask::Run(', 'v8::internal::baseline::ConcurrentBaselineCompiler::JobDispatcher::Run(']
+const CONCURRENT_COMPILATION = [
+  'v8::internal::OptimizingCompileTaskExecutor::CompileTask::Run(',
+  'v8::internal::maglev::MaglevConcurrentDispatcher::JobTask::Run(',
+  'v8::internal::baseline::ConcurrentBaselineCompiler::JobDispatcher::Run(',
+]
 
 /** A variant's user-space instructions per request, concurrent compilation left out, and that compilation. */
 interface InstructionCount {
@@ -608,7 +744,10 @@ interface InstructionCount {
 
 /** A callgrind dump's instructions: its total, and how many of them were concurrent compilation. */
 function countDump(file: string): { total: number; compilation: number } {
-  const out = spawnSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', file], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 })
+  const out = spawnSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', file], {
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  })
   if (out.status !== 0) throw new Error(`callgrind_annotate failed: ${out.stderr}`)
   let total: number | undefined
   let compilation = 0
@@ -645,12 +784,17 @@ async function floorInstructions(): Promise<void> {
   // holds a fiftieth of the facts, so the count charges the service a batch's fixed work
   // many times over (counted: 1,018,265 per request against 502,023 for the floor with the
   // same statements and concerns, where time says 1.2 times).
-  if (opts.scenarios.length === 1 && opts.scenarios[0] === 'add-remove') throw new Error('--instructions counts the GET page only: the service batches its writes by time, which valgrind distorts')
+  if (opts.scenarios.length === 1 && opts.scenarios[0] === 'add-remove')
+    throw new Error('--instructions counts the GET page only: the service batches its writes by time, which valgrind distorts')
   const scenario = 'get-page'
   const variants = FLOOR_VARIANTS[scenario]
   if (spawnSync('valgrind', ['--version']).status !== 0) throw new Error('--instructions needs valgrind (Debian: apt-get install valgrind)')
   const counted = async (variant: string): Promise<InstructionCount> => {
-    const { run, info } = await prepareRunDatabase('sqlite', { analyticsEvents: opts.analyticsEvents, customers: opts.customers }, { dataDir: opts.dataDir, pgUrl: opts.pgUrl, reseed: false, log })
+    const { run, info } = await prepareRunDatabase(
+      'sqlite',
+      { analyticsEvents: opts.analyticsEvents, customers: opts.customers },
+      { dataDir: opts.dataDir, pgUrl: opts.pgUrl, reseed: false, log },
+    )
     const outFile = join(opts.dataDir, `callgrind-${variant}-${process.pid}.out`)
     // The ceiling answers every path with the page: its tokens come from the bare floor beside it.
     const held = variant === 'ceiling' ? 'ceiling,bare' : variant
@@ -661,12 +805,19 @@ async function floorInstructions(): Promise<void> {
       ['valgrind', '-q', '--tool=callgrind', `--callgrind-out-file=${outFile}`],
     )
     const control = (flag: string) => {
-      if (spawnSync('callgrind_control', [flag, String(child.proc.pid)], { stdio: 'ignore' }).status !== 0) throw new Error(`callgrind_control ${flag} failed`)
+      if (spawnSync('callgrind_control', [flag, String(child.proc.pid)], { stdio: 'ignore' }).status !== 0)
+        throw new Error(`callgrind_control ${flag} failed`)
     }
     try {
       const urls = child.variants ?? {}
       const base = await scenarioSpec(scenario, (variant === 'ceiling' ? urls.bare : urls[variant]) as string, info)
-      const spec = (amount: number) => ({ ...base, url: variant === 'ceiling' ? base.url.replace(urls.bare as string, urls.ceiling as string) : base.url, connections: 8, durationSec: 0, amount })
+      const spec = (amount: number) => ({
+        ...base,
+        url: variant === 'ceiling' ? base.url.replace(urls.bare as string, urls.ceiling as string) : base.url,
+        connections: 8,
+        durationSec: 0,
+        amount,
+      })
       await load(spec(INSTRUCTION_WARMUP))
       control('-z')
       const f = await load(spec(INSTRUCTION_REQUESTS))
@@ -689,30 +840,62 @@ async function floorInstructions(): Promise<void> {
     log(`  ${pair.map((v) => `${v} ${Math.round(counts.get(v)?.instructions ?? 0)}`).join(', ')} instructions/request`)
   }
   const bare = (counts.get('bare') as InstructionCount).instructions
-  const lines = ['| variant | instructions/request | minus the bare floor | ÷ the bare floor | concurrent compilation left out |', '|---|---:|---:|---:|---:|']
-  for (const [variant, { instructions: n, compilation }] of counts) lines.push(`| ${variant} | ${Math.round(n)} | ${variant === 'ceiling' ? '–' : Math.round(n - bare)} | ${(n / bare).toFixed(3)} | ${Math.round(compilation)} |`)
-  process.stdout.write(`\n${scenario} (user-space instructions, callgrind):\n${lines.join('\n')}\n\n(${INSTRUCTION_WARMUP} requests' warm-up, ${INSTRUCTION_REQUESTS} counted, 8 connections, Node ${process.version})\n`)
+  const lines = [
+    '| variant | instructions/request | minus the bare floor | ÷ the bare floor | concurrent compilation left out |',
+    '|---|---:|---:|---:|---:|',
+  ]
+  for (const [variant, { instructions: n, compilation }] of counts)
+    lines.push(
+      `| ${variant} | ${Math.round(n)} | ${variant === 'ceiling' ? '–' : Math.round(n - bare)} | ${(n / bare).toFixed(3)} | ${Math.round(compilation)} |`,
+    )
+  process.stdout.write(
+    `\n${scenario} (user-space instructions, callgrind):\n${lines.join('\n')}\n\n(${INSTRUCTION_WARMUP} requests' warm-up, ${INSTRUCTION_REQUESTS} counted, 8 connections, Node ${process.version})\n`,
+  )
   const results = readResults(opts.out)
   const key = 'get_page_instructions'
-  const rows = [...counts].map(([variant, { instructions: n, compilation }]) => ({ variant, instructions_per_request: Math.round(n), ...(variant === 'ceiling' ? {} : { minus_bare: Math.round(n - bare) }), compilation_left_out: Math.round(compilation) }))
-  const measured = { date: new Date().toISOString(), warmup_requests: INSTRUCTION_WARMUP, counted_requests: INSTRUCTION_REQUESTS, connections: 8, node: process.version }
+  const rows = [...counts].map(([variant, { instructions: n, compilation }]) => ({
+    variant,
+    instructions_per_request: Math.round(n),
+    ...(variant === 'ceiling' ? {} : { minus_bare: Math.round(n - bare) }),
+    compilation_left_out: Math.round(compilation),
+  }))
+  const measured = {
+    date: new Date().toISOString(),
+    warmup_requests: INSTRUCTION_WARMUP,
+    counted_requests: INSTRUCTION_REQUESTS,
+    connections: 8,
+    node: process.version,
+  }
   mkdirSync(dirname(opts.out), { recursive: true })
-  writeFileSync(opts.out, `${JSON.stringify({ ...results, floor_concerns: { ...results.floor_concerns, [key]: rows, [`${key}_measured`]: measured } }, null, 2)}\n`)
+  writeFileSync(
+    opts.out,
+    `${JSON.stringify({ ...results, floor_concerns: { ...results.floor_concerns, [key]: rows, [`${key}_measured`]: measured } }, null, 2)}\n`,
+  )
   log(`written to ${opts.out} (floor_concerns.${key})`)
 }
 
 async function main(): Promise<void> {
   buildServer()
-  if (flags['floor-concerns'] !== undefined) return flags.instructions ? floorInstructions() : floorConcerns(Number(flags['floor-concerns']))
+  if (flags['floor-concerns'] !== undefined)
+    return flags.instructions ? floorInstructions() : floorConcerns(Number(flags['floor-concerns']))
   if (flags.move) {
-    await runMoveBench({ analyticsEvents: opts.analyticsEvents, customers: opts.customers, pgUrl: opts.pgUrl, dataDir: opts.dataDir, out: resolve(repoRoot, flags.out ?? 'bench/results/move.json'), log })
+    await runMoveBench({
+      analyticsEvents: opts.analyticsEvents,
+      customers: opts.customers,
+      pgUrl: opts.pgUrl,
+      dataDir: opts.dataDir,
+      out: resolve(repoRoot, flags.out ?? 'bench/results/move.json'),
+      log,
+    })
     return
   }
   const started = Date.now()
   mkdirSync(opts.dataDir, { recursive: true })
   if (opts.cpuProfDir) mkdirSync(opts.cpuProfDir, { recursive: true })
   const bodyFile = join(opts.dataDir, `ceiling-body-${process.pid}.json`)
-  log(`bench: ${opts.backends.join('+')}, ${opts.durationSec} s per scenario after ${opts.warmupSec} s warm-up, ${opts.connections} connections, ${pinned ? 'servers on CPU 0, client on CPU 1' : 'not pinned (no taskset or one CPU)'}`)
+  log(
+    `bench: ${opts.backends.join('+')}, ${opts.durationSec} s per scenario after ${opts.warmupSec} s warm-up, ${opts.connections} connections, ${pinned ? 'servers on CPU 0, client on CPU 1' : 'not pinned (no taskset or one CPU)'}`,
+  )
 
   const results: BackendResult[] = []
   const ceilings: LoadFigures[] = []
@@ -732,7 +915,14 @@ async function main(): Promise<void> {
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
   const rows: ScenarioRow[] = []
   const ceilingRps = mean(ceilings.map((c) => c.rps))
-  rows.push({ name: 'ceiling', backend: 'none', rps: round(ceilingRps), p50_ms: round2(mean(ceilings.map((c) => c.p50_ms))), p99_ms: round2(mean(ceilings.map((c) => c.p99_ms))), ratio: 1 })
+  rows.push({
+    name: 'ceiling',
+    backend: 'none',
+    rps: round(ceilingRps),
+    p50_ms: round2(mean(ceilings.map((c) => c.p50_ms))),
+    p99_ms: round2(mean(ceilings.map((c) => c.p99_ms))),
+    ratio: 1,
+  })
   for (const [i, r] of results.entries()) {
     // The ceiling runs bracketing this backend (i and i+1).
     const local = mean([ceilings[i]!.rps, ceilings[i + 1]!.rps])
@@ -752,7 +942,15 @@ async function main(): Promise<void> {
     }
     for (const [name, f] of r.floors) {
       const floor = FLOORS[name as keyof typeof FLOORS]
-      rows.push({ name: floor, backend: r.backend, rps: round(f.rps), p50_ms: round2(f.p50_ms), p99_ms: round2(f.p99_ms), ratio: ratio(f.rps, local), floor_ratio: 1 })
+      rows.push({
+        name: floor,
+        backend: r.backend,
+        rps: round(f.rps),
+        p50_ms: round2(f.p50_ms),
+        p99_ms: round2(f.p99_ms),
+        ratio: ratio(f.rps, local),
+        floor_ratio: 1,
+      })
     }
   }
 
@@ -797,12 +995,20 @@ async function main(): Promise<void> {
   mkdirSync(dirname(opts.out), { recursive: true })
   // The floor-concerns rows (`--floor-concerns`, a run of their own) stay beside the scenarios.
   const floorConcernsRows = readResults(opts.out).floor_concerns
-  writeFileSync(opts.out, `${JSON.stringify({ machine, scenarios: rows, ...(floorConcernsRows === undefined ? {} : { floor_concerns: floorConcernsRows }) }, null, 2)}\n`)
+  writeFileSync(
+    opts.out,
+    `${JSON.stringify({ machine, scenarios: rows, ...(floorConcernsRows === undefined ? {} : { floor_concerns: floorConcernsRows }) }, null, 2)}\n`,
+  )
 
   const lines = ['| scenario | backend | req/s | p50 ms | p99 ms | ratio | vs floor |', '|---|---|---:|---:|---:|---:|---:|']
-  for (const r of rows) lines.push(`| ${r.name} | ${r.backend} | ${r.rps.toLocaleString('en')} | ${r.p50_ms ?? '–'} | ${r.p99_ms ?? '–'} | ${r.ratio.toFixed(3)} | ${r.floor_ratio?.toFixed(3) ?? '–'} |`)
+  for (const r of rows)
+    lines.push(
+      `| ${r.name} | ${r.backend} | ${r.rps.toLocaleString('en')} | ${r.p50_ms ?? '–'} | ${r.p99_ms ?? '–'} | ${r.ratio.toFixed(3)} | ${r.floor_ratio?.toFixed(3) ?? '–'} |`,
+    )
   for (const [key, c] of Object.entries(scale)) {
-    lines.push(`scale ${key}: ${opts.compareCustomers.toLocaleString('en')} customers ${String(c[`rps_${opts.compareCustomers}`])} req/s, ${opts.customers.toLocaleString('en')} customers ${String(c[`rps_${opts.customers}`])} req/s, change ${((c.change as number) * 100).toFixed(1)}%`)
+    lines.push(
+      `scale ${key}: ${opts.compareCustomers.toLocaleString('en')} customers ${String(c[`rps_${opts.compareCustomers}`])} req/s, ${opts.customers.toLocaleString('en')} customers ${String(c[`rps_${opts.customers}`])} req/s, change ${((c.change as number) * 100).toFixed(1)}%`,
+    )
   }
   process.stdout.write(`\n${lines.join('\n')}\n\nwritten to ${opts.out} (${machine.wall_s} s)\n`)
 

@@ -61,7 +61,12 @@ interface BetterSqliteDatabase {
 }
 type BetterSqlite = new (file: string) => BetterSqliteDatabase
 
-function open(kind: 'better-sqlite3' | 'node:sqlite', file: string, NodeSqlite: typeof import('node:sqlite'), BetterSqlite: BetterSqlite): Driver {
+function open(
+  kind: 'better-sqlite3' | 'node:sqlite',
+  file: string,
+  NodeSqlite: typeof import('node:sqlite'),
+  BetterSqlite: BetterSqlite,
+): Driver {
   const pragmas = ['journal_mode = WAL', 'synchronous = NORMAL', 'temp_store = MEMORY']
   if (kind === 'better-sqlite3') {
     const db = new BetterSqlite(file)
@@ -97,9 +102,7 @@ type Workload = (d: Driver) => () => void
 
 const workloads: Record<string, Workload> = {
   read(d) {
-    const page = d.prepare(
-      'select product_id, added_at from items where shop_id = 1 and owner = ? order by added_at desc limit 20'
-    )
+    const page = d.prepare('select product_id, added_at from items where shop_id = 1 and owner = ? order by added_at desc limit 20')
     let o = 0
     return () => {
       page.all(`c${o++ % OWNERS}`)

@@ -25,7 +25,10 @@ export interface WebhookDeliveryFigure {
   deliveriesPerSec: number
 }
 
-export async function benchWebhookDelivery(events = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 2000), log: (line: string) => void = console.log): Promise<WebhookDeliveryFigure> {
+export async function benchWebhookDelivery(
+  events = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 2000),
+  log: (line: string) => void = console.log,
+): Promise<WebhookDeliveryFigure> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-webhooks-'))
   let received = 0
   const server = createServer((req, res) => {
@@ -50,13 +53,25 @@ export async function benchWebhookDelivery(events = Number(process.env.BENCH_WEB
     const shops = createShopsService({ db: storage.db, cacheTtlMs: 0 })
     const { shop } = await shops.create({ domain: `bench-${Date.now()}.myshopify.com`, plan: 'scale' })
     const sender = createWebhookSender({ timeoutMs: 10_000, allowPrivateTargets: true })
-    const webhooks = createWebhooksService({ storage, policy: { allowInsecure: true, allowPrivateTargets: true }, sender, retryScheduleSec: [5] })
+    const webhooks = createWebhooksService({
+      storage,
+      policy: { allowInsecure: true, allowPrivateTargets: true },
+      sender,
+      retryScheduleSec: [5],
+    })
     const ctx = { shop, actor: { kind: 'admin' as const, keyId: 'bench' }, requestId: 'bench' }
     await webhooks.create(ctx, { url: `http://127.0.0.1:${port}/hook`, events: ['wishlist.item.added'] })
     for (let i = 0; i < events; i += 500) {
       const n = Math.min(500, events - i)
       await storage.db.transaction().execute((trx) =>
-        enqueueWebhookEvents(trx, shop.id, Array.from({ length: n }, (_, k) => ({ event: 'wishlist.item.added' as const, data: { customerId: String(i + k), productId: '1', variantId: '2' } }))),
+        enqueueWebhookEvents(
+          trx,
+          shop.id,
+          Array.from({ length: n }, (_, k) => ({
+            event: 'wishlist.item.added' as const,
+            data: { customerId: String(i + k), productId: '1', variantId: '2' },
+          })),
+        ),
       )
     }
     const worker = createWebhookWorker({ storage, webhooks: config.webhooks, sender, batchSize: 50 })
@@ -66,7 +81,9 @@ export async function benchWebhookDelivery(events = Number(process.env.BENCH_WEB
     const seconds = (performance.now() - started) / 1000
     await worker.stop()
     await sender.close()
-    log(`webhook delivery (${storage.backend}): ${events} deliveries in ${seconds.toFixed(2)} s = ${Math.round(events / seconds)} deliveries/s (one worker, batches of 50, loopback receiver)`)
+    log(
+      `webhook delivery (${storage.backend}): ${events} deliveries in ${seconds.toFixed(2)} s = ${Math.round(events / seconds)} deliveries/s (one worker, batches of 50, loopback receiver)`,
+    )
     return { backend: storage.backend, events, seconds, deliveriesPerSec: events / seconds }
   } finally {
     await storage.destroy()

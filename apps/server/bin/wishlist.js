@@ -10,10 +10,12 @@ if (problem !== undefined) {
 } else {
   const { main } = await import('../dist/cli/main.js')
   main(process.argv.slice(2)).then(
-    (code) => { process.exitCode = code },
+    (code) => {
+      process.exitCode = code
+    },
     (err) => {
       process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`)
       process.exitCode = 1
-    }
+    },
   )
 }

@@ -9,8 +9,16 @@ type Json = Record<string, any>
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const
 
-const cell = (s: unknown) => String(s ?? '').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ')
-const anchor = (text: string) => text.toLowerCase().replace(/[^a-z0-9 -]/g, '').trim().replace(/ /g, '-')
+const cell = (s: unknown) =>
+  String(s ?? '')
+    .replace(/\|/g, '\\|')
+    .replace(/\r?\n/g, ' ')
+const anchor = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z0-9 -]/g, '')
+    .trim()
+    .replace(/ /g, '-')
 
 function resolver(document: Json) {
   return (s: Json | undefined): Json => {
@@ -75,7 +83,18 @@ function fieldTable(schema: Json, resolve: (s: Json) => Json): string[] {
 
 function credentials(security: Json[] | undefined): string {
   if (!security || security.length === 0) return 'none (public)'
-  return security.map((req) => Object.keys(req).map((k) => ({ bearer: 'bearer token', storefrontKey: '`X-Storefront-Key`', guestId: '`X-Guest-Id`', guestIdQuery: '`guest_id` query' })[k] ?? k).join(' + ')).join('; or ')
+  return security
+    .map((req) =>
+      Object.keys(req)
+        .map(
+          (k) =>
+            ({ bearer: 'bearer token', storefrontKey: '`X-Storefront-Key`', guestId: '`X-Guest-Id`', guestIdQuery: '`guest_id` query' })[
+              k
+            ] ?? k,
+        )
+        .join(' + '),
+    )
+    .join('; or ')
 }
 
 const json = (value: unknown) => ['```json', JSON.stringify(value, null, 2), '```', '']
@@ -110,7 +129,9 @@ export function renderReference(document: Json): string {
   for (const tag of order) {
     const ops = byTag.get(tag)
     if (!ops) continue
-    out.push(`- **${tag}**: ${ops.map(({ path, method, op }) => `[\`${method.toUpperCase()} ${path}\`](#${anchor(`${method} ${path}`)})${op.summary ? '' : ''}`).join(', ')}`)
+    out.push(
+      `- **${tag}**: ${ops.map(({ path, method, op }) => `[\`${method.toUpperCase()} ${path}\`](#${anchor(`${method} ${path}`)})${op.summary ? '' : ''}`).join(', ')}`,
+    )
   }
   out.push('- [Webhook events](#webhook-events)', '')
   for (const tag of order) {
@@ -119,11 +140,21 @@ export function renderReference(document: Json): string {
     const description = tags.find((t) => t.name === tag)?.description
     out.push(`## ${tag}`, '', ...(description ? [description, ''] : []))
     for (const { path, method, op } of ops) {
-      out.push(`### ${method.toUpperCase()} ${path}`, '', `**${op.summary}** (\`${op.operationId}\`). Credentials: ${credentials(op.security)}.`, '', op.description, '')
+      out.push(
+        `### ${method.toUpperCase()} ${path}`,
+        '',
+        `**${op.summary}** (\`${op.operationId}\`). Credentials: ${credentials(op.security)}.`,
+        '',
+        op.description,
+        '',
+      )
       const params = (op.parameters ?? []) as Json[]
       if (params.length) {
         out.push('| parameter | in | type | required | description |', '|---|---|---|---|---|')
-        for (const p of params) out.push(`| \`${p.name}\` | ${p.in} | ${cell(typeOf(p.schema ?? {}, resolve))} | ${p.required ? 'yes' : 'no'} | ${cell(p.description ?? p.schema?.description)} |`)
+        for (const p of params)
+          out.push(
+            `| \`${p.name}\` | ${p.in} | ${cell(typeOf(p.schema ?? {}, resolve))} | ${p.required ? 'yes' : 'no'} | ${cell(p.description ?? p.schema?.description)} |`,
+          )
         out.push('')
       }
       const body = op.requestBody?.content?.['application/json']
@@ -132,10 +163,16 @@ export function renderReference(document: Json): string {
         const schema = resolve(body.schema)
         const items = schema.properties?.events?.items
         if (items?.discriminator) {
-          out.push(...fieldTable({ ...schema, properties: { events: { ...schema.properties.events, items: { type: 'object' } } } }, resolve))
+          out.push(
+            ...fieldTable({ ...schema, properties: { events: { ...schema.properties.events, items: { type: 'object' } } } }, resolve),
+          )
           for (const member of (items.oneOf ?? []) as Json[]) {
             const m = resolve(member)
-            out.push(`Event \`${JSON.stringify(m.properties?.type?.enum?.[0] ?? m.properties?.type?.const)}\`: ${m.description ?? ''}`, '', ...fieldTable(m, resolve))
+            out.push(
+              `Event \`${JSON.stringify(m.properties?.type?.enum?.[0] ?? m.properties?.type?.const)}\`: ${m.description ?? ''}`,
+              '',
+              ...fieldTable(m, resolve),
+            )
           }
         } else out.push(...fieldTable(schema, resolve))
         if (body.example !== undefined) out.push('Example:', '', ...json(body.example))
@@ -158,12 +195,20 @@ export function renderReference(document: Json): string {
       }
     }
   }
-  out.push('## Webhook events', '', 'Each event is a signed POST to the endpoint\'s URL; see [api.md](api.md), "Webhooks", for signing, retries and ordering.', '')
+  out.push(
+    '## Webhook events',
+    '',
+    'Each event is a signed POST to the endpoint\'s URL; see [api.md](api.md), "Webhooks", for signing, retries and ordering.',
+    '',
+  )
   for (const [event, item] of Object.entries((document.webhooks ?? {}) as Record<string, Json>)) {
     const post = item.post as Json
     out.push(`### ${event}`, '', `**${post.summary}**. ${post.description}`, '')
     const body = resolve(post.requestBody.content['application/json'].schema)
     out.push(...fieldTable(body, resolve))
   }
-  return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`
+  return `${out
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trimEnd()}\n`
 }

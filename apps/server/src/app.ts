@@ -107,7 +107,8 @@ declare module 'fastify' {
 
 /**
  * What pino censors. Request lines need nothing: LOG_SERIALIZERS writes no headers and a
- * redacted URL (every credential a URL carries: plugins/access-log.ts). The other lines log ids, statuses and `err`; an error object is the one
+ * redacted URL (every credential a URL carries: plugins/access-log.ts). The other lines log ids, statuses and `err`; an error object is the
+ * one
  * place a credential could ride along (a library error carrying the request it failed on),
  * so its credential fields are censored. Paths are named, not wildcards: a wildcard makes
  * pino run the censor over every field of every line (bench: 6% of a GET page's CPU).
@@ -132,7 +133,8 @@ function loggerOptions(deps: AppDeps): FastifyServerOptions['logger'] {
     return { level: deps.config.logLevel, redact: LOG_REDACT, serializers: LOG_SERIALIZERS, stream: stdoutSink() }
   }
   // Callers passing their own options (tests with a stream) get the same URL redaction.
-  if (typeof deps.logger === 'object' && deps.logger !== null) return { ...deps.logger, serializers: { ...LOG_SERIALIZERS, ...(deps.logger.serializers ?? {}) } }
+  if (typeof deps.logger === 'object' && deps.logger !== null)
+    return { ...deps.logger, serializers: { ...LOG_SERIALIZERS, ...(deps.logger.serializers ?? {}) } }
   return deps.logger
 }
 
@@ -151,9 +153,7 @@ function createValidators() {
  * The platforms the service runs inside, as its configuration says (Shopify app mode:
  * Shopify); generic code asks this list. A platform is a folder of platforms/ and a line here.
  */
-export const configuredPlatforms = (config: Config): Platform[] => [
-  ...(config.shopify ? [createShopifyPlatform(config.shopify)] : []),
-]
+export const configuredPlatforms = (config: Config): Platform[] => [...(config.shopify ? [createShopifyPlatform(config.shopify)] : [])]
 
 export function createServices(deps: AppDeps): Services {
   const cacheTtlMs = deps.credentialCacheTtlMs ?? 5_000
@@ -186,7 +186,11 @@ export function createServices(deps: AppDeps): Services {
   // Exports' queries take at most half the pool (SQLite: half of PostgreSQL's default pool).
   const { database } = deps.config
   const poolSize = database.kind === 'postgres' ? (database.poolMax ?? DEFAULT_PG_POOL_MAX) : DEFAULT_PG_POOL_MAX
-  const exportGate = createExportGate({ connections: Math.floor(poolSize / 2), redis: deps.redis, namespace: deps.rateLimitNamespace ?? deps.config.rateLimit.redisPrefix })
+  const exportGate = createExportGate({
+    connections: Math.floor(poolSize / 2),
+    redis: deps.redis,
+    namespace: deps.rateLimitNamespace ?? deps.config.rateLimit.redisPrefix,
+  })
   const privacy = createPrivacyService({ ...storage, publicBaseUrl: deps.config.publicBaseUrl, reviewUrl, exportGate })
   return { shops, auth, wishlists, lists, share, imports, reviews, invitations, analytics, webhooks, webhookSender, events, privacy }
 }
@@ -223,17 +227,24 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // parameter over MAX_PARAM_LENGTH characters) get the documented envelope, not Fastify's own body.
     frameworkErrors: (err, request, reply) => {
       const tooLong = err.code === 'FST_ERR_MAX_PARAM_LENGTH'
-      const message = tooLong ? `A path parameter is longer than ${MAX_PARAM_LENGTH} characters` : 'The URL is not valid (malformed percent-encoding)'
+      const message = tooLong
+        ? `A path parameter is longer than ${MAX_PARAM_LENGTH} characters`
+        : 'The URL is not valid (malformed percent-encoding)'
       // No hook runs before these errors, so the request id is set here.
       reply.header('x-request-id', request.id)
-      return sendError(request, reply, invalid([{ path: 'params', message: tooLong ? `must be at most ${MAX_PARAM_LENGTH} characters` : 'must be a valid URL component' }], message))
+      return sendError(
+        request,
+        reply,
+        invalid(
+          [{ path: 'params', message: tooLong ? `must be at most ${MAX_PARAM_LENGTH} characters` : 'must be a valid URL component' }],
+          message,
+        ),
+      )
     },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   const validators = createValidators()
-  app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === 'body' ? validators.body : validators.text).compile(schema),
-  )
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? validators.body : validators.text).compile(schema))
   // Hooks on every request are synchronous (callback style) where they can be: an async
   // hook costs a promise and a microtask turn per request (bench: the GET page).
   await app.register(bodyParsingPlugin)
@@ -260,12 +271,25 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Cache-Control and Vary by the route's access rule (before the credentials are read).
   await app.register(cachingPlugin)
   await app.register(authPlugin, { auth: services.auth, shops: services.shops })
-  await app.register(openapiPlugin, { publicBaseUrl: config.publicBaseUrl, operationDocs: Object.assign({}, operationDocs, ...platforms.map((p) => p.operations)), webhookEvents })
-  await app.register(rateLimitPlugin, { ...config.rateLimit, redis: deps.redis, namespace: deps.rateLimitNamespace ?? config.rateLimit.redisPrefix })
+  await app.register(openapiPlugin, {
+    publicBaseUrl: config.publicBaseUrl,
+    operationDocs: Object.assign({}, operationDocs, ...platforms.map((p) => p.operations)),
+    webhookEvents,
+  })
+  await app.register(rateLimitPlugin, {
+    ...config.rateLimit,
+    redis: deps.redis,
+    namespace: deps.rateLimitNamespace ?? config.rateLimit.redisPrefix,
+  })
   // The API reference (/docs), after the limiter: its own bucket per client address.
   await app.register(apiReferenceRoutes, { sendTimeoutMs: config.requestTimeoutMs })
 
-  await app.register(opsRoutes, { storage: deps.storage, redis: deps.redis, metricsToken: config.metricsToken, publicBaseUrl: config.publicBaseUrl })
+  await app.register(opsRoutes, {
+    storage: deps.storage,
+    redis: deps.redis,
+    metricsToken: config.metricsToken,
+    publicBaseUrl: config.publicBaseUrl,
+  })
   await app.register(authRoutes, { auth: services.auth })
   await app.register(adminRoutes, { shops: services.shops, auth: services.auth })
   await app.register(webhooksRoutes, { webhooks: services.webhooks })

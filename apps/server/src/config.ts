@@ -58,14 +58,16 @@ export interface Config {
    * else undefined and its routes answer 404. `apiKey`: the app's client id (the session
    * token audience); `defaultPlan`: the plan of a shop a signed Shopify request creates.
    */
-  shopify: { apiSecret: string; apiKey: string | undefined; defaultPlan: Plan; webhookBufferBytes: number; shopRedactMinHours: number } | undefined
+  shopify:
+    { apiSecret: string; apiKey: string | undefined; defaultPlan: Plan; webhookBufferBytes: number; shopRedactMinHours: number } | undefined
 }
 
 export class ConfigError extends Error {}
 
 const DEFAULT_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18000, 36000, 36000]
 
-const int = (minimum: number, maximum: number, fallback?: number) => (fallback === undefined ? Type.Optional(Type.Integer({ minimum, maximum })) : Type.Integer({ minimum, maximum, default: fallback }))
+const int = (minimum: number, maximum: number, fallback?: number) =>
+  fallback === undefined ? Type.Optional(Type.Integer({ minimum, maximum })) : Type.Integer({ minimum, maximum, default: fallback })
 const text = Type.Optional(Type.String())
 /** `true`, `false`, `1` or `0`, any case. */
 const flag = (fallback: boolean) => Type.String({ pattern: '^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|1|0)$', default: String(fallback) })
@@ -125,7 +127,9 @@ export type Env = Static<typeof EnvSchema>
 
 /** The environment through EnvSchema; ConfigError naming the setting when a value is invalid. */
 export function readEnv(env: NodeJS.ProcessEnv): Env {
-  const data = Object.fromEntries(Object.keys(EnvSchema.properties).flatMap((k) => (env[k] === undefined || env[k] === '' ? [] : [[k, env[k]]])))
+  const data = Object.fromEntries(
+    Object.keys(EnvSchema.properties).flatMap((k) => (env[k] === undefined || env[k] === '' ? [] : [[k, env[k]]])),
+  )
   try {
     return envSchema<Env>({ schema: EnvSchema, data, env: false })
   } catch (err) {
@@ -171,7 +175,8 @@ function resolveJwtSecret(explicit: string | undefined, db: DatabaseTarget): str
 export function loadConfig(raw: NodeJS.ProcessEnv = process.env): Config {
   const env = readEnv(raw)
   const parsed = parseDatabaseUrl(env.DATABASE_URL)
-  const database: DatabaseTarget = parsed.kind === 'postgres' ? { ...parsed, poolMax: env.PG_POOL_MAX } : { ...parsed, groupCommit: isOn(env.SQLITE_GROUP_COMMIT) }
+  const database: DatabaseTarget =
+    parsed.kind === 'postgres' ? { ...parsed, poolMax: env.PG_POOL_MAX } : { ...parsed, groupCommit: isOn(env.SQLITE_GROUP_COMMIT) }
   const { PORT: port, HOST: host, WEBHOOK_TIMEOUT_MS: timeoutMs } = env
   // The lease must outlive an attempt, or a slow attempt could be claimed (and sent) twice.
   const leaseMs = env.WEBHOOK_LEASE_MS ?? timeoutMs + 30_000

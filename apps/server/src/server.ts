@@ -63,7 +63,8 @@ export async function startServer(config: Config, opts: ServeOptions = {}): Prom
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined
   const app = await buildApp({ config, storage, redis, demoPages: opts.demo === true })
   // A data folder made by an older version (or by hand) is left as it is, with a warning.
-  const loose = config.database.kind === 'sqlite' && config.database.file !== ':memory:' ? looseFolderWarning(dirname(config.database.file)) : undefined
+  const loose =
+    config.database.kind === 'sqlite' && config.database.file !== ':memory:' ? looseFolderWarning(dirname(config.database.file)) : undefined
   if (loose) app.log.warn({ folder: loose.folder, mode: loose.mode }, loose.message)
   const worker = config.webhooks.workerEnabled
     ? createWebhookWorker({
@@ -74,7 +75,11 @@ export async function startServer(config: Config, opts: ServeOptions = {}): Prom
         log: app.log.child({ component: 'webhook-worker' }),
       })
     : undefined
-  const factsApplier = createFactsApplier({ db: storage.db, intervalMs: config.analyticsApplyIntervalMs, log: app.log.child({ component: 'analytics-applier' }) })
+  const factsApplier = createFactsApplier({
+    db: storage.db,
+    intervalMs: config.analyticsApplyIntervalMs,
+    log: app.log.child({ component: 'analytics-applier' }),
+  })
   let closed = false
   const close = async () => {
     if (closed) return

@@ -10,4 +10,6 @@ writeFileSync(resolve(root, 'openapi.json'), json)
 mkdirSync(resolve(root, 'src/generated'), { recursive: true })
 writeFileSync(resolve(root, 'src/generated/openapi.d.ts'), dts)
 writeFileSync(resolve(root, 'src/generated/webhook-events.ts'), events)
-process.stdout.write(`wrote openapi.json (${json.length} B) src/generated/openapi.d.ts (${dts.length} B) and src/generated/webhook-events.ts\n`)
+process.stdout.write(
+  `wrote openapi.json (${json.length} B) src/generated/openapi.d.ts (${dts.length} B) and src/generated/webhook-events.ts\n`,
+)

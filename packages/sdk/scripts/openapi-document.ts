@@ -19,7 +19,17 @@ export interface RenderedOpenApi {
 }
 
 interface EventsDocument {
-  paths: Record<string, Record<string, { requestBody?: { content?: Record<string, { schema?: { properties?: { events?: { items?: { anyOf?: Array<{ enum?: string[] }> } } } } }> } }>>
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        requestBody?: {
+          content?: Record<string, { schema?: { properties?: { events?: { items?: { anyOf?: Array<{ enum?: string[] }> } } } } }>
+        }
+      }
+    >
+  >
   webhooks?: Record<string, { post?: { summary?: string } }>
 }
 
@@ -28,7 +38,8 @@ interface EventsDocument {
  * the API validates against), each with its summary from the document's `webhooks` section.
  */
 function renderEvents(document: EventsDocument): string {
-  const items = document.paths['/v1/webhooks']?.post?.requestBody?.content?.['application/json']?.schema?.properties?.events?.items?.anyOf ?? []
+  const items =
+    document.paths['/v1/webhooks']?.post?.requestBody?.content?.['application/json']?.schema?.properties?.events?.items?.anyOf ?? []
   const names = items.flatMap((i) => i.enum ?? [])
   if (names.length === 0) throw new Error('the document lists no webhook events for POST /v1/webhooks')
   const events = names.map((name) => ({ name, summary: document.webhooks?.[name]?.post?.summary ?? name }))

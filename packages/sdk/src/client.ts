@@ -50,8 +50,16 @@ export function createWishlistClient(options: ClientOptions) {
       /** POST …/items: add (or update) a product; 201 when new, 200 when it was there. */
       add: (customerId: Owner, item: T.AddItemInput, scope?: ListScope): Promise<T.AddItemResult> =>
         post(fillPath('/v1/wishlists/{customerId}/items', owner(customerId)), item, listQuery(scope)),
-      /** PATCH …/items/{productId}: change quantity, note (null clears), priority or variant; `by: 'handle'` picks the item by handle; 404 when absent. */
-      update: (customerId: Owner, productIdOrHandle: string, input: T.UpdateItemInput, opts: ListScope & { by?: 'handle' } = {}): Promise<T.UpdateItemResult> =>
+      /**
+       * PATCH …/items/{productId}: change quantity, note (null clears), priority or variant; `by: 'handle'` picks the item by handle; 404
+       * when absent.
+       */
+      update: (
+        customerId: Owner,
+        productIdOrHandle: string,
+        input: T.UpdateItemInput,
+        opts: ListScope & { by?: 'handle' } = {},
+      ): Promise<T.UpdateItemResult> =>
         http.request('PATCH', fillPath('/v1/wishlists/{customerId}/items/{productId}', { customerId, productId: productIdOrHandle }), {
           body: input,
           query: { ...listQuery(opts), ...(opts.by === undefined ? {} : { by: opts.by }) },
@@ -152,11 +160,13 @@ export function createWishlistClient(options: ClientOptions) {
       /** DELETE /v1/admin/customers/{customerId}: erase a customer. */
       eraseCustomer: (customerId: string): Promise<T.CustomerErasure> => del(fillPath('/v1/admin/customers/{customerId}', { customerId })),
       /** GET /v1/admin/review-invitations: invitations of the shop's orders by `order_id` and/or `email`, newest first. */
-      reviewInvitations: (query: T.ReviewInvitationQuery = {}): Promise<T.ReviewInvitationList> => get('/v1/admin/review-invitations', query),
+      reviewInvitations: (query: T.ReviewInvitationQuery = {}): Promise<T.ReviewInvitationList> =>
+        get('/v1/admin/review-invitations', query),
       /** GET /v1/admin/privacy-requests: Shopify's `customers/data_request` notifications, newest first. */
       privacyRequests: (): Promise<T.PrivacyRequestList> => get('/v1/admin/privacy-requests'),
       /** GET /v1/admin/privacy-requests/{id}/export: the export of that request's customer. */
-      privacyRequestExport: (id: string): Promise<T.PrivacyRequestExport> => get(fillPath('/v1/admin/privacy-requests/{id}/export', { id })),
+      privacyRequestExport: (id: string): Promise<T.PrivacyRequestExport> =>
+        get(fillPath('/v1/admin/privacy-requests/{id}/export', { id })),
       /** GET /v1/admin/export/wishlists.csv as text. */
       exportWishlistsCsv: (): Promise<string> => http.request('GET', '/v1/admin/export/wishlists.csv', { text: true }),
     },
@@ -166,7 +176,8 @@ export function createWishlistClient(options: ClientOptions) {
       list: (productId: string, query: T.ReviewQuery = {}): Promise<T.ReviewPage> =>
         get(fillPath('/api/v1/products/{productId}/reviews', { productId }), query),
       /** GET /api/v1/products/{productId}/reviews/summary: counts and average (schema.org AggregateRating). */
-      summary: (productId: string): Promise<T.ReviewSummary> => get(fillPath('/api/v1/products/{productId}/reviews/summary', { productId })),
+      summary: (productId: string): Promise<T.ReviewSummary> =>
+        get(fillPath('/api/v1/products/{productId}/reviews/summary', { productId })),
       /**
        * GET /api/v1/reviews/{id}: an approved review in the public view; with an admin token,
        * a review of any status in the moderation view (`reviews.admin.get` narrows to it).

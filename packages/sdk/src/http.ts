@@ -235,7 +235,12 @@ export class HttpCore {
       const error = errorFromResponse(res.status, res.headers, parsed)
       // A minted token that the server no longer accepts (expired early, key rotated on
       // another node's clock): mint once more and repeat the call.
-      if (res.status === 401 && isApiKey(this.options.credentials) && !refreshed && (error.code === 'TOKEN_EXPIRED' || error.code === 'INVALID_TOKEN')) {
+      if (
+        res.status === 401 &&
+        isApiKey(this.options.credentials) &&
+        !refreshed &&
+        (error.code === 'TOKEN_EXPIRED' || error.code === 'INVALID_TOKEN')
+      ) {
         refreshed = true
         this.minted = undefined
         attempt--

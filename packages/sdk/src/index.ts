@@ -14,7 +14,15 @@ export {
   type StorefrontCredentials,
   type TokenCredentials,
 } from './http.js'
-export { CLIENT_ERROR_CODES, type ErrorCode, isWishlistApiError, type KnownErrorCode, parseRetryAfter, SERVER_ERROR_CODES, WishlistApiError } from './errors.js'
+export {
+  CLIENT_ERROR_CODES,
+  type ErrorCode,
+  isWishlistApiError,
+  type KnownErrorCode,
+  parseRetryAfter,
+  SERVER_ERROR_CODES,
+  WishlistApiError,
+} from './errors.js'
 export type { paths } from './generated/openapi.js'
 export { WEBHOOK_EVENTS, type WebhookEventName } from './generated/webhook-events.js'
 export type * from './types.js'

@@ -25,7 +25,11 @@ function recordingFetch() {
 describe('credentials', () => {
   test('API key: mints an admin token once and uses it for admin endpoints', async () => {
     const rec = recordingFetch()
-    const client = createWishlistClient({ baseUrl: server.baseUrl, credentials: { apiKey: shop.keyId, apiSecret: shop.secret }, fetch: rec.fetch })
+    const client = createWishlistClient({
+      baseUrl: server.baseUrl,
+      credentials: { apiKey: shop.keyId, apiSecret: shop.secret },
+      fetch: rec.fetch,
+    })
     const [me, keys] = await Promise.all([client.admin.shop(), client.admin.apiKeys()])
     expect(me.domain).toBe(shop.domain)
     expect(me.storefrontKey).toBe(shop.storefrontKey)
@@ -60,7 +64,10 @@ describe('credentials', () => {
     expect(res.scope).toBe('customer')
     expect(res.token_type).toBe('Bearer')
     expect(res.expires_in).toBeGreaterThan(0)
-    const customer = createWishlistClient({ baseUrl: server.baseUrl, credentials: { apiKey: shop.keyId, apiSecret: shop.secret, customerId: '4242' } })
+    const customer = createWishlistClient({
+      baseUrl: server.baseUrl,
+      credentials: { apiKey: shop.keyId, apiSecret: shop.secret, customerId: '4242' },
+    })
     const err = await customer.admin.shop().catch((e: unknown) => e)
     expect(isWishlistApiError(err, 'FORBIDDEN')).toBe(true)
   })
@@ -117,7 +124,10 @@ describe('retries', () => {
 
   test('retries 429 and 503 honouring Retry-After, never other statuses', async () => {
     const answers = [
-      new Response(JSON.stringify({ ok: false, error: { code: 'UNAVAILABLE', message: 'db' } }), { status: 503, headers: { 'retry-after': '1' } }),
+      new Response(JSON.stringify({ ok: false, error: { code: 'UNAVAILABLE', message: 'db' } }), {
+        status: 503,
+        headers: { 'retry-after': '1' },
+      }),
       new Response(JSON.stringify({ ok: false, error: { code: 'RATE_LIMITED', message: 'slow' } }), { status: 429 }),
       new Response(JSON.stringify({ ok: true, data: { storefrontKey: 'sfk_x' } }), { status: 200 }),
     ]
@@ -195,19 +205,27 @@ describe('wishlists', () => {
     expect(page.total).toBe(2)
     expect((await guest.wishlist.remove(guestId, 'red-shoe', { by: 'handle' })).removed).toBe(true)
 
-    const customer = createWishlistClient({ baseUrl: server.baseUrl, credentials: { apiKey: shop.keyId, apiSecret: shop.secret, customerId: '777' } })
+    const customer = createWishlistClient({
+      baseUrl: server.baseUrl,
+      credentials: { apiKey: shop.keyId, apiSecret: shop.secret, customerId: '777' },
+    })
     const merged = await customer.wishlist.merge('777', { guest_items: [{ product_id: '103' }], guest_id: guestId })
     expect(merged.items.map((i) => i.productId).sort()).toEqual(['102', '103'])
   })
 
   test('lists, move, share and the public shared read', async () => {
-    const customer = createWishlistClient({ baseUrl: server.baseUrl, credentials: { apiKey: shop.keyId, apiSecret: shop.secret, customerId: '888' } })
+    const customer = createWishlistClient({
+      baseUrl: server.baseUrl,
+      credentials: { apiKey: shop.keyId, apiSecret: shop.secret, customerId: '888' },
+    })
     const { wishlist } = await customer.lists.create('888', 'Birthday')
     await customer.wishlist.add('888', { product_id: '201' })
     expect((await customer.wishlist.move('888', { product_id: '201', from: 'default', to: wishlist.wishlistId })).moved).toBe(true)
     const lists = await customer.lists.list('888')
     expect(lists.wishlists.map((l) => l.wishlistId)).toEqual(['default', wishlist.wishlistId])
-    const err = (await customer.wishlist.move('888', { product_id: '201', from: 'default', to: wishlist.wishlistId }).catch((e: unknown) => e)) as WishlistApiError
+    const err = (await customer.wishlist
+      .move('888', { product_id: '201', from: 'default', to: wishlist.wishlistId })
+      .catch((e: unknown) => e)) as WishlistApiError
     expect(err.status).toBe(400)
     const link = await customer.share.get('888', { wishlistId: wishlist.wishlistId })
     const token = link.share_url.split('/').pop() ?? ''
@@ -220,8 +238,18 @@ describe('wishlists', () => {
 
 describe('reviews', () => {
   test('submit, list, summary, helpful votes', async () => {
-    const sf = createWishlistClient({ baseUrl: server.baseUrl, credentials: { storefrontKey: shop.storefrontKey, guestId: 'g_sdk_voter_01' } })
-    const created = await sf.reviews.submit({ productId: '301', customerEmail: 'a@example.com', customerName: 'Ann', rating: 5, title: 'Great', body: 'Lovely' })
+    const sf = createWishlistClient({
+      baseUrl: server.baseUrl,
+      credentials: { storefrontKey: shop.storefrontKey, guestId: 'g_sdk_voter_01' },
+    })
+    const created = await sf.reviews.submit({
+      productId: '301',
+      customerEmail: 'a@example.com',
+      customerName: 'Ann',
+      rating: 5,
+      title: 'Great',
+      body: 'Lovely',
+    })
     expect(created.status).toBe('approved')
     const page = await sf.reviews.list('301', { sort: 'highest' })
     expect(page.data.map((r) => r.id)).toEqual([created.id])
@@ -229,13 +257,25 @@ describe('reviews', () => {
     expect(summary.reviewCount).toBe(1)
     expect((await sf.reviews.voteHelpful(created.id)).helpfulCount).toBe(1)
     expect((await sf.reviews.unvoteHelpful(created.id)).helpfulCount).toBe(0)
-    const dup = (await sf.reviews.submit({ productId: '301', customerEmail: 'A@example.com', customerName: 'Ann', rating: 4, body: 'Again' }).catch((e: unknown) => e)) as WishlistApiError
+    const dup = (await sf.reviews
+      .submit({ productId: '301', customerEmail: 'A@example.com', customerName: 'Ann', rating: 4, body: 'Again' })
+      .catch((e: unknown) => e)) as WishlistApiError
     expect(dup.code).toBe('DUPLICATE_REVIEW')
     expect(dup.status).toBe(409)
   })
   test('review invitations: the admin list, the credential-free lookup and a verified review', async () => {
     const admin = createWishlistClient({ baseUrl: server.baseUrl, credentials: { apiKey: shop.keyId, apiSecret: shop.secret } })
-    await admin.events.send({ events: [{ type: 'order.created', order_id: 'gid://shopify/Order/77', customer_id: '5150', email: 'inv@example.com', line_items: [{ product_id: '302' }] }] })
+    await admin.events.send({
+      events: [
+        {
+          type: 'order.created',
+          order_id: 'gid://shopify/Order/77',
+          customer_id: '5150',
+          email: 'inv@example.com',
+          line_items: [{ product_id: '302' }],
+        },
+      ],
+    })
     const { invitations } = await admin.admin.reviewInvitations({ order_id: '77' })
     expect(invitations).toHaveLength(1)
     const [invitation] = invitations
@@ -246,10 +286,19 @@ describe('reviews', () => {
     const anonymous = createWishlistClient({ baseUrl: server.baseUrl })
     expect(await anonymous.reviews.invitation(token)).toEqual({ productId: '302', expiresAt: expect.any(String), usable: true })
     const sf = createWishlistClient({ baseUrl: server.baseUrl, credentials: { storefrontKey: shop.storefrontKey } })
-    const created = await sf.reviews.submit({ productId: '302', invitation: token, customerEmail: 'inv@example.com', customerName: 'Ivy', rating: 5, body: 'Fits.' })
+    const created = await sf.reviews.submit({
+      productId: '302',
+      invitation: token,
+      customerEmail: 'inv@example.com',
+      customerName: 'Ivy',
+      rating: 5,
+      body: 'Fits.',
+    })
     expect((await sf.reviews.get(created.id)).verifiedPurchase).toBe(true)
     expect((await anonymous.reviews.invitation(token)).usable).toBe(false)
-    const again = (await sf.reviews.submit({ productId: '302', invitation: token, customerEmail: 'inv@example.com', customerName: 'Ivy', rating: 5, body: 'Again' }).catch((e: unknown) => e)) as WishlistApiError
+    const again = (await sf.reviews
+      .submit({ productId: '302', invitation: token, customerEmail: 'inv@example.com', customerName: 'Ivy', rating: 5, body: 'Again' })
+      .catch((e: unknown) => e)) as WishlistApiError
     expect(again.code).toBe('VALIDATION_ERROR')
     const moderated = await admin.reviews.admin.list({ product_id: '302' })
     expect(moderated.data[0]).toMatchObject({ verifiedBy: 'invitation', customerId: '5150' })

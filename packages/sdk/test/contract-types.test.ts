@@ -15,7 +15,8 @@ import type { AdminReview, Data, Review, ReviewDetail } from '../src/types.js'
 const document = JSON.parse(readFileSync(resolve(dirname(fileURLToPath(import.meta.url)), '../openapi.json'), 'utf8')) as {
   components: { schemas: Record<string, { properties: { error: { properties: { code: { anyOf: { enum: string[] }[] } } } } }> }
 }
-const documentedCodes = (schema: string) => document.components.schemas[schema]?.properties.error.properties.code.anyOf.flatMap((c) => c.enum) ?? []
+const documentedCodes = (schema: string) =>
+  document.components.schemas[schema]?.properties.error.properties.code.anyOf.flatMap((c) => c.enum) ?? []
 
 type DocumentedCode = components['schemas']['ErrorEnvelope']['error']['code']
 
@@ -29,7 +30,7 @@ describe('error codes', () => {
   })
 })
 
-describe('results are the document\'s answers', () => {
+describe("results are the document's answers", () => {
   test('reviews.get is the public view or, for an admin token, the moderation view; reviews.admin.get the moderation view', () => {
     type Get = Awaited<ReturnType<WishlistClient['reviews']['get']>>
     type AdminGet = Awaited<ReturnType<WishlistClient['reviews']['admin']['get']>>

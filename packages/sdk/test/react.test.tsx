@@ -3,7 +3,16 @@ import { act, cleanup, renderHook, waitFor } from '@testing-library/react'
 import type { ReactNode } from 'react'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { createWishlistClient } from '../src/index.js'
-import { GUEST_ID_KEY, GUEST_ITEMS_KEY, useLists, useReviewSummary, useReviews, useWishlist, WishlistProvider, type WishlistProviderProps } from '../src/react/index.js'
+import {
+  GUEST_ID_KEY,
+  GUEST_ITEMS_KEY,
+  useLists,
+  useReviewSummary,
+  useReviews,
+  useWishlist,
+  WishlistProvider,
+  type WishlistProviderProps,
+} from '../src/react/index.js'
 import { type RunningServer, startServer, type TestShop } from './helpers/server.js'
 
 let server: RunningServer

@@ -104,7 +104,9 @@ function build(kit: Kit, host: HTMLElement): void {
   }
   /** Marks a field (API paths `body.customerName` …) and returns what to focus. */
   const mark = (path: string, text: string): HTMLElement | undefined => {
-    const name = { rating: 'rating', title: 'title', body: 'body', customerName: 'name', customerEmail: 'email' }[path.replace(/^body\./, '').split('.')[0] ?? '']
+    const name = { rating: 'rating', title: 'title', body: 'body', customerName: 'name', customerEmail: 'email' }[
+      path.replace(/^body\./, '').split('.')[0] ?? ''
+    ]
     if (name === 'rating') {
       ratingError.textContent = text
       rating.setAttribute('aria-invalid', 'true')
@@ -158,7 +160,12 @@ function build(kit: Kit, host: HTMLElement): void {
         submit.disabled = false
         submit.textContent = t('form.submit')
         if (err.code === 'VALIDATION_ERROR' && err.details?.length) {
-          return fail(err.details.map((d): [string, string] => [d.path ?? '', t(/required/.test(d.message ?? '') ? 'form.required' : 'form.invalid')]))
+          return fail(
+            err.details.map((d): [string, string] => [
+              d.path ?? '',
+              t(/required/.test(d.message ?? '') ? 'form.required' : 'form.invalid'),
+            ]),
+          )
         }
         message.textContent = t(err.code === 'DUPLICATE_REVIEW' ? 'form.duplicate' : 'form.failed')
       },

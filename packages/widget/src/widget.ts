@@ -28,7 +28,10 @@ interface Item {
 // The SDK's types and storage keys, imported as types only: checked against the API the SDK
 // is generated from, and no byte of the SDK in the widget's scripts.
 type GuestItem = SdkGuestItem
-type Review = Pick<SdkReview, 'id' | 'helpfulCount' | 'customerName' | 'rating' | 'title' | 'body' | 'verifiedPurchase' | 'replyBody' | 'createdAt'>
+type Review = Pick<
+  SdkReview,
+  'id' | 'helpfulCount' | 'customerName' | 'rating' | 'title' | 'body' | 'verifiedPurchase' | 'replyBody' | 'createdAt'
+>
 type Summary = Pick<ReviewSummary, 'reviewCount' | 'averageRating' | 'bestRating' | 'worstRating'>
 
 // The same keys as wishlist-service-sdk/react, so a guest keeps one identity across both.
@@ -45,7 +48,9 @@ const appProxy = data('app-proxy')
 // A storefront key given on a Shopify page means the merchant wired the API directly.
 const proxy = appProxy !== undefined || (!!win.Shopify?.shop && !storefrontKey)
 const apiBase = (
-  proxy ? new URL(appProxy || '/apps/wishlist', location.origin).href : (config.apiBase ?? data('api-base') ?? (script?.src ? new URL(script.src).origin : location.origin))
+  proxy
+    ? new URL(appProxy || '/apps/wishlist', location.origin).href
+    : (config.apiBase ?? data('api-base') ?? (script?.src ? new URL(script.src).origin : location.origin))
 ).replace(/\/+$/, '')
 const customerId = config.customerId ?? data('customer-id')
 const customerToken = config.customerToken ?? data('customer-token')
@@ -56,7 +61,8 @@ let customer = !proxy && !!(customerId && customerToken)
 const chunkBase = script?.src || `${location.origin}/`
 const chunks = new Map<string, Promise<unknown>>()
 const arrived = new Map<string, (value: unknown) => void>()
-;(win as unknown as { __wishlistChunk: (name: string, value: unknown) => void }).__wishlistChunk = (name, value) => arrived.get(name)?.(value)
+;(win as unknown as { __wishlistChunk: (name: string, value: unknown) => void }).__wishlistChunk = (name, value) =>
+  arrived.get(name)?.(value)
 function chunk<T>(name: string): Promise<T> {
   let loading = chunks.get(name)
   if (!loading) {
@@ -81,7 +87,7 @@ const language = (tag: string) => tag.toLowerCase().split('-')[0]
 const shipped = LOCALES.find((l) => l.toLowerCase() === wanted.toLowerCase()) ?? LOCALES.find((l) => language(l) === language(wanted))
 let locale = 'en'
 try {
-  locale = shipped ? Intl.getCanonicalLocales(wanted)[0] ?? shipped : 'en'
+  locale = shipped ? (Intl.getCanonicalLocales(wanted)[0] ?? shipped) : 'en'
 } catch {
   locale = shipped ?? 'en'
 }
@@ -113,7 +119,11 @@ const overrides = (json: string | null | undefined): Strings => {
 const lookup = (key: string, host?: Element | null): string | undefined => {
   // A blank override (null or "", as a theme setting left empty gives) falls through to the language.
   const given = (v: unknown) => (v === null || v === undefined || v === '' ? undefined : String(v))
-  return given(overrides(host?.closest('[data-strings]')?.getAttribute('data-strings'))[key]) ?? given(overrides(data('strings'))[key]) ?? table[key]
+  return (
+    given(overrides(host?.closest('[data-strings]')?.getAttribute('data-strings'))[key]) ??
+    given(overrides(data('strings'))[key]) ??
+    table[key]
+  )
 }
 function t(key: string, vars: Vars = {}, host?: Element | null): string {
   if (typeof vars.count === 'number') {
@@ -174,9 +184,17 @@ async function api<T>(method: string, path: string, body?: unknown): Promise<T> 
   } else if (guestId) headers['x-guest-id'] = guestId
   if (body !== undefined) headers['content-type'] = 'application/json'
   const res = await fetch(apiBase + path, { method, headers, body: body === undefined ? null : JSON.stringify(body) })
-  const json = (await res.json().catch(() => ({}))) as { ok?: boolean; data?: T; error?: { code?: string; message?: string; details?: ApiError['details'] } }
+  const json = (await res.json().catch(() => ({}))) as {
+    ok?: boolean
+    data?: T
+    error?: { code?: string; message?: string; details?: ApiError['details'] }
+  }
   if (!res.ok)
-    throw Object.assign(new Error(json.error?.message ?? `HTTP ${res.status}`), { code: json.error?.code ?? 'HTTP_ERROR', status: res.status, details: json.error?.details })
+    throw Object.assign(new Error(json.error?.message ?? `HTTP ${res.status}`), {
+      code: json.error?.code ?? 'HTTP_ERROR',
+      status: res.status,
+      details: json.error?.details,
+    })
   return (json.ok ? json.data : json) as T
 }
 
@@ -248,16 +266,28 @@ async function toggle(host: HTMLElement): Promise<void> {
   paint()
   const call = () =>
     adding
-      ? api('POST', `/v1/wishlists/${owner}/items`, { product_id: id, ...(variant ? { variant_id: variant } : {}), ...(handle ? { handle } : {}) })
+      ? api('POST', `/v1/wishlists/${owner}/items`, {
+          product_id: id,
+          ...(variant ? { variant_id: variant } : {}),
+          ...(handle ? { handle } : {}),
+        })
       : api('DELETE', `/v1/wishlists/${owner}/items/${encodeURIComponent(id)}`)
   const run = (lanes.get(id) ?? ready).then(call)
-  lanes.set(id, run.catch(() => {}))
+  lanes.set(
+    id,
+    run.catch(() => {}),
+  )
   try {
     await run
     change.settled = ++tick
     if (!customer) {
       const rest = guestItems().filter((i) => i.product_id !== id)
-      const item: GuestItem = { product_id: id, added_at: new Date().toISOString(), ...(variant ? { variant_id: variant } : {}), ...(handle ? { handle } : {}) }
+      const item: GuestItem = {
+        product_id: id,
+        added_at: new Date().toISOString(),
+        ...(variant ? { variant_id: variant } : {}),
+        ...(handle ? { handle } : {}),
+      }
       write(GUEST_ITEMS_KEY, JSON.stringify(adding ? [item, ...rest] : rest))
     }
     if (doc.querySelector('[data-wishlist-count]')) announce(t('count.announce', { count: saved.size }))
@@ -307,7 +337,7 @@ async function load(): Promise<void> {
   try {
     // Every page (200 items each, up to the 2,500-item limit): hearts and the count know every saved product.
     const ids: string[] = []
-    for (let more = true; more; ) {
+    for (let more = true; more;) {
       const page = first ?? (await pageOf(ids.length))
       first = undefined
       for (const item of page.items) ids.push(item.productId)
@@ -400,7 +430,10 @@ async function renderReviews(host: HTMLElement): Promise<void> {
     if (summary.averageRating === null || summary.reviewCount === 0) head.append(el('span', 'wl-none', t('reviews.none', {}, host)))
     else {
       const avg = summary.averageRating
-      head.append(stars(avg, rated(avg, host)), ` ${num(avg, { minimumFractionDigits: 1, maximumFractionDigits: 1 })} · ${t('reviews.count', { count: summary.reviewCount }, host)}`)
+      head.append(
+        stars(avg, rated(avg, host)),
+        ` ${num(avg, { minimumFractionDigits: 1, maximumFractionDigits: 1 })} · ${t('reviews.count', { count: summary.reviewCount }, host)}`,
+      )
     }
     if (shows('summary')) box.append(head)
     const list = el('ul', 'wl-review-list')
@@ -410,7 +443,13 @@ async function renderReviews(host: HTMLElement): Promise<void> {
       li.append(stars(r.rating, rated(r.rating, host)))
       if (r.title) li.append(' ', el('strong', 'wl-review-title', r.title))
       li.append(el('p', 'wl-review-body', r.body))
-      li.append(el('small', 'wl-review-meta', `${r.customerName}${r.verifiedPurchase ? ` · ${t('reviews.verified', {}, host)}` : ''} · ${date.format(new Date(r.createdAt))}`))
+      li.append(
+        el(
+          'small',
+          'wl-review-meta',
+          `${r.customerName}${r.verifiedPurchase ? ` · ${t('reviews.verified', {}, host)}` : ''} · ${date.format(new Date(r.createdAt))}`,
+        ),
+      )
       if (r.replyBody) {
         const reply = el('div', 'wl-review-reply')
         reply.append(el('strong', 'wl-review-reply-label', t('reviews.reply', {}, host)), el('p', 'wl-review-reply-body', r.replyBody))
@@ -525,4 +564,12 @@ new MutationObserver(() => {
 
 scan()
 // `ready` settles once the first load (and any guest merge) has painted the hearts.
-win.Wishlist = { refresh: load, ready: load(), scan, has: (id: string) => saved.has(id), get count() { return saved.size } }
+win.Wishlist = {
+  refresh: load,
+  ready: load(),
+  scan,
+  has: (id: string) => saved.has(id),
+  get count() {
+    return saved.size
+  },
+}

@@ -39,7 +39,9 @@ async function fill(kit: Kit, host: HTMLElement): Promise<void> {
     return e
   }
   const price = (cents: number) =>
-    currency ? kit.num(cents / 100, { style: 'currency', currency }) : kit.num(cents / 100, { minimumFractionDigits: 2, maximumFractionDigits: 2 })
+    currency
+      ? kit.num(cents / 100, { style: 'currency', currency })
+      : kit.num(cents / 100, { minimumFractionDigits: 2, maximumFractionDigits: 2 })
   const cartForm = (className: string, lines: Array<[string, string]>, label: string) => {
     const form = node('form', { class: className, method: 'post', action: `${root}cart/add` })
     for (const [name, value] of lines) form.append(node('input', { type: 'hidden', name, value }))
@@ -49,7 +51,8 @@ async function fill(kit: Kit, host: HTMLElement): Promise<void> {
   if (!doc.getElementById('wl-page-css')) {
     // Targets a finger can hit (44 px), whatever the theme's button size; the theme styles the rest.
     const style = node('style', { id: 'wl-page-css' })
-    style.textContent = '[data-wishlist-guest-list] button{min-height:44px;min-width:44px}[data-wishlist-guest-list] .wishlist-page__items{list-style:none;padding:0}' +
+    style.textContent =
+      '[data-wishlist-guest-list] button{min-height:44px;min-width:44px}[data-wishlist-guest-list] .wishlist-page__items{list-style:none;padding:0}' +
       '[data-wishlist-guest-list] .wishlist-page__item{display:flex;flex-wrap:wrap;align-items:center;gap:.5em 1em;padding:.5em 0;border-bottom:1px solid #ddd}'
     doc.head.append(style)
   }
@@ -95,9 +98,13 @@ async function fill(kit: Kit, host: HTMLElement): Promise<void> {
     const title = product?.title ?? item.handle ?? `#${item.productId}`
     const li = node('li', { class: 'wishlist-page__item', 'data-wishlist-item': '', 'data-product-id': item.productId })
     if (item.handle) li.setAttribute('data-handle', item.handle)
-    const link = node('a', { class: 'wishlist-page__link', href: `${root}products/${encodeURIComponent(product?.handle ?? item.handle ?? '')}` })
+    const link = node('a', {
+      class: 'wishlist-page__link',
+      href: `${root}products/${encodeURIComponent(product?.handle ?? item.handle ?? '')}`,
+    })
     const image = variant?.featured_image?.src ?? product?.featured_image
-    if (image) link.append(node('img', { class: 'wishlist-page__image', src: image, alt: '', width: '120', height: '120', loading: 'lazy' }))
+    if (image)
+      link.append(node('img', { class: 'wishlist-page__image', src: image, alt: '', width: '120', height: '120', loading: 'lazy' }))
     link.append(node('span', { class: 'wishlist-page__name' }, title))
     li.append(product ? link : node('span', { class: 'wishlist-page__name' }, title))
     if (variant && variant.available !== false) {
@@ -115,7 +122,11 @@ async function fill(kit: Kit, host: HTMLElement): Promise<void> {
         ),
       )
     } else li.append(node('span', { class: 'wishlist-page__unavailable' }, t('page.unavailable')))
-    const remove = node('button', { type: 'button', class: 'wishlist-page__remove', 'aria-label': t('page.removeLabel', { title }) }, t('page.remove'))
+    const remove = node(
+      'button',
+      { type: 'button', class: 'wishlist-page__remove', 'aria-label': t('page.removeLabel', { title }) },
+      t('page.remove'),
+    )
     remove.addEventListener('click', () => {
       remove.disabled = true
       kit.api('DELETE', `/v1/wishlists/me/items/${encodeURIComponent(item.productId)}`).then(

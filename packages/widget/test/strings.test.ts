@@ -14,7 +14,11 @@ function tableOf(tag: string): Record<string, string> {
 const base = (key: string) => key.replace(/\.(zero|one|two|few|many|other)$/, '')
 
 test('every shipped language has a locale file', () => {
-  expect(readdirSync(resolve(here, '../src/locales')).filter((f) => f !== 'define.ts').sort()).toEqual([...LOCALES].map((l) => `${l}.ts`).sort())
+  expect(
+    readdirSync(resolve(here, '../src/locales'))
+      .filter((f) => f !== 'define.ts')
+      .sort(),
+  ).toEqual([...LOCALES].map((l) => `${l}.ts`).sort())
 })
 
 test.each([...LOCALES])('%s translates every string, with the plural forms its language uses', (tag) => {
@@ -23,7 +27,8 @@ test.each([...LOCALES])('%s translates every string, with the plural forms its l
   for (const key of Object.keys(en)) {
     if (key.endsWith('.other')) {
       // Every category the language uses for whole numbers has its form (or falls back to other).
-      for (const n of [0, 1, 2, 5, 21]) expect(table[`${base(key)}.${rules.select(n)}`] ?? table[key], `${tag} ${key} for ${n}`).toBeTruthy()
+      for (const n of [0, 1, 2, 5, 21])
+        expect(table[`${base(key)}.${rules.select(n)}`] ?? table[key], `${tag} ${key} for ${n}`).toBeTruthy()
     } else if (!/\.(one|few|many|two|zero)$/.test(key)) expect(table[key], `${tag} ${key}`).toBeTruthy()
   }
   for (const key of Object.keys(table)) expect(Object.keys(en).map(base), `${tag} has an unknown key ${key}`).toContain(base(key))

@@ -1,7 +1,19 @@
 /** API keys: list, create (the secret is shown once) and revoke. */
 import type { CreatedApiKey, CreateApiKeyInput } from 'wishlist-service-sdk'
 import { type FormEvent, useId, useState } from 'react'
-import { Announcer, CopyField, LoadState, SecretOnce, Table, useAction, useConfirm, useFocusRescue, useLoad, useSession, When } from '../ui.js'
+import {
+  Announcer,
+  CopyField,
+  LoadState,
+  SecretOnce,
+  Table,
+  useAction,
+  useConfirm,
+  useFocusRescue,
+  useLoad,
+  useSession,
+  When,
+} from '../ui.js'
 
 type Scope = NonNullable<CreateApiKeyInput['scope']>
 
@@ -22,7 +34,10 @@ export function ApiKeys() {
     const form = new FormData(formElement)
     const name = String(form.get('name') ?? '').trim()
     const scope = String(form.get('scope')) as Scope
-    const key = await run(() => client.admin.createApiKey({ ...(name ? { name } : {}), scope }), (k) => `Key ${k.keyId} created.`)
+    const key = await run(
+      () => client.admin.createApiKey({ ...(name ? { name } : {}), scope }),
+      (k) => `Key ${k.keyId} created.`,
+    )
     if (key) {
       formElement.reset()
       setCreated(key)
@@ -68,7 +83,11 @@ export function ApiKeys() {
     <>
       <Announcer message={message} testId="keys-status" />
       {created && (
-        <SecretOnce title={`New ${created.scope} key${created.name ? `: ${created.name}` : ''}`} onDone={() => setCreated(null)} testId="new-key">
+        <SecretOnce
+          title={`New ${created.scope} key${created.name ? `: ${created.name}` : ''}`}
+          onDone={() => setCreated(null)}
+          testId="new-key"
+        >
           <CopyField label="Key id" value={created.keyId} testId="new-key-id" />
           <CopyField label="Secret" value={created.secret} testId="new-key-secret" />
         </SecretOnce>
@@ -88,7 +107,8 @@ export function ApiKeys() {
             </select>
           </div>
           <p id={ids.scopeHelp} className="muted small span-all">
-            <strong>admin</strong>: everything, including this dashboard. <strong>customer</strong>: may only mint customer tokens for your storefront's logged-in shoppers.
+            <strong>admin</strong>: everything, including this dashboard. <strong>customer</strong>: may only mint customer tokens for your
+            storefront's logged-in shoppers.
           </p>
           <button className="primary" disabled={busy}>
             Create key
@@ -124,7 +144,13 @@ export function ApiKeys() {
                 header: 'Actions',
                 headerHidden: true,
                 cell: (k) => (
-                  <button type="button" className="danger small" onClick={() => revoke(k.keyId, k.name ?? '')} aria-label={`Revoke key ${k.name || 'unnamed'} (${k.keyId})`} disabled={busy}>
+                  <button
+                    type="button"
+                    className="danger small"
+                    onClick={() => revoke(k.keyId, k.name ?? '')}
+                    aria-label={`Revoke key ${k.name || 'unnamed'} (${k.keyId})`}
+                    disabled={busy}
+                  >
                     Revoke
                   </button>
                 ),

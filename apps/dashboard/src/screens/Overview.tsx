@@ -24,7 +24,12 @@ const number = new Intl.NumberFormat()
 function formatMoney(m: Money): string {
   try {
     const digits = m.amount.split('.')[1]?.length ?? 0
-    return new Intl.NumberFormat(undefined, { style: 'currency', currency: m.currency, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(Number(m.amount))
+    return new Intl.NumberFormat(undefined, {
+      style: 'currency',
+      currency: m.currency,
+      minimumFractionDigits: digits,
+      maximumFractionDigits: digits,
+    }).format(Number(m.amount))
   } catch {
     return `${m.amount} ${m.currency}`
   }

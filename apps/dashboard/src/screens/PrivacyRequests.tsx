@@ -45,8 +45,8 @@ export function PrivacyRequests() {
       <section className="card" aria-labelledby="privacy-heading">
         <h2 id="privacy-heading">Customer data requests</h2>
         <p className="muted">
-          When a customer asks your shop for the data held about them, Shopify tells this app. Download the export of each request and send it to the customer (or to
-          whoever handles the request for you).
+          When a customer asks your shop for the data held about them, Shopify tells this app. Download the export of each request and send
+          it to the customer (or to whoever handles the request for you).
         </p>
         <LoadState loading={loading && data === undefined} error={error} />
         {data === null && <p>Privacy requests arrive from Shopify; this service does not run as a Shopify app, so there are none.</p>}
@@ -65,7 +65,13 @@ export function PrivacyRequests() {
                 header: 'Actions',
                 headerHidden: true,
                 cell: (r) => (
-                  <button type="button" className="small" onClick={() => void download(r)} aria-label={`Download export of request ${r.id} (customer ${r.customerId})`} disabled={busy}>
+                  <button
+                    type="button"
+                    className="small"
+                    onClick={() => void download(r)}
+                    aria-label={`Download export of request ${r.id} (customer ${r.customerId})`}
+                    disabled={busy}
+                  >
                     Download export
                   </button>
                 ),

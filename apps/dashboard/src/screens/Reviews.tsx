@@ -114,7 +114,13 @@ export function Reviews() {
       <LoadState loading={loading && !data} error={error} />
       {data && (
         <p role="status" className="muted" ref={rescue.target} tabIndex={-1} data-testid="reviews-summary">
-          {pastEnd || data.page > pages ? '' : data.total === 0 ? (filters.status || filters.productId ? 'No reviews match.' : 'No reviews yet.') : `${data.total} review${data.total === 1 ? '' : 's'}; page ${data.page} of ${pages}.`}
+          {pastEnd || data.page > pages
+            ? ''
+            : data.total === 0
+              ? filters.status || filters.productId
+                ? 'No reviews match.'
+                : 'No reviews yet.'
+              : `${data.total} review${data.total === 1 ? '' : 's'}; page ${data.page} of ${pages}.`}
         </p>
       )}
       <ol className="reviews" aria-busy={loading}>
@@ -197,14 +203,17 @@ function ReviewItem({ review: r, busy, onAct, onDelete }: { review: AdminReview;
         <span className={`status ${r.status}`}>{r.status}</span>
         <Stars rating={r.rating} />
         <span className={r.verifiedPurchase ? 'badge' : 'badge unverified'} data-testid="verification">
-          {r.verifiedPurchase ? `verified purchase: ${r.verifiedBy === 'invitation' ? 'review invitation' : "customer's order"}` : 'not verified'}
+          {r.verifiedPurchase
+            ? `verified purchase: ${r.verifiedBy === 'invitation' ? 'review invitation' : "customer's order"}`
+            : 'not verified'}
         </span>
       </div>
       <h3 id={headingId}>{r.title || <span className="muted">(no title)</span>}</h3>
       <p className="review-body">{r.body}</p>
       <p className="muted small">
         {r.customerName}
-        {r.customerEmail ? ` <${r.customerEmail}>` : ''} · product <span className="mono">{r.productId}</span> · <When iso={r.createdAt} /> · {r.helpfulCount} found it helpful
+        {r.customerEmail ? ` <${r.customerEmail}>` : ''} · product <span className="mono">{r.productId}</span> · <When iso={r.createdAt} />{' '}
+        · {r.helpfulCount} found it helpful
       </p>
       {r.replyBody && (
         <blockquote className="reply">
@@ -216,7 +225,12 @@ function ReviewItem({ review: r, busy, onAct, onDelete }: { review: AdminReview;
       )}
       <div className="row">
         {r.status !== 'approved' && (
-          <button type="button" className="primary" disabled={busy} onClick={() => moderate(`Review ${r.id} approved.`, () => admin.approve(r.id))}>
+          <button
+            type="button"
+            className="primary"
+            disabled={busy}
+            onClick={() => moderate(`Review ${r.id} approved.`, () => admin.approve(r.id))}
+          >
             Approve
           </button>
         )}
@@ -225,7 +239,13 @@ function ReviewItem({ review: r, busy, onAct, onDelete }: { review: AdminReview;
             Reject
           </button>
         )}
-        <button type="button" ref={rescue.target} aria-expanded={replying} aria-controls={replyId} onClick={() => (replying ? closeReply() : openReply())}>
+        <button
+          type="button"
+          ref={rescue.target}
+          aria-expanded={replying}
+          aria-controls={replyId}
+          onClick={() => (replying ? closeReply() : openReply())}
+        >
           {r.replyBody ? 'Edit reply' : 'Reply'}
         </button>
         {r.replyBody && (

@@ -21,7 +21,7 @@ const TOGGLES: { key: Toggle; label: string; help: string }[] = [
   {
     key: 'remove_on_purchase',
     label: 'Remove purchased products from wishlists',
-    help: 'When an order arrives (order.created event), the bought products leave that customer\'s lists.',
+    help: "When an order arrives (order.created event), the bought products leave that customer's lists.",
   },
 ]
 
@@ -61,14 +61,18 @@ export function Settings() {
       title: 'Rotate the storefront key?',
       body: (
         <p>
-          The current key stops working <strong>at once</strong>: storefronts that embed it (the widget snippet, guest wishlists, review forms) fail until you paste the new key into them.
+          The current key stops working <strong>at once</strong>: storefronts that embed it (the widget snippet, guest wishlists, review
+          forms) fail until you paste the new key into them.
         </p>
       ),
       confirmLabel: 'Rotate key',
       danger: true,
     })
     if (!ok) return
-    const rotated = await run(() => client.admin.rotateStorefrontKey(), 'The storefront key was rotated. Update your storefront with the new key.')
+    const rotated = await run(
+      () => client.admin.rotateStorefrontKey(),
+      'The storefront key was rotated. Update your storefront with the new key.',
+    )
     if (rotated) setData({ ...shop, storefrontKey: rotated.storefrontKey } satisfies Shop)
   }
 
@@ -110,7 +114,9 @@ export function Settings() {
                 checked={checked}
                 disabled={disabled || busy}
                 aria-describedby={helpId}
-                onChange={(e) => void update({ [t.key]: e.currentTarget.checked }, `${t.label}: ${e.currentTarget.checked ? 'on' : 'off'}.`)}
+                onChange={(e) =>
+                  void update({ [t.key]: e.currentTarget.checked }, `${t.label}: ${e.currentTarget.checked ? 'on' : 'off'}.`)
+                }
               />
               <label htmlFor={t.key}>{t.label}</label>
               <p id={helpId} className="muted small">
@@ -127,21 +133,24 @@ export function Settings() {
             </div>
           )
         })}
-        <TtlForm days={shop.settings.share_link_ttl_days} plan={shop.plan} busy={busy} onSave={(days) => void update({ share_link_ttl_days: days }, `Share links now last ${days} day${days === 1 ? '' : 's'}.`)} />
+        <TtlForm
+          days={shop.settings.share_link_ttl_days}
+          plan={shop.plan}
+          busy={busy}
+          onSave={(days) => void update({ share_link_ttl_days: days }, `Share links now last ${days} day${days === 1 ? '' : 's'}.`)}
+        />
       </section>
 
       <section className="card" aria-labelledby="texts-heading">
         <h2 id="texts-heading">Page texts</h2>
-        <PageTextsForm
-          value={shop.settings.storefront_strings}
-          busy={busy}
-          onSave={(texts) => void saveTexts(texts)}
-        />
+        <PageTextsForm value={shop.settings.storefront_strings} busy={busy} onSave={(texts) => void saveTexts(texts)} />
       </section>
 
       <section className="card" aria-labelledby="sfk-heading">
         <h2 id="sfk-heading">Storefront key</h2>
-        <p className="muted small">Public: it goes into your storefront's widget snippet and identifies the shop for guest wishlists and reviews.</p>
+        <p className="muted small">
+          Public: it goes into your storefront's widget snippet and identifies the shop for guest wishlists and reviews.
+        </p>
         <CopyField label="Storefront key" value={shop.storefrontKey} testId="storefront-key" />
         <button type="button" className="danger" onClick={rotate} disabled={busy}>
           Rotate storefront key…
@@ -188,7 +197,8 @@ function TtlForm({ days, plan, busy, onSave }: { days: number; plan: string; bus
       <p id={ids.help} className="muted small">
         {!SHARE_LINK_PLANS.has(plan) && (
           <>
-            <strong>Share links need the Starter plan or above</strong> (this shop is on {plan}); the lifetime applies once the shop upgrades.{' '}
+            <strong>Share links need the Starter plan or above</strong> (this shop is on {plan}); the lifetime applies once the shop
+            upgrades.{' '}
           </>
         )}
         1 to 365 days. Applies to links created from now on.
@@ -237,9 +247,9 @@ function PageTextsForm({ value, busy, onSave }: { value: PageTexts; busy: boolea
     <form onSubmit={submit} className="field">
       <label htmlFor={ids.texts}>Your texts (JSON)</label>
       <p id={ids.help} className="muted small">
-        Replace any text of the wishlist, shared-list and review pages, per language (en, fr, de, es, it, nl, pt-BR, ja), for example <code>{TEXTS_EXAMPLE}</code>. The
-        string keys are listed in the API documentation (docs/api.md, &ldquo;Shops, plans and settings&rdquo;). Leave it empty to use the shipped texts. The widget&apos;s
-        texts are changed in the theme editor.
+        Replace any text of the wishlist, shared-list and review pages, per language (en, fr, de, es, it, nl, pt-BR, ja), for example{' '}
+        <code>{TEXTS_EXAMPLE}</code>. The string keys are listed in the API documentation (docs/api.md, &ldquo;Shops, plans and
+        settings&rdquo;). Leave it empty to use the shipped texts. The widget&apos;s texts are changed in the theme editor.
       </p>
       <textarea
         id={ids.texts}

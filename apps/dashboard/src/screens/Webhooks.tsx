@@ -1,7 +1,20 @@
 /** Webhooks: endpoints, create (the signing secret is shown once), test, delete, deliveries. */
 import { type CreatedWebhook, WEBHOOK_EVENTS, type WebhookList } from 'wishlist-service-sdk'
 import { type FormEvent, useId, useRef, useState } from 'react'
-import { Announcer, CopyField, LoadState, type Message, SecretOnce, Table, useAction, useConfirm, useFocusRescue, useLoad, useSession, When } from '../ui.js'
+import {
+  Announcer,
+  CopyField,
+  LoadState,
+  type Message,
+  SecretOnce,
+  Table,
+  useAction,
+  useConfirm,
+  useFocusRescue,
+  useLoad,
+  useSession,
+  When,
+} from '../ui.js'
 
 type Endpoint = WebhookList['webhooks'][number]
 
@@ -19,17 +32,27 @@ function plainDeliveryError(raw: string): string {
   if (/ECONNREFUSED/.test(raw)) return 'the connection was refused: nothing is listening at that address and port'
   if (/ENOTFOUND|EAI_AGAIN/.test(raw)) return 'the host name could not be found: check the URL'
   if (/ETIMEDOUT|timeout|timed out/i.test(raw)) return 'the endpoint did not answer in time (10 seconds)'
-  if (/certificate|CERT_|self[- ]signed|SSL|TLS/i.test(raw)) return 'its HTTPS certificate was not accepted (expired, self-signed or for another host name)'
+  if (/certificate|CERT_|self[- ]signed|SSL|TLS/i.test(raw))
+    return 'its HTTPS certificate was not accepted (expired, self-signed or for another host name)'
   if (/ECONNRESET|socket hang up|other side closed/i.test(raw)) return 'the connection was closed before an answer arrived'
   if (/EHOSTUNREACH|ENETUNREACH/.test(raw)) return 'the host could not be reached'
   return raw
 }
 
-function testResultMessage(r: { delivered: boolean; durationMs: number; error: string | null; delivery: { lastStatusCode: number | null } }): Message {
+function testResultMessage(r: {
+  delivered: boolean
+  durationMs: number
+  error: string | null
+  delivery: { lastStatusCode: number | null }
+}): Message {
   if (r.delivered) return { kind: 'ok', text: `Test delivered: the endpoint answered ${r.delivery.lastStatusCode} in ${r.durationMs} ms.` }
   const answered = r.delivery.lastStatusCode ? `: the endpoint answered ${r.delivery.lastStatusCode}` : ''
   const plain = r.error ? plainDeliveryError(r.error) : undefined
-  return { kind: 'error', text: `Test not delivered${answered}${plain ? `${answered ? '; ' : ': '}${plain}` : ''}.`, detail: r.error ?? undefined }
+  return {
+    kind: 'error',
+    text: `Test not delivered${answered}${plain ? `${answered ? '; ' : ': '}${plain}` : ''}.`,
+    detail: r.error ?? undefined,
+  }
 }
 
 export function Webhooks() {
@@ -86,7 +109,10 @@ export function Webhooks() {
       return
     }
     const url = String(form.get('url') ?? '').trim()
-    const webhook = await run(() => client.webhooks.create({ url, events }), (w) => `Webhook ${w.webhookId} created.`)
+    const webhook = await run(
+      () => client.webhooks.create({ url, events }),
+      (w) => `Webhook ${w.webhookId} created.`,
+    )
     if (webhook) {
       formElement.reset()
       setCreated(webhook)
@@ -99,7 +125,9 @@ export function Webhooks() {
       <Announcer message={message} testId="webhooks-status" />
       {created && (
         <SecretOnce title={`Signing secret of ${created.url}`} onDone={() => setCreated(null)} testId="new-webhook">
-          <p className="muted small">Verify the <code>webhook-signature</code> header of every delivery with it (Standard Webhooks, HMAC-SHA256).</p>
+          <p className="muted small">
+            Verify the <code>webhook-signature</code> header of every delivery with it (Standard Webhooks, HMAC-SHA256).
+          </p>
           <CopyField label="Signing secret" value={created.secret} testId="new-webhook-secret" />
         </SecretOnce>
       )}
@@ -108,7 +136,15 @@ export function Webhooks() {
         <form onSubmit={create}>
           <div className="field">
             <label htmlFor={ids.url}>Endpoint URL</label>
-            <input id={ids.url} name="url" type="url" required placeholder="https://example.com/webhooks/wishlist" aria-describedby={ids.urlHelp} className="wide" />
+            <input
+              id={ids.url}
+              name="url"
+              type="url"
+              required
+              placeholder="https://example.com/webhooks/wishlist"
+              aria-describedby={ids.urlHelp}
+              className="wide"
+            />
             <p id={ids.urlHelp} className="muted small">
               We POST signed JSON to it; any 2xx answer counts as delivered, others are retried for about a day.
             </p>
@@ -154,7 +190,17 @@ export function Webhooks() {
   )
 }
 
-function EndpointCard({ endpoint, deleting, onDelete, onGone }: { endpoint: Endpoint; deleting: boolean; onDelete(): void; onGone(): void }) {
+function EndpointCard({
+  endpoint,
+  deleting,
+  onDelete,
+  onGone,
+}: {
+  endpoint: Endpoint
+  deleting: boolean
+  onDelete(): void
+  onGone(): void
+}) {
   const { session } = useSession()
   const { client } = session
   const [limit, setLimit] = useState(FEW_DELIVERIES)

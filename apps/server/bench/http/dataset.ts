@@ -57,7 +57,11 @@ const JWT_SECRET = 'bench-secret-bench-secret-bench-secret-0123'
  * limiter runs on every request and never answers 429 (a bench drives it from one address),
  * and the connections of that one address as many as `--connections` asks for.
  */
-export const BENCH_RATE_LIMITS = { RATE_LIMIT_ADMIN_PER_MIN: '1000000000', RATE_LIMIT_STOREFRONT_PER_MIN: '1000000000', MAX_CONNECTIONS_PER_CLIENT: '1000000' }
+export const BENCH_RATE_LIMITS = {
+  RATE_LIMIT_ADMIN_PER_MIN: '1000000000',
+  RATE_LIMIT_STOREFRONT_PER_MIN: '1000000000',
+  MAX_CONNECTIONS_PER_CLIENT: '1000000',
+}
 export const PAGE_ITEMS = 50
 const POPULATION_BASE = 5_000_000
 
@@ -81,7 +85,13 @@ export const dbUrl = (adminUrl: string, name: string) => {
   return u.toString()
 }
 
-async function call(app: Awaited<ReturnType<typeof buildApp>>, method: 'GET' | 'POST' | 'PATCH', url: string, headers: Record<string, string>, body?: unknown) {
+async function call(
+  app: Awaited<ReturnType<typeof buildApp>>,
+  method: 'GET' | 'POST' | 'PATCH',
+  url: string,
+  headers: Record<string, string>,
+  body?: unknown,
+) {
   const res = await app.inject({ method, url, headers, ...(body === undefined ? {} : { payload: body as object }) })
   if (res.statusCode >= 300) throw new Error(`seed ${method} ${url}: ${res.statusCode} ${res.body}`)
   return res.json() as { data?: Record<string, unknown> } & Record<string, unknown>
@@ -100,7 +110,9 @@ async function seedPopulation(storage: Storage, shopId: string, customers: numbe
         // service's statement timeout (db/connect.ts), which is for requests.
         await sql`set local statement_timeout = 0`.execute(trx)
         await sql`insert into wishlist_owners (shop_id, owner_type, owner_id, item_count, created_at, updated_at)
-          select ${shopId}, 'customer', c::text, 10, ${at}::bigint, ${at}::bigint from generate_series(${lo}::int, ${hi}::int) c`.execute(trx)
+          select ${shopId}, 'customer', c::text, 10, ${at}::bigint, ${at}::bigint from generate_series(${lo}::int, ${hi}::int) c`.execute(
+          trx,
+        )
         await sql`insert into wishlist_items (shop_id, owner_type, owner_id, list_id, product_id, variant_id, handle, metadata, added_at)
           select ${shopId}, 'customer', c::text, 'default', (100 + (c * 7 + p) % 5000)::text, null, null, null, ${at}::bigint - p * 60000
           from generate_series(${lo}::int, ${hi}::int) c, generate_series(1, 10) p`.execute(trx)
@@ -138,7 +150,13 @@ async function seedTemplate(storage: Storage, spec: DatasetSpec, log: (s: string
     const created = await app.services.shops.create({ domain: 'bench.example.com', plan: 'scale' })
     const { shop, apiKey } = created
     const token = async (customerId?: string) => {
-      const r = await call(app, 'POST', '/v1/auth/token', {}, { api_key: apiKey.keyId, api_secret: apiKey.secret, ...(customerId ? { customer_id: customerId } : {}) })
+      const r = await call(
+        app,
+        'POST',
+        '/v1/auth/token',
+        {},
+        { api_key: apiKey.keyId, api_secret: apiKey.secret, ...(customerId ? { customer_id: customerId } : {}) },
+      )
       return `Bearer ${(r.data as { token: string }).token}`
     }
     const admin = { authorization: await token() }
@@ -149,23 +167,36 @@ async function seedTemplate(storage: Storage, spec: DatasetSpec, log: (s: string
     const guestId = 'bench-guest-0001'
     const guest = { 'x-storefront-key': shop.storefrontKey, 'x-guest-id': guestId }
     for (let i = 1; i <= PAGE_ITEMS; i++) {
-      const item = { product_id: String(10_000 + i), variant_id: String(20_000 + i), handle: `bench-product-${i}`, metadata: { source: 'bench', position: i } }
+      const item = {
+        product_id: String(10_000 + i),
+        variant_id: String(20_000 + i),
+        handle: `bench-product-${i}`,
+        metadata: { source: 'bench', position: i },
+      }
       await call(app, 'POST', '/v1/wishlists/me/items', customer, item)
       await call(app, 'POST', '/v1/wishlists/me/items', guest, item)
     }
     const share = await call(app, 'GET', '/v1/wishlists/me/share', customer)
-    const shareToken = String((share.data as { share_url: string }).share_url).split('/').pop() as string
+    const shareToken = String((share.data as { share_url: string }).share_url)
+      .split('/')
+      .pop() as string
 
     const reviewProductId = '777'
     for (let i = 1; i <= PAGE_ITEMS; i++) {
-      await call(app, 'POST', '/api/v1/reviews', { 'x-storefront-key': shop.storefrontKey }, {
-        productId: reviewProductId,
-        customerEmail: `reviewer${i}@example.com`,
-        customerName: `Reviewer ${i}`,
-        rating: 1 + (i % 5),
-        title: `Review number ${i}`,
-        body: 'A benchmark review of moderate length, roughly the size of a real one. '.repeat(2),
-      })
+      await call(
+        app,
+        'POST',
+        '/api/v1/reviews',
+        { 'x-storefront-key': shop.storefrontKey },
+        {
+          productId: reviewProductId,
+          customerEmail: `reviewer${i}@example.com`,
+          customerName: `Reviewer ${i}`,
+          rating: 1 + (i % 5),
+          title: `Review number ${i}`,
+          body: 'A benchmark review of moderate length, roughly the size of a real one. '.repeat(2),
+        },
+      )
     }
 
     const t0 = Date.now()
@@ -226,7 +257,11 @@ export async function seedTemplateAt(backend: BenchBackend, target: string, spec
  */
 async function seedApart(backend: BenchBackend, target: string, spec: DatasetSpec): Promise<void> {
   const script = fileURLToPath(new URL('./seed-template.ts', import.meta.url))
-  const child = spawn(process.execPath, [...process.execArgv, script, backend, target, String(spec.analyticsEvents), String(spec.customers)], { stdio: 'inherit' })
+  const child = spawn(
+    process.execPath,
+    [...process.execArgv, script, backend, target, String(spec.analyticsEvents), String(spec.customers)],
+    { stdio: 'inherit' },
+  )
   const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null]
   if (code !== 0) throw new Error(`seeding the ${backend} template failed (${signal ?? `exit code ${code}`})`)
 }
@@ -257,7 +292,9 @@ export async function prepareRunDatabase(
     if (!existsSync(tpl)) {
       const partial = `${tpl}.partial`
       for (const f of [partial, `${partial}-wal`, `${partial}-shm`]) rmSync(f, { force: true })
-      opts.log(`sqlite: seeding template ${tpl} (${spec.analyticsEvents.toLocaleString('en')} analytics events, ${spec.customers.toLocaleString('en')} customers × 10 items)`)
+      opts.log(
+        `sqlite: seeding template ${tpl} (${spec.analyticsEvents.toLocaleString('en')} analytics events, ${spec.customers.toLocaleString('en')} customers × 10 items)`,
+      )
       await seedApart('sqlite', partial, spec)
       // On disk before any scenario runs, not written back by the kernel during the first
       // ones (at 1M customers, gigabytes).
@@ -274,12 +311,18 @@ export async function prepareRunDatabase(
     await storage.destroy()
     if (seeded) opts.log(`sqlite: template seeded in ${(info.seedMs.total / 1000).toFixed(1)} s`)
     return {
-      run: { url: `sqlite:${file}`, drop: async () => { for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}.lock`]) rmSync(f, { force: true }) } },
+      run: {
+        url: `sqlite:${file}`,
+        drop: async () => {
+          for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}.lock`]) rmSync(f, { force: true })
+        },
+      },
       info,
       seeded,
     }
   }
-  const exists = async (db: string) => pgAdmin(opts.pgUrl, async (c) => (await c.query('select 1 from pg_database where datname = $1', [db])).rowCount === 1)
+  const exists = async (db: string) =>
+    pgAdmin(opts.pgUrl, async (c) => (await c.query('select 1 from pg_database where datname = $1', [db])).rowCount === 1)
   if (opts.reseed) await pgAdmin(opts.pgUrl, (c) => c.query(`drop database if exists ${name}`))
   if (!(await exists(name))) {
     const partial = `${name}_partial`
@@ -287,7 +330,9 @@ export async function prepareRunDatabase(
       await c.query(`drop database if exists ${partial}`)
       await c.query(`create database ${partial}`)
     })
-    opts.log(`postgres: seeding template database ${name} (${spec.analyticsEvents.toLocaleString('en')} analytics events, ${spec.customers.toLocaleString('en')} customers × 10 items)`)
+    opts.log(
+      `postgres: seeding template database ${name} (${spec.analyticsEvents.toLocaleString('en')} analytics events, ${spec.customers.toLocaleString('en')} customers × 10 items)`,
+    )
     await seedApart('postgres', dbUrl(opts.pgUrl, partial), spec)
     await pgAdmin(opts.pgUrl, (c) => c.query(`alter database ${partial} rename to ${name}`))
     seeded = true

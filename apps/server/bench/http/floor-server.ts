@@ -61,8 +61,12 @@ const insertItem = db.prepare(
   `insert into wishlist_items (shop_id, owner_type, owner_id, list_id, product_id, variant_id, handle, metadata, added_at)
    values (?, 'customer', ?, 'default', ?, ?, null, null, ?) on conflict do nothing returning product_id`,
 )
-const deleteItem = db.prepare(`delete from wishlist_items where shop_id = ? and owner_type = 'customer' and owner_id = ? and list_id = 'default' and product_id = ? returning product_id`)
-const adjustCount = db.prepare(`update wishlist_owners set item_count = item_count + ?, updated_at = ? where shop_id = ? and owner_type = 'customer' and owner_id = ? returning item_count`)
+const deleteItem = db.prepare(
+  `delete from wishlist_items where shop_id = ? and owner_type = 'customer' and owner_id = ? and list_id = 'default' and product_id = ? returning product_id`,
+)
+const adjustCount = db.prepare(
+  `update wishlist_owners set item_count = item_count + ?, updated_at = ? where shop_id = ? and owner_type = 'customer' and owner_id = ? returning item_count`,
+)
 // With the `statements` extra, the statements the service's add and remove run instead: the
 // count's update answers the list's count (a subquery of its RETURNING), the event goes to
 // the outbox when an endpoint of the shop takes it (one INSERT … SELECT … WHERE EXISTS),
@@ -76,8 +80,12 @@ const outboxIfTaken = db.prepare(
    where exists (select 1 from webhook_endpoints where shop_id = ?1 and disabled_at is null and instr(events, '"' || ?3 || '"') > 0)`,
 )
 let outboxIds = 0
-const lockOwner = db.prepare(`select item_count, created_at, updated_at from wishlist_owners where shop_id = ? and owner_type = 'customer' and owner_id = ?`)
-const recordFact = db.prepare(`insert into analytics_inbox (shop_id, type, owner_type, owner_id, product_id, occurred_at) values (?, ?, 'customer', ?, ?, ?)`)
+const lockOwner = db.prepare(
+  `select item_count, created_at, updated_at from wishlist_owners where shop_id = ? and owner_type = 'customer' and owner_id = ?`,
+)
+const recordFact = db.prepare(
+  `insert into analytics_inbox (shop_id, type, owner_type, owner_id, product_id, occurred_at) values (?, ?, 'customer', ?, ?, ?)`,
+)
 
 const anyPending = db.prepare('select id from analytics_inbox where shop_id = ? limit 1')
 const overviewSums = db.prepare(
@@ -100,7 +108,9 @@ const pageItems = db.prepare(
   `select product_id, variant_id, handle, metadata, added_at from wishlist_items where shop_id = ? and owner_type = ? and owner_id = ? and list_id = 'default'
    order by added_at desc, product_id desc limit ? offset ?`,
 )
-const pageTotal = db.prepare(`select count(*) as n from wishlist_items where shop_id = ? and owner_type = ? and owner_id = ? and list_id = 'default'`)
+const pageTotal = db.prepare(
+  `select count(*) as n from wishlist_items where shop_id = ? and owner_type = ? and owner_id = ? and list_id = 'default'`,
+)
 
 /** Writes of this process (counted before they run) and PRAGMA data_version, read once per event-loop turn. */
 let writes = 0
@@ -130,7 +140,13 @@ function pageBody({ shopId, ownerType, ownerId }: PageOwner, limit: number, offs
   const stamp = changeStamp()
   const cached = pages.get(key)
   if (cached?.stamp === stamp) return cached.body
-  const rows = pageItems.all(shopId, ownerType, ownerId, limit, offset) as { product_id: string; variant_id: string | null; handle: string | null; metadata: string | null; added_at: number }[]
+  const rows = pageItems.all(shopId, ownerType, ownerId, limit, offset) as {
+    product_id: string
+    variant_id: string | null
+    handle: string | null
+    metadata: string | null
+    added_at: number
+  }[]
   const total = (pageTotal.get(shopId, ownerType, ownerId) as { n: number }).n
   const items = rows.map((r) => ({
     productId: r.product_id,
@@ -139,7 +155,9 @@ function pageBody({ shopId, ownerType, ownerId }: PageOwner, limit: number, offs
     ...(r.metadata === null ? {} : { metadata: JSON.parse(r.metadata) as unknown }),
     addedAt: new Date(r.added_at).toISOString(),
   }))
-  const body = Buffer.from(JSON.stringify({ ok: true, data: { items, count: items.length, total, has_more: offset + items.length < total } }))
+  const body = Buffer.from(
+    JSON.stringify({ ok: true, data: { items, count: items.length, total, has_more: offset + items.length < total } }),
+  )
   pages.set(key, { stamp, body })
   return body
 }
@@ -193,10 +211,21 @@ async function pageOwnerOf(headers: Record<string, string | string[] | undefined
 
 /** The floor with the given concerns (none: the bare floor). */
 async function floorApp(extras: Set<string>): Promise<FastifyInstance> {
-  const app = Fastify(extras.has('log') ? { logger: { level: 'info', stream: stdoutSink() }, logController: new LogController({ disableRequestLogging: true }) } : { logger: false })
+  const app = Fastify(
+    extras.has('log')
+      ? { logger: { level: 'info', stream: stdoutSink() }, logController: new LogController({ disableRequestLogging: true }) }
+      : { logger: false },
+  )
   if (extras.has('log')) await app.register(accessLogPlugin)
   if (extras.has('metrics')) await app.register(metricsPlugin)
-  if (extras.has('rate-limit')) await app.register(rateLimit, { global: true, timeWindow: 60_000, max: 1e9, cache: 5_000, keyGenerator: (r) => r.headers.authorization ?? r.ip })
+  if (extras.has('rate-limit'))
+    await app.register(rateLimit, {
+      global: true,
+      timeWindow: 60_000,
+      max: 1e9,
+      cache: 5_000,
+      keyGenerator: (r) => r.headers.authorization ?? r.ip,
+    })
 
   app.get<{ Querystring: { limit?: string; offset?: string } }>('/v1/wishlists/me', async (request, reply) => {
     const body = pageBody(await pageOwnerOf(request.headers), Number(request.query.limit ?? 50), Number(request.query.offset ?? 0))
@@ -209,7 +238,14 @@ async function floorApp(extras: Set<string>): Promise<FastifyInstance> {
     const { shopId } = await customerOf(request.headers.authorization)
     anyPending.get(shopId)
     const t = overviewSums.get(shopId, periodStart()) as { adds: number; removes: number; last_seen: number; converted: number }
-    return { ok: true, data: { totalWishlistedItems: t.adds - t.removes, activeShoppers: t.last_seen, wishlistToCartRate: conversionRate(t.converted, t.adds) } }
+    return {
+      ok: true,
+      data: {
+        totalWishlistedItems: t.adds - t.removes,
+        activeShoppers: t.last_seen,
+        wishlistToCartRate: conversionRate(t.converted, t.adds),
+      },
+    }
   })
 
   app.get('/v1/admin/analytics/conversions', async (request) => {
@@ -267,7 +303,13 @@ async function floorApp(extras: Set<string>): Promise<FastifyInstance> {
       if (removed) {
         if (extras.has('statements')) {
           count = (adjustAndCount.get(-1, at, shopId, customerId) as { n: number }).n
-          outboxIfTaken.run(shopId, `floor_${++outboxIds}`, 'wishlist.item.removed', JSON.stringify({ customerId, productId: request.params.productId }), at)
+          outboxIfTaken.run(
+            shopId,
+            `floor_${++outboxIds}`,
+            'wishlist.item.removed',
+            JSON.stringify({ customerId, productId: request.params.productId }),
+            at,
+          )
         } else count = (adjustCount.get(-1, at, shopId, customerId) as { item_count: number }).item_count
         recordFact.run(shopId, 'remove', customerId, request.params.productId, at)
       }

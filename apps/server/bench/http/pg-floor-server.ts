@@ -30,9 +30,18 @@ const insertItem = statement(
   `insert into wishlist_items (shop_id, owner_type, owner_id, list_id, product_id, variant_id, handle, metadata, added_at)
    values ($1, 'customer', $2, 'default', $3, $4, null, null, $5) on conflict do nothing returning product_id`,
 )
-const deleteItem = statement('floor_delete_item', `delete from wishlist_items where shop_id = $1 and owner_type = 'customer' and owner_id = $2 and list_id = 'default' and product_id = $3 returning product_id`)
-const adjustCount = statement('floor_adjust_count', `update wishlist_owners set item_count = item_count + $1, updated_at = $2 where shop_id = $3 and owner_type = 'customer' and owner_id = $4 returning item_count`)
-const recordFact = statement('floor_record_fact', `insert into analytics_inbox (shop_id, type, owner_type, owner_id, product_id, occurred_at) values ($1, $2, 'customer', $3, $4, $5)`)
+const deleteItem = statement(
+  'floor_delete_item',
+  `delete from wishlist_items where shop_id = $1 and owner_type = 'customer' and owner_id = $2 and list_id = 'default' and product_id = $3 returning product_id`,
+)
+const adjustCount = statement(
+  'floor_adjust_count',
+  `update wishlist_owners set item_count = item_count + $1, updated_at = $2 where shop_id = $3 and owner_type = 'customer' and owner_id = $4 returning item_count`,
+)
+const recordFact = statement(
+  'floor_record_fact',
+  `insert into analytics_inbox (shop_id, type, owner_type, owner_id, product_id, occurred_at) values ($1, $2, 'customer', $3, $4, $5)`,
+)
 const adjustAndCount = statement(
   'floor_adjust_and_count',
   `update wishlist_owners set item_count = item_count + $1, updated_at = $2 where shop_id = $3 and owner_type = 'customer' and owner_id = $4
@@ -44,7 +53,10 @@ const outboxIfTaken = statement(
    where exists (select 1 from webhook_endpoints where shop_id = $1 and disabled_at is null and strpos(events, '"' || $3 || '"') > 0)`,
 )
 let outboxIds = 0
-const lockOwner = statement('floor_lock_owner', `select item_count, created_at, updated_at from wishlist_owners where shop_id = $1 and owner_type = 'customer' and owner_id = $2 for update`)
+const lockOwner = statement(
+  'floor_lock_owner',
+  `select item_count, created_at, updated_at from wishlist_owners where shop_id = $1 and owner_type = 'customer' and owner_id = $2 for update`,
+)
 
 /** One request's transaction on a pooled connection. */
 async function transaction<T>(work: (c: pg.PoolClient) => Promise<T>): Promise<T> {
@@ -65,7 +77,10 @@ async function transaction<T>(work: (c: pg.PoolClient) => Promise<T>): Promise<T
 }
 
 const app = Fastify({ logger: false })
-tokenRoute(app, async (keyId) => (await pool.query<{ shop_id: string }>('select shop_id from api_keys where id = $1', [keyId])).rows[0]?.shop_id ?? '')
+tokenRoute(
+  app,
+  async (keyId) => (await pool.query<{ shop_id: string }>('select shop_id from api_keys where id = $1', [keyId])).rows[0]?.shop_id ?? '',
+)
 
 app.post<{ Body: { product_id: string; variant_id?: string } }>('/v1/wishlists/me/items', async (request, reply) => {
   const { shopId, customerId } = await customerOf(request.headers.authorization)
@@ -98,7 +113,15 @@ app.delete<{ Params: { productId: string } }>('/v1/wishlists/me/items/:productId
     if (removed) {
       if (extras.has('statements')) {
         count = (await c.query<{ n: number }>(adjustAndCount([-1, at, shopId, customerId]))).rows[0]?.n ?? 0
-        await c.query(outboxIfTaken([shopId, `floor_${++outboxIds}`, 'wishlist.item.removed', JSON.stringify({ customerId, productId: request.params.productId }), at]))
+        await c.query(
+          outboxIfTaken([
+            shopId,
+            `floor_${++outboxIds}`,
+            'wishlist.item.removed',
+            JSON.stringify({ customerId, productId: request.params.productId }),
+            at,
+          ]),
+        )
       } else count = (await c.query<{ item_count: number }>(adjustCount([-1, at, shopId, customerId]))).rows[0]?.item_count ?? 0
       await c.query(recordFact([shopId, 'remove', customerId, request.params.productId, at]))
     }

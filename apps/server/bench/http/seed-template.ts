@@ -10,4 +10,6 @@ if ((backend !== 'sqlite' && backend !== 'postgres') || !target || !events || !c
   process.stderr.write('usage: seed-template.ts <sqlite|postgres> <file|url> <analytics events> <customers>\n')
   process.exit(2)
 }
-await seedTemplateAt(backend as BenchBackend, target, { analyticsEvents: Number(events), customers: Number(customers) }, (s) => process.stderr.write(`${s}\n`))
+await seedTemplateAt(backend as BenchBackend, target, { analyticsEvents: Number(events), customers: Number(customers) }, (s) =>
+  process.stderr.write(`${s}\n`),
+)

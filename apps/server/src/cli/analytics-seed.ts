@@ -280,7 +280,14 @@ export async function seedAnalytics(db: Db, shopId: string, opts: ActivityOption
       for (const e of dayEvents) {
         fold.apply(e)
         if (e.type === 'add') lastAdded.set(`${e.ownerType}\t${e.ownerId}\t${e.list}\t${e.productId}`, e.at)
-        buffer.push({ shop_id: shopId, type: e.type, owner_type: e.ownerType, owner_id: e.ownerId, product_id: e.productId, occurred_at: e.at })
+        buffer.push({
+          shop_id: shopId,
+          type: e.type,
+          owner_type: e.ownerType,
+          owner_id: e.ownerId,
+          product_id: e.productId,
+          occurred_at: e.at,
+        })
       }
       if (buffer.length >= 20_000) await flush()
     }
@@ -295,7 +302,17 @@ export async function seedAnalytics(db: Db, shopId: string, opts: ActivityOption
       holdings.push({ shop_id: shopId, owner_type, owner_id, product_id })
       for (const list_id of held) {
         const added_at = lastAdded.get(`${owner_type}\t${owner_id}\t${list_id}\t${product_id}`) as number
-        itemRows.push({ shop_id: shopId, owner_type, owner_id, list_id, product_id, variant_id: null, handle: null, metadata: null, added_at })
+        itemRows.push({
+          shop_id: shopId,
+          owner_type,
+          owner_id,
+          list_id,
+          product_id,
+          variant_id: null,
+          handle: null,
+          metadata: null,
+          added_at,
+        })
         perOwner.set(`${owner_type}\t${owner_id}`, (perOwner.get(`${owner_type}\t${owner_id}`) ?? 0) + 1)
         if (list_id !== 'default') lists.add(`${owner_type}\t${owner_id}\t${list_id}`)
       }
@@ -303,8 +320,11 @@ export async function seedAnalytics(db: Db, shopId: string, opts: ActivityOption
     // Orders mark the items they buy, and add their counters to the days' rows: both are written after them.
     const sales = seedOrders(shopId, itemRows, opts)
     orders = sales.orders.length
-    const daily: Tables['analytics_daily'][] = fold.dailyRows().map(({ day, delta }) => ({ shop_id: shopId, day, ...delta, ...(sales.days.get(day) ?? NO_ORDERS) }))
-    for (const [day, d] of sales.days) if (!fold.daily.has(day)) daily.push({ shop_id: shopId, day, adds: 0, removes: 0, shoppers: 0, last_seen: 0, converted: 0, ...d })
+    const daily: Tables['analytics_daily'][] = fold
+      .dailyRows()
+      .map(({ day, delta }) => ({ shop_id: shopId, day, ...delta, ...(sales.days.get(day) ?? NO_ORDERS) }))
+    for (const [day, d] of sales.days)
+      if (!fold.daily.has(day)) daily.push({ shop_id: shopId, day, adds: 0, removes: 0, shoppers: 0, last_seen: 0, converted: 0, ...d })
     await load(trx, 'analytics_daily', daily)
     await load(
       trx,
@@ -331,7 +351,8 @@ export async function seedAnalytics(db: Db, shopId: string, opts: ActivityOption
     const pending: Tables['analytics_pending_adds'][] = []
     for (const [key, entries] of fold.pending) {
       const [owner_type, owner_id, product_id] = split(key)
-      for (const [added_at, { day, count }] of entries) pending.push({ shop_id: shopId, owner_type, owner_id, product_id, added_at, day, count })
+      for (const [added_at, { day, count }] of entries)
+        pending.push({ shop_id: shopId, owner_type, owner_id, product_id, added_at, day, count })
     }
     await load(trx, 'analytics_pending_adds', pending)
     await load(trx, 'orders', sales.orders)

@@ -14,7 +14,6 @@ import type { RequestContext } from '../modules/auth/auth.types.js'
 import type { Shop } from '../modules/shops/shops.types.js'
 import { DEMO_DOMAIN } from '../modules/storefront/storefront.routes.js'
 
-
 export interface DemoCredentials {
   domain: string
   plan: string
@@ -84,7 +83,7 @@ export function printDemoBanner(demo: DemoCredentials, baseUrl: string, stdout: 
     `  secret          ${demo.apiKey.secret}`,
     `  storefront key  ${demo.storefrontKey}`,
     '',
-    'First call: get a customer token, then read that customer\'s wishlist:',
+    "First call: get a customer token, then read that customer's wishlist:",
     `  TOKEN=$(curl -s -X POST ${baseUrl}/v1/auth/token -H 'content-type: application/json' \\`,
     `    -d '{"api_key":"${demo.apiKey.keyId}","api_secret":"${demo.apiKey.secret}","customer_id":"${demo.customerId}"}' | sed -E 's/.*"token":"([^"]+)".*/\\1/')`,
     `  curl -s ${baseUrl}/v1/wishlists/me -H "authorization: Bearer $TOKEN"`,

@@ -83,7 +83,8 @@ export function parseSettings(pairs: string[]): Partial<ShopSettings> {
     const eq = pair.indexOf('=')
     const key = eq > 0 ? pair.slice(0, eq) : ''
     const value = pair.slice(eq + 1)
-    if (!(SETTING_NAMES as readonly string[]).includes(key)) throw new UsageError(`unknown setting "${key || pair}"; known: ${SETTING_NAMES.join(', ')}`)
+    if (!(SETTING_NAMES as readonly string[]).includes(key))
+      throw new UsageError(`unknown setting "${key || pair}"; known: ${SETTING_NAMES.join(', ')}`)
     if (key === 'share_link_ttl_days') {
       const n = Number(value)
       if (!Number.isInteger(n) || n < 1 || n > 365) throw new UsageError('share_link_ttl_days must be an integer from 1 to 365')
@@ -151,10 +152,16 @@ async function run(argv: string[], io: CliIo): Promise<number> {
         const demo = await withServices((services, storage) => ensureDemoShop(services, storage, config))
         banner = () => printDemoBanner(demo, config.publicBaseUrl, io.stdout)
       }
-      await runServer(config, (address) => {
-        out(`wishlist service listening on ${address} (${config.database.kind === 'sqlite' ? `SQLite ${config.database.file}` : 'PostgreSQL'})`)
-        banner?.()
-      }, { demo: values.demo })
+      await runServer(
+        config,
+        (address) => {
+          out(
+            `wishlist service listening on ${address} (${config.database.kind === 'sqlite' ? `SQLite ${config.database.file}` : 'PostgreSQL'})`,
+          )
+          banner?.()
+        },
+        { demo: values.demo },
+      )
       return 0
     }
     case 'migrate': {
@@ -167,11 +174,13 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       const plan = requirePlanOption(values)
       const created = await withServices((s) => s.shops.create({ domain, plan }))
       if (values.json) {
-        out(JSON.stringify({
-          shop: { id: created.shop.id, domain: created.shop.domain, plan: created.shop.plan },
-          storefrontKey: created.shop.storefrontKey,
-          apiKey: { keyId: created.apiKey.keyId, secret: created.apiKey.secret },
-        }))
+        out(
+          JSON.stringify({
+            shop: { id: created.shop.id, domain: created.shop.domain, plan: created.shop.plan },
+            storefrontKey: created.shop.storefrontKey,
+            apiKey: { keyId: created.apiKey.keyId, secret: created.apiKey.secret },
+          }),
+        )
       } else {
         out(`shop ${created.shop.id} created: ${created.shop.domain} (plan ${created.shop.plan})`)
         out(`storefront key: ${created.shop.storefrontKey}`)
@@ -249,10 +258,17 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     }
     case 'move': {
       const to = parseDatabaseUrl(requireOption(values, 'to'))
-      const report = await moveDatabase({ source: parseDatabaseUrl(io.env.DATABASE_URL), target: to, force: values.force, afterTable: io.afterTableMoved })
+      const report = await moveDatabase({
+        source: parseDatabaseUrl(io.env.DATABASE_URL),
+        target: to,
+        force: values.force,
+        afterTable: io.afterTableMoved,
+      })
       out(JSON.stringify({ tables: report.tables, seconds: report.seconds }))
       if (report.differences.length) {
-        io.stderr.write(`wishlist: the copy differs from the source: ${report.differences.join('; ')}; do not switch over: find the cause, then rerun with --force\n`)
+        io.stderr.write(
+          `wishlist: the copy differs from the source: ${report.differences.join('; ')}; do not switch over: find the cause, then rerun with --force\n`,
+        )
         return 1
       }
       return 0

@@ -8,7 +8,10 @@ export const SUPPORTED_NODE_RANGE = '^22.19.0 || >=24.11.0'
 
 /** Whether `version` (`process.version`, `v24.11.0`, or without the `v`) is in the supported range. */
 export function isSupportedNode(version: string): boolean {
-  const [major = 0, minor = 0] = version.replace(/^v/, '').split('.').map((part) => Number.parseInt(part, 10))
+  const [major = 0, minor = 0] = version
+    .replace(/^v/, '')
+    .split('.')
+    .map((part) => Number.parseInt(part, 10))
   if (major === 22) return minor >= 19
   if (major === 24) return minor >= 11
   return major > 24

@@ -11,7 +11,6 @@ import { precompiledSql } from './precompiled.js'
 import type { Database } from './schema.js'
 import type { Backend, Db } from './types.js'
 
-
 export interface Storage {
   db: Db
   backend: Backend
@@ -284,7 +283,8 @@ function changeFeed(url: string, schema: string | undefined) {
         void connect()
       }
       if (!connected) return undefined
-      if (last.epoch !== epoch || last.notes !== notes || last.writes !== writes) last = { epoch, notes, writes, stamp: `${epoch}:${notes}:${writes}` }
+      if (last.epoch !== epoch || last.notes !== notes || last.writes !== writes)
+        last = { epoch, notes, writes, stamp: `${epoch}:${notes}:${writes}` }
       return last.stamp
     },
     async close() {
@@ -299,5 +299,7 @@ function changeFeed(url: string, schema: string | undefined) {
 }
 
 export function openStorage(target: DatabaseTarget): Storage {
-  return target.kind === 'sqlite' ? openSqlite(target.file, target.groupCommit ?? true) : openPostgres(target.url, target.schema, target.poolMax ?? DEFAULT_PG_POOL_MAX)
+  return target.kind === 'sqlite'
+    ? openSqlite(target.file, target.groupCommit ?? true)
+    : openPostgres(target.url, target.schema, target.poolMax ?? DEFAULT_PG_POOL_MAX)
 }

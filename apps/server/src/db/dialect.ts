@@ -19,10 +19,7 @@ import { sqliteResultCode } from './sqlite-file.js'
 import type { Backend, Db } from './types.js'
 
 /** An auto-increment integer primary key named `id` (a global sequence on PostgreSQL). */
-export function withAutoId<T extends string>(
-  builder: CreateTableBuilder<T, never>,
-  backend: Backend,
-): CreateTableBuilder<T, 'id'> {
+export function withAutoId<T extends string>(builder: CreateTableBuilder<T, never>, backend: Backend): CreateTableBuilder<T, 'id'> {
   return backend === 'postgres'
     ? builder.addColumn('id', 'bigint', (c) => c.generatedAlwaysAsIdentity().primaryKey())
     : builder.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
@@ -39,7 +36,11 @@ export async function currentSchema(db: Kysely<Database>): Promise<string | unde
 }
 
 /** The tables of the connection's own schema that have `column`, by name. */
-export async function tablesWithColumn(executor: Kysely<Database> | Transaction<Database>, backend: Backend, column: string): Promise<string[]> {
+export async function tablesWithColumn(
+  executor: Kysely<Database> | Transaction<Database>,
+  backend: Backend,
+  column: string,
+): Promise<string[]> {
   const { rows } =
     backend === 'postgres'
       ? await sql<{ name: string }>`select table_name as name from information_schema.columns
@@ -65,7 +66,9 @@ export function bulkInsertQuery(backend: Backend, table: string, columns: readon
   const target = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(',')})`
   if (backend === 'postgres') {
     const arrays = columns.map((_, i) => rows.map((r) => r[i] ?? null))
-    const types = arrays.map((a) => (a.some((v) => v !== null) && a.every((v) => v === null || typeof v === 'number') ? 'bigint[]' : 'text[]'))
+    const types = arrays.map((a) =>
+      a.some((v) => v !== null) && a.every((v) => v === null || typeof v === 'number') ? 'bigint[]' : 'text[]',
+    )
     return CompiledQuery.raw(`${target} select * from unnest(${types.map((t, i) => `$${i + 1}::${t}`).join(',')})`, arrays)
   }
   const params: unknown[] = []
@@ -78,7 +81,8 @@ export function bulkInsertQuery(backend: Backend, table: string, columns: readon
 }
 
 /** Rows per statement of a bulk load: SQLite binds at most 32,766 parameters per statement. */
-export const bulkInsertChunk = (backend: Backend, columns: number): number => (backend === 'postgres' ? 20_000 : Math.max(1, Math.min(4_000, Math.floor(30_000 / columns))))
+export const bulkInsertChunk = (backend: Backend, columns: number): number =>
+  backend === 'postgres' ? 20_000 : Math.max(1, Math.min(4_000, Math.floor(30_000 / columns)))
 
 /** The shop's row locked until the transaction `trx` ends (`share`: against its writers only), serialising work per shop. */
 export async function lockShopRow(trx: Db, shopId: string, mode: 'update' | 'share'): Promise<void> {
@@ -110,7 +114,7 @@ export async function* inBatches<Row>(
   page: (after: Row | undefined) => { limit(n: number): { execute(): Promise<Row[]> } },
   run: (query: () => Promise<Row[]>) => Promise<Row[]> = (query) => query(),
 ): AsyncGenerator<Row[]> {
-  for (let after: Row | undefined; ; ) {
+  for (let after: Row | undefined; ;) {
     const from = after
     const rows = await run(() => page(from).limit(size).execute())
     if (rows.length) yield rows
@@ -131,7 +135,9 @@ export function lockSkippingLocked<QB extends { forUpdate(): QB; skipLocked(): Q
 
 /** Whether the text column `column` contains `text`: `strpos` on PostgreSQL, `instr` on SQLite. */
 export function textContains(db: Kysely<Database>, column: string, text: string): RawBuilder<boolean> {
-  return backendOf(db) === 'postgres' ? sql<boolean>`strpos(${sql.ref(column)}, ${text}) > 0` : sql<boolean>`instr(${sql.ref(column)}, ${text}) > 0`
+  return backendOf(db) === 'postgres'
+    ? sql<boolean>`strpos(${sql.ref(column)}, ${text}) > 0`
+    : sql<boolean>`instr(${sql.ref(column)}, ${text}) > 0`
 }
 
 /** A unique or primary-key violation, on either backend. */
@@ -149,8 +155,14 @@ export function isUniqueViolation(err: unknown): boolean {
  * statement for every n; docs/architecture.md, "Storage"; the figures: docs/performance.md,
  * "Changes for writes").
  */
-export function jsonRows<T extends keyof Database & string>(db: Kysely<Database>, table: T, columns: readonly (keyof Database[T] & string)[], json: string) {
-  if (backendOf(db) === 'postgres') return sql<Selectable<Database[T]>>`json_populate_recordset(null::${sql.table(table)}, ${json}::json)`.as('rows')
+export function jsonRows<T extends keyof Database & string>(
+  db: Kysely<Database>,
+  table: T,
+  columns: readonly (keyof Database[T] & string)[],
+  json: string,
+) {
+  if (backendOf(db) === 'postgres')
+    return sql<Selectable<Database[T]>>`json_populate_recordset(null::${sql.table(table)}, ${json}::json)`.as('rows')
   const fields = columns.map((c, i) => sql`value ->> ${sql.raw(String(i))} as ${sql.ref(c)}`)
   return sql<Selectable<Database[T]>>`(select ${sql.join(fields)} from json_each(${json}))`.as('rows')
 }
@@ -164,7 +176,12 @@ export const greatest = (backend: Backend, ...values: Expression<unknown>[]): Ra
   sql<number>`${sql.raw(backend === 'postgres' ? 'greatest' : 'max')}(${sql.join(values)})`
 
 /** The group's `value`s joined by `separator` (in `orderBy` order when given): PostgreSQL's `string_agg`, SQLite's `group_concat`. */
-export function joinedText(backend: Backend, value: Expression<unknown>, separator: string, orderBy?: Expression<unknown>): RawBuilder<string | null> {
+export function joinedText(
+  backend: Backend,
+  value: Expression<unknown>,
+  separator: string,
+  orderBy?: Expression<unknown>,
+): RawBuilder<string | null> {
   const order = orderBy === undefined ? sql`` : sql` order by ${orderBy}`
   return sql<string | null>`${sql.raw(backend === 'postgres' ? 'string_agg' : 'group_concat')}(${value}, ${sql.lit(separator)}${order})`
 }
@@ -179,5 +196,13 @@ export const integerPairs = (backend: Backend, text: Expression<string | null>):
     : sql`select cast(key as integer) as k, value as n from json_each('{"' || replace(replace(${text}, ':', '":'), ',', ',"') || '}')`
 
 /** The JSON text `jsonRows` unpacks, on the backend of `db`. */
-export const rowsJson = <Row extends object>(db: Kysely<Database>, rows: readonly Row[], columns: readonly (keyof Row & string)[]): string =>
-  JSON.stringify(backendOf(db) === 'postgres' ? rows.map((r) => Object.fromEntries(columns.map((c) => [c, r[c]]))) : rows.map((r) => columns.map((c) => r[c])))
+export const rowsJson = <Row extends object>(
+  db: Kysely<Database>,
+  rows: readonly Row[],
+  columns: readonly (keyof Row & string)[],
+): string =>
+  JSON.stringify(
+    backendOf(db) === 'postgres'
+      ? rows.map((r) => Object.fromEntries(columns.map((c) => [c, r[c]])))
+      : rows.map((r) => columns.map((c) => r[c])),
+  )

@@ -10,14 +10,7 @@
  * "Storage". Modelled on Kysely's SQLite driver (one connection, a mutex); statements are
  * prepared through `database` (db/connect.ts: cached, and counted for the change stamp).
  */
-import {
-  CompiledQuery,
-  type DatabaseConnection,
-  type Driver,
-  type QueryResult,
-  SelectQueryNode,
-  type SqliteDatabase,
-} from 'kysely'
+import { CompiledQuery, type DatabaseConnection, type Driver, type QueryResult, SelectQueryNode, type SqliteDatabase } from 'kysely'
 import { type SqliteFile, sqliteResultCode } from './sqlite-file.js'
 
 const SAVEPOINT = 'wishlist_tx'
@@ -49,7 +42,10 @@ class Lease implements DatabaseConnection {
   /** Inside its transaction's savepoint. */
   inSavepoint = false
 
-  constructor(readonly driver: GroupCommitSqliteDriver, readonly database: SqliteDatabase) {}
+  constructor(
+    readonly driver: GroupCommitSqliteDriver,
+    readonly database: SqliteDatabase,
+  ) {}
 
   executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     return Promise.resolve(this.run<R>(compiled))

@@ -44,7 +44,9 @@ export function kindOfType(type: string): ValueKind {
 const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
 
 async function sqliteTables(conn: RawConnection): Promise<TableInfo[]> {
-  const tables = await conn.all(`select name, sql from sqlite_master where type = 'table' and name not like 'sqlite\\_%' escape '\\' order by name`)
+  const tables = await conn.all(
+    `select name, sql from sqlite_master where type = 'table' and name not like 'sqlite\\_%' escape '\\' order by name`,
+  )
   const out: TableInfo[] = []
   for (const t of tables) {
     const name = String(t.name)
@@ -69,7 +71,8 @@ async function sqliteTables(conn: RawConnection): Promise<TableInfo[]> {
 }
 
 async function postgresTables(conn: RawConnection): Promise<TableInfo[]> {
-  const tables = await conn.all(`select c.oid::bigint as oid, c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+  const tables =
+    await conn.all(`select c.oid::bigint as oid, c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
     where n.nspname = current_schema() and c.relkind in ('r', 'p') order by c.relname`)
   const columns = await conn.all(`select c.relname as table_name, a.attname as name, format_type(a.atttypid, a.atttypmod) as type,
       a.attidentity <> '' or pg_get_serial_sequence(quote_ident(c.relname), a.attname) is not null as auto_id
@@ -89,9 +92,16 @@ async function postgresTables(conn: RawConnection): Promise<TableInfo[]> {
     const name = String(t.name)
     return {
       name,
-      columns: of(columns, name).map((c) => ({ name: String(c.name), type: String(c.type), kind: kindOfType(String(c.type)), autoId: c.auto_id === true })),
+      columns: of(columns, name).map((c) => ({
+        name: String(c.name),
+        type: String(c.type),
+        kind: kindOfType(String(c.type)),
+        autoId: c.auto_id === true,
+      })),
       primaryKey: of(keys, name).map((k) => String(k.name)),
-      references: of(refs, name).map((r) => String(r.ref)).filter((r) => r !== name),
+      references: of(refs, name)
+        .map((r) => String(r.ref))
+        .filter((r) => r !== name),
     }
   })
 }

@@ -128,11 +128,19 @@ export function rowsStatement<T extends keyof Database & string, Out = never>(
   const one = precompiled((db, row: Row) => tail(db.insertInto(table).values(Object.fromEntries(columns.map((c) => [c, row[c]])) as Row)))
   // SQLite needs the WHERE to tell an upsert's ON CONFLICT from a join's ON.
   const many = precompiled((db, p: { json: string }) =>
-    tail(db.insertInto(table).columns(columns).expression(sql`select ${sql.join(columns.map((c) => sql.ref(`rows.${c}`)))} from ${jsonRows(db, table, columns, p.json)} where true`)),
+    tail(
+      db
+        .insertInto(table)
+        .columns(columns)
+        .expression(
+          sql`select ${sql.join(columns.map((c) => sql.ref(`rows.${c}`)))} from ${jsonRows(db, table, columns, p.json)} where true`,
+        ),
+    ),
   )
   return async (db: Db, rows: readonly Row[]): Promise<Out[]> => {
     // Both templates take the listed columns only: a row with other keys is a caller's mistake.
-    for (const row of rows) if (Object.keys(row).length !== columns.length) throw new Error(`rowsStatement: a row has keys outside ${columns.join(', ')}`)
+    for (const row of rows)
+      if (Object.keys(row).length !== columns.length) throw new Error(`rowsStatement: a row has keys outside ${columns.join(', ')}`)
     const [only] = rows
     if (rows.length === 0) return []
     if (rows.length === 1 && only) return one(db, only)

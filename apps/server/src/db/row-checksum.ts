@@ -21,7 +21,8 @@ const asBytes = (v: unknown): Buffer =>
 
 const isTrue = (v: unknown): boolean => v === true || v === 1 || v === 1n || v === '1' || v === 't' || v === 'true'
 
-const millis = (v: unknown): number => (v instanceof Date ? v.getTime() : typeof v === 'string' && !/^-?\d+$/.test(v) ? Date.parse(v) : Number(v))
+const millis = (v: unknown): number =>
+  v instanceof Date ? v.getTime() : typeof v === 'string' && !/^-?\d+$/.test(v) ? Date.parse(v) : Number(v)
 
 /**
  * How one side hands over a column: its kind, and for JSON whether the driver has parsed it
@@ -65,7 +66,13 @@ export function canonicalValue(kind: ValueKind, v: unknown, parsedJson = false):
  * document where the target column parses it (`to.parsedJson`: PostgreSQL's json/jsonb,
  * written through a JSON batch), else as JSON text.
  */
-export function valueFor(backend: Backend, kind: ValueKind, v: unknown, from: { parsedJson: boolean }, to: { parsedJson: boolean }): unknown {
+export function valueFor(
+  backend: Backend,
+  kind: ValueKind,
+  v: unknown,
+  from: { parsedJson: boolean },
+  to: { parsedJson: boolean },
+): unknown {
   if (v === null || v === undefined) return null
   switch (kind) {
     case 'integer':

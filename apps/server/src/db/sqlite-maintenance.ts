@@ -84,7 +84,10 @@ function contents(db: DatabaseSync): Contents {
     tables[name] = Number(db.prepare(`SELECT count(*) AS n FROM "${name.replaceAll('"', '""')}"`).get()?.n ?? 0)
   }
   const applied = names.includes('kysely_migration')
-    ? db.prepare('SELECT name FROM kysely_migration ORDER BY name').all().map((r) => String(r.name))
+    ? db
+        .prepare('SELECT name FROM kysely_migration ORDER BY name')
+        .all()
+        .map((r) => String(r.name))
     : undefined
   return { tables, applied }
 }
@@ -97,7 +100,10 @@ function sqliteFileOf(target: DatabaseTarget, command: 'backup' | 'restore'): st
         : 'wishlist restore replaces the SQLite file; on PostgreSQL restore with pg_restore (from a pg_dump) or from a base backup',
     )
   }
-  if (target.file === ':memory:') throw new RefusalError(`an in-memory database cannot be ${command === 'backup' ? 'backed up' : 'restored'}; set DATABASE_URL to the database file (sqlite:PATH)`)
+  if (target.file === ':memory:')
+    throw new RefusalError(
+      `an in-memory database cannot be ${command === 'backup' ? 'backed up' : 'restored'}; set DATABASE_URL to the database file (sqlite:PATH)`,
+    )
   return target.file
 }
 
@@ -105,9 +111,11 @@ export async function backupDatabase(target: DatabaseTarget, to: string): Promis
   const file = sqliteFileOf(target, 'backup')
   const dest = resolve(to)
   if (!existsSync(file)) throw new RefusalError(`there is no database at ${file} to back up; check DATABASE_URL`)
-  if (dest === file || companions(file).includes(dest)) throw new RefusalError('--to names the database itself; give the backup a file of its own')
+  if (dest === file || companions(file).includes(dest))
+    throw new RefusalError('--to names the database itself; give the backup a file of its own')
   // No folder is made: a mistyped path must not leave a tree of folders behind.
-  if (!isFolder(dirname(dest))) throw new RefusalError(`the folder ${dirname(dest)} does not exist; create it (mkdir -m 700) or give --to a file in an existing folder`)
+  if (!isFolder(dirname(dest)))
+    throw new RefusalError(`the folder ${dirname(dest)} does not exist; create it (mkdir -m 700) or give --to a file in an existing folder`)
   const partial = `${dest}.partial`
   removeWithCompanions(partial)
   const source = openPlainSqlite(file)
@@ -130,7 +138,10 @@ export async function backupDatabase(target: DatabaseTarget, to: string): Promis
     // One self-contained file: no -wal to keep beside it.
     copy.exec('PRAGMA journal_mode = DELETE')
     const check = integrity(copy)
-    if (check !== 'ok') throw new Error(`the backup copy of ${file} fails integrity_check (${check}): the database itself may be damaged; run PRAGMA integrity_check on it`)
+    if (check !== 'ok')
+      throw new Error(
+        `the backup copy of ${file} fails integrity_check (${check}): the database itself may be damaged; run PRAGMA integrity_check on it`,
+      )
     const { tables, applied } = contents(copy)
     summary = { file: dest, tables, schemaVersion: applied?.at(-1) ?? '' }
   } catch (err) {
@@ -151,7 +162,9 @@ export async function restoreDatabase(target: DatabaseTarget, from: string): Pro
   if (!existsSync(backup)) throw new RefusalError(`there is no backup at ${backup}; give --from the file wishlist backup wrote`)
   if (backup === file) throw new RefusalError('--from names the database itself; give it a backup file')
   if (existsSync(`${backup}-wal`) && statSync(`${backup}-wal`).size > 0) {
-    throw new RefusalError(`${backup} has a write-ahead log beside it (${backup}-wal): it is a live database, not a backup; back it up with wishlist backup and restore that file`)
+    throw new RefusalError(
+      `${backup} has a write-ahead log beside it (${backup}-wal): it is a live database, not a backup; back it up with wishlist backup and restore that file`,
+    )
   }
   const lock = holdExclusively(file, 'wishlist restore')
   const incoming = `${file}.restoring`
@@ -169,14 +182,21 @@ export async function restoreDatabase(target: DatabaseTarget, from: string): Pro
       if (check !== 'ok') throw new RefusalError(`${backup} is corrupt (integrity_check: ${check}); restore another backup`)
       const { applied, tables } = contents(copy)
       if (applied === undefined || !applied.length || !('shops' in tables)) {
-        throw new RefusalError(`${backup} is not a wishlist database (no migrations table or shops table); give --from a file wishlist backup wrote`)
+        throw new RefusalError(
+          `${backup} is not a wishlist database (no migrations table or shops table); give --from a file wishlist backup wrote`,
+        )
       }
       const newer = applied.filter((m) => !KNOWN_MIGRATIONS.includes(m))
-      if (newer.length) throw new RefusalError(`${backup} has schema ${newer.at(-1)}, newer than this version of wishlist (${latest()}); upgrade wishlist, then restore`)
+      if (newer.length)
+        throw new RefusalError(
+          `${backup} has schema ${newer.at(-1)}, newer than this version of wishlist (${latest()}); upgrade wishlist, then restore`,
+        )
     } catch (err) {
       // A file that is not SQLite at all (or truncated past its header) fails at the first read.
       if (err instanceof RefusalError) throw err
-      throw new RefusalError(`${backup} is corrupt or not a SQLite database (${err instanceof Error ? err.message : String(err)}); restore another backup`)
+      throw new RefusalError(
+        `${backup} is corrupt or not a SQLite database (${err instanceof Error ? err.message : String(err)}); restore another backup`,
+      )
     } finally {
       copy?.close()
     }
@@ -202,7 +222,14 @@ export async function restoreDatabase(target: DatabaseTarget, from: string): Pro
     for (const f of companions(file)) rmSync(f, { force: true })
     renameSync(incoming, file)
     syncPath(dirname(file))
-    return { file, from: backup, bytes: statSync(file).size, tables: summary.tables, schemaVersion: summary.applied?.at(-1) ?? '', migrated }
+    return {
+      file,
+      from: backup,
+      bytes: statSync(file).size,
+      tables: summary.tables,
+      schemaVersion: summary.applied?.at(-1) ?? '',
+      migrated,
+    }
   } catch (err) {
     removeWithCompanions(incoming)
     throw err

@@ -12,7 +12,15 @@
 import { existsSync, rmSync } from 'node:fs'
 import type { DatabaseTarget } from '../config.js'
 import { openStorage } from './connect.js'
-import { appliedMigrations, type ColumnInfo, dataTables, dependencyOrder, describeTables, type TableInfo, type ValueKind } from './introspection.js'
+import {
+  appliedMigrations,
+  type ColumnInfo,
+  dataTables,
+  dependencyOrder,
+  describeTables,
+  type TableInfo,
+  type ValueKind,
+} from './introspection.js'
 import { KNOWN_MIGRATIONS, migrateToLatest } from './migrate.js'
 import { openRawConnection, type RawConnection, type Row } from './raw-connection.js'
 import { RefusalError } from './refusal.js'
@@ -52,11 +60,13 @@ export interface MoveOptions {
   afterTable?: (table: string, rows: number) => void | Promise<void>
 }
 
-const asHex = (v: unknown) => (v instanceof Uint8Array ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : Buffer.from(String(v))).toString('hex')
+const asHex = (v: unknown) =>
+  (v instanceof Uint8Array ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : Buffer.from(String(v))).toString('hex')
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`
 
-export const describeTarget = (t: DatabaseTarget): string => (t.kind === 'sqlite' ? `sqlite:${t.file}` : `PostgreSQL ${redactUrl(t.url)}${t.schema ? ` (schema ${t.schema})` : ''}`)
+export const describeTarget = (t: DatabaseTarget): string =>
+  t.kind === 'sqlite' ? `sqlite:${t.file}` : `PostgreSQL ${redactUrl(t.url)}${t.schema ? ` (schema ${t.schema})` : ''}`
 
 function redactUrl(url: string): string {
   try {
@@ -76,10 +86,13 @@ function sameDatabase(a: DatabaseTarget, b: DatabaseTarget): boolean {
 
 /** Refuses a database this code cannot read: never migrated by this service, or migrated past it. */
 function checkSchema(what: string, applied: string[] | undefined, hasShops: boolean): void {
-  if (applied === undefined || !hasShops) throw new RefusalError(`${what} is not a wishlist database (no migrations table or shops table); check the URL`)
+  if (applied === undefined || !hasShops)
+    throw new RefusalError(`${what} is not a wishlist database (no migrations table or shops table); check the URL`)
   const unknown = applied.filter((m) => !KNOWN_MIGRATIONS.includes(m))
   if (unknown.length) {
-    throw new RefusalError(`${what} has schema ${unknown[unknown.length - 1]}, newer than this version of wishlist (${KNOWN_MIGRATIONS[KNOWN_MIGRATIONS.length - 1]}); upgrade wishlist, then run the command again`)
+    throw new RefusalError(
+      `${what} has schema ${unknown[unknown.length - 1]}, newer than this version of wishlist (${KNOWN_MIGRATIONS[KNOWN_MIGRATIONS.length - 1]}); upgrade wishlist, then run the command again`,
+    )
   }
 }
 
@@ -120,12 +133,22 @@ function planTables(source: TableInfo[], target: TableInfo[], sourceBackend: Bac
     const kept = KEPT_BY_TRIGGERS[s.name] ?? []
     const sourceCols = s.columns.filter((c) => !kept.includes(c.name))
     const targetCols = t.columns.filter((c) => !kept.includes(c.name))
-    const missing = [...sourceCols.filter((c) => !targetCols.some((x) => x.name === c.name)), ...targetCols.filter((c) => !sourceCols.some((x) => x.name === c.name))]
-    if (missing.length) throw new RefusalError(`table ${s.name} has different columns in the two databases (${missing.map((c) => c.name).join(', ')}); move between databases of this service only`)
+    const missing = [
+      ...sourceCols.filter((c) => !targetCols.some((x) => x.name === c.name)),
+      ...targetCols.filter((c) => !sourceCols.some((x) => x.name === c.name)),
+    ]
+    if (missing.length)
+      throw new RefusalError(
+        `table ${s.name} has different columns in the two databases (${missing.map((c) => c.name).join(', ')}); move between databases of this service only`,
+      )
     const columns = sourceCols.map((c) => {
       const tc = targetCols.find((x) => x.name === c.name)!
       const kind = movedKind(c.kind, tc.kind)
-      const form = (backend: Backend, declared: ValueKind): ColumnForm => ({ name: c.name, kind, parsedJson: backend === 'postgres' && declared === 'json' })
+      const form = (backend: Backend, declared: ValueKind): ColumnForm => ({
+        name: c.name,
+        kind,
+        parsedJson: backend === 'postgres' && declared === 'json',
+      })
       return { name: c.name, kind, targetType: tc.type, source: form(sourceBackend, c.kind), target: form(targetBackend, tc.kind) }
     })
     // Tables without a primary key (none today) are ordered by every column.
@@ -135,7 +158,8 @@ function planTables(source: TableInfo[], target: TableInfo[], sourceBackend: Bac
       name: s.name,
       columns,
       // PostgreSQL compares text by the database's collation; "C" compares bytes, as SQLite does.
-      orderBy: (backend: Backend) => key.map((k) => (backend === 'postgres' && kindOf(k) === 'text' ? `${quote(k)} collate "C"` : quote(k))).join(', '),
+      orderBy: (backend: Backend) =>
+        key.map((k) => (backend === 'postgres' && kindOf(k) === 'text' ? `${quote(k)} collate "C"` : quote(k))).join(', '),
       autoId: t.columns.find((c) => c.autoId) ?? s.columns.find((c) => c.autoId),
     }
   })
@@ -150,11 +174,13 @@ const sqliteRowsPerStatement = (columns: number) => Math.max(1, Math.min(2_000, 
 /** Writes one batch of rows into the target in multi-row statements. */
 function batchWriter(target: RawConnection, plan: TablePlan, hasIdentity: boolean): (rows: readonly Row[]) => Promise<void> {
   const names = plan.columns.map((c) => c.name)
-  const convert = plan.columns.map((c) => (passesAsIs(c.kind) ? undefined : (v: unknown) => valueFor(target.backend, c.kind, v, c.source, c.target)))
+  const convert = plan.columns.map((c) =>
+    passesAsIs(c.kind) ? undefined : (v: unknown) => valueFor(target.backend, c.kind, v, c.source, c.target),
+  )
   const value = (row: Row, i: number) => {
     const v = row[names[i]!]
     const f = convert[i]
-    return f ? f(v) : v ?? null
+    return f ? f(v) : (v ?? null)
   }
   const into = `insert into ${quote(plan.name)} (${names.map(quote).join(', ')})`
   if (target.backend === 'postgres') {
@@ -162,7 +188,9 @@ function batchWriter(target: RawConnection, plan: TablePlan, hasIdentity: boolea
     // V8 writes JSON far faster than pg writes array literals, and a long VALUES list is
     // slow to parse. Bytes go as bytea's hex text; dates as ISO text (JSON's own form).
     const text = `${into}${hasIdentity ? ' overriding system value' : ''} select ${names.map(quote).join(', ')} from json_populate_recordset(null::${quote(plan.name)}, $1::json)`
-    const asJson = plan.columns.map((c) => (c.kind === 'bytes' ? (v: unknown) => (v === null || v === undefined ? null : `\\x${asHex(v)}`) : convert[plan.columns.indexOf(c)]))
+    const asJson = plan.columns.map((c) =>
+      c.kind === 'bytes' ? (v: unknown) => (v === null || v === undefined ? null : `\\x${asHex(v)}`) : convert[plan.columns.indexOf(c)],
+    )
     const plain = asJson.every((f) => f === undefined)
     return async (rows) => {
       const json = plain
@@ -218,7 +246,10 @@ async function carryIdCounter(target: RawConnection, table: string, column: stri
   if (target.backend === 'postgres') {
     const [row] = await target.all(`select pg_get_serial_sequence($1, $2) as seq`, [quote(table), column])
     if (!row?.seq) return
-    await target.run(high > 0 ? 'select setval($1::regclass, $2, true)' : 'select setval($1::regclass, 1, false)', high > 0 ? [row.seq, high] : [row.seq])
+    await target.run(
+      high > 0 ? 'select setval($1::regclass, $2, true)' : 'select setval($1::regclass, 1, false)',
+      high > 0 ? [row.seq, high] : [row.seq],
+    )
     return
   }
   if (high <= 0) return
@@ -253,7 +284,10 @@ async function setAside(target: RawConnection, table: string): Promise<() => Pro
     }
   }
   // Automatic indexes (primary keys, UNIQUE constraints) have no SQL and stay.
-  const kept = await target.all(`select type, name, sql from sqlite_master where type in ('trigger', 'index') and tbl_name = ? and sql is not null`, [table])
+  const kept = await target.all(
+    `select type, name, sql from sqlite_master where type in ('trigger', 'index') and tbl_name = ? and sql is not null`,
+    [table],
+  )
   for (const o of kept) await target.run(`drop ${o.type === 'index' ? 'index' : 'trigger'} ${quote(String(o.name))}`)
   return async () => {
     for (const o of kept) await target.run(String(o.sql))
@@ -273,7 +307,8 @@ async function emptyTables(target: RawConnection, tables: readonly TableInfo[]):
     if (target.backend === 'postgres') await target.run(`truncate table ${tables.map((t) => quote(t.name)).join(', ')}`)
     else {
       for (const t of [...tables].reverse()) await target.run(`delete from ${quote(t.name)}`)
-      if ((await target.all(`select name from sqlite_master where name = 'sqlite_sequence'`)).length) await target.run('delete from sqlite_sequence')
+      if ((await target.all(`select name from sqlite_master where name = 'sqlite_sequence'`)).length)
+        await target.run('delete from sqlite_sequence')
     }
     await target.run('commit')
   } catch (err) {
@@ -298,7 +333,8 @@ export async function checksumDatabase(target: DatabaseTarget): Promise<Record<s
   try {
     const tables = dataTables(await describeTables(conn))
     const out: Record<string, TableFigure> = {}
-    for (const plan of planTables(tables, tables, conn.backend, conn.backend)) out[plan.name] = await readChecksum(conn, plan, 'source', 5_000)
+    for (const plan of planTables(tables, tables, conn.backend, conn.backend))
+      out[plan.name] = await readChecksum(conn, plan, 'source', 5_000)
     return out
   } finally {
     await conn.close()
@@ -314,11 +350,14 @@ export async function moveDatabase(opts: MoveOptions): Promise<MoveReport> {
   const started = performance.now()
   const { source, target } = opts
   const batchRows = opts.batchRows ?? 5_000
-  if (sameDatabase(source, target)) throw new RefusalError(`the source (DATABASE_URL) and --to are the same database; give --to another database`)
+  if (sameDatabase(source, target))
+    throw new RefusalError(`the source (DATABASE_URL) and --to are the same database; give --to another database`)
   for (const side of [source, target]) {
-    if (side.kind === 'sqlite' && side.file === ':memory:') throw new RefusalError('an in-memory database cannot be moved from or to; give a file (sqlite:PATH)')
+    if (side.kind === 'sqlite' && side.file === ':memory:')
+      throw new RefusalError('an in-memory database cannot be moved from or to; give a file (sqlite:PATH)')
   }
-  if (source.kind === 'sqlite' && !existsSync(source.file)) throw new RefusalError(`there is no database at ${source.file} to move; check DATABASE_URL`)
+  if (source.kind === 'sqlite' && !existsSync(source.file))
+    throw new RefusalError(`there is no database at ${source.file} to move; check DATABASE_URL`)
 
   // A SQLite target that does not exist yet is created by opening it: removed again on a refusal.
   const newFile = target.kind === 'sqlite' && !existsSync(target.file) ? target.file : undefined
@@ -337,17 +376,30 @@ export async function moveDatabase(opts: MoveOptions): Promise<MoveReport> {
 
     // Every check before anything is written to either side.
     const srcTables = await describeTables(src)
-    checkSchema(`the source ${describeTarget(source)}`, await appliedMigrations(src, srcTables), srcTables.some((t) => t.name === 'shops'))
+    checkSchema(
+      `the source ${describeTarget(source)}`,
+      await appliedMigrations(src, srcTables),
+      srcTables.some((t) => t.name === 'shops'),
+    )
     const dstTables = await describeTables(dst)
     const dstApplied = await appliedMigrations(dst, dstTables)
-    if (dstTables.length) checkSchema(`the target ${describeTarget(target)}`, dstApplied, dstTables.some((t) => t.name === 'shops'))
+    if (dstTables.length)
+      checkSchema(
+        `the target ${describeTarget(target)}`,
+        dstApplied,
+        dstTables.some((t) => t.name === 'shops'),
+      )
     const foreign = dataTables(dstTables).filter((t) => !srcTables.some((s) => s.name === t.name))
     const occupied = await nonEmptyTables(dst, dataTables(dstTables))
     if (occupied.length && !opts.force) {
-      throw new RefusalError(`the target ${describeTarget(target)} is not empty (${occupied.slice(0, 3).join(', ')}${occupied.length > 3 ? ', …' : ''} hold rows); move into an empty database, or add --force to empty it first (a move interrupted half-way)`)
+      throw new RefusalError(
+        `the target ${describeTarget(target)} is not empty (${occupied.slice(0, 3).join(', ')}${occupied.length > 3 ? ', …' : ''} hold rows); move into an empty database, or add --force to empty it first (a move interrupted half-way)`,
+      )
     }
     if (foreign.length && occupied.some((t) => foreign.some((f) => f.name === t))) {
-      throw new RefusalError(`the target ${describeTarget(target)} holds tables this service does not know (${foreign.map((t) => t.name).join(', ')}); move into an empty database`)
+      throw new RefusalError(
+        `the target ${describeTarget(target)} holds tables this service does not know (${foreign.map((t) => t.name).join(', ')}); move into an empty database`,
+      )
     }
 
     // Both sides at this code's schema, so their tables and columns match.
@@ -394,7 +446,10 @@ export async function moveDatabase(opts: MoveOptions): Promise<MoveReport> {
       const ours = copied[plan.name]!
       tables[plan.name] = ours
       if (theirs.rows !== ours.rows) differences.push(`${plan.name}: ${ours.rows} rows in the source, ${theirs.rows} in the target`)
-      else if (theirs.checksum !== ours.checksum) differences.push(`${plan.name}: the rows differ (checksum ${ours.checksum.slice(0, 12)}… in the source, ${theirs.checksum.slice(0, 12)}… in the target)`)
+      else if (theirs.checksum !== ours.checksum)
+        differences.push(
+          `${plan.name}: the rows differ (checksum ${ours.checksum.slice(0, 12)}… in the source, ${theirs.checksum.slice(0, 12)}… in the target)`,
+        )
     }
     return { tables, seconds: Math.round((performance.now() - started) / 10) / 100, differences }
   } catch (err) {

@@ -11,8 +11,15 @@ export function clientAddressKey(ip: string): string {
   if (!ip.includes(':') || !ipaddr.isValid(ip)) return ip
   const address = ipaddr.process(ip)
   if (address.kind() === 'ipv4') return address.toString()
-  return `${(address as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16)).join(':')}::/64`
+  return `${(address as ipaddr.IPv6).parts
+    .slice(0, 4)
+    .map((p) => p.toString(16))
+    .join(':')}::/64`
 }
 
 /** A stored stand-in for a client address: counts per address without keeping it readable. */
-export const pseudonymousAddress = (ip: string): string => createHash('sha256').update(`client\u0000${clientAddressKey(ip)}`).digest('base64url').slice(0, 22)
+export const pseudonymousAddress = (ip: string): string =>
+  createHash('sha256')
+    .update(`client\u0000${clientAddressKey(ip)}`)
+    .digest('base64url')
+    .slice(0, 22)

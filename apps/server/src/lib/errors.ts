@@ -66,7 +66,11 @@ export const notFound = (what: string): AppError => new AppError('NOT_FOUND', `$
  * `message`, else the first detail's `path message`.
  */
 export const invalid = (details: ErrorDetail[], message?: string): AppError =>
-  new AppError('VALIDATION_ERROR', message ?? (details[0] ? `${details[0].path} ${details[0].message}` : 'Request validation failed'), details)
+  new AppError(
+    'VALIDATION_ERROR',
+    message ?? (details[0] ? `${details[0].path} ${details[0].message}` : 'Request validation failed'),
+    details,
+  )
 
 export interface AjvError {
   instancePath: string
@@ -82,7 +86,8 @@ export interface AjvError {
  */
 function collapseLiteralChoices(errors: AjvError[]): AjvError[] {
   const allowed = new Map<string, unknown[]>()
-  for (const e of errors) if (e.keyword === 'const') allowed.set(e.instancePath, [...(allowed.get(e.instancePath) ?? []), e.params.allowedValue])
+  for (const e of errors)
+    if (e.keyword === 'const') allowed.set(e.instancePath, [...(allowed.get(e.instancePath) ?? []), e.params.allowedValue])
   if (allowed.size === 0) return errors
   const choices = new Set(errors.filter((e) => e.keyword === 'anyOf' && allowed.has(e.instancePath)).map((e) => e.instancePath))
   return errors.flatMap((e) => {
@@ -103,7 +108,7 @@ export function validationDetails(errors: AjvError[], context: string | undefine
     const segments = e.instancePath.split('/').filter(Boolean)
     if (e.keyword === 'required' && typeof e.params.missingProperty === 'string') segments.push(e.params.missingProperty)
     if (e.keyword === 'additionalProperties' && typeof e.params.additionalProperty === 'string') segments.push(e.params.additionalProperty)
-    const location = context === 'querystring' ? 'query' : context ?? 'body'
+    const location = context === 'querystring' ? 'query' : (context ?? 'body')
     const path = [location, ...segments].join('.')
     const detail: ErrorDetail = { path, message: e.message ?? 'is invalid' }
     const first = segments[0]

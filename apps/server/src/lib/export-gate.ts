@@ -49,12 +49,21 @@ function redisPlaces(redis: Redis, namespace: string) {
         return undefined
       }
     },
-    renew: (shopId: string, lease: string) => redis.zadd(key(shopId), 'XX', Date.now() + LEASE_MS, lease).then(() => redis.pexpire(key(shopId), LEASE_MS)).catch(() => {}),
+    renew: (shopId: string, lease: string) =>
+      redis
+        .zadd(key(shopId), 'XX', Date.now() + LEASE_MS, lease)
+        .then(() => redis.pexpire(key(shopId), LEASE_MS))
+        .catch(() => {}),
     release: (shopId: string, lease: string) => redis.zrem(key(shopId), lease).catch(() => {}),
   }
 }
 
-export function createExportGate(opts: { perShop?: number; connections: number; redis?: Redis | undefined; namespace?: string }): ExportGate {
+export function createExportGate(opts: {
+  perShop?: number
+  connections: number
+  redis?: Redis | undefined
+  namespace?: string
+}): ExportGate {
   const perShop = opts.perShop ?? EXPORTS_PER_SHOP
   const shared = opts.redis ? redisPlaces(opts.redis, opts.namespace ?? 'wishlist:rl:') : undefined
   const connections = Math.max(1, opts.connections)
@@ -70,7 +79,10 @@ export function createExportGate(opts: { perShop?: number; connections: number; 
 
   return {
     async enter(shopId) {
-      const refuse = () => new AppError('RATE_LIMITED', `At most ${perShop} exports of a shop run at once; retry when one has finished`, undefined, { 'retry-after': String(EXPORT_RETRY_AFTER_S) })
+      const refuse = () =>
+        new AppError('RATE_LIMITED', `At most ${perShop} exports of a shop run at once; retry when one has finished`, undefined, {
+          'retry-after': String(EXPORT_RETRY_AFTER_S),
+        })
       // This instance's own count first (it holds with or without Redis), taken before any await.
       const now = byShop.get(shopId) ?? 0
       if (now >= perShop) throw refuse()

@@ -9,9 +9,13 @@ import type { FastifyInstance } from 'fastify'
 const FORM_BODY_LIMIT = 64 * 1024
 
 export function acceptFormBodies(app: FastifyInstance): void {
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_request, body, done) => {
-    const out: Record<string, string> = {}
-    for (const [k, v] of new URLSearchParams(body as string)) if (!(k in out)) out[k] = v
-    done(null, out)
-  })
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
+    (_request, body, done) => {
+      const out: Record<string, string> = {}
+      for (const [k, v] of new URLSearchParams(body as string)) if (!(k in out)) out[k] = v
+      done(null, out)
+    },
+  )
 }

@@ -6,8 +6,7 @@ import { type TSchema, Type } from 'typebox'
 import { ERROR_STATUS } from './errors.js'
 
 /** `{ok: true, data}`: every wishlist-service success response. */
-export const Ok = <T extends TSchema>(data: T) =>
-  Type.Object({ ok: Type.Literal(true), data }, { additionalProperties: false })
+export const Ok = <T extends TSchema>(data: T) => Type.Object({ ok: Type.Literal(true), data }, { additionalProperties: false })
 
 const ErrorBody = Type.Object({
   code: Type.Union(
@@ -31,12 +30,24 @@ const validationExample = {
 
 export const ErrorEnvelope = Type.Object(
   { ok: Type.Literal(false), error: ErrorBody },
-  { $id: 'ErrorEnvelope', description: 'The wishlist service\'s error body (`/v1`)', examples: [{ ok: false, error: validationExample }] },
+  { $id: 'ErrorEnvelope', description: "The wishlist service's error body (`/v1`)", examples: [{ ok: false, error: validationExample }] },
 )
 /** The reviews interface (`/api/v1`) has no `ok` envelope. */
 export const ReviewsErrorBody = Type.Object(
   { error: ErrorBody },
-  { $id: 'ReviewsError', description: 'The reviews interface\'s error body (`/api/v1`): no `ok` envelope', examples: [{ error: { code: 'VALIDATION_ERROR', message: 'body.rating must be <= 5', details: [{ path: 'body.rating', message: 'must be <= 5' }] } }] },
+  {
+    $id: 'ReviewsError',
+    description: "The reviews interface's error body (`/api/v1`): no `ok` envelope",
+    examples: [
+      {
+        error: {
+          code: 'VALIDATION_ERROR',
+          message: 'body.rating must be <= 5',
+          details: [{ path: 'body.rating', message: 'must be <= 5' }],
+        },
+      },
+    ],
+  },
 )
 
 /**

@@ -9,9 +9,32 @@
 
 /** ISO 4217 currencies whose minor unit is not 2 digits. */
 const MINOR_DIGITS: Record<string, number> = {
-  BIF: 0, CLP: 0, DJF: 0, GNF: 0, ISK: 0, JPY: 0, KMF: 0, KRW: 0, PYG: 0, RWF: 0, UGX: 0, UYI: 0, VND: 0, VUV: 0, XAF: 0, XOF: 0, XPF: 0,
-  BHD: 3, IQD: 3, JOD: 3, KWD: 3, LYD: 3, OMR: 3, TND: 3,
-  CLF: 4, UYW: 4,
+  BIF: 0,
+  CLP: 0,
+  DJF: 0,
+  GNF: 0,
+  ISK: 0,
+  JPY: 0,
+  KMF: 0,
+  KRW: 0,
+  PYG: 0,
+  RWF: 0,
+  UGX: 0,
+  UYI: 0,
+  VND: 0,
+  VUV: 0,
+  XAF: 0,
+  XOF: 0,
+  XPF: 0,
+  BHD: 3,
+  IQD: 3,
+  JOD: 3,
+  KWD: 3,
+  LYD: 3,
+  OMR: 3,
+  TND: 3,
+  CLF: 4,
+  UYW: 4,
 }
 
 export const minorDigits = (currency: string): number => MINOR_DIGITS[currency] ?? 2
@@ -43,7 +66,8 @@ export function linePriceProblem(price: string | number, currency: string): stri
     if (!Number.isFinite(price) || price < 0) return 'must be a non-negative number'
     text = String(price)
     // Exponent form: below 1e-6 (never an amount of any currency unless 0) or 1e21 and over.
-    if (text.includes('e')) return price === 0 ? null : price >= 1 ? `must be below 1000000000 (${allowed})` : `has too many decimals: ${allowed}`
+    if (text.includes('e'))
+      return price === 0 ? null : price >= 1 ? `must be below 1000000000 (${allowed})` : `has too many decimals: ${allowed}`
   } else text = price
   const [int = '', frac = ''] = text.split('.')
   if (int.replace(/^0+(?=\d)/, '').length > MAX_PRICE_INTEGER_DIGITS) return `must be below 1000000000 (${allowed})`

@@ -36,7 +36,10 @@ export const MAX_OVERRIDE_LENGTH = 500
  * stored trimmed; languages left with no text are dropped, and nothing left is `null`.
  * The problems found, each with its path under `root`, when it is not.
  */
-export function storefrontStrings(value: unknown, root: string): { ok: true; value: StorefrontStrings | null } | { ok: false; details: { path: string; message: string }[] } {
+export function storefrontStrings(
+  value: unknown,
+  root: string,
+): { ok: true; value: StorefrontStrings | null } | { ok: false; details: { path: string; message: string }[] } {
   const details: { path: string; message: string }[] = []
   const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
   if (value === null) return { ok: true, value: null }
@@ -55,14 +58,16 @@ export function storefrontStrings(value: unknown, root: string): { ok: true; val
     const own: Partial<Record<PageStringKey, string>> = {}
     for (const [key, text] of Object.entries(texts)) {
       const path = `${at}.${key}`
-      if (!(PAGE_STRING_KEYS as string[]).includes(key)) details.push({ path, message: 'is not a known string key (docs/api.md lists them)' })
+      if (!(PAGE_STRING_KEYS as string[]).includes(key))
+        details.push({ path, message: 'is not a known string key (docs/api.md lists them)' })
       else if (typeof text !== 'string') details.push({ path, message: 'must be a string' })
       else if (text.includes('\u0000')) details.push({ path, message: 'must not contain the NUL character (U+0000)' })
       else if (!text.isWellFormed()) details.push({ path, message: 'must be well-formed Unicode (no lone surrogate such as \\ud800)' })
       else {
         const trimmed = text.trim()
         const length = [...trimmed].length
-        if (length < 1 || length > MAX_OVERRIDE_LENGTH) details.push({ path, message: `must be 1..${MAX_OVERRIDE_LENGTH} characters once trimmed` })
+        if (length < 1 || length > MAX_OVERRIDE_LENGTH)
+          details.push({ path, message: `must be 1..${MAX_OVERRIDE_LENGTH} characters once trimmed` })
         else own[key as PageStringKey] = trimmed
       }
     }
@@ -88,7 +93,12 @@ export function negotiateLocale(acceptLanguage: string | undefined): PageLocale 
     .split(',')
     .map((part, index) => {
       const [tag = '', ...params] = part.trim().split(';')
-      const q = Number(params.find((p) => p.trim().startsWith('q='))?.trim().slice(2) ?? '1')
+      const q = Number(
+        params
+          .find((p) => p.trim().startsWith('q='))
+          ?.trim()
+          .slice(2) ?? '1',
+      )
       return { tag: tag.trim(), q: Number.isFinite(q) ? q : 0, index }
     })
     .filter((r) => r.tag !== '' && r.tag !== '*' && r.q > 0)

@@ -70,7 +70,8 @@ export async function prepareAnswer(status: number, headers: Record<string, stri
 /** The representation `Accept-Encoding` asks for: brotli, then gzip, then the body as it is. */
 function choose(answer: PreparedAnswer, acceptEncoding: string | undefined): Representation {
   const { representations } = answer
-  if (acceptEncoding === undefined || acceptEncoding === '' || (representations.gzip === undefined && representations.br === undefined)) return representations.identity
+  if (acceptEncoding === undefined || acceptEncoding === '' || (representations.gzip === undefined && representations.br === undefined))
+    return representations.identity
   const offered = (['br', 'gzip', 'identity'] as const).filter((coding) => representations[coding] !== undefined)
   const chosen = negotiate(acceptEncoding, offered)
   // Nothing acceptable (`identity;q=0` and no coding we have): the body as it is, rather than 406.

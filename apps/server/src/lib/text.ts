@@ -81,7 +81,10 @@ function walk(v: unknown, depth: number, maxDepth: number): WalkResult {
   return undefined
 }
 
-const located = (found: Found, root: string): UnstorableText => ({ path: [root, ...found.segments.reverse()].join('.'), message: found.message })
+const located = (found: Found, root: string): UnstorableText => ({
+  path: [root, ...found.segments.reverse()].join('.'),
+  message: found.message,
+})
 
 /** What one scan of a parsed JSON body finds: nothing, nesting deeper than MAX_JSON_DEPTH, or the first unstorable text. */
 export type BodyScan = null | 'too deep' | UnstorableText
@@ -117,4 +120,5 @@ const FORMAT_CHARACTERS = /\p{Cf}/gu
  * controls…) removed, case-folded (upper then lower folds `ß`/`SS`, `ς`/`σ`), NFKC again.
  * Empty when the name holds only format characters.
  */
-export const comparisonKey = (s: string): string => s.normalize('NFKC').replace(FORMAT_CHARACTERS, '').toUpperCase().toLowerCase().normalize('NFKC')
+export const comparisonKey = (s: string): string =>
+  s.normalize('NFKC').replace(FORMAT_CHARACTERS, '').toUpperCase().toLowerCase().normalize('NFKC')

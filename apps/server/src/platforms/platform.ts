@@ -68,4 +68,5 @@ export interface Platform {
 }
 
 /** The platform whose shop `domain` is, among those configured; undefined for a shop outside them. */
-export const platformOf = (platforms: readonly Platform[], domain: string): Platform | undefined => platforms.find((p) => p.ownsShopDomain(domain))
+export const platformOf = (platforms: readonly Platform[], domain: string): Platform | undefined =>
+  platforms.find((p) => p.ownsShopDomain(domain))

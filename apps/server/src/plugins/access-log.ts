@@ -69,8 +69,13 @@ export function urlCredentials(route: RouteShape): UrlCredentials {
   const params = [...route.url.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1] as string)
   const path = params.filter((p) => CREDENTIAL_PARAM_NAMES.has(p) || p === config.owner)
   const properties = (route.schema?.querystring as { properties?: Record<string, unknown> } | undefined)?.properties ?? {}
-  for (const name of config.credentialQuery ?? []) if (!CREDENTIAL_NAMES.has(name)) throw new Error(`route ${route.url}: credential query parameter ${name} is not in CREDENTIAL_QUERY`)
-  const query = new Set([...Object.keys(properties).filter((q) => CREDENTIAL_NAMES.has(q)), ...(config.access?.includes('guest') ? ['guest_id'] : []), ...(config.credentialQuery ?? [])])
+  for (const name of config.credentialQuery ?? [])
+    if (!CREDENTIAL_NAMES.has(name)) throw new Error(`route ${route.url}: credential query parameter ${name} is not in CREDENTIAL_QUERY`)
+  const query = new Set([
+    ...Object.keys(properties).filter((q) => CREDENTIAL_NAMES.has(q)),
+    ...(config.access?.includes('guest') ? ['guest_id'] : []),
+    ...(config.credentialQuery ?? []),
+  ])
   return { path, query: [...query] }
 }
 
@@ -250,7 +255,13 @@ const guestIdOf = (req: LoggedRequest): string | undefined => {
 }
 
 /** What a logged request shows (pino's `req` serializer; the access line writes the same fields): no headers, the URL redacted. */
-export const serializeRequest = (req: LoggedRequest) => ({ method: req.method, url: redactUrl(req.url, guestIdOf(req)), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort })
+export const serializeRequest = (req: LoggedRequest) => ({
+  method: req.method,
+  url: redactUrl(req.url, guestIdOf(req)),
+  host: req.host,
+  remoteAddress: req.ip,
+  remotePort: req.socket?.remotePort,
+})
 
 interface LineStream {
   write(line: string): unknown
@@ -355,7 +366,9 @@ export const accessLogPlugin = fp(
     const target = pinoOf(app.log)
     if (target === undefined) return
     const { logger, stream, bindings } = target
-    app.setChildLoggerFactory((parent, childBindings, options) => new RequestLogger(parent, childBindings, options) as unknown as FastifyBaseLogger)
+    app.setChildLoggerFactory(
+      (parent, childBindings, options) => new RequestLogger(parent, childBindings, options) as unknown as FastifyBaseLogger,
+    )
     app.addHook('onResponse', (request, reply, done) => {
       if (logger.levelVal <= INFO) stream.write(accessLine(request, reply, bindings))
       done()

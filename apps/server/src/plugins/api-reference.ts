@@ -40,7 +40,10 @@ interface Reference {
 
 export const apiReferenceRoutes: FastifyPluginAsync<{ sendTimeoutMs: number }> = async (app, opts) => {
   const loadReference = async (): Promise<Reference> => {
-    const [{ default: Fastify }, { default: scalarReference }] = await Promise.all([import('fastify'), import('@scalar/fastify-api-reference')])
+    const [{ default: Fastify }, { default: scalarReference }] = await Promise.all([
+      import('fastify'),
+      import('@scalar/fastify-api-reference'),
+    ])
     const ref = Fastify({ logger: false })
     const paths = new Set<string>()
     ref.addHook('onRoute', (route) => {
@@ -81,7 +84,8 @@ export const apiReferenceRoutes: FastifyPluginAsync<{ sendTimeoutMs: number }> =
     }
     let body = res.rawPayload
     // Its page's <html> carries no language; screen readers need one (axe: html-has-lang).
-    if (String(res.headers['content-type'] ?? '').startsWith('text/html')) body = Buffer.from(res.body.replace(/^<!doctype html>\s*<html>/i, '<!doctype html>\n<html lang="en">'))
+    if (String(res.headers['content-type'] ?? '').startsWith('text/html'))
+      body = Buffer.from(res.body.replace(/^<!doctype html>\s*<html>/i, '<!doctype html>\n<html lang="en">'))
     return prepareAnswer(res.statusCode, headers, body)
   }
 
@@ -93,12 +97,19 @@ export const apiReferenceRoutes: FastifyPluginAsync<{ sendTimeoutMs: number }> =
     if (!ref.paths.has(path)) return reply.callNotFound()
     let ready = prepared.get(path)
     if (ready === undefined) {
-      ready = once(() => prepare(ref, path), () => prepared.delete(path))
+      ready = once(
+        () => prepare(ref, path),
+        () => prepared.delete(path),
+      )
       prepared.set(path, ready)
     }
     return sendPrepared(request, reply, await ready, opts.sendTimeoutMs)
   }
-  const route = { config: { access: ['public' as const], rateBucket: 'docs' as const }, schema: { hide: true }, logLevel: 'silent' as const }
+  const route = {
+    config: { access: ['public' as const], rateBucket: 'docs' as const },
+    schema: { hide: true },
+    logLevel: 'silent' as const,
+  }
   app.get('/docs', route, answer)
   app.get('/docs/*', route, answer)
 }

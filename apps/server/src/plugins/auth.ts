@@ -109,7 +109,9 @@ export function bearerToken(authorization: string): string | AppError {
  * refused like its storefront key; admin tokens keep working (the merchant can still export).
  */
 const bearerAuth = ({ keyId, ...ctx }: BearerContext): ResolvedAuth =>
-  ctx.actor.kind === 'customer' && ctx.shop.uninstalledAt !== null ? { keyId, error: new AppError('FORBIDDEN', 'The app is uninstalled from this shop') } : { ctx, keyId }
+  ctx.actor.kind === 'customer' && ctx.shop.uninstalledAt !== null
+    ? { keyId, error: new AppError('FORBIDDEN', 'The app is uninstalled from this shop') }
+    : { ctx, keyId }
 
 /** Body bytes a caller without a bearer token may send: none or the storefront key (the token exchange, public reviews). */
 export const PUBLIC_BODY_LIMIT = 64 * 1024
@@ -128,7 +130,8 @@ function callerBodyLimit(request: FastifyRequest): number | undefined {
   return kind === 'guest' && request.routeConfig.owner !== undefined ? GUEST_BODY_LIMIT : PUBLIC_BODY_LIMIT
 }
 
-const tooLarge = (limit: number) => new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit / 1024} KiB, this caller's limit`)
+const tooLarge = (limit: number) =>
+  new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit / 1024} KiB, this caller's limit`)
 
 /** A chunked body (no Content-Length) cut off with 413 once it passes `limit` bytes. */
 function capped(limit: number): Transform {
@@ -210,7 +213,8 @@ async function resolve(request: FastifyRequest, auth: AuthService, shops: ShopsS
 function resolveOwner(ctx: RequestContext, raw: string): Owner {
   const { actor } = ctx
   if (actor.kind === 'customer') {
-    if (raw === 'me' || platformIdOf(raw, 'Customer', 'params.customerId') === actor.customerId) return { type: 'customer', id: actor.customerId }
+    if (raw === 'me' || platformIdOf(raw, 'Customer', 'params.customerId') === actor.customerId)
+      return { type: 'customer', id: actor.customerId }
     throw new AppError('FORBIDDEN', 'A customer token can only access its own wishlist')
   }
   if (actor.kind === 'guest') {
@@ -240,7 +244,10 @@ export function enforceAccess(request: FastifyRequest): void {
     if (kind === 'storefront' && access.includes('guest')) {
       throw new AppError('UNAUTHORIZED', 'Guest mode needs a guest id (X-Guest-Id header or guest_id query) beside the storefront key')
     }
-    throw new AppError('FORBIDDEN', `This endpoint is not available to ${kind === 'storefront' || kind === 'guest' ? 'storefront' : kind} credentials`)
+    throw new AppError(
+      'FORBIDDEN',
+      `This endpoint is not available to ${kind === 'storefront' || kind === 'guest' ? 'storefront' : kind} credentials`,
+    )
   }
   request.ctx = ctx
   if (config.owner !== undefined) {
@@ -250,7 +257,8 @@ export function enforceAccess(request: FastifyRequest): void {
   }
   if (config.plan !== undefined) requirePlan(ctx.shop, config.plan)
   // A proxied customer is the storefront widget, not the headless API.
-  if (config.bearerPlan !== undefined && (kind === 'admin' || kind === 'customer') && config.proxy === undefined) requirePlan(ctx.shop, config.bearerPlan)
+  if (config.bearerPlan !== undefined && (kind === 'admin' || kind === 'customer') && config.proxy === undefined)
+    requirePlan(ctx.shop, config.bearerPlan)
 }
 
 export const authPlugin = fp(
@@ -270,7 +278,14 @@ export const authPlugin = fp(
       if (config?.access === undefined) throw new Error(`route ${String(route.method)} ${route.url} declares no config.access`)
       for (const method of [route.method].flat()) {
         if (method === 'HEAD') continue
-        const entry: RouteEntry = { method, url: route.url, access: config.access, owner: config.owner, plan: config.plan, bearerPlan: config.bearerPlan }
+        const entry: RouteEntry = {
+          method,
+          url: route.url,
+          access: config.access,
+          owner: config.owner,
+          plan: config.plan,
+          bearerPlan: config.bearerPlan,
+        }
         catalog.push(entry)
         registered.push([entry, route])
       }

@@ -29,7 +29,10 @@ export const bodyParsingPlugin = fp(
       // The path and the query string can only carry a NUL percent-encoded (an HTTP parser
       // refuses a raw one; inject() does not), so their decoded values are searched only then.
       const url = request.url
-      const inUrl = url.includes('%00') || url.includes('\u0000') ? (findUnstorableText(request.params, 'params') ?? findUnstorableText(request.query, 'query')) : null
+      const inUrl =
+        url.includes('%00') || url.includes('\u0000')
+          ? (findUnstorableText(request.params, 'params') ?? findUnstorableText(request.query, 'query'))
+          : null
       const found = inUrl ?? unstorableBodies.get(request)
       if (found === undefined || found === null) return done()
       done(invalid([found]))
@@ -45,19 +48,23 @@ export const bodyParsingPlugin = fp(
     // Bytes, not a string: invalid UTF-8 is refused instead of being decoded to U+FFFD.
     app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body: Buffer, done) => {
       if (takesNoBody(request, body.length)) return done(null, undefined)
-      if (!utf8Charset(request.headers['content-type'])) return done(new AppError('UNSUPPORTED_MEDIA_TYPE', 'JSON bodies must be UTF-8 (charset=utf-8 or none)'), undefined)
+      if (!utf8Charset(request.headers['content-type']))
+        return done(new AppError('UNSUPPORTED_MEDIA_TYPE', 'JSON bodies must be UTF-8 (charset=utf-8 or none)'), undefined)
       if (!isUtf8(body)) return done(new AppError('INVALID_JSON', 'The request body is not valid UTF-8'), undefined)
       parseJson(request, body.toString('utf8'), (err, value) => {
         if (err) return done(err, undefined)
         // One scan per body: its depth, and text a backend cannot store (refused in preValidation).
         const scan = scanBody(value)
-        if (scan === 'too deep') return done(new AppError('INVALID_JSON', `The request body nests deeper than ${MAX_JSON_DEPTH} levels`), undefined)
+        if (scan === 'too deep')
+          return done(new AppError('INVALID_JSON', `The request body nests deeper than ${MAX_JSON_DEPTH} levels`), undefined)
         if (scan !== null) unstorableBodies.set(request, scan)
         done(null, value)
       })
     })
     app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body: Buffer, done) =>
-      takesNoBody(request, body.length) ? done(null, undefined) : done(new AppError('UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be application/json'), undefined),
+      takesNoBody(request, body.length)
+        ? done(null, undefined)
+        : done(new AppError('UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be application/json'), undefined),
     )
   },
   { name: 'body-parsing' },

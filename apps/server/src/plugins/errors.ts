@@ -19,7 +19,9 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   const code = (err as { code?: unknown }).code
   if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08') || code.startsWith('57P'))) return true
   if (UNAVAILABLE_SQLITE_CODES.has(sqliteResultCode(err) ?? '')) return true
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down)/i.test(err.message)
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down)/i.test(
+    err.message,
+  )
 }
 
 declare module 'fastify' {
@@ -44,7 +46,15 @@ function fromFastifyError(err: FastifyError, batches: readonly string[] | undefi
       return new AppError('INVALID_JSON', 'The request body is not valid JSON')
   }
   if (err instanceof SyntaxError && err.statusCode === 400) return new AppError('INVALID_JSON', 'The request body is not valid JSON')
-  const byStatus: Record<number, ErrorCode> = { 400: 'VALIDATION_ERROR', 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 413: 'PAYLOAD_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE', 429: 'RATE_LIMITED' }
+  const byStatus: Record<number, ErrorCode> = {
+    400: 'VALIDATION_ERROR',
+    401: 'UNAUTHORIZED',
+    403: 'FORBIDDEN',
+    404: 'NOT_FOUND',
+    413: 'PAYLOAD_TOO_LARGE',
+    415: 'UNSUPPORTED_MEDIA_TYPE',
+    429: 'RATE_LIMITED',
+  }
   const code = err.statusCode !== undefined ? byStatus[err.statusCode] : undefined
   if (code) return new AppError(code, err.message)
   if (isDatabaseUnavailable(err)) return new AppError('UNAVAILABLE', 'The database is unavailable; retry shortly')
@@ -97,7 +107,9 @@ export function clientErrorHandler(err: ConnectionError, socket: Socket): void {
   const target = Buffer.isBuffer(raw) ? (raw.toString('latin1', 0, 64).split(' ')[1] ?? '') : (inFlight ?? '')
   const body = JSON.stringify(errorPayload(target, { code, message }))
   if (socket.writable) {
-    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    )
   }
   socket.destroy(err)
 }
@@ -140,7 +152,14 @@ export const errorsPlugin = fp(async (app: FastifyInstance) => {
     const allow = request.method === 'OPTIONS' ? [] : allowedMethods(request.url)
     if (allow.length > 0 && !allow.includes(request.method)) {
       reply.header('allow', allow.join(', '))
-      return sendError(request, reply, new AppError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${request.url.split('?')[0]}; allowed: ${allow.join(', ')}`))
+      return sendError(
+        request,
+        reply,
+        new AppError(
+          'METHOD_NOT_ALLOWED',
+          `${request.method} is not allowed on ${request.url.split('?')[0]}; allowed: ${allow.join(', ')}`,
+        ),
+      )
     }
     return sendError(request, reply, new AppError('NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]} not found`))
   })

@@ -48,7 +48,12 @@ export class RequestSeries {
       if (byStatus === undefined) byMethod.set(method, (byStatus = new Map()))
       let series = byStatus.get(status)
       if (series === undefined) {
-        series = { labels: `method="${labelValue(method)}",route="${labelValue(route)}",status_code="${status}"`, count: 0, sum: 0, buckets: BUCKETS.map(() => 0) }
+        series = {
+          labels: `method="${labelValue(method)}",route="${labelValue(route)}",status_code="${status}"`,
+          count: 0,
+          sum: 0,
+          buckets: BUCKETS.map(() => 0),
+        }
         byStatus.set(status, series)
         this.#all.push(series)
       }
@@ -74,7 +79,11 @@ export class RequestSeries {
         cumulative += buckets[i] as number
         durations.push(`${DURATION.name}_bucket{le="${bound}",${labels}} ${cumulative}`)
       })
-      durations.push(`${DURATION.name}_bucket{le="+Inf",${labels}} ${count}`, `${DURATION.name}_sum{${labels}} ${sum}`, `${DURATION.name}_count{${labels}} ${count}`)
+      durations.push(
+        `${DURATION.name}_bucket{le="+Inf",${labels}} ${count}`,
+        `${DURATION.name}_sum{${labels}} ${sum}`,
+        `${DURATION.name}_count{${labels}} ${count}`,
+      )
     }
     return `${counts.join('\n')}\n\n${durations.join('\n')}\n`
   }

@@ -11,7 +11,7 @@ import { GUEST_ID_MAX, GUEST_ID_MIN } from '../lib/platform-ids.js'
  * adds those that follow from what an operation is.
  */
 const ERROR_RESPONSES: Record<number, string> = {
-  400: 'The request is invalid: VALIDATION_ERROR (`details` lists each field; a Shopify webhook body that does not have its topic\'s shape or names another shop) or INVALID_JSON (not JSON, not UTF-8, or nested deeper than 64 levels), or a rule of the operation was broken (WISHLIST_LIMIT, ITEM_LIMIT, ITEM_NOT_IN_LIST, SAME_LIST, DEFAULT_LIST_PROTECTED, WEBHOOK_LIMIT, KEY_LIMIT)',
+  400: "The request is invalid: VALIDATION_ERROR (`details` lists each field; a Shopify webhook body that does not have its topic's shape or names another shop) or INVALID_JSON (not JSON, not UTF-8, or nested deeper than 64 levels), or a rule of the operation was broken (WISHLIST_LIMIT, ITEM_LIMIT, ITEM_NOT_IN_LIST, SAME_LIST, DEFAULT_LIST_PROTECTED, WEBHOOK_LIMIT, KEY_LIMIT)",
   401: 'No credentials (UNAUTHORIZED), or they are not valid: INVALID_TOKEN, TOKEN_EXPIRED, INVALID_CREDENTIALS; with `WWW-Authenticate: Bearer realm="wishlist"`',
   403: "The credentials may not do this (FORBIDDEN), the shop's plan is too low (PLAN_UPGRADE_REQUIRED, `details: {required_plan, current_plan}`) or the feature is off (FEATURE_DISABLED)",
   404: 'NOT_FOUND: the resource does not exist in this shop (or is not visible to the caller)',
@@ -58,7 +58,11 @@ const HEADERS: Record<string, JsonObject> = {
   'WWW-Authenticate': { description: '`Bearer realm="wishlist"`', schema: { type: 'string' } },
 }
 const ref = (name: string) => ({ $ref: `#/components/headers/${name}` })
-const RATE_LIMIT_HEADER_REFS = { 'X-RateLimit-Limit': ref('X-RateLimit-Limit'), 'X-RateLimit-Remaining': ref('X-RateLimit-Remaining'), 'X-RateLimit-Reset': ref('X-RateLimit-Reset') }
+const RATE_LIMIT_HEADER_REFS = {
+  'X-RateLimit-Limit': ref('X-RateLimit-Limit'),
+  'X-RateLimit-Remaining': ref('X-RateLimit-Remaining'),
+  'X-RateLimit-Reset': ref('X-RateLimit-Reset'),
+}
 
 function errorHeaders(code: number, limited: boolean): JsonObject {
   return {
@@ -81,7 +85,12 @@ const openapiPath = (url: string) => url.replace(/:(\w+)/g, '{$1}')
  * query parameters that have a default marked optional, discriminated unions with named
  * members, and the outbound webhook events (OpenAPI 3.1 `webhooks`).
  */
-function complete(document: JsonObject, operationDocs: OperationDocs, webhooks: JsonObject, routes: { unlimited: ReadonlySet<string>; optionalBodies: ReadonlySet<string> }): JsonObject {
+function complete(
+  document: JsonObject,
+  operationDocs: OperationDocs,
+  webhooks: JsonObject,
+  routes: { unlimited: ReadonlySet<string>; optionalBodies: ReadonlySet<string> },
+): JsonObject {
   const paths = (document.paths ?? {}) as Record<string, Record<string, JsonObject>>
   const responseComponents: Record<string, JsonObject> = {}
   const docsByPath = new Map<string, OperationDoc>()
@@ -110,11 +119,16 @@ function complete(document: JsonObject, operationDocs: OperationDocs, webhooks: 
         if (response.$ref !== undefined) continue
         if (code >= 400) {
           // One named response per error status and body shape, with its headers.
-          const schema = (response.content as Record<string, JsonObject> | undefined)?.['application/json']?.schema as JsonObject | undefined
+          const schema = (response.content as Record<string, JsonObject> | undefined)?.['application/json']?.schema as
+            JsonObject | undefined
           const shape = String(schema?.$ref ?? '').endsWith('/ReviewsError') ? 'ReviewsError' : 'Error'
           const withLimitHeaders = limited && !CONNECTION_LEVEL.includes(code)
           const name = `${shape}${code}${withLimitHeaders || CONNECTION_LEVEL.includes(code) ? '' : 'Unlimited'}`
-          responseComponents[name] ??= { ...response, description: ERROR_RESPONSES[code] ?? response.description, headers: errorHeaders(code, withLimitHeaders) }
+          responseComponents[name] ??= {
+            ...response,
+            description: ERROR_RESPONSES[code] ?? response.description,
+            headers: errorHeaders(code, withLimitHeaders),
+          }
           responses[status] = { $ref: `#/components/responses/${name}` }
           continue
         }
@@ -159,7 +173,9 @@ function hoistDiscriminatedUnions(document: JsonObject): void {
       if (typeof name !== 'string') return member
       schemas[name] = member
       const ref = `#/components/schemas/${name}`
-      const tag = ((member.properties as Record<string, JsonObject> | undefined)?.[discriminator.propertyName]?.enum as string[] | undefined)?.[0]
+      const tag = (
+        (member.properties as Record<string, JsonObject> | undefined)?.[discriminator.propertyName]?.enum as string[] | undefined
+      )?.[0]
       if (tag !== undefined) mapping[tag] = ref
       return { $ref: ref }
     })
@@ -170,8 +186,9 @@ function hoistDiscriminatedUnions(document: JsonObject): void {
   visit(document.paths)
 }
 
-
-/** OpenAPI 3.1 generated from the route schemas that also validate requests; its browsable reference at /docs is plugins/api-reference.ts. */
+/**
+ * OpenAPI 3.1 generated from the route schemas that also validate requests; its browsable reference at /docs is plugins/api-reference.ts.
+ */
 export const openapiPlugin = fp(
   async (app: FastifyInstance, opts: { publicBaseUrl: string; operationDocs: OperationDocs; webhookEvents: JsonObject }) => {
     const unlimited = new Set<string>()
@@ -191,7 +208,7 @@ export const openapiPlugin = fp(
         servers: [{ url: opts.publicBaseUrl, description: 'This server (PUBLIC_BASE_URL)' }],
         tags: [
           { name: 'auth', description: 'Access tokens from API keys' },
-          { name: 'wishlists', description: 'Items of a customer\'s or guest\'s wishlist: read, add, remove, bulk delete, merge' },
+          { name: 'wishlists', description: "Items of a customer's or guest's wishlist: read, add, remove, bulk delete, merge" },
           { name: 'lists', description: 'Named lists (multi-wishlist: growth plan and the shop setting)' },
           { name: 'share', description: 'Read-only share links' },
           { name: 'import', description: 'Bulk import (growth plan)' },
@@ -199,19 +216,42 @@ export const openapiPlugin = fp(
           { name: 'analytics', description: 'Admin analytics' },
           { name: 'webhooks', description: 'Outbound webhook endpoints and their deliveries' },
           { name: 'admin', description: 'The shop, its settings and its API keys (the dashboard)' },
-          { name: 'privacy', description: 'Customer data requests, erasure and the shop\'s CSV export' },
+          { name: 'privacy', description: "Customer data requests, erasure and the shop's CSV export" },
           { name: 'reviews', description: 'Product reviews (`/api/v1`): listing, summary, submission, helpful votes, invitations' },
-          { name: 'reviews moderation', description: 'The merchant\'s moderation of reviews, and the review invitations of its orders (admin token)' },
-          { name: 'shopify', description: 'Shopify app mode (on when SHOPIFY_API_SECRET is set, else 404): Shopify\'s webhooks' },
+          {
+            name: 'reviews moderation',
+            description: "The merchant's moderation of reviews, and the review invitations of its orders (admin token)",
+          },
+          { name: 'shopify', description: "Shopify app mode (on when SHOPIFY_API_SECRET is set, else 404): Shopify's webhooks" },
           { name: 'storefront', description: 'The embeddable widget' },
           { name: 'operations', description: 'Health and readiness' },
         ],
         components: {
           securitySchemes: {
-            bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token from `POST /v1/auth/token` (admin or customer scope)' },
-            storefrontKey: { type: 'apiKey', in: 'header', name: 'X-Storefront-Key', description: "The shop's public storefront key (`sfk_…`)" },
-            guestId: { type: 'apiKey', in: 'header', name: 'X-Guest-Id', description: `Guest mode: an id the client made (${GUEST_ID_MIN}..${GUEST_ID_MAX} of \`[A-Za-z0-9_-]\`), with the storefront key` },
-            guestIdQuery: { type: 'apiKey', in: 'query', name: 'guest_id', description: 'Guest mode: the guest id as a query parameter instead of `X-Guest-Id`' },
+            bearer: {
+              type: 'http',
+              scheme: 'bearer',
+              bearerFormat: 'JWT',
+              description: 'An access token from `POST /v1/auth/token` (admin or customer scope)',
+            },
+            storefrontKey: {
+              type: 'apiKey',
+              in: 'header',
+              name: 'X-Storefront-Key',
+              description: "The shop's public storefront key (`sfk_…`)",
+            },
+            guestId: {
+              type: 'apiKey',
+              in: 'header',
+              name: 'X-Guest-Id',
+              description: `Guest mode: an id the client made (${GUEST_ID_MIN}..${GUEST_ID_MAX} of \`[A-Za-z0-9_-]\`), with the storefront key`,
+            },
+            guestIdQuery: {
+              type: 'apiKey',
+              in: 'query',
+              name: 'guest_id',
+              description: 'Guest mode: the guest id as a query parameter instead of `X-Guest-Id`',
+            },
           },
         },
       },
@@ -236,11 +276,18 @@ export const openapiPlugin = fp(
         // An operation's summary and description live in its operation docs only: a route schema
         // that sets one too would be silently overwritten here.
         const duplicated = doc ? (['summary', 'description'] as const).filter((k) => schema[k] !== undefined && doc[k] !== undefined) : []
-        if (duplicated.length > 0) throw new Error(`${method} ${url}: the route schema sets ${duplicated.join(' and ')}, which its operation docs also set; keep them in the operation docs only`)
+        if (duplicated.length > 0)
+          throw new Error(
+            `${method} ${url}: the route schema sets ${duplicated.join(' and ')}, which its operation docs also set; keep them in the operation docs only`,
+          )
         const described = doc ? { operationId: doc.operationId, summary: doc.summary, description: doc.description, ...doc.document } : {}
         return { schema: { ...schema, ...described, security, ...(hide ? { hide: true } : {}) } as typeof schema, url }
       },
-      transformObject: (documentObject) => complete((documentObject as { openapiObject: JsonObject }).openapiObject, opts.operationDocs, opts.webhookEvents, { unlimited, optionalBodies }) as never,
+      transformObject: (documentObject) =>
+        complete((documentObject as { openapiObject: JsonObject }).openapiObject, opts.operationDocs, opts.webhookEvents, {
+          unlimited,
+          optionalBodies,
+        }) as never,
     })
   },
   { name: 'openapi' },

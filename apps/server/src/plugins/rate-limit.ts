@@ -69,8 +69,11 @@ function bucketKey(request: FastifyRequest): string {
   return actor?.kind === 'customer' ? `kid:${keyId}:customer:${actor.customerId}` : `kid:${keyId}`
 }
 
-/** A bucket's budget per minute, from its key: address buckets the storefront's, API-key buckets the admin's, the reference's DOCS_PER_MIN. */
-const budgetOf = (key: string, opts: RateLimitOptions): number => (key.startsWith('ip:') ? opts.storefrontPerMin : key.startsWith('docs:') ? DOCS_PER_MIN : opts.adminPerMin)
+/**
+ * A bucket's budget per minute, from its key: address buckets the storefront's, API-key buckets the admin's, the reference's DOCS_PER_MIN.
+ */
+const budgetOf = (key: string, opts: RateLimitOptions): number =>
+  key.startsWith('ip:') ? opts.storefrontPerMin : key.startsWith('docs:') ? DOCS_PER_MIN : opts.adminPerMin
 
 /**
  * The library's Redis store, plus one repair: a window whose key lost its expiry (someone
@@ -112,7 +115,14 @@ export const rateLimitPlugin = fp(
           // As the buckets: a store outage lets requests through.
           if (err !== null || res === undefined || res.current <= shopCeiling) return done()
           const seconds = Math.max(1, Math.ceil(res.ttl / 1000))
-          done(new AppError('RATE_LIMITED', `The shop's ceiling of ${shopCeiling} requests per minute (all its keys and customers) is exceeded; retry in ${seconds} s`, undefined, { 'retry-after': String(seconds) }))
+          done(
+            new AppError(
+              'RATE_LIMITED',
+              `The shop's ceiling of ${shopCeiling} requests per minute (all its keys and customers) is exceeded; retry in ${seconds} s`,
+              undefined,
+              { 'retry-after': String(seconds) },
+            ),
+          )
         },
         WINDOW_MS,
         shopCeiling,

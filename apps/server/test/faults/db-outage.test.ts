@@ -57,7 +57,13 @@ async function add(productId: string): Promise<Outcome> {
       signal: AbortSignal.timeout(HUNG_MS),
     })
     const body = (await res.json()) as { error?: { code: string } }
-    return { productId, status: res.status, ...(body.error ? { code: body.error.code } : {}), retryAfter: res.headers.get('retry-after'), at }
+    return {
+      productId,
+      status: res.status,
+      ...(body.error ? { code: body.error.code } : {}),
+      retryAfter: res.headers.get('retry-after'),
+      at,
+    }
   } catch (err) {
     return { productId, status: err instanceof Error && err.name === 'TimeoutError' ? 'hung' : 'network-error', at }
   }
@@ -108,41 +114,49 @@ async function storedProducts(): Promise<Set<string>> {
 }
 
 describe('PostgreSQL stopped and restarted under a stream of adds', { timeout: 240_000 }, () => {
-  it.each(['fast', 'immediate'] as const)('(%s shutdown) answers 503 with Retry-After meanwhile, recovers alone and loses no acknowledged add', async (mode) => {
-    const load = writers(6, mode === 'fast' ? 100_000 : 200_000)
-    const ok = () => load.outcomes.filter((o) => o.status === 200 || o.status === 201).length
-    try {
-      const before = ok()
-      await load.until(() => ok() >= before + 30, 'adds before the outage')
-      const stoppedAt = Date.now()
-      await cluster.stop(mode)
-      const down = load.outcomes.length
-      await load.until(() => load.outcomes.slice(down).filter((o) => o.status === 503).length >= 10, '503 answers during the outage')
-      await cluster.start()
-      const restartedAt = Date.now()
-      // Recovery without restarting the service: adds succeed again.
-      await load.until(() => load.outcomes.filter((o) => o.at > restartedAt && (o.status === 201 || o.status === 200)).length >= 30, 'adds after the restart')
-      await load.stop()
+  it.each(['fast', 'immediate'] as const)(
+    '(%s shutdown) answers 503 with Retry-After meanwhile, recovers alone and loses no acknowledged add',
+    async (mode) => {
+      const load = writers(6, mode === 'fast' ? 100_000 : 200_000)
+      const ok = () => load.outcomes.filter((o) => o.status === 200 || o.status === 201).length
+      try {
+        const before = ok()
+        await load.until(() => ok() >= before + 30, 'adds before the outage')
+        const stoppedAt = Date.now()
+        await cluster.stop(mode)
+        const down = load.outcomes.length
+        await load.until(() => load.outcomes.slice(down).filter((o) => o.status === 503).length >= 10, '503 answers during the outage')
+        await cluster.start()
+        const restartedAt = Date.now()
+        // Recovery without restarting the service: adds succeed again.
+        await load.until(
+          () => load.outcomes.filter((o) => o.at > restartedAt && (o.status === 201 || o.status === 200)).length >= 30,
+          'adds after the restart',
+        )
+        await load.stop()
 
-      const during = load.outcomes.filter((o) => o.at >= stoppedAt && o.at < restartedAt)
-      const unavailable = load.outcomes.filter((o) => o.status === 503)
-      expect(unavailable.length).toBeGreaterThanOrEqual(10)
-      // Every failure is the documented 503, never a 500, a hung request or a dropped connection.
-      const others = load.outcomes.filter((o) => o.status !== 201 && o.status !== 503)
-      expect(others).toEqual([])
-      for (const o of unavailable) expect({ code: o.code, retryAfter: o.retryAfter }).toEqual({ code: 'UNAVAILABLE', retryAfter: '5' })
-      expect(during.length).toBeGreaterThan(0)
+        const during = load.outcomes.filter((o) => o.at >= stoppedAt && o.at < restartedAt)
+        const unavailable = load.outcomes.filter((o) => o.status === 503)
+        expect(unavailable.length).toBeGreaterThanOrEqual(10)
+        // Every failure is the documented 503, never a 500, a hung request or a dropped connection.
+        const others = load.outcomes.filter((o) => o.status !== 201 && o.status !== 503)
+        expect(others).toEqual([])
+        for (const o of unavailable) expect({ code: o.code, retryAfter: o.retryAfter }).toEqual({ code: 'UNAVAILABLE', retryAfter: '5' })
+        expect(during.length).toBeGreaterThan(0)
 
-      // Every acknowledged add is in the database.
-      const stored = await storedProducts()
-      const acknowledged = load.outcomes.filter((o) => o.status === 201).map((o) => o.productId)
-      expect(acknowledged.filter((p) => !stored.has(p))).toEqual([])
-      // And the owner's item count agrees with the rows (no half-written add).
-      const list = await fetch(`${server.address}/v1/wishlists/${CUSTOMER}?limit=1`, { headers: { authorization: `Bearer ${token}` } })
-      expect(((await list.json()) as { data: { total: number } }).data.total).toBe(stored.size)
-      console.info(`[db-outage ${mode}] ${load.outcomes.length} adds: ${acknowledged.length} acknowledged (all stored), ${unavailable.length} answered 503; ${stored.size} rows`)
-    } finally {
-      await load.stop()
-    }
-  })
+        // Every acknowledged add is in the database.
+        const stored = await storedProducts()
+        const acknowledged = load.outcomes.filter((o) => o.status === 201).map((o) => o.productId)
+        expect(acknowledged.filter((p) => !stored.has(p))).toEqual([])
+        // And the owner's item count agrees with the rows (no half-written add).
+        const list = await fetch(`${server.address}/v1/wishlists/${CUSTOMER}?limit=1`, { headers: { authorization: `Bearer ${token}` } })
+        expect(((await list.json()) as { data: { total: number } }).data.total).toBe(stored.size)
+        console.info(
+          `[db-outage ${mode}] ${load.outcomes.length} adds: ${acknowledged.length} acknowledged (all stored), ${unavailable.length} answered 503; ${stored.size} rows`,
+        )
+      } finally {
+        await load.stop()
+      }
+    },
+  )
 })

@@ -23,7 +23,10 @@ export async function applySteps(db: Db, shopId: string, steps: Step[]): Promise
       const list = s.list ?? 'default'
       const key = { shop_id: shopId, owner_type: s.owner.type, owner_id: s.owner.id, list_id: list, product_id: s.productId }
       if (s.type === 'add') {
-        await trx.insertInto('wishlist_items').values({ ...key, variant_id: null, handle: null, metadata: null, added_at: s.at }).execute()
+        await trx
+          .insertInto('wishlist_items')
+          .values({ ...key, variant_id: null, handle: null, metadata: null, added_at: s.at })
+          .execute()
       } else if (s.type === 'remove') {
         await trx
           .deleteFrom('wishlist_items')

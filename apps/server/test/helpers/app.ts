@@ -35,6 +35,9 @@ export interface TestShop {
   subscribe(events?: readonly WebhookEventName[]): Promise<void>
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed JSON that each test reads as it expects
+type ParsedJson = any
+
 export interface TestApp {
   app: FastifyInstance
   storage: Storage
@@ -44,8 +47,11 @@ export interface TestApp {
   worker: WebhookWorker | undefined
   inject(opts: InjectOptions): Promise<LightMyRequestResponse>
   /** Inject and parse JSON; returns status, headers and body. */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed JSON that each test reads as it expects
-  call(method: InjectOptions['method'], url: string, opts?: { token?: string; headers?: Record<string, string>; body?: unknown }): Promise<{ status: number; headers: LightMyRequestResponse['headers']; body: any }>
+  call(
+    method: InjectOptions['method'],
+    url: string,
+    opts?: { token?: string; headers?: Record<string, string>; body?: unknown },
+  ): Promise<{ status: number; headers: LightMyRequestResponse['headers']; body: ParsedJson }>
   createShop(plan?: Plan, settings?: Partial<ShopSettings>): Promise<TestShop>
   close(): Promise<void>
 }
@@ -112,7 +118,11 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
 
   const inject = (o: InjectOptions) => app.inject(o)
 
-  async function call(method: InjectOptions['method'], url: string, o: { token?: string; headers?: Record<string, string>; body?: unknown } = {}) {
+  async function call(
+    method: InjectOptions['method'],
+    url: string,
+    o: { token?: string; headers?: Record<string, string>; body?: unknown } = {},
+  ) {
     const headers: Record<string, string> = { ...(o.headers ?? {}) }
     if (o.token) headers.authorization = `Bearer ${o.token}`
     const res = await app.inject({ method, url, headers, ...(o.body === undefined ? {} : { payload: o.body as object }) })
@@ -123,7 +133,9 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
   }
 
   async function token(keyId: string, secret: string, customerId?: string): Promise<string> {
-    const res = await call('POST', '/v1/auth/token', { body: { api_key: keyId, api_secret: secret, ...(customerId ? { customer_id: customerId } : {}) } })
+    const res = await call('POST', '/v1/auth/token', {
+      body: { api_key: keyId, api_secret: secret, ...(customerId ? { customer_id: customerId } : {}) },
+    })
     if (res.status !== 200) throw new Error(`token exchange failed: ${res.status} ${JSON.stringify(res.body)}`)
     return res.body.data.token as string
   }
@@ -151,7 +163,10 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
         customerToken: (customerId: string) => token(keyId, secret, customerId),
         guest: (guestId: string) => ({ 'x-storefront-key': shop.storefrontKey, 'x-guest-id': guestId }),
         async subscribe(events: readonly WebhookEventName[] = WEBHOOK_EVENTS) {
-          const res = await call('POST', '/v1/webhooks', { token: await token(keyId, secret), body: { url: 'http://127.0.0.1:9/unreachable', events } })
+          const res = await call('POST', '/v1/webhooks', {
+            token: await token(keyId, secret),
+            body: { url: 'http://127.0.0.1:9/unreachable', events },
+          })
           if (res.status !== 201) throw new Error(`webhook registration failed: ${res.status} ${JSON.stringify(res.body)}`)
         },
       }

@@ -39,7 +39,10 @@ export async function runCli(database: TestDatabase, ...args: string[]): Promise
 /** Runs `wishlist <args>` from source in a new Node process (the smoke test of the real entry point). */
 export async function runCliProcess(database: TestDatabase, ...args: string[]): Promise<CliResult> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'test/helpers/cli-entry.ts', ...args], { cwd: process.cwd(), env: cliEnv(database) })
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'test/helpers/cli-entry.ts', ...args], {
+      cwd: process.cwd(),
+      env: cliEnv(database),
+    })
     return { code: 0, stdout, stderr }
   } catch (err) {
     const e = err as CliResult

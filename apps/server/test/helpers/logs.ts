@@ -7,7 +7,9 @@ import { testConfig } from './app.js'
 import { freshDatabase } from './db.js'
 
 /** An app on a fresh database logging at trace level (production redaction) into `lines`; `env` adds settings. */
-export async function loggingApp(env: Record<string, string> = {}): Promise<{ app: FastifyInstance; lines: string[]; storage: Storage; close(): Promise<void> }> {
+export async function loggingApp(
+  env: Record<string, string> = {},
+): Promise<{ app: FastifyInstance; lines: string[]; storage: Storage; close(): Promise<void> }> {
   const lines: string[] = []
   const stream = new Writable({
     write(chunk, _enc, done) {
@@ -18,7 +20,11 @@ export async function loggingApp(env: Record<string, string> = {}): Promise<{ ap
   const database = await freshDatabase()
   const storage = openStorage(database.target)
   await migrateToLatest(storage)
-  const app = await buildApp({ config: testConfig({ PUBLIC_BASE_URL: 'http://127.0.0.1:3000', ...env }), storage, logger: { level: 'trace', redact: LOG_REDACT, stream } })
+  const app = await buildApp({
+    config: testConfig({ PUBLIC_BASE_URL: 'http://127.0.0.1:3000', ...env }),
+    storage,
+    logger: { level: 'trace', redact: LOG_REDACT, stream },
+  })
   return {
     app,
     lines,

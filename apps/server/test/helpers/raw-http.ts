@@ -42,7 +42,12 @@ function parse(data: Buffer): RawResponse | undefined {
  * and `body`, if any. `stallAfterFirstChunk` reads the first chunk of the answer (its status
  * line and headers) and then nothing more: a reader that stalls, whose window fills.
  */
-export async function rawRequest(port: number, head: string, body: Buffer | string = '', opts: { stallAfterFirstChunk?: boolean; localAddress?: string } = {}): Promise<RawExchange> {
+export async function rawRequest(
+  port: number,
+  head: string,
+  body: Buffer | string = '',
+  opts: { stallAfterFirstChunk?: boolean; localAddress?: string } = {},
+): Promise<RawExchange> {
   // `localAddress`: another client address (any of 127.0.0.0/8 reaches the loopback on Linux).
   const socket = connect({ port, host: '127.0.0.1', ...(opts.localAddress === undefined ? {} : { localAddress: opts.localAddress }) })
   await new Promise<void>((resolve, reject) => {
@@ -72,7 +77,9 @@ export async function rawRequest(port: number, head: string, body: Buffer | stri
       const parsed = parse(data)
       if (parsed) resolve(parsed)
     })
-    socket.once('close', () => reject(new Error(`connection closed before a complete response (${data.length} bytes: ${data.toString('latin1', 0, 200)})`)))
+    socket.once('close', () =>
+      reject(new Error(`connection closed before a complete response (${data.length} bytes: ${data.toString('latin1', 0, 200)})`)),
+    )
   })
   response.catch(() => undefined)
   socket.write(`${head.replace(/\r?\n/g, '\r\n').trimEnd()}\r\n\r\n`)

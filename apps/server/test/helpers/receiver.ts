@@ -57,7 +57,11 @@ export async function startReceiver(): Promise<Receiver> {
     },
     async waitFor(n, filter = () => true, timeoutMs = 10_000) {
       const hits = () => received.filter(filter)
-      await receiver.until(() => hits().length >= n, () => `${n} requests (got ${hits().length})`, timeoutMs)
+      await receiver.until(
+        () => hits().length >= n,
+        () => `${n} requests (got ${hits().length})`,
+        timeoutMs,
+      )
       return hits()
     },
     close: () =>

@@ -52,7 +52,11 @@ export function schemaArbitrary(schema: Schema, opts: ArbitraryOptions): fc.Arbi
       return n >= min && n <= max && textOk(v)
     }
     // Leap seconds too (second 60: valid RFC 3339, which Date.parse cannot read).
-    if (s.format === 'date-time') return fc.oneof(fc.integer({ min: ISO_MIN, max: ISO_MAX }).map((ms) => new Date(ms).toISOString()), fc.constantFrom('2016-12-31T23:59:60Z', '2016-12-31T18:59:60.5-05:00', '1998-12-31T23:59:60.999Z'))
+    if (s.format === 'date-time')
+      return fc.oneof(
+        fc.integer({ min: ISO_MIN, max: ISO_MAX }).map((ms) => new Date(ms).toISOString()),
+        fc.constantFrom('2016-12-31T23:59:60Z', '2016-12-31T18:59:60.5-05:00', '1998-12-31T23:59:60.999Z'),
+      )
     if (s.format === 'email') return fc.emailAddress().filter(fits)
     if (s.format === 'uri') {
       const schemes = typeof s.pattern === 'string' && !s.pattern.includes('?') ? ['https'] : ['https', 'http']
@@ -63,22 +67,38 @@ export function schemaArbitrary(schema: Schema, opts: ArbitraryOptions): fc.Arbi
     if (isUrl) {
       const schemes = s.pattern.includes('[Ss]?') ? ['https', 'http'] : ['https']
       const url = fc.webUrl({ validSchemes: schemes, withQueryParameters: true })
-      const variant = fc.tuple(url, fc.constantFrom('', ' ', '\n '), fc.boolean(), fc.constantFrom('', '/é', '/a b', '/{x}')).map(
-        ([u, pad, upper, tail]) => `${pad}${upper ? u.replace(/^https?/, (scheme) => scheme.toUpperCase()) : u}${u.includes('?') ? '' : tail}${pad}`,
-      )
+      const variant = fc
+        .tuple(url, fc.constantFrom('', ' ', '\n '), fc.boolean(), fc.constantFrom('', '/é', '/a b', '/{x}'))
+        .map(
+          ([u, pad, upper, tail]) =>
+            `${pad}${upper ? u.replace(/^https?/, (scheme) => scheme.toUpperCase()) : u}${u.includes('?') ? '' : tail}${pad}`,
+        )
       return fc.oneof(url, variant).filter((v) => fits(v) && new RegExp(s.pattern).test(v))
     }
     // Edge cases beside the random strings: blank, padded, invisible and non-ASCII text; a
     // trimmed text also at its bound with whitespace around it (which `maxLength` would refuse).
     const edges = fc.constantFrom(
-      ' ', '   ', '\t', ' a ', '\u200b', 'a\u200b', 'é', '👩‍💻', `${'x'.repeat(trimmedMax ?? max)}`, ` ${'y'.repeat(Math.max(0, min - 1))}`,
+      ' ',
+      '   ',
+      '\t',
+      ' a ',
+      '\u200b',
+      'a\u200b',
+      'é',
+      '👩‍💻',
+      `${'x'.repeat(trimmedMax ?? max)}`,
+      ` ${'y'.repeat(Math.max(0, min - 1))}`,
       ...(trimmedMax === undefined ? [] : [`  ${'z'.repeat(trimmedMax)}\n\t `, ` \u00a0${'é'.repeat(trimmedMax)}\u2028`]),
     )
     if (typeof s.pattern === 'string') {
       const pattern = new RegExp(s.pattern)
-      return fc.oneof({ arbitrary: fc.stringMatching(pattern), weight: 4 }, { arbitrary: edges, weight: 1 }).filter((v) => fits(v) && pattern.test(v))
+      return fc
+        .oneof({ arbitrary: fc.stringMatching(pattern), weight: 4 }, { arbitrary: edges, weight: 1 })
+        .filter((v) => fits(v) && pattern.test(v))
     }
-    return fc.oneof({ arbitrary: fc.string({ minLength: min, maxLength: Math.min(max, min + 40) }), weight: 4 }, { arbitrary: edges, weight: 1 }).filter(fits)
+    return fc
+      .oneof({ arbitrary: fc.string({ minLength: min, maxLength: Math.min(max, min + 40) }), weight: 4 }, { arbitrary: edges, weight: 1 })
+      .filter(fits)
   }
 
   function number(s: Schema, integer: boolean): fc.Arbitrary<number> {
@@ -100,9 +120,12 @@ export function schemaArbitrary(schema: Schema, opts: ArbitraryOptions): fc.Arbi
       const chosen = i >= 0 ? resolve((choices as Schema[])[i] as Schema) : undefined
       const required = new Set<string>([...(s.required ?? []), ...(chosen?.required ?? [])])
       const excluded = new Set<string>()
-      if (exclusive && choices) for (const [j, c] of choices.entries()) if (j !== i) for (const r of resolve(c).required ?? []) if (!required.has(r)) excluded.add(r)
+      if (exclusive && choices)
+        for (const [j, c] of choices.entries())
+          if (j !== i) for (const r of resolve(c).required ?? []) if (!required.has(r)) excluded.add(r)
       const model: Record<string, fc.Arbitrary<unknown>> = {}
-      for (const [name, p] of Object.entries(properties)) if (!excluded.has(name)) model[name] = of({ ...p, ...(chosen?.properties?.[name] ?? {}) })
+      for (const [name, p] of Object.entries(properties))
+        if (!excluded.has(name)) model[name] = of({ ...p, ...(chosen?.properties?.[name] ?? {}) })
       return fc.record(model, { requiredKeys: [...required].filter((k) => k in model) })
     })
   }
@@ -120,7 +143,15 @@ export function schemaArbitrary(schema: Schema, opts: ArbitraryOptions): fc.Arbi
     if (Array.isArray(s.enum)) return fc.constantFrom(...s.enum)
     if (Array.isArray(s.allOf)) {
       // The document uses allOf only for an object and the rules it adds.
-      const merged = s.allOf.map(resolve).reduce((a: Schema, b: Schema) => ({ ...a, ...b, properties: { ...a.properties, ...b.properties }, required: [...(a.required ?? []), ...(b.required ?? [])] }), {})
+      const merged = s.allOf.map(resolve).reduce(
+        (a: Schema, b: Schema) => ({
+          ...a,
+          ...b,
+          properties: { ...a.properties, ...b.properties },
+          required: [...(a.required ?? []), ...(b.required ?? [])],
+        }),
+        {},
+      )
       return of(merged)
     }
     const choices = (s.oneOf ?? s.anyOf) as Schema[] | undefined
@@ -149,7 +180,11 @@ export function schemaArbitrary(schema: Schema, opts: ArbitraryOptions): fc.Arbi
           return fc.dictionary(fc.constantFrom(...(s.propertyNames.enum as string[])), of(s.additionalProperties as Schema), { maxKeys: 3 })
         }
         if (s.properties === undefined && s.additionalProperties !== false && !choices) {
-          return fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }).filter(textOk), fc.oneof(fc.string({ maxLength: 12 }).filter(textOk), fc.integer(), fc.boolean()), { maxKeys: 3 })
+          return fc.dictionary(
+            fc.string({ minLength: 1, maxLength: 6 }).filter(textOk),
+            fc.oneof(fc.string({ maxLength: 12 }).filter(textOk), fc.integer(), fc.boolean()),
+            { maxKeys: 3 },
+          )
         }
         return object(s)
       default:

@@ -31,10 +31,14 @@ const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
  * folder); `opts.compiled`: run `bin/wishlist.js` (built beforehand) instead of the source;
  * `opts.umask`: the process's umask (set by a shell that then execs Node, so the child is Node).
  */
-export async function startServerProcess(env: Record<string, string>, opts: { args?: string[]; cwd?: string; compiled?: boolean; umask?: number } = {}): Promise<ServerProcess> {
+export async function startServerProcess(
+  env: Record<string, string>,
+  opts: { args?: string[]; cwd?: string; compiled?: boolean; umask?: number } = {},
+): Promise<ServerProcess> {
   const entry = opts.compiled === true ? [COMPILED_CLI] : ['--import', TSX, CLI_ENTRY]
   const node = [process.execPath, ...SERVICE_NODE_FLAGS, ...entry, 'serve', ...(opts.args ?? [])]
-  const [command, ...args] = opts.umask === undefined ? node : ['/bin/sh', '-c', `umask ${opts.umask.toString(8).padStart(3, '0')} && exec "$@"`, 'sh', ...node]
+  const [command, ...args] =
+    opts.umask === undefined ? node : ['/bin/sh', '-c', `umask ${opts.umask.toString(8).padStart(3, '0')} && exec "$@"`, 'sh', ...node]
   const child = spawn(command as string, args, {
     ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
     env: { ...process.env, JWT_SECRET: TEST_JWT_SECRET, PORT: '0', LOG_LEVEL: 'warn', ...env },
@@ -59,7 +63,18 @@ export async function startServerProcess(env: Record<string, string>, opts: { ar
 export async function createShopWithCli(databaseUrl: string, plan = 'scale') {
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    ['--import', 'tsx', 'test/helpers/cli-entry.ts', 'shops', 'create', '--domain', `cli-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.myshopify.com`, '--plan', plan, '--json'],
+    [
+      '--import',
+      'tsx',
+      'test/helpers/cli-entry.ts',
+      'shops',
+      'create',
+      '--domain',
+      `cli-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.myshopify.com`,
+      '--plan',
+      plan,
+      '--json',
+    ],
     { env: { ...process.env, DATABASE_URL: databaseUrl, JWT_SECRET: TEST_JWT_SECRET } },
   )
   return JSON.parse(stdout) as { shop: { id: string; domain: string }; storefrontKey: string; apiKey: { keyId: string; secret: string } }

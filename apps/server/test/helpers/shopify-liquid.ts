@@ -25,9 +25,21 @@ export interface StubProduct {
 }
 
 /** A product as Liquid's `product` / `all_products[handle]` gives it (prices in cents). */
-export function stubProduct(id: number, handle: string, title: string, cents: number, opts: { variants?: number[]; available?: boolean; image?: boolean; imageBase?: string } = {}): StubProduct {
+export function stubProduct(
+  id: number,
+  handle: string,
+  title: string,
+  cents: number,
+  opts: { variants?: number[]; available?: boolean; image?: boolean; imageBase?: string } = {},
+): StubProduct {
   const ids = opts.variants ?? [id * 10 + 1]
-  const variants = ids.map((vid, i) => ({ id: vid, title: `Variant ${i + 1}`, price: cents + i * 100, available: opts.available ?? true, url: `/products/${handle}?variant=${vid}` }))
+  const variants = ids.map((vid, i) => ({
+    id: vid,
+    title: `Variant ${i + 1}`,
+    price: cents + i * 100,
+    available: opts.available ?? true,
+    url: `/products/${handle}?variant=${vid}`,
+  }))
   const first = variants.find((v) => v.available) ?? variants[0]
   if (first === undefined) throw new Error('a product has at least one variant')
   return {
@@ -71,7 +83,12 @@ function silentBlock(name: string) {
 
 /** A liquidjs engine with Shopify's filters and tags; `root` resolves `{% render %}` snippets. */
 export function shopifyLiquid(opts: { root?: string; currency?: string; assetUrl?: (name: string) => string } = {}): Liquid {
-  const engine = new Liquid({ strictFilters: true, root: opts.root ? [join(opts.root, 'snippets')] : [], extname: '.liquid', jsTruthy: false })
+  const engine = new Liquid({
+    strictFilters: true,
+    root: opts.root ? [join(opts.root, 'snippets')] : [],
+    extname: '.liquid',
+    jsTruthy: false,
+  })
   const locales = new Map<string, Json>()
   const localeFile = (name: string): Json | undefined => {
     if (!opts.root) return undefined
@@ -86,7 +103,8 @@ export function shopifyLiquid(opts: { root?: string; currency?: string; assetUrl
   }
   engine.registerFilter('t', function (this: { context: Context }, key: string, ...args: unknown[]) {
     const iso = String((this.context.getSync(['request', 'locale', 'iso_code']) as string | undefined) ?? 'en')
-    const found = lookup(localeFile(iso), key) ?? lookup(localeFile(iso.split('-')[0] ?? 'en'), key) ?? lookup(localeFile('en.default'), key)
+    const found =
+      lookup(localeFile(iso), key) ?? lookup(localeFile(iso.split('-')[0] ?? 'en'), key) ?? lookup(localeFile('en.default'), key)
     if (typeof found !== 'string') return `translation missing: ${iso}.${key}`
     const vars = Object.fromEntries(args.filter((a): a is [string, unknown] => Array.isArray(a)))
     return found.replace(/\{\{\s*(\w+)\s*\}\}/g, (_m, name: string) => String(vars[name] ?? ''))

@@ -37,7 +37,8 @@ export function signedQuery(p: ProxyParams, query: Record<string, string | strin
 }
 
 /** `/proxy<rest>?<signed query>`. */
-export const proxyUrl = (rest: string, p: ProxyParams, query: Record<string, string | string[]> = {}) => `/proxy${rest}?${signedQuery(p, query)}`
+export const proxyUrl = (rest: string, p: ProxyParams, query: Record<string, string | string[]> = {}) =>
+  `/proxy${rest}?${signedQuery(p, query)}`
 
 /** A proxied call, as Shopify forwards it (the shopper's address in X-Forwarded-For). */
 export async function proxyCall(

@@ -33,17 +33,35 @@ beforeAll(async () => {
   tok.aCustomer = await a.customerToken(CUSTOMER)
   tok.bAdmin = await b.adminToken()
   // Shop B's objects.
-  foreign.bList = (await t.call('POST', `/v1/wishlists/${B_CUSTOMER}/lists`, { token: tok.bAdmin, body: { name: 'B list' } })).body.data.wishlist.wishlistId
-  await t.call('POST', `/v1/wishlists/${B_CUSTOMER}/items?wishlist_id=${foreign.bList}`, { token: tok.bAdmin, body: { product_id: PRODUCT } })
-  foreign.bWebhook = (await t.call('POST', '/v1/webhooks', { token: tok.bAdmin, body: { url: 'http://127.0.0.1:9/hook', events: ['wishlist.shared'] } })).body.data.webhookId
+  foreign.bList = (
+    await t.call('POST', `/v1/wishlists/${B_CUSTOMER}/lists`, { token: tok.bAdmin, body: { name: 'B list' } })
+  ).body.data.wishlist.wishlistId
+  await t.call('POST', `/v1/wishlists/${B_CUSTOMER}/items?wishlist_id=${foreign.bList}`, {
+    token: tok.bAdmin,
+    body: { product_id: PRODUCT },
+  })
+  foreign.bWebhook = (
+    await t.call('POST', '/v1/webhooks', { token: tok.bAdmin, body: { url: 'http://127.0.0.1:9/hook', events: ['wishlist.shared'] } })
+  ).body.data.webhookId
   foreign.bKey = (await t.call('POST', '/v1/admin/api-keys', { token: tok.bAdmin, body: { name: 'B key' } })).body.data.keyId
-  const review = await t.call('POST', '/api/v1/reviews', { headers: { 'x-storefront-key': b.storefrontKey }, body: { productId: PRODUCT, customerEmail: 'b@example.com', customerName: 'B', rating: 5, body: 'Shop B review' } })
+  const review = await t.call('POST', '/api/v1/reviews', {
+    headers: { 'x-storefront-key': b.storefrontKey },
+    body: { productId: PRODUCT, customerEmail: 'b@example.com', customerName: 'B', rating: 5, body: 'Shop B review' },
+  })
   foreign.bReview = String(review.body.id)
   await t.call('POST', `/api/v1/reviews/${foreign.bReview}/approve`, { token: tok.bAdmin })
-  foreign.bShare = (await t.call('GET', `/v1/wishlists/${B_CUSTOMER}/share?wishlist_id=${foreign.bList}`, { token: tok.bAdmin })).body.data.share_url.split('/').pop()
+  foreign.bShare = (
+    await t.call('GET', `/v1/wishlists/${B_CUSTOMER}/share?wishlist_id=${foreign.bList}`, { token: tok.bAdmin })
+  ).body.data.share_url
+    .split('/')
+    .pop()
   // Shop A: a list of another customer, and one of a guest.
-  foreign.neighbourList = (await t.call('POST', `/v1/wishlists/${NEIGHBOUR}/lists`, { token: tok.aAdmin, body: { name: 'Neighbour' } })).body.data.wishlist.wishlistId
-  foreign.guestList = (await t.call('POST', `/v1/wishlists/${GUEST}/lists`, { headers: a.guest(GUEST), body: { name: 'Guest list' } })).body.data.wishlist.wishlistId
+  foreign.neighbourList = (
+    await t.call('POST', `/v1/wishlists/${NEIGHBOUR}/lists`, { token: tok.aAdmin, body: { name: 'Neighbour' } })
+  ).body.data.wishlist.wishlistId
+  foreign.guestList = (
+    await t.call('POST', `/v1/wishlists/${GUEST}/lists`, { headers: a.guest(GUEST), body: { name: 'Guest list' } })
+  ).body.data.wishlist.wishlistId
 })
 afterAll(() => t.close())
 
@@ -67,7 +85,9 @@ function foreignIds(param: string, kind: Kind): string[] {
   switch (param) {
     case 'listId':
       // Another shop's list, another customer's list and a guest's list of this shop.
-      return kind === 'admin' ? [foreign.bList as string] : [foreign.bList as string, foreign.neighbourList as string, foreign.guestList as string]
+      return kind === 'admin'
+        ? [foreign.bList as string]
+        : [foreign.bList as string, foreign.neighbourList as string, foreign.guestList as string]
     case 'webhookId':
       return [foreign.bWebhook as string]
     case 'keyId':
@@ -92,10 +112,16 @@ describe('object-level access (BOLA) over every route and credential kind', () =
           const body = BODIES[`${route.method} ${route.url}`]
           const headers = headersOf(kind)
           // Votes need a voter (guest mode or a customer token): without one they are 400 first.
-          const res = await t.inject({ method: route.method as InjectOptions['method'], url, headers, ...(body ? { payload: body as object } : {}) })
+          const res = await t.inject({
+            method: route.method as InjectOptions['method'],
+            url,
+            headers,
+            ...(body ? { payload: body as object } : {}),
+          })
           const code = (res.json() as { error?: { code?: string } }).error?.code
           const where = `${kind} ${route.method} ${url}`
-          if ((kind === 'storefront' || kind === 'admin') && /helpful$/.test(route.url)) expect({ where, status: res.statusCode }).toEqual({ where, status: 400 }) // no voter
+          if ((kind === 'storefront' || kind === 'admin') && /helpful$/.test(route.url))
+            expect({ where, status: res.statusCode }).toEqual({ where, status: 400 }) // no voter
           else expect({ where, status: res.statusCode, code }).toEqual({ where, status: 404, code: 'NOT_FOUND' })
           expect(res.statusCode).toBeLessThan(500)
           checked++
@@ -106,10 +132,19 @@ describe('object-level access (BOLA) over every route and credential kind', () =
 
     // Shop B's objects are untouched.
     const lists = await t.call('GET', `/v1/wishlists/${B_CUSTOMER}/lists`, { token: tok.bAdmin })
-    expect(lists.body.data.wishlists.find((l: { wishlistId: string }) => l.wishlistId === foreign.bList)).toMatchObject({ name: 'B list', itemCount: 1 })
-    expect((await t.call('GET', '/v1/webhooks', { token: tok.bAdmin })).body.data.webhooks.map((w: { webhookId: string }) => w.webhookId)).toContain(foreign.bWebhook)
-    expect((await t.call('GET', '/v1/admin/api-keys', { token: tok.bAdmin })).body.data.apiKeys.map((k: { keyId: string }) => k.keyId)).toContain(foreign.bKey)
-    expect((await t.call('GET', `/api/v1/reviews/${foreign.bReview}`, { headers: { 'x-storefront-key': b.storefrontKey } })).body).toMatchObject({ replyBody: null, helpfulCount: 0 })
+    expect(lists.body.data.wishlists.find((l: { wishlistId: string }) => l.wishlistId === foreign.bList)).toMatchObject({
+      name: 'B list',
+      itemCount: 1,
+    })
+    expect(
+      (await t.call('GET', '/v1/webhooks', { token: tok.bAdmin })).body.data.webhooks.map((w: { webhookId: string }) => w.webhookId),
+    ).toContain(foreign.bWebhook)
+    expect(
+      (await t.call('GET', '/v1/admin/api-keys', { token: tok.bAdmin })).body.data.apiKeys.map((k: { keyId: string }) => k.keyId),
+    ).toContain(foreign.bKey)
+    expect(
+      (await t.call('GET', `/api/v1/reviews/${foreign.bReview}`, { headers: { 'x-storefront-key': b.storefrontKey } })).body,
+    ).toMatchObject({ replyBody: null, helpfulCount: 0 })
     expect((await t.call('GET', `/v1/wishlists/shared/${foreign.bShare}`)).status).toBe(200)
     // Shop A's neighbour still has the list.
     const neighbour = await t.call('GET', `/v1/wishlists/${NEIGHBOUR}/lists`, { token: tok.aAdmin })
@@ -133,7 +168,12 @@ describe('object-level access (BOLA) over every route and credential kind', () =
           ['POST', `/v1/wishlists/${o}/items/move`, { product_id: PRODUCT, from: 'default', to: id }],
         ]
         for (const [method, url, body] of attempts) {
-          const res = await t.inject({ method: method as InjectOptions['method'], url, headers: h, ...(body ? { payload: body as object } : {}) })
+          const res = await t.inject({
+            method: method as InjectOptions['method'],
+            url,
+            headers: h,
+            ...(body ? { payload: body as object } : {}),
+          })
           expect({ kind, method, url, status: res.statusCode }).toEqual({ kind, method, url, status: 404 })
         }
       }
@@ -172,12 +212,22 @@ describe('JWT attacks on every non-public route', () => {
       async () => {
         const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
         const iat = Math.floor(Date.now() / 1000)
-        return new SignJWT(claimsOf()).setProtectedHeader({ alg: 'RS256' }).setIssuer(JWT_ISSUER).setAudience(JWT_AUDIENCE).setIssuedAt(iat).setExpirationTime(iat + 600).setJti('rs').sign(privateKey)
+        return new SignJWT(claimsOf())
+          .setProtectedHeader({ alg: 'RS256' })
+          .setIssuer(JWT_ISSUER)
+          .setAudience(JWT_AUDIENCE)
+          .setIssuedAt(iat)
+          .setExpirationTime(iat + 600)
+          .setJti('rs')
+          .sign(privateKey)
       },
     ],
     ['HS384 with the right secret (algorithm pinned)', () => forgeToken(claimsOf(), { alg: 'HS384' })],
     ['a token of shop A naming shop B', () => forgeToken({ ...claimsOf(), shop: b.id })],
-    ['an admin claim on a customer token', async () => forgeToken({ ...claimsOf(), sub: `customer:${CUSTOMER}`, scope: 'admin', customer: CUSTOMER })],
+    [
+      'an admin claim on a customer token',
+      async () => forgeToken({ ...claimsOf(), sub: `customer:${CUSTOMER}`, scope: 'admin', customer: CUSTOMER }),
+    ],
   ]
   function claimsOf() {
     return { sub: `key:${a.keyId}`, shop: a.id, kid: a.keyId, scope: 'admin' }
@@ -254,13 +304,19 @@ describe('SSRF in every address form', () => {
     ['localhost with a trailing dot', 'http://localhost.:{port}/'],
     ['a .internal name', 'http://metadata.google.internal/'],
   ])('refuses %s at creation', async (_name, template) => {
-    const res = await s.call('POST', '/v1/webhooks', { token: admin, body: { url: template.replace('{port}', String(receiver.port)), events: ['wishlist.shared'] } })
+    const res = await s.call('POST', '/v1/webhooks', {
+      token: admin,
+      body: { url: template.replace('{port}', String(receiver.port)), events: ['wishlist.shared'] },
+    })
     expect(res.status).toBe(400)
     expect(res.body.error.code).toBe('VALIDATION_ERROR')
   })
 
   it.each(Object.keys(names))('refuses to deliver to %s (a DNS name resolving to a private address)', async (host) => {
-    const created = await s.call('POST', '/v1/webhooks', { token: admin, body: { url: `http://${host}:${receiver.port}/hook`, events: ['wishlist.shared'] } })
+    const created = await s.call('POST', '/v1/webhooks', {
+      token: admin,
+      body: { url: `http://${host}:${receiver.port}/hook`, events: ['wishlist.shared'] },
+    })
     expect(created.status).toBe(201)
     const test = await s.call('POST', `/v1/webhooks/${created.body.data.webhookId}/test`, { token: admin })
     expect(test.body.data).toMatchObject({ delivered: false, error: 'target not allowed' })
@@ -281,8 +337,11 @@ describe('secrets in logs', () => {
         const res = await app.inject({ method, url, headers, ...(payload ? { payload } : {}) })
         return res.json() as { data?: Record<string, string> } & Record<string, unknown>
       }
-      const adminToken = (await call('POST', '/v1/auth/token', {}, { api_key: created.apiKey.keyId, api_secret: created.apiKey.secret })).data?.token as string
-      const customerToken = (await call('POST', '/v1/auth/token', {}, { api_key: created.apiKey.keyId, api_secret: created.apiKey.secret, customer_id: '5' })).data?.token as string
+      const adminToken = (await call('POST', '/v1/auth/token', {}, { api_key: created.apiKey.keyId, api_secret: created.apiKey.secret }))
+        .data?.token as string
+      const customerToken = (
+        await call('POST', '/v1/auth/token', {}, { api_key: created.apiKey.keyId, api_secret: created.apiKey.secret, customer_id: '5' })
+      ).data?.token as string
       secrets.push(adminToken, customerToken)
       const bearer = { authorization: `Bearer ${adminToken}` }
       // A wrong secret and a bad token are logged as failures, without the values.
@@ -301,7 +360,9 @@ describe('secrets in logs', () => {
       const shareToken = (share.data?.share_url as string).split('/').pop() as string
       secrets.push(shareToken)
       await call('GET', `/v1/wishlists/shared/${shareToken}`)
-      await call('GET', `/v1/wishlists/guest-logs-001?guest_id=guest-logs-001`, { 'x-storefront-key': rotated.data?.storefrontKey as string })
+      await call('GET', `/v1/wishlists/guest-logs-001?guest_id=guest-logs-001`, {
+        'x-storefront-key': rotated.data?.storefrontKey as string,
+      })
       await call('GET', '/v1/admin/shop', bearer)
       const log = lines.join('')
       // One "request completed" line per request of the scenario: every request was logged…

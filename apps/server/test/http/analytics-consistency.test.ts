@@ -34,8 +34,20 @@ function exercisesEveryRule(events: SeedEvent[]): boolean {
     if (e.type === 'remove') lists.set(k, (lists.get(k) ?? 0) - 1)
     if ((lists.get(k) ?? 0) > 1) double = true
   }
-  const carted = events.some((e, i) => e.type === 'add' && events.some((c, j) => j > i && c.type === 'cart_add' && c.ownerType === e.ownerType && c.ownerId === e.ownerId && c.productId === e.productId))
-  return [...types].sort().join() === 'add,cart_add,remove,share' && events.some((e) => e.list !== 'default') && double && carted && events.some((e) => e.ownerType === 'guest')
+  const carted = events.some(
+    (e, i) =>
+      e.type === 'add' &&
+      events.some(
+        (c, j) => j > i && c.type === 'cart_add' && c.ownerType === e.ownerType && c.ownerId === e.ownerId && c.productId === e.productId,
+      ),
+  )
+  return (
+    [...types].sort().join() === 'add,cart_add,remove,share' &&
+    events.some((e) => e.list !== 'default') &&
+    double &&
+    carted &&
+    events.some((e) => e.ownerType === 'guest')
+  )
 }
 
 // The generated stream depends on the day it is generated for (weekdays, the time of day),
@@ -55,7 +67,13 @@ beforeAll(async () => {
   batched = await t.createShop('growth')
   deferred = await t.createShop('growth')
   const db = t.storage.db
-  const steps = stream.map((e) => ({ type: e.type, owner: { type: e.ownerType, id: e.ownerId }, productId: e.productId, at: e.at, list: e.list }))
+  const steps = stream.map((e) => ({
+    type: e.type,
+    owner: { type: e.ownerType, id: e.ownerId },
+    productId: e.productId,
+    at: e.at,
+    list: e.list,
+  }))
   for (const step of steps) {
     await applySteps(db, live.id, [step])
     expect(await applyPendingFacts(db, live.id)).toBe(1)
@@ -77,14 +95,66 @@ afterAll(() => t.close())
 
 async function readModels(db: Db, shopId: string) {
   return {
-    daily: await db.selectFrom('analytics_daily').select(['day', 'adds', 'removes', 'shoppers', 'last_seen', 'converted']).where('shop_id', '=', shopId).orderBy('day').execute(),
-    shopperDays: await db.selectFrom('analytics_shopper_days').select(['day', 'owner_type', 'owner_id']).where('shop_id', '=', shopId).orderBy('day').orderBy('owner_type').orderBy('owner_id').execute(),
-    shoppers: await db.selectFrom('analytics_shoppers').select(['owner_type', 'owner_id', 'last_day']).where('shop_id', '=', shopId).orderBy('owner_type').orderBy('owner_id').execute(),
-    holdings: await db.selectFrom('analytics_holdings').select(['owner_type', 'owner_id', 'product_id']).where('shop_id', '=', shopId).orderBy('owner_type').orderBy('owner_id').orderBy('product_id').execute(),
-    holders: await db.selectFrom('analytics_product_holders').select(['product_id', 'holders']).where('shop_id', '=', shopId).where('holders', '>', 0).orderBy('product_id').execute(),
-    pending: await db.selectFrom('analytics_pending_adds').select(['owner_type', 'owner_id', 'product_id', 'added_at', 'day', 'count']).where('shop_id', '=', shopId).orderBy('owner_type').orderBy('owner_id').orderBy('product_id').orderBy('added_at').execute(),
-    items: await db.selectFrom('wishlist_items').select(['owner_type', 'owner_id', 'list_id', 'product_id']).where('shop_id', '=', shopId).orderBy('owner_type').orderBy('owner_id').orderBy('list_id').orderBy('product_id').execute(),
-    events: await db.selectFrom('analytics_events').select(['type', 'owner_type', 'owner_id', 'product_id', 'occurred_at']).where('shop_id', '=', shopId).orderBy('id').execute(),
+    daily: await db
+      .selectFrom('analytics_daily')
+      .select(['day', 'adds', 'removes', 'shoppers', 'last_seen', 'converted'])
+      .where('shop_id', '=', shopId)
+      .orderBy('day')
+      .execute(),
+    shopperDays: await db
+      .selectFrom('analytics_shopper_days')
+      .select(['day', 'owner_type', 'owner_id'])
+      .where('shop_id', '=', shopId)
+      .orderBy('day')
+      .orderBy('owner_type')
+      .orderBy('owner_id')
+      .execute(),
+    shoppers: await db
+      .selectFrom('analytics_shoppers')
+      .select(['owner_type', 'owner_id', 'last_day'])
+      .where('shop_id', '=', shopId)
+      .orderBy('owner_type')
+      .orderBy('owner_id')
+      .execute(),
+    holdings: await db
+      .selectFrom('analytics_holdings')
+      .select(['owner_type', 'owner_id', 'product_id'])
+      .where('shop_id', '=', shopId)
+      .orderBy('owner_type')
+      .orderBy('owner_id')
+      .orderBy('product_id')
+      .execute(),
+    holders: await db
+      .selectFrom('analytics_product_holders')
+      .select(['product_id', 'holders'])
+      .where('shop_id', '=', shopId)
+      .where('holders', '>', 0)
+      .orderBy('product_id')
+      .execute(),
+    pending: await db
+      .selectFrom('analytics_pending_adds')
+      .select(['owner_type', 'owner_id', 'product_id', 'added_at', 'day', 'count'])
+      .where('shop_id', '=', shopId)
+      .orderBy('owner_type')
+      .orderBy('owner_id')
+      .orderBy('product_id')
+      .orderBy('added_at')
+      .execute(),
+    items: await db
+      .selectFrom('wishlist_items')
+      .select(['owner_type', 'owner_id', 'list_id', 'product_id'])
+      .where('shop_id', '=', shopId)
+      .orderBy('owner_type')
+      .orderBy('owner_id')
+      .orderBy('list_id')
+      .orderBy('product_id')
+      .execute(),
+    events: await db
+      .selectFrom('analytics_events')
+      .select(['type', 'owner_type', 'owner_id', 'product_id', 'occurred_at'])
+      .where('shop_id', '=', shopId)
+      .orderBy('id')
+      .execute(),
   }
 }
 
@@ -102,7 +172,12 @@ function bruteOverview(period: (typeof PERIODS)[number]) {
     if (e.type === 'remove') removes++
     if (e.type === 'add') {
       adds++
-      if (stream.some((c, j) => j > i && c.type === 'cart_add' && c.ownerType === e.ownerType && c.ownerId === e.ownerId && c.productId === e.productId)) converted++
+      if (
+        stream.some(
+          (c, j) => j > i && c.type === 'cart_add' && c.ownerType === e.ownerType && c.ownerId === e.ownerId && c.productId === e.productId,
+        )
+      )
+        converted++
     }
   })
   return { totalWishlistedItems: adds - removes, activeShoppers: active.size, wishlistToCartRate: conversionRate(converted, adds) }
@@ -150,7 +225,15 @@ describe('analytics read models', () => {
       const removed = of.filter((e) => e.type === 'remove').length
       cumulative += added - removed
       const shoppers = new Set(of.filter((e) => e.type !== 'cart_add').map((e) => `${e.ownerType}:${e.ownerId}`)).size
-      expected.push({ date: formatDay(day), period: formatDay(day), items_added: added, items_removed: removed, unique_shoppers: shoppers, cumulative_total: cumulative, orders_influenced: 0 })
+      expected.push({
+        date: formatDay(day),
+        period: formatDay(day),
+        items_added: added,
+        items_removed: removed,
+        unique_shoppers: shoppers,
+        cumulative_total: cumulative,
+        orders_influenced: 0,
+      })
     }
     expect(days).toEqual(expected)
     const week = (await t.call('GET', '/v1/analytics/daily?period=7d', { token })).body.data.days
@@ -158,7 +241,11 @@ describe('analytics read models', () => {
   })
 
   it('top products equal a count of distinct holders in wishlist_items', async () => {
-    const rows = await t.storage.db.selectFrom('wishlist_items').select(['owner_type', 'owner_id', 'product_id']).where('shop_id', '=', live.id).execute()
+    const rows = await t.storage.db
+      .selectFrom('wishlist_items')
+      .select(['owner_type', 'owner_id', 'product_id'])
+      .where('shop_id', '=', live.id)
+      .execute()
     const holders = new Map<string, Set<string>>()
     for (const r of rows) {
       if (!holders.has(r.product_id)) holders.set(r.product_id, new Set())

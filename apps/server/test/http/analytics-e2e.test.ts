@@ -20,10 +20,13 @@ beforeAll(async () => {
 afterAll(() => t.close())
 
 const cartAdd = (ownerType: 'customer' | 'guest', ownerId: string, productId: string) =>
-  t.storage.db.transaction().execute((trx) => recordFacts(trx, shop.id, [{ type: 'cart_add', ownerType, ownerId, productId, occurredAt: Date.now() }]))
+  t.storage.db
+    .transaction()
+    .execute((trx) => recordFacts(trx, shop.id, [{ type: 'cart_add', ownerType, ownerId, productId, occurredAt: Date.now() }]))
 
 const overview = async (period = '7d') => (await t.call('GET', `/v1/analytics/overview?period=${period}`, { token: admin })).body.data
-const holders = async (productId: string) => (await t.call('GET', `/v1/analytics/product/${productId}`, { token: admin })).body.data.wishlistCount
+const holders = async (productId: string) =>
+  (await t.call('GET', `/v1/analytics/product/${productId}`, { token: admin })).body.data.wishlistCount
 
 describe('analytics through the wishlist API', () => {
   it('follows adds, removes, a second list, a guest merge and cart adds', async () => {
@@ -33,7 +36,9 @@ describe('analytics through the wishlist API', () => {
     // A cart add before the wishlist add: must not count as a conversion.
     await cartAdd('customer', '201', '11')
     expect((await t.call('POST', '/v1/wishlists/201/items', { token: alice, body: { product_id: '11' } })).status).toBe(201)
-    expect((await t.call('POST', '/v1/wishlists/201/items', { token: alice, body: { product_id: 'gid://shopify/Product/12' } })).status).toBe(201)
+    expect(
+      (await t.call('POST', '/v1/wishlists/201/items', { token: alice, body: { product_id: 'gid://shopify/Product/12' } })).status,
+    ).toBe(201)
     // The same add again changes nothing (no new item, no fact).
     expect((await t.call('POST', '/v1/wishlists/201/items', { token: alice, body: { product_id: '12' } })).status).toBe(200)
 
@@ -41,11 +46,16 @@ describe('analytics through the wishlist API', () => {
     const list = await t.call('POST', '/v1/wishlists/201/lists', { token: alice, body: { name: 'Birthday' } })
     expect(list.status).toBe(201)
     const listId = list.body.data.wishlist.wishlistId as string
-    expect((await t.call('POST', `/v1/wishlists/201/items?wishlist_id=${listId}`, { token: alice, body: { product_id: '12' } })).status).toBe(201)
+    expect(
+      (await t.call('POST', `/v1/wishlists/201/items?wishlist_id=${listId}`, { token: alice, body: { product_id: '12' } })).status,
+    ).toBe(201)
     expect(await holders('12')).toBe(1)
 
     // A guest wishlists 12 and 13, then logs in as customer 202: merge with guest_id.
-    for (const p of ['12', '13']) expect((await t.call('POST', '/v1/wishlists/g_e2e_guest_01/items', { headers: guestHeaders, body: { product_id: p } })).status).toBe(201)
+    for (const p of ['12', '13'])
+      expect((await t.call('POST', '/v1/wishlists/g_e2e_guest_01/items', { headers: guestHeaders, body: { product_id: p } })).status).toBe(
+        201,
+      )
     expect(await holders('12')).toBe(2)
     const merged = await t.call('POST', '/v1/wishlists/202/merge', { token: admin, body: { guest_id: 'g_e2e_guest_01', guest_items: [] } })
     expect(merged.status, JSON.stringify(merged.body)).toBe(200)
@@ -81,8 +91,12 @@ describe('analytics through the wishlist API', () => {
     const list = await t.call('POST', '/v1/wishlists/301/lists', { token: bob, body: { name: 'Later' } })
     const listId = list.body.data.wishlist.wishlistId as string
     expect((await t.call('POST', '/v1/wishlists/301/items', { token: bob, body: { product_id: '40' } })).status).toBe(201)
-    expect((await t.call('POST', `/v1/wishlists/301/items?wishlist_id=${listId}`, { token: bob, body: { product_id: '40' } })).status).toBe(201)
-    expect((await t.call('POST', `/v1/wishlists/301/items?wishlist_id=${listId}`, { token: bob, body: { product_id: '41' } })).status).toBe(201)
+    expect((await t.call('POST', `/v1/wishlists/301/items?wishlist_id=${listId}`, { token: bob, body: { product_id: '40' } })).status).toBe(
+      201,
+    )
+    expect((await t.call('POST', `/v1/wishlists/301/items?wishlist_id=${listId}`, { token: bob, body: { product_id: '41' } })).status).toBe(
+      201,
+    )
     const before = await overview()
     expect((await t.call('DELETE', `/v1/wishlists/301/lists/${listId}`, { token: bob })).status).toBe(200)
     const after = await overview()
@@ -93,13 +107,19 @@ describe('analytics through the wishlist API', () => {
 })
 
 describe('the analytics inbox', () => {
-  const pending = async (shopId: string) => (await t.storage.db.selectFrom('analytics_inbox').select('id').where('shop_id', '=', shopId).execute()).length
-  const logged = async (shopId: string) => (await t.storage.db.selectFrom('analytics_events').select('id').where('shop_id', '=', shopId).execute()).length
+  const pending = async (shopId: string) =>
+    (await t.storage.db.selectFrom('analytics_inbox').select('id').where('shop_id', '=', shopId).execute()).length
+  const logged = async (shopId: string) =>
+    (await t.storage.db.selectFrom('analytics_events').select('id').where('shop_id', '=', shopId).execute()).length
   const dailyAdds = async (shopId: string) =>
-    (await t.storage.db.selectFrom('analytics_daily').select('adds').where('shop_id', '=', shopId).execute()).reduce((n, r) => n + r.adds, 0)
+    (await t.storage.db.selectFrom('analytics_daily').select('adds').where('shop_id', '=', shopId).execute()).reduce(
+      (n, r) => n + r.adds,
+      0,
+    )
   const addItems = async (s: TestShop, customer: string, products: string[]) => {
     const token = await s.customerToken(customer)
-    for (const p of products) expect((await t.call('POST', `/v1/wishlists/${customer}/items`, { token, body: { product_id: p } })).status).toBe(201)
+    for (const p of products)
+      expect((await t.call('POST', `/v1/wishlists/${customer}/items`, { token, body: { product_id: p } })).status).toBe(201)
   }
 
   it('holds a write’s facts until they are applied, and the next analytics read applies them', async () => {
@@ -118,7 +138,12 @@ describe('the analytics inbox', () => {
     const products = Array.from({ length: 40 }, (_, i) => String(1000 + i))
     await addItems(s, '502', products)
     const applier = createFactsApplier({ db: t.storage.db, intervalMs: 1000 })
-    const applied = await Promise.all([applyPendingFacts(t.storage.db, s.id), applyPendingFacts(t.storage.db, s.id, { wait: false }), applier.runOnce(), applyPendingFacts(t.storage.db, s.id)])
+    const applied = await Promise.all([
+      applyPendingFacts(t.storage.db, s.id),
+      applyPendingFacts(t.storage.db, s.id, { wait: false }),
+      applier.runOnce(),
+      applyPendingFacts(t.storage.db, s.id),
+    ])
     expect(applied.reduce((a, b) => a + b, 0)).toBe(40)
     expect(await logged(s.id)).toBe(40)
     expect(await dailyAdds(s.id)).toBe(40)

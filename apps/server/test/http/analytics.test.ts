@@ -120,21 +120,42 @@ describe('GET /v1/analytics/daily', () => {
     expect((await get('/v1/analytics/daily?period=1y')).days).toHaveLength(365)
     const { days } = await get('/v1/analytics/daily?period=all')
     expect(days).toHaveLength(41)
-    expect(days[0]).toEqual({ date: date(40), period: date(40), items_added: 1, items_removed: 0, unique_shoppers: 1, cumulative_total: 1, orders_influenced: 0 })
+    expect(days[0]).toEqual({
+      date: date(40),
+      period: date(40),
+      items_added: 1,
+      items_removed: 0,
+      unique_shoppers: 1,
+      cumulative_total: 1,
+      orders_influenced: 0,
+    })
     // Day −7 holds c2's boundary add (c2 once, although two events that week were c2's).
-    expect(days[33]).toEqual({ date: date(7), period: date(7), items_added: 1, items_removed: 0, unique_shoppers: 1, cumulative_total: 4, orders_influenced: 0 })
+    expect(days[33]).toEqual({
+      date: date(7),
+      period: date(7),
+      items_added: 1,
+      items_removed: 0,
+      unique_shoppers: 1,
+      cumulative_total: 4,
+      orders_influenced: 0,
+    })
     expect(days[40]).toMatchObject({ date: date(0), cumulative_total: 5, orders_influenced: 0 })
   })
 
   it('starts `all` at the first wishlist event: a cart add dated by the platform, however old, does not stretch it', async () => {
     const s = await t.createShop('starter')
     const token = await s.adminToken()
-    const cart = await t.call('POST', '/v1/events', { token, body: { events: [{ type: 'cart.item_added', customer_id: '5', product_id: '9', occurred_at: '0001-01-01T00:00:00Z' }] } })
+    const cart = await t.call('POST', '/v1/events', {
+      token,
+      body: { events: [{ type: 'cart.item_added', customer_id: '5', product_id: '9', occurred_at: '0001-01-01T00:00:00Z' }] },
+    })
     expect(cart.body).toEqual({ ok: true, data: { accepted: 1 } })
     expect((await t.call('GET', '/v1/analytics/daily?period=all', { token })).body.data.days).toEqual([])
     expect((await t.call('POST', '/v1/wishlists/5/items', { token, body: { product_id: '9' } })).status).toBe(201)
     const { days } = (await t.call('GET', '/v1/analytics/daily?period=all', { token })).body.data
-    expect(days).toEqual([{ date: date(0), period: date(0), items_added: 1, items_removed: 0, unique_shoppers: 1, cumulative_total: 1, orders_influenced: 0 }])
+    expect(days).toEqual([
+      { date: date(0), period: date(0), items_added: 1, items_removed: 0, unique_shoppers: 1, cumulative_total: 1, orders_influenced: 0 },
+    ])
   })
 
   it('answers an empty series for `all` on a shop without events, and 400 for an unknown period', async () => {
@@ -158,9 +179,15 @@ describe('GET /v1/analytics/top-products and product/{id}', () => {
         { productId: P3, wishlistCount: 1, purchases: 0, revenue: [], title: null, handle: null },
       ],
     })
-    expect(await get('/v1/analytics/top-products?limit=1')).toEqual({ products: [{ productId: P2, wishlistCount: 2, purchases: 0, revenue: [], title: null, handle: null }] })
+    expect(await get('/v1/analytics/top-products?limit=1')).toEqual({
+      products: [{ productId: P2, wishlistCount: 2, purchases: 0, revenue: [], title: null, handle: null }],
+    })
     expect(await get(`/v1/analytics/product/${P2}`)).toEqual({ wishlistCount: 2, purchases: 0, revenue: [] })
-    expect(await get(`/v1/analytics/product/${encodeURIComponent(`gid://shopify/Product/${P3}`)}`)).toEqual({ wishlistCount: 1, purchases: 0, revenue: [] })
+    expect(await get(`/v1/analytics/product/${encodeURIComponent(`gid://shopify/Product/${P3}`)}`)).toEqual({
+      wishlistCount: 1,
+      purchases: 0,
+      revenue: [],
+    })
     expect(await get('/v1/analytics/product/999999')).toEqual({ wishlistCount: 0, purchases: 0, revenue: [] })
   })
 
@@ -182,7 +209,7 @@ describe('GET /v1/analytics/top-products and product/{id}', () => {
     expect((await t.call('GET', '/v1/analytics/top-products', { token })).body.data.products).toEqual([])
   })
 
-  it('names each product with the catalog\'s title and handle (null while unknown; a later update without them keeps them)', async () => {
+  it("names each product with the catalog's title and handle (null while unknown; a later update without them keeps them)", async () => {
     const other = await t.createShop('growth')
     const token = await other.adminToken()
     const owner = { type: 'customer' as const, id: '556' }
@@ -191,7 +218,10 @@ describe('GET /v1/analytics/top-products and product/{id}', () => {
       { type: 'add', owner, productId: '72', at: start(0), list: 'default' },
     ])
     const variants = [{ variant_id: '7101', price: '39.00', inventory_quantity: 4 }]
-    const sent = await t.call('POST', '/v1/events', { token, body: { events: [{ type: 'product.updated', product_id: '71', handle: 'canvas-tote', title: 'Canvas tote', variants }] } })
+    const sent = await t.call('POST', '/v1/events', {
+      token,
+      body: { events: [{ type: 'product.updated', product_id: '71', handle: 'canvas-tote', title: 'Canvas tote', variants }] },
+    })
     expect(sent.status).toBe(200)
     // An update without title or handle keeps what the catalog knew.
     await t.call('POST', '/v1/events', { token, body: { events: [{ type: 'product.updated', product_id: '71', variants }] } })

@@ -25,7 +25,13 @@ interface Answer {
 }
 
 /** One request on a connection of its own (`localAddress`: the client's address), the body as bytes, nothing decoded. */
-function get(port: number, path: string, headers: Record<string, string> = {}, localAddress = '127.0.0.1', method = 'GET'): Promise<Answer> {
+function get(
+  port: number,
+  path: string,
+  headers: Record<string, string> = {},
+  localAddress = '127.0.0.1',
+  method = 'GET',
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: '127.0.0.1', port, path, method, headers, agent: false, localAddress }, (res) => {
       const chunks: Buffer[] = []
@@ -143,7 +149,11 @@ describe('the prepared answers of /docs', () => {
     const paths = ['/docs', '/docs/', SCRIPT, '/docs/openapi.json', '/docs/openapi.yaml']
     for (let i = 0; i < 60; i++) {
       const res = await t.inject({ method: 'GET', url: paths[i % paths.length] as string, remoteAddress })
-      expect([res.statusCode, res.headers['x-ratelimit-limit'], res.headers['x-ratelimit-remaining']]).toEqual([i % paths.length === 0 ? 301 : 200, '60', String(59 - i)])
+      expect([res.statusCode, res.headers['x-ratelimit-limit'], res.headers['x-ratelimit-remaining']]).toEqual([
+        i % paths.length === 0 ? 301 : 200,
+        '60',
+        String(59 - i),
+      ])
     }
     const refused = await t.inject({ method: 'GET', url: SCRIPT, remoteAddress })
     expect(refused.statusCode).toBe(429)
@@ -151,7 +161,12 @@ describe('the prepared answers of /docs', () => {
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0)
     // Another address has its own bucket; the same address's storefront budget is untouched.
     expect((await t.inject({ method: 'GET', url: SCRIPT, remoteAddress: '203.0.113.62' })).statusCode).toBe(200)
-    const storefront = await t.inject({ method: 'POST', url: '/v1/auth/token', remoteAddress, payload: { api_key: 'ak_none', api_secret: 'none' } })
+    const storefront = await t.inject({
+      method: 'POST',
+      url: '/v1/auth/token',
+      remoteAddress,
+      payload: { api_key: 'ak_none', api_secret: 'none' },
+    })
     expect(storefront.headers['x-ratelimit-remaining']).toBe(String(Number(storefront.headers['x-ratelimit-limit']) - 1))
   })
 })
@@ -163,10 +178,11 @@ describe('150 readers that never read', { timeout: 180_000 }, () => {
   })
   afterAll(() => database.drop())
 
-  it('grow the server\'s RSS by less than 50 MB, and a normal client still gets the right bytes', async () => {
+  it("grow the server's RSS by less than 50 MB, and a normal client still gets the right bytes", async () => {
     const server = await startServerProcess({ DATABASE_URL: database.url, WEBHOOK_WORKER: 'off' })
     const pid = server.child.pid as number
-    const statusKb = (field: 'VmRSS' | 'VmHWM') => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1])
+    const statusKb = (field: 'VmRSS' | 'VmHWM') =>
+      Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1])
     const stalled: Socket[] = []
     try {
       // A first reader prepares the reference (loaded on demand); then the peak RSS is reset.
@@ -177,17 +193,19 @@ describe('150 readers that never read', { timeout: 180_000 }, () => {
       // per-address rate bucket nor the connection cap turns any of them away), ask for the
       // script with gzip, read the first chunk of the answer and then nothing.
       const heads = await Promise.all(
-        Array.from({ length: 150 }, (_, i) =>
-          new Promise<string>((resolve, reject) => {
-            const socket = connect({ port: server.port, host: '127.0.0.1', localAddress: `127.0.1.${i + 2}` })
-            stalled.push(socket)
-            socket.once('error', reject)
-            socket.once('data', (chunk: Buffer) => {
-              socket.pause()
-              resolve(chunk.toString('latin1', 0, 1024))
-            })
-            socket.write(`GET ${SCRIPT} HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n\r\n`)
-          }),
+        Array.from(
+          { length: 150 },
+          (_, i) =>
+            new Promise<string>((resolve, reject) => {
+              const socket = connect({ port: server.port, host: '127.0.0.1', localAddress: `127.0.1.${i + 2}` })
+              stalled.push(socket)
+              socket.once('error', reject)
+              socket.once('data', (chunk: Buffer) => {
+                socket.pause()
+                resolve(chunk.toString('latin1', 0, 1024))
+              })
+              socket.write(`GET ${SCRIPT} HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n\r\n`)
+            }),
         ),
       )
       for (const head of heads) expect(head).toMatch(/^HTTP\/1\.1 200 [\s\S]*content-encoding: gzip\r\n/i)

@@ -27,14 +27,18 @@ describe('POST /v1/auth/token', () => {
   })
 
   it('mints a customer token bound to customer_id, normalising a platform GID', async () => {
-    const res = await t.call('POST', '/v1/auth/token', { body: { api_key: shop.keyId, api_secret: shop.secret, customer_id: 'gid://shopify/Customer/777' } })
+    const res = await t.call('POST', '/v1/auth/token', {
+      body: { api_key: shop.keyId, api_secret: shop.secret, customer_id: 'gid://shopify/Customer/777' },
+    })
     expect(res.status).toBe(200)
     expect(res.body.data.scope).toBe('customer')
     expect(decodeJwt(res.body.data.token)).toMatchObject({ sub: 'customer:777', scope: 'customer', shop: shop.id })
   })
 
   it('refuses a customer_id that is a GID of another kind', async () => {
-    const res = await t.call('POST', '/v1/auth/token', { body: { api_key: shop.keyId, api_secret: shop.secret, customer_id: 'gid://shopify/Product/5' } })
+    const res = await t.call('POST', '/v1/auth/token', {
+      body: { api_key: shop.keyId, api_secret: shop.secret, customer_id: 'gid://shopify/Product/5' },
+    })
     expect(res.status).toBe(400)
     expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'body.customer_id' }] })
   })
@@ -55,8 +59,16 @@ describe('POST /v1/auth/token', () => {
     const created = await t.call('POST', '/v1/admin/api-keys', { token: admin })
     expect(created.status).toBe(201)
     expect(created.headers['cache-control']).toBe('private, no-store')
-    expect(created.body.data).toEqual({ keyId: expect.stringMatching(/^ak_/), secret: expect.stringMatching(/^sk_/), name: 'Admin key', scope: 'admin', createdAt: expect.any(String) })
-    const token = await t.call('POST', '/v1/auth/token', { body: { api_key: created.body.data.keyId, api_secret: created.body.data.secret } })
+    expect(created.body.data).toEqual({
+      keyId: expect.stringMatching(/^ak_/),
+      secret: expect.stringMatching(/^sk_/),
+      name: 'Admin key',
+      scope: 'admin',
+      createdAt: expect.any(String),
+    })
+    const token = await t.call('POST', '/v1/auth/token', {
+      body: { api_key: created.body.data.keyId, api_secret: created.body.data.secret },
+    })
     expect(token.body.data.scope).toBe('admin')
   })
 
@@ -76,8 +88,13 @@ describe('POST /v1/auth/token', () => {
   it('validates the body', async () => {
     const missing = await t.call('POST', '/v1/auth/token', { body: { api_key: shop.keyId } })
     expect(missing.status).toBe(400)
-    expect(missing.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'body.api_secret', message: expect.any(String) }] })
-    const badCustomer = await t.call('POST', '/v1/auth/token', { body: { api_key: shop.keyId, api_secret: shop.secret, customer_id: 'abc' } })
+    expect(missing.body.error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: [{ path: 'body.api_secret', message: expect.any(String) }],
+    })
+    const badCustomer = await t.call('POST', '/v1/auth/token', {
+      body: { api_key: shop.keyId, api_secret: shop.secret, customer_id: 'abc' },
+    })
     expect(badCustomer.status).toBe(400)
     expect(badCustomer.body.error.code).toBe('VALIDATION_ERROR')
   })
@@ -191,7 +208,9 @@ describe('bearer verification', () => {
     const raced = await Promise.all(Array.from({ length: 32 }, create))
     expect(raced.filter((r) => r.status === 201)).toHaveLength(30)
     const refused = raced.filter((r) => r.status !== 201)
-    expect(refused.map((r) => r.body)).toEqual([0, 1].map(() => ({ ok: false, error: { code: 'KEY_LIMIT', message: expect.stringContaining('50'), details: { limit: 50 } } })))
+    expect(refused.map((r) => r.body)).toEqual(
+      [0, 1].map(() => ({ ok: false, error: { code: 'KEY_LIMIT', message: expect.stringContaining('50'), details: { limit: 50 } } })),
+    )
     expect(refused.map((r) => r.status)).toEqual([400, 400])
     const listed = await t.call('GET', '/v1/admin/api-keys', { token: admin })
     expect(listed.body.data.apiKeys).toHaveLength(50)

@@ -33,9 +33,17 @@ const PUBLIC_READS: Record<string, { cacheControl: string; vary: string[] }> = {
   'GET /api/v1/reviews/:id': REVIEW_READ,
 }
 /** Public routes whose answers carry a customer's data or a credential: the URL or the body is the proof. */
-const PERSONAL_PUBLIC = new Set(['POST /v1/auth/token', 'POST /v1/auth/shopify-session', 'GET /api/v1/review-invitations/:token', 'GET /reviews/new', 'POST /reviews/new', 'POST /demo/login'])
+const PERSONAL_PUBLIC = new Set([
+  'POST /v1/auth/token',
+  'POST /v1/auth/shopify-session',
+  'GET /api/v1/review-invitations/:token',
+  'GET /reviews/new',
+  'POST /reviews/new',
+  'POST /demo/login',
+])
 /** Public routes that carry nobody's data: files, health, the API description, the Shopify webhook intake. */
-const IMPERSONAL_PUBLIC = /^(GET \/(readyz|healthz|metrics|v1\/openapi\.json|widget[\w.-]*\.js|favicon\.ico|demo|demo\/app\.js|dashboard|dashboard\/index\.html|dashboard\/assets\/:file)|POST \/v1\/platforms\/shopify\/webhooks|OPTIONS \/\*)$/
+const IMPERSONAL_PUBLIC =
+  /^(GET \/(readyz|healthz|metrics|v1\/openapi\.json|widget[\w.-]*\.js|favicon\.ico|demo|demo\/app\.js|dashboard|dashboard\/index\.html|dashboard\/assets\/:file)|POST \/v1\/platforms\/shopify\/webhooks|OPTIONS \/\*)$/
 
 type Kind = 'admin' | 'customer' | 'guest' | 'storefront' | 'none'
 
@@ -84,17 +92,71 @@ beforeAll(async () => {
   const asCustomer = { authorization: `Bearer ${customer}` }
   ok(await call('POST', '/v1/wishlists/me/items', asCustomer, { product_id: PRODUCT, handle: 'bag' }), 'add')
   ok(await call('POST', '/v1/wishlists/me/items', await credentials('guest'), { product_id: PRODUCT }), 'guest add')
-  seeded.reviewId = String(ok(await call('POST', '/api/v1/reviews', await credentials('storefront'), { productId: PRODUCT, customerEmail: 'ann@example.com', customerName: 'Ann', rating: 5, body: 'Lovely' }), 'review').id)
-  seeded.webhookId = ok(await call('POST', '/v1/webhooks', { authorization: `Bearer ${admin}` }, { url: 'https://hooks.example/in', events: ['review.requested'] }), 'webhook').data.webhookId
-  ok(await call('POST', '/v1/events', { authorization: `Bearer ${admin}` }, { events: [{ type: 'order.created', order_id: '5001', customer_id: CUSTOMER, email: 'ann@example.com', line_items: [{ product_id: '7002' }] }] }), 'order')
-  seeded.invitation = ok(await call('GET', '/v1/admin/review-invitations?order_id=5001', { authorization: `Bearer ${admin}` }), 'invitations').data.invitations[0].token
+  seeded.reviewId = String(
+    ok(
+      await call('POST', '/api/v1/reviews', await credentials('storefront'), {
+        productId: PRODUCT,
+        customerEmail: 'ann@example.com',
+        customerName: 'Ann',
+        rating: 5,
+        body: 'Lovely',
+      }),
+      'review',
+    ).id,
+  )
+  seeded.webhookId = ok(
+    await call(
+      'POST',
+      '/v1/webhooks',
+      { authorization: `Bearer ${admin}` },
+      { url: 'https://hooks.example/in', events: ['review.requested'] },
+    ),
+    'webhook',
+  ).data.webhookId
+  ok(
+    await call(
+      'POST',
+      '/v1/events',
+      { authorization: `Bearer ${admin}` },
+      {
+        events: [
+          {
+            type: 'order.created',
+            order_id: '5001',
+            customer_id: CUSTOMER,
+            email: 'ann@example.com',
+            line_items: [{ product_id: '7002' }],
+          },
+        ],
+      },
+    ),
+    'order',
+  )
+  seeded.invitation = ok(
+    await call('GET', '/v1/admin/review-invitations?order_id=5001', { authorization: `Bearer ${admin}` }),
+    'invitations',
+  ).data.invitations[0].token
   // The Shopify shop behind the proxy (installed by its first signed request), on the plan and settings of the direct one.
-  const proxied = await channel({ method: 'GET', url: '/proxy/v1/wishlists/:customerId', access: ['customer'], owner: 'customerId' }, 'storefront')
+  const proxied = await channel(
+    { method: 'GET', url: '/proxy/v1/wishlists/:customerId', access: ['customer'], owner: 'customerId' },
+    'storefront',
+  )
   ok(await proxied('GET', '/api/v1/products/7001/reviews/summary'), 'install')
   const installed = await t.app.services.shops.byDomain(shopifyDomain)
   await t.app.services.shops.setPlan(installed!.id, 'scale')
   await t.app.services.shops.updateSettings(installed!.id, { multi_wishlist_enabled: true, reviews_auto_approve: true })
-  seeded.proxyReviewId = String(ok(await proxied('POST', '/api/v1/reviews', { productId: PRODUCT, customerEmail: 'di@example.com', customerName: 'Di', rating: 5, body: 'Fine' }), 'proxied review').id)
+  seeded.proxyReviewId = String(
+    ok(
+      await proxied('POST', '/api/v1/reviews', {
+        productId: PRODUCT,
+        customerEmail: 'di@example.com',
+        customerName: 'Di',
+        rating: 5,
+        body: 'Fine',
+      }),
+      'proxied review',
+    ).id,
+  )
   routes = t.app.routeCatalog.filter((r) => r.method !== 'HEAD')
 })
 afterAll(() => t.close())
@@ -127,7 +189,10 @@ async function channel(route: RouteEntry, kind: Kind): Promise<Send> {
     const headers = await credentials(kind)
     return (method, path, body) => call(method, path, headers, body)
   }
-  const headers: Record<string, string> = { 'x-forwarded-for': '203.0.113.7, 23.227.38.1', ...(kind === 'guest' ? { 'x-guest-id': GUEST } : {}) }
+  const headers: Record<string, string> = {
+    'x-forwarded-for': '203.0.113.7, 23.227.38.1',
+    ...(kind === 'guest' ? { 'x-guest-id': GUEST } : {}),
+  }
   return (method, path, body) => {
     const [bare, query] = path.split('?')
     const proof = signedQuery({ shop: shopifyDomain, ...(kind === 'customer' ? { customerId: CUSTOMER } : {}) })
@@ -151,19 +216,43 @@ async function pathFor(route: RouteEntry, kind: Kind, via: Send): Promise<string
       if (route.owner !== undefined) ok(await via('POST', `/v1/wishlists/${own}/items`, { product_id: PRODUCT }), 'item')
     }
     // The link as it is now (the walk revokes it on the way: DELETE …/share).
-    else if (name === 'shareToken') value = ok(await call('GET', '/v1/wishlists/me/share', { authorization: `Bearer ${customer}` }), 'share').data.token
+    else if (name === 'shareToken')
+      value = ok(await call('GET', '/v1/wishlists/me/share', { authorization: `Bearer ${customer}` }), 'share').data.token
     else if (name === 'token') value = seeded.invitation as string
     else if (name === 'webhookId') {
       value = seeded.webhookId as string
-      if (route.method === 'DELETE') value = ok(await call('POST', '/v1/webhooks', { authorization: `Bearer ${admin}` }, { url: 'https://hooks.example/gone', events: ['wishlist.item.added'] }), 'webhook').data.webhookId
-    } else if (name === 'keyId') value = ok(await call('POST', '/v1/admin/api-keys', { authorization: `Bearer ${admin}` }, { name: 'to revoke' }), 'key').data.keyId
+      if (route.method === 'DELETE')
+        value = ok(
+          await call(
+            'POST',
+            '/v1/webhooks',
+            { authorization: `Bearer ${admin}` },
+            { url: 'https://hooks.example/gone', events: ['wishlist.item.added'] },
+          ),
+          'webhook',
+        ).data.webhookId
+    } else if (name === 'keyId')
+      value = ok(await call('POST', '/v1/admin/api-keys', { authorization: `Bearer ${admin}` }, { name: 'to revoke' }), 'key').data.keyId
     else if (name === 'id') {
       value = (proxied ? seeded.proxyReviewId : seeded.reviewId) as string
       if (route.method === 'DELETE' && route.url.endsWith('/:id')) {
-        value = String(ok(await call('POST', '/api/v1/reviews', await credentials('storefront'), { productId: PRODUCT, customerEmail: 'bo@example.com', customerName: 'Bo', rating: 4, body: 'Nice' }), 'review').id)
+        value = String(
+          ok(
+            await call('POST', '/api/v1/reviews', await credentials('storefront'), {
+              productId: PRODUCT,
+              customerEmail: 'bo@example.com',
+              customerName: 'Bo',
+              rating: 4,
+              body: 'Nice',
+            }),
+            'review',
+          ).id,
+        )
       }
-    } else if (name === 'listId') value = ok(await via('POST', `/v1/wishlists/${own}/lists`, { name: randomName() }), 'list').data.wishlist.wishlistId
-    else if (name === 'customerId') value = '1009' // the admin's privacy routes: another customer, erased without harm
+    } else if (name === 'listId')
+      value = ok(await via('POST', `/v1/wishlists/${own}/lists`, { name: randomName() }), 'list').data.wishlist.wishlistId
+    else if (name === 'customerId')
+      value = '1009' // the admin's privacy routes: another customer, erased without harm
     else return undefined // a dashboard asset: a file, not a data route
     path = path.replace(`:${name}`, encodeURIComponent(value))
   }
@@ -230,7 +319,7 @@ async function send(route: RouteEntry, kind: Kind): Promise<LightMyRequestRespon
 }
 
 describe('caching headers on every route', () => {
-  it('every public route is classified: a public read, personal, or nobody\'s data', () => {
+  it("every public route is classified: a public read, personal, or nobody's data", () => {
     const unclassified = routes
       .filter((r) => r.access.includes('public') && !r.url.startsWith('/proxy'))
       .map(keyOf)
@@ -238,39 +327,50 @@ describe('caching headers on every route', () => {
     expect(unclassified).toEqual([])
   })
 
-  it('customer, guest and credential answers are private, no-store; public reads state their caching and Vary', { timeout: 120_000 }, async () => {
-    const wrong: string[] = []
-    const succeeded = { private: new Set<string>(), publicRead: new Set<string>() }
-    let answers = 0
-    const refused = new Map<string, string>()
-    for (const route of routes) {
-      for (const kind of kindsOf(route)) {
-        const want = expected(route, kind)
-        if (want === undefined) continue
-        const res = await send(route, kind)
-        if (res === undefined) continue
-        answers++
-        const got = { cacheControl: res.headers['cache-control'], vary: String(res.headers.vary ?? '') }
-        const where = `${keyOf(route)} as ${kind} → ${res.statusCode}`
-        if (want === 'private') {
-          if (got.cacheControl !== PRIVATE) wrong.push(`${where}: Cache-Control ${String(got.cacheControl)}`)
-          if (res.statusCode < 300) succeeded.private.add(keyOf(route))
-          else refused.set(keyOf(route), `${kind} ${res.statusCode} ${res.body.slice(0, 160)}`)
-        } else {
-          const varied = got.vary.split(',').map((s) => s.trim().toLowerCase())
-          const missing = want.vary.filter((h) => !varied.includes(h.toLowerCase()))
-          if (got.cacheControl !== want.cacheControl || missing.length) wrong.push(`${where}: Cache-Control ${String(got.cacheControl)}, Vary ${got.vary}`)
-          if (res.statusCode < 300) succeeded.publicRead.add(keyOf(route))
+  it(
+    'customer, guest and credential answers are private, no-store; public reads state their caching and Vary',
+    { timeout: 120_000 },
+    async () => {
+      const wrong: string[] = []
+      const succeeded = { private: new Set<string>(), publicRead: new Set<string>() }
+      let answers = 0
+      const refused = new Map<string, string>()
+      for (const route of routes) {
+        for (const kind of kindsOf(route)) {
+          const want = expected(route, kind)
+          if (want === undefined) continue
+          const res = await send(route, kind)
+          if (res === undefined) continue
+          answers++
+          const got = { cacheControl: res.headers['cache-control'], vary: String(res.headers.vary ?? '') }
+          const where = `${keyOf(route)} as ${kind} → ${res.statusCode}`
+          if (want === 'private') {
+            if (got.cacheControl !== PRIVATE) wrong.push(`${where}: Cache-Control ${String(got.cacheControl)}`)
+            if (res.statusCode < 300) succeeded.private.add(keyOf(route))
+            else refused.set(keyOf(route), `${kind} ${res.statusCode} ${res.body.slice(0, 160)}`)
+          } else {
+            const varied = got.vary.split(',').map((s) => s.trim().toLowerCase())
+            const missing = want.vary.filter((h) => !varied.includes(h.toLowerCase()))
+            if (got.cacheControl !== want.cacheControl || missing.length)
+              wrong.push(`${where}: Cache-Control ${String(got.cacheControl)}, Vary ${got.vary}`)
+            if (res.statusCode < 300) succeeded.publicRead.add(keyOf(route))
+          }
         }
       }
-    }
-    expect(wrong).toEqual([])
-    // Every public read answered 200, and so did most private routes (the rest were refused, and checked as well).
-    expect([...succeeded.publicRead].sort()).toEqual(Object.keys(PUBLIC_READS).sort())
-    const privateRoutes = new Set(routes.filter((r) => kindsOf(r).some((k) => expected(r, k) === 'private')).map(keyOf))
-    expect(succeeded.private.size / privateRoutes.size, `succeeded on ${succeeded.private.size} of ${privateRoutes.size}: refused ${[...privateRoutes].filter((k) => !succeeded.private.has(k)).map((k) => `${k} (${refused.get(k) ?? ''})`).join('; ')}`).toBeGreaterThanOrEqual(0.95)
-    expect(answers).toBeGreaterThanOrEqual(150)
-  })
+      expect(wrong).toEqual([])
+      // Every public read answered 200, and so did most private routes (the rest were refused, and checked as well).
+      expect([...succeeded.publicRead].sort()).toEqual(Object.keys(PUBLIC_READS).sort())
+      const privateRoutes = new Set(routes.filter((r) => kindsOf(r).some((k) => expected(r, k) === 'private')).map(keyOf))
+      expect(
+        succeeded.private.size / privateRoutes.size,
+        `succeeded on ${succeeded.private.size} of ${privateRoutes.size}: refused ${[...privateRoutes]
+          .filter((k) => !succeeded.private.has(k))
+          .map((k) => `${k} (${refused.get(k) ?? ''})`)
+          .join('; ')}`,
+      ).toBeGreaterThanOrEqual(0.95)
+      expect(answers).toBeGreaterThanOrEqual(150)
+    },
+  )
 
   it('a wishlist page is private, no-store for its customer and its guest, and a 304 is never answered for it', async () => {
     for (const headers of [{ authorization: `Bearer ${customer}` }, await credentials('guest')]) {
@@ -286,7 +386,7 @@ describe('caching headers on every route', () => {
     }
   })
 
-  it('a product\'s reviews read with the storefront key: no-cache, Vary on Origin, Authorization and X-Storefront-Key; a review read by an admin is private', async () => {
+  it("a product's reviews read with the storefront key: no-cache, Vary on Origin, Authorization and X-Storefront-Key; a review read by an admin is private", async () => {
     const res = await call('GET', `/api/v1/products/${PRODUCT}/reviews`, await credentials('storefront'))
     expect(res.statusCode).toBe(200)
     expect(res.headers['cache-control']).toBe('no-cache')

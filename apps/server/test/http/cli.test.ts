@@ -69,7 +69,15 @@ describe('wishlist CLI', { timeout: 60_000 }, () => {
 
   it('set-plan and settings change what the API serves', async () => {
     expect((await cli('shops', 'set-plan', '--domain', 'cli-shop.myshopify.com', '--plan', 'scale')).code).toBe(0)
-    const settings = await cli('shops', 'settings', '--domain', 'cli-shop.myshopify.com', '--set', 'multi_wishlist_enabled=true', 'share_link_ttl_days=9')
+    const settings = await cli(
+      'shops',
+      'settings',
+      '--domain',
+      'cli-shop.myshopify.com',
+      '--set',
+      'multi_wishlist_enabled=true',
+      'share_link_ttl_days=9',
+    )
     expect(settings.code).toBe(0)
     expect(JSON.parse(settings.stdout)).toMatchObject({ multi_wishlist_enabled: true, share_link_ttl_days: 9 })
 
@@ -78,7 +86,12 @@ describe('wishlist CLI', { timeout: 60_000 }, () => {
       const token = await t.call('POST', '/v1/auth/token', { body: { api_key: created.apiKey.keyId, api_secret: created.apiKey.secret } })
       expect(token.status).toBe(200)
       const shop = await t.call('GET', '/v1/admin/shop', { token: token.body.data.token })
-      expect(shop.body.data).toMatchObject({ id: created.shop.id, plan: 'scale', storefrontKey: created.storefrontKey, settings: { multi_wishlist_enabled: true, share_link_ttl_days: 9 } })
+      expect(shop.body.data).toMatchObject({
+        id: created.shop.id,
+        plan: 'scale',
+        storefrontKey: created.storefrontKey,
+        settings: { multi_wishlist_enabled: true, share_link_ttl_days: 9 },
+      })
     } finally {
       await t.close()
     }
@@ -93,7 +106,9 @@ describe('wishlist CLI', { timeout: 60_000 }, () => {
   })
 
   it('shops erase --force deletes the shop and every row it owns (a shop/redact by hand); without --force it refuses', async () => {
-    const made = JSON.parse((await cli('shops', 'create', '--domain', 'erase-me.myshopify.com', '--plan', 'free', '--json')).stdout) as { shop: { id: string } }
+    const made = JSON.parse((await cli('shops', 'create', '--domain', 'erase-me.myshopify.com', '--plan', 'free', '--json')).stdout) as {
+      shop: { id: string }
+    }
     expect((await cli('keys', 'create', '--domain', 'erase-me.myshopify.com')).code).toBe(0)
     const refused = await cli('shops', 'erase', '--domain', 'erase-me.myshopify.com')
     expect(refused.code).toBe(2)

@@ -83,7 +83,11 @@ describe('connections per client address', () => {
     const before = await refusedTotal()
     // 200 connections of one client: half to the IPv4 address, half to its IPv4-mapped IPv6 form.
     const started = Date.now()
-    const all = await Promise.all(Array.from({ length: 200 }, (_, i) => open(i % 2 === 0 ? '127.0.0.1' : '::ffff:127.0.0.1', i % 2 === 0 ? '127.0.0.1' : '::ffff:127.0.0.1')))
+    const all = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        open(i % 2 === 0 ? '127.0.0.1' : '::ffff:127.0.0.1', i % 2 === 0 ? '127.0.0.1' : '::ffff:127.0.0.1'),
+      ),
+    )
     await closedCount(all, 136)
     // Closed at once, not after some timeout.
     expect(Date.now() - started).toBeLessThan(5_000)

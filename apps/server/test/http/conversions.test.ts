@@ -60,8 +60,21 @@ beforeAll(async () => {
     await applySteps(t.storage.db, shop.id, [s])
   }
   // The owners' rows, as the wishlist module keeps them beside their items.
-  for (const [owner, count] of [[c1, 2], [c2, 2]] as const) {
-    await t.storage.db.insertInto('wishlist_owners').values({ shop_id: shop.id, owner_type: owner.type, owner_id: owner.id, item_count: count, created_at: noon(60), updated_at: noon(10) }).execute()
+  for (const [owner, count] of [
+    [c1, 2],
+    [c2, 2],
+  ] as const) {
+    await t.storage.db
+      .insertInto('wishlist_owners')
+      .values({
+        shop_id: shop.id,
+        owner_type: owner.type,
+        owner_id: owner.id,
+        item_count: count,
+        created_at: noon(60),
+        updated_at: noon(10),
+      })
+      .execute()
   }
 })
 afterAll(async () => {
@@ -72,15 +85,33 @@ afterAll(async () => {
 describe('orders, purchase state and attribution', () => {
   it('refuses bad orders with the field in details, writing nothing', async () => {
     const bad: [Record<string, unknown>, string][] = [
-      [{ order_id: '900', customer_id: '101', currency: 'eur', line_items: [{ product_id: '1', price: '1.00' }] }, 'body.events.0.currency'],
+      [
+        { order_id: '900', customer_id: '101', currency: 'eur', line_items: [{ product_id: '1', price: '1.00' }] },
+        'body.events.0.currency',
+      ],
       [{ order_id: '900', customer_id: '101', currency: 'EURO', line_items: [{ product_id: '1' }] }, 'body.events.0.currency'],
       [{ order_id: '900', customer_id: '101', line_items: [{ product_id: '1', price: '1.00' }] }, 'body.events.0.currency'],
-      [{ order_id: '900', customer_id: '101', currency: 'EUR', line_items: [{ product_id: '1', price: '-1.00' }] }, 'body.events.0.line_items.0.price'],
-      [{ order_id: '900', customer_id: '101', currency: 'EUR', line_items: [{ product_id: '1', price: 'abc' }] }, 'body.events.0.line_items.0.price'],
+      [
+        { order_id: '900', customer_id: '101', currency: 'EUR', line_items: [{ product_id: '1', price: '-1.00' }] },
+        'body.events.0.line_items.0.price',
+      ],
+      [
+        { order_id: '900', customer_id: '101', currency: 'EUR', line_items: [{ product_id: '1', price: 'abc' }] },
+        'body.events.0.line_items.0.price',
+      ],
       // Finer than the currency's minor unit: no rounding, a 400.
-      [{ order_id: '900', customer_id: '101', currency: 'EUR', line_items: [{ product_id: '1', price: '0.125' }] }, 'body.events.0.line_items.0.price'],
-      [{ order_id: '900', customer_id: '101', currency: 'EUR', line_items: [{ product_id: '1', quantity: 0 }] }, 'body.events.0.line_items.0.quantity'],
-      [{ order_id: '900', customer_id: '101', currency: 'EUR', line_items: [{ product_id: '1', quantity: 1.5 }] }, 'body.events.0.line_items.0.quantity'],
+      [
+        { order_id: '900', customer_id: '101', currency: 'EUR', line_items: [{ product_id: '1', price: '0.125' }] },
+        'body.events.0.line_items.0.price',
+      ],
+      [
+        { order_id: '900', customer_id: '101', currency: 'EUR', line_items: [{ product_id: '1', quantity: 0 }] },
+        'body.events.0.line_items.0.quantity',
+      ],
+      [
+        { order_id: '900', customer_id: '101', currency: 'EUR', line_items: [{ product_id: '1', quantity: 1.5 }] },
+        'body.events.0.line_items.0.quantity',
+      ],
     ]
     for (const [body, path] of bad) {
       const res = await order(body)
@@ -95,36 +126,90 @@ describe('orders, purchase state and attribution', () => {
   it('applies orders: held, released inside the window, released outside it, a signal, a guest merge, an order without prices', async () => {
     // O1 (day −5, EUR): P1 held (bought 35.0 days after its add): 2 × 12.50 = 25.00;
     // P8 held (25.0 days): 3 × 0.13 = 0.39; P9 never wishlisted.
-    expect((await order({ order_id: '5001', customer_id: '101', currency: 'EUR', occurred_at: iso(noon(5)), line_items: [
-      { product_id: '1', quantity: 2, price: '12.50' },
-      { product_id: '8', quantity: 3, price: '0.13' },
-      { product_id: '9', price: '5.00' },
-    ] })).status).toBe(200)
+    expect(
+      (
+        await order({
+          order_id: '5001',
+          customer_id: '101',
+          currency: 'EUR',
+          occurred_at: iso(noon(5)),
+          line_items: [
+            { product_id: '1', quantity: 2, price: '12.50' },
+            { product_id: '8', quantity: 3, price: '0.13' },
+            { product_id: '9', price: '5.00' },
+          ],
+        })
+      ).status,
+    ).toBe(200)
     // O2 (day −2, USD): P2 released on day −10, inside the 30-day window (18.0 days after its add).
-    await order({ order_id: '5002', customer_id: '101', currency: 'USD', occurred_at: iso(noon(2)), line_items: [{ product_id: '2', price: 19.99 }] })
+    await order({
+      order_id: '5002',
+      customer_id: '101',
+      currency: 'USD',
+      occurred_at: iso(noon(2)),
+      line_items: [{ product_id: '2', price: 19.99 }],
+    })
     // O3 (day −3, EUR): P3 released on day −45, outside the window: not influenced.
-    await order({ order_id: '5003', customer_id: '101', currency: 'EUR', occurred_at: iso(noon(3)), line_items: [{ product_id: '3', price: '100' }] })
+    await order({
+      order_id: '5003',
+      customer_id: '101',
+      currency: 'EUR',
+      occurred_at: iso(noon(3)),
+      line_items: [{ product_id: '3', price: '100' }],
+    })
     // A signal, then O4 (today, JPY): P4 back in stock and cheaper while c2 holds it (15.0 days).
     await events([{ type: 'product.updated', product_id: '4', variants: [{ variant_id: '41', price: '50.00', inventory_quantity: 0 }] }])
     await events([{ type: 'product.updated', product_id: '4', variants: [{ variant_id: '41', price: '40.00', inventory_quantity: 10 }] }])
     await order({ order_id: '5004', customer_id: '102', currency: 'JPY', line_items: [{ product_id: '4', quantity: 3, price: '1500' }] })
     // A guest's item (added on day −4) merged into c3, then O6 (today) without prices: 4.0 days.
-    const merged = await t.call('POST', '/v1/wishlists/103/merge', { token: admin, body: { guest_items: [{ product_id: '6', added_at: iso(noon(4)), quantity: 2, note: 'gift' }] } })
+    const merged = await t.call('POST', '/v1/wishlists/103/merge', {
+      token: admin,
+      body: { guest_items: [{ product_id: '6', added_at: iso(noon(4)), quantity: 2, note: 'gift' }] },
+    })
     expect(merged.status).toBe(200)
     await order({ order_id: '5006', customer_id: '103', line_items: [{ product_id: '6', quantity: 2 }] })
     // A repeated order id applies once.
-    await order({ order_id: '5001', customer_id: '101', currency: 'EUR', occurred_at: iso(noon(5)), line_items: [{ product_id: '1', quantity: 2, price: '12.50' }] })
+    await order({
+      order_id: '5001',
+      customer_id: '101',
+      currency: 'EUR',
+      occurred_at: iso(noon(5)),
+      line_items: [{ product_id: '1', quantity: 2, price: '12.50' }],
+    })
 
     // Purchase state: the items carry the order's time.
     const c1Items = (await get('/v1/wishlists/101')).items as Record<string, unknown>[]
     expect(Object.fromEntries(c1Items.map((i) => [i.productId, i.purchasedAt]))).toEqual({ '1': iso(noon(5)), '8': iso(noon(5)) })
-    expect((await get('/v1/wishlists/103')).items).toEqual([{ productId: '6', variantId: null, addedAt: iso(noon(4)), quantity: 2, note: 'gift', priority: 'normal', purchasedAt: iso(NOW) }])
-    const outbox = await t.storage.db.selectFrom('outbox').select(['event', 'payload']).where('shop_id', '=', shop.id).where('event', '=', 'wishlist.item.purchased').execute()
+    expect((await get('/v1/wishlists/103')).items).toEqual([
+      { productId: '6', variantId: null, addedAt: iso(noon(4)), quantity: 2, note: 'gift', priority: 'normal', purchasedAt: iso(NOW) },
+    ])
+    const outbox = await t.storage.db
+      .selectFrom('outbox')
+      .select(['event', 'payload'])
+      .where('shop_id', '=', shop.id)
+      .where('event', '=', 'wishlist.item.purchased')
+      .execute()
     expect(outbox.map((r) => JSON.parse(r.payload)).sort((a, b) => (a.productId < b.productId ? -1 : 1))).toEqual([
-      { customerId: '101', wishlistId: 'default', productId: '1', variantId: null, orderId: '5001', quantity: 2, purchasedAt: iso(noon(5)) },
+      {
+        customerId: '101',
+        wishlistId: 'default',
+        productId: '1',
+        variantId: null,
+        orderId: '5001',
+        quantity: 2,
+        purchasedAt: iso(noon(5)),
+      },
       { customerId: '102', wishlistId: 'default', productId: '4', variantId: '41', orderId: '5004', quantity: 3, purchasedAt: iso(NOW) },
       { customerId: '103', wishlistId: 'default', productId: '6', variantId: null, orderId: '5006', quantity: 2, purchasedAt: iso(NOW) },
-      { customerId: '101', wishlistId: 'default', productId: '8', variantId: null, orderId: '5001', quantity: 3, purchasedAt: iso(noon(5)) },
+      {
+        customerId: '101',
+        wishlistId: 'default',
+        productId: '8',
+        variantId: null,
+        orderId: '5001',
+        quantity: 3,
+        purchasedAt: iso(noon(5)),
+      },
     ])
   })
 
@@ -146,9 +231,19 @@ describe('orders, purchase state and attribution', () => {
     })
     // 30d (days −29..0): adds 2 (−20), 4 (−15), 7 (−12), the merge (today) = 4; bought among
     // the items added in it: 2, 4, 6 (added day −4) = 3 → 75; lags 4, 15, 18 → 15.0.
-    expect(await get('/v1/analytics/conversions?period=30d')).toMatchObject({ period: '30d', ordersInfluenced: 4, linesInfluenced: 5, wishlistToPurchaseRate: 75, medianDaysToPurchase: 15 })
+    expect(await get('/v1/analytics/conversions?period=30d')).toMatchObject({
+      period: '30d',
+      ordersInfluenced: 4,
+      linesInfluenced: 5,
+      wishlistToPurchaseRate: 75,
+      medianDaysToPurchase: 15,
+    })
     // 7d (days −6..0): the merge's add; item 6 bought → 100; lag 4.0. O1 (day −5) is inside.
-    expect(await get('/v1/analytics/conversions?period=7d')).toMatchObject({ ordersInfluenced: 4, wishlistToPurchaseRate: 100, medianDaysToPurchase: 4 })
+    expect(await get('/v1/analytics/conversions?period=7d')).toMatchObject({
+      ordersInfluenced: 4,
+      wishlistToPurchaseRate: 100,
+      medianDaysToPurchase: 4,
+    })
     const days = (await get('/v1/analytics/daily?period=7d')).days as { date: string; orders_influenced: number }[]
     expect(Object.fromEntries(days.filter((d) => d.orders_influenced > 0).map((d) => [d.date, d.orders_influenced]))).toEqual({
       [formatDay(today - 5)]: 1,
@@ -158,7 +253,11 @@ describe('orders, purchase state and attribution', () => {
   })
 
   it('per product: purchases and revenue; top products by revenue in the most frequent currency', async () => {
-    expect(await get('/v1/analytics/product/1')).toEqual({ wishlistCount: 1, purchases: 1, revenue: [{ currency: 'EUR', amount: '25.00' }] })
+    expect(await get('/v1/analytics/product/1')).toEqual({
+      wishlistCount: 1,
+      purchases: 1,
+      revenue: [{ currency: 'EUR', amount: '25.00' }],
+    })
     expect(await get('/v1/analytics/product/6')).toEqual({ wishlistCount: 1, purchases: 1, revenue: [] })
     expect(await get('/v1/analytics/product/3')).toEqual({ wishlistCount: 0, purchases: 0, revenue: [] })
     // EUR has two priced influenced lines, JPY and USD one each.
@@ -184,12 +283,33 @@ describe('remove on purchase', () => {
     const token = await s.adminToken()
     await s.subscribe(['wishlist.item.purchased', 'wishlist.item.removed'])
     expect((await t.call('POST', '/v1/wishlists/201/items', { token, body: { product_id: '50', quantity: 2 } })).status).toBe(201)
-    const res = await t.call('POST', '/v1/events', { token, body: { events: [{ type: 'order.created', order_id: '7001', customer_id: '201', currency: 'EUR', line_items: [{ product_id: '50', price: '30.00' }] }] } })
+    const res = await t.call('POST', '/v1/events', {
+      token,
+      body: {
+        events: [
+          {
+            type: 'order.created',
+            order_id: '7001',
+            customer_id: '201',
+            currency: 'EUR',
+            line_items: [{ product_id: '50', price: '30.00' }],
+          },
+        ],
+      },
+    })
     expect(res.status).toBe(200)
     expect((await t.call('GET', '/v1/wishlists/201', { token })).body.data.items).toEqual([])
-    const outbox = await t.storage.db.selectFrom('outbox').select(['event', 'payload']).where('shop_id', '=', s.id).orderBy('event').execute()
+    const outbox = await t.storage.db
+      .selectFrom('outbox')
+      .select(['event', 'payload'])
+      .where('shop_id', '=', s.id)
+      .orderBy('event')
+      .execute()
     expect(outbox.map((r) => [r.event, JSON.parse(r.payload)])).toEqual([
-      ['wishlist.item.purchased', { customerId: '201', wishlistId: 'default', productId: '50', variantId: null, orderId: '7001', quantity: 1, purchasedAt: iso(NOW) }],
+      [
+        'wishlist.item.purchased',
+        { customerId: '201', wishlistId: 'default', productId: '50', variantId: null, orderId: '7001', quantity: 1, purchasedAt: iso(NOW) },
+      ],
       ['wishlist.item.removed', { customerId: '201', wishlistId: 'default', productId: '50', variantId: null, reason: 'purchased' }],
     ])
     const conv = await t.call('GET', '/v1/admin/analytics/conversions?period=7d', { token })
@@ -228,12 +348,25 @@ describe('days to purchase, kept in the daily rollup rows', () => {
   }
   /** Customers' items as the wishlist module writes them, with their owners' rows. */
   async function holdItems(shopId: string, items: { customer: string; productId: string; at: number }[]) {
-    await applySteps(t.storage.db, shopId, items.map((i) => ({ type: 'add' as const, owner: { type: 'customer' as const, id: i.customer }, productId: i.productId, at: i.at })))
+    await applySteps(
+      t.storage.db,
+      shopId,
+      items.map((i) => ({ type: 'add' as const, owner: { type: 'customer' as const, id: i.customer }, productId: i.productId, at: i.at })),
+    )
     const owners = new Map<string, number>()
     for (const i of items) owners.set(i.customer, (owners.get(i.customer) ?? 0) + 1)
     await t.storage.db
       .insertInto('wishlist_owners')
-      .values([...owners].map(([id, count]) => ({ shop_id: shopId, owner_type: 'customer' as const, owner_id: id, item_count: count, created_at: NOW, updated_at: NOW })))
+      .values(
+        [...owners].map(([id, count]) => ({
+          shop_id: shopId,
+          owner_type: 'customer' as const,
+          owner_id: id,
+          item_count: count,
+          created_at: NOW,
+          updated_at: NOW,
+        })),
+      )
       .execute()
   }
 
@@ -244,20 +377,43 @@ describe('days to purchase, kept in the daily rollup rows', () => {
     // 240 items of 80 customers, added over the last 45 days: several adds share each day.
     const items = Array.from({ length: 240 }, (_, i) => {
       const k = Math.floor(rand() * 45)
-      return { customer: String(3_000 + (i % 80)), productId: String(500 + i), at: (today - k) * DAY_MS + Math.floor(rand() * 12 * 3_600_000) }
+      return {
+        customer: String(3_000 + (i % 80)),
+        productId: String(500 + i),
+        at: (today - k) * DAY_MS + Math.floor(rand() * 12 * 3_600_000),
+      }
     })
     await holdItems(s.id, items)
     // Two thirds are bought, each at a random time between its add and now; a few are bought
     // again later (a repeat purchase keeps the first one's days).
     const bought = items.filter(() => rand() < 2 / 3).map((i) => ({ ...i, orderAt: i.at + Math.floor(rand() * (NOW - i.at + 1)) }))
-    const orders = bought.map((b, n) => ({ type: 'order.created', order_id: String(80_000 + n), customer_id: b.customer, currency: 'EUR', occurred_at: iso(b.orderAt), line_items: [{ product_id: b.productId, price: '10.00' }] }))
-    const repeats = bought.filter((_, n) => n % 5 === 0).map((b, n) => ({ type: 'order.created', order_id: String(90_000 + n), customer_id: b.customer, currency: 'EUR', line_items: [{ product_id: b.productId, price: '10.00' }] }))
+    const orders = bought.map((b, n) => ({
+      type: 'order.created',
+      order_id: String(80_000 + n),
+      customer_id: b.customer,
+      currency: 'EUR',
+      occurred_at: iso(b.orderAt),
+      line_items: [{ product_id: b.productId, price: '10.00' }],
+    }))
+    const repeats = bought
+      .filter((_, n) => n % 5 === 0)
+      .map((b, n) => ({
+        type: 'order.created',
+        order_id: String(90_000 + n),
+        customer_id: b.customer,
+        currency: 'EUR',
+        line_items: [{ product_id: b.productId, price: '10.00' }],
+      }))
     const all = [...orders, ...repeats]
     for (let i = 0; i < all.length; i += 20) {
       const res = await t.call('POST', '/v1/events', { token, body: { events: all.slice(i, i + 20) } })
       expect(res.status, JSON.stringify(res.body)).toBe(200)
     }
-    for (const [period, days] of [['all', null], ['30d', 30], ['7d', 7]] as const) {
+    for (const [period, days] of [
+      ['all', null],
+      ['30d', 30],
+      ['7d', 7],
+    ] as const) {
       const from = days === null ? -Infinity : today - days + 1
       const added = items.filter((i) => dayOf(i.at) >= from)
       const purchased = bought.filter((b) => dayOf(b.at) >= from)
@@ -283,7 +439,18 @@ describe('days to purchase, kept in the daily rollup rows', () => {
       items.map((item, i) =>
         t.call('POST', '/v1/events', {
           token,
-          body: { events: [{ type: 'order.created', order_id: String(70_000 + i), customer_id: item.customer, currency: 'EUR', occurred_at: iso(orderAt(i)), line_items: [{ product_id: item.productId, price: '5.00' }] }] },
+          body: {
+            events: [
+              {
+                type: 'order.created',
+                order_id: String(70_000 + i),
+                customer_id: item.customer,
+                currency: 'EUR',
+                occurred_at: iso(orderAt(i)),
+                line_items: [{ product_id: item.productId, price: '5.00' }],
+              },
+            ],
+          },
         }),
       ),
     )
@@ -297,7 +464,12 @@ describe('days to purchase, kept in the daily rollup rows', () => {
       medianDaysToPurchase: directMedian(items.map((_, i) => orderAt(i) - addedAt(i))),
     })
     // The add day's histogram holds all 40 purchases, each under its own days to purchase.
-    const [row] = await t.storage.db.selectFrom('analytics_daily').select(['purchased', 'purchase_lags']).where('shop_id', '=', s.id).where('day', '=', today - 3).execute()
+    const [row] = await t.storage.db
+      .selectFrom('analytics_daily')
+      .select(['purchased', 'purchase_lags'])
+      .where('shop_id', '=', s.id)
+      .where('day', '=', today - 3)
+      .execute()
     const expected = new Map<string, number>()
     for (let i = 0; i < 40; i++) {
       const lag = String(Math.round((orderAt(i) - addedAt(i)) / (DAY_MS / 10)))
@@ -309,7 +481,7 @@ describe('days to purchase, kept in the daily rollup rows', () => {
 })
 
 describe('upgrading from a version that kept the histogram as one row per (day, lag)', () => {
-  it('migration 0020 packs every count into its day\'s rollup row: the medians stay the same', async () => {
+  it("migration 0020 packs every count into its day's rollup row: the medians stay the same", async () => {
     const database = await freshDatabase()
     const storage = openStorage(database.target)
     try {
@@ -331,13 +503,31 @@ describe('upgrading from a version that kept the histogram as one row per (day, 
       const withRow = (k: number) => k % 3 !== 0
       await old
         .insertInto('analytics_daily')
-        .values(Array.from({ length: 40 }, (_, k) => k).filter(withRow).map((k) => ({ shop_id: 'shop_a', day: today - k, adds: 10 + k, removes: 1, shoppers: 3, last_seen: 2, converted: 1, purchased: 4 })))
+        .values(
+          Array.from({ length: 40 }, (_, k) => k)
+            .filter(withRow)
+            .map((k) => ({
+              shop_id: 'shop_a',
+              day: today - k,
+              adds: 10 + k,
+              removes: 1,
+              shoppers: 3,
+              last_seen: 2,
+              converted: 1,
+              purchased: 4,
+            })),
+        )
         .execute()
 
       expect(await migrateToLatest(storage)).toContain('0020_packed_purchase_lags')
 
       // Every count is in its day's row; the other figures of the rows are untouched.
-      const rows = await storage.db.selectFrom('analytics_daily').select(['shop_id', 'day', 'adds', 'purchased', 'purchase_lags']).orderBy('shop_id').orderBy('day').execute()
+      const rows = await storage.db
+        .selectFrom('analytics_daily')
+        .select(['shop_id', 'day', 'adds', 'purchased', 'purchase_lags'])
+        .orderBy('shop_id')
+        .orderBy('day')
+        .execute()
       const packed = Object.fromEntries(rows.map((r) => [`${r.shop_id} ${r.day}`, storedLags(r.purchase_lags)]))
       const expected: Record<string, Record<string, number>> = {}
       for (const r of lagRows) expected[`${r.shop_id} ${r.day}`] = { ...expected[`${r.shop_id} ${r.day}`], [String(r.lag)]: r.count }
@@ -350,7 +540,11 @@ describe('upgrading from a version that kept the histogram as one row per (day, 
 
       // The answer's median is the one the former rows gave, for each period.
       const analytics = createAnalyticsService({ db: storage.db, now: () => NOW })
-      for (const [period, days] of [['all', 40], ['30d', 30], ['7d', 7]] as const) {
+      for (const [period, days] of [
+        ['all', 40],
+        ['30d', 30],
+        ['7d', 7],
+      ] as const) {
         for (const shop of ['shop_a', 'shop_b']) {
           const before = medianDays(lagRows.filter((r) => r.shop_id === shop && r.day > today - days))
           expect(before, `${shop} ${period}`).not.toBeNull()

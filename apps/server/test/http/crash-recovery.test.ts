@@ -83,7 +83,13 @@ async function integrity(storage: Storage) {
     .select([sql.lit('outbox').as('kind'), 'payload as doc'])
     .where('shop_id', '=', shopId)
     .where('event', '=', 'wishlist.item.added')
-    .unionAll(storage.db.selectFrom('webhook_deliveries').select([sql.lit('delivery').as('kind'), 'body as doc']).where('shop_id', '=', shopId).where('event', '=', 'wishlist.item.added'))
+    .unionAll(
+      storage.db
+        .selectFrom('webhook_deliveries')
+        .select([sql.lit('delivery').as('kind'), 'body as doc'])
+        .where('shop_id', '=', shopId)
+        .where('event', '=', 'wishlist.item.added'),
+    )
     .execute()
   const events = docs.map((d) => (d.kind === 'outbox' ? (JSON.parse(d.doc) as Added) : (JSON.parse(d.doc) as { data: Added }).data))
   return {
@@ -134,7 +140,12 @@ describe(`SIGKILL during a burst of adds and webhook deliveries (${BACKEND})`, {
       expect([...after.events].sort()).toEqual([...after.items].sort())
 
       // Every event is delivered at least once (claims of the killed worker expire and are retried).
-      const delivered = () => new Set(receiver.received.map((r) => JSON.parse(r.body) as { data: { customerId: string; productId: string } }).map((b) => `${b.data.customerId}/${b.data.productId}`))
+      const delivered = () =>
+        new Set(
+          receiver.received
+            .map((r) => JSON.parse(r.body) as { data: { customerId: string; productId: string } })
+            .map((b) => `${b.data.customerId}/${b.data.productId}`),
+        )
       await receiver.until(() => [...after.items].every((k) => delivered().has(k)), 'every stored item delivered', 60_000)
       expect([...after.items].filter((k) => !delivered().has(k))).toEqual([])
       const duplicates = receiver.received.length - delivered().size

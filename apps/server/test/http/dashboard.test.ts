@@ -11,7 +11,10 @@ import { sessionToken } from '../helpers/shopify.js'
 // the real dashboard build in Chromium.
 const dist = mkdtempSync(join(tmpdir(), 'dashboard-dist-'))
 mkdirSync(join(dist, 'assets'))
-writeFileSync(join(dist, 'index.html'), '<!doctype html><title>Wishlist dashboard</title><script type="module" src="/dashboard/assets/index-AbC123.js"></script>')
+writeFileSync(
+  join(dist, 'index.html'),
+  '<!doctype html><title>Wishlist dashboard</title><script type="module" src="/dashboard/assets/index-AbC123.js"></script>',
+)
 writeFileSync(join(dist, 'assets', 'index-AbC123.js'), 'console.log("dashboard")')
 writeFileSync(join(dist, 'assets', 'index-AbC123.css'), 'body{margin:0}')
 writeFileSync(join(dist, 'secret.txt'), 'not an asset')
@@ -52,7 +55,13 @@ describe('GET /dashboard', () => {
   })
 
   test('answers 404 for unknown assets and never leaves the assets folder', async () => {
-    for (const url of ['/dashboard/assets/missing-1.js', '/dashboard/assets/..%2Fsecret.txt', '/dashboard/assets/%2E%2E%2Findex.html', '/dashboard/assets/.hidden.js', '/dashboard/secret.txt']) {
+    for (const url of [
+      '/dashboard/assets/missing-1.js',
+      '/dashboard/assets/..%2Fsecret.txt',
+      '/dashboard/assets/%2E%2E%2Findex.html',
+      '/dashboard/assets/.hidden.js',
+      '/dashboard/secret.txt',
+    ]) {
       const res = await t.inject({ method: 'GET', url })
       expect([400, 404], url).toContain(res.statusCode)
       expect(res.body, url).not.toContain('not an asset')
@@ -70,14 +79,23 @@ describe('GET /dashboard', () => {
 describe('GET /dashboard opened by Shopify admin (Shopify app mode)', () => {
   let t: TestApp
   beforeAll(async () => {
-    t = await createTestApp({ dashboardDist: dist, env: { SHOPIFY_API_SECRET: 'dashboard-test-secret', SHOPIFY_API_KEY: 'dashboard-test-key' } })
+    t = await createTestApp({
+      dashboardDist: dist,
+      env: { SHOPIFY_API_SECRET: 'dashboard-test-secret', SHOPIFY_API_KEY: 'dashboard-test-key' },
+    })
   })
   afterAll(() => t.close())
 
   const SECRET = 'dashboard-test-secret'
   /** The query Shopify admin loads the embedded app with, signed as Shopify signs it (`hmac`). */
   const adminQuery = (shop: string, o: { timestamp?: number; secret?: string; idToken?: string } = {}) => {
-    const params = new URLSearchParams({ embedded: '1', host: 'YWRtaW4', shop, timestamp: String(o.timestamp ?? Math.floor(Date.now() / 1000)), ...(o.idToken ? { id_token: o.idToken } : {}) })
+    const params = new URLSearchParams({
+      embedded: '1',
+      host: 'YWRtaW4',
+      shop,
+      timestamp: String(o.timestamp ?? Math.floor(Date.now() / 1000)),
+      ...(o.idToken ? { id_token: o.idToken } : {}),
+    })
     params.set('hmac', adminQueryHmac(params, o.secret ?? SECRET))
     return params.toString()
   }
@@ -87,7 +105,9 @@ describe('GET /dashboard opened by Shopify admin (Shopify app mode)', () => {
     for (const query of [adminQuery('e2e-store.myshopify.com'), `shop=e2e-store.myshopify.com&host=YWRtaW4&id_token=${token}`]) {
       const res = await t.inject({ method: 'GET', url: `/dashboard?${query}` })
       expect(res.statusCode).toBe(200)
-      expect(res.headers['content-security-policy']).toBe(embeddedDashboardCsp(['https://e2e-store.myshopify.com', 'https://admin.shopify.com']))
+      expect(res.headers['content-security-policy']).toBe(
+        embeddedDashboardCsp(['https://e2e-store.myshopify.com', 'https://admin.shopify.com']),
+      )
       expect(res.headers['content-security-policy']).toContain('frame-ancestors https://e2e-store.myshopify.com https://admin.shopify.com')
       expect(res.headers['x-frame-options']).toBeUndefined()
     }

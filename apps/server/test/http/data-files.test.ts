@@ -29,7 +29,10 @@ const modes = (paths: string[]) => Object.fromEntries(paths.map((p) => [p.slice(
 async function cli(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const node = [process.execPath, '--import', 'tsx', 'test/helpers/cli-entry.ts', ...args]
   try {
-    const { stdout, stderr } = await promisify(execFile)('/bin/sh', ['-c', `umask 022 && exec "$@"`, 'sh', ...node], { cwd: process.cwd(), env: { ...process.env, ...env } })
+    const { stdout, stderr } = await promisify(execFile)('/bin/sh', ['-c', `umask 022 && exec "$@"`, 'sh', ...node], {
+      cwd: process.cwd(),
+      env: { ...process.env, ...env },
+    })
     return { code: 0, stdout, stderr }
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string }
@@ -39,7 +42,10 @@ async function cli(env: Record<string, string>, ...args: string[]): Promise<{ co
 
 /** `wishlist serve --demo` in `dir` on a fresh or existing data folder, generating its own JWT key. */
 const serve = () =>
-  startServerProcess({ DATABASE_URL: `sqlite:${database}`, JWT_SECRET: '', HOST: '127.0.0.1' }, { args: ['--demo'], cwd: dir, umask: UMASK })
+  startServerProcess(
+    { DATABASE_URL: `sqlite:${database}`, JWT_SECRET: '', HOST: '127.0.0.1' },
+    { args: ['--demo'], cwd: dir, umask: UMASK },
+  )
 
 /** SIGTERM; resolves once the process has exited 0 and its output has all been read. */
 async function stop(server: ServerProcess): Promise<void> {
@@ -100,11 +106,13 @@ describe.skipIf(process.env.DB === 'postgres')('the data folder and its files (S
       await stop(server)
     }
     // Log lines reach stdout in batches (lib/log-sink.ts): all of them by the exit.
-    expect(server.output()).toContain(`the data folder ${dataDir} is 0755: other users can list it (its files are 0600); run chmod 700 on it`)
+    expect(server.output()).toContain(
+      `the data folder ${dataDir} is 0755: other users can list it (its files are 0600); run chmod 700 on it`,
+    )
     chmodSync(dataDir, 0o700)
   })
 
-  it('backup --to writes the backup 0600; restore makes the database 0600 whatever the backup file\'s mode', async () => {
+  it("backup --to writes the backup 0600; restore makes the database 0600 whatever the backup file's mode", async () => {
     const backups = join(dir, 'backups')
     mkdirSync(backups, { mode: 0o700 })
     const backup = join(backups, 'wishlist-1.db')
@@ -132,7 +140,9 @@ describe.skipIf(process.env.DB === 'postgres')('the data folder and its files (S
     const res = await cli({ DATABASE_URL: `sqlite:${database}` }, 'backup', '--to', target)
     expect(res.code).toBe(1)
     expect(res.stdout).toBe('')
-    expect(res.stderr).toBe(`wishlist: the folder ${join(dir, 'nonexistent', 'dir')} does not exist; create it (mkdir -m 700) or give --to a file in an existing folder\n`)
+    expect(res.stderr).toBe(
+      `wishlist: the folder ${join(dir, 'nonexistent', 'dir')} does not exist; create it (mkdir -m 700) or give --to a file in an existing folder\n`,
+    )
     expect(existsSync(join(dir, 'nonexistent'))).toBe(false)
   })
 })

@@ -61,7 +61,9 @@ let before: Record<string, unknown>
 const appOn = (database: TestDatabase) => createTestApp({ database, env: { ...SHOPIFY_ENV } })
 
 async function tokenOf(t: TestApp, customerId?: string): Promise<string> {
-  const res = await t.call('POST', '/v1/auth/token', { body: { api_key: known.keyId, api_secret: known.secret, ...(customerId ? { customer_id: customerId } : {}) } })
+  const res = await t.call('POST', '/v1/auth/token', {
+    body: { api_key: known.keyId, api_secret: known.secret, ...(customerId ? { customer_id: customerId } : {}) },
+  })
   expect(res.status, JSON.stringify(res.body)).toBe(200)
   return res.body.data.token as string
 }
@@ -73,7 +75,15 @@ async function tokenOf(t: TestApp, customerId?: string): Promise<string> {
  */
 const VOLATILE = new Set(['lastUsedAt', 'last_used_at', 'generatedAt'])
 const stable = (value: unknown): unknown =>
-  Array.isArray(value) ? value.map(stable) : value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).filter(([k]) => !VOLATILE.has(k)).map(([k, v]) => [k, stable(v)])) : value
+  Array.isArray(value)
+    ? value.map(stable)
+    : value && typeof value === 'object'
+      ? Object.fromEntries(
+          Object.entries(value)
+            .filter(([k]) => !VOLATILE.has(k))
+            .map(([k, v]) => [k, stable(v)]),
+        )
+      : value
 
 /** Every read a merchant, a shopper or a shared-link visitor makes of the shop: status and body. */
 async function readEverything(t: TestApp): Promise<Record<string, unknown>> {
@@ -128,7 +138,9 @@ async function credentialsWork(t: TestApp, productId: string): Promise<void> {
   expect((await t.call('POST', '/v1/wishlists/1001/items', { token: ann, body: { product_id: productId } })).status).toBe(201)
   // The storefront key (guest mode).
   const guest = { 'x-storefront-key': known.storefrontKey, 'x-guest-id': 'g_move_guest_02' }
-  expect((await t.call('POST', '/v1/wishlists/g_move_guest_02/items', { headers: guest, body: { product_id: productId } })).status).toBe(201)
+  expect((await t.call('POST', '/v1/wishlists/g_move_guest_02/items', { headers: guest, body: { product_id: productId } })).status).toBe(
+    201,
+  )
   // The share tokens.
   for (const tok of known.shareTokens) expect((await t.call('GET', `/v1/wishlists/shared/${tok}`)).status).toBe(200)
   // The webhook secret: the add above reaches the receiver signed with the secret shown at creation.
@@ -142,7 +154,9 @@ async function credentialsWork(t: TestApp, productId: string): Promise<void> {
       await receiver.waitFor(receiver.received.length + 1, () => true, 50).catch(() => undefined)
     }
     const hit = receiver.received.find(mine)!
-    expect(new Webhook(known.hookSecret).verify(hit.body, hit.headers as Record<string, string>)).toMatchObject({ event: 'wishlist.item.added' })
+    expect(new Webhook(known.hookSecret).verify(hit.body, hit.headers as Record<string, string>)).toMatchObject({
+      event: 'wishlist.item.added',
+    })
   } finally {
     await worker.stop()
   }
@@ -159,54 +173,127 @@ async function populate(t: TestApp): Promise<void> {
   }
 
   // Webhooks: one to a live receiver, one to an address that refuses (failed attempts, pending retries).
-  const hook = ok(await t.call('POST', '/v1/webhooks', { token: admin, body: { url: `${receiver.url}/hook`, events: ['wishlist.item.added', 'wishlist.shared', 'review.requested'] } }), 201)
-  const dead = ok(await t.call('POST', '/v1/webhooks', { token: admin, body: { url: 'http://127.0.0.1:9/refused', events: ['wishlist.shared'] } }), 201)
+  const hook = ok(
+    await t.call('POST', '/v1/webhooks', {
+      token: admin,
+      body: { url: `${receiver.url}/hook`, events: ['wishlist.item.added', 'wishlist.shared', 'review.requested'] },
+    }),
+    201,
+  )
+  const dead = ok(
+    await t.call('POST', '/v1/webhooks', { token: admin, body: { url: 'http://127.0.0.1:9/refused', events: ['wishlist.shared'] } }),
+    201,
+  )
 
   // Customers' items with metadata in the default list and a named list; a guest's list.
   const ann = await shop.customerToken('1001')
-  for (const [p, meta] of [['501', { size: 'M', note: 'Ünïcode ✓' }], ['502', null], ['503', { gift: true, qty: 2 }]] as const) {
-    ok(await t.call('POST', '/v1/wishlists/1001/items', { token: ann, body: { product_id: p, variant_id: `${p}1`, ...(meta ? { metadata: meta } : {}) } }), 201)
+  for (const [p, meta] of [
+    ['501', { size: 'M', note: 'Ünïcode ✓' }],
+    ['502', null],
+    ['503', { gift: true, qty: 2 }],
+  ] as const) {
+    ok(
+      await t.call('POST', '/v1/wishlists/1001/items', {
+        token: ann,
+        body: { product_id: p, variant_id: `${p}1`, ...(meta ? { metadata: meta } : {}) },
+      }),
+      201,
+    )
   }
   const list = ok(await t.call('POST', '/v1/wishlists/1001/lists', { token: ann, body: { name: 'Birthday 🎂' } }), 201)
   const namedList = list.body && (list.body as { data: { wishlist: { wishlistId: string } } }).data.wishlist.wishlistId
-  ok(await t.call('POST', `/v1/wishlists/1001/items?wishlist_id=${namedList}`, { token: ann, body: { product_id: '504', metadata: { colour: 'red' } } }), 201)
+  ok(
+    await t.call('POST', `/v1/wishlists/1001/items?wishlist_id=${namedList}`, {
+      token: ann,
+      body: { product_id: '504', metadata: { colour: 'red' } },
+    }),
+    201,
+  )
   ok(await t.call('POST', '/v1/wishlists/1002/items', { token: admin, body: { product_id: '501' } }), 201)
   const guest = { ...sf, 'x-guest-id': 'g_move_guest_01' }
-  for (const p of ['502', '505']) ok(await t.call('POST', '/v1/wishlists/g_move_guest_01/items', { headers: guest, body: { product_id: p } }), 201)
+  for (const p of ['502', '505'])
+    ok(await t.call('POST', '/v1/wishlists/g_move_guest_01/items', { headers: guest, body: { product_id: p } }), 201)
 
   // Share links, of the default and the named list.
   const shareTokens: string[] = []
   for (const q of ['', `?wishlist_id=${namedList}`]) {
     const res = ok(await t.call('GET', `/v1/wishlists/1001/share${q}`, { token: ann }))
-    shareTokens.push(String((res.body as { data: { share_url: string } }).data.share_url).split('/').pop()!)
+    shareTokens.push(
+      String((res.body as { data: { share_url: string } }).data.share_url)
+        .split('/')
+        .pop()!,
+    )
   }
 
   // Platform events: a catalog update, an order (purchases, review invitations), cart adds over past days.
   const events = (list: unknown[]) => t.call('POST', '/v1/events', { token: admin, body: { events: list } })
-  ok(await events([{ type: 'product.updated', product_id: '501', handle: 'wool-hat', variants: [{ variant_id: '5011', price: '19.90', inventory_quantity: 4 }] }]))
-  ok(await events([{ type: 'order.created', order_id: '7001', customer_id: '1001', email: 'ann@example.com', line_items: [{ product_id: '501' }, { product_id: '506' }] }]))
+  ok(
+    await events([
+      {
+        type: 'product.updated',
+        product_id: '501',
+        handle: 'wool-hat',
+        variants: [{ variant_id: '5011', price: '19.90', inventory_quantity: 4 }],
+      },
+    ]),
+  )
+  ok(
+    await events([
+      {
+        type: 'order.created',
+        order_id: '7001',
+        customer_id: '1001',
+        email: 'ann@example.com',
+        line_items: [{ product_id: '501' }, { product_id: '506' }],
+      },
+    ]),
+  )
   const now = Date.now()
-  ok(await events([1, 2, 3].map((d) => ({ type: 'cart.item_added', customer_id: '1001', product_id: '501', occurred_at: new Date(now - d * DAY).toISOString() }))))
+  ok(
+    await events(
+      [1, 2, 3].map((d) => ({
+        type: 'cart.item_added',
+        customer_id: '1001',
+        product_id: '501',
+        occurred_at: new Date(now - d * DAY).toISOString(),
+      })),
+    ),
+  )
   // Wishlist activity on earlier days, as the wishlist module writes it (the API stamps now).
   for (let d = 9; d >= 4; d--) {
     await applySteps(t.storage.db, shop.id, [
       { type: 'add', owner: { type: 'customer', id: `20${d}` }, productId: '507', at: now - d * DAY },
       { type: 'add', owner: { type: 'customer', id: `20${d}` }, productId: '508', at: now - d * DAY + 1000 },
-      ...(d % 2 ? [{ type: 'remove' as const, owner: { type: 'customer' as const, id: `20${d}` }, productId: '508', at: now - d * DAY + 2000 }] : []),
+      ...(d % 2
+        ? [{ type: 'remove' as const, owner: { type: 'customer' as const, id: `20${d}` }, productId: '508', at: now - d * DAY + 2000 }]
+        : []),
     ])
   }
 
   // Reviews: plain, with photos, through an invitation; a reply, helpful votes, one rejected.
   const invitations = ok(await t.call('GET', '/v1/admin/review-invitations?order_id=7001', { token: admin }))
-  const invitation = (invitations.body as { data: { invitations: { token: string; productId: string }[] } }).data.invitations.find((i) => i.productId === '506')!
-  const review = (body: Record<string, unknown>) => t.call('POST', '/api/v1/reviews', { headers: sf, body: { customerName: 'Reviewer', rating: 4, body: 'Warm and soft.', ...body } })
-  const r1 = ok(await review({ productId: '501', customerEmail: 'r1@example.com', title: 'Lovely', rating: 5, photos: ['https://img.example.com/a.jpg'] }), 201)
+  const invitation = (invitations.body as { data: { invitations: { token: string; productId: string }[] } }).data.invitations.find(
+    (i) => i.productId === '506',
+  )!
+  const review = (body: Record<string, unknown>) =>
+    t.call('POST', '/api/v1/reviews', { headers: sf, body: { customerName: 'Reviewer', rating: 4, body: 'Warm and soft.', ...body } })
+  const r1 = ok(
+    await review({
+      productId: '501',
+      customerEmail: 'r1@example.com',
+      title: 'Lovely',
+      rating: 5,
+      photos: ['https://img.example.com/a.jpg'],
+    }),
+    201,
+  )
   const r2 = ok(await review({ productId: '501', customerEmail: 'r2@example.com', rating: 2, body: 'Too small.' }), 201)
   ok(await review({ productId: '506', customerEmail: 'ann@example.com', invitation: invitation.token }), 201)
   const r4 = ok(await review({ productId: '506', customerEmail: 'spam@example.com', rating: 1, body: 'Buy cheap watches' }), 201)
   const id = (r: { body: unknown }) => (r.body as { id: number }).id
   ok(await t.call('PUT', `/api/v1/reviews/${id(r1)}/reply`, { token: admin, body: { body: 'Thank you!' } }))
-  for (const v of ['v1', 'v2']) ok(await t.call('PUT', `/api/v1/reviews/${id(r1)}/helpful`, { headers: { ...sf, 'x-guest-id': `g_voter_${v}` } }))
+  for (const v of ['v1', 'v2'])
+    ok(await t.call('PUT', `/api/v1/reviews/${id(r1)}/helpful`, { headers: { ...sf, 'x-guest-id': `g_voter_${v}` } }))
   ok(await t.call('PUT', `/api/v1/reviews/${id(r2)}/helpful`, { headers: { ...sf, 'x-guest-id': 'g_voter_v1' } }))
   ok(await t.call('POST', `/api/v1/reviews/${id(r4)}/reject`, { token: admin }))
 
@@ -215,8 +302,16 @@ async function populate(t: TestApp): Promise<void> {
     const res = await sendShopifyWebhook(t, payload, { topic, shop: shop.domain, eventId })
     expect(res.status, JSON.stringify(res.body)).toBe(200)
   }
-  await shopify('orders/create', { id: 7002, email: 'bob@example.com', customer: { id: 1002 }, line_items: [{ product_id: 509, variant_id: 5091 }] }, 'evt-order-7002')
-  await shopify('customers/data_request', { shop_domain: shop.domain, customer: { id: 1001, email: 'ann@example.com' }, data_request: { id: 42 } }, 'evt-dr-42')
+  await shopify(
+    'orders/create',
+    { id: 7002, email: 'bob@example.com', customer: { id: 1002 }, line_items: [{ product_id: 509, variant_id: 5091 }] },
+    'evt-order-7002',
+  )
+  await shopify(
+    'customers/data_request',
+    { shop_domain: shop.domain, customer: { id: 1001, email: 'ann@example.com' }, data_request: { id: 42 } },
+    'evt-dr-42',
+  )
   const requests = ok(await t.call('GET', '/v1/admin/privacy-requests', { token: admin }))
   const privacyRequestId = (requests.body as { data: { privacyRequests: { id: string }[] } }).data.privacyRequests[0]!.id
 
@@ -226,9 +321,20 @@ async function populate(t: TestApp): Promise<void> {
     const deadline = Date.now() + 15_000
     for (;;) {
       await worker.runOnce()
-      const pending = await t.storage.db.selectFrom('webhook_deliveries').select('id').where('shop_id', '=', shop.id).where('webhook_id', '=', hook.body.data.webhookId).where('status', '=', 'pending').execute()
+      const pending = await t.storage.db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('shop_id', '=', shop.id)
+        .where('webhook_id', '=', hook.body.data.webhookId)
+        .where('status', '=', 'pending')
+        .execute()
       const queued = await t.storage.db.selectFrom('outbox').select('id').where('shop_id', '=', shop.id).execute()
-      const unattempted = await t.storage.db.selectFrom('webhook_deliveries').select('id').where('shop_id', '=', shop.id).where('attempts', '=', 0).execute()
+      const unattempted = await t.storage.db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('shop_id', '=', shop.id)
+        .where('attempts', '=', 0)
+        .execute()
       if (pending.length === 0 && queued.length === 0 && unattempted.length === 0) break
       if (Date.now() > deadline) throw new Error('webhook deliveries did not settle')
       await receiver.waitFor(receiver.received.length + 1, () => true, 50).catch(() => undefined)
@@ -285,28 +391,55 @@ afterAll(async () => {
 
 describe('backup and restore', () => {
   it('backs up the live database (a server running on it) into one checked file and prints its summary', async () => {
-    const server = await startServer({ ...testConfig({ ...SHOPIFY_ENV, DATABASE_URL: original.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', WEBHOOK_WORKER: 'off' }) })
+    const server = await startServer({
+      ...testConfig({
+        ...SHOPIFY_ENV,
+        DATABASE_URL: original.url,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'silent',
+        WEBHOOK_WORKER: 'off',
+      }),
+    })
     try {
       const res = await cli(original, 'backup', '--to', backupFile)
       expect(res.stderr).toBe('')
       expect(res.code).toBe(0)
       const summary = JSON.parse(res.stdout)
-      expect(summary).toEqual({ file: backupFile, bytes: expect.any(Number), tables: expect.any(Object), schemaVersion: expect.stringMatching(/^\d{4}_/) })
-      expect(summary.tables).toMatchObject({ shops: 1, wishlist_items: expect.any(Number), reviews: 4, review_votes: 3, privacy_requests: 1, shopify_webhook_receipts: 4 })
+      expect(summary).toEqual({
+        file: backupFile,
+        bytes: expect.any(Number),
+        tables: expect.any(Object),
+        schemaVersion: expect.stringMatching(/^\d{4}_/),
+      })
+      expect(summary.tables).toMatchObject({
+        shops: 1,
+        wishlist_items: expect.any(Number),
+        reviews: 4,
+        review_votes: 3,
+        privacy_requests: 1,
+        shopify_webhook_receipts: 4,
+      })
       // Every table of the schema is counted, the same as in the live database.
-      expect(summary.tables).toEqual(Object.fromEntries(Object.entries(await checksumDatabase(original.target)).map(([k, v]) => [k, v.rows])))
+      expect(summary.tables).toEqual(
+        Object.fromEntries(Object.entries(await checksumDatabase(original.target)).map(([k, v]) => [k, v.rows])),
+      )
     } finally {
       await server.close()
     }
   })
 
   it('refuses to restore while a server holds the database, and starts no server while a restore holds it', async () => {
-    const server = await startServer({ ...testConfig({ DATABASE_URL: original.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', WEBHOOK_WORKER: 'off' }) })
+    const server = await startServer({
+      ...testConfig({ DATABASE_URL: original.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', WEBHOOK_WORKER: 'off' }),
+    })
     const sums = await checksumDatabase(original.target)
     try {
       const res = await cli(original, 'restore', '--from', backupFile)
       expect(res.code).toBe(1)
-      expect(res.stderr).toMatch(/^wishlist: .*shop\.db is in use: a running server holds its lock .*shop\.db\.lock; stop the server \(or its container\), then run wishlist restore again\n$/)
+      expect(res.stderr).toMatch(
+        /^wishlist: .*shop\.db is in use: a running server holds its lock .*shop\.db\.lock; stop the server \(or its container\), then run wishlist restore again\n$/,
+      )
       const move = await cli(original, 'move', '--to', movedBack.url)
       expect(move.code).toBe(1)
       expect(move.stderr).toMatch(/a running server holds its lock/)
@@ -316,7 +449,9 @@ describe('backup and restore', () => {
     expect(await checksumDatabase(original.target)).toEqual(sums)
     const held = holdExclusively((original.target as { file: string }).file, 'test')
     try {
-      await expect(startServer(testConfig({ DATABASE_URL: original.url, PORT: '0', LOG_LEVEL: 'silent' }))).rejects.toThrow(DatabaseInUseError)
+      await expect(startServer(testConfig({ DATABASE_URL: original.url, PORT: '0', LOG_LEVEL: 'silent' }))).rejects.toThrow(
+        DatabaseInUseError,
+      )
     } finally {
       held.release()
     }
@@ -334,7 +469,7 @@ describe('backup and restore', () => {
     writeFileSync(notSqlite, 'not a database at all\n'.repeat(500))
     const foreign = join(dir, 'foreign.db')
     const f = openPlainSqlite(foreign)
-    f.exec('create table customers (id integer primary key, name text); insert into customers (name) values (\'x\')')
+    f.exec("create table customers (id integer primary key, name text); insert into customers (name) values ('x')")
     f.close()
     const newer = join(dir, 'newer.db')
     copyFileSync(backupFile, newer)
@@ -346,7 +481,10 @@ describe('backup and restore', () => {
       [corrupt, /corrupt\.db is corrupt .*; restore another backup\n$/],
       [notSqlite, /notes\.txt is corrupt or not a SQLite database .*; restore another backup\n$/],
       [foreign, /foreign\.db is not a wishlist database .*; give --from a file wishlist backup wrote\n$/],
-      [newer, /newer\.db has schema 9999_from_the_future, newer than this version of wishlist \(\d{4}_\w+\); upgrade wishlist, then restore\n$/],
+      [
+        newer,
+        /newer\.db has schema 9999_from_the_future, newer than this version of wishlist \(\d{4}_\w+\); upgrade wishlist, then restore\n$/,
+      ],
       [join(dir, 'missing.db'), /there is no backup at .*missing\.db/],
     ]
     for (const [file, message] of cases) {
@@ -396,7 +534,9 @@ describe('move: SQLite → PostgreSQL → SQLite', () => {
     const pgSums = await checksumDatabase(postgres.target)
     const res = await cli(original, 'move', '--to', postgres.url)
     expect(res.code).toBe(1)
-    expect(res.stderr).toMatch(/^wishlist: the target PostgreSQL .* is not empty \(.*hold rows\); move into an empty database, or add --force to empty it first .*\n$/)
+    expect(res.stderr).toMatch(
+      /^wishlist: the target PostgreSQL .* is not empty \(.*hold rows\); move into an empty database, or add --force to empty it first .*\n$/,
+    )
     expect(await checksumDatabase(postgres.target)).toEqual(pgSums)
     expect(await checksumDatabase(original.target)).toEqual(sourceSums)
   })
@@ -413,7 +553,12 @@ describe('move: SQLite → PostgreSQL → SQLite', () => {
         if (++tablesDone === 3) throw new Error('interrupted')
       },
     })
-    expect(await crash.then((code) => `exit ${code}: ${stderr}`, (err: Error) => err.message)).toBe('interrupted')
+    expect(
+      await crash.then(
+        (code) => `exit ${code}: ${stderr}`,
+        (err: Error) => err.message,
+      ),
+    ).toBe('interrupted')
 
     const refused = await cli(postgres, 'move', '--to', movedBack.url)
     expect(refused.code).toBe(1)
@@ -430,7 +575,10 @@ describe('move: SQLite → PostgreSQL → SQLite', () => {
   })
 
   it('keeps the API key, storefront key, share links and webhook secret working on both backends', async () => {
-    for (const [database, product] of [[postgres, '901'], [movedBack, '902']] as const) {
+    for (const [database, product] of [
+      [postgres, '901'],
+      [movedBack, '902'],
+    ] as const) {
       const t = await appOn(database)
       try {
         await credentialsWork(t, product)
@@ -449,7 +597,9 @@ describe('move: SQLite → PostgreSQL → SQLite', () => {
     const target = sqliteDb('never-written.db')
     const res = await cli(newer, 'move', '--to', target.url)
     expect(res.code).toBe(1)
-    expect(res.stderr).toMatch(/^wishlist: the source sqlite:.*newer-source\.db has schema 9999_from_the_future, newer than this version of wishlist .*; upgrade wishlist, then run the command again\n$/)
+    expect(res.stderr).toMatch(
+      /^wishlist: the source sqlite:.*newer-source\.db has schema 9999_from_the_future, newer than this version of wishlist .*; upgrade wishlist, then run the command again\n$/,
+    )
     const same = await cli(original, 'move', '--to', original.url)
     expect(same.code).toBe(1)
     expect(same.stderr).toMatch(/same database/)
@@ -483,9 +633,20 @@ describe('move: tables and columns no code lists', () => {
         expect(res.stderr).toBe('')
         expect(res.code).toBe(0)
         expect(JSON.parse(res.stdout).tables.later_things.rows).toBe(3)
-        const { rows } = await c.query(`select id::int as id, flag, doc, encode(raw, 'hex') as raw, price, amount::text as amount, (extract(epoch from seen_at) * 1000)::bigint::text as seen_ms, note from later_things order by id`)
+        const { rows } = await c.query(
+          `select id::int as id, flag, doc, encode(raw, 'hex') as raw, price, amount::text as amount, (extract(epoch from seen_at) * 1000)::bigint::text as seen_ms, note from later_things order by id`,
+        )
         expect(rows).toEqual([
-          { id: 1, flag: true, doc: { a: [true, null], b: 1 }, raw: '00ff10', price: 1.5, amount: '19.90', seen_ms: '1764000000123', note: 'Ünï' },
+          {
+            id: 1,
+            flag: true,
+            doc: { a: [true, null], b: 1 },
+            raw: '00ff10',
+            price: 1.5,
+            amount: '19.90',
+            seen_ms: '1764000000123',
+            note: 'Ünï',
+          },
           { id: 2, flag: false, doc: null, raw: null, price: null, amount: null, seen_ms: null, note: null },
           { id: 10, flag: true, doc: [], raw: '', price: -0.25, amount: '0.00', seen_ms: '0', note: '' },
         ])
@@ -511,7 +672,7 @@ describe('move: tables and columns no code lists', () => {
 })
 
 describe('backup on PostgreSQL', () => {
-  it('refuses, naming the platform\'s own tools', async () => {
+  it("refuses, naming the platform's own tools", async () => {
     const res = await cli(postgres, 'backup', '--to', join(dir, 'pg.db'))
     expect(res.code).toBe(1)
     expect(res.stderr).toMatch(/^wishlist: .*pg_dump.*base backup.*\n$/)

@@ -16,7 +16,12 @@ beforeAll(async () => {
 afterAll(() => t.close())
 
 const patch = (payload: string, contentType = 'application/json') =>
-  t.inject({ method: 'PATCH', url: '/v1/admin/settings', headers: { authorization: `Bearer ${admin}`, 'content-type': contentType }, payload })
+  t.inject({
+    method: 'PATCH',
+    url: '/v1/admin/settings',
+    headers: { authorization: `Bearer ${admin}`, 'content-type': contentType },
+    payload,
+  })
 
 describe('error envelope', () => {
   it('400 INVALID_JSON for a body that is not JSON', async () => {
@@ -47,26 +52,45 @@ describe('error envelope', () => {
     const bigApi = parse(await raw(`GET /api/v1/reviews/1 HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`))
     expect(bigApi).toEqual({ status: 431, body: { error: { code: 'HEADERS_TOO_LARGE', message: expect.any(String) } } })
     const malformed = parse(await raw('POST /v1/events HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n'))
-    expect(malformed).toEqual({ status: 400, body: { ok: false, error: { code: 'VALIDATION_ERROR', message: 'The HTTP request is malformed' } } })
+    expect(malformed).toEqual({
+      status: 400,
+      body: { ok: false, error: { code: 'VALIDATION_ERROR', message: 'The HTTP request is malformed' } },
+    })
   })
 
   it('names the allowed values once for a value outside a fixed set', async () => {
     const period = await t.call('GET', '/v1/analytics/overview?period=5d', { token: admin })
     expect(period.body.error.details).toEqual([{ path: 'query.period', message: 'must be one of: 7d, 14d, 30d, 90d, 1y, all' }])
-    const events = await t.call('POST', '/v1/webhooks', { token: admin, body: { url: 'https://hooks.example.com/x', events: ['wishlist.shared', 'nope'] } })
-    expect(events.body.error.details).toEqual([{ path: 'body.events.1', message: expect.stringMatching(/^must be one of: wishlist\.item\.added, /), index: 1 }])
+    const events = await t.call('POST', '/v1/webhooks', {
+      token: admin,
+      body: { url: 'https://hooks.example.com/x', events: ['wishlist.shared', 'nope'] },
+    })
+    expect(events.body.error.details).toEqual([
+      { path: 'body.events.1', message: expect.stringMatching(/^must be one of: wishlist\.item\.added, /), index: 1 },
+    ])
     const sort = await t.call('GET', '/api/v1/products/1/reviews?sort=best', { token: admin })
-    expect(sort.body.error.details).toEqual([{ path: 'query.sort', message: 'must be one of: newest, oldest, highest, lowest, most_helpful' }])
+    expect(sort.body.error.details).toEqual([
+      { path: 'query.sort', message: 'must be one of: newest, oldest, highest, lowest, most_helpful' },
+    ])
   })
 
   it('names the failing element of each batch its route declares (`index`)', async () => {
     const ids = await t.call('POST', '/v1/wishlists/1/items/bulk-delete', { token: admin, body: { product_ids: ['1', 'x'] } })
-    expect(ids.body.error.details).toEqual([{ path: 'body.product_ids.1', message: expect.stringMatching(/^must match pattern/), index: 1 }])
+    expect(ids.body.error.details).toEqual([
+      { path: 'body.product_ids.1', message: expect.stringMatching(/^must match pattern/), index: 1 },
+    ])
     const handles = await t.call('POST', '/v1/wishlists/1/items/bulk-delete', { token: admin, body: { handles: ['a', 'b', ''] } })
     expect(handles.body.error.details).toEqual([{ path: 'body.handles.2', message: 'must NOT have fewer than 1 characters', index: 2 }])
     const photos = await t.call('POST', '/api/v1/reviews', {
       headers: { 'x-storefront-key': shop.storefrontKey },
-      body: { productId: '1', customerEmail: 'a@example.com', customerName: 'Ann', rating: 5, body: 'Good', photos: ['https://cdn.example.com/a.jpg', 7] },
+      body: {
+        productId: '1',
+        customerEmail: 'a@example.com',
+        customerName: 'Ann',
+        rating: 5,
+        body: 'Good',
+        photos: ['https://cdn.example.com/a.jpg', 7],
+      },
     })
     expect(photos.body.error.details).toEqual([{ path: 'body.photos.1', message: 'must be string', index: 1 }])
   })
@@ -74,14 +98,34 @@ describe('error envelope', () => {
   it('ignores a Content-Type sent with an empty body on a route that takes no body', async () => {
     const auth = { authorization: `Bearer ${admin}` }
     for (const type of ['application/json', 'text/plain']) {
-      const del = await t.inject({ method: 'DELETE', url: '/v1/wishlists/1/items/3', headers: { ...auth, 'content-type': type }, payload: '' })
+      const del = await t.inject({
+        method: 'DELETE',
+        url: '/v1/wishlists/1/items/3',
+        headers: { ...auth, 'content-type': type },
+        payload: '',
+      })
       expect(del.json()).toEqual({ ok: true, data: { removed: false, count: 0 } })
-      const rotate = await t.inject({ method: 'POST', url: '/v1/admin/storefront-key/rotate', headers: { ...auth, 'content-type': type }, payload: '' })
+      const rotate = await t.inject({
+        method: 'POST',
+        url: '/v1/admin/storefront-key/rotate',
+        headers: { ...auth, 'content-type': type },
+        payload: '',
+      })
       expect(rotate.statusCode).toBe(200)
     }
-    const withBody = await t.inject({ method: 'DELETE', url: '/v1/wishlists/1/items/3', headers: { ...auth, 'content-type': 'text/plain' }, payload: 'x' })
+    const withBody = await t.inject({
+      method: 'DELETE',
+      url: '/v1/wishlists/1/items/3',
+      headers: { ...auth, 'content-type': 'text/plain' },
+      payload: 'x',
+    })
     expect(withBody.statusCode).toBe(415)
-    const review = await t.inject({ method: 'DELETE', url: '/api/v1/reviews/999999', headers: { ...auth, 'content-type': 'application/json' }, payload: '' })
+    const review = await t.inject({
+      method: 'DELETE',
+      url: '/api/v1/reviews/999999',
+      headers: { ...auth, 'content-type': 'application/json' },
+      payload: '',
+    })
     expect(review.json()).toEqual({ error: { code: 'NOT_FOUND', message: expect.any(String) } })
   })
 
@@ -113,13 +157,30 @@ describe('error envelope', () => {
     expect(unknown.statusCode).toBe(400)
     expect(unknown.json().error.details[0].path).toBe('body.multi_wishlist')
     const view = await t.call('GET', '/v1/admin/shop', { token: admin })
-    expect(view.body.data.settings).toEqual({ multi_wishlist_enabled: false, reviews_auto_approve: false, share_link_ttl_days: 30, remove_on_purchase: false, attribution_window_days: 30, storefront_strings: null })
+    expect(view.body.data.settings).toEqual({
+      multi_wishlist_enabled: false,
+      reviews_auto_approve: false,
+      share_link_ttl_days: 30,
+      remove_on_purchase: false,
+      attribution_window_days: 30,
+      storefront_strings: null,
+    })
   })
 
   it('applies a valid settings patch and returns the full settings object', async () => {
     const res = await patch(JSON.stringify({ share_link_ttl_days: 7, remove_on_purchase: true }))
     expect(res.statusCode).toBe(200)
-    expect(res.json()).toEqual({ ok: true, data: { multi_wishlist_enabled: false, reviews_auto_approve: false, share_link_ttl_days: 7, remove_on_purchase: true, attribution_window_days: 30, storefront_strings: null } })
+    expect(res.json()).toEqual({
+      ok: true,
+      data: {
+        multi_wishlist_enabled: false,
+        reviews_auto_approve: false,
+        share_link_ttl_days: 7,
+        remove_on_purchase: true,
+        attribution_window_days: 30,
+        storefront_strings: null,
+      },
+    })
   })
 
   it('404 NOT_FOUND for an unknown route and for an unknown API key', async () => {
@@ -135,7 +196,10 @@ describe('error envelope', () => {
     const res = await t.inject({ method: 'PUT', url: '/v1/admin/api-keys', headers: { authorization: `Bearer ${admin}` } })
     expect(res.statusCode).toBe(405)
     expect(res.headers.allow).toBe('GET, HEAD, POST')
-    expect(res.json()).toEqual({ ok: false, error: { code: 'METHOD_NOT_ALLOWED', message: 'PUT is not allowed on /v1/admin/api-keys; allowed: GET, HEAD, POST' } })
+    expect(res.json()).toEqual({
+      ok: false,
+      error: { code: 'METHOD_NOT_ALLOWED', message: 'PUT is not allowed on /v1/admin/api-keys; allowed: GET, HEAD, POST' },
+    })
     // A path with parameters, with a trailing slash, and the reviews interface's shape.
     const webhook = await t.inject({ method: 'GET', url: '/v1/webhooks/wh_123/' })
     expect([webhook.statusCode, webhook.headers.allow]).toEqual([405, 'DELETE'])
@@ -143,7 +207,12 @@ describe('error envelope', () => {
     expect([review.statusCode, review.headers.allow, review.json().error.code]).toEqual([405, 'DELETE, GET, HEAD', 'METHOD_NOT_ALLOWED'])
     expect(review.json().ok).toBeUndefined()
     // Unknown paths, whatever the method, and OPTIONS without a preflight.
-    for (const [method, url] of [['PUT', '/v1/nothing-here'], ['GET', '/v1/nothing-here'], ['DELETE', '/v1/admin'], ['OPTIONS', '/v1/admin/api-keys']] as const) {
+    for (const [method, url] of [
+      ['PUT', '/v1/nothing-here'],
+      ['GET', '/v1/nothing-here'],
+      ['DELETE', '/v1/admin'],
+      ['OPTIONS', '/v1/admin/api-keys'],
+    ] as const) {
       const other = await t.inject({ method, url })
       expect({ method, url, status: other.statusCode, allow: other.headers.allow }).toEqual({ method, url, status: 404, allow: undefined })
     }

@@ -38,15 +38,31 @@ async function seedItems(app: TestApp, shop: TestShop) {
   const at = Date.now()
   const rows = []
   for (let c = 0; c < ITEMS / 400; c++)
-    for (let p = 0; p < 400; p++) rows.push({ shop_id: shop.id, owner_type: 'customer' as const, owner_id: String(100_000 + c), list_id: 'default', product_id: String(500_000 + p), variant_id: null, handle: `handle-${p}`, metadata: null, added_at: at })
-  for (let i = 0; i < rows.length; i += 500) await app.storage.db.insertInto('wishlist_items').values(rows.slice(i, i + 500)).execute()
+    for (let p = 0; p < 400; p++)
+      rows.push({
+        shop_id: shop.id,
+        owner_type: 'customer' as const,
+        owner_id: String(100_000 + c),
+        list_id: 'default',
+        product_id: String(500_000 + p),
+        variant_id: null,
+        handle: `handle-${p}`,
+        metadata: null,
+        added_at: at,
+      })
+  for (let i = 0; i < rows.length; i += 500)
+    await app.storage.db
+      .insertInto('wishlist_items')
+      .values(rows.slice(i, i + 500))
+      .execute()
 }
 afterAll(async () => {
   await t.close()
   await database.drop()
 })
 
-const exportHead = (token: string, path = '/v1/admin/export/wishlists.csv') => requestHead('GET', path, { authorization: `Bearer ${token}` })
+const exportHead = (token: string, path = '/v1/admin/export/wishlists.csv') =>
+  requestHead('GET', path, { authorization: `Bearer ${token}` })
 
 async function stalledExport(token: string, at = port): Promise<RawExchange> {
   const ex = await rawRequest(at, exportHead(token), '', { stallAfterFirstChunk: true })
@@ -55,52 +71,60 @@ async function stalledExport(token: string, at = port): Promise<RawExchange> {
 }
 
 describe('exports whose readers stop reading', () => {
-  it('hold no connection: a third export of the shop is 429 with Retry-After, and every other shop is served meanwhile', { timeout: 60_000 }, async () => {
-    const first = await stalledExport(admin)
-    const second = await stalledExport(admin)
+  it(
+    'hold no connection: a third export of the shop is 429 with Retry-After, and every other shop is served meanwhile',
+    { timeout: 60_000 },
+    async () => {
+      const first = await stalledExport(admin)
+      const second = await stalledExport(admin)
 
-    const third = await rawRequest(port, exportHead(admin))
-    const refused = await third.response
-    expect(refused.status).toBe(429)
-    expect(JSON.parse(refused.body)).toEqual({ ok: false, error: { code: 'RATE_LIMITED', message: expect.any(String) } })
-    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0)
-    third.socket.destroy()
-    // The customer export counts among the shop's exports too.
-    const customer = await rawRequest(port, exportHead(admin, '/v1/admin/customers/100000/export'))
-    expect((await customer.response).status).toBe(429)
-    customer.socket.destroy()
+      const third = await rawRequest(port, exportHead(admin))
+      const refused = await third.response
+      expect(refused.status).toBe(429)
+      expect(JSON.parse(refused.body)).toEqual({ ok: false, error: { code: 'RATE_LIMITED', message: expect.any(String) } })
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0)
+      third.socket.destroy()
+      // The customer export counts among the shop's exports too.
+      const customer = await rawRequest(port, exportHead(admin, '/v1/admin/customers/100000/export'))
+      expect((await customer.response).status).toBe(429)
+      customer.socket.destroy()
 
-    // Other shops (and the merchant's own API) read and write while both exports stall.
-    const other = await t.createShop('starter')
-    const otherToken = await other.adminToken()
-    for (let i = 0; i < 5; i++) {
-      const started = Date.now()
-      const add = await rawRequest(port, `${requestHead('POST', `/v1/wishlists/${200 + i}/items`, { authorization: `Bearer ${otherToken}`, 'content-type': 'application/json', 'content-length': 18 })}`, '{"product_id":"1"}')
-      expect((await add.response).status).toBe(201)
-      expect(Date.now() - started).toBeLessThan(5_000)
-      add.socket.destroy()
-    }
-    const own = await rawRequest(port, requestHead('GET', '/v1/admin/shop', { authorization: `Bearer ${admin}` }))
-    expect((await own.response).status).toBe(200)
-    own.socket.destroy()
-    // Neither export got to its end: their readers really stopped.
-    expect(first.received() + second.received()).toBeLessThan(2 * 2_000_000)
+      // Other shops (and the merchant's own API) read and write while both exports stall.
+      const other = await t.createShop('starter')
+      const otherToken = await other.adminToken()
+      for (let i = 0; i < 5; i++) {
+        const started = Date.now()
+        const add = await rawRequest(
+          port,
+          `${requestHead('POST', `/v1/wishlists/${200 + i}/items`, { authorization: `Bearer ${otherToken}`, 'content-type': 'application/json', 'content-length': 18 })}`,
+          '{"product_id":"1"}',
+        )
+        expect((await add.response).status).toBe(201)
+        expect(Date.now() - started).toBeLessThan(5_000)
+        add.socket.destroy()
+      }
+      const own = await rawRequest(port, requestHead('GET', '/v1/admin/shop', { authorization: `Bearer ${admin}` }))
+      expect((await own.response).status).toBe(200)
+      own.socket.destroy()
+      // Neither export got to its end: their readers really stopped.
+      expect(first.received() + second.received()).toBeLessThan(2 * 2_000_000)
 
-    // A reader that goes away gives its place back.
-    first.socket.destroy()
-    await first.closed
-    let status = 429
-    for (let attempt = 0; attempt < 50 && status === 429; attempt++) {
-      const retry = await rawRequest(port, exportHead(admin), '', { stallAfterFirstChunk: true })
-      const headLine = await retry.started
-      status = Number(headLine.split(' ')[1])
-      retry.socket.destroy()
-      await retry.closed
-    }
-    expect(status).toBe(200)
-    second.socket.destroy()
-    await second.closed
-  })
+      // A reader that goes away gives its place back.
+      first.socket.destroy()
+      await first.closed
+      let status = 429
+      for (let attempt = 0; attempt < 50 && status === 429; attempt++) {
+        const retry = await rawRequest(port, exportHead(admin), '', { stallAfterFirstChunk: true })
+        const headLine = await retry.started
+        status = Number(headLine.split(' ')[1])
+        retry.socket.destroy()
+        await retry.closed
+      }
+      expect(status).toBe(200)
+      second.socket.destroy()
+      await second.closed
+    },
+  )
 
   it('an export read to its end has every row', { timeout: 60_000 }, async () => {
     // The places of the readers that went away come back as the server sees their connections close.
@@ -145,31 +169,48 @@ describe('export places shared through Redis', () => {
     redis.disconnect()
   })
 
-  it("one instance's two running exports take the shop's places on every instance; a finished one frees its place everywhere", { timeout: 60_000 }, async () => {
-    const first = await stalledExport(token, aPort)
-    const second = await stalledExport(token, aPort)
-    expect(await redis.zcard(`${namespace}export:${shop.id}`)).toBe(2)
+  it(
+    "one instance's two running exports take the shop's places on every instance; a finished one frees its place everywhere",
+    { timeout: 60_000 },
+    async () => {
+      const first = await stalledExport(token, aPort)
+      const second = await stalledExport(token, aPort)
+      expect(await redis.zcard(`${namespace}export:${shop.id}`)).toBe(2)
 
-    // The other instance runs none of them, and still refuses a third.
-    const refused = await b.inject({ method: 'GET', url: '/v1/admin/customers/100000/export', headers: { authorization: `Bearer ${token}` } })
-    expect(refused.statusCode).toBe(429)
-    expect(refused.json()).toEqual({ ok: false, error: { code: 'RATE_LIMITED', message: expect.any(String) } })
-    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0)
-    // Another shop's exports are not counted with them.
-    const other = await b.createShop('starter')
-    expect((await b.inject({ method: 'GET', url: '/v1/admin/customers/1/export', headers: { authorization: `Bearer ${await other.adminToken()}` } })).statusCode).toBe(200)
+      // The other instance runs none of them, and still refuses a third.
+      const refused = await b.inject({
+        method: 'GET',
+        url: '/v1/admin/customers/100000/export',
+        headers: { authorization: `Bearer ${token}` },
+      })
+      expect(refused.statusCode).toBe(429)
+      expect(refused.json()).toEqual({ ok: false, error: { code: 'RATE_LIMITED', message: expect.any(String) } })
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0)
+      // Another shop's exports are not counted with them.
+      const other = await b.createShop('starter')
+      expect(
+        (
+          await b.inject({
+            method: 'GET',
+            url: '/v1/admin/customers/1/export',
+            headers: { authorization: `Bearer ${await other.adminToken()}` },
+          })
+        ).statusCode,
+      ).toBe(200)
 
-    first.socket.destroy()
-    await first.closed
-    let answer = refused
-    for (let attempt = 0; attempt < 50 && answer.statusCode === 429; attempt++) {
-      answer = await b.inject({ method: 'GET', url: '/v1/admin/customers/100000/export', headers: { authorization: `Bearer ${token}` } })
-    }
-    expect(answer.statusCode).toBe(200)
-    expect(answer.json().data.customerId).toBe('100000')
-    second.socket.destroy()
-    await second.closed
-    for (let attempt = 0; attempt < 50 && (await redis.zcard(`${namespace}export:${shop.id}`)) > 0; attempt++) await new Promise<void>((r) => setImmediate(r))
-    expect(await redis.zcard(`${namespace}export:${shop.id}`)).toBe(0)
-  })
+      first.socket.destroy()
+      await first.closed
+      let answer = refused
+      for (let attempt = 0; attempt < 50 && answer.statusCode === 429; attempt++) {
+        answer = await b.inject({ method: 'GET', url: '/v1/admin/customers/100000/export', headers: { authorization: `Bearer ${token}` } })
+      }
+      expect(answer.statusCode).toBe(200)
+      expect(answer.json().data.customerId).toBe('100000')
+      second.socket.destroy()
+      await second.closed
+      for (let attempt = 0; attempt < 50 && (await redis.zcard(`${namespace}export:${shop.id}`)) > 0; attempt++)
+        await new Promise<void>((r) => setImmediate(r))
+      expect(await redis.zcard(`${namespace}export:${shop.id}`)).toBe(0)
+    },
+  )
 })

@@ -24,7 +24,18 @@ let shop: TestShop
 let admin: string
 let customer: string
 let routes: RouteEntry[]
-let openapi: { paths: Record<string, Record<string, { parameters?: { name: string; in: string }[]; requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> } }>> }
+let openapi: {
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters?: { name: string; in: string }[]
+        requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> }
+      }
+    >
+  >
+}
 
 const CUSTOMER = '777'
 const GUEST = 'guest-hostile-01'
@@ -98,12 +109,9 @@ function requestFor(route: RouteEntry) {
   const queryNames = (op?.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name)
   const bodyNames = propertyNames(op?.requestBody?.content?.['application/json']?.schema)
   const params = [...route.url.matchAll(/:(\w+)/g)].map((m) => m[1] as string)
-  const key = (names: string[]) => (names.length ? fc.oneof(fc.constantFrom(...names), fc.string({ maxLength: 8 })) : fc.string({ maxLength: 8 }))
-  const body = fc.oneof(
-    fc.dictionary(key(bodyNames), json, { maxKeys: 6 }),
-    json,
-    fc.constant(undefined),
-  )
+  const key = (names: string[]) =>
+    names.length ? fc.oneof(fc.constantFrom(...names), fc.string({ maxLength: 8 })) : fc.string({ maxLength: 8 })
+  const body = fc.oneof(fc.dictionary(key(bodyNames), json, { maxKeys: 6 }), json, fc.constant(undefined))
   const query = fc.dictionary(key([...queryNames, 'guest_id']), fc.oneof(text, fc.array(text, { maxLength: 3 })), { maxKeys: 4 })
   const path = fc.tuple(...params.map(() => fc.oneof(text, fc.constantFrom('me', CUSTOMER, GUEST, '1'))))
   const as = fc.constantFrom(...(['admin', 'customer', 'guest', 'storefront', 'none'] as const))
@@ -139,7 +147,11 @@ function encode(s: string): string {
   try {
     return encodeURIComponent(s)
   } catch {
-    return s.replace(/[\uD800-\uDFFF]/g, '%ED%A0%80').split('%ED%A0%80').map(encodeURIComponent).join('%ED%A0%80')
+    return s
+      .replace(/[\uD800-\uDFFF]/g, '%ED%A0%80')
+      .split('%ED%A0%80')
+      .map(encodeURIComponent)
+      .join('%ED%A0%80')
   }
 }
 
@@ -149,7 +161,11 @@ function queryString(q: Record<string, string | string[]>): string {
   return parts.length ? `?${parts.join('&')}` : ''
 }
 
-function expectDocumentedAnswer(route: RouteEntry, url: string, res: { statusCode: number; body: string; headers: Record<string, unknown> }) {
+function expectDocumentedAnswer(
+  route: RouteEntry,
+  url: string,
+  res: { statusCode: number; body: string; headers: Record<string, unknown> },
+) {
   const where = `${route.method} ${url}`
   expect({ where, status: res.statusCode < 500 ? 'not 5xx' : `${res.statusCode} ${res.body}` }).toEqual({ where, status: 'not 5xx' })
   if (res.statusCode < 400) return
@@ -172,8 +188,15 @@ describe('generated requests on every route', () => {
         if (body !== undefined && route.method !== 'GET' && route.method !== 'DELETE') {
           const raw = JSON.stringify(body)
           opts.payload =
-            encoding === 'latin1' ? Buffer.from(raw, 'latin1') : encoding === 'stray-bytes' ? Buffer.concat([Buffer.from(raw), Buffer.from([0xff, 0xc3, 0x28])]) : Buffer.from(raw)
-          opts.headers = { ...opts.headers, 'content-type': encoding === 'charset' ? 'application/json; charset=iso-8859-1' : 'application/json' }
+            encoding === 'latin1'
+              ? Buffer.from(raw, 'latin1')
+              : encoding === 'stray-bytes'
+                ? Buffer.concat([Buffer.from(raw), Buffer.from([0xff, 0xc3, 0x28])])
+                : Buffer.from(raw)
+          opts.headers = {
+            ...opts.headers,
+            'content-type': encoding === 'charset' ? 'application/json; charset=iso-8859-1' : 'application/json',
+          }
         }
         const res = await t.inject(opts)
         sent++
@@ -185,12 +208,29 @@ describe('generated requests on every route', () => {
   })
 
   it('never answer 5xx to raw bodies that are not JSON, or JSON that lies about its type', async () => {
-    const bodies = ['{', '{"a":', 'nul', '\u0000', '[1,2', '{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"x":1}}}', '"just a string"', '123', 'true', '\uFEFF{}']
+    const bodies = [
+      '{',
+      '{"a":',
+      'nul',
+      '\u0000',
+      '[1,2',
+      '{"__proto__":{"admin":true}}',
+      '{"constructor":{"prototype":{"x":1}}}',
+      '"just a string"',
+      '123',
+      'true',
+      '\uFEFF{}',
+    ]
     for (const route of routes.filter((r) => r.method === 'POST' || r.method === 'PUT' || r.method === 'PATCH')) {
       const url = route.url.replace(/:(\w+)/g, '1')
       for (const payload of bodies) {
         for (const as of ['admin', 'guest'] as const) {
-          const res = await t.inject({ method: route.method as InjectOptions['method'], url, payload, headers: { ...(await credentials(as)), 'content-type': 'application/json' } })
+          const res = await t.inject({
+            method: route.method as InjectOptions['method'],
+            url,
+            payload,
+            headers: { ...(await credentials(as)), 'content-type': 'application/json' },
+          })
           expectDocumentedAnswer(route, url, res)
         }
       }
@@ -233,13 +273,22 @@ const publicHost = (url: string) => !/\.(local|internal|localdomain|localhost)$/
 function keepsTheRules(route: RouteEntry, req: { body: unknown; query: Record<string, string>; path: Record<string, string> }): boolean {
   const body = req.body as Json | undefined
   const key = `${route.method} ${route.url}`
-  if ((key === 'DELETE /v1/wishlists/:customerId/items/:productId' || key === 'PATCH /v1/wishlists/:customerId/items/:productId') && req.query.by === undefined) {
+  if (
+    (key === 'DELETE /v1/wishlists/:customerId/items/:productId' || key === 'PATCH /v1/wishlists/:customerId/items/:productId') &&
+    req.query.by === undefined
+  ) {
     if (normalizePlatformId(req.path.productId as string, 'Product') === null) return false
   }
   if (body === undefined) return true
   const items = [body, ...((body.guest_items ?? body.items ?? []) as Json[])]
-  if (key.startsWith('P') && key.includes('/v1/wishlists') && !items.every((i) => typeof i?.note !== 'string' || [...(i.note as string).trim()].length <= 280)) return false
-  if (key === 'POST /v1/wishlists/:customerId/items/bulk-delete' && (body.product_ids?.length ?? 0) + (body.handles?.length ?? 0) > 100) return false
+  if (
+    key.startsWith('P') &&
+    key.includes('/v1/wishlists') &&
+    !items.every((i) => typeof i?.note !== 'string' || [...(i.note as string).trim()].length <= 280)
+  )
+    return false
+  if (key === 'POST /v1/wishlists/:customerId/items/bulk-delete' && (body.product_ids?.length ?? 0) + (body.handles?.length ?? 0) > 100)
+    return false
   if (key === 'POST /v1/wishlists/:customerId/items' && !metadataFits(body.metadata)) return false
   if (key === 'POST /v1/wishlists/import' && !(body.items as Json[]).every((i) => metadataFits(i.metadata))) return false
   if (key.includes('/lists') && !visibleName(body.name)) return false
@@ -302,7 +351,11 @@ function positiveRequestFor(route: RouteEntry) {
       path: fc.record(path),
       query: fc.record(query, { requiredKeys: requiredQuery }),
       // A body the document marks optional is sometimes left out.
-      body: bodySchema ? (op.requestBody?.required === false ? fc.option(arb(bodySchema), { nil: undefined, freq: 3 }) : arb(bodySchema)) : fc.constant(undefined),
+      body: bodySchema
+        ? op.requestBody?.required === false
+          ? fc.option(arb(bodySchema), { nil: undefined, freq: 3 })
+          : arb(bodySchema)
+        : fc.constant(undefined),
     })
   })
 }
@@ -318,7 +371,9 @@ describe('requests generated from the OpenAPI document (positive mode)', () => {
       .constantFrom(...documented)
       .chain((route) => positiveRequestFor(route).map((req) => ({ route, ...req })))
       // A review invitation must be a usable one of the shop: left out.
-      .map((req) => (req.route.url === '/api/v1/reviews' && req.body ? { ...req, body: { ...(req.body as Json), invitation: undefined } } : req))
+      .map((req) =>
+        req.route.url === '/api/v1/reviews' && req.body ? { ...req, body: { ...(req.body as Json), invitation: undefined } } : req,
+      )
       .filter(({ route, body, query, path }) => keepsTheRules(route, { body, query, path }))
     const statuses = new Map<string, Set<number>>()
     await fc.assert(
@@ -333,7 +388,11 @@ describe('requests generated from the OpenAPI document (positive mode)', () => {
         expectDocumentedAnswer(route, url, res)
         const code = res.statusCode >= 400 ? (JSON.parse(res.body) as { error: { code: string } }).error.code : 'ok'
         const request = `${route.method} ${url} as ${as}`
-        expect({ request, body, answer: code === 'VALIDATION_ERROR' ? res.body : 'not VALIDATION_ERROR' }).toEqual({ request, body, answer: 'not VALIDATION_ERROR' })
+        expect({ request, body, answer: code === 'VALIDATION_ERROR' ? res.body : 'not VALIDATION_ERROR' }).toEqual({
+          request,
+          body,
+          answer: 'not VALIDATION_ERROR',
+        })
         const seen = statuses.get(`${route.method} ${route.url}`) ?? new Set<number>()
         seen.add(res.statusCode)
         statuses.set(`${route.method} ${route.url}`, seen)
@@ -360,7 +419,12 @@ describe('deeply nested and oversized JSON', () => {
   ])('answers %s with a 4xx on every JSON route, and keeps serving', async (_name, payload) => {
     for (const route of routes.filter((r) => r.method === 'POST' || r.method === 'PUT' || r.method === 'PATCH')) {
       const url = route.url.replace(/:(\w+)/g, (_m, name: string) => (name === route.owner ? CUSTOMER : '1'))
-      const res = await t.inject({ method: route.method as InjectOptions['method'], url, payload, headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' } })
+      const res = await t.inject({
+        method: route.method as InjectOptions['method'],
+        url,
+        payload,
+        headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+      })
       expectDocumentedAnswer(route, url, res)
     }
     const ok = await t.call('GET', `/v1/wishlists/${CUSTOMER}`, { token: admin })
@@ -371,14 +435,23 @@ describe('deeply nested and oversized JSON', () => {
     const payload = JSON.stringify({ name: 'x'.repeat(1024 * 1024 + 10), product_id: '1' })
     for (const route of routes.filter((r) => r.method === 'POST' || r.method === 'PUT' || r.method === 'PATCH')) {
       const url = route.url.replace(/:(\w+)/g, (_m, name: string) => (name === route.owner ? CUSTOMER : '1'))
-      const res = await t.inject({ method: route.method as InjectOptions['method'], url, payload, headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' } })
+      const res = await t.inject({
+        method: route.method as InjectOptions['method'],
+        url,
+        payload,
+        headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+      })
       expect({ url, status: res.statusCode }).toEqual({ url, status: 413 })
       expectDocumentedAnswer(route, url, res)
     }
   })
 
   it('answers a 1 MiB query string or path without a 5xx', async () => {
-    for (const url of [`/v1/wishlists/${CUSTOMER}?limit=${'9'.repeat(100_000)}`, `/v1/wishlists/${'1'.repeat(50_000)}/items`, `/api/v1/products/${'%'.repeat(1000)}/reviews`]) {
+    for (const url of [
+      `/v1/wishlists/${CUSTOMER}?limit=${'9'.repeat(100_000)}`,
+      `/v1/wishlists/${'1'.repeat(50_000)}/items`,
+      `/api/v1/products/${'%'.repeat(1000)}/reviews`,
+    ]) {
       const res = await t.inject({ method: 'GET', url, headers: { authorization: `Bearer ${admin}` } })
       expect(res.statusCode).toBeLessThan(500)
     }
@@ -396,34 +469,57 @@ describe('unicode and control characters', () => {
   it('refuses the NUL character with 400 VALIDATION_ERROR (PostgreSQL text cannot hold it) on both backends', async () => {
     const res = await t.call('POST', `/v1/wishlists/${CUSTOMER}/items`, { token: admin, body: { product_id: '5', handle: 'a\u0000b' } })
     expect(res.status).toBe(400)
-    expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'body.handle', message: 'must not contain the NUL character (U+0000)' }] })
+    expect(res.body.error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: [{ path: 'body.handle', message: 'must not contain the NUL character (U+0000)' }],
+    })
     const q = await t.call('GET', `/v1/wishlists/${CUSTOMER}?wishlist_id=%00`, { token: admin })
     expect(q.status).toBe(400)
   })
 
   it('refuses a lone UTF-16 surrogate (no UTF-8 form: both databases would store U+FFFD) wherever text is sent', async () => {
-    const handle = await t.inject({ method: 'POST', url: `/v1/wishlists/${CUSTOMER}/items`, headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, payload: '{"product_id":"6","handle":"a\\ud800b"}' })
+    const handle = await t.inject({
+      method: 'POST',
+      url: `/v1/wishlists/${CUSTOMER}/items`,
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+      payload: '{"product_id":"6","handle":"a\\ud800b"}',
+    })
     expect(handle.statusCode).toBe(400)
-    expect(handle.json().error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'body.handle', message: expect.stringContaining('well-formed Unicode') }] })
-    const name = await t.inject({ method: 'POST', url: `/v1/wishlists/${CUSTOMER}/lists`, headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, payload: '{"name":"L\\udc00"}' })
+    expect(handle.json().error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: [{ path: 'body.handle', message: expect.stringContaining('well-formed Unicode') }],
+    })
+    const name = await t.inject({
+      method: 'POST',
+      url: `/v1/wishlists/${CUSTOMER}/lists`,
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+      payload: '{"name":"L\\udc00"}',
+    })
     expect(name.statusCode).toBe(400)
     // A surrogate pair (an emoji written as JSON escapes) is well-formed.
-    const pair = await t.inject({ method: 'POST', url: `/v1/wishlists/${CUSTOMER}/items`, headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, payload: '{"product_id":"7","handle":"\\ud83d\\ude00"}' })
+    const pair = await t.inject({
+      method: 'POST',
+      url: `/v1/wishlists/${CUSTOMER}/items`,
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+      payload: '{"product_id":"7","handle":"\\ud83d\\ude00"}',
+    })
     expect(pair.json().data.item.handle).toBe('😀')
   })
-
 
   it('stores item handles as given and returns them unchanged', { timeout: 120_000 }, async () => {
     let n = 0
     await fc.assert(
-      fc.asyncProperty(wild.filter((s) => s.length <= 255 && isStorableText(s)), async (handle) => {
-        const productId = String(100_000 + n++)
-        const res = await t.call('POST', `/v1/wishlists/${CUSTOMER}/items`, { token: admin, body: { product_id: productId, handle } })
-        expect(res.status).toBe(201)
-        expect(res.body.data.item.handle).toBe(handle)
-        const list = await t.call('GET', `/v1/wishlists/${CUSTOMER}?limit=1`, { token: admin })
-        expect(list.body.data.items[0]).toMatchObject({ productId, handle })
-      }),
+      fc.asyncProperty(
+        wild.filter((s) => s.length <= 255 && isStorableText(s)),
+        async (handle) => {
+          const productId = String(100_000 + n++)
+          const res = await t.call('POST', `/v1/wishlists/${CUSTOMER}/items`, { token: admin, body: { product_id: productId, handle } })
+          expect(res.status).toBe(201)
+          expect(res.body.data.item.handle).toBe(handle)
+          const list = await t.call('GET', `/v1/wishlists/${CUSTOMER}?limit=1`, { token: admin })
+          expect(list.body.data.items[0]).toMatchObject({ productId, handle })
+        },
+      ),
       { numRuns: 60 },
     )
   })
@@ -452,14 +548,26 @@ describe('unicode and control characters', () => {
     let n = 0
     const nonBlank = wild.filter((s) => s.trim().length > 0 && isStorableText(s))
     await fc.assert(
-      fc.asyncProperty(nonBlank.filter((s) => s.trim().length <= 100), wild.filter((s) => s.trim().length <= 150 && isStorableText(s)), nonBlank, async (customerName, title, body) => {
-        const productId = String(200_000 + n++)
-        const res = await t.call('POST', '/api/v1/reviews', { headers: sf, body: { productId, customerEmail: `u${n}@example.com`, customerName, rating: 4, title, body } })
-        expect(res.status).toBe(201)
-        const one = await t.call('GET', `/api/v1/reviews/${res.body.id}`, { token: admin })
-        expect(one.status).toBe(200)
-        expect({ customerName: one.body.customerName, title: one.body.title, body: one.body.body }).toEqual({ customerName: customerName.trim(), title: title.trim(), body: body.trim() })
-      }),
+      fc.asyncProperty(
+        nonBlank.filter((s) => s.trim().length <= 100),
+        wild.filter((s) => s.trim().length <= 150 && isStorableText(s)),
+        nonBlank,
+        async (customerName, title, body) => {
+          const productId = String(200_000 + n++)
+          const res = await t.call('POST', '/api/v1/reviews', {
+            headers: sf,
+            body: { productId, customerEmail: `u${n}@example.com`, customerName, rating: 4, title, body },
+          })
+          expect(res.status).toBe(201)
+          const one = await t.call('GET', `/api/v1/reviews/${res.body.id}`, { token: admin })
+          expect(one.status).toBe(200)
+          expect({ customerName: one.body.customerName, title: one.body.title, body: one.body.body }).toEqual({
+            customerName: customerName.trim(),
+            title: title.trim(),
+            body: body.trim(),
+          })
+        },
+      ),
       { numRuns: 40 },
     )
   })

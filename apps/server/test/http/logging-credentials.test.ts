@@ -55,13 +55,24 @@ beforeAll(async () => {
   domain = newShopDomain()
   const created = await app.services.shops.create({ domain, plan: 'growth' })
   storefrontKey = created.shop.storefrontKey
-  admin = (await app.inject({ method: 'POST', url: '/v1/auth/token', payload: { api_key: created.apiKey.keyId, api_secret: created.apiKey.secret } })).json().data.token
+  admin = (
+    await app.inject({
+      method: 'POST',
+      url: '/v1/auth/token',
+      payload: { api_key: created.apiKey.keyId, api_secret: created.apiKey.secret },
+    })
+  ).json().data.token
   valid.guest = fresh('g_')
   const asGuest = { 'x-storefront-key': storefrontKey, 'x-guest-id': valid.guest }
-  expect((await app.inject({ method: 'POST', url: '/v1/wishlists/me/items', headers: asGuest, payload: { product_id: '1' } })).statusCode).toBe(201)
+  expect(
+    (await app.inject({ method: 'POST', url: '/v1/wishlists/me/items', headers: asGuest, payload: { product_id: '1' } })).statusCode,
+  ).toBe(201)
   valid.share = remember((await app.inject({ method: 'GET', url: '/v1/wishlists/me/share', headers: asGuest })).json().data.token as string)
   const order = { type: 'order.created', order_id: '501', customer_id: '77', email: 'ann@example.com', line_items: [{ product_id: '1' }] }
-  expect((await app.inject({ method: 'POST', url: '/v1/events', headers: { authorization: `Bearer ${admin}` }, payload: { events: [order] } })).statusCode).toBe(200)
+  expect(
+    (await app.inject({ method: 'POST', url: '/v1/events', headers: { authorization: `Bearer ${admin}` }, payload: { events: [order] } }))
+      .statusCode,
+  ).toBe(200)
   valid.invitation = remember((await storage.db.selectFrom('review_invitations').select('token').executeTakeFirstOrThrow()).token)
   await app.listen({ port: 0, host: '127.0.0.1' })
   port = (app.server.address() as AddressInfo).port
@@ -81,7 +92,15 @@ function credential(kind: 'guest' | 'share' | 'invitation', variant: Variant): s
 }
 
 /** Values of the route's other path parameters: anything the route takes. */
-const PLAIN_PARAMS: Record<string, string> = { productId: '1', listId: 'default', id: '1', file: 'x.js', keyId: 'k1', webhookId: 'w1', customerId: '77' }
+const PLAIN_PARAMS: Record<string, string> = {
+  productId: '1',
+  listId: 'default',
+  id: '1',
+  file: 'x.js',
+  keyId: 'k1',
+  webhookId: 'w1',
+  customerId: '77',
+}
 
 /** One request on `route` carrying every credential its URL may carry (the catalog's `credentials`). */
 async function callWith(route: RouteEntry, variant: Variant): Promise<void> {
@@ -103,7 +122,13 @@ async function callWith(route: RouteEntry, variant: Variant): Promise<void> {
     query = signedQuery({ shop: domain, ...(variant === 'malformed' ? { timestamp: 1 } : {}) }, pairs)
     remember(new URLSearchParams(query).get('signature') as string)
   } else if (credentials.query.includes('hmac')) {
-    const params = new URLSearchParams({ embedded: '1', host: 'YWRtaW4', shop: domain, timestamp: String(Math.floor(Date.now() / 1000)), ...pairs })
+    const params = new URLSearchParams({
+      embedded: '1',
+      host: 'YWRtaW4',
+      shop: domain,
+      timestamp: String(Math.floor(Date.now() / 1000)),
+      ...pairs,
+    })
     params.set('hmac', remember(variant === 'valid' ? adminQueryHmac(params, SHOPIFY_SECRET) : fresh('')))
     query = params.toString()
   } else query = new URLSearchParams(pairs).toString()
@@ -146,7 +171,9 @@ describe('credentials in URLs are never logged', () => {
     expect(of('GET /dashboard')).toEqual({ path: [], query: ['hmac', 'id_token'] })
     // Nothing that looks like a credential is left out: every parameter of the document
     // whose name says token, secret, signature, hmac, invitation, guest or session is listed.
-    const doc = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json() as { paths: Record<string, Record<string, { parameters?: { in: string; name: string }[] }>> }
+    const doc = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json() as {
+      paths: Record<string, Record<string, { parameters?: { in: string; name: string }[] }>>
+    }
     const looksSecret = /token|secret|signature|hmac|invitation|guest|session/i
     for (const [docPath, operations] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(operations)) {
@@ -154,7 +181,11 @@ describe('credentials in URLs are never logged', () => {
         const listed = app.routeCatalog.find((r) => r.method === method.toUpperCase() && r.url === url)?.credentials
         for (const p of (op.parameters ?? []).filter((x) => looksSecret.test(x.name) && (x.in === 'path' || x.in === 'query'))) {
           const isListed = listed?.path.includes(p.name) === true || listed?.query.includes(p.name) === true
-          expect({ route: `${method} ${url}`, parameter: p.name, isListed }).toEqual({ route: `${method} ${url}`, parameter: p.name, isListed: true })
+          expect({ route: `${method} ${url}`, parameter: p.name, isListed }).toEqual({
+            route: `${method} ${url}`,
+            parameter: p.name,
+            isListed: true,
+          })
         }
       }
     }
@@ -177,7 +208,15 @@ describe('credentials in URLs are never logged', () => {
   it('in odd URL shapes over a raw socket: a malformed escape, a fragment, repeated and upper-case names, `;` pairs, an absolute-form target', async () => {
     const token = valid.invitation
     // A live share link again (the walk's DELETE revoked the first).
-    const share = remember((await app.inject({ method: 'GET', url: '/v1/wishlists/me/share', headers: { 'x-storefront-key': storefrontKey, 'x-guest-id': valid.guest } })).json().data.token as string)
+    const share = remember(
+      (
+        await app.inject({
+          method: 'GET',
+          url: '/v1/wishlists/me/share',
+          headers: { 'x-storefront-key': storefrontKey, 'x-guest-id': valid.guest },
+        })
+      ).json().data.token as string,
+    )
     const guest = valid.guest
     const a = fresh('inv_')
     const b = fresh('inv_')
@@ -240,5 +279,4 @@ describe('credentials in URLs are never logged', () => {
     expect(statuses.get(500) ?? 0).toBeGreaterThan(0)
     expectNoSecretLogged()
   })
-
 })

@@ -9,10 +9,18 @@ describe('logs', () => {
     const { app, lines, close } = await loggingApp()
     try {
       const created = await app.services.shops.create({ domain: 'logs.myshopify.com', plan: 'starter' })
-      const token = await app.inject({ method: 'POST', url: '/v1/auth/token', payload: { api_key: created.apiKey.keyId, api_secret: created.apiKey.secret } })
+      const token = await app.inject({
+        method: 'POST',
+        url: '/v1/auth/token',
+        payload: { api_key: created.apiKey.keyId, api_secret: created.apiKey.secret },
+      })
       const jwt = token.json().data.token as string
       await app.inject({ method: 'GET', url: '/v1/admin/shop', headers: { authorization: `Bearer ${jwt}` } })
-      await app.inject({ method: 'GET', url: '/v1/admin/shop', headers: { 'x-storefront-key': created.shop.storefrontKey, 'x-guest-id': 'guest-12345678' } })
+      await app.inject({
+        method: 'GET',
+        url: '/v1/admin/shop',
+        headers: { 'x-storefront-key': created.shop.storefrontKey, 'x-guest-id': 'guest-12345678' },
+      })
       await app.inject({ method: 'POST', url: '/v1/admin/api-keys', headers: { authorization: `Bearer ${jwt}` }, payload: { name: 'x' } })
       const log = lines.join('')
       // One summary line per request (app.ts: disableRequestLogging + onResponse).
@@ -35,7 +43,9 @@ describe('logs', () => {
       const quiet = await app.inject({ method: 'GET', url: '/v1/nothing' })
       const res = await app.inject({ method: 'GET', url: '/v1/test-logging-boom' })
       expect(res.statusCode).toBe(500)
-      const records = lines.map((l) => JSON.parse(l) as { reqId?: string; msg: string; level: number; step?: string; err?: { message: string } })
+      const records = lines.map(
+        (l) => JSON.parse(l) as { reqId?: string; msg: string; level: number; step?: string; err?: { message: string } },
+      )
       const of = (id: unknown) => records.filter((r) => r.reqId === id)
       // A request that logs nothing itself still gets its access line, and only that.
       expect(of(quiet.headers['x-request-id']).map((r) => r.msg)).toEqual(['request completed'])
@@ -53,7 +63,11 @@ describe('logs', () => {
     try {
       const created = await app.services.shops.create({ domain: 'logs-shape.myshopify.com', plan: 'starter' })
       await app.inject({ method: 'GET', url: '/v1/wishlists/shared/tok_secret-share-token?x=1', headers: { host: 'shop.example:8080' } })
-      await app.inject({ method: 'GET', url: '/v1/wishlists/me?limit=5', headers: { 'x-storefront-key': created.shop.storefrontKey, 'x-guest-id': 'guest-12345678' } })
+      await app.inject({
+        method: 'GET',
+        url: '/v1/wishlists/me?limit=5',
+        headers: { 'x-storefront-key': created.shop.storefrontKey, 'x-guest-id': 'guest-12345678' },
+      })
       // Characters JSON must escape in the URL (inject percent-encodes quotes, not a backslash) and the Host header.
       await app.inject({ method: 'GET', url: '/v1/nothing?q=back\\slash', headers: { host: 'odd"host\\:1' } })
       const completed = lines.filter((l) => l.includes('"msg":"request completed"'))
@@ -64,14 +78,32 @@ describe('logs', () => {
       const logger = pino({ level: 'trace', redact: LOG_REDACT, serializers: LOG_SERIALIZERS }, sink)
       for (const line of completed) {
         expect(line.endsWith('}\n')).toBe(true)
-        const record = JSON.parse(line) as { reqId: string; req: { method: string; url: string; host: string; remoteAddress: string; remotePort?: number }; res: { statusCode: number }; responseTime: number; time: number }
-        logger.child({ reqId: record.reqId }).info({ req: { ...record.req, ip: record.req.remoteAddress, socket: { remotePort: record.req.remotePort } }, res: record.res, responseTime: record.responseTime }, 'request completed')
+        const record = JSON.parse(line) as {
+          reqId: string
+          req: { method: string; url: string; host: string; remoteAddress: string; remotePort?: number }
+          res: { statusCode: number }
+          responseTime: number
+          time: number
+        }
+        logger.child({ reqId: record.reqId }).info(
+          {
+            req: { ...record.req, ip: record.req.remoteAddress, socket: { remotePort: record.req.remotePort } },
+            res: record.res,
+            responseTime: record.responseTime,
+          },
+          'request completed',
+        )
         const expected = JSON.parse(reference.pop() as string) as { time: number }
         expect(Object.keys(record)).toEqual(Object.keys(expected))
         expect({ ...record, time: 0 }).toEqual({ ...expected, time: 0 })
       }
-      expect((JSON.parse(completed[2] as string) as { req: { url: string; host: string } }).req).toMatchObject({ url: '/v1/nothing?q=back\\slash', host: 'odd"host\\:1' })
-      const [shared, page] = completed.map((l) => JSON.parse(l) as { req: { url: string; host: string; method: string }; res: { statusCode: number } })
+      expect((JSON.parse(completed[2] as string) as { req: { url: string; host: string } }).req).toMatchObject({
+        url: '/v1/nothing?q=back\\slash',
+        host: 'odd"host\\:1',
+      })
+      const [shared, page] = completed.map(
+        (l) => JSON.parse(l) as { req: { url: string; host: string; method: string }; res: { statusCode: number } },
+      )
       expect(shared?.req).toMatchObject({ method: 'GET', url: '/v1/wishlists/shared/[redacted]?x=1', host: 'shop.example:8080' })
       expect(shared?.res.statusCode).toBe(404)
       expect(page?.req.url).toBe('/v1/wishlists/me?limit=5')
@@ -96,8 +128,20 @@ describe('logs', () => {
         request.log.error({ req: request, err: Object.assign(new Error('boom'), { headers: { 'x-guest-id': guest } }) }, 'failed')
         throw new Error('boom')
       })
-      const admin = (await app.inject({ method: 'POST', url: '/v1/auth/token', payload: { api_key: created.apiKey.keyId, api_secret: created.apiKey.secret } })).json().data.token as string
-      const customer = (await app.inject({ method: 'POST', url: '/v1/auth/token', payload: { api_key: created.apiKey.keyId, api_secret: created.apiKey.secret, customer_id: '77' } })).json().data.token as string
+      const admin = (
+        await app.inject({
+          method: 'POST',
+          url: '/v1/auth/token',
+          payload: { api_key: created.apiKey.keyId, api_secret: created.apiKey.secret },
+        })
+      ).json().data.token as string
+      const customer = (
+        await app.inject({
+          method: 'POST',
+          url: '/v1/auth/token',
+          payload: { api_key: created.apiKey.keyId, api_secret: created.apiKey.secret, customer_id: '77' },
+        })
+      ).json().data.token as string
       const asGuest = { 'x-storefront-key': sfk, 'x-guest-id': guest }
       // The URL forms a guest id travels in: owner path (header or query credential), list routes, share, reviews' guest_id.
       await app.inject({ method: 'POST', url: `/v1/wishlists/${guest}/items`, headers: asGuest, payload: { product_id: '1' } })
@@ -109,7 +153,12 @@ describe('logs', () => {
       await app.inject({ method: 'GET', url: `/v1/wishlists/${victim}`, headers: asGuest })
       await app.inject({ method: 'GET', url: `/v1/wishlists/${victim}?guest_id=${victim}%20`, headers: { 'x-storefront-key': sfk } })
       // Merge by guest_id: the id is in the body, never logged.
-      await app.inject({ method: 'POST', url: '/v1/wishlists/77/merge', headers: { authorization: `Bearer ${customer}` }, payload: { guest_items: [], guest_id: guest } })
+      await app.inject({
+        method: 'POST',
+        url: '/v1/wishlists/77/merge',
+        headers: { authorization: `Bearer ${customer}` },
+        payload: { guest_items: [], guest_id: guest },
+      })
       await app.inject({ method: 'GET', url: `/v1/test-guest-boom/1?guest_id=${guest}`, headers: { 'x-guest-id': guest } })
       const metrics = await app.inject({ method: 'GET', url: '/metrics' })
       const log = lines.join('')
@@ -117,7 +166,10 @@ describe('logs', () => {
         expect(log).not.toContain(secret)
         expect(metrics.body).not.toContain(secret)
       }
-      const urls = lines.map((l) => JSON.parse(l) as { msg: string; req?: { url: string } }).filter((r) => r.req !== undefined).map((r) => r.req?.url)
+      const urls = lines
+        .map((l) => JSON.parse(l) as { msg: string; req?: { url: string } })
+        .filter((r) => r.req !== undefined)
+        .map((r) => r.req?.url)
       expect(urls).toContain('/v1/wishlists/[redacted]/items')
       expect(urls).toContain('/v1/wishlists/[redacted]?guest_id=[redacted]&limit=5')
       expect(urls).toContain('/v1/wishlists/[redacted]?guest_id=[redacted]')

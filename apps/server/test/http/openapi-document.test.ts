@@ -30,7 +30,9 @@ beforeAll(async () => {
 afterAll(() => t.close())
 
 const operations = () =>
-  Object.entries(doc.paths as Record<string, Record<string, Json>>).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ where: `${method.toUpperCase()} ${path}`, op })))
+  Object.entries(doc.paths as Record<string, Record<string, Json>>).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, op]) => ({ where: `${method.toUpperCase()} ${path}`, op })),
+  )
 
 /** The served document with $refs to its components resolvable by Ajv. */
 function validator() {
@@ -51,7 +53,11 @@ describe('the OpenAPI document', () => {
       expect({ where, operationId: typeof op.operationId }).toEqual({ where, operationId: 'string' })
       expect({ where, dup: ids.has(op.operationId) }).toEqual({ where, dup: false })
       ids.add(op.operationId)
-      expect({ where, summary: op.summary?.length > 0, description: op.description?.length > 0 }).toEqual({ where, summary: true, description: true })
+      expect({ where, summary: op.summary?.length > 0, description: op.description?.length > 0 }).toEqual({
+        where,
+        summary: true,
+        description: true,
+      })
       expect({ where, security: Array.isArray(op.security) }).toEqual({ where, security: true })
       for (const [status, raw] of Object.entries(op.responses as Record<string, Json>)) {
         const response = raw.$ref ? doc.components.responses[raw.$ref.split('/').pop()] : raw
@@ -70,7 +76,9 @@ describe('the OpenAPI document', () => {
     expect(doc.paths['/v1/webhooks'].post.responses['400']).toEqual({ $ref: '#/components/responses/Error400' })
     expect(doc.components.responses.Error400.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorEnvelope' })
     expect(doc.paths['/api/v1/reviews'].post.responses['400']).toEqual({ $ref: '#/components/responses/ReviewsError400' })
-    expect(doc.components.responses.ReviewsError400.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ReviewsError' })
+    expect(doc.components.responses.ReviewsError400.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/ReviewsError',
+    })
     expect(doc.components.responses.Error429.headers['Retry-After']).toEqual({ $ref: '#/components/headers/Retry-After' })
   })
 
@@ -78,7 +86,10 @@ describe('the OpenAPI document', () => {
     const check = validator()
     let examples = 0
     for (const { where, op } of operations()) {
-      const media = [op.requestBody?.content?.['application/json'], ...Object.values((op.responses ?? {}) as Record<string, Json>).map((r) => r.content?.['application/json'])]
+      const media = [
+        op.requestBody?.content?.['application/json'],
+        ...Object.values((op.responses ?? {}) as Record<string, Json>).map((r) => r.content?.['application/json']),
+      ]
       for (const m of media) {
         if (m?.example === undefined) continue
         examples++
@@ -112,7 +123,9 @@ describe('the OpenAPI document', () => {
 
   it('states the rules of the validation as the server applies them: patterns, trimmed bounds, e-mail and URL forms, required-one-of bodies', () => {
     const body = (path: string, method = 'post') => doc.paths[path][method].requestBody.content['application/json'].schema
-    expect(doc.paths['/v1/wishlists/{customerId}'].get.parameters.find((p: Json) => p.name === 'customerId').schema.pattern).toBeTypeOf('string')
+    expect(doc.paths['/v1/wishlists/{customerId}'].get.parameters.find((p: Json) => p.name === 'customerId').schema.pattern).toBeTypeOf(
+      'string',
+    )
     expect(JSON.stringify(body('/v1/wishlists/{customerId}/items/bulk-delete'))).toContain('"minItems":1')
     expect(JSON.stringify(body('/v1/wishlists/{customerId}/merge'))).toContain('"required":["guest_id"]')
     expect(body('/v1/wishlists/{customerId}/lists').properties.name).toMatchObject({ pattern: trimmedTextPattern(1, 100), maxLength: 500 })
@@ -123,7 +136,11 @@ describe('the OpenAPI document', () => {
     // The server's own rules, not the stricter RFC formats.
     expect(body('/v1/webhooks').properties.url).toMatchObject({ maxLength: 2048, pattern: '^\\s*[Hh][Tt][Tt][Pp][Ss]?:' })
     expect(body('/api/v1/reviews').properties.customerEmail).toMatchObject({ pattern: '^\\s*[^\\s@]+@[^\\s@]+\\.[^\\s@]+\\s*$' })
-    for (const schema of [body('/v1/webhooks').properties.url, body('/api/v1/reviews').properties.customerEmail, body('/api/v1/reviews').properties.photos.items]) {
+    for (const schema of [
+      body('/v1/webhooks').properties.url,
+      body('/api/v1/reviews').properties.customerEmail,
+      body('/api/v1/reviews').properties.photos.items,
+    ]) {
       expect(schema.format).toBeUndefined()
     }
     // A body the server lets the caller leave out.
@@ -139,10 +156,34 @@ describe('the OpenAPI document', () => {
     const note = (n: number) => `  ${'n'.repeat(n)}\n `
     // Each route that takes a note: the body with the note, and where a refusal names it.
     const routes = [
-      { path: '/v1/wishlists/{customerId}/items', method: 'post', url: '/v1/wishlists/501/items', body: (n: number) => ({ product_id: '1', note: note(n) }), at: 'body.note' },
-      { path: '/v1/wishlists/{customerId}/items/{productId}', method: 'patch', url: '/v1/wishlists/501/items/1', body: (n: number) => ({ note: note(n) }), at: 'body.note' },
-      { path: '/v1/wishlists/{customerId}/merge', method: 'post', url: '/v1/wishlists/502/merge', body: (n: number) => ({ guest_items: [{ product_id: '2', note: note(n) }] }), at: 'body.guest_items.0.note' },
-      { path: '/v1/wishlists/import', method: 'post', url: '/v1/wishlists/import', body: (n: number) => ({ items: [{ customer_id: '503', product_id: '3', note: note(n) }] }), at: 'body.items.0.note' },
+      {
+        path: '/v1/wishlists/{customerId}/items',
+        method: 'post',
+        url: '/v1/wishlists/501/items',
+        body: (n: number) => ({ product_id: '1', note: note(n) }),
+        at: 'body.note',
+      },
+      {
+        path: '/v1/wishlists/{customerId}/items/{productId}',
+        method: 'patch',
+        url: '/v1/wishlists/501/items/1',
+        body: (n: number) => ({ note: note(n) }),
+        at: 'body.note',
+      },
+      {
+        path: '/v1/wishlists/{customerId}/merge',
+        method: 'post',
+        url: '/v1/wishlists/502/merge',
+        body: (n: number) => ({ guest_items: [{ product_id: '2', note: note(n) }] }),
+        at: 'body.guest_items.0.note',
+      },
+      {
+        path: '/v1/wishlists/import',
+        method: 'post',
+        url: '/v1/wishlists/import',
+        body: (n: number) => ({ items: [{ customer_id: '503', product_id: '3', note: note(n) }] }),
+        at: 'body.items.0.note',
+      },
     ]
     for (const { path, method, url, body, at } of routes) {
       const where = `${method.toUpperCase()} ${path}`
@@ -157,7 +198,9 @@ describe('the OpenAPI document', () => {
 
   it('keeps each summary in one place: a route schema that sets one its operation docs also set is refused', async () => {
     const app = Fastify({ logger: false })
-    const operationDocs = { 'GET /v1/twice': { operationId: 'twice', summary: 'From the operation docs', description: 'Twice', responses: { 200: 'OK' } } }
+    const operationDocs = {
+      'GET /v1/twice': { operationId: 'twice', summary: 'From the operation docs', description: 'Twice', responses: { 200: 'OK' } },
+    }
     await app.register(openapiPlugin, { publicBaseUrl: 'http://wishlist.test', operationDocs, webhookEvents: {} })
     app.get('/v1/twice', { schema: { summary: 'From the route' } }, async () => ({}))
     app.get('/v1/once', { schema: { summary: 'Only here' } }, async () => ({}))
@@ -174,13 +217,36 @@ describe('the OpenAPI document', () => {
     const bodySchema = (path: string, method = 'post') => doc.paths[path][method].requestBody.content['application/json'].schema
     const accepted = [
       // Surrounding whitespace beyond the bound, dropped by the server.
-      { method: 'POST', path: '/v1/wishlists/{customerId}/lists', url: '/v1/wishlists/me/lists', token: customer, body: { name: `   ${'n'.repeat(100)}\n\t ` } },
-      { method: 'POST', path: '/api/v1/reviews', url: '/api/v1/reviews', token: customer, body: {
-        productId: ' 7001 ', customerEmail: ' Ann..Lee@Example.COM ', customerName: `  ${'A'.repeat(100)}  `, rating: 5,
-        title: `${'t'.repeat(150)}   `, body: `\n${'b'.repeat(5000)}\n`, photos: [' HTTPS://cdn.example.com/a photo.jpg '],
-      } },
+      {
+        method: 'POST',
+        path: '/v1/wishlists/{customerId}/lists',
+        url: '/v1/wishlists/me/lists',
+        token: customer,
+        body: { name: `   ${'n'.repeat(100)}\n\t ` },
+      },
+      {
+        method: 'POST',
+        path: '/api/v1/reviews',
+        url: '/api/v1/reviews',
+        token: customer,
+        body: {
+          productId: ' 7001 ',
+          customerEmail: ' Ann..Lee@Example.COM ',
+          customerName: `  ${'A'.repeat(100)}  `,
+          rating: 5,
+          title: `${'t'.repeat(150)}   `,
+          body: `\n${'b'.repeat(5000)}\n`,
+          photos: [' HTTPS://cdn.example.com/a photo.jpg '],
+        },
+      },
       // A URL a browser (and the server) takes, which RFC 3986 `uri` refuses.
-      { method: 'POST', path: '/v1/webhooks', url: '/v1/webhooks', token, body: { url: ' HTTPS://hooks.example.com/wish list ', events: ['wishlist.item.added'] } },
+      {
+        method: 'POST',
+        path: '/v1/webhooks',
+        url: '/v1/webhooks',
+        token,
+        body: { url: ' HTTPS://hooks.example.com/wish list ', events: ['wishlist.item.added'] },
+      },
     ] as const
     for (const { method, path, url, token: bearer, body } of accepted) {
       const res = await t.call(method, url, { token: bearer, body })
@@ -211,14 +277,26 @@ describe('the OpenAPI document', () => {
       if (unlimited.includes(where)) expect({ where, has429: statuses.includes(429) }).toEqual({ where, has429: false })
     }
     // The path and query limits of the operations that had no 400.
-    for (const [path, method] of [['/v1/admin/api-keys/{keyId}', 'delete'], ['/v1/webhooks/{webhookId}', 'delete'], ['/v1/webhooks/{webhookId}/test', 'post'], ['/v1/wishlists/shared/{shareToken}', 'get'], ['/widget.js', 'get']] as const) {
-      expect({ path, method, response: doc.paths[path][method].responses['400'] }).toMatchObject({ path, method, response: { $ref: expect.stringMatching(/Error400/) } })
+    for (const [path, method] of [
+      ['/v1/admin/api-keys/{keyId}', 'delete'],
+      ['/v1/webhooks/{webhookId}', 'delete'],
+      ['/v1/webhooks/{webhookId}/test', 'post'],
+      ['/v1/wishlists/shared/{shareToken}', 'get'],
+      ['/widget.js', 'get'],
+    ] as const) {
+      expect({ path, method, response: doc.paths[path][method].responses['400'] }).toMatchObject({
+        path,
+        method,
+        response: { $ref: expect.stringMatching(/Error400/) },
+      })
     }
     expect(doc.components.responses.Error408.description).toMatch(/^REQUEST_TIMEOUT/)
-    expect(doc.components.responses.ReviewsError415.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ReviewsError' })
+    expect(doc.components.responses.ReviewsError415.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/ReviewsError',
+    })
   })
 
-  it('carries the server package\'s version and licence', () => {
+  it("carries the server package's version and licence", () => {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string; license: string }
     expect(doc.info.version).toBe(pkg.version)
     expect(doc.info.license).toEqual({ name: pkg.license, identifier: pkg.license })

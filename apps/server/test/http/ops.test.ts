@@ -40,8 +40,16 @@ describe('operations endpoints', () => {
     expect(res.body).toContain('# TYPE http_request_duration_seconds histogram')
     // Each series: cumulative buckets in order up to +Inf, which equals _count; a _sum.
     const series = (labels: string) => {
-      const of = (name: string) => res.body.split('\n').filter((l) => l.startsWith(name) && l.includes(labels)).map((l) => Number(l.split(' ').pop()))
-      return { buckets: of('http_request_duration_seconds_bucket'), sum: of('http_request_duration_seconds_sum'), count: of('http_request_duration_seconds_count') }
+      const of = (name: string) =>
+        res.body
+          .split('\n')
+          .filter((l) => l.startsWith(name) && l.includes(labels))
+          .map((l) => Number(l.split(' ').pop()))
+      return {
+        buckets: of('http_request_duration_seconds_bucket'),
+        sum: of('http_request_duration_seconds_sum'),
+        count: of('http_request_duration_seconds_count'),
+      }
     }
     const shopCalls = series('method="GET",route="/v1/admin/shop",status_code="200"')
     expect(shopCalls.buckets).toHaveLength(13)
@@ -56,7 +64,8 @@ describe('operations endpoints', () => {
   })
 
   it('GET /metrics answers loopback clients only while METRICS_TOKEN is unset', async () => {
-    for (const remoteAddress of ['127.0.0.1', '::1', '::ffff:127.0.0.1']) expect((await t.inject({ method: 'GET', url: '/metrics', remoteAddress })).statusCode).toBe(200)
+    for (const remoteAddress of ['127.0.0.1', '::1', '::ffff:127.0.0.1'])
+      expect((await t.inject({ method: 'GET', url: '/metrics', remoteAddress })).statusCode).toBe(200)
     for (const remoteAddress of ['203.0.113.5', '2001:db8::5', '::ffff:203.0.113.5']) {
       const res = await t.inject({ method: 'GET', url: '/metrics', remoteAddress })
       expect(res.statusCode).toBe(403)
@@ -69,7 +78,16 @@ describe('operations endpoints', () => {
     const proxied = await createTestApp({ env: { TRUST_PROXY: 'true', PUBLIC_BASE_URL: 'http://localhost:3000' } })
     try {
       expect((await proxied.inject({ method: 'GET', url: '/metrics', headers: { 'x-forwarded-for': '203.0.113.9' } })).statusCode).toBe(403)
-      expect((await proxied.inject({ method: 'GET', url: '/metrics', remoteAddress: '203.0.113.9', headers: { 'x-forwarded-for': '127.0.0.1' } })).statusCode).toBe(403)
+      expect(
+        (
+          await proxied.inject({
+            method: 'GET',
+            url: '/metrics',
+            remoteAddress: '203.0.113.9',
+            headers: { 'x-forwarded-for': '127.0.0.1' },
+          })
+        ).statusCode,
+      ).toBe(403)
       expect((await proxied.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(200)
     } finally {
       await proxied.close()
@@ -101,7 +119,8 @@ describe('operations endpoints', () => {
     const token = 'metrics-token-0123456789abcdef'
     const guarded = await createTestApp({ env: { METRICS_TOKEN: token } })
     try {
-      const scrape = (headers: Record<string, string>, remoteAddress = '127.0.0.1') => guarded.inject({ method: 'GET', url: '/metrics', headers, remoteAddress })
+      const scrape = (headers: Record<string, string>, remoteAddress = '127.0.0.1') =>
+        guarded.inject({ method: 'GET', url: '/metrics', headers, remoteAddress })
       const none = await scrape({})
       expect(none.statusCode).toBe(401)
       expect(none.json().error.code).toBe('UNAUTHORIZED')
@@ -162,7 +181,12 @@ describe('operations endpoints', () => {
       { method: 'GET', url: '/v1/wishlists/shared/abc%00def', status: 400 },
       { method: 'POST', url: '/v1/auth/token', headers: { 'content-type': 'text/plain' }, payload: 'x', status: 415 },
       { method: 'POST', url: '/v1/auth/token', payload: { api_key: 1 }, status: 400 },
-      { method: 'OPTIONS', url: '/v1/wishlists/me', headers: { origin: 'https://shop.example.com', 'access-control-request-method': 'GET' }, status: 204 },
+      {
+        method: 'OPTIONS',
+        url: '/v1/wishlists/me',
+        headers: { origin: 'https://shop.example.com', 'access-control-request-method': 'GET' },
+        status: 204,
+      },
     ] as const
     const ids = new Set<string>()
     for (const { status, ...request } of cases) {
@@ -180,7 +204,11 @@ describe('CORS for storefronts on other origins', () => {
     const res = await t.inject({
       method: 'OPTIONS',
       url: '/v1/wishlists/me/items',
-      headers: { origin: 'https://shop.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-storefront-key,x-guest-id' },
+      headers: {
+        origin: 'https://shop.example.com',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type,x-storefront-key,x-guest-id',
+      },
     })
     expect(res.statusCode).toBe(204)
     expect(res.headers['access-control-allow-origin']).toBe('https://shop.example.com')
@@ -191,7 +219,11 @@ describe('CORS for storefronts on other origins', () => {
 
   it('lets the browser read the API answer and the rate-limit headers', async () => {
     const shop = await t.createShop('starter')
-    const res = await t.inject({ method: 'GET', url: '/v1/wishlists/me', headers: { ...shop.guest('guest-cors-01'), origin: 'https://shop.example.com' } })
+    const res = await t.inject({
+      method: 'GET',
+      url: '/v1/wishlists/me',
+      headers: { ...shop.guest('guest-cors-01'), origin: 'https://shop.example.com' },
+    })
     expect(res.statusCode).toBe(200)
     expect(res.headers['access-control-allow-origin']).toBe('https://shop.example.com')
     expect(String(res.headers['access-control-expose-headers'])).toContain('retry-after')

@@ -89,7 +89,9 @@ describe('order line bounds', () => {
     const res = await send([order('USD', { price: '19.99' }, '7000'), order('USD', PROBE)])
     expect(res.status).toBe(400)
     expect(res.body.error.code).toBe('VALIDATION_ERROR')
-    expect(res.body.error.details).toEqual([{ path: 'body.events.1.line_items.0.price', index: 1, message: expect.stringContaining('below 1000000000') }])
+    expect(res.body.error.details).toEqual([
+      { path: 'body.events.1.line_items.0.price', index: 1, message: expect.stringContaining('below 1000000000') },
+    ])
     // The valid order before it was not applied either.
     expect(await t.storage.db.selectFrom('orders').selectAll().where('shop_id', '=', shop.id).execute()).toEqual([])
   })
@@ -163,56 +165,70 @@ describe('the largest orders sum exactly', () => {
     await t.close()
   })
 
-  it('many orders of the largest price × the largest quantity: exact revenue in every read, per currency and per product', { timeout: 120_000 }, async () => {
-    let orderId = 0
-    /** Orders of `lines` lines each at the currency's largest price × 10,000; `split` of each order's lines buy product 1, the rest product 2. */
-    const orders = (currency: keyof typeof MAX_PRICE, count: number, lines: number, split: number) =>
-      Array.from({ length: count }, () => ({
-        type: 'order.created',
-        order_id: String(++orderId),
-        customer_id: '101',
-        currency,
-        line_items: Array.from({ length: lines }, (_, i) => ({ product_id: i < split ? '1' : '2', price: MAX_PRICE[currency][0], quantity: MAX_QUANTITY })),
-      }))
-    // 4 requests of 5 USD orders of 1,000 lines (the most one request may hold), then KWD, CLF and JPY.
-    const requests = [
-      ...Array.from({ length: 4 }, () => orders('USD', 5, 1000, 600)),
-      orders('KWD', 5, 1000, 500),
-      orders('CLF', 2, 1000, 1000),
-      orders('JPY', 1, 1000, 1000),
-    ]
-    for (const events of requests) {
-      const res = await t.call('POST', '/v1/events', { token: admin, body: { events } })
-      expect(res.body).toEqual({ ok: true, data: { accepted: events.length } })
-    }
-    const line = (c: keyof typeof MAX_PRICE) => MAX_PRICE[c][1] * BigInt(MAX_QUANTITY)
-    const total = { USD: 20_000n * line('USD'), KWD: 5_000n * line('KWD'), CLF: 2_000n * line('CLF'), JPY: 1_000n * line('JPY') }
-    // Far past 64-bit integers (9.2 × 10^18) and doubles' exact integers (2^53).
-    expect(total.USD > 2n ** 64n).toBe(true)
-    const data = (await dashboardReads(t, admin)) as Record<string, { revenueInfluenced?: unknown; revenue?: unknown; products?: { productId: string; revenue: unknown }[] }>
-    const expected = (['CLF', 'JPY', 'KWD', 'USD'] as const).map((c) => ({ currency: c, amount: written(total[c], DIGITS[c]) }))
-    expect(data['/v1/admin/analytics/conversions?period=all']?.revenueInfluenced).toEqual(expected)
-    expect(data['/v1/analytics/conversions?period=30d']?.revenueInfluenced).toEqual(expected)
-    expect(expected.find((e) => e.currency === 'USD')?.amount).toBe('199999999998000000.00')
-    // Per product: product 1 took 600 of each USD order's lines, product 2 the other 400.
-    const product1 = [
-      { currency: 'CLF', amount: written(total.CLF, 4) },
-      { currency: 'JPY', amount: written(total.JPY, 0) },
-      { currency: 'KWD', amount: written(2_500n * line('KWD'), 3) },
-      { currency: 'USD', amount: written(12_000n * line('USD'), 2) },
-    ]
-    const product2 = [
-      { currency: 'KWD', amount: written(2_500n * line('KWD'), 3) },
-      { currency: 'USD', amount: written(8_000n * line('USD'), 2) },
-    ]
-    expect(data['/v1/analytics/product/1']?.revenue).toEqual(product1)
-    expect(data['/v1/analytics/product/2']?.revenue).toEqual(product2)
-    // By revenue in the most frequent currency (USD): product 1, then 2.
-    expect(data['/v1/analytics/top-products?limit=100&sort=revenue']?.products?.map((p) => [p.productId, p.revenue])).toEqual([
-      ['1', product1],
-      ['2', product2],
-    ])
-  })
+  it(
+    'many orders of the largest price × the largest quantity: exact revenue in every read, per currency and per product',
+    { timeout: 120_000 },
+    async () => {
+      let orderId = 0
+      /**
+       * Orders of `lines` lines each at the currency's largest price × 10,000; `split` of each order's lines buy product 1, the rest
+       * product 2.
+       */
+      const orders = (currency: keyof typeof MAX_PRICE, count: number, lines: number, split: number) =>
+        Array.from({ length: count }, () => ({
+          type: 'order.created',
+          order_id: String(++orderId),
+          customer_id: '101',
+          currency,
+          line_items: Array.from({ length: lines }, (_, i) => ({
+            product_id: i < split ? '1' : '2',
+            price: MAX_PRICE[currency][0],
+            quantity: MAX_QUANTITY,
+          })),
+        }))
+      // 4 requests of 5 USD orders of 1,000 lines (the most one request may hold), then KWD, CLF and JPY.
+      const requests = [
+        ...Array.from({ length: 4 }, () => orders('USD', 5, 1000, 600)),
+        orders('KWD', 5, 1000, 500),
+        orders('CLF', 2, 1000, 1000),
+        orders('JPY', 1, 1000, 1000),
+      ]
+      for (const events of requests) {
+        const res = await t.call('POST', '/v1/events', { token: admin, body: { events } })
+        expect(res.body).toEqual({ ok: true, data: { accepted: events.length } })
+      }
+      const line = (c: keyof typeof MAX_PRICE) => MAX_PRICE[c][1] * BigInt(MAX_QUANTITY)
+      const total = { USD: 20_000n * line('USD'), KWD: 5_000n * line('KWD'), CLF: 2_000n * line('CLF'), JPY: 1_000n * line('JPY') }
+      // Far past 64-bit integers (9.2 × 10^18) and doubles' exact integers (2^53).
+      expect(total.USD > 2n ** 64n).toBe(true)
+      const data = (await dashboardReads(t, admin)) as Record<
+        string,
+        { revenueInfluenced?: unknown; revenue?: unknown; products?: { productId: string; revenue: unknown }[] }
+      >
+      const expected = (['CLF', 'JPY', 'KWD', 'USD'] as const).map((c) => ({ currency: c, amount: written(total[c], DIGITS[c]) }))
+      expect(data['/v1/admin/analytics/conversions?period=all']?.revenueInfluenced).toEqual(expected)
+      expect(data['/v1/analytics/conversions?period=30d']?.revenueInfluenced).toEqual(expected)
+      expect(expected.find((e) => e.currency === 'USD')?.amount).toBe('199999999998000000.00')
+      // Per product: product 1 took 600 of each USD order's lines, product 2 the other 400.
+      const product1 = [
+        { currency: 'CLF', amount: written(total.CLF, 4) },
+        { currency: 'JPY', amount: written(total.JPY, 0) },
+        { currency: 'KWD', amount: written(2_500n * line('KWD'), 3) },
+        { currency: 'USD', amount: written(12_000n * line('USD'), 2) },
+      ]
+      const product2 = [
+        { currency: 'KWD', amount: written(2_500n * line('KWD'), 3) },
+        { currency: 'USD', amount: written(8_000n * line('USD'), 2) },
+      ]
+      expect(data['/v1/analytics/product/1']?.revenue).toEqual(product1)
+      expect(data['/v1/analytics/product/2']?.revenue).toEqual(product2)
+      // By revenue in the most frequent currency (USD): product 1, then 2.
+      expect(data['/v1/analytics/top-products?limit=100&sort=revenue']?.products?.map((p) => [p.productId, p.revenue])).toEqual([
+        ['1', product1],
+        ['2', product2],
+      ])
+    },
+  )
 })
 
 describe('sums stored out of range by an older version', () => {
@@ -238,7 +254,10 @@ describe('sums stored out of range by an older version', () => {
     await sql`insert into analytics_product_revenue (shop_id, product_id, currency, purchases, amount) values
       ('old', '1', 'USD', 2, ${huge}), ('old', '2', 'USD', 1, cast(${INT64_MAX} as bigint)), ('old', '3', 'EUR', 1, 1234)`.execute(db)
     await sql`insert into analytics_currencies (shop_id, currency, lines) values ('old', 'USD', 3), ('old', 'EUR', 1)`.execute(db)
-    for (let k = 1; k <= 4; k++) await sql`insert into analytics_daily (shop_id, day, orders_influenced, lines_influenced) values ('old', ${today - k}, 1, 1)`.execute(db)
+    for (let k = 1; k <= 4; k++)
+      await sql`insert into analytics_daily (shop_id, day, orders_influenced, lines_influenced) values ('old', ${today - k}, 1, 1)`.execute(
+        db,
+      )
     await old.destroy()
     // The upgrade: this version's migrations, then its app on the same database.
     t = await createTestApp({ database })
@@ -257,7 +276,10 @@ describe('sums stored out of range by an older version', () => {
     // The float 1e23's exact value: 99,999,999,999,999,991,611,392.
     const huge = BACKEND === 'sqlite' ? BigInt(1e23) : 2n ** 63n - 1n
     const int64 = 2n ** 63n - 1n
-    const data = (await dashboardReads(t, admin)) as Record<string, { revenueInfluenced?: unknown; revenue?: unknown; products?: { productId: string }[] }>
+    const data = (await dashboardReads(t, admin)) as Record<
+      string,
+      { revenueInfluenced?: unknown; revenue?: unknown; products?: { productId: string }[] }
+    >
     expect(data['/v1/admin/analytics/conversions?period=all']?.revenueInfluenced).toEqual([
       { currency: 'EUR', amount: written(123456789012345678n, 2) },
       { currency: 'JPY', amount: '0' },
@@ -271,15 +293,29 @@ describe('sums stored out of range by an older version', () => {
   it('out-of-range parts written by hand read at their bounds, and a new order adds to them', async () => {
     const floatOrHuge = BACKEND === 'sqlite' ? sql`${1e30}` : sql`cast(${INT64_MAX} as bigint)`
     await sql`update analytics_product_revenue set amount_high = ${floatOrHuge}, amount = -7 where product_id = '1'`.execute(t.storage.db)
-    await sql`update analytics_revenue_daily set amount_high = cast(${INT64_MAX} as bigint), amount = cast(${INT64_MAX} as bigint) where currency = 'USD'`.execute(t.storage.db)
+    await sql`update analytics_revenue_daily set amount_high = cast(${INT64_MAX} as bigint), amount = cast(${INT64_MAX} as bigint) where currency = 'USD'`.execute(
+      t.storage.db,
+    )
     await dashboardReads(t, admin)
     const res = await t.call('POST', '/v1/events', {
       token: admin,
-      body: { events: [{ type: 'order.created', order_id: '1', customer_id: '101', currency: 'USD', line_items: [{ product_id: '1', price: '12.34', quantity: 2 }] }] },
+      body: {
+        events: [
+          {
+            type: 'order.created',
+            order_id: '1',
+            customer_id: '101',
+            currency: 'USD',
+            line_items: [{ product_id: '1', price: '12.34', quantity: 2 }],
+          },
+        ],
+      },
     })
     expect(res.body).toEqual({ ok: true, data: { accepted: 1 } })
     const data = (await dashboardReads(t, admin)) as Record<string, { revenue?: unknown }>
     // The ceiling (10^26 − 10^12 minor units) plus the new line's 2,468.
-    expect(data['/v1/analytics/product/1']?.revenue).toEqual([{ currency: 'USD', amount: written(99_999_999_999_999n * 10n ** 12n + 2_468n, 2) }])
+    expect(data['/v1/analytics/product/1']?.revenue).toEqual([
+      { currency: 'USD', amount: written(99_999_999_999_999n * 10n ** 12n + 2_468n, 2) },
+    ])
   })
 })

@@ -21,7 +21,8 @@ const newCustomer = () => String(++customer)
 
 beforeAll(async () => {
   // A file on SQLite so a second app and a plain connection can share the database.
-  database = BACKEND === 'sqlite' ? await freshDatabase({ sqliteFile: `/tmp/page-cache-${process.pid}-${Date.now()}.db` }) : await freshDatabase()
+  database =
+    BACKEND === 'sqlite' ? await freshDatabase({ sqliteFile: `/tmp/page-cache-${process.pid}-${Date.now()}.db` }) : await freshDatabase()
   t = await createTestApp({ database, env: { PUBLIC_BASE_URL: 'http://127.0.0.1:3000' } })
   other = await createTestApp({ database })
   shop = await t.createShop('scale', { multi_wishlist_enabled: true })
@@ -31,15 +32,18 @@ afterAll(async () => {
   await other.close()
   await t.close()
   await database.drop()
-  if (database.target.kind === 'sqlite') for (const suffix of ['', '-wal', '-shm']) rmSync(`${database.target.file}${suffix}`, { force: true })
+  if (database.target.kind === 'sqlite')
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${database.target.file}${suffix}`, { force: true })
 })
 
 const page = async (c: string, query = '', app = t) => {
   const res = await app.call('GET', `/v1/wishlists/${c}${query}`, { token: admin })
   return res
 }
-const ids = async (c: string, query = '', app = t) => (await page(c, query, app)).body.data.items.map((i: { productId: string }) => i.productId)
-const add = (c: string, body: Record<string, unknown>, query = '', app = t) => app.call('POST', `/v1/wishlists/${c}/items${query}`, { token: admin, body })
+const ids = async (c: string, query = '', app = t) =>
+  (await page(c, query, app)).body.data.items.map((i: { productId: string }) => i.productId)
+const add = (c: string, body: Record<string, unknown>, query = '', app = t) =>
+  app.call('POST', `/v1/wishlists/${c}/items${query}`, { token: admin, body })
 
 /**
  * SQLite sees another connection's commit in the next event-loop turn (PRAGMA data_version,
@@ -76,7 +80,8 @@ const schemaOf = () => (database.target.kind === 'postgres' ? database.target.sc
 
 async function cacheCounts(): Promise<{ hit: number; miss: number }> {
   const text = (await t.inject({ method: 'GET', url: '/metrics' })).body
-  const count = (result: string) => Number(new RegExp(`^wishlist_page_cache_lookups_total\\{result="${result}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0)
+  const count = (result: string) =>
+    Number(new RegExp(`^wishlist_page_cache_lookups_total\\{result="${result}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0)
   return { hit: count('hit'), miss: count('miss') }
 }
 
@@ -94,7 +99,17 @@ describe('GET page cache', () => {
     expect(third.body).toEqual(first.body)
     // The second read hit; the third has other query values (limit=20 is the default, but the key is by value).
     expect(after.hit - before.hit).toBeGreaterThanOrEqual(1)
-    expect(first.body.data.items[0]).toEqual({ productId: '1', variantId: null, handle: 'one', metadata: { size: 'M', note: 'é"\\' }, addedAt: expect.any(String), quantity: 1, priority: 'normal', note: null, purchasedAt: null })
+    expect(first.body.data.items[0]).toEqual({
+      productId: '1',
+      variantId: null,
+      handle: 'one',
+      metadata: { size: 'M', note: 'é"\\' },
+      addedAt: expect.any(String),
+      quantity: 1,
+      priority: 'normal',
+      note: null,
+      purchasedAt: null,
+    })
   })
 
   it('answers a burst of concurrent reads after a write with one lookup, every answer right', async () => {
@@ -128,7 +143,8 @@ describe('GET page cache', () => {
 
   it('shows list renames, moves and deletes (a deleted list answers 404, not its cached page)', async () => {
     const c = newCustomer()
-    const list = (await t.call('POST', `/v1/wishlists/${c}/lists`, { token: admin, body: { name: 'Gifts' } })).body.data.wishlist.wishlistId as string
+    const list = (await t.call('POST', `/v1/wishlists/${c}/lists`, { token: admin, body: { name: 'Gifts' } })).body.data.wishlist
+      .wishlistId as string
     await add(c, { product_id: '7' })
     expect(await ids(c, `?wishlist_id=${list}`)).toEqual([])
     expect(await ids(c)).toEqual(['7'])
@@ -143,19 +159,35 @@ describe('GET page cache', () => {
     const c = newCustomer()
     await add(c, { product_id: '8801' })
     await add(c, { product_id: '8802', variant_id: '5' })
-    const variants = async () => (await page(c)).body.data.items.map((i: { productId: string; variantId: string | null }) => [i.productId, i.variantId])
-    expect(await variants()).toEqual([['8802', '5'], ['8801', null]])
-    const product = (variantId: string) => ({ type: 'product.updated', product_id: '8801', variants: [{ variant_id: variantId, price: '1.00', inventory_quantity: 3 }] })
+    const variants = async () =>
+      (await page(c)).body.data.items.map((i: { productId: string; variantId: string | null }) => [i.productId, i.variantId])
+    expect(await variants()).toEqual([
+      ['8802', '5'],
+      ['8801', null],
+    ])
+    const product = (variantId: string) => ({
+      type: 'product.updated',
+      product_id: '8801',
+      variants: [{ variant_id: variantId, price: '1.00', inventory_quantity: 3 }],
+    })
     expect((await t.call('POST', '/v1/events', { token: admin, body: { events: [product('100')] } })).status).toBe(200)
-    expect(await variants()).toEqual([['8802', '5'], ['8801', '100']])
+    expect(await variants()).toEqual([
+      ['8802', '5'],
+      ['8801', '100'],
+    ])
     expect((await t.call('POST', '/v1/events', { token: admin, body: { events: [product('200')] } })).status).toBe(200)
-    expect(await variants()).toEqual([['8802', '5'], ['8801', '200']])
+    expect(await variants()).toEqual([
+      ['8802', '5'],
+      ['8801', '200'],
+    ])
   })
 
   it('shows a guest merge on both sides, and an erase followed by new adds', async () => {
     const c = newCustomer()
     const guest = `guest-cache-${c}`
-    expect((await t.call('POST', `/v1/wishlists/${guest}/items`, { headers: shop.guest(guest), body: { product_id: '31' } })).status).toBe(201)
+    expect((await t.call('POST', `/v1/wishlists/${guest}/items`, { headers: shop.guest(guest), body: { product_id: '31' } })).status).toBe(
+      201,
+    )
     const guestIds = async () => (await t.call('GET', `/v1/wishlists/${guest}`, { headers: shop.guest(guest) })).body.data.items.length
     expect(await guestIds()).toBe(1)
     expect(await ids(c)).toEqual([])
@@ -193,7 +225,7 @@ describe('GET page cache', () => {
     await seen(async () => (await page(c)).body.data.items[0].handle, 'after')
   })
 
-  it('over HTTP, a request sent after another connection\'s commit sees it (SQLite: the first one)', async () => {
+  it("over HTTP, a request sent after another connection's commit sees it (SQLite: the first one)", async () => {
     const c = newCustomer()
     await add(c, { product_id: '56', handle: 'before' })
     const base = await t.app.listen({ port: 0, host: '127.0.0.1' })
@@ -227,7 +259,11 @@ describe('GET page cache', () => {
     expect(await ids(c)).toEqual(['81'])
     // Both instances (t and other) listen on this schema.
     const feedPids = async () =>
-      (await sql<{ pid: number }>`select pid from pg_stat_activity where application_name = ${`wishlist change feed ${schemaOf()}`}`.execute(t.storage.db)).rows.map((r) => r.pid)
+      (
+        await sql<{
+          pid: number
+        }>`select pid from pg_stat_activity where application_name = ${`wishlist change feed ${schemaOf()}`}`.execute(t.storage.db)
+      ).rows.map((r) => r.pid)
     const feeds = await feedPids()
     expect(feeds).toHaveLength(2)
     await sql`select pg_terminate_backend(pid) from pg_stat_activity where pid in (${sql.join(feeds)})`.execute(t.storage.db)
@@ -237,14 +273,20 @@ describe('GET page cache', () => {
     await sql`update wishlist_items set handle = 'during-gap' where shop_id = ${shop.id} and owner_id = ${c}`.execute(other.storage.db)
     // Back: both feeds have run LISTEN again (and a moment for the answer to reach them).
     const listening = async () =>
-      (await sql<{ pid: number }>`select pid from pg_stat_activity where application_name = ${`wishlist change feed ${schemaOf()}`} and state = 'idle' and query ilike 'listen %'`.execute(t.storage.db)).rows.length
+      (
+        await sql<{
+          pid: number
+        }>`select pid from pg_stat_activity where application_name = ${`wishlist change feed ${schemaOf()}`} and state = 'idle' and query ilike 'listen %'`.execute(
+          t.storage.db,
+        )
+      ).rows.length
     await seen(listening, 2, 5_000)
     // This instance has had the answer to its LISTEN: its stamp is defined again, in a new epoch.
     await turnsUntil(() => t.storage.changeStamp?.() !== undefined, 'the feed back')
     expect((await page(c)).body.data.items[0].handle).toBe('during-gap')
   })
 
-  it('serves a shared list with its owner\'s changes, and a revoked link answers 404 (another instance\'s revocation: PostgreSQL once notified)', async () => {
+  it("serves a shared list with its owner's changes, and a revoked link answers 404 (another instance's revocation: PostgreSQL once notified)", async () => {
     const c = newCustomer()
     await add(c, { product_id: '71' })
     const link = await t.call('GET', `/v1/wishlists/${c}/share`, { token: admin })

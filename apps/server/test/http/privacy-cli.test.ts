@@ -38,13 +38,26 @@ describe('wishlist customers export|erase', { timeout: 60_000 }, () => {
     expect(res.stderr).toBe('')
     expect(res.code).toBe(0)
     const doc = JSON.parse(res.stdout)
-    expect(doc).toMatchObject({ customerId: '8001', emails: ['cli@example.com'], lists: [{ wishlistId: 'default', items: [{ productId: '11', handle: 'mug' }] }] })
+    expect(doc).toMatchObject({
+      customerId: '8001',
+      emails: ['cli@example.com'],
+      lists: [{ wishlistId: 'default', items: [{ productId: '11', handle: 'mug' }] }],
+    })
     expect(doc.shareLinks).toHaveLength(1)
     expect(doc.reviews).toEqual([expect.objectContaining({ customerEmail: 'cli@example.com', customerName: 'Cli Person' })])
   })
 
   it('erase prints the erased counts, then zeros', async () => {
-    const res = await cli('customers', 'erase', '--domain', shop.domain, '--customer', 'gid://shopify/Customer/8001', '--email', 'cli@example.com')
+    const res = await cli(
+      'customers',
+      'erase',
+      '--domain',
+      shop.domain,
+      '--customer',
+      'gid://shopify/Customer/8001',
+      '--email',
+      'cli@example.com',
+    )
     expect(res.code).toBe(0)
     expect(JSON.parse(res.stdout)).toMatchObject({ wishlists: 1, items: 1, shareLinks: 1, reviewsAnonymized: 1 })
     const again = await cli('customers', 'erase', '--domain', shop.domain, '--customer', '8001')

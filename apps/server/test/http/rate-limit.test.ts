@@ -59,13 +59,24 @@ describe('rate limits in process', () => {
     const statuses: number[] = []
     for (let i = 0; i < 6; i++) {
       // Different IPs: the budget follows the key.
-      const res = await t.inject({ method: 'GET', url: '/v1/admin/shop', headers: { authorization: `Bearer ${admin}` }, remoteAddress: `203.0.113.${i + 1}` })
+      const res = await t.inject({
+        method: 'GET',
+        url: '/v1/admin/shop',
+        headers: { authorization: `Bearer ${admin}` },
+        remoteAddress: `203.0.113.${i + 1}`,
+      })
       statuses.push(res.statusCode)
       if (i === 0) expectLimitHeaders(res.headers, 5, 4)
     }
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429])
     // A second key of the same shop has its own budget.
-    const created = await t.inject({ method: 'POST', url: '/v1/admin/api-keys', headers: { authorization: `Bearer ${admin}` }, payload: {}, remoteAddress: '203.0.113.99' })
+    const created = await t.inject({
+      method: 'POST',
+      url: '/v1/admin/api-keys',
+      headers: { authorization: `Bearer ${admin}` },
+      payload: {},
+      remoteAddress: '203.0.113.99',
+    })
     expect(created.statusCode).toBe(429)
     const other = await t.createShop('starter')
     const otherToken = await other.adminToken()
@@ -78,7 +89,8 @@ describe('rate limits in process', () => {
     const token = (remoteAddress: string) => t.inject({ method: 'POST', url: '/v1/auth/token', payload: body, remoteAddress })
     // Rotating the interface id within one /64 does not buy a fresh budget …
     const statuses: number[] = []
-    for (const ip of ['2001:db8:1:2::1', '2001:db8:1:2::2', '2001:db8:1:2:ffff:ffff:ffff:ffff', '2001:0db8:0001:0002:abcd::9']) statuses.push((await token(ip)).statusCode)
+    for (const ip of ['2001:db8:1:2::1', '2001:db8:1:2::2', '2001:db8:1:2:ffff:ffff:ffff:ffff', '2001:0db8:0001:0002:abcd::9'])
+      statuses.push((await token(ip)).statusCode)
     expect(statuses).toEqual([401, 401, 401, 429])
     // … another /64 has its own.
     expect((await token('2001:db8:1:3::1')).statusCode).toBe(401)
@@ -105,8 +117,14 @@ describe('rate limits in process', () => {
 
   it('does not count unknown URLs', async () => {
     const ip = '192.0.2.88'
-    for (let i = 0; i < 5; i++) expect((await t.inject({ method: 'GET', url: `/v1/nothing-here/${i}`, remoteAddress: ip })).statusCode).toBe(404)
-    const res = await t.inject({ method: 'POST', url: '/v1/auth/token', payload: { api_key: 'ak_x', api_secret: 'sk_y' }, remoteAddress: ip })
+    for (let i = 0; i < 5; i++)
+      expect((await t.inject({ method: 'GET', url: `/v1/nothing-here/${i}`, remoteAddress: ip })).statusCode).toBe(404)
+    const res = await t.inject({
+      method: 'POST',
+      url: '/v1/auth/token',
+      payload: { api_key: 'ak_x', api_secret: 'sk_y' },
+      remoteAddress: ip,
+    })
     expect(res.statusCode).toBe(401)
     expectLimitHeaders(res.headers, 3, 2)
   })
@@ -127,7 +145,8 @@ describe('customer tokens at the admin rate', () => {
     try {
       const shop = await t.createShop('starter')
       const [hostile, other, admin] = await Promise.all([shop.customerToken('301'), shop.customerToken('302'), shop.adminToken()])
-      const get = (token: string, customer: string) => t.inject({ method: 'GET', url: `/v1/wishlists/${customer}`, headers: { authorization: `Bearer ${token}` } })
+      const get = (token: string, customer: string) =>
+        t.inject({ method: 'GET', url: `/v1/wishlists/${customer}`, headers: { authorization: `Bearer ${token}` } })
       const statuses: number[] = []
       for (let i = 0; i < 125; i++) statuses.push((await get(hostile, '301')).statusCode)
       expect(statuses.filter((s) => s === 200)).toHaveLength(120)
@@ -228,15 +247,20 @@ describe('rate limits shared through Redis', () => {
   it('two app instances share one budget per (key, customer), apart from the admin token of the key', async () => {
     const shop = await a.createShop('starter')
     // Minted without the token endpoint, whose per-IP budget (3) the other tests here spend.
-    const mint = async (customer_id?: string) => (await a.app.services.auth.exchange({ api_key: shop.keyId, api_secret: shop.secret, customer_id })).token
+    const mint = async (customer_id?: string) =>
+      (await a.app.services.auth.exchange({ api_key: shop.keyId, api_secret: shop.secret, customer_id })).token
     const [hostile, other, admin] = await Promise.all([mint('301'), mint('302'), mint()])
     const statuses: number[] = []
     for (let i = 0; i < 7; i++) {
       const app = i % 2 === 0 ? a : b
-      statuses.push((await app.inject({ method: 'GET', url: '/v1/wishlists/301', headers: { authorization: `Bearer ${hostile}` } })).statusCode)
+      statuses.push(
+        (await app.inject({ method: 'GET', url: '/v1/wishlists/301', headers: { authorization: `Bearer ${hostile}` } })).statusCode,
+      )
     }
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429])
-    expect((await b.inject({ method: 'GET', url: '/v1/wishlists/302', headers: { authorization: `Bearer ${other}` } })).statusCode).toBe(200)
+    expect((await b.inject({ method: 'GET', url: '/v1/wishlists/302', headers: { authorization: `Bearer ${other}` } })).statusCode).toBe(
+      200,
+    )
     expect((await a.inject({ method: 'GET', url: '/v1/admin/shop', headers: { authorization: `Bearer ${admin}` } })).statusCode).toBe(200)
   })
 
@@ -255,12 +279,22 @@ describe('rate limits shared through Redis', () => {
 describe('rate limits while Redis is unreachable', () => {
   it('let requests through, with the full budget in the headers', async () => {
     // Nothing listens on port 1: every command fails at once instead of waiting in a queue.
-    const redis = new Redis('redis://127.0.0.1:1', { maxRetriesPerRequest: 0, enableOfflineQueue: false, lazyConnect: true, retryStrategy: () => null })
+    const redis = new Redis('redis://127.0.0.1:1', {
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: false,
+      lazyConnect: true,
+      retryStrategy: () => null,
+    })
     redis.on('error', () => {})
     const t = await createTestApp({ env, redis })
     try {
       for (let i = 0; i < 5; i++) {
-        const res = await t.inject({ method: 'POST', url: '/v1/auth/token', payload: { api_key: 'ak_x', api_secret: 'sk_y' }, remoteAddress: '192.0.2.99' })
+        const res = await t.inject({
+          method: 'POST',
+          url: '/v1/auth/token',
+          payload: { api_key: 'ak_x', api_secret: 'sk_y' },
+          remoteAddress: '192.0.2.99',
+        })
         expect(res.statusCode).toBe(401)
         expect(res.headers['x-ratelimit-limit']).toBe('3')
         expect(res.headers['x-ratelimit-remaining']).toBe('3')
@@ -285,9 +319,13 @@ describe('a ceiling per shop over all its bearer-token requests, shared through 
       const shop = await a.createShop('starter')
       // Minted without the token endpoint (whose per-address budget is not the point here).
       const keys = await Promise.all([0, 1, 2].map(() => a.app.services.shops.createApiKey(shop.id, { scope: 'admin' })))
-      const mint = async (k: { keyId: string; secret: string }, customer_id?: string) => (await a.app.services.auth.exchange({ api_key: k.keyId, api_secret: k.secret, customer_id })).token
+      const mint = async (k: { keyId: string; secret: string }, customer_id?: string) =>
+        (await a.app.services.auth.exchange({ api_key: k.keyId, api_secret: k.secret, customer_id })).token
       // Six callers of one shop, each well inside its own budget of 5: 3 keys, 3 customers.
-      const tokens = [...(await Promise.all(keys.map((k) => mint(k)))), ...(await Promise.all(['901', '902', '903'].map((c) => mint(keys[0]!, c))))]
+      const tokens = [
+        ...(await Promise.all(keys.map((k) => mint(k)))),
+        ...(await Promise.all(['901', '902', '903'].map((c) => mint(keys[0]!, c)))),
+      ]
       const statuses: number[] = []
       for (let round = 0; round < 2; round++) {
         for (const [i, token] of tokens.entries()) {
@@ -307,9 +345,14 @@ describe('a ceiling per shop over all its bearer-token requests, shared through 
       // Another shop has its own ceiling.
       const other = await a.createShop('starter')
       const otherToken = (await a.app.services.auth.exchange({ api_key: other.keyId, api_secret: other.secret })).token
-      expect((await a.inject({ method: 'GET', url: '/v1/admin/shop', headers: { authorization: `Bearer ${otherToken}` } })).statusCode).toBe(200)
+      expect(
+        (await a.inject({ method: 'GET', url: '/v1/admin/shop', headers: { authorization: `Bearer ${otherToken}` } })).statusCode,
+      ).toBe(200)
       // Storefront-key requests of the shop are the storefront bucket's, not the shop ceiling's.
-      expect((await a.inject({ method: 'GET', url: '/api/v1/products/1/reviews', headers: { 'x-storefront-key': shop.storefrontKey } })).statusCode).toBe(200)
+      expect(
+        (await a.inject({ method: 'GET', url: '/api/v1/products/1/reviews', headers: { 'x-storefront-key': shop.storefrontKey } }))
+          .statusCode,
+      ).toBe(200)
     } finally {
       await b.close()
       await a.close()

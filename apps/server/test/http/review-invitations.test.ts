@@ -19,7 +19,13 @@ let seq = 0
 const DAY = 86_400_000
 const sf = (s: TestShop = shop) => ({ 'x-storefront-key': s.storefrontKey })
 const nextProduct = () => String(8_100_000 + ++seq)
-const review = (over: Record<string, unknown>) => ({ customerEmail: `writer${++seq}@example.com`, customerName: 'Buyer', rating: 5, body: 'Arrived quickly.', ...over })
+const review = (over: Record<string, unknown>) => ({
+  customerEmail: `writer${++seq}@example.com`,
+  customerName: 'Buyer',
+  rating: 5,
+  body: 'Arrived quickly.',
+  ...over,
+})
 const submit = (body: unknown, headers: Record<string, string> = sf()) => t.call('POST', '/api/v1/reviews', { headers, body })
 const lookup = (token: string) => t.call('GET', `/api/v1/review-invitations/${token}`)
 const invitations = async (query: string, token = admin): Promise<Array<Record<string, string | null>>> => {
@@ -83,7 +89,10 @@ describe('order.created → invitations', () => {
 
     // The webhook carries the same fields, signed as Standard Webhooks.
     const hits = await receiver.waitFor(2, (r) => r.body.includes('"review.requested"') && r.body.includes('"5001"'))
-    const sent = hits.map((h) => new Webhook(secret).verify(h.body, h.headers as Record<string, string>) as { event: string; shopDomain: string; data: unknown })
+    const sent = hits.map(
+      (h) =>
+        new Webhook(secret).verify(h.body, h.headers as Record<string, string>) as { event: string; shopDomain: string; data: unknown },
+    )
     for (const body of sent) expect(body).toMatchObject({ event: 'review.requested', shopDomain: shop.domain })
     expect(sent.map((b) => b.data).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))).toEqual(
       [...listed].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
@@ -106,10 +115,16 @@ describe('order.created → invitations', () => {
     // Single use.
     const again = await submit(review({ productId: p1, invitation: inv.token }))
     expect(again.status).toBe(400)
-    expect(again.body).toEqual({ error: { code: 'VALIDATION_ERROR', message: expect.any(String), details: [{ path: 'body.invitation', message: 'has already been used' }] } })
+    expect(again.body).toEqual({
+      error: {
+        code: 'VALIDATION_ERROR',
+        message: expect.any(String),
+        details: [{ path: 'body.invitation', message: 'has already been used' }],
+      },
+    })
   })
 
-  it('verifies a guest-checkout buyer\'s review, linked to nobody', async () => {
+  it("verifies a guest-checkout buyer's review, linked to nobody", async () => {
     const p = nextProduct()
     await order({ order_id: '5002', email: 'guest-buyer@example.com', line_items: [{ product_id: p }] })
     const [inv] = await invitations('order_id=5002')
@@ -130,7 +145,9 @@ describe('order.created → invitations', () => {
   it('refuses an order_id that is neither digits nor an order GID', async () => {
     const res = await t.call('POST', '/v1/events', {
       token: admin,
-      body: { events: [{ type: 'order.created', order_id: 'gid://shopify/Product/1', customer_id: '1', line_items: [{ product_id: '1' }] }] },
+      body: {
+        events: [{ type: 'order.created', order_id: 'gid://shopify/Product/1', customer_id: '1', line_items: [{ product_id: '1' }] }],
+      },
     })
     expect(res.status).toBe(400)
     expect(res.body.error.details[0]).toMatchObject({ path: 'body.events.0.order_id', index: 0 })
@@ -144,18 +161,24 @@ describe('refused invitations (400 VALIDATION_ERROR)', () => {
     const [inv] = await invitations(`order_id=${orderId}`, await s.adminToken())
     return { p, token: inv?.token as string }
   }
-  const refusal = (path: string, message: string) => ({ error: { code: 'VALIDATION_ERROR', message: expect.any(String), details: [{ path, message }] } })
+  const refusal = (path: string, message: string) => ({
+    error: { code: 'VALIDATION_ERROR', message: expect.any(String), details: [{ path, message }] },
+  })
 
   it('refuses an expired invitation', async () => {
     const { p, token } = await invitationFor('6001')
-    await t.storage.db.updateTable('review_invitations').set({ expires_at: Date.now() - 1000 }).where('token', '=', token).execute()
+    await t.storage.db
+      .updateTable('review_invitations')
+      .set({ expires_at: Date.now() - 1000 })
+      .where('token', '=', token)
+      .execute()
     expect((await lookup(token)).body.usable).toBe(false)
     const res = await submit(review({ productId: p, invitation: token }))
     expect(res.status).toBe(400)
     expect(res.body).toEqual(refusal('body.invitation', 'has expired'))
   })
 
-  it('refuses another shop\'s invitation', async () => {
+  it("refuses another shop's invitation", async () => {
     const { p, token } = await invitationFor('6002', other)
     const res = await submit(review({ productId: p, invitation: token }))
     expect(res.status).toBe(400)

@@ -18,9 +18,26 @@ beforeAll(async () => {
 afterAll(() => t.close())
 
 /** An order of `productId`; the invitation's reviewUrl. */
-async function invitation(productId: string, email: string | null = `buyer${++seq}@example.com`, of: TestShop = shop): Promise<{ token: string; reviewUrl: string }> {
+async function invitation(
+  productId: string,
+  email: string | null = `buyer${++seq}@example.com`,
+  of: TestShop = shop,
+): Promise<{ token: string; reviewUrl: string }> {
   const token = await of.adminToken()
-  const order = await t.call('POST', '/v1/events', { token, body: { events: [{ type: 'order.created', order_id: `70${++seq}`, customer_id: '901', ...(email === null ? {} : { email }), line_items: [{ product_id: productId }] }] } })
+  const order = await t.call('POST', '/v1/events', {
+    token,
+    body: {
+      events: [
+        {
+          type: 'order.created',
+          order_id: `70${++seq}`,
+          customer_id: '901',
+          ...(email === null ? {} : { email }),
+          line_items: [{ product_id: productId }],
+        },
+      ],
+    },
+  })
   expect(order.status).toBe(200)
   const listed = await t.call('GET', `/v1/admin/review-invitations?order_id=70${seq}`, { token })
   const inv = listed.body.data.invitations[0] as { token: string; reviewUrl: string }
@@ -37,14 +54,19 @@ async function get(url: string, headers: Record<string, string> = {}) {
 }
 
 async function post(form: Record<string, string>, query = '', headers: Record<string, string> = {}) {
-  const res = await t.inject({ method: 'POST', url: `/reviews/new${query}`, headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, payload: new URLSearchParams(form).toString() })
+  const res = await t.inject({
+    method: 'POST',
+    url: `/reviews/new${query}`,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    payload: new URLSearchParams(form).toString(),
+  })
   expect(res.statusCode, res.body).toBe(200)
   expect(res.headers['content-type']).toBe('text/html; charset=utf-8')
   return res.body
 }
 
 describe('GET /reviews/new', () => {
-  it("is where reviewUrl points for a shop that is not on Shopify, and shows an accessible form", async () => {
+  it('is where reviewUrl points for a shop that is not on Shopify, and shows an accessible form', async () => {
     const { token, reviewUrl } = await invitation('5501')
     expect(reviewUrl).toBe(`http://wishlist.test/reviews/new?invitation=${token}`)
     const html = await get(`/reviews/new?invitation=${token}`)
@@ -72,7 +94,11 @@ describe('GET /reviews/new', () => {
     expect(await get('/reviews/new?invitation=%3Cscript%3E')).toContain('<h1>This review link is not valid</h1>')
     expect(await get(`/reviews/new?invitation=${'z'.repeat(32)}`)).toContain('<h1>This review link is not valid</h1>')
     const { token } = await invitation('5503')
-    await t.storage.db.updateTable('review_invitations').set({ expires_at: Date.now() - 1 }).where('token', '=', token).execute()
+    await t.storage.db
+      .updateTable('review_invitations')
+      .set({ expires_at: Date.now() - 1 })
+      .where('token', '=', token)
+      .execute()
     expect(await get(`/reviews/new?invitation=${token}&locale=es`)).toContain('<h1>Este enlace de reseña ha caducado</h1>')
   })
 })
@@ -92,14 +118,21 @@ describe('POST /reviews/new', () => {
     expect(wrong).toContain('value="Ann &#60;b&#62;"')
     expect(await t.storage.db.selectFrom('reviews').selectAll().where('product_id', '=', '5504').execute()).toHaveLength(0)
 
-    const done = await post({ invitation: token, rating: '5', body: 'Lovely.', name: 'Ann', email: 'ann@example.com', title: 'Great' }, '?locale=fr')
+    const done = await post(
+      { invitation: token, rating: '5', body: 'Lovely.', name: 'Ann', email: 'ann@example.com', title: 'Great' },
+      '?locale=fr',
+    )
     expect(done).toContain('<h1>Merci pour votre avis !</h1>')
     expect(done).toContain('Il est maintenant visible sur la page du produit.')
     const published = await t.call('GET', '/api/v1/products/5504/reviews', { headers: { 'x-storefront-key': shop.storefrontKey } })
-    expect(published.body.data).toEqual([expect.objectContaining({ customerName: 'Ann', rating: 5, title: 'Great', verifiedPurchase: true })])
+    expect(published.body.data).toEqual([
+      expect.objectContaining({ customerName: 'Ann', rating: 5, title: 'Great', verifiedPurchase: true }),
+    ])
 
     // The same link again: used, said plainly, nothing written.
-    expect(await post({ invitation: token, rating: '4', body: 'Again', name: 'Ann', email: 'ann@example.com' })).toContain('<h1>This review link has already been used</h1>')
+    expect(await post({ invitation: token, rating: '4', body: 'Again', name: 'Ann', email: 'ann@example.com' })).toContain(
+      '<h1>This review link has already been used</h1>',
+    )
     expect(await get(`/reviews/new?invitation=${token}`)).toContain('<h1>This review link has already been used</h1>')
   })
 
@@ -118,7 +151,9 @@ describe("the shop's own texts (storefront_strings)", () => {
   it("shows the invitation's shop's texts in their language, escaped, and the shipped ones elsewhere", async () => {
     const own = await t.createShop('free')
     const token = await own.adminToken()
-    const texts = { fr: { reviewHeadingNoTitle: 'Votre avis <compte> & {title}', submit: 'Publier', invitationUsedTitle: 'Déjà reçu, merci !' } }
+    const texts = {
+      fr: { reviewHeadingNoTitle: 'Votre avis <compte> & {title}', submit: 'Publier', invitationUsedTitle: 'Déjà reçu, merci !' },
+    }
     expect((await t.call('PATCH', '/v1/admin/settings', { token, body: { storefront_strings: texts } })).status).toBe(200)
     const { token: invited } = await invitation('5601', 'fr@example.com', own)
 
@@ -132,11 +167,15 @@ describe("the shop's own texts (storefront_strings)", () => {
     expect(await get(`/reviews/new?invitation=${(await invitation('5602')).token}&locale=fr`)).toContain('<h1>Écrire un avis</h1>')
 
     // After the review, the used link's page is the shop's too.
-    expect(await post({ invitation: invited, rating: '5', body: 'Très bien', name: 'Zoé' }, '?locale=fr')).toContain('<h1>Merci pour votre avis !</h1>')
+    expect(await post({ invitation: invited, rating: '5', body: 'Très bien', name: 'Zoé' }, '?locale=fr')).toContain(
+      '<h1>Merci pour votre avis !</h1>',
+    )
     expect(await get(`/reviews/new?invitation=${invited}&locale=fr`)).toContain('<h1>Déjà reçu, merci !</h1>')
 
     // Cleared: the shipped texts again.
-    expect((await t.call('PATCH', '/v1/admin/settings', { token, body: { storefront_strings: null } })).body.data.storefront_strings).toBeNull()
+    expect(
+      (await t.call('PATCH', '/v1/admin/settings', { token, body: { storefront_strings: null } })).body.data.storefront_strings,
+    ).toBeNull()
     expect(await get(`/reviews/new?invitation=${invited}&locale=fr`)).toContain('<h1>Ce lien d’avis a déjà été utilisé</h1>')
   })
 })

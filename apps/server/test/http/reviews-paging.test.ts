@@ -34,7 +34,10 @@ beforeAll(async () => {
   }
   // Reviews of another product must never leak into the pages.
   for (let i = 0; i < 3; i++) {
-    await t.call('POST', '/api/v1/reviews', { headers, body: { productId: '700701', customerEmail: `q${i}@example.com`, customerName: 'Q', rating: 4, body: 'Other.' } })
+    await t.call('POST', '/api/v1/reviews', {
+      headers,
+      body: { productId: '700701', customerEmail: `q${i}@example.com`, customerName: 'Q', rating: 4, body: 'Other.' },
+    })
   }
   // A shop with many products, as in production: the listing's product must be selective.
   const at = Date.UTC(2025, 5, 1)
@@ -59,7 +62,12 @@ beforeAll(async () => {
   }))
   await t.storage.db.insertInto('reviews').values(filler).execute()
   // The same second for every review: only the id can break ties.
-  await t.storage.db.updateTable('reviews').set({ created_at: Date.UTC(2026, 0, 2, 3, 4, 5) }).where('shop_id', '=', shop.id).where('product_id', 'in', [PRODUCT, '700701']).execute()
+  await t.storage.db
+    .updateTable('reviews')
+    .set({ created_at: Date.UTC(2026, 0, 2, 3, 4, 5) })
+    .where('shop_id', '=', shop.id)
+    .where('product_id', 'in', [PRODUCT, '700701'])
+    .execute()
   ids.sort((a, b) => a - b)
 })
 afterAll(() => t.close())
@@ -93,7 +101,16 @@ describe('paging through equal reviews', () => {
         // The tie-breaker is the id: ascending for oldest, descending for the rest.
         expect(seen).toEqual(sort === 'oldest' ? ids : [...ids].reverse())
       }),
-      { numRuns: 20, examples: [['newest', 1], ['oldest', 50], ['most_helpful', 10], ['lowest', 7], ['highest', 137 % 50]] },
+      {
+        numRuns: 20,
+        examples: [
+          ['newest', 1],
+          ['oldest', 50],
+          ['most_helpful', 10],
+          ['lowest', 7],
+          ['highest', 137 % 50],
+        ],
+      },
     )
   })
 })
@@ -103,7 +120,9 @@ describe('indexes', () => {
   async function plan(sort: ReviewSort, filters: { rating?: number } = {}): Promise<string> {
     const compiled = reviewsRepo.approvedPage(t.storage.db, shop.id, PRODUCT, filters, sort, 10, 20).compile()
     if (BACKEND === 'sqlite') {
-      const res = await t.storage.db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]))
+      const res = await t.storage.db.executeQuery<{ detail: string }>(
+        CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]),
+      )
       return res.rows.map((r) => r.detail).join('\n')
     }
     await sql`analyze reviews`.execute(t.storage.db)

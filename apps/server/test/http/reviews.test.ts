@@ -49,8 +49,10 @@ async function setCreatedAt(id: number, ms: number): Promise<void> {
   await t.storage.db.updateTable('reviews').set({ created_at: ms }).where('id', '=', id).execute()
 }
 
-const list = (productId: string, query = '', s: TestShop = shop) => t.call('GET', `/api/v1/products/${productId}/reviews${query}`, { headers: sf(s) })
-const summary = (productId: string, s: TestShop = shop) => t.call('GET', `/api/v1/products/${productId}/reviews/summary`, { headers: sf(s) })
+const list = (productId: string, query = '', s: TestShop = shop) =>
+  t.call('GET', `/api/v1/products/${productId}/reviews${query}`, { headers: sf(s) })
+const summary = (productId: string, s: TestShop = shop) =>
+  t.call('GET', `/api/v1/products/${productId}/reviews/summary`, { headers: sf(s) })
 
 beforeAll(async () => {
   t = await createTestApp()
@@ -131,17 +133,26 @@ describe('POST /api/v1/reviews', () => {
   })
 
   it('trims strings, lower-cases the e-mail and normalises a product GID', async () => {
-    const res = await submit(auto, review({
-      productId: ' gid://shopify/Product/4242 ',
-      customerEmail: '  Mixed.Case@Example.COM ',
-      customerName: '  Bob  ',
-      title: '  Nice  ',
-      body: '\n  Solid kettle.  \n',
-      photos: [' https://cdn.example.net/a.jpg '],
-    }))
+    const res = await submit(
+      auto,
+      review({
+        productId: ' gid://shopify/Product/4242 ',
+        customerEmail: '  Mixed.Case@Example.COM ',
+        customerName: '  Bob  ',
+        title: '  Nice  ',
+        body: '\n  Solid kettle.  \n',
+        photos: [' https://cdn.example.net/a.jpg '],
+      }),
+    )
     expect(res.status).toBe(201)
     const one = await t.call('GET', `/api/v1/reviews/${res.body.id}`, { headers: sf(auto) })
-    expect(one.body).toMatchObject({ productId: '4242', customerName: 'Bob', title: 'Nice', body: 'Solid kettle.', photos: ['https://cdn.example.net/a.jpg'] })
+    expect(one.body).toMatchObject({
+      productId: '4242',
+      customerName: 'Bob',
+      title: 'Nice',
+      body: 'Solid kettle.',
+      photos: ['https://cdn.example.net/a.jpg'],
+    })
     const mod = await t.call('GET', `/api/v1/reviews/${res.body.id}`, { token: autoAdmin })
     expect(mod.body.customerEmail).toBe('mixed.case@example.com')
     // The same address in another case is the same reviewer.
@@ -154,7 +165,20 @@ describe('POST /api/v1/reviews', () => {
     const one = await t.call('GET', `/api/v1/reviews/${res.body.id}`, { headers: sf(auto) })
     expect(one.status).toBe(200)
     expect(Object.keys(one.body).sort()).toEqual(
-      ['body', 'createdAt', 'customerName', 'helpfulCount', 'id', 'photos', 'productId', 'rating', 'repliedAt', 'replyBody', 'title', 'verifiedPurchase'].sort(),
+      [
+        'body',
+        'createdAt',
+        'customerName',
+        'helpfulCount',
+        'id',
+        'photos',
+        'productId',
+        'rating',
+        'repliedAt',
+        'replyBody',
+        'title',
+        'verifiedPurchase',
+      ].sort(),
     )
     expect(one.body).toMatchObject({ title: '', photos: [], replyBody: null, repliedAt: null, verifiedPurchase: false, helpfulCount: 0 })
     expect(one.body.createdAt).toMatch(ISO_SECONDS)
@@ -195,25 +219,43 @@ describe('POST /api/v1/reviews', () => {
     expect(types.status).toBe(400)
     expect(types.body.error.details.map((d: { path: string }) => d.path).sort()).toEqual(['body.body', 'body.productId', 'body.rating'])
     const rules = await submit(auto, review({ customerEmail: 'zz', customerName: ' ', body: '', title: 't'.repeat(151) }))
-    expect(rules.body.error.details.map((d: { path: string }) => d.path).sort()).toEqual(['body.body', 'body.customerEmail', 'body.customerName', 'body.title'])
+    expect(rules.body.error.details.map((d: { path: string }) => d.path).sort()).toEqual([
+      'body.body',
+      'body.customerEmail',
+      'body.customerName',
+      'body.title',
+    ])
   })
 
   it('accepts the limits exactly (254-character e-mail, 100-character name, 150-character title, 5000-character body, 5 photos)', async () => {
-    const res = await submit(auto, review({
-      customerEmail: `${'a'.repeat(242)}@example.com`,
-      customerName: '😀'.repeat(100),
-      title: 't'.repeat(150),
-      body: 'b'.repeat(5000),
-      photos: Array.from({ length: 5 }, (_, i) => `https://cdn.example.net/${i}.jpg`),
-    }))
+    const res = await submit(
+      auto,
+      review({
+        customerEmail: `${'a'.repeat(242)}@example.com`,
+        customerName: '😀'.repeat(100),
+        title: 't'.repeat(150),
+        body: 'b'.repeat(5000),
+        photos: Array.from({ length: 5 }, (_, i) => `https://cdn.example.net/${i}.jpg`),
+      }),
+    )
     expect(res.status).toBe(201)
   })
 
   it('refuses a body that is not JSON (400) or not application/json (415)', async () => {
-    const notJson = await t.inject({ method: 'POST', url: '/api/v1/reviews', headers: { ...sf(), 'content-type': 'application/json' }, payload: '{"rating":' })
+    const notJson = await t.inject({
+      method: 'POST',
+      url: '/api/v1/reviews',
+      headers: { ...sf(), 'content-type': 'application/json' },
+      payload: '{"rating":',
+    })
     expect(notJson.statusCode).toBe(400)
     expect(notJson.json()).toMatchObject({ error: { code: 'INVALID_JSON' } })
-    const text = await t.inject({ method: 'POST', url: '/api/v1/reviews', headers: { ...sf(), 'content-type': 'text/plain' }, payload: 'hello' })
+    const text = await t.inject({
+      method: 'POST',
+      url: '/api/v1/reviews',
+      headers: { ...sf(), 'content-type': 'text/plain' },
+      payload: 'hello',
+    })
     expect(text.statusCode).toBe(415)
     expect(text.json()).toMatchObject({ error: { code: 'UNSUPPORTED_MEDIA_TYPE' } })
   })
@@ -352,7 +394,10 @@ describe('GET /api/v1/products/:productId/reviews', () => {
     }
     for (const [sort, cmp] of Object.entries(expected)) {
       const res = await list(productId, `?sort=${sort}&per_page=50`)
-      expect(res.body.data.map((r: { id: number }) => r.id), sort).toEqual([...rows].sort(cmp).map((r) => r.id))
+      expect(
+        res.body.data.map((r: { id: number }) => r.id),
+        sort,
+      ).toEqual([...rows].sort(cmp).map((r) => r.id))
     }
     const dflt = await list(productId, '?per_page=50')
     expect(dflt.body.data.map((r: { id: number }) => r.id)).toEqual([...rows].sort(newest).map((r) => r.id))
@@ -452,7 +497,8 @@ describe('moderation', () => {
     const token = await s.adminToken()
     const p = nextProduct()
     const ids: number[] = []
-    for (let i = 0; i < 4; i++) ids.push((await submit(s, review({ productId: i === 3 ? nextProduct() : p, customerEmail: `mod${i}@example.com` }))).body.id)
+    for (let i = 0; i < 4; i++)
+      ids.push((await submit(s, review({ productId: i === 3 ? nextProduct() : p, customerEmail: `mod${i}@example.com` }))).body.id)
     for (const id of ids) await setCreatedAt(id, Date.UTC(2026, 0, 1))
     await t.call('POST', `/api/v1/reviews/${ids[0]}/approve`, { token })
     await t.call('POST', `/api/v1/reviews/${ids[1]}/reject`, { token })
@@ -473,7 +519,11 @@ describe('moderation', () => {
     expect((await t.call('GET', '/api/v1/admin/reviews?status=hidden', { token })).status).toBe(400)
     expect((await t.call('GET', '/api/v1/admin/reviews?per_page=101', { token })).status).toBe(400)
     // Another shop's admin sees none of it.
-    expect((await t.call('GET', '/api/v1/admin/reviews', { token: await other.adminToken() })).body.data.some((r: { id: number }) => ids.includes(r.id))).toBe(false)
+    expect(
+      (await t.call('GET', '/api/v1/admin/reviews', { token: await other.adminToken() })).body.data.some((r: { id: number }) =>
+        ids.includes(r.id),
+      ),
+    ).toBe(false)
   })
 
   it('allows pending → approved | rejected and approved ↔ rejected; the same status again is a harmless 200', async () => {
@@ -539,7 +589,8 @@ describe('moderation', () => {
 describe('helpful votes', () => {
   it('counts one vote per voter, idempotently, and takes it back', async () => {
     const id = await approved(nextProduct())
-    const vote = (method: 'PUT' | 'DELETE', opts: { headers?: Record<string, string>; token?: string }) => t.call(method, `/api/v1/reviews/${id}/helpful`, opts)
+    const vote = (method: 'PUT' | 'DELETE', opts: { headers?: Record<string, string>; token?: string }) =>
+      t.call(method, `/api/v1/reviews/${id}/helpful`, opts)
     const customer = await shop.customerToken('9001')
     expect((await vote('PUT', { headers: shop.guest('guest_aaaa') })).body).toEqual({ helpfulCount: 1 })
     expect((await vote('PUT', { headers: shop.guest('guest_aaaa') })).body).toEqual({ helpfulCount: 1 })
@@ -579,11 +630,14 @@ describe('verified purchase (order.created → recordPurchase)', () => {
 
   const as = async (customerId: string) => ({ ...sf(auto), authorization: `Bearer ${await auto.customerToken(customerId)}` })
 
-  it('marks a customer\'s review submitted before the order, by customer id', async () => {
+  it("marks a customer's review submitted before the order, by customer id", async () => {
     const productId = nextProduct()
     const id = (await submit(auto, review({ productId, customerEmail: 'early@example.com' }), await as('5101'))).body.id
     expect(await verified(id, autoAdmin)).toBe(false)
-    const result = await purchase(auto, { customerId: 'gid://shopify/Customer/5101', productIds: [`gid://shopify/Product/${productId}`, '1'] })
+    const result = await purchase(auto, {
+      customerId: 'gid://shopify/Customer/5101',
+      productIds: [`gid://shopify/Product/${productId}`, '1'],
+    })
     expect(result).toEqual({ verified: 1 })
     const row = (await t.call('GET', `/api/v1/reviews/${id}`, { token: autoAdmin })).body
     expect(row).toMatchObject({ verifiedPurchase: true, verifiedBy: 'customer_order', customerId: '5101' })
@@ -593,7 +647,7 @@ describe('verified purchase (order.created → recordPurchase)', () => {
     expect((await summary(productId, auto)).body.verifiedCount).toBe(1)
   })
 
-  it('verifies a customer\'s review submitted after the order at submit time, and nothing else', async () => {
+  it("verifies a customer's review submitted after the order at submit time, and nothing else", async () => {
     const productId = nextProduct()
     await purchase(auto, { customerId: '5102', email: 'later@example.com', productIds: [productId] })
     const id = (await submit(auto, review({ productId, customerEmail: 'anything@example.com' }), await as('5102'))).body.id
@@ -606,18 +660,27 @@ describe('verified purchase (order.created → recordPurchase)', () => {
     const otherCustomer = (await submit(auto, review({ productId }), await as('5103'))).body.id
     expect(await verified(otherCustomer, autoAdmin)).toBe(false)
     const byEmail = (await submit(auto, review({ productId, customerEmail: 'Later@Example.com' }))).body.id
-    expect((await t.call('GET', `/api/v1/reviews/${byEmail}`, { token: autoAdmin })).body).toMatchObject({ verifiedPurchase: false, verifiedBy: null, customerId: null })
+    expect((await t.call('GET', `/api/v1/reviews/${byEmail}`, { token: autoAdmin })).body).toMatchObject({
+      verifiedPurchase: false,
+      verifiedBy: null,
+      customerId: null,
+    })
   })
 
   it('links a review to the customer by customer token, and verifies it by customer id before and after', async () => {
     const [p1, p2] = [nextProduct(), nextProduct()]
     const token = await auto.customerToken('31337')
-    const before = await submit(auto, review({ productId: p1, customerEmail: 'tok@example.com' }), { ...sf(auto), authorization: `Bearer ${token}` })
+    const before = await submit(auto, review({ productId: p1, customerEmail: 'tok@example.com' }), {
+      ...sf(auto),
+      authorization: `Bearer ${token}`,
+    })
     expect(before.status).toBe(201)
     expect((await t.call('GET', `/api/v1/reviews/${before.body.id}`, { token: autoAdmin })).body.customerId).toBe('31337')
     await purchase(auto, { customerId: '31337', productIds: [p1, p2] })
     expect(await verified(before.body.id, autoAdmin)).toBe(true)
-    const after = await submit(auto, review({ productId: p2, customerEmail: 'other-address@example.com' }), { authorization: `Bearer ${token}` })
+    const after = await submit(auto, review({ productId: p2, customerEmail: 'other-address@example.com' }), {
+      authorization: `Bearer ${token}`,
+    })
     expect(await verified(after.body.id, autoAdmin)).toBe(true)
   })
 
@@ -627,7 +690,10 @@ describe('verified purchase (order.created → recordPurchase)', () => {
     expect(await purchase(auto, { customerId: '4711', email: 'link@example.com', productIds: [p1, p2] })).toEqual({ verified: 0 })
     const r2 = (await submit(auto, review({ productId: p2, customerEmail: 'link@example.com' }))).body.id
     for (const id of [r1, r2]) {
-      expect((await t.call('GET', `/api/v1/reviews/${id}`, { token: autoAdmin })).body).toMatchObject({ customerId: null, verifiedPurchase: false })
+      expect((await t.call('GET', `/api/v1/reviews/${id}`, { token: autoAdmin })).body).toMatchObject({
+        customerId: null,
+        verifiedPurchase: false,
+      })
     }
     expect((await summary(p1, auto)).body.verifiedCount).toBe(0)
   })
@@ -647,14 +713,18 @@ describe('an e-mail in a submission proves nothing', () => {
     expect(res.status).toBe(200)
   }
 
-  it('a review posted with only the storefront key under a buyer\'s address is not verified, not linked, not in the buyer\'s export, and does not block the buyer', async () => {
+  it("a review posted with only the storefront key under a buyer's address is not verified, not linked, not in the buyer's export, and does not block the buyer", async () => {
     const productId = nextProduct()
     const ALICE = '7701'
     await orderCreated({ customer_id: ALICE, email: 'alice@example.com', line_items: [{ product_id: productId }] })
 
     const forged = await submit(auto, review({ productId, customerEmail: 'Alice@Example.com', rating: 1 }))
     expect(forged.status).toBe(201)
-    expect((await t.call('GET', `/api/v1/reviews/${forged.body.id}`, { token: autoAdmin })).body).toMatchObject({ verifiedPurchase: false, verifiedBy: null, customerId: null })
+    expect((await t.call('GET', `/api/v1/reviews/${forged.body.id}`, { token: autoAdmin })).body).toMatchObject({
+      verifiedPurchase: false,
+      verifiedBy: null,
+      customerId: null,
+    })
     expect((await summary(productId, auto)).body).toMatchObject({ reviewCount: 1, verifiedCount: 0 })
     const exported = (await t.call('GET', `/v1/admin/customers/${ALICE}/export`, { token: autoAdmin })).body.data
     expect(exported.reviews).toEqual([])
@@ -662,14 +732,20 @@ describe('an e-mail in a submission proves nothing', () => {
     // Alice's own review: accepted and verified (one per product per customer, whatever unlinked reviews use her address).
     const own = await submit(auto, review({ productId, customerEmail: 'alice@example.com', rating: 5 }), await customerHeaders(ALICE))
     expect(own.status).toBe(201)
-    expect((await t.call('GET', `/api/v1/reviews/${own.body.id}`, { token: autoAdmin })).body).toMatchObject({ verifiedPurchase: true, verifiedBy: 'customer_order', customerId: ALICE })
+    expect((await t.call('GET', `/api/v1/reviews/${own.body.id}`, { token: autoAdmin })).body).toMatchObject({
+      verifiedPurchase: true,
+      verifiedBy: 'customer_order',
+      customerId: ALICE,
+    })
     expect((await summary(productId, auto)).body).toMatchObject({ reviewCount: 2, verifiedCount: 1 })
     // 409 only within one kind.
-    expect((await submit(auto, review({ productId, customerEmail: 'other-alice@example.com' }), await customerHeaders(ALICE))).status).toBe(409)
+    expect((await submit(auto, review({ productId, customerEmail: 'other-alice@example.com' }), await customerHeaders(ALICE))).status).toBe(
+      409,
+    )
     expect((await submit(auto, review({ productId, customerEmail: 'ALICE@example.com' }))).status).toBe(409)
   })
 
-  it('five invented addresses make zero verified reviews, and a buyer\'s token one review at most', async () => {
+  it("five invented addresses make zero verified reviews, and a buyer's token one review at most", async () => {
     const productId = nextProduct()
     const BUYER = '7702'
     await orderCreated({ customer_id: BUYER, email: 'buyer7702@example.com', line_items: [{ product_id: productId }] })
@@ -680,7 +756,10 @@ describe('an e-mail in a submission proves nothing', () => {
     expect((await list(productId, '?verified=true', auto)).body.total).toBe(0)
     // With the buyer's own token, invented addresses still make one review (the buyer's), not five.
     const statuses: number[] = []
-    for (let i = 0; i < 5; i++) statuses.push((await submit(auto, review({ productId, customerEmail: `made-up${i}@example.com` }), await customerHeaders(BUYER))).status)
+    for (let i = 0; i < 5; i++)
+      statuses.push(
+        (await submit(auto, review({ productId, customerEmail: `made-up${i}@example.com` }), await customerHeaders(BUYER))).status,
+      )
     expect(statuses).toEqual([201, 409, 409, 409, 409])
     expect((await summary(productId, auto)).body).toMatchObject({ reviewCount: 6, verifiedCount: 1 })
   })
@@ -724,7 +803,9 @@ describe('concurrent writes', () => {
     const id = submits.find((r) => r.status === 201)?.body.id as number
     await Promise.all(Array.from({ length: 5 }, () => t.call('POST', `/api/v1/reviews/${id}/approve`, { token: admin })))
     expect((await summary(productId)).body).toMatchObject({ reviewCount: 1, ratingDistribution: { '5': 1 } })
-    await Promise.all(Array.from({ length: 5 }, () => t.call('PUT', `/api/v1/reviews/${id}/helpful`, { headers: shop.guest('guest_race') })))
+    await Promise.all(
+      Array.from({ length: 5 }, () => t.call('PUT', `/api/v1/reviews/${id}/helpful`, { headers: shop.guest('guest_race') })),
+    )
     expect((await t.call('GET', `/api/v1/reviews/${id}`, { headers: sf() })).body.helpfulCount).toBe(1)
     await Promise.all(Array.from({ length: 5 }, () => t.call('POST', `/api/v1/reviews/${id}/reject`, { token: admin })))
     expect((await summary(productId)).body.reviewCount).toBe(0)
@@ -744,7 +825,9 @@ describe('privacy', () => {
       expectNoEmail((await t.call('GET', `/api/v1/products/${productId}/reviews/summary`, opts)).body)
       expectNoEmail((await t.call('GET', `/api/v1/reviews/${id}`, opts)).body)
       expectNoEmail((await t.call('PUT', `/api/v1/reviews/${id}/helpful`, opts.token ? opts : { headers: auto.guest('guest_priv') })).body)
-      expectNoEmail((await t.call('DELETE', `/api/v1/reviews/${id}/helpful`, opts.token ? opts : { headers: auto.guest('guest_priv') })).body)
+      expectNoEmail(
+        (await t.call('DELETE', `/api/v1/reviews/${id}/helpful`, opts.token ? opts : { headers: auto.guest('guest_priv') })).body,
+      )
     }
     const dup = await submit(auto, review({ productId, customerEmail: 'private@example.com' }))
     expect(dup.status).toBe(409)

@@ -44,7 +44,9 @@ async function keys(): Promise<Key[]> {
   for (const { name } of tables.rows) {
     const pk = await sql<{ name: string; pk: number }>`select name, pk from pragma_table_info(${name}) where pk > 0 order by pk`.execute(db)
     if (pk.rows.length > 0) out.push({ table: name, index: 'primary key', columns: pk.rows.map((r) => r.name) })
-    const unique = await sql<{ name: string }>`select name from pragma_index_list(${name}) where "unique" = 1 and origin <> 'pk'`.execute(db)
+    const unique = await sql<{ name: string }>`select name from pragma_index_list(${name}) where "unique" = 1 and origin <> 'pk'`.execute(
+      db,
+    )
     for (const u of unique.rows) {
       const cols = await sql<{ name: string }>`select name from pragma_index_info(${u.name}) order by seqno`.execute(db)
       out.push({ table: name, index: u.name, columns: cols.rows.map((r) => r.name) })

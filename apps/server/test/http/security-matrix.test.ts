@@ -32,7 +32,9 @@ beforeAll(async () => {
   creds.expired = await forgeToken(baseClaims, { exp: Math.floor(Date.now() / 1000) - 60 })
   creds.wrongAudience = await forgeToken(baseClaims, { aud: 'another-api' })
   const revokable = await t.call('POST', '/v1/admin/api-keys', { token: creds.admin, body: { name: 'revoked' } })
-  const minted = await t.call('POST', '/v1/auth/token', { body: { api_key: revokable.body.data.keyId, api_secret: revokable.body.data.secret } })
+  const minted = await t.call('POST', '/v1/auth/token', {
+    body: { api_key: revokable.body.data.keyId, api_secret: revokable.body.data.secret },
+  })
   creds.revoked = minted.body.data.token
   await t.call('DELETE', `/v1/admin/api-keys/${revokable.body.data.keyId}`, { token: creds.admin })
   routes = t.app.routeCatalog.filter((r) => !r.access.includes('public'))
@@ -83,7 +85,11 @@ describe('security matrix over every route', () => {
       if (!route.access.includes('customer')) {
         expect({ id, ...(await send(route, CUSTOMER, bearer(creds.customer as string))) }).toEqual({ id, status: 403, code: 'FORBIDDEN' })
       } else if (route.owner) {
-        expect({ id, ...(await send(route, OTHER_CUSTOMER, bearer(creds.customer as string))) }).toEqual({ id, status: 403, code: 'FORBIDDEN' })
+        expect({ id, ...(await send(route, OTHER_CUSTOMER, bearer(creds.customer as string))) }).toEqual({
+          id,
+          status: 403,
+          code: 'FORBIDDEN',
+        })
       }
     }
   })
@@ -114,9 +120,11 @@ describe('security matrix over every route', () => {
     for (const route of routes) {
       const attempts: [string, () => Promise<Record<string, string>>, string][] = []
       if (route.access.includes('admin')) attempts.push(['admin', async () => bearer(creds.admin as string), CUSTOMER])
-      if (route.access.includes('customer')) attempts.push(['customer', async () => bearer(creds.customer as string), route.owner ? 'me' : CUSTOMER])
+      if (route.access.includes('customer'))
+        attempts.push(['customer', async () => bearer(creds.customer as string), route.owner ? 'me' : CUSTOMER])
       if (route.access.includes('guest')) attempts.push(['guest', () => guestHeaders(shop, GUEST), route.owner ? GUEST : CUSTOMER])
-      if (route.access.includes('storefront')) attempts.push(['storefront', async () => ({ 'x-storefront-key': await storefrontKey(shop) }), CUSTOMER])
+      if (route.access.includes('storefront'))
+        attempts.push(['storefront', async () => ({ 'x-storefront-key': await storefrontKey(shop) }), CUSTOMER])
       expect(attempts.length).toBeGreaterThan(0)
       for (const [kind, headers, owner] of attempts) {
         const res = await send(route, owner, await headers())

@@ -33,17 +33,29 @@ async function proxiedShop(plan: 'free' | 'starter' | 'growth' | 'scale' = 'scal
 }
 
 /** A page as the shopper sees it: the proxy's Liquid rendered with the theme's objects. */
-async function page(method: 'GET' | 'POST', rest: string, p: ProxyParams, opts: { query?: Record<string, string>; form?: Record<string, string>; locale?: string; headers?: Record<string, string> } = {}) {
+async function page(
+  method: 'GET' | 'POST',
+  rest: string,
+  p: ProxyParams,
+  opts: { query?: Record<string, string>; form?: Record<string, string>; locale?: string; headers?: Record<string, string> } = {},
+) {
   const res = await t.inject({
     method,
     url: proxyUrl(rest, p, opts.query),
-    headers: { 'x-forwarded-for': '203.0.113.7', ...(opts.form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}), ...(opts.headers ?? {}) },
+    headers: {
+      'x-forwarded-for': '203.0.113.7',
+      ...(opts.form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      ...(opts.headers ?? {}),
+    },
     ...(opts.form ? { payload: new URLSearchParams(opts.form).toString() } : {}),
   })
   expect(res.statusCode, res.body).toBe(200)
   expect(res.headers['content-type']).toMatch(/^application\/liquid/)
   expect(res.headers['cache-control']).toBe('private, no-store')
-  const html = await engine.parseAndRender(res.body, pageScope({ all_products: allProducts, request: { locale: { iso_code: opts.locale ?? 'en' } } }))
+  const html = await engine.parseAndRender(
+    res.body,
+    pageScope({ all_products: allProducts, request: { locale: { iso_code: opts.locale ?? 'en' } } }),
+  )
   return { liquid: res.body, html }
 }
 
@@ -63,13 +75,17 @@ describe('the wishlist page, GET /proxy/', () => {
     expect(html).toContain('<h1 class="wishlist-page__title">My wishlist</h1>')
     expect(html).toContain('data-wishlist-page data-logged-in="true"')
     // The saved variant is what goes to the cart, at its own price; the title is escaped.
-    expect(html).toContain('<li class="wishlist-page__item" data-wishlist-item data-product-id="601" data-variant-id="6012" data-handle="canvas-tote">')
+    expect(html).toContain(
+      '<li class="wishlist-page__item" data-wishlist-item data-product-id="601" data-variant-id="6012" data-handle="canvas-tote">',
+    )
     expect(html).toContain('<a class="wishlist-page__link" href="/products/canvas-tote?variant=6012">')
     expect(html).toContain('<span class="wishlist-page__name" id="wl-name-')
     expect(html).toContain('Canvas &lt;Tote&gt;</span>')
     expect(html).toContain('src="https://cdn.example/canvas-tote.jpg?width=300"')
     expect(html).toContain('<span class="wishlist-page__price">$40.00</span>')
-    expect(html).toMatch(/<form class="wishlist-page__add" method="post" action="\/cart\/add">\s*<input type="hidden" name="id" value="6012"><input type="hidden" name="quantity" value="1">/)
+    expect(html).toMatch(
+      /<form class="wishlist-page__add" method="post" action="\/cart\/add">\s*<input type="hidden" name="id" value="6012"><input type="hidden" name="quantity" value="1">/,
+    )
     // No variant saved: the product's first available one.
     expect(html).toContain('<input type="hidden" name="id" value="6021">')
     // Sold out, and unknown to the catalog: no add to cart, said plainly.
@@ -80,12 +96,14 @@ describe('the wishlist page, GET /proxy/', () => {
     expect(html.match(/name="items\[\]\[quantity\]" value="1"/g)).toHaveLength(2)
     expect(html).toContain('<form class="wishlist-page__add-all" method="post" action="/cart/add">')
     // Each item's buttons are named with its product.
-    expect(html).toMatch(/<button type="submit" class="button wishlist-page__button" id="wl-add-(\d+)" aria-labelledby="wl-add-\1 wl-name-\1">Add to cart<\/button>/)
+    expect(html).toMatch(
+      /<button type="submit" class="button wishlist-page__button" id="wl-add-(\d+)" aria-labelledby="wl-add-\1 wl-name-\1">Add to cart<\/button>/,
+    )
     expect(html).toContain('<form class="wishlist-page__remove" method="post" action="/apps/wishlist/remove" data-wishlist-remove>')
     expect(html).toContain('<form class="wishlist-page__share" method="post" action="/apps/wishlist/share" data-wishlist-share>')
   })
 
-  it('removes an item and shares the list through its forms, and speaks the shop\'s language', async () => {
+  it("removes an item and shares the list through its forms, and speaks the shop's language", async () => {
     const shop = await proxiedShop('starter')
     const me = { shop: shop.domain, customerId: '72' }
     await save(me, { product_id: '601', handle: 'canvas-tote' })
@@ -130,8 +148,17 @@ describe('the wishlist page, GET /proxy/', () => {
     expect(html).toContain('<div id="wishlist-guest-list" class="wishlist-page__guest" data-wishlist-guest-list aria-busy="true">')
     expect(html).toContain('<a href="/account/login">Melden Sie sich an, um Ihre Wunschliste auf allen Geräten zu sehen</a>')
     const attr = /data-wishlist-page data-logged-in="false" data-strings="([^"]*)"/.exec(html)?.[1] ?? ''
-    const strings = JSON.parse(attr.replace(/&#(\d+);/g, (_m, c: string) => String.fromCharCode(Number(c))).replace(/&quot;/g, '"').replace(/&amp;/g, '&')) as Record<string, string>
-    expect(strings).toMatchObject({ 'page.title': 'Meine Wunschliste', 'page.addAllToCart': 'Alle in den Warenkorb', 'page.empty': 'Ihre Wunschliste ist leer.' })
+    const strings = JSON.parse(
+      attr
+        .replace(/&#(\d+);/g, (_m, c: string) => String.fromCharCode(Number(c)))
+        .replace(/&quot;/g, '"')
+        .replace(/&amp;/g, '&'),
+    ) as Record<string, string>
+    expect(strings).toMatchObject({
+      'page.title': 'Meine Wunschliste',
+      'page.addAllToCart': 'Alle in den Warenkorb',
+      'page.empty': 'Ihre Wunschliste ist leer.',
+    })
     // A guest's form post does nothing and gets the same page.
     expect((await page('POST', '/remove', { shop: shop.domain }, { form: { product_id: '1' } })).html).toContain('data-wishlist-guest-list')
   })
@@ -172,20 +199,43 @@ describe('the shared page gains add to cart', () => {
 describe('review invitations open a form in the shop, GET /proxy/reviews/new', () => {
   let seq = 0
   /** An order of the shop with `product`, through Shopify's orders/create; the invitation's token. */
-  async function invited(domain: string, product: number, handle: string | null, customer: number | null = 8001): Promise<{ token: string; reviewUrl: string }> {
+  async function invited(
+    domain: string,
+    product: number,
+    handle: string | null,
+    customer: number | null = 8001,
+  ): Promise<{ token: string; reviewUrl: string }> {
     if (handle !== null) {
-      const res = await sendShopifyWebhook(t, { id: product, handle, variants: [{ id: product * 10 + 1, price: '39.00', inventory_quantity: 3 }] }, { topic: 'products/update', shop: domain })
+      const res = await sendShopifyWebhook(
+        t,
+        { id: product, handle, variants: [{ id: product * 10 + 1, price: '39.00', inventory_quantity: 3 }] },
+        { topic: 'products/update', shop: domain },
+      )
       expect(res.status).toBe(200)
     }
     const order = await sendShopifyWebhook(
       t,
-      { id: 990000 + ++seq, email: `buyer${seq}@example.com`, ...(customer === null ? {} : { customer: { id: customer } }), line_items: [{ product_id: product, variant_id: product * 10 + 1 }] },
+      {
+        id: 990000 + ++seq,
+        email: `buyer${seq}@example.com`,
+        ...(customer === null ? {} : { customer: { id: customer } }),
+        line_items: [{ product_id: product, variant_id: product * 10 + 1 }],
+      },
       { topic: 'orders/create', shop: domain },
     )
     expect(order.status).toBe(200)
     const shop = await t.app.services.shops.byDomain(domain)
-    const row = await t.storage.db.selectFrom('review_invitations').selectAll().where('shop_id', '=', shop?.id ?? '').where('product_id', '=', String(product)).orderBy('created_at', 'desc').executeTakeFirstOrThrow()
-    const listed = await t.app.services.invitations.list({ shop: shop!, actor: { kind: 'admin', keyId: 'k' }, requestId: 'r' }, { limit: 10 })
+    const row = await t.storage.db
+      .selectFrom('review_invitations')
+      .selectAll()
+      .where('shop_id', '=', shop?.id ?? '')
+      .where('product_id', '=', String(product))
+      .orderBy('created_at', 'desc')
+      .executeTakeFirstOrThrow()
+    const listed = await t.app.services.invitations.list(
+      { shop: shop!, actor: { kind: 'admin', keyId: 'k' }, requestId: 'r' },
+      { limit: 10 },
+    )
     const view = listed.invitations.find((i) => i.token === row.token)
     return { token: row.token, reviewUrl: view?.reviewUrl ?? '' }
   }
@@ -205,7 +255,12 @@ describe('review invitations open a form in the shop, GET /proxy/reviews/new', (
     expect(form.html).not.toContain('name="email"')
 
     // Field errors, each next to its field and in a summary; what was typed is kept.
-    const wrong = await page('POST', '/reviews/new', { shop: shop.domain }, { form: { invitation: token, name: 'Ann', body: ' ', title: 'x'.repeat(151) } })
+    const wrong = await page(
+      'POST',
+      '/reviews/new',
+      { shop: shop.domain },
+      { form: { invitation: token, name: 'Ann', body: ' ', title: 'x'.repeat(151) } },
+    )
     expect(wrong.html).toContain('role="alert"')
     expect(wrong.html).toContain('<p class="wl-review__error" id="wl-review-rating-error">Choose a rating from 1 to 5 stars.</p>')
     expect(wrong.html).toContain('<p class="wl-review__error" id="wl-review-body-error">Write your review (up to 5,000 characters).</p>')
@@ -213,18 +268,30 @@ describe('review invitations open a form in the shop, GET /proxy/reviews/new', (
     expect(wrong.html).toContain('value="Ann"')
     expect(await t.storage.db.selectFrom('reviews').selectAll().where('shop_id', '=', shop.id).execute()).toHaveLength(0)
 
-    const done = await page('POST', '/reviews/new', { shop: shop.domain }, { form: { invitation: token, rating: '4', name: 'Ann', title: 'Sturdy', body: 'Carries everything.' }, locale: 'it' })
+    const done = await page(
+      'POST',
+      '/reviews/new',
+      { shop: shop.domain },
+      { form: { invitation: token, rating: '4', name: 'Ann', title: 'Sturdy', body: 'Carries everything.' }, locale: 'it' },
+    )
     expect(done.html).toContain('<h1>Grazie per la tua recensione!</h1>')
     expect(done.html).toContain('Comparirà nel negozio dopo l’approvazione.')
     const [review] = await t.storage.db.selectFrom('reviews').selectAll().where('shop_id', '=', shop.id).execute()
-    expect(review).toMatchObject({ product_id: '601', rating: 4, customer_name: 'Ann', customer_id: '8001', verified: 1, status: 'pending' })
+    expect(review).toMatchObject({
+      product_id: '601',
+      rating: 4,
+      customer_name: 'Ann',
+      customer_id: '8001',
+      verified: 1,
+      status: 'pending',
+    })
 
     // The link again: used.
     const again = await page('GET', '/reviews/new', { shop: shop.domain }, { query: { invitation: token } })
     expect(again.html).toContain('This review link has already been used')
   })
 
-  it('renders a helpful page for unknown, expired, other shops\' invitations and products the shop no longer has; asks a guest order for an e-mail', async () => {
+  it("renders a helpful page for unknown, expired, other shops' invitations and products the shop no longer has; asks a guest order for an e-mail", async () => {
     const shop = await proxiedShop()
     const other = await proxiedShop()
     const unknown = await page('GET', '/reviews/new', { shop: shop.domain }, { query: { invitation: 'x'.repeat(32) } })
@@ -233,14 +300,24 @@ describe('review invitations open a form in the shop, GET /proxy/reviews/new', (
     expect((await page('GET', '/reviews/new', { shop: shop.domain })).html).toContain('This review link is not valid')
 
     const foreign = await invited(other.domain, 602, 'wool-scarf')
-    expect((await page('GET', '/reviews/new', { shop: shop.domain }, { query: { invitation: foreign.token } })).html).toContain('This review link is not valid')
+    expect((await page('GET', '/reviews/new', { shop: shop.domain }, { query: { invitation: foreign.token } })).html).toContain(
+      'This review link is not valid',
+    )
 
     const stale = await invited(shop.domain, 602, 'wool-scarf')
-    await t.storage.db.updateTable('review_invitations').set({ expires_at: Date.now() - 1000 }).where('token', '=', stale.token).execute()
-    expect((await page('GET', '/reviews/new', { shop: shop.domain }, { query: { invitation: stale.token } }, )).html).toContain('This review link has expired')
+    await t.storage.db
+      .updateTable('review_invitations')
+      .set({ expires_at: Date.now() - 1000 })
+      .where('token', '=', stale.token)
+      .execute()
+    expect((await page('GET', '/reviews/new', { shop: shop.domain }, { query: { invitation: stale.token } })).html).toContain(
+      'This review link has expired',
+    )
 
     const gone = await invited(shop.domain, 609, 'deleted-product')
-    expect((await page('GET', '/reviews/new', { shop: shop.domain }, { query: { invitation: gone.token }, locale: 'nl' })).html).toContain('Dit product is niet meer beschikbaar')
+    expect((await page('GET', '/reviews/new', { shop: shop.domain }, { query: { invitation: gone.token }, locale: 'nl' })).html).toContain(
+      'Dit product is niet meer beschikbaar',
+    )
 
     // No handle known (no product webhook): a generic heading, the form still works; a guest order without e-mail asks for one.
     const bare = await invited(shop.domain, 610, null, null)
@@ -248,16 +325,31 @@ describe('review invitations open a form in the shop, GET /proxy/reviews/new', (
     const form = await page('GET', '/reviews/new', { shop: shop.domain }, { query: { invitation: bare.token }, locale: 'pt-BR' })
     expect(form.html).toContain('<h1>Escrever uma avaliação</h1>')
     expect(form.html).toContain('name="email" type="email"')
-    const bad = await page('POST', '/reviews/new', { shop: shop.domain }, { form: { invitation: bare.token, rating: '5', name: 'Bo', body: 'Nice', email: 'not-an-address' } })
+    const bad = await page(
+      'POST',
+      '/reviews/new',
+      { shop: shop.domain },
+      { form: { invitation: bare.token, rating: '5', name: 'Bo', body: 'Nice', email: 'not-an-address' } },
+    )
     expect(bad.html).toContain('Enter a valid e-mail address.')
-    const ok = await page('POST', '/reviews/new', { shop: shop.domain }, { form: { invitation: bare.token, rating: '5', name: 'Bo', body: 'Nice', email: 'bo@example.com' } })
+    const ok = await page(
+      'POST',
+      '/reviews/new',
+      { shop: shop.domain },
+      { form: { invitation: bare.token, rating: '5', name: 'Bo', body: 'Nice', email: 'bo@example.com' } },
+    )
     expect(ok.html).toContain('Thank you for your review!')
   })
 
   it('never lets typed text become Liquid code', async () => {
     const shop = await proxiedShop()
     const { token } = await invited(shop.domain, 611, 'canvas-tote')
-    const { liquid, html } = await page('POST', '/reviews/new', { shop: shop.domain }, { form: { invitation: token, name: "{{ shop.name }}{% raw %}'", body: ' ' } })
+    const { liquid, html } = await page(
+      'POST',
+      '/reviews/new',
+      { shop: shop.domain },
+      { form: { invitation: token, name: "{{ shop.name }}{% raw %}'", body: ' ' } },
+    )
     expect(liquid).not.toMatch(/\{\{ shop\.name|\{% raw/)
     expect(html).toContain('value="&#123;&#123; shop.name &#125;&#125;&#123;% raw %&#125;&#39;"')
   })
@@ -277,10 +369,24 @@ describe("the merchant's texts of the pages (the storefront_strings setting)", (
     await save(me, { product_id: '601', handle: 'canvas-tote' })
     expect((await page('GET', '/', me, { locale: 'fr' })).html).toContain('<h1 class="wishlist-page__title">Ma liste d’envies</h1>')
 
-    const texts = { fr: { wishlistTitle: '  Mes coups de cœur  ', addToCart: 'Je le veux', reviewHeading: 'Votre avis sur « {title} »', sharedUnknownTitle: 'Liste introuvable' } }
+    const texts = {
+      fr: {
+        wishlistTitle: '  Mes coups de cœur  ',
+        addToCart: 'Je le veux',
+        reviewHeading: 'Votre avis sur « {title} »',
+        sharedUnknownTitle: 'Liste introuvable',
+      },
+    }
     const saved = await setTexts(token, texts)
     expect(saved.status, JSON.stringify(saved.body)).toBe(200)
-    const stored = { fr: { wishlistTitle: 'Mes coups de cœur', addToCart: 'Je le veux', reviewHeading: 'Votre avis sur « {title} »', sharedUnknownTitle: 'Liste introuvable' } }
+    const stored = {
+      fr: {
+        wishlistTitle: 'Mes coups de cœur',
+        addToCart: 'Je le veux',
+        reviewHeading: 'Votre avis sur « {title} »',
+        sharedUnknownTitle: 'Liste introuvable',
+      },
+    }
     expect(saved.body.data.storefront_strings).toEqual(stored)
     expect((await t.call('GET', '/v1/admin/shop', { token })).body.data.settings.storefront_strings).toEqual(stored)
 
@@ -295,13 +401,29 @@ describe("the merchant's texts of the pages (the storefront_strings setting)", (
     // The guest page's widget strings, the shared page and the review form take them too.
     const guest = await page('GET', '/', { shop: shop.domain }, { locale: 'fr-CA' })
     expect(guest.html).toContain('Mes coups de c')
-    expect((await page('GET', '/shared/unknown-token-0000000000', { shop: shop.domain }, { locale: 'fr' })).html).toContain('<h1>Liste introuvable</h1>')
-    await sendShopifyWebhook(t, { id: 601, handle: 'canvas-tote', variants: [{ id: 6011, price: '39.00', inventory_quantity: 3 }] }, { topic: 'products/update', shop: shop.domain })
-    await sendShopifyWebhook(t, { id: 995001, email: 'buyer@example.com', customer: { id: 8101 }, line_items: [{ product_id: 601, variant_id: 6011 }] }, { topic: 'orders/create', shop: shop.domain })
-    const invitation = await t.storage.db.selectFrom('review_invitations').select('token').where('shop_id', '=', shop.id).executeTakeFirstOrThrow()
+    expect((await page('GET', '/shared/unknown-token-0000000000', { shop: shop.domain }, { locale: 'fr' })).html).toContain(
+      '<h1>Liste introuvable</h1>',
+    )
+    await sendShopifyWebhook(
+      t,
+      { id: 601, handle: 'canvas-tote', variants: [{ id: 6011, price: '39.00', inventory_quantity: 3 }] },
+      { topic: 'products/update', shop: shop.domain },
+    )
+    await sendShopifyWebhook(
+      t,
+      { id: 995001, email: 'buyer@example.com', customer: { id: 8101 }, line_items: [{ product_id: 601, variant_id: 6011 }] },
+      { topic: 'orders/create', shop: shop.domain },
+    )
+    const invitation = await t.storage.db
+      .selectFrom('review_invitations')
+      .select('token')
+      .where('shop_id', '=', shop.id)
+      .executeTakeFirstOrThrow()
     const review = await page('GET', '/reviews/new', { shop: shop.domain }, { query: { invitation: invitation.token }, locale: 'fr' })
     expect(review.html).toContain('<h1>Votre avis sur « Canvas &lt;Tote&gt; »</h1>')
-    expect((await page('GET', '/reviews/new', { shop: shop.domain }, { query: { invitation: invitation.token } })).html).toContain('<h1>Review Canvas &lt;Tote&gt;</h1>')
+    expect((await page('GET', '/reviews/new', { shop: shop.domain }, { query: { invitation: invitation.token } })).html).toContain(
+      '<h1>Review Canvas &lt;Tote&gt;</h1>',
+    )
 
     const cleared = await setTexts(token, null)
     expect(cleared.body.data.storefront_strings).toBeNull()
@@ -328,7 +450,9 @@ describe("the merchant's texts of the pages (the storefront_strings setting)", (
     await refused({ fr: 'Ma liste' }, 'body.storefront_strings.fr')
     await refused(['fr'], 'body.storefront_strings')
     await refused({ fr: { wishlistTitle: 'a\u0000b' } }, 'body.storefront_strings.fr.wishlistTitle')
-    expect((await t.call('GET', '/v1/admin/shop', { token })).body.data.settings.storefront_strings).toEqual({ de: { wishlistTitle: 'Merkliste' } })
+    expect((await t.call('GET', '/v1/admin/shop', { token })).body.data.settings.storefront_strings).toEqual({
+      de: { wishlistTitle: 'Merkliste' },
+    })
     // 500 characters (an emoji is one) are taken.
     expect((await setTexts(token, { ja: { wishlistTitle: '🎁'.repeat(500) } })).status).toBe(200)
   })
@@ -342,7 +466,9 @@ describe("the merchant's texts of the pages (the storefront_strings setting)", (
     const { liquid, html } = await page('GET', '/', me, { locale: 'fr' })
     expect(liquid).not.toMatch(/\{\{ shop\.name|\{% raw|\{%- endliquid|<script>/)
     expect(html).not.toContain('E2E store')
-    expect(html).toContain('<h1 class="wishlist-page__title">&#123;&#123; shop.name &#125;&#125;&#123;% raw %&#125;&#39;&#10;  echo shop.name&#10;&#60;/h1&#62;&#60;script&#62;alert(1)&#60;/script&#62;</h1>')
+    expect(html).toContain(
+      '<h1 class="wishlist-page__title">&#123;&#123; shop.name &#125;&#125;&#123;% raw %&#125;&#39;&#10;  echo shop.name&#10;&#60;/h1&#62;&#60;script&#62;alert(1)&#60;/script&#62;</h1>',
+    )
     const guest = await page('GET', '/', { shop: shop.domain }, { locale: 'fr' })
     expect(guest.html).not.toContain('E2E store')
     expect(guest.html).not.toContain('<script>alert(1)')

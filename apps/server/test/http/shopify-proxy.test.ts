@@ -31,26 +31,45 @@ async function proxiedShop(plan: 'free' | 'starter' | 'growth' | 'scale' = 'scal
 
 async function counts() {
   const n = async (table: 'shops' | 'wishlist_items' | 'wishlist_owners' | 'reviews') =>
-    Number((await t.storage.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n)
+    Number(
+      (
+        await t.storage.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    )
   return { shops: await n('shops'), items: await n('wishlist_items'), owners: await n('wishlist_owners'), reviews: await n('reviews') }
 }
 
-describe("Shopify's documented app proxy example (secret \"hush\")", () => {
+describe('Shopify\'s documented app proxy example (secret "hush")', () => {
   // https://shopify.dev/docs/apps/build/online-store/app-proxies/authenticate-app-proxies
   // The page writes the shop as "{shop}.myshopify.com"; its signature is that of
   // shop-name.myshopify.com, the name its earlier revision used.
-  const loggedIn = 'extra=1&extra=2&shop=shop-name.myshopify.com&logged_in_customer_id=1&path_prefix=%2Fapps%2Fawesome_reviews&timestamp=1317327555&signature=4c68c8624d737112c91818c11017d24d334b524cb5c2b8ba08daa056f7395ddb'
+  const loggedIn =
+    'extra=1&extra=2&shop=shop-name.myshopify.com&logged_in_customer_id=1&path_prefix=%2Fapps%2Fawesome_reviews&timestamp=1317327555&signature=4c68c8624d737112c91818c11017d24d334b524cb5c2b8ba08daa056f7395ddb'
   // The earlier revision's example, without logged_in_customer_id.
-  const anonymous = 'extra=1&extra=2&shop=shop-name.myshopify.com&path_prefix=%2Fapps%2Fawesome_reviews&timestamp=1317327555&signature=a9718877bea71c2484f91608a7eaea1532bdf71f5c56825065fa4ccabe549ef3'
+  const anonymous =
+    'extra=1&extra=2&shop=shop-name.myshopify.com&path_prefix=%2Fapps%2Fawesome_reviews&timestamp=1317327555&signature=a9718877bea71c2484f91608a7eaea1532bdf71f5c56825065fa4ccabe549ef3'
 
   it('signs the logged-in example with the documented signature and verifies it', () => {
     expect(proxySignature(new URLSearchParams(loggedIn), 'hush')).toBe('4c68c8624d737112c91818c11017d24d334b524cb5c2b8ba08daa056f7395ddb')
-    expect(verifyProxyQuery(loggedIn, 'hush', 1317327555)).toEqual({ shop: 'shop-name.myshopify.com', customerId: '1', pathPrefix: '/apps/awesome_reviews', signedAt: 1317327555 })
+    expect(verifyProxyQuery(loggedIn, 'hush', 1317327555)).toEqual({
+      shop: 'shop-name.myshopify.com',
+      customerId: '1',
+      pathPrefix: '/apps/awesome_reviews',
+      signedAt: 1317327555,
+    })
   })
 
   it('signs the anonymous example with the documented signature and verifies it', () => {
     expect(proxySignature(new URLSearchParams(anonymous), 'hush')).toBe('a9718877bea71c2484f91608a7eaea1532bdf71f5c56825065fa4ccabe549ef3')
-    expect(verifyProxyQuery(anonymous, 'hush', 1317327555 + 90)).toEqual({ shop: 'shop-name.myshopify.com', customerId: null, pathPrefix: '/apps/awesome_reviews', signedAt: 1317327555 })
+    expect(verifyProxyQuery(anonymous, 'hush', 1317327555 + 90)).toEqual({
+      shop: 'shop-name.myshopify.com',
+      customerId: null,
+      pathPrefix: '/apps/awesome_reviews',
+      signedAt: 1317327555,
+    })
   })
 
   it('refuses the example with another secret, a changed value, a reordered repeated key or a stale clock', () => {
@@ -72,7 +91,10 @@ describe('a logged-in shopper through the proxy', () => {
     // Authorization and X-Storefront-Key are ignored behind the proxy.
     const ignored = { authorization: 'Bearer not-a-token', 'x-storefront-key': 'sfk_not_a_key' }
 
-    const added = await proxyCall(t, 'POST', '/v1/wishlists/me/items', me, { body: { product_id: '101', handle: 'blue-shirt' }, headers: ignored })
+    const added = await proxyCall(t, 'POST', '/v1/wishlists/me/items', me, {
+      body: { product_id: '101', handle: 'blue-shirt' },
+      headers: ignored,
+    })
     expect(added.status, JSON.stringify(added.body)).toBe(201)
     expect(added.headers['cache-control']).toBe('private, no-store')
     expect(added.body).toMatchObject({ ok: true, data: { item: { productId: '101', handle: 'blue-shirt' }, count: 1 } })
@@ -82,7 +104,10 @@ describe('a logged-in shopper through the proxy', () => {
 
     // A guest's items, saved before logging in, merged into the customer.
     const guest = { shop: shop.domain }
-    expect((await proxyCall(t, 'POST', '/v1/wishlists/me/items', guest, { query: { guest_id: 'g_proxy_guest_1' }, body: { product_id: '102' } })).status).toBe(201)
+    expect(
+      (await proxyCall(t, 'POST', '/v1/wishlists/me/items', guest, { query: { guest_id: 'g_proxy_guest_1' }, body: { product_id: '102' } }))
+        .status,
+    ).toBe(201)
     const merged = await proxyCall(t, 'POST', '/v1/wishlists/me/merge', me, { body: { guest_id: 'g_proxy_guest_1' } })
     expect(merged.status, JSON.stringify(merged.body)).toBe(200)
     expect(merged.body.data).toMatchObject({ merged_count: 1, count: 2 })
@@ -101,7 +126,9 @@ describe('a logged-in shopper through the proxy', () => {
 
     const shared = await proxyCall(t, 'GET', '/v1/wishlists/me/share', me)
     expect(shared.status, JSON.stringify(shared.body)).toBe(200)
-    expect(shared.body.data.share_url).toMatch(new RegExp(`^https://${shop.domain.replace(/\./g, '\\.')}/apps/wishlist/shared/[A-Za-z0-9_-]{32}$`))
+    expect(shared.body.data.share_url).toMatch(
+      new RegExp(`^https://${shop.domain.replace(/\./g, '\\.')}/apps/wishlist/shared/[A-Za-z0-9_-]{32}$`),
+    )
     expect(shared.body.data.share_url.endsWith(`/shared/${shared.body.data.token}`)).toBe(true)
 
     const review = await proxyCall(t, 'POST', '/api/v1/reviews', me, {
@@ -109,7 +136,10 @@ describe('a logged-in shopper through the proxy', () => {
     })
     expect(review.status, JSON.stringify(review.body)).toBe(201)
     // Linked to the customer the signature names: the customer's export holds it.
-    const exported = await t.app.services.privacy.exportCustomer({ shop: (await t.app.services.shops.get(shop.id))! }, { customerId: '7001' })
+    const exported = await t.app.services.privacy.exportCustomer(
+      { shop: (await t.app.services.shops.get(shop.id))! },
+      { customerId: '7001' },
+    )
     expect(exported.reviews.map((r) => r.id)).toEqual([review.body.id])
 
     // Another customer's list is not this shopper's.
@@ -140,7 +170,10 @@ describe('guests and anonymous shoppers through the proxy', () => {
   it('is guest mode with guest_id (query) or X-Guest-Id when nobody is logged in', async () => {
     const shop = await proxiedShop('free')
     const p = { shop: shop.domain }
-    const viaQuery = await proxyCall(t, 'POST', '/v1/wishlists/me/items', p, { query: { guest_id: 'g_proxy_guest_2' }, body: { product_id: '5' } })
+    const viaQuery = await proxyCall(t, 'POST', '/v1/wishlists/me/items', p, {
+      query: { guest_id: 'g_proxy_guest_2' },
+      body: { product_id: '5' },
+    })
     expect(viaQuery.status, JSON.stringify(viaQuery.body)).toBe(201)
     const viaHeader = await proxyCall(t, 'GET', '/v1/wishlists/me', p, { headers: { 'x-guest-id': 'g_proxy_guest_2' } })
     expect(viaHeader.status).toBe(200)
@@ -150,7 +183,7 @@ describe('guests and anonymous shoppers through the proxy', () => {
     expect((await proxyCall(t, 'GET', '/v1/wishlists/g_other_guest_9', p, { query: { guest_id: 'g_proxy_guest_2' } })).status).toBe(403)
   })
 
-  it('gives the storefront key\'s public rights with neither: reviews yes, wishlists no', async () => {
+  it("gives the storefront key's public rights with neither: reviews yes, wishlists no", async () => {
     const shop = await proxiedShop('free')
     const p = { shop: shop.domain }
     const reviews = await proxyCall(t, 'GET', '/api/v1/products/5/reviews/summary', p)
@@ -165,7 +198,7 @@ describe('guests and anonymous shoppers through the proxy', () => {
 })
 
 describe('plan gates through the proxy', () => {
-  it('serves a free shop\'s logged-in customer (the widget, not the headless API) but gates share and multi-wishlist', async () => {
+  it("serves a free shop's logged-in customer (the widget, not the headless API) but gates share and multi-wishlist", async () => {
     const shop = await proxiedShop('free')
     const me = { shop: shop.domain, customerId: '31' }
     expect((await proxyCall(t, 'POST', '/v1/wishlists/me/items', me, { body: { product_id: '1' } })).status).toBe(201)
@@ -191,7 +224,13 @@ describe('plan gates through the proxy', () => {
     const on = await proxiedShop('growth', { multi_wishlist_enabled: true })
     const created = await proxyCall(t, 'POST', '/v1/wishlists/me/lists', { shop: on.domain, customerId: '32' }, { body: { name: 'Gifts' } })
     expect(created.status, JSON.stringify(created.body)).toBe(201)
-    const imported = await proxyCall(t, 'POST', '/v1/wishlists/import', { shop: on.domain, customerId: '32' }, { body: { items: [{ customer_id: '32', product_id: '1' }] } })
+    const imported = await proxyCall(
+      t,
+      'POST',
+      '/v1/wishlists/import',
+      { shop: on.domain, customerId: '32' },
+      { body: { items: [{ customer_id: '32', product_id: '1' }] } },
+    )
     expect(imported.status).toBe(403)
     expect(imported.body.error.code).toBe('FORBIDDEN')
   })
@@ -244,7 +283,12 @@ describe('refusals: 401 INVALID_SIGNATURE, nothing read or written', () => {
     const res = await proxyCall(t, 'GET', '/api/v1/products/1/reviews', { shop: domain })
     expect(res.status).toBe(200)
     const shop = await t.app.services.shops.byDomain(domain)
-    expect(shop).toMatchObject({ domain, plan: 'free', uninstalledAt: null, settings: { multi_wishlist_enabled: false, share_link_ttl_days: 30 } })
+    expect(shop).toMatchObject({
+      domain,
+      plan: 'free',
+      uninstalledAt: null,
+      settings: { multi_wishlist_enabled: false, share_link_ttl_days: 30 },
+    })
     expect(shop!.storefrontKey).toMatch(/^sfk_/)
     expect(await t.app.services.shops.listApiKeys(shop!.id)).toEqual([])
   })
@@ -256,7 +300,8 @@ describe('the shopper-address rate limit', () => {
     try {
       const p = { shop: newShopDomain(), customerId: '5' }
       const statuses: number[] = []
-      for (let i = 0; i < 4; i++) statuses.push((await proxyCall(limited, 'GET', '/api/v1/products/1/reviews', p, { ip: '192.0.2.10' })).status)
+      for (let i = 0; i < 4; i++)
+        statuses.push((await proxyCall(limited, 'GET', '/api/v1/products/1/reviews', p, { ip: '192.0.2.10' })).status)
       expect(statuses).toEqual([200, 200, 200, 429])
       // Another shopper behind the same Shopify proxy has a budget of its own.
       const other = await proxyCall(limited, 'GET', '/api/v1/products/1/reviews', p, { ip: '192.0.2.11' })
@@ -302,10 +347,14 @@ describe('GET /proxy/shared/{token}: the Liquid page', () => {
     expect(html).toContain('<span class="wishlist-page__ids">603</span>')
   })
 
-  it('renders a friendly page for an expired link, an unknown one and another shop\'s', async () => {
+  it("renders a friendly page for an expired link, an unknown one and another shop's", async () => {
     const shop = await proxiedShop('starter')
     const token = await sharedLink(shop.domain, '52')
-    await t.storage.db.updateTable('share_links').set({ expires_at: Date.now() - 1000 }).where('token', '=', token).execute()
+    await t.storage.db
+      .updateTable('share_links')
+      .set({ expires_at: Date.now() - 1000 })
+      .where('token', '=', token)
+      .execute()
     const expired = await t.inject({ method: 'GET', url: proxyUrl(`/shared/${token}`, { shop: shop.domain }) })
     expect(expired.statusCode).toBe(200)
     expect(await render(expired.body)).toContain('This wishlist link has expired')
@@ -338,8 +387,12 @@ describe('GET /proxy/shared/{token}: the Liquid page', () => {
 
 describe('logged proxy URLs', () => {
   it('carry no signature, shared-page token or guest id', () => {
-    expect(redactUrl('/proxy/shared/tok123?shop=a.myshopify.com&signature=abc123&timestamp=1')).toBe('/proxy/shared/[redacted]?shop=a.myshopify.com&signature=[redacted]&timestamp=1')
-    expect(redactUrl('/proxy/v1/wishlists/g_guest_123/items?guest_id=g_guest_123&signature=ff', 'g_guest_123')).toBe('/proxy/v1/wishlists/[redacted]/items?guest_id=[redacted]&signature=[redacted]')
+    expect(redactUrl('/proxy/shared/tok123?shop=a.myshopify.com&signature=abc123&timestamp=1')).toBe(
+      '/proxy/shared/[redacted]?shop=a.myshopify.com&signature=[redacted]&timestamp=1',
+    )
+    expect(redactUrl('/proxy/v1/wishlists/g_guest_123/items?guest_id=g_guest_123&signature=ff', 'g_guest_123')).toBe(
+      '/proxy/v1/wishlists/[redacted]/items?guest_id=[redacted]&signature=[redacted]',
+    )
   })
 })
 

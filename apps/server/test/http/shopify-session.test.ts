@@ -25,7 +25,7 @@ async function refused(token: string) {
 }
 
 describe('POST /v1/auth/shopify-session', () => {
-  it("exchanges a valid session token for an admin token of its shop, creating the shop when unknown", async () => {
+  it('exchanges a valid session token for an admin token of its shop, creating the shop when unknown', async () => {
     const domain = newShopDomain()
     const res = await exchange(await sessionToken(domain))
     expect(res.status).toBe(200)
@@ -77,7 +77,9 @@ describe('POST /v1/auth/shopify-session', () => {
     await refused(await sessionToken(domain, { alg: 'HS512' }))
     // Unsigned (`alg: none`).
     const enc = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url')
-    await refused(`${enc({ alg: 'none', typ: 'JWT' })}.${enc({ iss: `https://${domain}/admin`, dest: `https://${domain}`, aud: SHOPIFY_API_KEY, exp: nowS + 60, nbf: nowS })}.`)
+    await refused(
+      `${enc({ alg: 'none', typ: 'JWT' })}.${enc({ iss: `https://${domain}/admin`, dest: `https://${domain}`, aud: SHOPIFY_API_KEY, exp: nowS + 60, nbf: nowS })}.`,
+    )
     // Without exp or nbf.
     await refused(
       await new SignJWT({ dest: `https://${domain}` })

@@ -30,7 +30,9 @@ const shopOf = async (domain: string) => {
   return shop
 }
 const count = async (table: string, shopId: string) =>
-  Number((await sql<{ n: number }>`select count(*) as n from ${sql.table(table)} where shop_id = ${shopId}`.execute(t.storage.db)).rows[0]!.n)
+  Number(
+    (await sql<{ n: number }>`select count(*) as n from ${sql.table(table)} where shop_id = ${shopId}`.execute(t.storage.db)).rows[0]!.n,
+  )
 
 /** A genuine signed delivery of shop A, as captured: (raw body, its HMAC). */
 function captured(payload: unknown) {
@@ -40,7 +42,12 @@ function captured(payload: unknown) {
 const replay = (c: { raw: string; hmac: string }, topic: string, shop: string, eventId?: string) =>
   sendShopifyWebhook(t, c.raw, { topic, shop, hmac: c.hmac, ...(eventId === undefined ? {} : { eventId }) })
 
-const productBody = (id: number) => ({ id, title: 'Hat', handle: `hat-${id}`, variants: [{ id: id * 10, price: '5.00', inventory_quantity: 3 }] })
+const productBody = (id: number) => ({
+  id,
+  title: 'Hat',
+  handle: `hat-${id}`,
+  variants: [{ id: id * 10, price: '5.00', inventory_quantity: 3 }],
+})
 
 describe('a captured signed body replayed under other headers', () => {
   it('a products/update body of shop A, resent as app/uninstalled and then shop/redact for shop B, is refused and B keeps every row', async () => {
@@ -69,7 +76,12 @@ describe('a captured signed body replayed under other headers', () => {
     const domain = newShopDomain()
     await adminOf(domain)
     await proxyCall(t, 'POST', '/v1/wishlists/me/items', { shop: domain, customerId: '7101' }, { body: { product_id: '9' } })
-    const order = captured({ id: 5501, email: 'vi@example.com', customer: { id: 7101, email: 'vi@example.com' }, line_items: [{ product_id: 8, variant_id: 80 }] })
+    const order = captured({
+      id: 5501,
+      email: 'vi@example.com',
+      customer: { id: 7101, email: 'vi@example.com' },
+      line_items: [{ product_id: 8, variant_id: 80 }],
+    })
     const res = await replay(order, 'customers/redact', domain)
     expect(res.status).toBe(400)
     expect(res.body.error.details.map((d: { path: string }) => d.path)).toEqual(['body.shop_domain', 'body.orders_to_redact'])
@@ -140,15 +152,25 @@ describe('stale signed bodies: replayed, late or of another shop', () => {
     await adminOf(domain)
     const shop = await shopOf(domain)
     await proxyCall(t, 'POST', '/v1/wishlists/me/items', { shop: domain, customerId: '7601' }, { body: { product_id: '1' } })
-    expect((await replay(captured({ id: UNINSTALL_ID, myshopify_domain: domain }), 'app/uninstalled', domain)).body.data.result).toBe('processed')
+    expect((await replay(captured({ id: UNINSTALL_ID, myshopify_domain: domain }), 'app/uninstalled', domain)).body.data.result).toBe(
+      'processed',
+    )
     const redactBody = (shopId: number) => captured({ shop_id: shopId, shop_domain: domain })
     // At once (the probe's order), then 47 h later: too early.
     expect((await replay(redactBody(UNINSTALL_ID), 'shop/redact', domain)).body.data.result).toBe('ignored')
-    await t.storage.db.updateTable('shops').set({ uninstalled_at: Date.now() - 47 * 3_600_000 }).where('id', '=', shop.id).execute()
+    await t.storage.db
+      .updateTable('shops')
+      .set({ uninstalled_at: Date.now() - 47 * 3_600_000 })
+      .where('id', '=', shop.id)
+      .execute()
     t.app.services.shops.forget(shop)
     expect((await replay(redactBody(UNINSTALL_ID), 'shop/redact', domain)).body.data.result).toBe('ignored')
     // 49 h: another shop id is still ignored; the shop's own erases it.
-    await t.storage.db.updateTable('shops').set({ uninstalled_at: Date.now() - 49 * 3_600_000 }).where('id', '=', shop.id).execute()
+    await t.storage.db
+      .updateTable('shops')
+      .set({ uninstalled_at: Date.now() - 49 * 3_600_000 })
+      .where('id', '=', shop.id)
+      .execute()
     expect((await replay(redactBody(UNINSTALL_ID + 1), 'shop/redact', domain)).body.data.result).toBe('ignored')
     expect(await count('wishlist_items', shop.id)).toBe(1)
     expect((await replay(redactBody(UNINSTALL_ID), 'shop/redact', domain)).body.data.result).toBe('processed')
@@ -160,13 +182,21 @@ describe('stale signed bodies: replayed, late or of another shop', () => {
     const domain = newShopDomain()
     await adminOf(domain)
     const shop = await shopOf(domain)
-    expect((await replay(captured({ id: UNINSTALL_ID, myshopify_domain: domain }), 'app/uninstalled', domain)).body.data.result).toBe('processed')
+    expect((await replay(captured({ id: UNINSTALL_ID, myshopify_domain: domain }), 'app/uninstalled', domain)).body.data.result).toBe(
+      'processed',
+    )
     expect((await replay(captured({ id: 1 }), 'products/delete', domain)).body.data.result).toBe('ignored')
     expect((await replay(captured(productBody(4701)), 'products/update', domain)).body.data.result).toBe('ignored')
     expect((await shopOf(domain)).uninstalledAt).not.toBeNull()
-    await t.storage.db.updateTable('shops').set({ uninstalled_at: Date.now() - 49 * 3_600_000 }).where('id', '=', shop.id).execute()
+    await t.storage.db
+      .updateTable('shops')
+      .set({ uninstalled_at: Date.now() - 49 * 3_600_000 })
+      .where('id', '=', shop.id)
+      .execute()
     t.app.services.shops.forget(shop)
-    expect((await replay(captured({ shop_id: UNINSTALL_ID, shop_domain: domain }), 'shop/redact', domain)).body.data.result).toBe('processed')
+    expect((await replay(captured({ shop_id: UNINSTALL_ID, shop_domain: domain }), 'shop/redact', domain)).body.data.result).toBe(
+      'processed',
+    )
     expect(await t.app.services.shops.byDomain(domain)).toBeUndefined()
   })
 
@@ -176,22 +206,35 @@ describe('stale signed bodies: replayed, late or of another shop', () => {
     const shop = await shopOf(domain)
     await t.app.services.shops.setPlan(shop.id, 'growth')
     await proxyCall(t, 'POST', '/v1/wishlists/me/items', { shop: domain, customerId: '7701' }, { body: { product_id: '4801' } })
-    const hooked = await t.call('POST', '/v1/webhooks', { token: admin, body: { url: 'https://hooks.example.com/stock', events: ['wishlist.product.back_in_stock'] } })
+    const hooked = await t.call('POST', '/v1/webhooks', {
+      token: admin,
+      body: { url: 'https://hooks.example.com/stock', events: ['wishlist.product.back_in_stock'] },
+    })
     expect(hooked.status).toBe(201)
-    const at = (hour: number, quantity: number) => captured({ ...productBody(4801), updated_at: `2026-11-20T${String(hour).padStart(2, '0')}:00:00-05:00`, variants: [{ id: 48010, price: '5.00', inventory_quantity: quantity }] })
+    const at = (hour: number, quantity: number) =>
+      captured({
+        ...productBody(4801),
+        updated_at: `2026-11-20T${String(hour).padStart(2, '0')}:00:00-05:00`,
+        variants: [{ id: 48010, price: '5.00', inventory_quantity: quantity }],
+      })
     const earlier = at(9, 5)
     expect((await replay(at(8, 0), 'products/update', domain)).body.data.result).toBe('processed')
     expect((await replay(at(10, 0), 'products/update', domain)).body.data.result).toBe('processed') // sold out at 10:00
     // The 09:00 state (in stock) delivered late, or replayed: older than the catalog's.
     expect((await replay(earlier, 'products/update', domain)).body.data.result).toBe('ignored')
     expect((await replay(at(10, 0), 'products/update', domain)).body.data.result).toBe('duplicate') // the same body again
-    const row = await t.storage.db.selectFrom('catalog_products').select(['variants', 'source_updated_at']).where('shop_id', '=', shop.id).where('product_id', '=', '4801').executeTakeFirstOrThrow()
+    const row = await t.storage.db
+      .selectFrom('catalog_products')
+      .select(['variants', 'source_updated_at'])
+      .where('shop_id', '=', shop.id)
+      .where('product_id', '=', '4801')
+      .executeTakeFirstOrThrow()
     expect(JSON.parse(row.variants)).toEqual([expect.objectContaining({ inventory_quantity: 0 })])
     expect(Number(row.source_updated_at)).toBe(Date.parse('2026-11-20T15:00:00Z'))
-    expect(await count('outbox', shop.id) + (await count('outbox_fan_outs', shop.id))).toBe(0)
+    expect((await count('outbox', shop.id)) + (await count('outbox_fan_outs', shop.id))).toBe(0)
     // A newer one applies, and signals.
     expect((await replay(at(11, 4), 'products/update', domain)).body.data.result).toBe('processed')
-    expect(await count('outbox', shop.id) + (await count('outbox_fan_outs', shop.id))).toBeGreaterThan(0)
+    expect((await count('outbox', shop.id)) + (await count('outbox_fan_outs', shop.id))).toBeGreaterThan(0)
   })
 
   it("orders/create whose order_status_url names another shop id is refused 400; another shop's order for an unknown domain is ignored", async () => {
@@ -202,7 +245,12 @@ describe('stale signed bodies: replayed, late or of another shop', () => {
     // B's Shopify id is known from its uninstall; the merchant installs again.
     expect((await replay(captured({ id: 1111, myshopify_domain: b }), 'app/uninstalled', b)).body.data.result).toBe('processed')
     await adminOf(b)
-    const order = (shopId: number) => ({ id: 9100 + shopId, order_status_url: `https://${a}/${shopId}/orders/abc123/authenticate?key=k`, customer: { id: 7801 }, line_items: [{ product_id: 4901 }] })
+    const order = (shopId: number) => ({
+      id: 9100 + shopId,
+      order_status_url: `https://${a}/${shopId}/orders/abc123/authenticate?key=k`,
+      customer: { id: 7801 },
+      line_items: [{ product_id: 4901 }],
+    })
     const foreign = await replay(captured(order(2222)), 'orders/create', b)
     expect(foreign.status).toBe(400)
     expect(foreign.body.error.details).toEqual([{ path: 'body.order_status_url', message: expect.any(String) }])
@@ -221,18 +269,29 @@ describe('shop/redact', () => {
     const logged = await loggingApp(SHOPIFY_ENV)
     try {
       const domain = newShopDomain()
-      const session = await logged.app.inject({ method: 'POST', url: '/v1/auth/shopify-session', payload: { session_token: await sessionToken(domain) } })
+      const session = await logged.app.inject({
+        method: 'POST',
+        url: '/v1/auth/shopify-session',
+        payload: { session_token: await sessionToken(domain) },
+      })
       expect(session.statusCode).toBe(200)
       const raw = JSON.stringify({ shop_id: 1, shop_domain: domain })
       const res = await logged.app.inject({
         method: 'POST',
         url: '/v1/platforms/shopify/webhooks',
-        headers: { 'content-type': 'application/json', 'x-shopify-topic': 'shop/redact', 'x-shopify-shop-domain': domain, 'x-shopify-hmac-sha256': webhookHmac(raw, SHOPIFY_SECRET) },
+        headers: {
+          'content-type': 'application/json',
+          'x-shopify-topic': 'shop/redact',
+          'x-shopify-shop-domain': domain,
+          'x-shopify-hmac-sha256': webhookHmac(raw, SHOPIFY_SECRET),
+        },
         payload: raw,
       })
       expect(res.json()).toEqual({ ok: true, data: { result: 'ignored' } })
       expect(await logged.app.services.shops.byDomain(domain)).toBeDefined()
-      const warning = logged.lines.map((l) => JSON.parse(l) as { level: number; msg: string; shop?: string }).find((l) => l.level === 40 && l.msg.includes('shop/redact'))
+      const warning = logged.lines
+        .map((l) => JSON.parse(l) as { level: number; msg: string; shop?: string })
+        .find((l) => l.level === 40 && l.msg.includes('shop/redact'))
       expect(warning).toMatchObject({ shop: domain })
     } finally {
       await logged.close()
@@ -282,7 +341,11 @@ describe('before the body is read (a listening server, raw sockets)', () => {
   afterAll(() => server.close())
 
   const head = (headers: Record<string, string | number>) =>
-    requestHead('POST', '/v1/platforms/shopify/webhooks', { 'content-type': 'application/json', 'x-shopify-topic': 'products/update', ...headers })
+    requestHead('POST', '/v1/platforms/shopify/webhooks', {
+      'content-type': 'application/json',
+      'x-shopify-topic': 'products/update',
+      ...headers,
+    })
   const goodHmac = webhookHmac('{}', SHOPIFY_SECRET)
 
   it('refuses a missing or malformed HMAC header, or a domain that is not *.myshopify.com, with 401 at once (the body never awaited)', async () => {
@@ -303,9 +366,20 @@ describe('before the body is read (a listening server, raw sockets)', () => {
   /** A signed products/update of a shop `server` knows, whole, from `localAddress`. */
   async function genuineDelivery(localAddress: string) {
     const domain = newShopDomain()
-    expect((await server.call('POST', '/v1/auth/shopify-session', { body: { session_token: await sessionToken(domain) } })).status).toBe(200)
+    expect((await server.call('POST', '/v1/auth/shopify-session', { body: { session_token: await sessionToken(domain) } })).status).toBe(
+      200,
+    )
     const raw = JSON.stringify(productBody(5001))
-    const ex = await rawRequest(port, head({ 'x-shopify-shop-domain': domain, 'x-shopify-hmac-sha256': webhookHmac(raw, SHOPIFY_SECRET), 'content-length': Buffer.byteLength(raw) }), raw, { localAddress })
+    const ex = await rawRequest(
+      port,
+      head({
+        'x-shopify-shop-domain': domain,
+        'x-shopify-hmac-sha256': webhookHmac(raw, SHOPIFY_SECRET),
+        'content-length': Buffer.byteLength(raw),
+      }),
+      raw,
+      { localAddress },
+    )
     const res = await ex.response
     ex.socket.destroy()
     return res
@@ -319,7 +393,14 @@ describe('before the body is read (a listening server, raw sockets)', () => {
 
   it("64 idle senders declaring 1 MiB and sending 1 byte: 60 refused 429 at once, the address's 4 dropped 408 after a second, Shopify's deliveries answered meanwhile", async () => {
     const idle = await Promise.all(
-      Array.from({ length: 64 }, () => rawRequest(port, head({ 'x-shopify-shop-domain': newShopDomain(), 'x-shopify-hmac-sha256': goodHmac, 'content-length': 1024 * 1024 }), ' ', { localAddress: '127.0.0.5' })),
+      Array.from({ length: 64 }, () =>
+        rawRequest(
+          port,
+          head({ 'x-shopify-shop-domain': newShopDomain(), 'x-shopify-hmac-sha256': goodHmac, 'content-length': 1024 * 1024 }),
+          ' ',
+          { localAddress: '127.0.0.5' },
+        ),
+      ),
     )
     const started = Date.now()
     const answered: { status: number; at: number }[] = []
@@ -345,11 +426,22 @@ describe('before the body is read (a listening server, raw sockets)', () => {
 
   it('counts the budget (SHOPIFY_WEBHOOK_BUFFER_MB) in bytes received: a body that would exceed it is refused 503, smaller ones pass, the bytes come back when the holder goes', async () => {
     // One sender delivers 4 MiB of a declared 5 MiB at a fair pace, and keeps its connection.
-    const holder = await rawRequest(port, head({ 'x-shopify-shop-domain': newShopDomain(), 'x-shopify-hmac-sha256': goodHmac, 'content-length': 5 * 1024 * 1024 }), Buffer.alloc(4 * 1024 * 1024, ' '), { localAddress: '127.0.0.7' })
-    for (let i = 0; i < 200 && (await metric('wishlist_shopify_webhook_body_bytes')) < 4 * 1024 * 1024; i++) await new Promise((r) => setTimeout(r, 10))
+    const holder = await rawRequest(
+      port,
+      head({ 'x-shopify-shop-domain': newShopDomain(), 'x-shopify-hmac-sha256': goodHmac, 'content-length': 5 * 1024 * 1024 }),
+      Buffer.alloc(4 * 1024 * 1024, ' '),
+      { localAddress: '127.0.0.7' },
+    )
+    for (let i = 0; i < 200 && (await metric('wishlist_shopify_webhook_body_bytes')) < 4 * 1024 * 1024; i++)
+      await new Promise((r) => setTimeout(r, 10))
     expect(await metric('wishlist_shopify_webhook_body_bytes')).toBe(4 * 1024 * 1024)
     // 2 MiB more would pass the 5 MiB: refused while they arrive, with Retry-After.
-    const big = await rawRequest(port, head({ 'x-shopify-shop-domain': newShopDomain(), 'x-shopify-hmac-sha256': goodHmac, 'content-length': 2 * 1024 * 1024 }), Buffer.alloc(2 * 1024 * 1024, ' '), { localAddress: '127.0.0.8' })
+    const big = await rawRequest(
+      port,
+      head({ 'x-shopify-shop-domain': newShopDomain(), 'x-shopify-hmac-sha256': goodHmac, 'content-length': 2 * 1024 * 1024 }),
+      Buffer.alloc(2 * 1024 * 1024, ' '),
+      { localAddress: '127.0.0.8' },
+    )
     const busy = await big.response
     expect(busy.status).toBe(503)
     expect(JSON.parse(busy.body).error.code).toBe('UNAVAILABLE')

@@ -21,7 +21,12 @@ beforeAll(async () => {
   // shop/redact erases at once here (Shopify sends it 48 h after the uninstall; its wait has its own test).
   t = await createTestApp({ env: { ...SHOPIFY_ENV, SHOPIFY_SHOP_REDACT_MIN_HOURS: '0' } })
   receiver = await startReceiver()
-  worker = createWebhookWorker({ storage: t.storage, webhooks: t.config.webhooks, leaseMs: 5_000, platforms: configuredPlatforms(t.config) })
+  worker = createWebhookWorker({
+    storage: t.storage,
+    webhooks: t.config.webhooks,
+    leaseMs: 5_000,
+    platforms: configuredPlatforms(t.config),
+  })
 })
 afterAll(async () => {
   await worker.stop()
@@ -48,7 +53,15 @@ const product = (id: number, variants: [number, string, number][], handle = `pro
   handle,
   status: 'active',
   admin_graphql_api_id: `gid://shopify/Product/${id}`,
-  variants: variants.map(([vid, price, qty], i) => ({ id: vid, product_id: id, title: `V${i}`, price, position: i + 1, inventory_quantity: qty, sku: '' })),
+  variants: variants.map(([vid, price, qty], i) => ({
+    id: vid,
+    product_id: id,
+    title: `V${i}`,
+    price,
+    position: i + 1,
+    inventory_quantity: qty,
+    sku: '',
+  })),
 })
 
 async function hook(domain: string, topic: string, payload: unknown, extra: { eventId?: string; webhookId?: string } = {}) {
@@ -72,7 +85,11 @@ async function pumpUntil(n: number, filter: (body: { event: string }) => boolean
 const countRows = async (table: string, shopId?: string) =>
   Number(
     (
-      await sql<{ n: number }>`select count(*) as n from ${sql.table(table)} ${shopId === undefined ? sql`` : sql`where shop_id = ${shopId}`}`.execute(t.storage.db)
+      await sql<{
+        n: number
+      }>`select count(*) as n from ${sql.table(table)} ${shopId === undefined ? sql`` : sql`where shop_id = ${shopId}`}`.execute(
+        t.storage.db,
+      )
     ).rows[0]!.n,
   )
 
@@ -82,10 +99,15 @@ describe('products/create and products/update: the catalog update of product.upd
     const admin = await adminOf(domain)
     const created = await t.call('POST', '/v1/webhooks', {
       token: admin,
-      body: { url: `${receiver.url}/shopify-signals`, events: ['wishlist.product.back_in_stock', 'wishlist.product.price_dropped', 'wishlist.product.low_stock'] },
+      body: {
+        url: `${receiver.url}/shopify-signals`,
+        events: ['wishlist.product.back_in_stock', 'wishlist.product.price_dropped', 'wishlist.product.low_stock'],
+      },
     })
     expect(created.status).toBe(201)
-    expect((await proxyCall(t, 'POST', '/v1/wishlists/me/items', { shop: domain, customerId: '6001' }, { body: { product_id: '9001' } })).status).toBe(201)
+    expect(
+      (await proxyCall(t, 'POST', '/v1/wishlists/me/items', { shop: domain, customerId: '6001' }, { body: { product_id: '9001' } })).status,
+    ).toBe(201)
 
     expect(await hook(domain, 'products/create', product(9001, [[90011, '20.00', 0]]))).toBe('processed') // the baseline: nothing emitted
     expect(await hook(domain, 'products/update', product(9001, [[90011, '15.00', 8]]))).toBe('processed') // back in stock, price drop
@@ -93,9 +115,24 @@ describe('products/create and products/update: the catalog update of product.upd
 
     const hits = await pumpUntil(3, (b) => b.event.startsWith('wishlist.product.'))
     const verifier = new Webhook(created.body.data.secret)
-    const events = hits.map((h) => verifier.verify(h.body, h.headers as Record<string, string>) as { event: string; shopDomain: string; data: Record<string, unknown> })
-    expect(events.map((e) => e.event).sort()).toEqual(['wishlist.product.back_in_stock', 'wishlist.product.low_stock', 'wishlist.product.price_dropped'])
-    for (const e of events) expect(e).toMatchObject({ shopDomain: domain, data: { productId: '9001', variantId: '90011', wishlistCount: 1, customerIds: ['6001'] } })
+    const events = hits.map(
+      (h) =>
+        verifier.verify(h.body, h.headers as Record<string, string>) as {
+          event: string
+          shopDomain: string
+          data: Record<string, unknown>
+        },
+    )
+    expect(events.map((e) => e.event).sort()).toEqual([
+      'wishlist.product.back_in_stock',
+      'wishlist.product.low_stock',
+      'wishlist.product.price_dropped',
+    ])
+    for (const e of events)
+      expect(e).toMatchObject({
+        shopDomain: domain,
+        data: { productId: '9001', variantId: '90011', wishlistCount: 1, customerIds: ['6001'] },
+      })
     const drop = events.find((e) => e.event === 'wishlist.product.price_dropped')!
     expect(drop.data).toMatchObject({ before: { price: '20.00', inventoryQuantity: 0 }, after: { price: '15.00', inventoryQuantity: 8 } })
   })
@@ -106,7 +143,13 @@ describe('products/create and products/update: the catalog update of product.upd
     await hook(domain, 'products/create', product(9100, [[91001, '5.00', 3]], 'red-hat'))
     const shop = await shopOf(domain)
     await proxyCall(t, 'POST', '/v1/wishlists/me/items', { shop: domain, customerId: '6002' }, { body: { product_id: '9100' } })
-    const catalog = () => t.storage.db.selectFrom('catalog_products').selectAll().where('shop_id', '=', shop.id).where('product_id', '=', '9100').executeTakeFirst()
+    const catalog = () =>
+      t.storage.db
+        .selectFrom('catalog_products')
+        .selectAll()
+        .where('shop_id', '=', shop.id)
+        .where('product_id', '=', '9100')
+        .executeTakeFirst()
     expect(await catalog()).toMatchObject({ handle: 'red-hat', title: 'Product 9100', default_variant_id: '91001' })
     expect(await hook(domain, 'products/delete', { id: 9100 })).toBe('processed')
     expect(await catalog()).toBeUndefined()
@@ -120,7 +163,7 @@ describe('products/create and products/update: the catalog update of product.upd
 })
 
 describe('orders/create: exactly order.created', () => {
-  it('verifies the customer\'s review, removes the bought product and writes review invitations', async () => {
+  it("verifies the customer's review, removes the bought product and writes review invitations", async () => {
     const domain = newShopDomain()
     const admin = await adminOf(domain)
     const shop = await shopOf(domain)
@@ -128,7 +171,9 @@ describe('orders/create: exactly order.created', () => {
     const me = { shop: domain, customerId: '6101' }
     await proxyCall(t, 'POST', '/v1/wishlists/me/items', me, { body: { product_id: '9201' } })
     await proxyCall(t, 'POST', '/v1/wishlists/me/items', me, { body: { product_id: '9202' } })
-    const review = await proxyCall(t, 'POST', '/api/v1/reviews', me, { body: { productId: '9201', customerEmail: 'bo@example.com', customerName: 'Bo', rating: 4, body: 'Good' } })
+    const review = await proxyCall(t, 'POST', '/api/v1/reviews', me, {
+      body: { productId: '9201', customerEmail: 'bo@example.com', customerName: 'Bo', rating: 4, body: 'Good' },
+    })
     expect(review.body).toEqual({ id: expect.any(Number), status: 'approved' })
     expect((await proxyCall(t, 'GET', `/api/v1/reviews/${review.body.id}`, me)).body.verifiedPurchase).toBe(false)
 
@@ -153,7 +198,9 @@ describe('orders/create: exactly order.created', () => {
     expect(list.body.data.items.map((i: { productId: string }) => i.productId)).toEqual(['9202'])
     const invitations = await t.call('GET', '/v1/admin/review-invitations?order_id=820982911946154508', { token: admin })
     expect(invitations.status).toBe(200)
-    expect(invitations.body.data.invitations).toEqual([expect.objectContaining({ orderId: '820982911946154508', customerId: '6101', productId: '9201' })])
+    expect(invitations.body.data.invitations).toEqual([
+      expect.objectContaining({ orderId: '820982911946154508', customerId: '6101', productId: '9201' }),
+    ])
   })
   it('maps currency, time, quantities and prices field for field: purchase state and conversions; a redelivered order id applies once', async () => {
     const domain = newShopDomain()
@@ -180,10 +227,18 @@ describe('orders/create: exactly order.created', () => {
     expect(await hook(domain, 'orders/create', order, { eventId: 'ev-order-2' })).toBe('duplicate')
     expect(await hook(domain, 'orders/create', { ...order, note: 'gift' }, { eventId: 'ev-order-3' })).toBe('processed')
     const list = await proxyCall(t, 'GET', '/v1/wishlists/me', me)
-    expect(list.body.data.items).toEqual([expect.objectContaining({ productId: '9211', quantity: 2, purchasedAt: processedAt.toISOString() })])
+    expect(list.body.data.items).toEqual([
+      expect.objectContaining({ productId: '9211', quantity: 2, purchasedAt: processedAt.toISOString() }),
+    ])
     const conv = await t.call('GET', '/v1/admin/analytics/conversions?period=7d', { token: admin })
     // 9211 was wishlisted: 2 × 19.95 = 39.90; 9212 was not.
-    expect(conv.body.data).toMatchObject({ ordersInfluenced: 1, linesInfluenced: 1, revenueInfluenced: [{ currency: 'EUR', amount: '39.90' }], wishlistToPurchaseRate: 100, medianDaysToPurchase: 0 })
+    expect(conv.body.data).toMatchObject({
+      ordersInfluenced: 1,
+      linesInfluenced: 1,
+      revenueInfluenced: [{ currency: 'EUR', amount: '39.90' }],
+      wishlistToPurchaseRate: 100,
+      medianDaysToPurchase: 0,
+    })
   })
 })
 
@@ -207,7 +262,11 @@ describe('orders/create beyond the intake bounds', () => {
     const list = await proxyCall(t, 'GET', '/v1/wishlists/me', me)
     expect(list.body.data.items.map((i: { purchasedAt: string | null }) => i.purchasedAt)).toEqual([expect.any(String), expect.any(String)])
     const conv = await t.call('GET', '/v1/admin/analytics/conversions?period=7d', { token: admin })
-    expect(conv.body.data).toMatchObject({ ordersInfluenced: 1, linesInfluenced: 2, revenueInfluenced: [{ currency: 'USD', amount: '25000.00' }] })
+    expect(conv.body.data).toMatchObject({
+      ordersInfluenced: 1,
+      linesInfluenced: 2,
+      revenueInfluenced: [{ currency: 'USD', amount: '25000.00' }],
+    })
   })
 })
 
@@ -217,18 +276,30 @@ describe('customers/redact and customers/data_request', () => {
     await adminOf(domain)
     const me = { shop: domain, customerId: '6201' }
     await proxyCall(t, 'POST', '/v1/wishlists/me/items', me, { body: { product_id: '9301' } })
-    const review = await proxyCall(t, 'POST', '/api/v1/reviews', me, { body: { productId: '9301', customerEmail: 'cy@example.com', customerName: 'Cy', rating: 3, body: 'Fine' } })
+    const review = await proxyCall(t, 'POST', '/api/v1/reviews', me, {
+      body: { productId: '9301', customerEmail: 'cy@example.com', customerName: 'Cy', rating: 3, body: 'Fine' },
+    })
     const shop = await shopOf(domain)
     expect(await countRows('wishlist_items', shop.id)).toBe(1)
-    const redact = { shop_id: 954889, shop_domain: domain, customer: { id: 6201, email: 'cy@example.com', phone: '555-625-1199' }, orders_to_redact: [] }
+    const redact = {
+      shop_id: 954889,
+      shop_domain: domain,
+      customer: { id: 6201, email: 'cy@example.com', phone: '555-625-1199' },
+      orders_to_redact: [],
+    }
     expect(await hook(domain, 'customers/redact', redact)).toBe('processed')
     expect(await countRows('wishlist_items', shop.id)).toBe(0)
-    const row = await t.storage.db.selectFrom('reviews').select(['customer_name', 'customer_email']).where('shop_id', '=', shop.id).where('id', '=', review.body.id).executeTakeFirstOrThrow()
+    const row = await t.storage.db
+      .selectFrom('reviews')
+      .select(['customer_name', 'customer_email'])
+      .where('shop_id', '=', shop.id)
+      .where('id', '=', review.body.id)
+      .executeTakeFirstOrThrow()
     expect(row.customer_name).toBe('Anonymous')
     expect(row.customer_email).not.toBe('cy@example.com')
   })
 
-  it('customers/data_request is listed newest first, with the customer\'s export', async () => {
+  it("customers/data_request is listed newest first, with the customer's export", async () => {
     const domain = newShopDomain()
     const admin = await adminOf(domain)
     await proxyCall(t, 'POST', '/v1/wishlists/me/items', { shop: domain, customerId: '6301' }, { body: { product_id: '9401' } })
@@ -266,8 +337,18 @@ describe('shop/redact', () => {
     // without it could not be erased by shop, and must make this test fail.
     const allTables =
       t.storage.backend === 'postgres'
-        ? (await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(t.storage.db)).rows
-        : (await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(t.storage.db)).rows
+        ? (
+            await sql<{
+              name: string
+            }>`select table_name as name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(
+              t.storage.db,
+            )
+          ).rows
+        : (
+            await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(
+              t.storage.db,
+            )
+          ).rows
     const scoped = await shopErasureRepo.scopedTables(t.storage.db)
     const unscoped = allTables.map((r) => r.name).filter((n) => !scoped.includes(n) && n !== 'shops' && !n.startsWith('kysely_'))
     expect(unscoped).toEqual([])
@@ -277,20 +358,43 @@ describe('shop/redact', () => {
       const shop = await shopOf(domain)
       await t.app.services.shops.setPlan(shop.id, 'scale')
       await t.app.services.shops.updateSettings(shop.id, { multi_wishlist_enabled: true })
-      await t.call('POST', '/v1/webhooks', { token: admin, body: { url: `${receiver.url}/redact`, events: ['wishlist.item.added', 'wishlist.product.back_in_stock', 'review.requested'] } })
+      await t.call('POST', '/v1/webhooks', {
+        token: admin,
+        body: { url: `${receiver.url}/redact`, events: ['wishlist.item.added', 'wishlist.product.back_in_stock', 'review.requested'] },
+      })
       const me = { shop: domain, customerId: '6401' }
       await proxyCall(t, 'POST', '/v1/wishlists/me/items', me, { body: { product_id: '9501', handle: 'a' } })
       await proxyCall(t, 'POST', '/v1/wishlists/me/lists', me, { body: { name: 'Gifts' } })
-      await proxyCall(t, 'POST', '/v1/wishlists/me/items', { shop: domain }, { query: { guest_id: 'g_redact_guest' }, body: { product_id: '9502' } })
+      await proxyCall(
+        t,
+        'POST',
+        '/v1/wishlists/me/items',
+        { shop: domain },
+        { query: { guest_id: 'g_redact_guest' }, body: { product_id: '9502' } },
+      )
       await proxyCall(t, 'GET', '/v1/wishlists/me/share', me)
-      const review = await proxyCall(t, 'POST', '/api/v1/reviews', me, { body: { productId: '9501', customerEmail: 'fa@example.com', customerName: 'Fa', rating: 5, body: 'Yes' } })
+      const review = await proxyCall(t, 'POST', '/api/v1/reviews', me, {
+        body: { productId: '9501', customerEmail: 'fa@example.com', customerName: 'Fa', rating: 5, body: 'Yes' },
+      })
       await t.call('POST', `/api/v1/reviews/${review.body.id}/approve`, { token: admin })
       await proxyCall(t, 'PUT', `/api/v1/reviews/${review.body.id}/helpful`, { shop: domain, customerId: '6402' })
       await hook(domain, 'products/create', product(9501, [[95011, '3.00', 0]]))
       await hook(domain, 'products/update', product(9501, [[95011, '3.00', 5]]))
-      await hook(domain, 'orders/create', { id: 777, email: 'fa@example.com', customer: { id: 6401 }, line_items: [{ product_id: 9501, variant_id: 95011 }] })
-      await hook(domain, 'customers/data_request', { shop_domain: domain, customer: { id: 6401, email: 'fa@example.com' }, data_request: { id: 1 } })
-      await t.call('POST', '/v1/events', { token: admin, body: { events: [{ type: 'cart.item_added', customer_id: '6401', product_id: '9501' }] } })
+      await hook(domain, 'orders/create', {
+        id: 777,
+        email: 'fa@example.com',
+        customer: { id: 6401 },
+        line_items: [{ product_id: 9501, variant_id: 95011 }],
+      })
+      await hook(domain, 'customers/data_request', {
+        shop_domain: domain,
+        customer: { id: 6401, email: 'fa@example.com' },
+        data_request: { id: 1 },
+      })
+      await t.call('POST', '/v1/events', {
+        token: admin,
+        body: { events: [{ type: 'cart.item_added', customer_id: '6401', product_id: '9501' }] },
+      })
       await t.call('GET', '/v1/analytics?period=30d', { token: admin })
       return shop
     }
@@ -327,7 +431,10 @@ describe('app/uninstalled', () => {
   it('refuses the storefront key and the proxy with 403 and holds outbound webhooks, until another signed request', async () => {
     const domain = newShopDomain()
     const admin = await adminOf(domain)
-    const created = await t.call('POST', '/v1/webhooks', { token: admin, body: { url: `${receiver.url}/uninstalled`, events: ['wishlist.item.added'] } })
+    const created = await t.call('POST', '/v1/webhooks', {
+      token: admin,
+      body: { url: `${receiver.url}/uninstalled`, events: ['wishlist.item.added'] },
+    })
     expect(created.status).toBe(201)
     const shop = await shopOf(domain)
     await t.app.services.shops.setPlan(shop.id, 'starter') // the merchant's own API (bearer tokens) below
@@ -356,7 +463,13 @@ describe('app/uninstalled', () => {
     const pending = await t.call('GET', `/v1/webhooks/${created.body.data.webhookId}/deliveries`, { token: admin })
     expect(pending.body.data.deliveries.map((d: { status: string }) => d.status)).toEqual(['pending'])
     // Compliance topics, which Shopify sends after an uninstall too, change nothing.
-    expect(await hook(domain, 'customers/data_request', { shop_domain: domain, customer: { id: 1, email: 'x@example.com' }, data_request: { id: 2 } })).toBe('processed')
+    expect(
+      await hook(domain, 'customers/data_request', {
+        shop_domain: domain,
+        customer: { id: 1, email: 'x@example.com' },
+        data_request: { id: 2 },
+      }),
+    ).toBe('processed')
     expect((await shopOf(domain)).uninstalledAt).not.toBeNull()
     // No webhook installs a shop again: another topic is ignored and writes nothing.
     expect(await hook(domain, 'products/update', product(9602, [[96021, '1.00', 1]]))).toBe('ignored')
@@ -389,7 +502,13 @@ describe('idempotency and refusals', () => {
     await adminOf(domain)
     expect(await hook(domain, 'products/update', product(9701, [[97011, '10.00', 5]]), { eventId: 'evt-1' })).toBe('processed')
     const shop = await shopOf(domain)
-    const state = () => t.storage.db.selectFrom('catalog_products').select(['variants']).where('shop_id', '=', shop.id).where('product_id', '=', '9701').executeTakeFirstOrThrow()
+    const state = () =>
+      t.storage.db
+        .selectFrom('catalog_products')
+        .select(['variants'])
+        .where('shop_id', '=', shop.id)
+        .where('product_id', '=', '9701')
+        .executeTakeFirstOrThrow()
     const first = await state()
     // The same event again (even with another body): 200, nothing changes.
     expect(await hook(domain, 'products/update', product(9701, [[97011, '7.00', 1]]), { eventId: 'evt-1' })).toBe('duplicate')
@@ -436,14 +555,23 @@ describe('idempotency and refusals', () => {
     const tables = ['shops', 'catalog_products', 'shopify_webhook_receipts', 'privacy_requests']
     const before = await Promise.all(tables.map((n) => countRows(n)))
     const body = product(9801, [[98011, '1.00', 1]])
-    for (const variant of [{ hmac: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' }, { hmac: null }, { secret: 'another-apps-secret' }, { hmac: 'not base64' }]) {
+    for (const variant of [
+      { hmac: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' },
+      { hmac: null },
+      { secret: 'another-apps-secret' },
+      { hmac: 'not base64' },
+    ]) {
       const res = await sendShopifyWebhook(t, body, { topic: 'products/create', shop: domain, eventId: 'evt-x', ...variant })
       expect(res.status).toBe(401)
       expect(res.body).toEqual({ ok: false, error: { code: 'INVALID_SIGNATURE', message: expect.any(String) } })
     }
     // A body changed after signing.
     const raw = JSON.stringify(body)
-    const signed = await sendShopifyWebhook(t, raw.replace('"1.00"', '"0.01"'), { topic: 'products/create', shop: domain, hmac: (await import('../../src/platforms/shopify/signatures.js')).webhookHmac(raw, SHOPIFY_ENV.SHOPIFY_API_SECRET) })
+    const signed = await sendShopifyWebhook(t, raw.replace('"1.00"', '"0.01"'), {
+      topic: 'products/create',
+      shop: domain,
+      hmac: (await import('../../src/platforms/shopify/signatures.js')).webhookHmac(raw, SHOPIFY_ENV.SHOPIFY_API_SECRET),
+    })
     expect(signed.status).toBe(401)
     expect(await Promise.all(tables.map((n) => countRows(n)))).toEqual(before)
     expect(await t.app.services.shops.byDomain(domain)).toBeUndefined()
@@ -461,7 +589,7 @@ describe('webhook receipts', () => {
     vi.useRealTimers()
   })
 
-  it('are kept 7 days, a redelivery inside them being a duplicate, then deleted by the delivery worker\'s hourly housekeeping', async () => {
+  it("are kept 7 days, a redelivery inside them being a duplicate, then deleted by the delivery worker's hourly housekeeping", async () => {
     // Only Date is faked (lib/time.ts reads it): timers and I/O run as usual.
     vi.useFakeTimers({ toFake: ['Date'] })
     const start = Date.now()
@@ -473,10 +601,32 @@ describe('webhook receipts', () => {
     const shop = await shopOf(domain)
     // Each delivery is recorded under its event id and under its body's digest (topic `body:…`).
     const receipts = async () =>
-      (await t.storage.db.selectFrom('shopify_webhook_receipts').select('event_id').where('shop_id', '=', shop.id).where('topic', '=', 'products/update').orderBy('event_id').execute()).map((r) => r.event_id)
-    const bodyReceipts = async () => (await t.storage.db.selectFrom('shopify_webhook_receipts').select('event_id').where('shop_id', '=', shop.id).where('topic', '=', 'body:products/update').execute()).length
+      (
+        await t.storage.db
+          .selectFrom('shopify_webhook_receipts')
+          .select('event_id')
+          .where('shop_id', '=', shop.id)
+          .where('topic', '=', 'products/update')
+          .orderBy('event_id')
+          .execute()
+      ).map((r) => r.event_id)
+    const bodyReceipts = async () =>
+      (
+        await t.storage.db
+          .selectFrom('shopify_webhook_receipts')
+          .select('event_id')
+          .where('shop_id', '=', shop.id)
+          .where('topic', '=', 'body:products/update')
+          .execute()
+      ).length
     expect(await bodyReceipts()).toBe(2)
-    const catalog = () => t.storage.db.selectFrom('catalog_products').select(['variants']).where('shop_id', '=', shop.id).where('product_id', '=', '9901').executeTakeFirstOrThrow()
+    const catalog = () =>
+      t.storage.db
+        .selectFrom('catalog_products')
+        .select(['variants'])
+        .where('shop_id', '=', shop.id)
+        .where('product_id', '=', '9901')
+        .executeTakeFirstOrThrow()
 
     // An hour past the first one's 7 days: a starting worker's first pass is its housekeeping.
     vi.setSystemTime(start + 7 * DAY_MS + 3_600_000)
@@ -517,6 +667,11 @@ describe('webhook receipts', () => {
     expect(await hook(domain, 'customers/redact', redact, { eventId: 'evt-replay-2' })).toBe('duplicate')
     expect((await shopOf(domain)).uninstalledAt).toBeNull()
     const kept = await t.storage.db.selectFrom('shopify_webhook_receipts').select('topic').where('shop_id', '=', shop.id).execute()
-    expect(kept.map((r) => r.topic).sort()).toEqual(['app/uninstalled', 'body:app/uninstalled', 'body:customers/redact', 'customers/redact'])
+    expect(kept.map((r) => r.topic).sort()).toEqual([
+      'app/uninstalled',
+      'body:app/uninstalled',
+      'body:customers/redact',
+      'customers/redact',
+    ])
   })
 })

@@ -86,7 +86,9 @@ describe('graceful shutdown', { timeout: 60_000 }, () => {
       response += chunk.toString()
     })
     const socketClosed = new Promise<void>((resolve) => socket.on('close', () => resolve()))
-    socket.write(`POST /v1/auth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`)
+    socket.write(
+      `POST /v1/auth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`,
+    )
     await received(socket, () => response, /^HTTP\/1\.1 100 Continue\r\n\r\n$/)
     response = ''
     socket.write(body.slice(0, 10))
@@ -187,7 +189,11 @@ describe('graceful shutdown under load', { timeout: 90_000 }, () => {
     // Both adds of every client are stored.
     const storage = openStorage(database.target)
     try {
-      const rows = await storage.db.selectFrom('wishlist_items').select((eb) => eb.fn.countAll<number>().as('n')).where('shop_id', '=', created.shop.id).executeTakeFirstOrThrow()
+      const rows = await storage.db
+        .selectFrom('wishlist_items')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('shop_id', '=', created.shop.id)
+        .executeTakeFirstOrThrow()
       expect(Number(rows.n)).toBe(2 * CLIENTS)
     } finally {
       await storage.destroy()
@@ -201,7 +207,8 @@ describe('graceful shutdown under load', { timeout: 90_000 }, () => {
  * script: the bin itself, `npx wishlist serve`, or `npm start`.
  */
 const SERVER_DIR = resolve(fileURLToPath(import.meta.url), '../../..')
-const ROOT_START_SCRIPT = (JSON.parse(readFileSync(resolve(SERVER_DIR, '../../package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start
+const ROOT_START_SCRIPT = (JSON.parse(readFileSync(resolve(SERVER_DIR, '../../package.json'), 'utf8')) as { scripts: { start: string } })
+  .scripts.start
 type Launch = 'wishlist serve' | 'npx wishlist serve' | 'npm start'
 
 interface Started {
@@ -219,7 +226,10 @@ function userProject(): string {
   const project = mkdtempSync(join(dir, 'project-'))
   mkdirSync(join(project, 'node_modules', '.bin'), { recursive: true })
   symlinkSync(join(SERVER_DIR, 'bin', 'wishlist.js'), join(project, 'node_modules', '.bin', 'wishlist'))
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'shutdown-user', private: true, scripts: { start: ROOT_START_SCRIPT } }))
+  writeFileSync(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'shutdown-user', private: true, scripts: { start: ROOT_START_SCRIPT } }),
+  )
   return project
 }
 
@@ -227,15 +237,34 @@ async function launch(how: Launch, databaseUrl: string): Promise<Started> {
   const project = userProject()
   // What npm would have set comes from npm itself, not from the test runner's own npm.
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('npm_')))
-  const [command, args] = how === 'npm start' ? ['npm', ['start']] : how === 'npx wishlist serve' ? ['npx', ['--no-install', 'wishlist', 'serve']] : [join(project, 'node_modules', '.bin', 'wishlist'), ['serve']]
+  const [command, args] =
+    how === 'npm start'
+      ? ['npm', ['start']]
+      : how === 'npx wishlist serve'
+        ? ['npx', ['--no-install', 'wishlist', 'serve']]
+        : [join(project, 'node_modules', '.bin', 'wishlist'), ['serve']]
   const child = spawn(command, args, {
     cwd: project,
-    env: { ...env, DATABASE_URL: databaseUrl, JWT_SECRET: TEST_JWT_SECRET, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', WEBHOOK_WORKER: 'off', RATE_LIMIT_STOREFRONT_PER_MIN: '1000000', RATE_LIMIT_ADMIN_PER_MIN: '1000000' },
+    env: {
+      ...env,
+      DATABASE_URL: databaseUrl,
+      JWT_SECRET: TEST_JWT_SECRET,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      WEBHOOK_WORKER: 'off',
+      RATE_LIMIT_STOREFRONT_PER_MIN: '1000000',
+      RATE_LIMIT_ADMIN_PER_MIN: '1000000',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let out = ''
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.on('exit', (code, signal) => done({ code, signal })))
-  const allGone = Promise.all([child.stdout, child.stderr].map((stream) => new Promise<void>((done) => stream.on('close', () => done())))).then(() => {})
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+    child.on('exit', (code, signal) => done({ code, signal })),
+  )
+  const allGone = Promise.all(
+    [child.stdout, child.stderr].map((stream) => new Promise<void>((done) => stream.on('close', () => done()))),
+  ).then(() => {})
   const started = await new Promise<{ url: string; serverPid: number }>((done, fail) => {
     const onData = (chunk: Buffer) => {
       out += chunk.toString()
@@ -309,46 +338,51 @@ describe('SIGTERM during a burst, to the server or to the npm / npx that started
     { how: 'npm start', to: 'the wrapper', paused: true },
     { how: 'npm start', to: 'itself', paused: true },
   ]
-  it.each(cases)('$how, SIGTERM to $to (server paused: $paused): 50 GETs sent 30 ms before are all answered, nothing is left running', async ({ how, to, paused }) => {
-    const server = await launch(how, database.url)
-    running = server
-    const tokenRes = await fetch(`${server.url}/v1/auth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ api_key: created.apiKey.keyId, api_secret: created.apiKey.secret, customer_id: '1001' }),
-    })
-    expect(tokenRes.status).toBe(200)
-    const token = ((await tokenRes.json()) as { data: { token: string } }).data.token
+  it.each(cases)(
+    '$how, SIGTERM to $to (server paused: $paused): 50 GETs sent 30 ms before are all answered, nothing is left running',
+    async ({ how, to, paused }) => {
+      const server = await launch(how, database.url)
+      running = server
+      const tokenRes = await fetch(`${server.url}/v1/auth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ api_key: created.apiKey.keyId, api_secret: created.apiKey.secret, customer_id: '1001' }),
+      })
+      expect(tokenRes.status).toBe(200)
+      const token = ((await tokenRes.json()) as { data: { token: string } }).data.token
 
-    // 50 GETs of a customer's wishlist, each on a new connection; SIGTERM 30 ms after they are
-    // sent (and not before each is written: every one of them has reached the server's host).
-    if (paused) process.kill(server.serverPid, 'SIGSTOP')
-    const thirtyMs = new Promise<void>((done) => setTimeout(done, 30))
-    const gets = Array.from({ length: 50 }, () => getWishlist(server.url, token))
-    await Promise.all([thirtyMs, ...gets.map((g) => g.written)])
-    process.kill(to === 'itself' ? server.serverPid : (server.child.pid as number), 'SIGTERM')
-    if (paused) process.kill(server.serverPid, 'SIGCONT')
+      // 50 GETs of a customer's wishlist, each on a new connection; SIGTERM 30 ms after they are
+      // sent (and not before each is written: every one of them has reached the server's host).
+      if (paused) process.kill(server.serverPid, 'SIGSTOP')
+      const thirtyMs = new Promise<void>((done) => setTimeout(done, 30))
+      const gets = Array.from({ length: 50 }, () => getWishlist(server.url, token))
+      await Promise.all([thirtyMs, ...gets.map((g) => g.written)])
+      process.kill(to === 'itself' ? server.serverPid : (server.child.pid as number), 'SIGTERM')
+      if (paused) process.kill(server.serverPid, 'SIGCONT')
 
-    const outcomes = await Promise.all(gets.map((g) => g.outcome))
-    const counts: Record<string, number> = {}
-    for (const o of outcomes) counts[o] = (counts[o] ?? 0) + 1
-    expect(counts).toEqual({ 200: 50 })
+      const outcomes = await Promise.all(gets.map((g) => g.outcome))
+      const counts: Record<string, number> = {}
+      for (const o of outcomes) counts[o] = (counts[o] ?? 0) + 1
+      expect(counts).toEqual({ 200: 50 })
 
-    // Every process stops: the server drains and exits, and npm / npx with it.
-    await within(server.allGone, 20_000, `${how}: still running 20 s after SIGTERM: ${server.output()}`)
-    running = undefined
-    const exit = await server.exited
-    if (how === 'npx wishlist serve' && to === 'the wrapper') {
-      // npx passes SIGTERM to its `sh -c`. Where that shell is dash (Debian, Ubuntu) it dies of
-      // it at once, npx too, and the server sees its parent gone; where the shell ran the
-      // server in its place (bash), the server gets the signal itself.
-      expect(server.output()).toMatch(/"msg":"shutting down: (the npm or npx that started the server has exited|draining in-flight requests)/)
-    } else {
-      // `npm start` waits for the server, which it runs in place of its shell.
-      expect(exit).toEqual({ code: 0, signal: null })
-    }
-    expect(server.output()).not.toMatch(/"level":50/)
-  })
+      // Every process stops: the server drains and exits, and npm / npx with it.
+      await within(server.allGone, 20_000, `${how}: still running 20 s after SIGTERM: ${server.output()}`)
+      running = undefined
+      const exit = await server.exited
+      if (how === 'npx wishlist serve' && to === 'the wrapper') {
+        // npx passes SIGTERM to its `sh -c`. Where that shell is dash (Debian, Ubuntu) it dies of
+        // it at once, npx too, and the server sees its parent gone; where the shell ran the
+        // server in its place (bash), the server gets the signal itself.
+        expect(server.output()).toMatch(
+          /"msg":"shutting down: (the npm or npx that started the server has exited|draining in-flight requests)/,
+        )
+      } else {
+        // `npm start` waits for the server, which it runs in place of its shell.
+        expect(exit).toEqual({ code: 0, signal: null })
+      }
+      expect(server.output()).not.toMatch(/"level":50/)
+    },
+  )
 
   it("npm start: Ctrl-C reaches the server twice (the terminal's, then npm's copy) and the drain goes on: the request in flight is answered, exit code 0", async () => {
     const server = await launch('npm start', database.url)
@@ -366,7 +400,9 @@ describe('SIGTERM during a burst, to the server or to the npm / npx that started
       socketError = err
     })
     const socketClosed = new Promise<void>((done) => socket.on('close', () => done()))
-    socket.write(`POST /v1/auth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`)
+    socket.write(
+      `POST /v1/auth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`,
+    )
     await received(socket, () => response, /^HTTP\/1\.1 100 Continue\r\n\r\n$/)
     response = ''
 
@@ -389,4 +425,3 @@ describe('SIGTERM during a burst, to the server or to the npm / npx that started
     expect(server.output()).not.toMatch(/second|"level":50/)
   })
 })
-

@@ -27,7 +27,11 @@ const json = { 'content-type': 'application/json' }
 describe('a body that does not arrive in time', () => {
   it('is answered 408 REQUEST_TIMEOUT and its connection closed, and the server goes on serving', async () => {
     const started = Date.now()
-    const stalled = await rawRequest(port, requestHead('POST', '/v1/events', { ...json, authorization: `Bearer ${admin}`, 'content-length': 1_000_000 }), '{"events":[')
+    const stalled = await rawRequest(
+      port,
+      requestHead('POST', '/v1/events', { ...json, authorization: `Bearer ${admin}`, 'content-length': 1_000_000 }),
+      '{"events":[',
+    )
     const res = await stalled.response
     expect(res.status).toBe(408)
     expect(JSON.parse(res.body)).toEqual({ ok: false, error: { code: 'REQUEST_TIMEOUT', message: expect.any(String) } })
@@ -40,8 +44,12 @@ describe('a body that does not arrive in time', () => {
     after.socket.destroy()
   })
 
-  it('under /api answers in the reviews interface\'s shape', async () => {
-    const stalled = await rawRequest(port, requestHead('POST', '/api/v1/reviews', { ...json, 'x-storefront-key': shop.storefrontKey, 'content-length': 1000 }), '{"productId":')
+  it("under /api answers in the reviews interface's shape", async () => {
+    const stalled = await rawRequest(
+      port,
+      requestHead('POST', '/api/v1/reviews', { ...json, 'x-storefront-key': shop.storefrontKey, 'content-length': 1000 }),
+      '{"productId":',
+    )
     const res = await stalled.response
     expect(res.status).toBe(408)
     expect(JSON.parse(res.body)).toEqual({ error: { code: 'REQUEST_TIMEOUT', message: expect.any(String) } })
@@ -50,7 +58,10 @@ describe('a body that does not arrive in time', () => {
 
 describe('credentials are checked before the body is read', () => {
   it('a wrong bearer token or storefront key is refused at once, the body never awaited', async () => {
-    const attempts: Record<string, string>[] = [{ authorization: 'Bearer not-a-token' }, { 'x-storefront-key': 'sfk_unknown', 'x-guest-id': 'g_slow_guest_1' }]
+    const attempts: Record<string, string>[] = [
+      { authorization: 'Bearer not-a-token' },
+      { 'x-storefront-key': 'sfk_unknown', 'x-guest-id': 'g_slow_guest_1' },
+    ]
     for (const headers of attempts) {
       const started = Date.now()
       const ex = await rawRequest(port, requestHead('POST', '/v1/wishlists/me/items', { ...json, ...headers, 'content-length': 200_000 }))
@@ -74,18 +85,42 @@ describe('body limits by caller', () => {
   })
 
   it('the storefront key reads 64 KiB (public reviews), guest mode 256 KiB on wishlist routes, bearer tokens 1 MiB', async () => {
-    const review = (bytes: number) => ({ productId: '1', customerEmail: 'a@example.com', customerName: 'A', rating: 5, body: 'x'.repeat(bytes) })
+    const review = (bytes: number) => ({
+      productId: '1',
+      customerEmail: 'a@example.com',
+      customerName: 'A',
+      rating: 5,
+      body: 'x'.repeat(bytes),
+    })
     const storefront = { 'x-storefront-key': shop.storefrontKey }
-    expect((await t.inject({ method: 'POST', url: '/api/v1/reviews', headers: { ...json, ...storefront }, payload: review(70 * 1024) })).statusCode).toBe(413)
+    expect(
+      (await t.inject({ method: 'POST', url: '/api/v1/reviews', headers: { ...json, ...storefront }, payload: review(70 * 1024) }))
+        .statusCode,
+    ).toBe(413)
     const guest = shop.guest('g_body_limit_guest')
     const item = (bytes: number) => ({ product_id: '1', handle: 'h', metadata: { pad: 'x'.repeat(bytes) } })
     // Under 256 KiB a guest's body is read (and then refused by its schema: metadata is small).
-    expect((await t.inject({ method: 'POST', url: '/v1/wishlists/me/items', headers: { ...json, ...guest }, payload: item(200 * 1024) })).statusCode).toBe(400)
-    expect((await t.inject({ method: 'POST', url: '/v1/wishlists/me/items', headers: { ...json, ...guest }, payload: item(300 * 1024) })).statusCode).toBe(413)
-    expect((await t.inject({ method: 'POST', url: '/v1/wishlists/77/items', headers: { ...json, authorization: `Bearer ${admin}` }, payload: item(300 * 1024) })).statusCode).toBe(400)
+    expect(
+      (await t.inject({ method: 'POST', url: '/v1/wishlists/me/items', headers: { ...json, ...guest }, payload: item(200 * 1024) }))
+        .statusCode,
+    ).toBe(400)
+    expect(
+      (await t.inject({ method: 'POST', url: '/v1/wishlists/me/items', headers: { ...json, ...guest }, payload: item(300 * 1024) }))
+        .statusCode,
+    ).toBe(413)
+    expect(
+      (
+        await t.inject({
+          method: 'POST',
+          url: '/v1/wishlists/77/items',
+          headers: { ...json, authorization: `Bearer ${admin}` },
+          payload: item(300 * 1024),
+        })
+      ).statusCode,
+    ).toBe(400)
   })
 
-  it('a chunked body (no Content-Length) is cut off at the caller\'s limit', async () => {
+  it("a chunked body (no Content-Length) is cut off at the caller's limit", async () => {
     const ex = await rawRequest(port, requestHead('POST', '/v1/auth/token', { ...json, 'transfer-encoding': 'chunked' }))
     const chunk = Buffer.alloc(16 * 1024, 'x')
     for (let i = 0; i < 6; i++) ex.socket.write(`${chunk.length.toString(16)}\r\n${chunk.toString()}\r\n`)

@@ -73,7 +73,11 @@ describe('GET /widget.js', () => {
     expect(res.rawPayload.length).toBeLessThan(plain.rawPayload.length / 1.5)
     expect(gunzipSync(res.rawPayload).toString()).toBe(plain.body)
     expect(res.headers.etag).not.toBe(plain.headers.etag)
-    const again = await t.inject({ method: 'GET', url: '/widget.js', headers: { 'accept-encoding': 'gzip', 'if-none-match': String(res.headers.etag) } })
+    const again = await t.inject({
+      method: 'GET',
+      url: '/widget.js',
+      headers: { 'accept-encoding': 'gzip', 'if-none-match': String(res.headers.etag) },
+    })
     expect(again.statusCode).toBe(304)
     const refused = await t.inject({ method: 'GET', url: '/widget.js', headers: { 'accept-encoding': 'gzip;q=0, identity' } })
     expect(refused.headers['content-encoding']).toBeUndefined()
@@ -90,7 +94,12 @@ describe('/demo', () => {
       started.push(server)
       return server
     }
-    const login = (url: string) => fetch(`${url}/demo/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ customerId: '301' }) })
+    const login = (url: string) =>
+      fetch(`${url}/demo/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ customerId: '301' }),
+      })
     try {
       // The demo shop exists (a plain serve on a database once used by the demo is the case to cover).
       const demo = await serve(['--demo'], 'development')

@@ -80,7 +80,9 @@ describe('the embedded worker', () => {
     // First process: no worker runs; the event stays in the outbox when it stops.
     const first = await createTestApp({ database, env: FAST })
     const { shop, admin, webhookId } = await setup(first)
-    await first.storage.db.transaction().execute((trx) => enqueueWebhookEvents(trx, shop.id, [{ event: 'wishlist.shared', data: { customerId: '5' } }]))
+    await first.storage.db
+      .transaction()
+      .execute((trx) => enqueueWebhookEvents(trx, shop.id, [{ event: 'wishlist.shared', data: { customerId: '5' } }]))
     await first.close()
     expect(receiver.received).toHaveLength(0)
 
@@ -91,7 +93,8 @@ describe('the embedded worker', () => {
       // The receiver sees the request a moment before the worker records the outcome;
       // stop() resolves once the attempts in flight are recorded.
       await second.worker!.stop()
-      const deliveries = async () => (await second.call('GET', `/v1/webhooks/${webhookId}/deliveries`, { token: admin })).body.data.deliveries
+      const deliveries = async () =>
+        (await second.call('GET', `/v1/webhooks/${webhookId}/deliveries`, { token: admin })).body.data.deliveries
       expect(await deliveries()).toMatchObject([{ status: 'succeeded', attempts: 1 }])
     } finally {
       await second.close()
@@ -112,7 +115,9 @@ describe('the embedded worker', () => {
       stdio: 'ignore',
     })
     try {
-      await t.storage.db.transaction().execute((trx) => enqueueWebhookEvents(trx, shop.id, [{ event: 'wishlist.shared', data: { customerId: '6' } }]))
+      await t.storage.db
+        .transaction()
+        .execute((trx) => enqueueWebhookEvents(trx, shop.id, [{ event: 'wishlist.shared', data: { customerId: '6' } }]))
       const [inFlight] = await receiver.waitFor(1, undefined, 20_000)
       child.kill('SIGKILL')
       await new Promise((r) => child.once('exit', r))
@@ -150,7 +155,11 @@ describe(`several workers on ${BACKEND}`, () => {
     const { shop } = await setup(t)
     const N = 300
     await t.storage.db.transaction().execute((trx) =>
-      enqueueWebhookEvents(trx, shop.id, Array.from({ length: N }, (_, i) => ({ event: 'wishlist.shared' as const, data: { customerId: String(i) } }))),
+      enqueueWebhookEvents(
+        trx,
+        shop.id,
+        Array.from({ length: N }, (_, i) => ({ event: 'wishlist.shared' as const, data: { customerId: String(i) } })),
+      ),
     )
     // Two workers with their own connection pools, as two processes would have.
     const other = await createTestApp({ database, env: FAST })
@@ -195,7 +204,11 @@ describe('the outbox', () => {
       expect((await outbox(shop.id)).map((r) => r.event)).toEqual(['wishlist.shared'])
       expect(await worker.runOnce()).toEqual({ dispatched: 1, attempted: 1 })
       expect(await outbox(shop.id)).toEqual([])
-      const deliveries = await t.storage.db.selectFrom('webhook_deliveries').select(['webhook_id', 'event', 'body']).where('shop_id', '=', shop.id).execute()
+      const deliveries = await t.storage.db
+        .selectFrom('webhook_deliveries')
+        .select(['webhook_id', 'event', 'body'])
+        .where('shop_id', '=', shop.id)
+        .execute()
       expect(deliveries).toHaveLength(1)
       expect(deliveries[0]).toMatchObject({ webhook_id: webhookId, event: 'wishlist.shared' })
       const [hit] = await receiver.waitFor(1)
@@ -207,20 +220,28 @@ describe('the outbox', () => {
     withWorker(async (t) => {
       const shop = await t.createShop('scale')
       const admin = await shop.adminToken()
-      const outbox = async () => (await t.storage.db.selectFrom('outbox').select('event').where('shop_id', '=', shop.id).execute()).map((r) => r.event)
+      const outbox = async () =>
+        (await t.storage.db.selectFrom('outbox').select('event').where('shop_id', '=', shop.id).execute()).map((r) => r.event)
       const add = (productId: string) => t.call('POST', '/v1/wishlists/5/items', { token: admin, body: { product_id: productId } })
       const remove = (productId: string) => t.call('DELETE', `/v1/wishlists/5/items/${productId}`, { token: admin })
       // No webhook at all: the change is made, and nothing waits in the outbox.
       expect((await add('1')).status).toBe(201)
       expect(await outbox()).toEqual([])
       // A webhook for removes only: adds stay unwritten, removes are written.
-      const created = await t.call('POST', '/v1/webhooks', { token: admin, body: { url: `${receiver.url}/hook`, events: ['wishlist.item.removed'] } })
+      const created = await t.call('POST', '/v1/webhooks', {
+        token: admin,
+        body: { url: `${receiver.url}/hook`, events: ['wishlist.item.removed'] },
+      })
       expect(created.status).toBe(201)
       expect((await add('2')).status).toBe(201)
       expect((await remove('1')).status).toBe(200)
       expect(await outbox()).toEqual(['wishlist.item.removed'])
       // A disabled webhook (its receiver answered 410 Gone) takes nothing new.
-      await t.storage.db.updateTable('webhook_endpoints').set({ disabled_at: Date.now(), disabled_reason: 'gone' }).where('shop_id', '=', shop.id).execute()
+      await t.storage.db
+        .updateTable('webhook_endpoints')
+        .set({ disabled_at: Date.now(), disabled_reason: 'gone' })
+        .where('shop_id', '=', shop.id)
+        .execute()
       expect((await remove('2')).status).toBe(200)
       expect(await outbox()).toEqual(['wishlist.item.removed'])
     }))
@@ -231,9 +252,20 @@ describe('upgrading from a version that marked outbox rows dispatched', () => {
     withWorker(async (t, worker) => {
       receiver.received.length = 0
       const { shop } = await setup(t)
-      const row = (id: string, dispatched: number) => ({ shop_id: shop.id, id, event: 'wishlist.shared', payload: JSON.stringify({ customerId: id }), occurred_at: Date.now(), created_at: Date.now(), dispatched })
+      const row = (id: string, dispatched: number) => ({
+        shop_id: shop.id,
+        id,
+        event: 'wishlist.shared',
+        payload: JSON.stringify({ customerId: id }),
+        occurred_at: Date.now(),
+        created_at: Date.now(),
+        dispatched,
+      })
       // What an earlier version left: one event fanned out and kept (marked 1), one not yet.
-      await t.storage.db.insertInto('outbox').values([row('msg_old', 1), row('msg_new', 0)]).execute()
+      await t.storage.db
+        .insertInto('outbox')
+        .values([row('msg_old', 1), row('msg_new', 0)])
+        .execute()
       // The database as that version left it: 0008 to 0015 not yet run (the later ones, which
       // cannot run twice, are put back as applied once those have run again).
       const LAST = '0015_shopify_receipt_retention'
@@ -242,10 +274,23 @@ describe('upgrading from a version that marked outbox rows dispatched', () => {
       await migrations.deleteFrom('kysely_migration').where('name', '>=', '0008_outbox_retention').execute()
       await t.storage.db.schema.dropIndex('webhook_deliveries_settled').execute()
       await t.storage.db.schema.dropTable('outbox_fan_outs').execute()
-      expect(await migrateTo(t.storage, LAST)).toEqual(['0008_outbox_retention', '0009_webhook_delivery_retention', '0010_shop_first_keys', '0011_queued_fan_out', '0012_list_name_keys', '0013_review_invitations', '0014_shopify_app', LAST])
+      expect(await migrateTo(t.storage, LAST)).toEqual([
+        '0008_outbox_retention',
+        '0009_webhook_delivery_retention',
+        '0010_shop_first_keys',
+        '0011_queued_fan_out',
+        '0012_list_name_keys',
+        '0013_review_invitations',
+        '0014_shopify_app',
+        LAST,
+      ])
       // Kysely orders applied migrations by their time: these come after the ones just run.
       const after = new Date(Date.now() + 1000).toISOString()
-      if (later.length > 0) await migrations.insertInto('kysely_migration').values(later.map((r) => ({ ...r, timestamp: after }))).execute()
+      if (later.length > 0)
+        await migrations
+          .insertInto('kysely_migration')
+          .values(later.map((r) => ({ ...r, timestamp: after })))
+          .execute()
       expect(await migrateToLatest(t.storage)).toEqual([])
       expect(await t.storage.db.selectFrom('outbox').select('id').where('shop_id', '=', shop.id).execute()).toEqual([{ id: 'msg_new' }])
       expect(await worker.runOnce()).toEqual({ dispatched: 1, attempted: 1 })
@@ -266,19 +311,42 @@ describe('the deliveries log', () => {
     }
     try {
       await t.storage.db.transaction().execute((trx) =>
-        enqueueWebhookEvents(trx, shop.id, ['old', 'recent', 'retry'].map((customerId) => ({ event: 'wishlist.shared', data: { customerId, wishlistId: 'default' } }))),
+        enqueueWebhookEvents(
+          trx,
+          shop.id,
+          ['old', 'recent', 'retry'].map((customerId) => ({ event: 'wishlist.shared', data: { customerId, wishlistId: 'default' } })),
+        ),
       )
       expect(await worker.runOnce()).toEqual({ dispatched: 3, attempted: 3 })
     } finally {
       receiver.respond = respond
     }
-    const rows = await t.storage.db.selectFrom('webhook_deliveries').select(['id', 'body', 'status']).where('shop_id', '=', shop.id).execute()
+    const rows = await t.storage.db
+      .selectFrom('webhook_deliveries')
+      .select(['id', 'body', 'status'])
+      .where('shop_id', '=', shop.id)
+      .execute()
     const byCustomer = new Map(rows.map((r) => [(JSON.parse(r.body) as { data: { customerId: string } }).data.customerId, r]))
-    expect([...byCustomer].map(([c, r]) => [c, r.status]).sort()).toEqual([['old', 'succeeded'], ['recent', 'succeeded'], ['retry', 'pending']])
+    expect([...byCustomer].map(([c, r]) => [c, r.status]).sort()).toEqual([
+      ['old', 'succeeded'],
+      ['recent', 'succeeded'],
+      ['retry', 'pending'],
+    ])
     const age = (customerId: string, at: number) =>
-      t.storage.db.updateTable('webhook_deliveries').set({ updated_at: at, created_at: at }).where('shop_id', '=', shop.id).where('id', '=', byCustomer.get(customerId)!.id).execute()
-    const log = async () => ((await t.call('GET', `/v1/webhooks/${webhookId}/deliveries`, { token: admin })).body.data.deliveries as { id: string }[]).map((d) => d.id).sort()
-    const attempts = async () => (await t.storage.db.selectFrom('webhook_attempts').select('delivery_id').where('shop_id', '=', shop.id).execute()).map((a) => a.delivery_id).sort()
+      t.storage.db
+        .updateTable('webhook_deliveries')
+        .set({ updated_at: at, created_at: at })
+        .where('shop_id', '=', shop.id)
+        .where('id', '=', byCustomer.get(customerId)!.id)
+        .execute()
+    const log = async () =>
+      ((await t.call('GET', `/v1/webhooks/${webhookId}/deliveries`, { token: admin })).body.data.deliveries as { id: string }[])
+        .map((d) => d.id)
+        .sort()
+    const attempts = async () =>
+      (await t.storage.db.selectFrom('webhook_attempts').select('delivery_id').where('shop_id', '=', shop.id).execute())
+        .map((a) => a.delivery_id)
+        .sort()
     const id = (customerId: string) => byCustomer.get(customerId)!.id
     return { age, log, attempts, id }
   }
@@ -341,7 +409,9 @@ describe('an idle worker', () => {
       for (let i = 0; i < 3; i++) expect(await worker.runOnce()).toEqual({ dispatched: 0, attempted: 0 })
       expect(await stamp()).toBe(before)
       // A pass with work writes, and the stamp moves.
-      await t.storage.db.transaction().execute((trx) => enqueueWebhookEvents(trx, shop.id, [{ event: 'wishlist.shared', data: { customerId: '1' } }]))
+      await t.storage.db
+        .transaction()
+        .execute((trx) => enqueueWebhookEvents(trx, shop.id, [{ event: 'wishlist.shared', data: { customerId: '1' } }]))
       const busy = await stamp()
       expect(await worker.runOnce()).toMatchObject({ dispatched: 1, attempted: 1 })
       expect(await stamp()).not.toBe(busy)

@@ -50,11 +50,23 @@ async function holders(t: TestApp, shopId: string, productId: string, n: number,
     metadata: null,
     added_at: Date.now(),
   }))
-  for (let i = 0; i < rows.length; i += 200) await t.storage.db.insertInto('wishlist_items').values(rows.slice(i, i + 200)).execute()
+  for (let i = 0; i < rows.length; i += 200)
+    await t.storage.db
+      .insertInto('wishlist_items')
+      .values(rows.slice(i, i + 200))
+      .execute()
 }
 
 const count = async (t: TestApp, table: 'outbox' | 'outbox_fan_outs' | 'webhook_deliveries', shopId: string) =>
-  Number((await t.storage.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('shop_id', '=', shopId).executeTakeFirstOrThrow()).n)
+  Number(
+    (
+      await t.storage.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('shop_id', '=', shopId)
+        .executeTakeFirstOrThrow()
+    ).n,
+  )
 
 const productUpdate = (productId: string, variants: number, price: number, stock: number) => ({
   type: 'product.updated',
@@ -101,10 +113,19 @@ describe('bounded fan-out of one events request', () => {
       const keys = bodies.map((b) => `${b.data.variantId} ${b.event}`)
       expect(new Set(keys).size).toBe(keys.length)
       const drop = bodies.find((b) => b.event === 'wishlist.product.price_dropped')!
-      expect(drop.data).toMatchObject({ productId: '1', before: { price: '100.00', inventoryQuantity: 0 }, after: { price: '90.00', inventoryQuantity: 0 }, wishlistCount: 300, truncated: false })
+      expect(drop.data).toMatchObject({
+        productId: '1',
+        before: { price: '100.00', inventoryQuantity: 0 },
+        after: { price: '90.00', inventoryQuantity: 0 },
+        wishlistCount: 300,
+        truncated: false,
+      })
       expect(drop.data.customerIds).toHaveLength(300)
       const back = bodies.find((b) => b.event === 'wishlist.product.back_in_stock')!
-      expect(back.data).toMatchObject({ before: { price: '100.00', inventoryQuantity: 0 }, after: { price: '91.00', inventoryQuantity: 5 } })
+      expect(back.data).toMatchObject({
+        before: { price: '100.00', inventoryQuantity: 0 },
+        after: { price: '91.00', inventoryQuantity: 5 },
+      })
     } finally {
       await worker.stop()
     }
@@ -114,7 +135,10 @@ describe('bounded fan-out of one events request', () => {
 describe('fair delivery across shops', () => {
   it("one shop's endpoints that never answer do not delay another shop's delivery, with two workers", async () => {
     // A long timeout: the dead shop's attempts hang for the whole test.
-    const t = await app({ env: { WEBHOOK_POLL_INTERVAL_MS: '20', WEBHOOK_TIMEOUT_MS: '60000' }, worker: { batchSize: 4, maxInFlight: 8, leaseMs: 120_000 } })
+    const t = await app({
+      env: { WEBHOOK_POLL_INTERVAL_MS: '20', WEBHOOK_TIMEOUT_MS: '60000' },
+      worker: { batchSize: 4, maxInFlight: 8, leaseMs: 120_000 },
+    })
     const second = createWebhookWorker({ storage: t.storage, webhooks: t.config.webhooks, batchSize: 4, maxInFlight: 8, leaseMs: 120_000 })
     const dead = await receiver()
     const held: ServerResponse[] = []
@@ -131,7 +155,11 @@ describe('fair delivery across shops', () => {
     const rival = await t.createShop('scale')
     for (let i = 0; i < 4; i++) await hook(t, rival, `${dead.url}/dead-${i}`, ['wishlist.shared'])
     await t.storage.db.transaction().execute((trx) =>
-      enqueueWebhookEvents(trx, rival.id, Array.from({ length: 30 }, (_, i) => ({ event: 'wishlist.shared' as const, data: { customerId: String(i) } }))),
+      enqueueWebhookEvents(
+        trx,
+        rival.id,
+        Array.from({ length: 30 }, (_, i) => ({ event: 'wishlist.shared' as const, data: { customerId: String(i) } })),
+      ),
     )
     // Each worker gives the rival half its slots (it is alone): 2 × 4 attempts hang.
     await dead.waitFor(8)
@@ -140,7 +168,9 @@ describe('fair delivery across shops', () => {
     const healthy = await receiver()
     await hook(t, victim, `${healthy.url}/hook`, ['wishlist.shared'])
     const emittedAt = Date.now()
-    await t.storage.db.transaction().execute((trx) => enqueueWebhookEvents(trx, victim.id, [{ event: 'wishlist.shared', data: { customerId: 'victim' } }]))
+    await t.storage.db
+      .transaction()
+      .execute((trx) => enqueueWebhookEvents(trx, victim.id, [{ event: 'wishlist.shared', data: { customerId: 'victim' } }]))
     const [hit] = await healthy.waitFor(1, undefined, 10_000)
     // Without fairness it waited for the rival's attempts to time out (60 s here).
     expect(hit!.at - emittedAt).toBeLessThan(2_000)
@@ -161,8 +191,11 @@ describe('erasure and webhook deliveries', () => {
     const erased = '7001'
     const other = '7002'
     const add = async (customerId: string, productId: string) =>
-      expect((await t.call('POST', `/v1/wishlists/${customerId}/items`, { token: admin, body: { product_id: productId } })).status).toBe(201)
-    const restock = (productId: string, stock: number) => t.call('POST', '/v1/events', { token: admin, body: { events: [productUpdate(productId, 1, 10, stock)] } })
+      expect((await t.call('POST', `/v1/wishlists/${customerId}/items`, { token: admin, body: { product_id: productId } })).status).toBe(
+        201,
+      )
+    const restock = (productId: string, stock: number) =>
+      t.call('POST', '/v1/events', { token: admin, body: { events: [productUpdate(productId, 1, 10, stock)] } })
 
     await restock('50', 0)
     await restock('51', 0)
@@ -192,10 +225,24 @@ describe('erasure and webhook deliveries', () => {
       res.writeHead(200).end()
     }
     const before = r.received.length
-    await t.storage.db.updateTable('webhook_deliveries').set({ next_attempt_at: 0 }).where('shop_id', '=', shop.id).where('status', '=', 'pending').execute()
+    await t.storage.db
+      .updateTable('webhook_deliveries')
+      .set({ next_attempt_at: 0 })
+      .where('shop_id', '=', shop.id)
+      .where('status', '=', 'pending')
+      .execute()
     await worker.runOnce()
-    const log = (await t.call('GET', `/v1/webhooks/${webhookId}/deliveries`, { token: admin })).body.data.deliveries as { event: string; status: string; lastError: string | null }[]
-    expect(log.filter((d) => d.lastError === CANCELLED_BY_ERASURE).map((d) => [d.event, d.status]).sort()).toEqual([
+    const log = (await t.call('GET', `/v1/webhooks/${webhookId}/deliveries`, { token: admin })).body.data.deliveries as {
+      event: string
+      status: string
+      lastError: string | null
+    }[]
+    expect(
+      log
+        .filter((d) => d.lastError === CANCELLED_BY_ERASURE)
+        .map((d) => [d.event, d.status])
+        .sort(),
+    ).toEqual([
       ['wishlist.item.added', 'failed'],
       ['wishlist.item.added', 'failed'],
       ['wishlist.product.back_in_stock', 'failed'],

@@ -60,21 +60,36 @@ async function hook(t: TestApp, admin: string, url: string): Promise<string> {
 
 async function emit(t: TestApp, shop: TestShop, n: number, from = 0) {
   await t.storage.db.transaction().execute((trx) =>
-    enqueueWebhookEvents(trx, shop.id, Array.from({ length: n }, (_, i) => ({ event: 'wishlist.shared' as const, data: { customerId: String(from + i) } }))),
+    enqueueWebhookEvents(
+      trx,
+      shop.id,
+      Array.from({ length: n }, (_, i) => ({ event: 'wishlist.shared' as const, data: { customerId: String(from + i) } })),
+    ),
   )
 }
 
 const customerIds = (r: Receiver, path?: string) =>
-  new Set(r.received.filter((x) => path === undefined || x.path === path).map((x) => (JSON.parse(x.body) as { data: { customerId: string } }).data.customerId))
+  new Set(
+    r.received
+      .filter((x) => path === undefined || x.path === path)
+      .map((x) => (JSON.parse(x.body) as { data: { customerId: string } }).data.customerId),
+  )
 
 async function deliveries(t: TestApp, admin: string, webhookId: string) {
-  return (await t.call('GET', `/v1/webhooks/${webhookId}/deliveries?limit=100`, { token: admin })).body.data.deliveries as { status: string; attempts: number; lastStatusCode: number | null }[]
+  return (await t.call('GET', `/v1/webhooks/${webhookId}/deliveries?limit=100`, { token: admin })).body.data.deliveries as {
+    status: string
+    attempts: number
+    lastStatusCode: number | null
+  }[]
 }
 
 describe('a receiver that is down for a while', () => {
   it('gets every delivery once it is back (retry schedule shrunk)', async () => {
     const attempts = attemptLog()
-    const { t, shop, admin } = await setup({ WEBHOOK_RETRY_SCHEDULE: '0.2,0.2,0.2,0.2,0.2,0.2,0.2,0.2,0.2,0.2', WEBHOOK_TIMEOUT_MS: '2000' }, attempts.log)
+    const { t, shop, admin } = await setup(
+      { WEBHOOK_RETRY_SCHEDULE: '0.2,0.2,0.2,0.2,0.2,0.2,0.2,0.2,0.2,0.2', WEBHOOK_TIMEOUT_MS: '2000' },
+      attempts.log,
+    )
     const receiver = await receiverFor()
     const webhookId = await hook(t, admin, `${receiver.url}/hook`)
     await receiver.goDown()
@@ -189,12 +204,17 @@ describe('receivers that redirect, answer endlessly, reset or time out', () => {
     await attempts.until(() => attempts.failed.filter((f) => misbehaving.has(f.webhookId) && f.status === 'failed').length === 3 * N)
     await r.waitFor(N, (x) => x.path === '/huge', 20_000)
     await t.worker!.stop()
-    for (const key of ['redirect', 'reset', 'hang'] as const) expect((await deliveries(t, admin, ids[key])).map((d) => d.status)).toEqual(Array(N).fill('failed'))
+    for (const key of ['redirect', 'reset', 'hang'] as const)
+      expect((await deliveries(t, admin, ids[key])).map((d) => d.status)).toEqual(Array(N).fill('failed'))
     expect((await deliveries(t, admin, ids.huge)).map((d) => d.status)).toEqual(Array(N).fill('succeeded'))
     const attemptsOf = async (webhookId: string) =>
       t.storage.db
         .selectFrom('webhook_attempts')
-        .innerJoin('webhook_deliveries', (j) => j.onRef('webhook_deliveries.shop_id', '=', 'webhook_attempts.shop_id').onRef('webhook_deliveries.id', '=', 'webhook_attempts.delivery_id'))
+        .innerJoin('webhook_deliveries', (j) =>
+          j
+            .onRef('webhook_deliveries.shop_id', '=', 'webhook_attempts.shop_id')
+            .onRef('webhook_deliveries.id', '=', 'webhook_attempts.delivery_id'),
+        )
         .select(['webhook_attempts.status_code', 'webhook_attempts.error', 'webhook_attempts.response_body'])
         .where('webhook_deliveries.webhook_id', '=', webhookId)
         .execute()

@@ -8,7 +8,11 @@ import { type Receiver, startReceiver } from '../helpers/receiver.js'
 // The SSRF guard on (WEBHOOK_ALLOW_PRIVATE_TARGETS=false), plain http allowed so a local
 // receiver can prove that nothing reaches it. A name the test controls resolves to loopback.
 const resolve: ResolveHost = async (host) =>
-  host === 'hooks.example.test' ? [{ address: '127.0.0.1', family: 4 }] : host === 'compat.example.test' ? [{ address: '::127.0.0.1', family: 6 }] : []
+  host === 'hooks.example.test'
+    ? [{ address: '127.0.0.1', family: 4 }]
+    : host === 'compat.example.test'
+      ? [{ address: '::127.0.0.1', family: 6 }]
+      : []
 
 let t: TestApp
 let strict: TestApp
@@ -46,33 +50,54 @@ describe('SSRF guard', () => {
     'http://[::7f00:1]:{port}/hook',
     'http://[::8.8.8.8]/',
   ])('refuses %s at creation', async (template) => {
-    const res = await t.call('POST', '/v1/webhooks', { token: admin, body: { url: template.replace('{port}', String(receiver.port)), events: ['wishlist.shared'] } })
+    const res = await t.call('POST', '/v1/webhooks', {
+      token: admin,
+      body: { url: template.replace('{port}', String(receiver.port)), events: ['wishlist.shared'] },
+    })
     expect(res.status).toBe(400)
-    expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'body.url', message: expect.stringMatching(/^must not point to/) }] })
+    expect(res.body.error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: [{ path: 'body.url', message: expect.stringMatching(/^must not point to/) }],
+    })
   })
 
   it('requires https unless WEBHOOK_ALLOW_INSECURE is on', async () => {
     const s = await strict.createShop('free')
     const token = await s.adminToken()
-    const http = await strict.call('POST', '/v1/webhooks', { token, body: { url: 'http://hooks.example.com/', events: ['wishlist.shared'] } })
+    const http = await strict.call('POST', '/v1/webhooks', {
+      token,
+      body: { url: 'http://hooks.example.com/', events: ['wishlist.shared'] },
+    })
     expect(http.status).toBe(400)
     expect(http.body.error.details).toEqual([{ path: 'body.url', message: 'must use https' }])
-    const https = await strict.call('POST', '/v1/webhooks', { token, body: { url: 'https://hooks.example.com/', events: ['wishlist.shared'] } })
+    const https = await strict.call('POST', '/v1/webhooks', {
+      token,
+      body: { url: 'https://hooks.example.com/', events: ['wishlist.shared'] },
+    })
     expect(https.status).toBe(201)
   })
 
   it('refuses to deliver to a name that resolves to loopback', async () => {
-    const created = await t.call('POST', '/v1/webhooks', { token: admin, body: { url: `http://hooks.example.test:${receiver.port}/hook`, events: ['wishlist.shared'] } })
+    const created = await t.call('POST', '/v1/webhooks', {
+      token: admin,
+      body: { url: `http://hooks.example.test:${receiver.port}/hook`, events: ['wishlist.shared'] },
+    })
     expect(created.status).toBe(201) // the URL alone does not show where the name points
     const webhookId = created.body.data.webhookId
 
     const test = await t.call('POST', `/v1/webhooks/${webhookId}/test`, { token: admin })
     expect(test.status).toBe(200)
     // The merchant learns that the target is not allowed, never the address it resolved to.
-    expect(test.body.data).toMatchObject({ delivered: false, error: 'target not allowed', delivery: { status: 'failed', lastStatusCode: null, lastError: 'target not allowed' } })
+    expect(test.body.data).toMatchObject({
+      delivered: false,
+      error: 'target not allowed',
+      delivery: { status: 'failed', lastStatusCode: null, lastError: 'target not allowed' },
+    })
     expect(JSON.stringify(test.body)).not.toContain('127.0.0.1')
 
-    await t.storage.db.transaction().execute((trx) => enqueueWebhookEvents(trx, shop.id, [{ event: 'wishlist.shared', data: { customerId: '1' } }]))
+    await t.storage.db
+      .transaction()
+      .execute((trx) => enqueueWebhookEvents(trx, shop.id, [{ event: 'wishlist.shared', data: { customerId: '1' } }]))
     const worker = createWebhookWorker({ storage: t.storage, webhooks: t.config.webhooks, resolve })
     try {
       expect(await worker.runOnce()).toEqual({ dispatched: 1, attempted: 1 })
@@ -80,19 +105,33 @@ describe('SSRF guard', () => {
       await worker.stop()
     }
     const log = (await t.call('GET', `/v1/webhooks/${webhookId}/deliveries`, { token: admin })).body.data.deliveries
-    expect(log.find((d: { event: string }) => d.event === 'wishlist.shared')).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: null, lastError: 'target not allowed' })
+    expect(log.find((d: { event: string }) => d.event === 'wishlist.shared')).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      lastStatusCode: null,
+      lastError: 'target not allowed',
+    })
     expect(JSON.stringify(log)).not.toContain('127.0.0.1')
     expect(receiver.received).toHaveLength(0)
   })
 
   it('refuses to deliver to a name that resolves to IPv4-compatible IPv6 (::/96); the address stays in the server log', async () => {
-    const created = await t.call('POST', '/v1/webhooks', { token: admin, body: { url: `http://compat.example.test:${receiver.port}/hook`, events: ['wishlist.shared'] } })
+    const created = await t.call('POST', '/v1/webhooks', {
+      token: admin,
+      body: { url: `http://compat.example.test:${receiver.port}/hook`, events: ['wishlist.shared'] },
+    })
     expect(created.status).toBe(201)
     const webhookId = created.body.data.webhookId
     const test = await t.call('POST', `/v1/webhooks/${webhookId}/test`, { token: admin })
-    expect(test.body.data).toMatchObject({ delivered: false, error: 'target not allowed', delivery: { status: 'failed', lastError: 'target not allowed' } })
+    expect(test.body.data).toMatchObject({
+      delivered: false,
+      error: 'target not allowed',
+      delivery: { status: 'failed', lastError: 'target not allowed' },
+    })
 
-    await t.storage.db.transaction().execute((trx) => enqueueWebhookEvents(trx, shop.id, [{ event: 'wishlist.shared', data: { customerId: '2' } }]))
+    await t.storage.db
+      .transaction()
+      .execute((trx) => enqueueWebhookEvents(trx, shop.id, [{ event: 'wishlist.shared', data: { customerId: '2' } }]))
     const warnings: object[] = []
     const log = { info() {}, error() {}, warn: (obj: object) => warnings.push(obj) }
     const worker = createWebhookWorker({ storage: t.storage, webhooks: t.config.webhooks, resolve, log })

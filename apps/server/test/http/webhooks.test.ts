@@ -58,11 +58,15 @@ async function emit(event: WebhookEventName, data: Record<string, unknown>, shop
 /** One worker pass: fans the outbox out, then attempts what is due, and returns once every attempt it started has settled. */
 const pass = () => worker.runOnce()
 
-const deliveries = async (webhookId: string) => (await t.call('GET', `/v1/webhooks/${webhookId}/deliveries`, { token: admin })).body.data.deliveries
+const deliveries = async (webhookId: string) =>
+  (await t.call('GET', `/v1/webhooks/${webhookId}/deliveries`, { token: admin })).body.data.deliveries
 
 describe('webhook endpoints CRUD', () => {
   it('creates a webhook and shows its secret only once', async () => {
-    const res = await t.call('POST', '/v1/webhooks', { token: admin, body: { url: 'https://hooks.example.com/wishlist', events: ['wishlist.item.added', 'wishlist.shared'] } })
+    const res = await t.call('POST', '/v1/webhooks', {
+      token: admin,
+      body: { url: 'https://hooks.example.com/wishlist', events: ['wishlist.item.added', 'wishlist.shared'] },
+    })
     expect(res.status).toBe(201)
     expect(res.headers['cache-control']).toBe('private, no-store')
     expect(res.body).toEqual({
@@ -78,7 +82,12 @@ describe('webhook endpoints CRUD', () => {
     const list = await t.call('GET', '/v1/webhooks', { token: admin })
     expect(list.status).toBe(200)
     expect(list.body.data.webhooks).toEqual([
-      { webhookId: res.body.data.webhookId, url: 'https://hooks.example.com/wishlist', events: ['wishlist.item.added', 'wishlist.shared'], createdAt: res.body.data.createdAt },
+      {
+        webhookId: res.body.data.webhookId,
+        url: 'https://hooks.example.com/wishlist',
+        events: ['wishlist.item.added', 'wishlist.shared'],
+        createdAt: res.body.data.createdAt,
+      },
     ])
     expect(JSON.stringify(list.body)).not.toContain('whsec_')
   })
@@ -102,19 +111,28 @@ describe('webhook endpoints CRUD', () => {
 
   it('allows 20 webhooks per shop and refuses the 21st with WEBHOOK_LIMIT', async () => {
     for (let i = 0; i < 20; i++) {
-      const res = await t.call('POST', '/v1/webhooks', { token: admin, body: { url: `https://hooks.example.com/${i}`, events: ['wishlist.shared'] } })
+      const res = await t.call('POST', '/v1/webhooks', {
+        token: admin,
+        body: { url: `https://hooks.example.com/${i}`, events: ['wishlist.shared'] },
+      })
       expect(res.status).toBe(201)
     }
-    const over = await t.call('POST', '/v1/webhooks', { token: admin, body: { url: 'https://hooks.example.com/21', events: ['wishlist.shared'] } })
+    const over = await t.call('POST', '/v1/webhooks', {
+      token: admin,
+      body: { url: 'https://hooks.example.com/21', events: ['wishlist.shared'] },
+    })
     expect(over.status).toBe(400)
     expect(over.body.error.code).toBe('WEBHOOK_LIMIT')
     // Another shop has its own budget.
     const other = await t.createShop('free')
-    const res = await t.call('POST', '/v1/webhooks', { token: await other.adminToken(), body: { url: 'https://hooks.example.com/x', events: ['wishlist.shared'] } })
+    const res = await t.call('POST', '/v1/webhooks', {
+      token: await other.adminToken(),
+      body: { url: 'https://hooks.example.com/x', events: ['wishlist.shared'] },
+    })
     expect(res.status).toBe(201)
   })
 
-  it('deletes a webhook; unknown and other shops\' webhooks are 404', async () => {
+  it("deletes a webhook; unknown and other shops' webhooks are 404", async () => {
     const w = await createWebhook(['wishlist.shared'])
     const other = await t.createShop('free')
     const otherToken = await other.adminToken()
@@ -133,7 +151,10 @@ describe('webhook endpoints CRUD', () => {
   it('is for admin tokens only', async () => {
     const customer = await shop.customerToken('42')
     expect((await t.call('GET', '/v1/webhooks', { token: customer })).status).toBe(403)
-    expect((await t.call('POST', '/v1/webhooks', { token: customer, body: { url: 'https://hooks.example.com/', events: ['wishlist.shared'] } })).status).toBe(403)
+    expect(
+      (await t.call('POST', '/v1/webhooks', { token: customer, body: { url: 'https://hooks.example.com/', events: ['wishlist.shared'] } }))
+        .status,
+    ).toBe(403)
     expect((await t.call('GET', '/v1/webhooks', { headers: shop.guest('guest-1234') })).status).toBe(403)
     expect((await t.call('GET', '/v1/webhooks')).status).toBe(401)
   })
@@ -167,7 +188,16 @@ describe('delivery', () => {
 
     const log = await deliveries(w.webhookId)
     expect(log).toEqual([
-      { id: hit!.headers['webhook-id'], event: 'wishlist.item.added', status: 'succeeded', attempts: 1, lastStatusCode: 200, lastError: null, nextAttemptAt: null, createdAt: expect.any(String) },
+      {
+        id: hit!.headers['webhook-id'],
+        event: 'wishlist.item.added',
+        status: 'succeeded',
+        attempts: 1,
+        lastStatusCode: 200,
+        lastError: null,
+        nextAttemptAt: null,
+        createdAt: expect.any(String),
+      },
     ])
   })
 
@@ -198,7 +228,12 @@ describe('delivery', () => {
     await pass()
     expect(receiver.received).toHaveLength(1)
     const pending = (await deliveries(w.webhookId))[0]
-    expect(pending).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: 500, nextAttemptAt: isoMillis(failedAt + SCHEDULE_MS[0]!) })
+    expect(pending).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      lastStatusCode: 500,
+      nextAttemptAt: isoMillis(failedAt + SCHEDULE_MS[0]!),
+    })
     later(SCHEDULE_MS[0]! - 1)
     await pass()
     expect(receiver.received).toHaveLength(1) // not due yet
@@ -294,8 +329,20 @@ describe('delivery', () => {
     await pass()
     expect(performance.now() - started).toBeLessThan(5_000)
     const log = await deliveries(w.webhookId)
-    expect(log.map((d: { status: string; attempts: number }) => [d.status, d.attempts])).toEqual([['pending', 1], ['pending', 1]])
-    const attempts = await t.storage.db.selectFrom('webhook_attempts').selectAll().where('shop_id', '=', shop.id).where('delivery_id', 'in', log.map((d: { id: string }) => d.id)).execute()
+    expect(log.map((d: { status: string; attempts: number }) => [d.status, d.attempts])).toEqual([
+      ['pending', 1],
+      ['pending', 1],
+    ])
+    const attempts = await t.storage.db
+      .selectFrom('webhook_attempts')
+      .selectAll()
+      .where('shop_id', '=', shop.id)
+      .where(
+        'delivery_id',
+        'in',
+        log.map((d: { id: string }) => d.id),
+      )
+      .execute()
     const timedOut = attempts.find((a) => a.status_code === null)
     const large = attempts.find((a) => a.status_code === 500)
     expect(timedOut?.error).toBe('timeout')
@@ -308,7 +355,11 @@ describe('POST /v1/webhooks/{id}/test', () => {
     const w = await createWebhook(['wishlist.item.removed'])
     const res = await t.call('POST', `/v1/webhooks/${w.webhookId}/test`, { token: admin })
     expect(res.status).toBe(200)
-    expect(res.body.data).toMatchObject({ delivered: true, error: null, delivery: { event: 'webhook.test', status: 'succeeded', attempts: 1, lastStatusCode: 200 } })
+    expect(res.body.data).toMatchObject({
+      delivered: true,
+      error: null,
+      delivery: { event: 'webhook.test', status: 'succeeded', attempts: 1, lastStatusCode: 200 },
+    })
     expect(receiver.received).toHaveLength(1)
     const payload = new Webhook(w.secret).verify(receiver.received[0]!.body, receiver.received[0]!.headers as Record<string, string>)
     expect(payload).toMatchObject({ event: 'webhook.test', shopDomain: shop.domain, data: { webhookId: w.webhookId } })
@@ -323,7 +374,10 @@ describe('POST /v1/webhooks/{id}/test', () => {
     }
     const res = await t.call('POST', `/v1/webhooks/${w.webhookId}/test`, { token: admin })
     expect(res.status).toBe(200)
-    expect(res.body.data).toMatchObject({ delivered: false, delivery: { status: 'failed', attempts: 1, lastStatusCode: 500, nextAttemptAt: null } })
+    expect(res.body.data).toMatchObject({
+      delivered: false,
+      delivery: { status: 'failed', attempts: 1, lastStatusCode: 500, nextAttemptAt: null },
+    })
     expect(JSON.stringify(res.body)).not.toContain('secret internals')
     later(SCHEDULE_MS[0]!)
     await pass()
@@ -345,7 +399,12 @@ describe('deliveries log', () => {
     expect(res.body.data.deliveries).toHaveLength(2)
     const all = await deliveries(w.webhookId)
     expect(all).toHaveLength(3)
-    expect([...all].map((d: { createdAt: string }) => d.createdAt)).toEqual([...all].map((d: { createdAt: string }) => d.createdAt).sort().reverse())
+    expect([...all].map((d: { createdAt: string }) => d.createdAt)).toEqual(
+      [...all]
+        .map((d: { createdAt: string }) => d.createdAt)
+        .sort()
+        .reverse(),
+    )
     expect((await t.call('GET', `/v1/webhooks/${w.webhookId}/deliveries?limit=101`, { token: admin })).status).toBe(400)
     expect((await t.call('GET', `/v1/webhooks/${w.webhookId}/deliveries?limit=0`, { token: admin })).status).toBe(400)
   })

@@ -14,8 +14,10 @@ beforeAll(async () => {
 })
 afterAll(() => t.close())
 
-const add = (c: string, body: Record<string, unknown>, query = '') => t.call('POST', `/v1/wishlists/${c}/items${query}`, { token: admin, body })
-const patch = (c: string, key: string, body: Record<string, unknown>, query = '') => t.call('PATCH', `/v1/wishlists/${c}/items/${key}${query}`, { token: admin, body })
+const add = (c: string, body: Record<string, unknown>, query = '') =>
+  t.call('POST', `/v1/wishlists/${c}/items${query}`, { token: admin, body })
+const patch = (c: string, key: string, body: Record<string, unknown>, query = '') =>
+  t.call('PATCH', `/v1/wishlists/${c}/items/${key}${query}`, { token: admin, body })
 const page = async (c: string, query = '') => {
   const res = await t.call('GET', `/v1/wishlists/${c}${query}`, { token: admin })
   expect(res.status).toBe(200)
@@ -30,10 +32,25 @@ describe('item fields: quantity, note, priority', () => {
     expect(first.body.data.item).toMatchObject({ productId: '1', quantity: 1, note: null, priority: 'normal', purchasedAt: null })
     const again = await add(c, { product_id: '1', quantity: 3, note: '  Size M, navy  ' })
     expect(again.status).toBe(200)
-    expect(again.body.data.item).toMatchObject({ quantity: 3, note: 'Size M, navy', priority: 'normal', addedAt: first.body.data.item.addedAt })
+    expect(again.body.data.item).toMatchObject({
+      quantity: 3,
+      note: 'Size M, navy',
+      priority: 'normal',
+      addedAt: first.body.data.item.addedAt,
+    })
     const third = await add(c, { product_id: '1', priority: 'high' })
     expect(third.body.data.item).toMatchObject({ quantity: 3, note: 'Size M, navy', priority: 'high' })
-    expect(await page(c)).toEqual([{ productId: '1', variantId: null, addedAt: first.body.data.item.addedAt, quantity: 3, note: 'Size M, navy', priority: 'high', purchasedAt: null }])
+    expect(await page(c)).toEqual([
+      {
+        productId: '1',
+        variantId: null,
+        addedAt: first.body.data.item.addedAt,
+        quantity: 3,
+        note: 'Size M, navy',
+        priority: 'high',
+        purchasedAt: null,
+      },
+    ])
   })
 
   it('PATCH changes the given fields; note null clears it; by=handle and wishlist_id pick the item', async () => {
@@ -59,10 +76,19 @@ describe('item fields: quantity, note, priority', () => {
     expect((await patch(newCustomer(), '8', { quantity: 2 })).status).toBe(404)
 
     // Move keeps the fields.
-    const moved = await t.call('POST', `/v1/wishlists/${c}/items/move`, { token: admin, body: { product_id: '7', from: 'default', to: listId } })
+    const moved = await t.call('POST', `/v1/wishlists/${c}/items/move`, {
+      token: admin,
+      body: { product_id: '7', from: 'default', to: listId },
+    })
     expect(moved.status).toBe(200)
     const items = await page(c, `?wishlist_id=${listId}`)
-    expect(items.find((i) => i.productId === '7')).toMatchObject({ quantity: 5, note: null, priority: 'low', variantId: '71', handle: 'wool-scarf' })
+    expect(items.find((i) => i.productId === '7')).toMatchObject({
+      quantity: 5,
+      note: null,
+      priority: 'low',
+      variantId: '71',
+      handle: 'wool-scarf',
+    })
   })
 
   it('bad input is 400 VALIDATION_ERROR naming the field, and nothing is written', async () => {
@@ -108,22 +134,47 @@ describe('item fields: quantity, note, priority', () => {
     const byId = Object.fromEntries((merged.body.data.items as Record<string, unknown>[]).map((i) => [i.productId, i]))
     expect(byId['20']).toMatchObject({ quantity: 2, note: 'mine', priority: 'normal' })
     expect(byId['21']).toMatchObject({ quantity: 3, note: 'for dad', priority: 'high', addedAt: '2026-01-01T10:00:00.000Z' })
-    const badMerge = await t.call('POST', `/v1/wishlists/${c}/merge`, { token: admin, body: { guest_items: [{ product_id: '22' }, { product_id: '23', note: 'z'.repeat(281) }] } })
+    const badMerge = await t.call('POST', `/v1/wishlists/${c}/merge`, {
+      token: admin,
+      body: { guest_items: [{ product_id: '22' }, { product_id: '23', note: 'z'.repeat(281) }] },
+    })
     expect(badMerge.status).toBe(400)
     expect(badMerge.body.error.details[0]).toMatchObject({ path: 'body.guest_items.1.note', index: 1 })
     expect((await page(c)).map((i) => i.productId).sort()).toEqual(['20', '21'])
 
     const c2 = newCustomer()
-    const bad = await t.call('POST', '/v1/wishlists/import', { token: admin, body: { items: [{ customer_id: c2, product_id: '30' }, { customer_id: c2, product_id: '31', quantity: 100 }] } })
+    const bad = await t.call('POST', '/v1/wishlists/import', {
+      token: admin,
+      body: {
+        items: [
+          { customer_id: c2, product_id: '30' },
+          { customer_id: c2, product_id: '31', quantity: 100 },
+        ],
+      },
+    })
     expect(bad.status).toBe(400)
     expect(bad.body.error.details[0].path).toBe('body.items.1.quantity')
     expect(await page(c2)).toEqual([])
     const ok = await t.call('POST', '/v1/wishlists/import', {
       token: admin,
-      body: { items: [{ customer_id: c2, product_id: '30', quantity: 2, note: 'imported', priority: 'low', added_at: '2026-01-02T00:00:00.000Z' }] },
+      body: {
+        items: [
+          { customer_id: c2, product_id: '30', quantity: 2, note: 'imported', priority: 'low', added_at: '2026-01-02T00:00:00.000Z' },
+        ],
+      },
     })
     expect(ok.body.data.imported).toBe(1)
-    expect(await page(c2)).toEqual([{ productId: '30', variantId: null, addedAt: '2026-01-02T00:00:00.000Z', quantity: 2, note: 'imported', priority: 'low', purchasedAt: null }])
+    expect(await page(c2)).toEqual([
+      {
+        productId: '30',
+        variantId: null,
+        addedAt: '2026-01-02T00:00:00.000Z',
+        quantity: 2,
+        note: 'imported',
+        priority: 'low',
+        purchasedAt: null,
+      },
+    ])
   })
 
   it('the shared read, the customer export and the CSV carry the fields', async () => {
@@ -133,11 +184,19 @@ describe('item fields: quantity, note, priority', () => {
     const token = (share.body.data.share_url as string).split('/').pop() as string
     const shared = await t.call('GET', `/v1/wishlists/shared/${token}`)
     expect(shared.status).toBe(200)
-    expect(shared.body.data.items).toEqual([{ productId: '40', variantId: null, addedAt: expect.any(String), quantity: 2, note: '=SUM(A1)', priority: 'high', purchasedAt: null }])
+    expect(shared.body.data.items).toEqual([
+      { productId: '40', variantId: null, addedAt: expect.any(String), quantity: 2, note: '=SUM(A1)', priority: 'high', purchasedAt: null },
+    ])
 
     const exported = await t.call('GET', `/v1/admin/customers/${c}/export`, { token: admin })
     expect(exported.status).toBe(200)
-    expect(exported.body.data.lists[0].items[0]).toMatchObject({ productId: '40', quantity: 2, note: '=SUM(A1)', priority: 'high', purchasedAt: null })
+    expect(exported.body.data.lists[0].items[0]).toMatchObject({
+      productId: '40',
+      quantity: 2,
+      note: '=SUM(A1)',
+      priority: 'high',
+      purchasedAt: null,
+    })
 
     const csv = await t.call('GET', '/v1/admin/export/wishlists.csv', { token: admin })
     const lines = (csv.body as string).split('\r\n')

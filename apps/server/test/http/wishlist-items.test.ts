@@ -17,24 +17,49 @@ const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 let nextCustomer = 5000
 const newCustomer = () => String(++nextCustomer)
 
-const add = (customer: string, body: Record<string, unknown>, opts: { token?: string; headers?: Record<string, string>; query?: string } = {}) =>
-  t.call('POST', `/v1/wishlists/${customer}/items${opts.query ?? ''}`, { token: opts.token ?? admin, ...(opts.headers ? { headers: opts.headers } : {}), body })
+const add = (
+  customer: string,
+  body: Record<string, unknown>,
+  opts: { token?: string; headers?: Record<string, string>; query?: string } = {},
+) =>
+  t.call('POST', `/v1/wishlists/${customer}/items${opts.query ?? ''}`, {
+    token: opts.token ?? admin,
+    ...(opts.headers ? { headers: opts.headers } : {}),
+    body,
+  })
 
 const outbox = (shopId: string) =>
   t.storage.db.selectFrom('outbox').select(['event', 'payload']).where('shop_id', '=', shopId).orderBy('created_at').execute()
 
 const facts = async (shopId: string, ownerId: string) =>
-  (await loggedFacts(t.storage.db, shopId)).select(['type', 'product_id', 'owner_type']).where('owner_id', '=', ownerId).orderBy('id').execute()
+  (await loggedFacts(t.storage.db, shopId))
+    .select(['type', 'product_id', 'owner_type'])
+    .where('owner_id', '=', ownerId)
+    .orderBy('id')
+    .execute()
 
 const ownerRow = (shopId: string, ownerId: string) =>
-  t.storage.db.selectFrom('wishlist_owners').select(['owner_type', 'item_count']).where('shop_id', '=', shopId).where('owner_id', '=', ownerId).executeTakeFirst()
+  t.storage.db
+    .selectFrom('wishlist_owners')
+    .select(['owner_type', 'item_count'])
+    .where('shop_id', '=', shopId)
+    .where('owner_id', '=', ownerId)
+    .executeTakeFirst()
 
 describe('POST /v1/wishlists/{customerId}/items', () => {
   it('returns 201 with the item for a new product: handle and metadata only when set, the item fields always', async () => {
     const c = newCustomer()
     const res = await add(c, { product_id: '101' })
     expect(res.status).toBe(201)
-    const item = { productId: '101', variantId: null, addedAt: expect.stringMatching(ISO_MS), quantity: 1, note: null, priority: 'normal', purchasedAt: null }
+    const item = {
+      productId: '101',
+      variantId: null,
+      addedAt: expect.stringMatching(ISO_MS),
+      quantity: 1,
+      note: null,
+      priority: 'normal',
+      purchasedAt: null,
+    }
     expect(res.body).toEqual({ ok: true, data: { item, count: 1 } })
     expect(Object.keys(res.body.data.item)).toEqual(['productId', 'variantId', 'addedAt', 'quantity', 'note', 'priority', 'purchasedAt'])
   })
@@ -45,7 +70,17 @@ describe('POST /v1/wishlists/{customerId}/items', () => {
     const again = await add(c, { product_id: '102', variant_id: '9001', metadata: { size: 'M' } })
     expect(again.status).toBe(200)
     expect(again.body.data).toEqual({
-      item: { productId: '102', variantId: '9001', handle: 'red-shoe', metadata: { size: 'M' }, addedAt: first.body.data.item.addedAt, quantity: 1, note: null, priority: 'normal', purchasedAt: null },
+      item: {
+        productId: '102',
+        variantId: '9001',
+        handle: 'red-shoe',
+        metadata: { size: 'M' },
+        addedAt: first.body.data.item.addedAt,
+        quantity: 1,
+        note: null,
+        priority: 'normal',
+        purchasedAt: null,
+      },
       count: 1,
     })
     const list = await t.call('GET', `/v1/wishlists/${c}`, { token: admin })
@@ -53,7 +88,10 @@ describe('POST /v1/wishlists/{customerId}/items', () => {
   })
 
   it('stores platform GIDs as bare ids, in the body and in the path', async () => {
-    const res = await add(encodeURIComponent('gid://shopify/Customer/7700'), { product_id: 'gid://shopify/Product/555', variant_id: 'gid://shopify/ProductVariant/556' })
+    const res = await add(encodeURIComponent('gid://shopify/Customer/7700'), {
+      product_id: 'gid://shopify/Product/555',
+      variant_id: 'gid://shopify/ProductVariant/556',
+    })
     expect(res.status).toBe(201)
     expect(res.body.data.item).toMatchObject({ productId: '555', variantId: '556' })
     const read = await t.call('GET', '/v1/wishlists/7700', { token: admin })
@@ -142,7 +180,19 @@ describe('GET /v1/wishlists/{customerId}', () => {
     const at = Date.now()
     await t.storage.db
       .insertInto('wishlist_items')
-      .values(['31', '33', '32'].map((p) => ({ shop_id: shop.id, owner_type: 'customer' as const, owner_id: c, list_id: 'default', product_id: p, variant_id: null, handle: null, metadata: null, added_at: at })))
+      .values(
+        ['31', '33', '32'].map((p) => ({
+          shop_id: shop.id,
+          owner_type: 'customer' as const,
+          owner_id: c,
+          list_id: 'default',
+          product_id: p,
+          variant_id: null,
+          handle: null,
+          metadata: null,
+          added_at: at,
+        })),
+      )
       .execute()
     const a = await t.call('GET', `/v1/wishlists/${c}?limit=2`, { token: admin })
     const b = await t.call('GET', `/v1/wishlists/${c}?limit=2&offset=2`, { token: admin })
@@ -223,7 +273,10 @@ describe('POST /v1/wishlists/{customerId}/items/bulk-delete', () => {
     await add(c, { product_id: '1' })
     await add(c, { product_id: '2', handle: 'two' })
     await add(c, { product_id: '3' })
-    const res = await t.call('POST', `/v1/wishlists/${c}/items/bulk-delete`, { token: admin, body: { product_ids: ['1', '99'], handles: ['two', 'nope'] } })
+    const res = await t.call('POST', `/v1/wishlists/${c}/items/bulk-delete`, {
+      token: admin,
+      body: { product_ids: ['1', '99'], handles: ['two', 'nope'] },
+    })
     expect(res.body).toEqual({ ok: true, data: { removed_count: 2, count: 1 } })
   })
 
@@ -235,9 +288,15 @@ describe('POST /v1/wishlists/{customerId}/items/bulk-delete', () => {
       expect(res.body.error.code).toBe('VALIDATION_ERROR')
     }
     const ids = Array.from({ length: 60 }, (_, i) => String(i + 1))
-    const tooMany = await t.call('POST', `/v1/wishlists/${c}/items/bulk-delete`, { token: admin, body: { product_ids: ids, handles: ids.map((i) => `h${i}`) } })
+    const tooMany = await t.call('POST', `/v1/wishlists/${c}/items/bulk-delete`, {
+      token: admin,
+      body: { product_ids: ids, handles: ids.map((i) => `h${i}`) },
+    })
     expect(tooMany.status).toBe(400)
-    const hundred = await t.call('POST', `/v1/wishlists/${c}/items/bulk-delete`, { token: admin, body: { product_ids: ids, handles: ids.slice(0, 40).map((i) => `h${i}`) } })
+    const hundred = await t.call('POST', `/v1/wishlists/${c}/items/bulk-delete`, {
+      token: admin,
+      body: { product_ids: ids, handles: ids.slice(0, 40).map((i) => `h${i}`) },
+    })
     expect(hundred.body.data).toEqual({ removed_count: 0, count: 0 })
   })
 })
@@ -287,7 +346,7 @@ describe('access', () => {
 })
 
 describe('functions for other modules', () => {
-  it('removeProductsForCustomer removes bought products from every list in the caller\'s transaction', async () => {
+  it("removeProductsForCustomer removes bought products from every list in the caller's transaction", async () => {
     const s = await t.createShop('growth', { multi_wishlist_enabled: true })
     await s.subscribe()
     const token = await s.adminToken()
@@ -295,16 +354,18 @@ describe('functions for other modules', () => {
     await add('55', { product_id: '1' }, { token })
     await add('55', { product_id: '1' }, { token, query: `?wishlist_id=${list}` })
     await add('55', { product_id: '2' }, { token })
-    const removed = await t.storage.db.transaction().execute((trx) =>
-      t.app.services.wishlists.removeProductsForCustomer(trx, s.id, '55', ['gid://shopify/Product/1', '3']),
-    )
+    const removed = await t.storage.db
+      .transaction()
+      .execute((trx) => t.app.services.wishlists.removeProductsForCustomer(trx, s.id, '55', ['gid://shopify/Product/1', '3']))
     expect(removed).toBe(2)
     expect(await ownerRow(s.id, '55')).toMatchObject({ item_count: 1 })
     const events = (await outbox(s.id)).filter((e) => e.event === 'wishlist.item.removed').map((e) => JSON.parse(e.payload))
     expect(events).toHaveLength(2)
     expect(events[0]).toMatchObject({ customerId: '55', productId: '1', reason: 'purchased' })
     expect((await facts(s.id, '55')).filter((f) => f.type === 'remove')).toHaveLength(2)
-    expect(await t.storage.db.transaction().execute((trx) => t.app.services.wishlists.removeProductsForCustomer(trx, s.id, '56', ['1']))).toBe(0)
+    expect(
+      await t.storage.db.transaction().execute((trx) => t.app.services.wishlists.removeProductsForCustomer(trx, s.id, '56', ['1'])),
+    ).toBe(0)
     expect(await ownerRow(s.id, '56')).toBeUndefined()
   })
 
@@ -315,7 +376,11 @@ describe('functions for other modules', () => {
     await t.call('POST', '/v1/wishlists/me/items', { headers: s.guest('g_holder_0001'), body: { product_id: '900' } })
     const all = await t.app.services.wishlists.holdersOfProduct(s.id, '900')
     expect(all).toEqual({ wishlistCount: 4, customerIds: ['1', '2', '3'], truncated: false })
-    expect(await t.app.services.wishlists.holdersOfProduct(s.id, '900', { limit: 2 })).toEqual({ wishlistCount: 4, customerIds: ['1', '2'], truncated: true })
+    expect(await t.app.services.wishlists.holdersOfProduct(s.id, '900', { limit: 2 })).toEqual({
+      wishlistCount: 4,
+      customerIds: ['1', '2'],
+      truncated: true,
+    })
     expect(await t.app.services.wishlists.holdersOfProduct(s.id, '901')).toEqual({ wishlistCount: 0, customerIds: [], truncated: false })
   })
 })

@@ -31,9 +31,22 @@ describe('lists', () => {
     const res = await lists(c)
     expect(res.status).toBe(200)
     expect(res.body.data).toEqual({
-      wishlists: [{ wishlistId: 'default', name: 'My Wishlist', itemCount: 0, createdAt: expect.stringMatching(ISO_MS), updatedAt: expect.stringMatching(ISO_MS) }],
+      wishlists: [
+        {
+          wishlistId: 'default',
+          name: 'My Wishlist',
+          itemCount: 0,
+          createdAt: expect.stringMatching(ISO_MS),
+          updatedAt: expect.stringMatching(ISO_MS),
+        },
+      ],
     })
-    const owners = await t.storage.db.selectFrom('wishlist_owners').select('owner_id').where('shop_id', '=', shop.id).where('owner_id', '=', c).execute()
+    const owners = await t.storage.db
+      .selectFrom('wishlist_owners')
+      .select('owner_id')
+      .where('shop_id', '=', shop.id)
+      .where('owner_id', '=', c)
+      .execute()
     expect(owners).toEqual([])
   })
 
@@ -41,7 +54,13 @@ describe('lists', () => {
     const c = newCustomer()
     const a = await createList(c, '  Birthday  ')
     expect(a.status).toBe(201)
-    expect(a.body.data.wishlist).toEqual({ wishlistId: expect.stringMatching(/^wl_/), name: 'Birthday', itemCount: 0, createdAt: expect.stringMatching(ISO_MS), updatedAt: expect.stringMatching(ISO_MS) })
+    expect(a.body.data.wishlist).toEqual({
+      wishlistId: expect.stringMatching(/^wl_/),
+      name: 'Birthday',
+      itemCount: 0,
+      createdAt: expect.stringMatching(ISO_MS),
+      updatedAt: expect.stringMatching(ISO_MS),
+    })
     const b = await createList(c, 'Xmas')
     await add(c, '1')
     await add(c, '2', a.body.data.wishlist.wishlistId)
@@ -65,7 +84,10 @@ describe('lists', () => {
     // Characters are code points: 100 emoji (200 UTF-16 units) are 100 characters.
     const emoji = await createList(c, '🎁'.repeat(100))
     expect(emoji.status).toBe(201)
-    const rename = await t.call('PUT', `/v1/wishlists/${c}/lists/${emoji.body.data.wishlist.wishlistId}`, { token: admin, body: { name: `${'🎀'.repeat(100)} ` } })
+    const rename = await t.call('PUT', `/v1/wishlists/${c}/lists/${emoji.body.data.wishlist.wishlistId}`, {
+      token: admin,
+      body: { name: `${'🎀'.repeat(100)} ` },
+    })
     expect(rename.body).toEqual({ ok: true, data: { updated: true } })
     expect((await createList(c, 'Gifts')).status).toBe(201)
     const dup = await createList(c, ' GIFTS ')
@@ -88,13 +110,24 @@ describe('lists', () => {
     // The default list's name too, and on rename.
     expect((await createList(c, 'Ｍｙ Ｗｉｓｈｌｉｓｔ')).body.error.code).toBe('LIST_NAME_TAKEN')
     const other = await createList(c, 'Birthday')
-    const rename = await t.call('PUT', `/v1/wishlists/${c}/lists/${other.body.data.wishlist.wishlistId}`, { token: admin, body: { name: 'GIFTS\u200b' } })
+    const rename = await t.call('PUT', `/v1/wishlists/${c}/lists/${other.body.data.wishlist.wishlistId}`, {
+      token: admin,
+      body: { name: 'GIFTS\u200b' },
+    })
     expect(rename.status).toBe(409)
     expect(rename.body.error.code).toBe('LIST_NAME_TAKEN')
     // Renaming a list to a variant of its own name is allowed; the name is stored as sent.
-    const self = await t.call('PUT', `/v1/wishlists/${c}/lists/${gifts.body.data.wishlist.wishlistId}`, { token: admin, body: { name: 'ＧＩＦＴＳ' } })
+    const self = await t.call('PUT', `/v1/wishlists/${c}/lists/${gifts.body.data.wishlist.wishlistId}`, {
+      token: admin,
+      body: { name: 'ＧＩＦＴＳ' },
+    })
     expect(self.status).toBe(200)
-    expect((await lists(c)).body.data.wishlists.map((l: { name: string }) => l.name)).toEqual(['My Wishlist', 'ＧＩＦＴＳ', 'Straße', 'Birthday'])
+    expect((await lists(c)).body.data.wishlists.map((l: { name: string }) => l.name)).toEqual([
+      'My Wishlist',
+      'ＧＩＦＴＳ',
+      'Straße',
+      'Birthday',
+    ])
     // A name of nothing but format characters is no name.
     const invisible = await createList(c, '\u200b\u200d')
     expect(invisible.status).toBe(400)
@@ -120,10 +153,25 @@ describe('lists', () => {
     ]
     await t.storage.db
       .insertInto('wishlist_lists')
-      .values(legacy.map((r, i) => ({ shop_id: shop.id, owner_type: 'customer' as const, ...r, name_key: r.name.toLowerCase(), created_at: 1_000 + i, updated_at: 1_000 + i })))
+      .values(
+        legacy.map((r, i) => ({
+          shop_id: shop.id,
+          owner_type: 'customer' as const,
+          ...r,
+          name_key: r.name.toLowerCase(),
+          created_at: 1_000 + i,
+          updated_at: 1_000 + i,
+        })),
+      )
       .execute()
     await rekeyListNames(t.storage.db as unknown as Kysely<unknown>, t.storage.backend)
-    const rows = await t.storage.db.selectFrom('wishlist_lists').select(['owner_id', 'id', 'name', 'name_key']).where('shop_id', '=', shop.id).where('id', 'like', 'wl_legacy%').orderBy('id').execute()
+    const rows = await t.storage.db
+      .selectFrom('wishlist_lists')
+      .select(['owner_id', 'id', 'name', 'name_key'])
+      .where('shop_id', '=', shop.id)
+      .where('id', 'like', 'wl_legacy%')
+      .orderBy('id')
+      .execute()
     expect(rows).toEqual([
       { owner_id: c, id: 'wl_legacy1', name: 'Gifts (2)', name_key: 'gifts (2)' },
       { owner_id: c, id: 'wl_legacy2', name: 'Gifts', name_key: 'gifts' },
@@ -135,7 +183,15 @@ describe('lists', () => {
     ])
     // Running it again changes nothing; the new keys hold through the API.
     await rekeyListNames(t.storage.db as unknown as Kysely<unknown>, t.storage.backend)
-    expect(await t.storage.db.selectFrom('wishlist_lists').select(['owner_id', 'id', 'name', 'name_key']).where('shop_id', '=', shop.id).where('id', 'like', 'wl_legacy%').orderBy('id').execute()).toEqual(rows)
+    expect(
+      await t.storage.db
+        .selectFrom('wishlist_lists')
+        .select(['owner_id', 'id', 'name', 'name_key'])
+        .where('shop_id', '=', shop.id)
+        .where('id', 'like', 'wl_legacy%')
+        .orderBy('id')
+        .execute(),
+    ).toEqual(rows)
     expect((await createList(c2, 'GIFTS')).body.error.code).toBe('LIST_NAME_TAKEN')
     expect((await createList(c, 'gifts (3)')).body.error.code).toBe('LIST_NAME_TAKEN')
     expect((await lists(c)).body.data.wishlists).toHaveLength(7)
@@ -192,9 +248,20 @@ describe('lists', () => {
     expect(del.body).toEqual({ ok: true, data: { deleted: true } })
     const after = await t.storage.db.selectFrom('outbox').select('event').where('shop_id', '=', shop.id).execute()
     expect(after.length).toBe(before.length)
-    const removes = await (await loggedFacts(t.storage.db, shop.id)).select('product_id').where('owner_id', '=', c).where('type', '=', 'remove').execute()
+    const removes = await (
+      await loggedFacts(t.storage.db, shop.id)
+    )
+      .select('product_id')
+      .where('owner_id', '=', c)
+      .where('type', '=', 'remove')
+      .execute()
     expect(removes.map((r) => r.product_id).sort()).toEqual(['1', '2'])
-    const owner = await t.storage.db.selectFrom('wishlist_owners').select('item_count').where('shop_id', '=', shop.id).where('owner_id', '=', c).executeTakeFirst()
+    const owner = await t.storage.db
+      .selectFrom('wishlist_owners')
+      .select('item_count')
+      .where('shop_id', '=', shop.id)
+      .where('owner_id', '=', c)
+      .executeTakeFirst()
     expect(owner?.item_count).toBe(1)
     expect((await t.call('GET', `/v1/wishlists/${c}?wishlist_id=${a}`, { token: admin })).status).toBe(404)
     expect((await t.call('DELETE', `/v1/wishlists/${c}/lists/${a}`, { token: admin })).status).toBe(404)
@@ -209,8 +276,14 @@ describe('lists', () => {
     expect((await add(c, '1', a)).body.data.count).toBe(1)
     expect((await t.call('GET', `/v1/wishlists/${c}?wishlist_id=${a}`, { token: admin })).body.data.total).toBe(1)
     expect((await t.call('GET', `/v1/wishlists/${c}?wishlist_id=default`, { token: admin })).body.data.total).toBe(0)
-    expect((await t.call('POST', `/v1/wishlists/${c}/items/bulk-delete?wishlist_id=default`, { token: admin, body: { product_ids: ['1'] } })).body.data.removed_count).toBe(0)
-    expect((await t.call('DELETE', `/v1/wishlists/${c}/items/1?wishlist_id=${a}`, { token: admin })).body.data).toEqual({ removed: true, count: 0 })
+    expect(
+      (await t.call('POST', `/v1/wishlists/${c}/items/bulk-delete?wishlist_id=default`, { token: admin, body: { product_ids: ['1'] } }))
+        .body.data.removed_count,
+    ).toBe(0)
+    expect((await t.call('DELETE', `/v1/wishlists/${c}/items/1?wishlist_id=${a}`, { token: admin })).body.data).toEqual({
+      removed: true,
+      count: 0,
+    })
     for (const [method, url] of [
       ['GET', `/v1/wishlists/${c}?wishlist_id=wl_unknown`],
       ['DELETE', `/v1/wishlists/${c}/items/1?wishlist_id=wl_unknown`],
@@ -231,7 +304,10 @@ describe('move', () => {
   it('moves an item keeping addedAt, variant, handle and metadata; emits and records nothing', async () => {
     const c = newCustomer()
     const a = (await createList(c, 'Dest')).body.data.wishlist.wishlistId
-    const added = await t.call('POST', `/v1/wishlists/${c}/items`, { token: admin, body: { product_id: '5', variant_id: '50', handle: 'five', metadata: { k: 'v' } } })
+    const added = await t.call('POST', `/v1/wishlists/${c}/items`, {
+      token: admin,
+      body: { product_id: '5', variant_id: '50', handle: 'five', metadata: { k: 'v' } },
+    })
     const events = async () => (await t.storage.db.selectFrom('outbox').select('id').where('shop_id', '=', shop.id).execute()).length
     const facts = async () => (await (await loggedFacts(t.storage.db, shop.id)).select('id').execute()).length
     const [e0, f0] = [await events(), await facts()]
@@ -251,7 +327,12 @@ describe('move', () => {
     expect((await move(c, { product_id: '6', from: 'default', to: a })).status).toBe(200)
     const all = (await lists(c)).body.data.wishlists.map((l: { itemCount: number }) => l.itemCount)
     expect(all).toEqual([0, 1])
-    const owner = await t.storage.db.selectFrom('wishlist_owners').select('item_count').where('shop_id', '=', shop.id).where('owner_id', '=', c).executeTakeFirst()
+    const owner = await t.storage.db
+      .selectFrom('wishlist_owners')
+      .select('item_count')
+      .where('shop_id', '=', shop.id)
+      .where('owner_id', '=', c)
+      .executeTakeFirst()
     expect(owner?.item_count).toBe(1)
   })
 

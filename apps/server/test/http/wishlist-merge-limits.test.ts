@@ -19,7 +19,10 @@ const add = (customer: string, productId: string, query = '') =>
 /** Fills a customer's default list through the import API, in calls of at most 500. */
 async function fill(customer: string, count: number, firstProduct = 1_000_000): Promise<void> {
   for (let start = 0; start < count; start += 500) {
-    const items = Array.from({ length: Math.min(500, count - start) }, (_, i) => ({ customer_id: customer, product_id: String(firstProduct + start + i) }))
+    const items = Array.from({ length: Math.min(500, count - start) }, (_, i) => ({
+      customer_id: customer,
+      product_id: String(firstProduct + start + i),
+    }))
     const res = await t.call('POST', '/v1/wishlists/import', { token: admin, body: { items } })
     expect(res.status).toBe(200)
   }
@@ -104,7 +107,16 @@ describe('POST /v1/wishlists/{customerId}/merge', () => {
     expect(res.body.data).toMatchObject({ merged_count: 2, skipped_count: 0, count: 3 })
     const byId = Object.fromEntries(res.body.data.items.map((i: { productId: string }) => [i.productId, i]))
     expect(byId['1']).toMatchObject({ handle: 'kept', metadata: { a: 1 } })
-    expect(byId['2']).toEqual({ productId: '2', variantId: null, handle: 'two', addedAt: '2025-02-01T00:00:00.123Z', quantity: 1, note: null, priority: 'normal', purchasedAt: null })
+    expect(byId['2']).toEqual({
+      productId: '2',
+      variantId: null,
+      handle: 'two',
+      addedAt: '2025-02-01T00:00:00.123Z',
+      quantity: 1,
+      note: null,
+      priority: 'normal',
+      purchasedAt: null,
+    })
     expect(res.body.data.items.map((i: { productId: string }) => i.productId)).toEqual(['3', '1', '2'])
     // Merged handles allow delete by handle.
     expect((await t.call('DELETE', `/v1/wishlists/${c}/items/two?by=handle`, { token: admin })).body.data.removed).toBe(true)
@@ -117,15 +129,29 @@ describe('POST /v1/wishlists/{customerId}/merge', () => {
     const second = await t.call('POST', `/v1/wishlists/${c}/merge`, { token: admin, body })
     expect(first.body.data.merged_count).toBe(2)
     expect(second.body.data).toMatchObject({ merged_count: 0, count: 2 })
-    const events = await t.storage.db.selectFrom('outbox').select('payload').where('shop_id', '=', shop.id).where('event', '=', 'wishlist.item.added').execute()
-    expect(events.map((e) => JSON.parse(e.payload)).filter((p) => p.customerId === c).map((p) => p.productId).sort()).toEqual(['5', '6'])
+    const events = await t.storage.db
+      .selectFrom('outbox')
+      .select('payload')
+      .where('shop_id', '=', shop.id)
+      .where('event', '=', 'wishlist.item.added')
+      .execute()
+    expect(
+      events
+        .map((e) => JSON.parse(e.payload))
+        .filter((p) => p.customerId === c)
+        .map((p) => p.productId)
+        .sort(),
+    ).toEqual(['5', '6'])
   })
 
   it('merges the stored wishlist of guest_id too, then deletes it', async () => {
     const c = '910003'
     const guest = shop.guest('g_merge_guest_1')
     for (const p of ['7', '8']) await t.call('POST', '/v1/wishlists/me/items', { headers: guest, body: { product_id: p, handle: `h${p}` } })
-    const res = await t.call('POST', `/v1/wishlists/${c}/merge`, { token: admin, body: { guest_items: [{ product_id: '9' }], guest_id: 'g_merge_guest_1' } })
+    const res = await t.call('POST', `/v1/wishlists/${c}/merge`, {
+      token: admin,
+      body: { guest_items: [{ product_id: '9' }], guest_id: 'g_merge_guest_1' },
+    })
     expect(res.body.data).toMatchObject({ merged_count: 3, count: 3 })
     expect(res.body.data.items.find((i: { productId: string }) => i.productId === '7')).toMatchObject({ handle: 'h7' })
     expect(await stored('g_merge_guest_1', 'guest')).toEqual({ itemCount: undefined, rows: 0 })
@@ -157,14 +183,24 @@ describe('POST /v1/wishlists/{customerId}/merge', () => {
     expect(byId['23']).toMatchObject({ variantId: '2303' })
     // What a later read shows, and what the item-added events carried.
     const read = await t.call('GET', `/v1/wishlists/${c}`, { token: admin })
-    expect(Object.fromEntries(read.body.data.items.map((i: { productId: string; variantId: string }) => [i.productId, i.variantId]))).toEqual({ '21': '2101', '22': '2202', '23': '2303' })
-    const events = await t.storage.db.selectFrom('outbox').select('payload').where('shop_id', '=', shop.id).where('event', '=', 'wishlist.item.added').execute()
+    expect(
+      Object.fromEntries(read.body.data.items.map((i: { productId: string; variantId: string }) => [i.productId, i.variantId])),
+    ).toEqual({ '21': '2101', '22': '2202', '23': '2303' })
+    const events = await t.storage.db
+      .selectFrom('outbox')
+      .select('payload')
+      .where('shop_id', '=', shop.id)
+      .where('event', '=', 'wishlist.item.added')
+      .execute()
     const added = events.map((e) => JSON.parse(e.payload)).filter((p) => p.customerId === c)
     expect(Object.fromEntries(added.map((p) => [p.productId, p.variantId]))).toEqual({ '21': '2101', '22': '2202', '23': '2303' })
   })
 
   it('refuses a guest item variant_id that is not an id', async () => {
-    const res = await t.call('POST', '/v1/wishlists/910011/merge', { token: admin, body: { guest_items: [{ product_id: '1', variant_id: 'large' }] } })
+    const res = await t.call('POST', '/v1/wishlists/910011/merge', {
+      token: admin,
+      body: { guest_items: [{ product_id: '1', variant_id: 'large' }] },
+    })
     expect(res.status).toBe(400)
     expect(res.body.error.code).toBe('VALIDATION_ERROR')
   })
@@ -172,7 +208,10 @@ describe('POST /v1/wishlists/{customerId}/merge', () => {
   it('skips new items beyond the item limit and counts them', async () => {
     const c = '910004'
     await fill(c, 2_498)
-    const res = await t.call('POST', `/v1/wishlists/${c}/merge`, { token: admin, body: { guest_items: ['11', '12', '13', '1000000'].map((p) => ({ product_id: p })) } })
+    const res = await t.call('POST', `/v1/wishlists/${c}/merge`, {
+      token: admin,
+      body: { guest_items: ['11', '12', '13', '1000000'].map((p) => ({ product_id: p })) },
+    })
     expect(res.body.data).toMatchObject({ merged_count: 2, skipped_count: 1, count: 2_500 })
     expect(await stored(c)).toEqual({ itemCount: 2_500, rows: 2_500 })
   })
@@ -181,7 +220,10 @@ describe('POST /v1/wishlists/{customerId}/merge', () => {
     const c = '910005'
     const list = await t.call('POST', `/v1/wishlists/${c}/lists`, { token: admin, body: { name: 'Later' } })
     const id = list.body.data.wishlist.wishlistId
-    const res = await t.call('POST', `/v1/wishlists/${c}/merge?wishlist_id=${id}`, { token: admin, body: { guest_items: [{ product_id: '21' }] } })
+    const res = await t.call('POST', `/v1/wishlists/${c}/merge?wishlist_id=${id}`, {
+      token: admin,
+      body: { guest_items: [{ product_id: '21' }] },
+    })
     expect(res.body.data.count).toBe(1)
     expect((await t.call('GET', `/v1/wishlists/${c}`, { token: admin })).body.data.total).toBe(0)
     expect((await t.call('GET', `/v1/wishlists/${c}?wishlist_id=${id}`, { token: admin })).body.data.total).toBe(1)
@@ -194,16 +236,27 @@ describe('POST /v1/wishlists/{customerId}/merge', () => {
     expect(results.every((r) => r.status === 200)).toBe(true)
     expect(results.reduce((n, r) => n + r.body.data.merged_count, 0)).toBe(10)
     expect(await stored(c)).toEqual({ itemCount: 10, rows: 10 })
-    const added = await t.storage.db.selectFrom('outbox').select('payload').where('shop_id', '=', shop.id).where('event', '=', 'wishlist.item.added').execute()
+    const added = await t.storage.db
+      .selectFrom('outbox')
+      .select('payload')
+      .where('shop_id', '=', shop.id)
+      .where('event', '=', 'wishlist.item.added')
+      .execute()
     expect(added.map((e) => JSON.parse(e.payload)).filter((p) => p.customerId === c)).toHaveLength(10)
   })
 
   it('is for customer and admin tokens only, and validates guest items', async () => {
     const guest = await t.call('POST', '/v1/wishlists/me/merge', { headers: shop.guest('g_merge_guest_2'), body: { guest_items: [] } })
     expect(guest.status).toBe(403)
-    const customer = await t.call('POST', '/v1/wishlists/me/merge', { token: await shop.customerToken('910007'), body: { guest_items: [{ product_id: '1' }] } })
+    const customer = await t.call('POST', '/v1/wishlists/me/merge', {
+      token: await shop.customerToken('910007'),
+      body: { guest_items: [{ product_id: '1' }] },
+    })
     expect(customer.body.data.merged_count).toBe(1)
-    const bad = await t.call('POST', '/v1/wishlists/910007/merge', { token: admin, body: { guest_items: [{ product_id: '1' }, { handle: 'x' }] } })
+    const bad = await t.call('POST', '/v1/wishlists/910007/merge', {
+      token: admin,
+      body: { guest_items: [{ product_id: '1' }, { handle: 'x' }] },
+    })
     expect(bad.status).toBe(400)
     expect(bad.body.error.details[0]).toMatchObject({ path: 'body.guest_items.1.product_id', index: 1 })
     // Nothing to merge at all is a mistake; an empty guest_items is an explicit "nothing".
@@ -216,13 +269,23 @@ describe('POST /v1/wishlists/{customerId}/merge', () => {
     const before = Date.now()
     const res = await t.call('POST', '/v1/wishlists/910008/merge', {
       token: admin,
-      body: { guest_items: [{ product_id: '1', added_at: '2026-01-02T03:04:05.678Z' }, { product_id: '2', added_at: '2099-01-01T00:00:00.000Z' }] },
+      body: {
+        guest_items: [
+          { product_id: '1', added_at: '2026-01-02T03:04:05.678Z' },
+          { product_id: '2', added_at: '2099-01-01T00:00:00.000Z' },
+        ],
+      },
     })
-    const byId = Object.fromEntries(res.body.data.items.map((i: { productId: string; addedAt: string }) => [i.productId, Date.parse(i.addedAt)]))
+    const byId = Object.fromEntries(
+      res.body.data.items.map((i: { productId: string; addedAt: string }) => [i.productId, Date.parse(i.addedAt)]),
+    )
     expect(byId['1']).toBe(Date.parse('2026-01-02T03:04:05.678Z'))
     expect(byId['2']).toBeGreaterThanOrEqual(before)
     expect(byId['2']).toBeLessThanOrEqual(Date.now())
-    const imported = await t.call('POST', '/v1/wishlists/import', { token: admin, body: { items: [{ customer_id: '910009', product_id: '3', added_at: '2099-01-01T00:00:00Z' }] } })
+    const imported = await t.call('POST', '/v1/wishlists/import', {
+      token: admin,
+      body: { items: [{ customer_id: '910009', product_id: '3', added_at: '2099-01-01T00:00:00Z' }] },
+    })
     expect(imported.body.data.imported).toBe(1)
     const page = await t.call('GET', '/v1/wishlists/910009', { token: admin })
     expect(Date.parse(page.body.data.items[0].addedAt)).toBeLessThanOrEqual(Date.now())

@@ -16,7 +16,8 @@ afterAll(() => t.close())
 
 const DAY = 86_400_000
 const tokenOf = (url: string) => url.slice(url.lastIndexOf('/') + 1)
-const add = (c: string, body: Record<string, unknown>, token = admin, query = '') => t.call('POST', `/v1/wishlists/${c}/items${query}`, { token, body })
+const add = (c: string, body: Record<string, unknown>, token = admin, query = '') =>
+  t.call('POST', `/v1/wishlists/${c}/items${query}`, { token, body })
 const sharedRead = (url: string) => t.call('GET', new URL(url).pathname)
 
 describe('share links', () => {
@@ -24,7 +25,11 @@ describe('share links', () => {
     const before = Date.now()
     const first = await t.call('GET', '/v1/wishlists/1/share', { token: admin })
     expect(first.status).toBe(200)
-    expect(first.body.data).toEqual({ token: expect.stringMatching(/^[A-Za-z0-9_-]{22,}$/), share_url: expect.stringMatching(/^http:\/\/wishlist\.test\/v1\/wishlists\/shared\/[A-Za-z0-9_-]{22,}$/), expires_at: expect.any(String) })
+    expect(first.body.data).toEqual({
+      token: expect.stringMatching(/^[A-Za-z0-9_-]{22,}$/),
+      share_url: expect.stringMatching(/^http:\/\/wishlist\.test\/v1\/wishlists\/shared\/[A-Za-z0-9_-]{22,}$/),
+      expires_at: expect.any(String),
+    })
     // The token on its own, so a client need not parse it out of the URL.
     expect(first.body.data.share_url.endsWith(`/shared/${first.body.data.token}`)).toBe(true)
     expect((await t.call('GET', `/v1/wishlists/shared/${first.body.data.token}`)).status).toBe(200)
@@ -35,7 +40,12 @@ describe('share links', () => {
     expect(expires).toBeLessThanOrEqual(Date.now() + 7 * DAY)
     const second = await t.call('GET', '/v1/wishlists/1/share', { token: admin })
     expect(second.body.data).toEqual(first.body.data)
-    const shared = await t.storage.db.selectFrom('outbox').select('payload').where('shop_id', '=', shop.id).where('event', '=', 'wishlist.shared').execute()
+    const shared = await t.storage.db
+      .selectFrom('outbox')
+      .select('payload')
+      .where('shop_id', '=', shop.id)
+      .where('event', '=', 'wishlist.shared')
+      .execute()
     expect(shared).toHaveLength(1)
     expect(JSON.parse(shared[0]!.payload)).toMatchObject({ customerId: '1', wishlistId: 'default' })
   })
@@ -51,7 +61,15 @@ describe('share links', () => {
       data: {
         name: 'My Wishlist',
         items: [
-          { productId: '11', variantId: '111', addedAt: expect.any(String), quantity: 1, priority: 'normal', note: null, purchasedAt: null },
+          {
+            productId: '11',
+            variantId: '111',
+            addedAt: expect.any(String),
+            quantity: 1,
+            priority: 'normal',
+            note: null,
+            purchasedAt: null,
+          },
           { productId: '10', variantId: null, addedAt: expect.any(String), quantity: 1, priority: 'normal', note: null, purchasedAt: null },
         ],
         count: 2,
@@ -87,7 +105,12 @@ describe('share links', () => {
 
   it('answers 410 SHARE_EXPIRED after expires_at, then creates a new link on the next GET share', async () => {
     const link = (await t.call('GET', '/v1/wishlists/5/share', { token: admin })).body.data
-    await t.storage.db.updateTable('share_links').set({ expires_at: Date.now() - 1 }).where('shop_id', '=', shop.id).where('token', '=', tokenOf(link.share_url)).execute()
+    await t.storage.db
+      .updateTable('share_links')
+      .set({ expires_at: Date.now() - 1 })
+      .where('shop_id', '=', shop.id)
+      .where('token', '=', tokenOf(link.share_url))
+      .execute()
     const res = await sharedRead(link.share_url)
     expect(res.status).toBe(410)
     expect(res.body.error.code).toBe('SHARE_EXPIRED')
@@ -124,7 +147,14 @@ describe('POST /v1/wishlists/import', () => {
     const body = {
       items: [
         { customer_id: '700', product_id: '1' },
-        { customer_id: '700', product_id: '2', variant_id: '22', handle: 'two', added_at: '2025-03-04T05:06:07.890Z', metadata: { from: 'csv' } },
+        {
+          customer_id: '700',
+          product_id: '2',
+          variant_id: '22',
+          handle: 'two',
+          added_at: '2025-03-04T05:06:07.890Z',
+          metadata: { from: 'csv' },
+        },
         { customer_id: 'gid://shopify/Customer/700', product_id: 'gid://shopify/Product/2' },
         { customer_id: '701', product_id: '3' },
       ],
@@ -133,7 +163,17 @@ describe('POST /v1/wishlists/import', () => {
     expect(res.status).toBe(200)
     expect(res.body).toEqual({ ok: true, data: { customers: 2, imported: 2, skipped: 2, dry_run: false } })
     const items = (await t.call('GET', '/v1/wishlists/700', { token: admin })).body.data.items
-    expect(items).toContainEqual({ productId: '2', variantId: '22', handle: 'two', metadata: { from: 'csv' }, addedAt: '2025-03-04T05:06:07.890Z', quantity: 1, priority: 'normal', note: null, purchasedAt: null })
+    expect(items).toContainEqual({
+      productId: '2',
+      variantId: '22',
+      handle: 'two',
+      metadata: { from: 'csv' },
+      addedAt: '2025-03-04T05:06:07.890Z',
+      quantity: 1,
+      priority: 'normal',
+      note: null,
+      purchasedAt: null,
+    })
     const again = await run(body)
     expect(again.body.data).toEqual({ customers: 2, imported: 0, skipped: 4, dry_run: false })
   })
@@ -142,7 +182,15 @@ describe('POST /v1/wishlists/import', () => {
     const s = await t.createShop('scale')
     await s.subscribe()
     const token = await s.adminToken()
-    await run({ items: [{ customer_id: '1', product_id: '1' }, { customer_id: '2', product_id: '1' }] }, token)
+    await run(
+      {
+        items: [
+          { customer_id: '1', product_id: '1' },
+          { customer_id: '2', product_id: '1' },
+        ],
+      },
+      token,
+    )
     expect(await t.storage.db.selectFrom('outbox').select('id').where('shop_id', '=', s.id).execute()).toEqual([])
     const facts = await (await loggedFacts(t.storage.db, s.id)).select(['type', 'owner_id']).orderBy('owner_id').execute()
     expect(facts).toEqual([
@@ -152,11 +200,22 @@ describe('POST /v1/wishlists/import', () => {
   })
 
   it('dry_run returns the same figures and writes nothing', async () => {
-    const body = { items: [{ customer_id: '710', product_id: '1' }, { customer_id: '710', product_id: '1' }, { customer_id: '711', product_id: '5' }] }
+    const body = {
+      items: [
+        { customer_id: '710', product_id: '1' },
+        { customer_id: '710', product_id: '1' },
+        { customer_id: '711', product_id: '5' },
+      ],
+    }
     const dry = await run({ ...body, dry_run: true })
     expect(dry.body.data).toEqual({ customers: 2, imported: 2, skipped: 1, dry_run: true })
     expect((await t.call('GET', '/v1/wishlists/710', { token: admin })).body.data.total).toBe(0)
-    const owners = await t.storage.db.selectFrom('wishlist_owners').select('owner_id').where('shop_id', '=', shop.id).where('owner_id', 'in', ['710', '711']).execute()
+    const owners = await t.storage.db
+      .selectFrom('wishlist_owners')
+      .select('owner_id')
+      .where('shop_id', '=', shop.id)
+      .where('owner_id', 'in', ['710', '711'])
+      .execute()
     expect(owners).toEqual([])
     const real = await run(body)
     expect(real.body.data).toEqual({ customers: 2, imported: 2, skipped: 1, dry_run: false })
@@ -170,7 +229,13 @@ describe('POST /v1/wishlists/import', () => {
     const res = await run({ items })
     expect(res.status).toBe(400)
     expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'body.items.1.product_id', index: 1 }] })
-    const meta = await run({ items: [{ customer_id: '720', product_id: '1' }, { customer_id: '720', product_id: '2' }, { customer_id: '720', product_id: '3', metadata: { x: 'y'.repeat(300) } }] })
+    const meta = await run({
+      items: [
+        { customer_id: '720', product_id: '1' },
+        { customer_id: '720', product_id: '2' },
+        { customer_id: '720', product_id: '3', metadata: { x: 'y'.repeat(300) } },
+      ],
+    })
     expect(meta.status).toBe(400)
     expect(meta.body.error.details).toEqual([expect.objectContaining({ path: 'body.items.2.metadata', index: 2 })])
     expect((await t.call('GET', '/v1/wishlists/720', { token: admin })).body.data.total).toBe(0)
@@ -189,9 +254,19 @@ describe('POST /v1/wishlists/import', () => {
     for (let k = 0; k < 5; k++) {
       await run({ items: Array.from({ length: 500 }, (_, i) => ({ customer_id: '740', product_id: String(k * 500 + i + 1) })) })
     }
-    const res = await run({ items: [{ customer_id: '740', product_id: '999999' }, { customer_id: '741', product_id: '1' }] })
+    const res = await run({
+      items: [
+        { customer_id: '740', product_id: '999999' },
+        { customer_id: '741', product_id: '1' },
+      ],
+    })
     expect(res.body.data).toEqual({ customers: 2, imported: 1, skipped: 1, dry_run: false })
-    const owner = await t.storage.db.selectFrom('wishlist_owners').select('item_count').where('shop_id', '=', shop.id).where('owner_id', '=', '740').executeTakeFirst()
+    const owner = await t.storage.db
+      .selectFrom('wishlist_owners')
+      .select('item_count')
+      .where('shop_id', '=', shop.id)
+      .where('owner_id', '=', '740')
+      .executeTakeFirst()
     expect(owner?.item_count).toBe(2_500)
   })
 

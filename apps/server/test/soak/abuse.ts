@@ -40,16 +40,23 @@ const percentile = (xs: number[], p: number) => {
 const round = (n: number) => Math.round(n * 10) / 10
 
 async function main(): Promise<number> {
-  const shops = { flooder: await createShopWithCli(databaseUrl), other: await createShopWithCli(databaseUrl), rival: await createShopWithCli(databaseUrl), victim: await createShopWithCli(databaseUrl) }
-  const server = await startServerProcess({
-    DATABASE_URL: databaseUrl,
-    LOG_LEVEL: 'error',
-    RATE_LIMIT_ADMIN_PER_MIN: '1000000',
-    RATE_LIMIT_STOREFRONT_PER_MIN: '1000000',
-    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-    WEBHOOK_ALLOW_INSECURE: 'true',
-
-  }, { compiled: true })
+  const shops = {
+    flooder: await createShopWithCli(databaseUrl),
+    other: await createShopWithCli(databaseUrl),
+    rival: await createShopWithCli(databaseUrl),
+    victim: await createShopWithCli(databaseUrl),
+  }
+  const server = await startServerProcess(
+    {
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: 'error',
+      RATE_LIMIT_ADMIN_PER_MIN: '1000000',
+      RATE_LIMIT_STOREFRONT_PER_MIN: '1000000',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      WEBHOOK_ALLOW_INSECURE: 'true',
+    },
+    { compiled: true },
+  )
   const pid = server.child.pid as number
   const pool = new Pool(server.url, { connections: 16 })
   const receiver = await startReceiver()
@@ -65,7 +72,10 @@ async function main(): Promise<number> {
       const res = await pool.request({
         path,
         method,
-        headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       })
       const text = await res.body.text()
@@ -74,24 +84,35 @@ async function main(): Promise<number> {
     }
     const tokens: Record<keyof typeof shops, string> = {} as never
     for (const [name, s] of Object.entries(shops)) {
-      tokens[name as keyof typeof shops] = (await call('POST', '/v1/auth/token', undefined, { api_key: s.apiKey.keyId, api_secret: s.apiKey.secret })).data.token
+      tokens[name as keyof typeof shops] = (
+        await call('POST', '/v1/auth/token', undefined, { api_key: s.apiKey.keyId, api_secret: s.apiKey.secret })
+      ).data.token
     }
     const inParallel = async (n: number, one: (i: number) => Promise<unknown>, width = 16) => {
       let next = 0
-      await Promise.all(Array.from({ length: width }, async () => {
-        while (next < n) await one(next++)
-      }))
+      await Promise.all(
+        Array.from({ length: width }, async () => {
+          while (next < n) await one(next++)
+        }),
+      )
     }
     const update = (price: number, stock: number) => ({
       type: 'product.updated',
       product_id: '1',
-      variants: Array.from({ length: VARIANTS }, (_, v) => ({ variant_id: String(1_000_000 + v), price: price.toFixed(2), inventory_quantity: stock })),
+      variants: Array.from({ length: VARIANTS }, (_, v) => ({
+        variant_id: String(1_000_000 + v),
+        price: price.toFixed(2),
+        inventory_quantity: stock,
+      })),
     })
 
     // ---- 1. fan-out flood ----
     await inParallel(HOLDERS, (i) => call('POST', `/v1/wishlists/${1_000_000_000 + i}/items`, tokens.flooder, { product_id: '1' }))
     await inParallel(200, (i) => call('POST', `/v1/wishlists/${2_000 + (i % 50)}/items`, tokens.other, { product_id: String(10 + i) }))
-    await call('POST', '/v1/webhooks', tokens.flooder, { url: `${receiver.url}/flood`, events: ['wishlist.product.back_in_stock', 'wishlist.product.price_dropped'] })
+    await call('POST', '/v1/webhooks', tokens.flooder, {
+      url: `${receiver.url}/flood`,
+      events: ['wishlist.product.back_in_stock', 'wishlist.product.price_dropped'],
+    })
     await call('POST', '/v1/events', tokens.flooder, { events: [update(100, 0)] }) // the baseline
     const flood = { events: Array.from({ length: UPDATES }, (_, i) => update(99 - i, i % 2 === 0 ? 5 : 0)) }
     const floodBytes = Buffer.byteLength(JSON.stringify(flood))
@@ -132,15 +153,23 @@ async function main(): Promise<number> {
       largestBodyBytes: largestBody,
       rssBeforeMb: round(rssBefore),
       peakRssMb: round(peakRss),
-      otherShopGet: { baselineP99Ms: round(percentile(baseline, 99)), duringP50Ms: round(percentile(during, 50)), duringP99Ms: round(percentile(during, 99)), duringMaxMs: round(during.reduce((a, b) => Math.max(a, b), 0)), requests: during.length },
+      otherShopGet: {
+        baselineP99Ms: round(percentile(baseline, 99)),
+        duringP50Ms: round(percentile(during, 50)),
+        duringP99Ms: round(percentile(during, 99)),
+        duringMaxMs: round(during.reduce((a, b) => Math.max(a, b), 0)),
+        requests: during.length,
+      },
     }
     console.log(JSON.stringify({ fanOut }, null, 2))
     if (requestMs > LIMITS.requestMs) failures.push(`flood request took ${fanOut.requestMs} ms`)
     if (peakRss > LIMITS.rssMb) failures.push(`server RSS reached ${fanOut.peakRssMb} MB`)
-    if (fanOut.otherShopGet.duringP99Ms > LIMITS.otherP99Ms && fanOut.database === 'sqlite') failures.push(`other shop's GET p99 ${fanOut.otherShopGet.duringP99Ms} ms`)
+    if (fanOut.otherShopGet.duringP99Ms > LIMITS.otherP99Ms && fanOut.database === 'sqlite')
+      failures.push(`other shop's GET p99 ${fanOut.otherShopGet.duringP99Ms} ms`)
 
     // ---- 2. dead endpoints ----
-    for (let i = 0; i < DEAD_ENDPOINTS; i++) await call('POST', '/v1/webhooks', tokens.rival, { url: `${receiver.url}/dead-${i}`, events: ['wishlist.item.added'] })
+    for (let i = 0; i < DEAD_ENDPOINTS; i++)
+      await call('POST', '/v1/webhooks', tokens.rival, { url: `${receiver.url}/dead-${i}`, events: ['wishlist.item.added'] })
     await call('POST', '/v1/webhooks', tokens.victim, { url: `${receiver.url}/victim`, events: ['wishlist.item.added'] })
     await inParallel(DEAD_EVENTS, (i) => call('POST', `/v1/wishlists/${3_000 + i}/items`, tokens.rival, { product_id: '5' }))
     await receiver.waitFor(20, (x) => x.path.startsWith('/dead'), 30_000) // the rival's attempts hang
@@ -167,7 +196,7 @@ async function main(): Promise<number> {
     await receiver.close()
   }
   if (failures.length) console.error(`ABUSE MEASUREMENT FAILED:\n- ${failures.join('\n- ')}`)
-  else console.log('abuse measurement passed: bounded request, memory and other shops\' latency')
+  else console.log("abuse measurement passed: bounded request, memory and other shops' latency")
   return failures.length ? 1 : 0
 }
 

@@ -16,7 +16,12 @@ describe('deliveryBody', () => {
 
   it('cuts customerIds to fit 64 KiB and says so', () => {
     const ids = Array.from({ length: 3_000 }, (_, i) => String(10 ** 31 + i).padStart(32, '9'))
-    const body = deliveryBody('wishlist.product.price_dropped', 'a.myshopify.com', at, { productId: '1', wishlistCount: 3_000, customerIds: ids, truncated: false })
+    const body = deliveryBody('wishlist.product.price_dropped', 'a.myshopify.com', at, {
+      productId: '1',
+      wishlistCount: 3_000,
+      customerIds: ids,
+      truncated: false,
+    })
     expect(Buffer.byteLength(body)).toBeLessThanOrEqual(MAX_DELIVERY_BODY_BYTES)
     const { data } = JSON.parse(body) as { data: { customerIds: string[]; truncated: boolean; wishlistCount: number } }
     expect(data.truncated).toBe(true)

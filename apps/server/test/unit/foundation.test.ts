@@ -6,7 +6,7 @@ import { hashSecret, secretMatches } from '../../src/lib/secrets.js'
 import { planAtLeast } from '../../src/modules/shops/plans.js'
 
 describe('platform ids', () => {
-  it('accepts 1..32 digits and platform GIDs of the field\'s kind, stored as digits', () => {
+  it("accepts 1..32 digits and platform GIDs of the field's kind, stored as digits", () => {
     expect(normalizePlatformId('123', 'Product')).toBe('123')
     expect(normalizePlatformId('gid://shopify/Product/123', 'Product')).toBe('123')
     expect(normalizePlatformId('gid://shopify/ProductVariant/9', 'ProductVariant')).toBe('9')
@@ -36,7 +36,13 @@ describe('time-ordered ids (outbox messages, webhook deliveries)', () => {
     try {
       const made: string[] = []
       // Across the hex digits' order ('9' < 'a') and a carry into a new digit.
-      for (const at of [Date.UTC(2026, 10, 24, 6, 0, 0, 9), Date.UTC(2026, 10, 24, 6, 0, 0, 10), 0xfffffffff, 0x1000000000, Date.UTC(2030, 0, 1)].sort((a, b) => a - b)) {
+      for (const at of [
+        Date.UTC(2026, 10, 24, 6, 0, 0, 9),
+        Date.UTC(2026, 10, 24, 6, 0, 0, 10),
+        0xfffffffff,
+        0x1000000000,
+        Date.UTC(2030, 0, 1),
+      ].sort((a, b) => a - b)) {
         vi.setSystemTime(at)
         for (let i = 0; i < 200; i++) made.push(newOrderedId('dlv'))
       }
@@ -85,7 +91,7 @@ describe('plans', () => {
 })
 
 describe('configuration', () => {
-  it('reads DATABASE_URL as the README\'s Configuration says', () => {
+  it("reads DATABASE_URL as the README's Configuration says", () => {
     expect(parseDatabaseUrl(undefined, '/srv')).toEqual({ kind: 'sqlite', file: '/srv/data/wishlist.db' })
     expect(parseDatabaseUrl('sqlite:./x.db', '/srv')).toEqual({ kind: 'sqlite', file: '/srv/x.db' })
     expect(parseDatabaseUrl('postgres://u@h/db')).toEqual({ kind: 'postgres', url: 'postgres://u@h/db' })
@@ -104,13 +110,21 @@ describe('configuration', () => {
     expect(loadConfig({ DATABASE_URL: 'sqlite::memory:', RATE_LIMIT_SHOP_PER_MIN: '7' }).rateLimit.shopPerMin).toBe(7)
     expect(loadConfig({ DATABASE_URL: 'sqlite::memory:', SHOPIFY_API_SECRET: 's' }).shopify?.webhookBufferBytes).toBe(64 * 1024 * 1024)
     // Internal traffic (a load test from one address) may need more than a million a minute.
-    const unlimited = loadConfig({ DATABASE_URL: 'sqlite::memory:', RATE_LIMIT_STOREFRONT_PER_MIN: '1000000000', RATE_LIMIT_ADMIN_PER_MIN: '5000000' })
+    const unlimited = loadConfig({
+      DATABASE_URL: 'sqlite::memory:',
+      RATE_LIMIT_STOREFRONT_PER_MIN: '1000000000',
+      RATE_LIMIT_ADMIN_PER_MIN: '5000000',
+    })
     expect(unlimited.rateLimit).toMatchObject({ storefrontPerMin: 1_000_000_000, adminPerMin: 5_000_000 })
-    expect(() => loadConfig({ DATABASE_URL: 'sqlite::memory:', RATE_LIMIT_STOREFRONT_PER_MIN: '0' })).toThrow(/RATE_LIMIT_STOREFRONT_PER_MIN/)
+    expect(() => loadConfig({ DATABASE_URL: 'sqlite::memory:', RATE_LIMIT_STOREFRONT_PER_MIN: '0' })).toThrow(
+      /RATE_LIMIT_STOREFRONT_PER_MIN/,
+    )
     expect(config.webhooks.retryScheduleSec).toEqual([5, 300, 1800, 7200, 18000, 36000, 36000])
     expect(config.webhooks.retentionDays).toBe(30)
     expect(loadConfig({ DATABASE_URL: 'sqlite::memory:', WEBHOOK_DELIVERY_RETENTION_DAYS: '0' }).webhooks.retentionDays).toBe(0)
-    expect(() => loadConfig({ DATABASE_URL: 'sqlite::memory:', WEBHOOK_DELIVERY_RETENTION_DAYS: '-1' })).toThrow(/WEBHOOK_DELIVERY_RETENTION_DAYS/)
+    expect(() => loadConfig({ DATABASE_URL: 'sqlite::memory:', WEBHOOK_DELIVERY_RETENTION_DAYS: '-1' })).toThrow(
+      /WEBHOOK_DELIVERY_RETENTION_DAYS/,
+    )
     expect(config.port).toBe(3000)
     expect(config.host).toBe('127.0.0.1')
   })

@@ -14,7 +14,11 @@ const SINK = pathToFileURL(fileURLToPath(new URL('../../src/lib/log-sink.ts', im
 
 /** Runs `body` in a child with `sink` = stdoutSink(); resolves with its output once `lines` lines have arrived (or it ended). */
 function childOutput(body: string, lines: number): Promise<{ out: string; exited: Promise<number | null>; kill: () => void }> {
-  const child = spawn(process.execPath, ['--import', TSX, '--input-type=module', '-e', `import { stdoutSink } from '${SINK}'\nconst sink = stdoutSink()\n${body}`], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(
+    process.execPath,
+    ['--import', TSX, '--input-type=module', '-e', `import { stdoutSink } from '${SINK}'\nconst sink = stdoutSink()\n${body}`],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  )
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
   let out = ''
   const kill = () => child.kill('SIGKILL')
@@ -31,7 +35,10 @@ const line = (i: number) => `{"n":${i},"text":"${'x'.repeat(i % 200)}"}\n`
 
 describe('stdoutSink', () => {
   it('writes every line in order when the process exits with a batch half full', async () => {
-    const { out, exited } = await childOutput("for (let i = 0; i < 1000; i++) sink.write(`{\"n\":${i},\"text\":\"${'x'.repeat(i % 200)}\"}\\n`)\nprocess.exit(0)", 1000)
+    const { out, exited } = await childOutput(
+      'for (let i = 0; i < 1000; i++) sink.write(`{"n":${i},"text":"${\'x\'.repeat(i % 200)}"}\\n`)\nprocess.exit(0)',
+      1000,
+    )
     expect(await exited).toBe(0)
     expect(out).toBe(Array.from({ length: 1000 }, (_, i) => line(i)).join(''))
   })

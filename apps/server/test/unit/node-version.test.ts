@@ -11,7 +11,9 @@ const BIN = fileURLToPath(new URL('../../bin/wishlist.js', import.meta.url))
 /** The bin run as an installed command: its shebang (`env -S node …`) finds `node` on PATH. */
 async function runBin(nodeDir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(BIN, args, { env: { ...process.env, PATH: `${nodeDir}:${process.env.PATH ?? ''}`, DATABASE_URL: 'sqlite::memory:' } })
+    const { stdout, stderr } = await promisify(execFile)(BIN, args, {
+      env: { ...process.env, PATH: `${nodeDir}:${process.env.PATH ?? ''}`, DATABASE_URL: 'sqlite::memory:' },
+    })
     return { code: 0, stdout, stderr }
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string }
@@ -32,7 +34,9 @@ function oldNode(): { dir: string; version: string } | undefined {
 describe('the Node.js version check', () => {
   it('accepts exactly ^22.19.0 || >=24.11.0, the engines of both package.json files', () => {
     for (const pkg of ['../../package.json', '../../../../package.json']) {
-      expect((JSON.parse(readFileSync(new URL(pkg, import.meta.url), 'utf8')) as { engines: { node: string } }).engines.node).toBe(SUPPORTED_NODE_RANGE)
+      expect((JSON.parse(readFileSync(new URL(pkg, import.meta.url), 'utf8')) as { engines: { node: string } }).engines.node).toBe(
+        SUPPORTED_NODE_RANGE,
+      )
     }
     const edges: Record<string, boolean> = {
       'v20.20.2': false,
@@ -52,12 +56,15 @@ describe('the Node.js version check', () => {
   })
 
   const old = oldNode()
-  it.skipIf(old === undefined)(`on an older Node (${old?.version ?? 'none on this machine'}) the command says so and exits 1, with no stack trace`, async () => {
-    for (const args of [['--help'], ['serve']]) {
-      const result = await runBin(old!.dir, ...args)
-      expect(result).toEqual({ code: 1, stdout: '', stderr: `wishlist needs Node.js 22.19+ or 24.11+ (found ${old!.version})\n` })
-    }
-  })
+  it.skipIf(old === undefined)(
+    `on an older Node (${old?.version ?? 'none on this machine'}) the command says so and exits 1, with no stack trace`,
+    async () => {
+      for (const args of [['--help'], ['serve']]) {
+        const result = await runBin(old!.dir, ...args)
+        expect(result).toEqual({ code: 1, stdout: '', stderr: `wishlist needs Node.js 22.19+ or 24.11+ (found ${old!.version})\n` })
+      }
+    },
+  )
 
   it(`on this Node (${process.version}) the command runs`, async () => {
     const result = await runBin(dirname(process.execPath), '--help')

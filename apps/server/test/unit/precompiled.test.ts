@@ -23,8 +23,12 @@ afterEach(() => storage.destroy())
 
 describe('precompiled statements', () => {
   it('fill their named parameters and their fields into one statement text', async () => {
-    const insert = precompiled((d, p: { id: number; owner: { type: string; id: string } }) => own(d).insertInto('t').values({ id: p.id, kind: p.owner.type, name: p.owner.id }))
-    const byKind = precompiled((d, p: { kind: string; limit: number }) => own(d).selectFrom('t').select(['id', 'name']).where('kind', '=', p.kind).orderBy('id').limit(p.limit))
+    const insert = precompiled((d, p: { id: number; owner: { type: string; id: string } }) =>
+      own(d).insertInto('t').values({ id: p.id, kind: p.owner.type, name: p.owner.id }),
+    )
+    const byKind = precompiled((d, p: { kind: string; limit: number }) =>
+      own(d).selectFrom('t').select(['id', 'name']).where('kind', '=', p.kind).orderBy('id').limit(p.limit),
+    )
     await insert(storage.db, { id: 1, owner: { type: 'guest', id: 'g1' } })
     await insert(storage.db, { id: 2, owner: { type: 'customer', id: 'c1' } })
     await insert(storage.db, { id: 3, owner: { type: 'customer', id: 'c2' } })
@@ -37,11 +41,26 @@ describe('precompiled statements', () => {
   })
 
   it('refuse a parameter that is read but not bound, or inlined into the SQL', async () => {
-    const unbound = precompiled((d, p: { kind: string; limit: number }) => own(d).selectFrom('t').select('id').where('kind', '=', p.kind).limit(p.limit + 1))
+    const unbound = precompiled((d, p: { kind: string; limit: number }) =>
+      own(d)
+        .selectFrom('t')
+        .select('id')
+        .where('kind', '=', p.kind)
+        .limit(p.limit + 1),
+    )
     await expect(unbound(storage.db, { kind: 'guest', limit: 1 })).rejects.toThrow('precompiled query: limit is not a bound parameter')
-    const unboundField = precompiled((d, p: { owner: { type: string; id: string } }) => own(d).selectFrom('t').select('id').where('kind', '=', p.owner.type).where('name', '=', `${p.owner.id}%`))
-    await expect(unboundField(storage.db, { owner: { type: 'guest', id: 'g1' } })).rejects.toThrow('precompiled query: owner.id is not a bound parameter')
-    const inlined = precompiled((d, p: { kind: string }) => own(d).selectFrom('t').select('id').where(sql<boolean>`kind = ${sql.lit(`${p.kind}`)}`))
+    const unboundField = precompiled((d, p: { owner: { type: string; id: string } }) =>
+      own(d).selectFrom('t').select('id').where('kind', '=', p.owner.type).where('name', '=', `${p.owner.id}%`),
+    )
+    await expect(unboundField(storage.db, { owner: { type: 'guest', id: 'g1' } })).rejects.toThrow(
+      'precompiled query: owner.id is not a bound parameter',
+    )
+    const inlined = precompiled((d, p: { kind: string }) =>
+      own(d)
+        .selectFrom('t')
+        .select('id')
+        .where(sql<boolean>`kind = ${sql.lit(`${p.kind}`)}`),
+    )
     await expect(inlined(storage.db, { kind: 'guest' })).rejects.toThrow('precompiled query: a parameter was inlined into the SQL')
   })
 })

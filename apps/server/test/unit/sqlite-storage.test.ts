@@ -34,7 +34,11 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-const committedIds = () => other.prepare('select id from t order by id').all().map((r) => r.id)
+const committedIds = () =>
+  other
+    .prepare('select id from t order by id')
+    .all()
+    .map((r) => r.id)
 /** Commits in the WAL so far: frames whose header carries the database size after a commit. */
 function commits(): number {
   const wal = readFileSync(join(dir, 'w.db-wal'))
@@ -112,7 +116,9 @@ describe('group commit on SQLite', () => {
   it('fails every transaction of a batch whose COMMIT fails, and writes none of them', async () => {
     // A deferred foreign key is checked at COMMIT: one orphan makes the whole COMMIT fail.
     await sql`create table parent (id integer primary key)`.execute(db)
-    await sql`create table child (id integer primary key, parent_id integer references parent (id) deferrable initially deferred)`.execute(db)
+    await sql`create table child (id integer primary key, parent_id integer references parent (id) deferrable initially deferred)`.execute(
+      db,
+    )
     const orphan = db.transaction().execute((trx) => sql`insert into child (id, parent_id) values (1, 99)`.execute(trx))
     const results = await Promise.allSettled([insert(1), orphan, insert(2)])
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected'])
@@ -156,7 +162,9 @@ describe('group commit on SQLite', () => {
 
   it("runs a transaction's precompiled statements in it, and refuses them once it has ended", async () => {
     // After a transaction's first statement, its precompiled ones run on its connection directly.
-    const insertNote = precompiled((d, p: { id: number; note: string }) => (d as unknown as typeof db).insertInto('t').values({ id: p.id, note: p.note }))
+    const insertNote = precompiled((d, p: { id: number; note: string }) =>
+      (d as unknown as typeof db).insertInto('t').values({ id: p.id, note: p.note }),
+    )
     type AppDb = Parameters<typeof insertNote>[0]
     const notes = () => other.prepare('select id, note from t order by id').all()
     let ended: AppDb | undefined
@@ -187,7 +195,14 @@ describe('group commit on SQLite', () => {
 describe('SQLite WAL checkpoints', () => {
   it('checkpoints every 500 pages or so, so the WAL file (and each checkpoint) stays small', async () => {
     // 40 rows of 100 KB, about 25 pages each: 1,000 pages, twice the checkpoint size.
-    for (let id = 1; id <= 40; id++) await insert(id).then(() => db.updateTable('t').set({ note: 'x'.repeat(100_000) }).where('id', '=', id).execute())
+    for (let id = 1; id <= 40; id++)
+      await insert(id).then(() =>
+        db
+          .updateTable('t')
+          .set({ note: 'x'.repeat(100_000) })
+          .where('id', '=', id)
+          .execute(),
+      )
     expect(committedIds()).toHaveLength(40)
     const wal = readFileSync(join(dir, 'w.db-wal'))
     const frames = (wal.length - 32) / (24 + wal.readUInt32BE(8))

@@ -6,12 +6,38 @@ const devHttp = { allowInsecure: true, allowPrivateTargets: false }
 
 describe('isPublicAddress', () => {
   it.each([
-    '127.0.0.1', '127.255.0.9', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0',
-    '224.0.0.1', '255.255.255.255', '192.0.2.1', '198.18.0.1', '240.0.0.1',
-    '::1', '::', 'fe80::1', 'fc00::1', 'fd12:3456::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '::ffff:169.254.169.254',
-    '2001:db8::1', '64:ff9b::7f00:1', '2002:7f00:1::1',
+    '127.0.0.1',
+    '127.255.0.9',
+    '10.1.2.3',
+    '172.16.0.1',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '224.0.0.1',
+    '255.255.255.255',
+    '192.0.2.1',
+    '198.18.0.1',
+    '240.0.0.1',
+    '::1',
+    '::',
+    'fe80::1',
+    'fc00::1',
+    'fd12:3456::1',
+    'ff02::1',
+    '::ffff:127.0.0.1',
+    '::ffff:10.0.0.1',
+    '::ffff:169.254.169.254',
+    '2001:db8::1',
+    '64:ff9b::7f00:1',
+    '2002:7f00:1::1',
     // IPv4-compatible IPv6 (::/96), in either spelling, whatever the IPv4 part.
-    '::7f00:1', '::127.0.0.1', '::a00:1', '::8.8.8.8', '::808:808', '0:0:0:0:0:0:8.8.8.8',
+    '::7f00:1',
+    '::127.0.0.1',
+    '::a00:1',
+    '::8.8.8.8',
+    '::808:808',
+    '0:0:0:0:0:0:8.8.8.8',
   ])('refuses %s', (ip) => {
     expect(isPublicAddress(ip)).toBe(false)
   })
@@ -74,19 +100,30 @@ describe('refuseTargetUrl', () => {
 })
 
 describe('guardedLookup', () => {
-  const lookup = (answers: Record<string, { address: string; family: number }[]>) =>
-    guardedLookup(async (host) => answers[host] ?? [])
+  const lookup = (answers: Record<string, { address: string; family: number }[]>) => guardedLookup(async (host) => answers[host] ?? [])
   const run = (fn: ReturnType<typeof lookup>, host: string, all: boolean) =>
-    new Promise<{ err: Error | null; address: unknown; family?: number | undefined }>((resolve) => fn(host, { all }, (err, address, family) => resolve({ err, address, family })))
+    new Promise<{ err: Error | null; address: unknown; family?: number | undefined }>((resolve) =>
+      fn(host, { all }, (err, address, family) => resolve({ err, address, family })),
+    )
 
   it('hands the socket only public addresses', async () => {
-    const fn = lookup({ 'mixed.example': [{ address: '10.0.0.1', family: 4 }, { address: '93.184.216.34', family: 4 }] })
+    const fn = lookup({
+      'mixed.example': [
+        { address: '10.0.0.1', family: 4 },
+        { address: '93.184.216.34', family: 4 },
+      ],
+    })
     expect(await run(fn, 'mixed.example', true)).toMatchObject({ err: null, address: [{ address: '93.184.216.34', family: 4 }] })
     expect(await run(fn, 'mixed.example', false)).toMatchObject({ err: null, address: '93.184.216.34', family: 4 })
   })
 
   it('fails when a name resolves only to private addresses (DNS rebinding to loopback)', async () => {
-    const fn = lookup({ 'rebind.example': [{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }] })
+    const fn = lookup({
+      'rebind.example': [
+        { address: '127.0.0.1', family: 4 },
+        { address: '::1', family: 6 },
+      ],
+    })
     const res = await run(fn, 'rebind.example', true)
     expect(res.err?.message).toMatch(/non-public/)
   })

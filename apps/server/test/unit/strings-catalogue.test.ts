@@ -36,10 +36,14 @@ function catalogueWith(name: string, tag: string, edit: (source: string) => stri
 function widgetTable(tag: string): Record<string, string> {
   const file = tag === 'en' ? 'strings.generated.ts' : `locales/${tag}.ts`
   const source = readFileSync(join(ROOT, 'packages', 'widget', 'src', file), 'utf8')
-  return Object.fromEntries([...source.matchAll(/^ {2}'([\w.]+)': '((?:[^'\\]|\\.)*)',$/gm)].map((m) => [m[1], m[2]!.replace(/\\(.)/g, '$1')]))
+  return Object.fromEntries(
+    [...source.matchAll(/^ {2}'([\w.]+)': '((?:[^'\\]|\\.)*)',$/gm)].map((m) => [m[1], m[2]!.replace(/\\(.)/g, '$1')]),
+  )
 }
 const extensionTable = (tag: string) =>
-  JSON.parse(readFileSync(join(ROOT, 'extensions', 'wishlist', 'locales', `${tag === 'en' ? 'en.default' : tag}.json`), 'utf8')) as { wishlist: { launcher: { label: string }; review_form: { open: string } } }
+  JSON.parse(readFileSync(join(ROOT, 'extensions', 'wishlist', 'locales', `${tag === 'en' ? 'en.default' : tag}.json`), 'utf8')) as {
+    wishlist: { launcher: { label: string }; review_form: { open: string } }
+  }
 
 describe('the generated files', () => {
   it('are what the catalogue makes (run `node scripts/build-strings.mjs` after editing strings/)', () => {
@@ -59,7 +63,12 @@ describe('the generated files', () => {
   })
 
   it('are not written when a language misses a key or loses a placeholder: each problem is named', () => {
-    const dir = catalogueWith('missing', 'de', (s) => s.replace(/^ {4}'form\.rating': .*\n/m, '').replace("wishlistEmpty: 'Ihre Wunschliste ist leer.'", "wishlistEmpty: ''").replace("'{title} zur Wunschliste hinzufügen'", "'Zur Wunschliste hinzufügen'"))
+    const dir = catalogueWith('missing', 'de', (s) =>
+      s
+        .replace(/^ {4}'form\.rating': .*\n/m, '')
+        .replace("wishlistEmpty: 'Ihre Wunschliste ist leer.'", "wishlistEmpty: ''")
+        .replace("'{title} zur Wunschliste hinzufügen'", "'Zur Wunschliste hinzufügen'"),
+    )
     const run = check('--strings', dir)
     expect(run.status).toBe(1)
     expect(run.stderr).toContain('de: widget.form.rating is missing')

@@ -23,12 +23,28 @@ interface Setting {
   default?: unknown
 }
 const source = (block: string) => readFileSync(join(EXTENSION_DIR, 'blocks', `${block}.liquid`), 'utf8')
-const schemaOf = (block: string) => JSON.parse(/\{% schema %\}([\s\S]*?)\{% endschema %\}/.exec(source(block))?.[1] ?? 'null') as { name: string; target: string; settings: Setting[]; stylesheet?: string }
+const schemaOf = (block: string) =>
+  JSON.parse(/\{% schema %\}([\s\S]*?)\{% endschema %\}/.exec(source(block))?.[1] ?? 'null') as {
+    name: string
+    target: string
+    settings: Setting[]
+    stylesheet?: string
+  }
 
 /** A block as the theme renders it: its settings' defaults, with `settings` over them. */
 async function render(block: string, settings: Record<string, unknown> = {}, scope: Record<string, unknown> = {}) {
-  const defaults = Object.fromEntries(schemaOf(block).settings.filter((s) => s.id !== undefined).map((s) => [s.id, s.default]))
-  return engine.parseAndRender(source(block), pageScope({ block: { id: 'b1', settings: { ...defaults, ...settings }, shopify_attributes: 'data-shopify-editor-block="b1"' }, ...scope }))
+  const defaults = Object.fromEntries(
+    schemaOf(block)
+      .settings.filter((s) => s.id !== undefined)
+      .map((s) => [s.id, s.default]),
+  )
+  return engine.parseAndRender(
+    source(block),
+    pageScope({
+      block: { id: 'b1', settings: { ...defaults, ...settings }, shopify_attributes: 'data-shopify-editor-block="b1"' },
+      ...scope,
+    }),
+  )
 }
 
 /** The element carrying `attr`, as a DOM would read its attributes (entities decoded). */
@@ -38,20 +54,31 @@ function attributes(html: string, attr: string): Record<string, string> {
   const out: Record<string, string> = {}
   for (const m of tag.matchAll(/([a-z-]+)(?:="([^"]*)")?/g)) {
     if (m[1] === undefined) continue
-    out[m[1]] = (m[2] ?? '').replace(/&#(\d+);/g, (_e, code: string) => String.fromCharCode(Number(code))).replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')
+    out[m[1]] = (m[2] ?? '')
+      .replace(/&#(\d+);/g, (_e, code: string) => String.fromCharCode(Number(code)))
+      .replace(/&quot;/g, '"')
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&')
   }
   return out
 }
 
 beforeAll(() => {
   // The embed loads the widget from the extension's assets: copied from the widget's build.
-  if (existsSync(join(ROOT, 'packages', 'widget', 'dist', 'widget.js'))) execFileSync(process.execPath, [join(ROOT, 'scripts', 'build-extension.mjs')])
+  if (existsSync(join(ROOT, 'packages', 'widget', 'dist', 'widget.js')))
+    execFileSync(process.execPath, [join(ROOT, 'scripts', 'build-extension.mjs')])
 })
 
 describe('the extension, as Shopify CLI lays it out', () => {
   it('has its toml, one app embed on body and app blocks on sections, translated names, and its assets', () => {
     expect(readFileSync(join(EXTENSION_DIR, 'shopify.extension.toml'), 'utf8')).toMatch(/^type = "theme"$/m)
-    expect(readdirSync(join(EXTENSION_DIR, 'blocks')).sort()).toEqual(['app-embed.liquid', 'heart.liquid', 'review-form.liquid', 'reviews.liquid'])
+    expect(readdirSync(join(EXTENSION_DIR, 'blocks')).sort()).toEqual([
+      'app-embed.liquid',
+      'heart.liquid',
+      'review-form.liquid',
+      'reviews.liquid',
+    ])
     expect(schemaOf('app-embed').target).toBe('body')
     for (const b of ['heart', 'reviews', 'review-form']) expect(schemaOf(b).target).toBe('section')
     for (const locale of LOCALES) {
@@ -65,7 +92,9 @@ describe('the extension, as Shopify CLI lays it out', () => {
   it("passes Shopify's Theme Check (theme-app-extension configuration) with no error", async () => {
     const config = createRequire(import.meta.url).resolve('@shopify/theme-check-node/configs/theme-app-extension.yml')
     const offences = await check(EXTENSION_DIR, config)
-    const errors = offences.filter((o) => o.severity === Severity.ERROR).map((o) => `${o.check} ${o.uri.split('/extensions/')[1]}:${o.start.line} ${o.message}`)
+    const errors = offences
+      .filter((o) => o.severity === Severity.ERROR)
+      .map((o) => `${o.check} ${o.uri.split('/extensions/')[1]}:${o.start.line} ${o.message}`)
     expect(errors).toEqual([])
   }, 120_000)
 })
@@ -87,11 +116,17 @@ describe('the app embed', () => {
   })
 
   it("passes the merchant's texts (quotes and all) as JSON and shows the launcher when asked", async () => {
-    const html = await render('app-embed', { heart_add: 'Save "{title}" <now>', reviews_none: 'Be the first', show_launcher: true, heart_color: '#005500' }, { request: { locale: { iso_code: 'ja' } } })
+    const html = await render(
+      'app-embed',
+      { heart_add: 'Save "{title}" <now>', reviews_none: 'Be the first', show_launcher: true, heart_color: '#005500' },
+      { request: { locale: { iso_code: 'ja' } } },
+    )
     const strings = JSON.parse(attributes(html, 'data-app-proxy')['data-strings'] ?? '') as Record<string, string | null>
     expect(strings).toMatchObject({ 'heart.add': 'Save "{title}" <now>', 'reviews.none': 'Be the first', 'heart.remove': null })
     expect(html).toContain('--wishlist-heart-color: #005500;')
-    expect(html).toMatch(/<a class="wishlist-launcher" href="\/apps\/wishlist">[\s\S]*ほしい物リスト[\s\S]*<span data-wishlist-count>0<\/span>/)
+    expect(html).toMatch(
+      /<a class="wishlist-launcher" href="\/apps\/wishlist">[\s\S]*ほしい物リスト[\s\S]*<span data-wishlist-count>0<\/span>/,
+    )
   })
 })
 
@@ -122,8 +157,20 @@ describe('the heart block', () => {
 describe('the reviews block', () => {
   it('asks the widget for the parts the merchant chose, with the page size', async () => {
     const all = attributes(await render('reviews', { product: TOTE }), 'data-reviews-product-id')
-    expect(all).toMatchObject({ 'data-reviews-product-id': '601', 'data-reviews-product-name': 'Canvas "Tote" <Large>', 'data-reviews-per-page': '5', 'data-reviews-show': 'summary list helpful' })
-    const some = await render('reviews', { product: TOTE, show_helpful: false, show_list: false, per_page: 12, heading: 'What <buyers> say', none_label: 'Be first' })
+    expect(all).toMatchObject({
+      'data-reviews-product-id': '601',
+      'data-reviews-product-name': 'Canvas "Tote" <Large>',
+      'data-reviews-per-page': '5',
+      'data-reviews-show': 'summary list helpful',
+    })
+    const some = await render('reviews', {
+      product: TOTE,
+      show_helpful: false,
+      show_list: false,
+      per_page: 12,
+      heading: 'What <buyers> say',
+      none_label: 'Be first',
+    })
     expect(attributes(some, 'data-reviews-product-id')).toMatchObject({ 'data-reviews-per-page': '12', 'data-reviews-show': 'summary' })
     expect(JSON.parse(attributes(some, 'data-reviews-product-id')['data-strings'] ?? '')).toMatchObject({ 'reviews.none': 'Be first' })
     expect(some).toContain('<h2 class="wishlist-block__heading">What &lt;buyers&gt; say</h2>')
@@ -133,12 +180,23 @@ describe('the reviews block', () => {
 describe('the review form block', () => {
   it('renders the opener in the page language, and tells the widget whether the shopper is logged in', async () => {
     const guest = await render('review-form', { product: TOTE }, { request: { locale: { iso_code: 'fr' } } })
-    expect(attributes(guest, 'data-wishlist-review-form')).toMatchObject({ 'data-product-id': '601', 'data-product-title': 'Canvas "Tote" <Large>', 'data-logged-in': 'false' })
+    expect(attributes(guest, 'data-wishlist-review-form')).toMatchObject({
+      'data-product-id': '601',
+      'data-product-title': 'Canvas "Tote" <Large>',
+      'data-logged-in': 'false',
+    })
     expect(guest).not.toContain('data-customer-email')
     expect(guest).toContain('<button type="button" class="button wishlist-block__open" data-wishlist-review-open>Écrire un avis</button>')
 
-    const customer = await render('review-form', { product: TOTE, open_label: 'Review <it>' }, { customer: { id: 5001, email: 'ann@example.com' } })
-    expect(attributes(customer, 'data-wishlist-review-form')).toMatchObject({ 'data-logged-in': 'true', 'data-customer-email': 'ann@example.com' })
+    const customer = await render(
+      'review-form',
+      { product: TOTE, open_label: 'Review <it>' },
+      { customer: { id: 5001, email: 'ann@example.com' } },
+    )
+    expect(attributes(customer, 'data-wishlist-review-form')).toMatchObject({
+      'data-logged-in': 'true',
+      'data-customer-email': 'ann@example.com',
+    })
     expect(customer).toContain('data-wishlist-review-open>Review &lt;it&gt;</button>')
   })
 

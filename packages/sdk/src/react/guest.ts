@@ -43,7 +43,9 @@ export function guestIdOf(storage: KeyValueStorage): string {
 export function readGuestItems(storage: KeyValueStorage): GuestItem[] {
   try {
     const parsed: unknown = JSON.parse(storage.getItem(GUEST_ITEMS_KEY) ?? '[]')
-    return Array.isArray(parsed) ? parsed.filter((i): i is GuestItem => typeof i === 'object' && i !== null && typeof (i as GuestItem).product_id === 'string') : []
+    return Array.isArray(parsed)
+      ? parsed.filter((i): i is GuestItem => typeof i === 'object' && i !== null && typeof (i as GuestItem).product_id === 'string')
+      : []
   } catch {
     return []
   }

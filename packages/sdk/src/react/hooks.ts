@@ -188,7 +188,21 @@ export function useWishlist(options: UseWishlistOptions = {}): UseWishlistResult
   )
   const refresh = useCallback(() => store.load(key, fetcher, true), [store, key, fetcher])
 
-  return { items, total: snap.data?.total ?? 0, status: snap.status, error: snap.error, pending: snap.pending, owner, mode, has, add, updateItem, remove, toggle, refresh }
+  return {
+    items,
+    total: snap.data?.total ?? 0,
+    status: snap.status,
+    error: snap.error,
+    pending: snap.pending,
+    owner,
+    mode,
+    has,
+    add,
+    updateItem,
+    remove,
+    toggle,
+    refresh,
+  }
 }
 
 export interface UseListsResult {
@@ -215,7 +229,9 @@ export function useLists(): UseListsResult {
       const temp = `pending_${Math.random().toString(36).slice(2)}`
       const at = new Date().toISOString()
       return store.mutate<T.ListsResult, T.CreateListResult>(key, {
-        optimistic: (v) => ({ wishlists: [...v.wishlists, { wishlistId: temp, name: name.trim(), itemCount: 0, createdAt: at, updatedAt: at }] }),
+        optimistic: (v) => ({
+          wishlists: [...v.wishlists, { wishlistId: temp, name: name.trim(), itemCount: 0, createdAt: at, updatedAt: at }],
+        }),
         call: () => client.lists.create(owner, name),
         commit: (v, r) => ({ wishlists: [...v.wishlists.filter((l) => l.wishlistId !== r.wishlist.wishlistId), r.wishlist] }),
       })
@@ -224,15 +240,25 @@ export function useLists(): UseListsResult {
   )
   const rename = useCallback(
     (listId: string, name: string) => {
-      const apply = (v: T.ListsResult): T.ListsResult => ({ wishlists: v.wishlists.map((l) => (l.wishlistId === listId ? { ...l, name: name.trim() } : l)) })
-      return store.mutate<T.ListsResult, T.RenameListResult>(key, { optimistic: apply, call: () => client.lists.rename(owner, listId, name), commit: apply })
+      const apply = (v: T.ListsResult): T.ListsResult => ({
+        wishlists: v.wishlists.map((l) => (l.wishlistId === listId ? { ...l, name: name.trim() } : l)),
+      })
+      return store.mutate<T.ListsResult, T.RenameListResult>(key, {
+        optimistic: apply,
+        call: () => client.lists.rename(owner, listId, name),
+        commit: apply,
+      })
     },
     [store, key, client, owner],
   )
   const remove = useCallback(
     (listId: string) => {
       const apply = (v: T.ListsResult): T.ListsResult => ({ wishlists: v.wishlists.filter((l) => l.wishlistId !== listId) })
-      return store.mutate<T.ListsResult, T.DeleteListResult>(key, { optimistic: apply, call: () => client.lists.delete(owner, listId), commit: apply })
+      return store.mutate<T.ListsResult, T.DeleteListResult>(key, {
+        optimistic: apply,
+        call: () => client.lists.delete(owner, listId),
+        commit: apply,
+      })
     },
     [store, key, client, owner],
   )
@@ -284,9 +310,15 @@ export function useReviews(productId: string, query: T.ReviewQuery = {}): UseRev
   const vote = useCallback(
     (id: number, delta: 1 | -1) =>
       store.mutate<T.ReviewPage, T.HelpfulResult>(key, {
-        optimistic: (page) => ({ ...page, data: page.data.map((r) => (r.id === id ? { ...r, helpfulCount: Math.max(0, r.helpfulCount + delta) } : r)) }),
+        optimistic: (page) => ({
+          ...page,
+          data: page.data.map((r) => (r.id === id ? { ...r, helpfulCount: Math.max(0, r.helpfulCount + delta) } : r)),
+        }),
         call: () => (delta === 1 ? client.reviews.voteHelpful(id) : client.reviews.unvoteHelpful(id)),
-        commit: (page, result) => ({ ...page, data: page.data.map((r) => (r.id === id ? { ...r, helpfulCount: result.helpfulCount } : r)) }),
+        commit: (page, result) => ({
+          ...page,
+          data: page.data.map((r) => (r.id === id ? { ...r, helpfulCount: result.helpfulCount } : r)),
+        }),
       }),
     [store, key, client],
   )

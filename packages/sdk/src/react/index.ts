@@ -15,5 +15,11 @@ export {
   useReviews,
   useWishlist,
 } from './hooks.js'
-export { useWishlistClient, useWishlistContext, type WishlistContextValue, WishlistProvider, type WishlistProviderProps } from './provider.js'
+export {
+  useWishlistClient,
+  useWishlistContext,
+  type WishlistContextValue,
+  WishlistProvider,
+  type WishlistProviderProps,
+} from './provider.js'
 export type { MutationResult, Snapshot, Status } from './store.js'

@@ -73,7 +73,16 @@ export class ResourceStore {
   private entry<T>(key: string): Entry<T> {
     let e = this.entries.get(key) as Entry<T> | undefined
     if (!e) {
-      e = { server: undefined, empty: undefined, ops: [], status: 'idle', error: undefined, inflight: undefined, listeners: new Set(), snap: EMPTY }
+      e = {
+        server: undefined,
+        empty: undefined,
+        ops: [],
+        status: 'idle',
+        error: undefined,
+        inflight: undefined,
+        listeners: new Set(),
+        snap: EMPTY,
+      }
       this.entries.set(key, e as Entry<unknown>)
     }
     return e

@@ -53,11 +53,7 @@ export async function up(db: Kysely<unknown>, backend: Backend): Promise<void> {
     .addColumn('product_id', 'text', (c) => c.notNull())
     .addColumn('occurred_at', 'bigint', (c) => c.notNull())
     .execute()
-  await db.schema
-    .createIndex('analytics_events_by_time')
-    .on('analytics_events')
-    .columns(['shop_id', 'occurred_at'])
-    .execute()
+  await db.schema.createIndex('analytics_events_by_time').on('analytics_events').columns(['shop_id', 'occurred_at']).execute()
 
   await db.schema
     .createTable('wishlist_owners')
@@ -120,11 +116,7 @@ export async function up(db: Kysely<unknown>, backend: Backend): Promise<void> {
     .execute()
   // The public read knows only the token (≥128 random bits, so this index is selective).
   await db.schema.createIndex('share_links_by_token').on('share_links').column('token').execute()
-  await db.schema
-    .createIndex('share_links_by_list')
-    .on('share_links')
-    .columns(['shop_id', 'owner_type', 'owner_id', 'list_id'])
-    .execute()
+  await db.schema.createIndex('share_links_by_list').on('share_links').columns(['shop_id', 'owner_type', 'owner_id', 'list_id']).execute()
 
   await db.schema
     .createTable('catalog_products')

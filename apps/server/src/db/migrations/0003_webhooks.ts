@@ -39,11 +39,7 @@ export async function up(db: Kysely<unknown>, _backend: Backend): Promise<void> 
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('webhook_deliveries_pk', ['shop_id', 'id'])
     .execute()
-  await db.schema
-    .createIndex('webhook_deliveries_due')
-    .on('webhook_deliveries')
-    .columns(['status', 'next_attempt_at'])
-    .execute()
+  await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['status', 'next_attempt_at']).execute()
   await db.schema
     .createIndex('webhook_deliveries_by_webhook')
     .on('webhook_deliveries')

@@ -30,18 +30,9 @@ export async function up(db: Kysely<unknown>, backend: Backend): Promise<void> {
     .execute()
 
   // One review per shop, product and e-mail (409 DUPLICATE_REVIEW); NULL (erased) e-mails never collide.
-  await db.schema
-    .createIndex('reviews_one_per_email')
-    .on('reviews')
-    .columns(['shop_id', 'product_id', 'customer_email'])
-    .unique()
-    .execute()
+  await db.schema.createIndex('reviews_one_per_email').on('reviews').columns(['shop_id', 'product_id', 'customer_email']).unique().execute()
   // newest (backward walk) and oldest (forward walk).
-  await db.schema
-    .createIndex('reviews_by_time')
-    .on('reviews')
-    .columns(['shop_id', 'product_id', 'status', 'created_at', 'id'])
-    .execute()
+  await db.schema.createIndex('reviews_by_time').on('reviews').columns(['shop_id', 'product_id', 'status', 'created_at', 'id']).execute()
   // highest: rating desc, created_at desc, id desc (backward walk); also `rating=` + newest/oldest.
   await db.schema
     .createIndex('reviews_by_rating')

@@ -10,7 +10,10 @@ import type { Backend } from '../types.js'
  * writing transaction's id (one move per transaction however many rows it writes).
  */
 export async function up(db: Kysely<unknown>, backend: Backend): Promise<void> {
-  await db.schema.alterTable('wishlist_owners').addColumn('version', 'bigint', (c) => c.notNull().defaultTo(0)).execute()
+  await db.schema
+    .alterTable('wishlist_owners')
+    .addColumn('version', 'bigint', (c) => c.notNull().defaultTo(0))
+    .execute()
 
   if (backend === 'sqlite') {
     const bump = (row: 'NEW' | 'OLD') =>
@@ -23,11 +26,21 @@ export async function up(db: Kysely<unknown>, backend: Backend): Promise<void> {
     }
     const holders = (row: 'NEW' | 'OLD') =>
       `UPDATE wishlist_owners SET version = (random() >> 11) WHERE shop_id = ${row}.shop_id AND (owner_type, owner_id) IN (SELECT owner_type, owner_id FROM wishlist_items WHERE shop_id = ${row}.shop_id AND product_id = ${row}.product_id);`
-    await sql.raw(`CREATE TRIGGER catalog_products_version_ai AFTER INSERT ON catalog_products WHEN NEW.default_variant_id IS NOT NULL BEGIN ${holders('NEW')} END`).execute(db)
     await sql
-      .raw(`CREATE TRIGGER catalog_products_version_au AFTER UPDATE ON catalog_products WHEN NEW.default_variant_id IS NOT OLD.default_variant_id BEGIN ${holders('NEW')} END`)
+      .raw(
+        `CREATE TRIGGER catalog_products_version_ai AFTER INSERT ON catalog_products WHEN NEW.default_variant_id IS NOT NULL BEGIN ${holders('NEW')} END`,
+      )
       .execute(db)
-    await sql.raw(`CREATE TRIGGER catalog_products_version_ad AFTER DELETE ON catalog_products WHEN OLD.default_variant_id IS NOT NULL BEGIN ${holders('OLD')} END`).execute(db)
+    await sql
+      .raw(
+        `CREATE TRIGGER catalog_products_version_au AFTER UPDATE ON catalog_products WHEN NEW.default_variant_id IS NOT OLD.default_variant_id BEGIN ${holders('NEW')} END`,
+      )
+      .execute(db)
+    await sql
+      .raw(
+        `CREATE TRIGGER catalog_products_version_ad AFTER DELETE ON catalog_products WHEN OLD.default_variant_id IS NOT NULL BEGIN ${holders('OLD')} END`,
+      )
+      .execute(db)
     return
   }
 
@@ -43,7 +56,9 @@ export async function up(db: Kysely<unknown>, backend: Backend): Promise<void> {
       RETURN NEW;
     END $$
   `.execute(db)
-  await sql`CREATE TRIGGER wishlist_owners_version_bi BEFORE INSERT ON wishlist_owners FOR EACH ROW EXECUTE FUNCTION wishlist_owner_version_insert()`.execute(db)
+  await sql`CREATE TRIGGER wishlist_owners_version_bi BEFORE INSERT ON wishlist_owners FOR EACH ROW EXECUTE FUNCTION wishlist_owner_version_insert()`.execute(
+    db,
+  )
   await sql`
     CREATE FUNCTION wishlist_owner_version_bump() RETURNS trigger LANGUAGE plpgsql AS $$
     DECLARE v bigint := wishlist_owner_version_now();
@@ -60,7 +75,11 @@ export async function up(db: Kysely<unknown>, backend: Backend): Promise<void> {
     END $$
   `.execute(db)
   for (const table of ['wishlist_items', 'wishlist_lists']) {
-    await sql.raw(`CREATE TRIGGER ${table}_version AFTER INSERT OR UPDATE OR DELETE ON ${table} FOR EACH ROW EXECUTE FUNCTION wishlist_owner_version_bump()`).execute(db)
+    await sql
+      .raw(
+        `CREATE TRIGGER ${table}_version AFTER INSERT OR UPDATE OR DELETE ON ${table} FOR EACH ROW EXECUTE FUNCTION wishlist_owner_version_bump()`,
+      )
+      .execute(db)
   }
   await sql`
     CREATE FUNCTION catalog_default_variant_bump() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -77,7 +96,9 @@ export async function up(db: Kysely<unknown>, backend: Backend): Promise<void> {
       RETURN NULL;
     END $$
   `.execute(db)
-  await sql`CREATE TRIGGER catalog_products_version AFTER INSERT OR UPDATE OR DELETE ON catalog_products FOR EACH ROW EXECUTE FUNCTION catalog_default_variant_bump()`.execute(db)
+  await sql`CREATE TRIGGER catalog_products_version AFTER INSERT OR UPDATE OR DELETE ON catalog_products FOR EACH ROW EXECUTE FUNCTION catalog_default_variant_bump()`.execute(
+    db,
+  )
 
   // Every statement that may move a version tells the listening instances, at commit
   // (PostgreSQL delivers notifications of committed transactions only, one per transaction
@@ -90,5 +111,7 @@ export async function up(db: Kysely<unknown>, backend: Backend): Promise<void> {
       RETURN NULL;
     END $$
   `.execute(db)
-  await sql`CREATE TRIGGER wishlist_owners_notify AFTER INSERT OR UPDATE OR DELETE ON wishlist_owners FOR EACH STATEMENT EXECUTE FUNCTION wishlist_owners_notify()`.execute(db)
+  await sql`CREATE TRIGGER wishlist_owners_notify AFTER INSERT OR UPDATE OR DELETE ON wishlist_owners FOR EACH STATEMENT EXECUTE FUNCTION wishlist_owners_notify()`.execute(
+    db,
+  )
 }

@@ -8,5 +8,10 @@ import type { Backend } from '../types.js'
  * Queries use it only when they spell the same condition with the literal.
  */
 export async function up(db: Kysely<unknown>, _backend: Backend): Promise<void> {
-  await db.schema.createIndex('webhook_deliveries_settled').on('webhook_deliveries').column('updated_at').where(sql.ref('status'), '<>', sql.lit('pending')).execute()
+  await db.schema
+    .createIndex('webhook_deliveries_settled')
+    .on('webhook_deliveries')
+    .column('updated_at')
+    .where(sql.ref('status'), '<>', sql.lit('pending'))
+    .execute()
 }

@@ -40,7 +40,9 @@ function uniqueName(name: string, taken: Set<string>): { name: string; key: stri
 
 /** One owner's lists with their new names and keys (only those that change). */
 function rekeyOwner(rows: ListRow[]): { row: ListRow; name: string; key: string }[] {
-  const ordered = [...rows].sort((a, b) => (a.id === DEFAULT_LIST_ID ? -1 : b.id === DEFAULT_LIST_ID ? 1 : a.created_at - b.created_at || (a.id < b.id ? -1 : 1)))
+  const ordered = [...rows].sort((a, b) =>
+    a.id === DEFAULT_LIST_ID ? -1 : b.id === DEFAULT_LIST_ID ? 1 : a.created_at - b.created_at || (a.id < b.id ? -1 : 1),
+  )
   // Without a row, the default list still holds its name.
   const taken = new Set<string>(rows.some((r) => r.id === DEFAULT_LIST_ID) ? [] : [comparisonKey(DEFAULT_LIST_NAME)])
   const changes: { row: ListRow; name: string; key: string }[] = []
@@ -54,10 +56,22 @@ function rekeyOwner(rows: ListRow[]): { row: ListRow; name: string; key: string 
 
 async function apply(db: Db, changes: { row: ListRow; name: string; key: string }[]): Promise<void> {
   const at = Date.now()
-  const where = (row: ListRow) => db.updateTable('wishlist_lists').where('shop_id', '=', row.shop_id).where('owner_type', '=', row.owner_type).where('owner_id', '=', row.owner_id).where('id', '=', row.id)
+  const where = (row: ListRow) =>
+    db
+      .updateTable('wishlist_lists')
+      .where('shop_id', '=', row.shop_id)
+      .where('owner_type', '=', row.owner_type)
+      .where('owner_id', '=', row.owner_id)
+      .where('id', '=', row.id)
   // Through a key no name can have first, so that no update meets another row's old key.
-  for (const { row } of changes) await where(row).set({ name_key: `\u0001${row.id}` }).execute()
-  for (const { row, name, key } of changes) await where(row).set(name === row.name ? { name_key: key } : { name, name_key: key, updated_at: at }).execute()
+  for (const { row } of changes)
+    await where(row)
+      .set({ name_key: `\u0001${row.id}` })
+      .execute()
+  for (const { row, name, key } of changes)
+    await where(row)
+      .set(name === row.name ? { name_key: key } : { name, name_key: key, updated_at: at })
+      .execute()
 }
 
 export async function up(kysely: Kysely<unknown>, _backend: Backend): Promise<void> {
@@ -70,7 +84,15 @@ export async function up(kysely: Kysely<unknown>, _backend: Backend): Promise<vo
     const page = await db
       .selectFrom('wishlist_lists')
       .select(['shop_id', 'owner_type', 'owner_id', 'id', 'name', 'name_key', 'created_at'])
-      .$if(last !== undefined, (q) => q.where((eb) => eb(eb.refTuple('shop_id', 'owner_type', 'owner_id', 'id'), '>', eb.tuple(last!.shop_id, last!.owner_type, last!.owner_id, last!.id))))
+      .$if(last !== undefined, (q) =>
+        q.where((eb) =>
+          eb(
+            eb.refTuple('shop_id', 'owner_type', 'owner_id', 'id'),
+            '>',
+            eb.tuple(last!.shop_id, last!.owner_type, last!.owner_id, last!.id),
+          ),
+        ),
+      )
       .orderBy('shop_id')
       .orderBy('owner_type')
       .orderBy('owner_id')

@@ -35,17 +35,28 @@ export async function up(db: Kysely<unknown>, backend: Backend): Promise<void> {
     .addPrimaryKeyConstraint('review_invitations_pk', ['shop_id', 'token'])
     .execute()
   await db.schema.createIndex('review_invitations_by_token').on('review_invitations').column('token').execute()
-  await db.schema.createIndex('review_invitations_one_per_order_product').on('review_invitations').columns(['shop_id', 'order_id', 'product_id']).unique().execute()
+  await db.schema
+    .createIndex('review_invitations_one_per_order_product')
+    .on('review_invitations')
+    .columns(['shop_id', 'order_id', 'product_id'])
+    .unique()
+    .execute()
   await db.schema.createIndex('review_invitations_by_customer').on('review_invitations').columns(['shop_id', 'customer_id']).execute()
   await db.schema.createIndex('review_invitations_by_email').on('review_invitations').columns(['shop_id', 'email']).execute()
 
   await db.schema.alterTable('reviews').addColumn('verified_by', 'text').execute()
   await db.schema.alterTable('review_votes').addColumn('client_key', 'text').execute()
-  await db.schema.createIndex('review_votes_by_client').on('review_votes').columns(['shop_id', 'review_id', 'client_key', 'created_at']).execute()
+  await db.schema
+    .createIndex('review_votes_by_client')
+    .on('review_votes')
+    .columns(['shop_id', 'review_id', 'client_key', 'created_at'])
+    .execute()
 
   // Earlier rules let two linked reviews of one product carry different e-mails: the later ones are unlinked.
   await sql`update reviews set customer_id = null where customer_id is not null and exists (
-    select 1 from reviews r2 where r2.shop_id = reviews.shop_id and r2.product_id = reviews.product_id and r2.customer_id = reviews.customer_id and r2.id < reviews.id)`.execute(db)
+    select 1 from reviews r2 where r2.shop_id = reviews.shop_id and r2.product_id = reviews.product_id and r2.customer_id = reviews.customer_id and r2.id < reviews.id)`.execute(
+    db,
+  )
   await db.schema.dropIndex('reviews_one_per_email').execute()
   await db.schema
     .createIndex('reviews_one_per_email')
@@ -63,8 +74,12 @@ export async function up(db: Kysely<unknown>, backend: Backend): Promise<void> {
     .execute()
 
   await sql`update reviews set verified = 0 where verified = 1 and (customer_id is null or not exists (
-    select 1 from purchases p where p.shop_id = reviews.shop_id and p.product_id = reviews.product_id and p.buyer = 'customer:' || reviews.customer_id))`.execute(db)
+    select 1 from purchases p where p.shop_id = reviews.shop_id and p.product_id = reviews.product_id and p.buyer = 'customer:' || reviews.customer_id))`.execute(
+    db,
+  )
   await sql`update reviews set verified_by = 'customer_order' where verified = 1`.execute(db)
   await sql`update review_aggregates set verified_count = (
-    select count(*) from reviews r where r.shop_id = review_aggregates.shop_id and r.product_id = review_aggregates.product_id and r.status = 'approved' and r.verified = 1)`.execute(db)
+    select count(*) from reviews r where r.shop_id = review_aggregates.shop_id and r.product_id = review_aggregates.product_id and r.status = 'approved' and r.verified = 1)`.execute(
+    db,
+  )
 }

@@ -7,5 +7,10 @@ import type { Backend } from '../types.js'
  * finds the old ones without reading the whole table.
  */
 export async function up(db: Kysely<unknown>, _backend: Backend): Promise<void> {
-  await db.schema.createIndex('shopify_webhook_receipts_received').ifNotExists().on('shopify_webhook_receipts').column('received_at').execute()
+  await db.schema
+    .createIndex('shopify_webhook_receipts_received')
+    .ifNotExists()
+    .on('shopify_webhook_receipts')
+    .column('received_at')
+    .execute()
 }

@@ -99,7 +99,11 @@ export async function up(db: Kysely<unknown>, backend: Backend): Promise<void> {
     .addPrimaryKeyConstraint('analytics_product_revenue_pk', ['shop_id', 'product_id', 'currency'])
     .execute()
   // top-products?sort=revenue reads the first `limit` entries of one currency and stops.
-  await db.schema.createIndex('analytics_product_revenue_top').on('analytics_product_revenue').columns(['shop_id', 'currency', 'amount desc', 'product_id']).execute()
+  await db.schema
+    .createIndex('analytics_product_revenue_top')
+    .on('analytics_product_revenue')
+    .columns(['shop_id', 'currency', 'amount desc', 'product_id'])
+    .execute()
 
   await db.schema
     .createTable('analytics_currencies')

@@ -12,7 +12,8 @@ import type { Backend } from '../types.js'
  */
 export async function up(db: Kysely<unknown>, backend: Backend): Promise<void> {
   await sql`alter table analytics_daily add column purchase_lags text`.execute(db)
-  const packed = backend === 'postgres' ? sql`string_agg(lag || ':' || count, ',' order by lag)` : sql`group_concat(lag || ':' || count, ',')`
+  const packed =
+    backend === 'postgres' ? sql`string_agg(lag || ':' || count, ',' order by lag)` : sql`group_concat(lag || ':' || count, ',')`
   // SQLite needs the WHERE to tell the upsert's ON CONFLICT from a join's ON.
   await sql`insert into analytics_daily (shop_id, day, purchase_lags)
       select shop_id, day, ${packed} from analytics_purchase_lags where true group by shop_id, day

@@ -10,5 +10,7 @@ import type { Backend } from '../types.js'
  */
 export async function up(db: Kysely<unknown>, backend: Backend): Promise<void> {
   if (backend !== 'postgres') return
-  await sql`CREATE TRIGGER share_links_notify AFTER INSERT OR UPDATE OR DELETE ON share_links FOR EACH STATEMENT EXECUTE FUNCTION wishlist_owners_notify()`.execute(db)
+  await sql`CREATE TRIGGER share_links_notify AFTER INSERT OR UPDATE OR DELETE ON share_links FOR EACH STATEMENT EXECUTE FUNCTION wishlist_owners_notify()`.execute(
+    db,
+  )
 }

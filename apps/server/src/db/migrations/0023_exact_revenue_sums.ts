@@ -22,7 +22,10 @@ export async function up(db: Kysely<unknown>, backend: Backend): Promise<void> {
     if (backend === 'sqlite') {
       // Floats (and anything else but an integer) first, one by one: the float's integer
       // part exactly (BigInt), split. Integer division and % would stop at 2^63.
-      const odd = await sql<{ id: number; amount: unknown }>`select rowid as id, amount from ${t} where typeof(amount) <> 'integer'`.execute(db)
+      const odd = await sql<{
+        id: number
+        amount: unknown
+      }>`select rowid as id, amount from ${t} where typeof(amount) <> 'integer'`.execute(db)
       for (const row of odd.rows) {
         const value = typeof row.amount === 'number' && Number.isFinite(row.amount) && row.amount > 0 ? BigInt(Math.trunc(row.amount)) : 0n
         const high = value / BASE_N > HIGH_MAX_N ? HIGH_MAX_N : value / BASE_N
@@ -31,7 +34,9 @@ export async function up(db: Kysely<unknown>, backend: Backend): Promise<void> {
       }
     }
     await sql`update ${t} set amount = 0 where amount < 0`.execute(db)
-    await sql`update ${t} set amount_high = amount / ${sql.raw(BASE)}, amount = amount % ${sql.raw(BASE)} where amount >= ${sql.raw(BASE)}`.execute(db)
+    await sql`update ${t} set amount_high = amount / ${sql.raw(BASE)}, amount = amount % ${sql.raw(BASE)} where amount >= ${sql.raw(BASE)}`.execute(
+      db,
+    )
   }
   await db.schema.dropIndex('analytics_product_revenue_top').execute()
   await db.schema

@@ -88,7 +88,14 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ shops: ShopsService; auth:
 
   app.delete(
     '/v1/admin/api-keys/:keyId',
-    { config, schema: { tags, params: KeyIdParams, response: { 200: Ok(Type.Object({ deleted: Type.Literal(true) })), ...errors(401, 403, 404, 429) } } },
+    {
+      config,
+      schema: {
+        tags,
+        params: KeyIdParams,
+        response: { 200: Ok(Type.Object({ deleted: Type.Literal(true) })), ...errors(401, 403, 404, 429) },
+      },
+    },
     async (request) => {
       if (!(await auth.revokeKey(request.ctx.shop.id, request.params.keyId))) throw notFound('API key')
       return { ok: true as const, data: { deleted: true as const } }
@@ -98,6 +105,9 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ shops: ShopsService; auth:
   app.post(
     '/v1/admin/storefront-key/rotate',
     { config, schema: { tags, response: { 200: Ok(Type.Object({ storefrontKey: Type.String() })), ...errors(401, 403, 429) } } },
-    async (request) => ({ ok: true as const, data: { storefrontKey: (await shops.rotateStorefrontKey(request.ctx.shop.id)).storefrontKey } }),
+    async (request) => ({
+      ok: true as const,
+      data: { storefrontKey: (await shops.rotateStorefrontKey(request.ctx.shop.id)).storefrontKey },
+    }),
   )
 }

@@ -36,8 +36,13 @@ export const Settings = Type.Object({
   multi_wishlist_enabled: Type.Boolean({ description: 'Named lists (growth plan or above); default false' }),
   reviews_auto_approve: Type.Boolean({ description: 'Submitted reviews are approved at once; default false' }),
   share_link_ttl_days: Type.Integer({ minimum: 1, maximum: 365, description: 'Lifetime of new share links; default 30' }),
-  remove_on_purchase: Type.Boolean({ description: 'order.created removes the bought products from the customer\'s lists; default false' }),
-  attribution_window_days: Type.Integer({ minimum: 1, maximum: 90, description: 'Days before an order in which a product the customer held, or a signal that named them, makes its line wishlist-influenced; default 30' }),
+  remove_on_purchase: Type.Boolean({ description: "order.created removes the bought products from the customer's lists; default false" }),
+  attribution_window_days: Type.Integer({
+    minimum: 1,
+    maximum: 90,
+    description:
+      'Days before an order in which a product the customer held, or a signal that named them, makes its line wishlist-influenced; default 30',
+  }),
   storefront_strings: StorefrontStringsView,
 })
 
@@ -73,7 +78,10 @@ export const ShopView = Type.Object({
   plan: Type.String({ description: '`free`, `starter`, `growth` or `scale`' }),
   settings: Settings,
   storefrontKey: Type.String({ description: 'The public `sfk_…` key of guest mode and reviews' }),
-  uninstalledAt: Type.Union([Timestamp, Type.Null()], { description: 'Shopify app mode: when the app was uninstalled from the shop (the storefront key and the app proxy are refused, outbound webhooks wait); null while installed' }),
+  uninstalledAt: Type.Union([Timestamp, Type.Null()], {
+    description:
+      'Shopify app mode: when the app was uninstalled from the shop (the storefront key and the app proxy are refused, outbound webhooks wait); null while installed',
+  }),
 })
 
 export const ApiKeyView = Type.Object({
@@ -81,7 +89,9 @@ export const ApiKeyView = Type.Object({
   name: Type.String(),
   scope: Type.String({ description: '`admin` or `customer`' }),
   createdAt: Timestamp,
-  lastUsedAt: Type.Union([Timestamp, Type.Null()], { description: 'The last token exchange (recorded at most once a minute); null when never used' }),
+  lastUsedAt: Type.Union([Timestamp, Type.Null()], {
+    description: 'The last token exchange (recorded at most once a minute); null when never used',
+  }),
 })
 
 export const CreateApiKey = Type.Object({
@@ -99,45 +109,97 @@ export const CreatedApiKey = Type.Object({
 
 export const KeyIdParams = Type.Object({ keyId: Type.String({ minLength: 1, maxLength: 100 }) })
 
-const settings = { multi_wishlist_enabled: true, reviews_auto_approve: false, share_link_ttl_days: 30, remove_on_purchase: false, attribution_window_days: 30, storefront_strings: null }
+const settings = {
+  multi_wishlist_enabled: true,
+  reviews_auto_approve: false,
+  share_link_ttl_days: 30,
+  remove_on_purchase: false,
+  attribution_window_days: 30,
+  storefront_strings: null,
+}
 
 /** OpenAPI metadata of the admin routes (plugins/openapi.ts). Admin tokens only, every plan. */
 export const adminOperations: OperationDocs = {
   'GET /v1/admin/shop': {
     operationId: 'getShop',
     summary: 'Read the shop',
-    description: 'The shop of the admin token: id, domain, plan (`free`, `starter`, `growth`, `scale`), every setting and the public storefront key.',
+    description:
+      'The shop of the admin token: id, domain, plan (`free`, `starter`, `growth`, `scale`), every setting and the public storefront key.',
     responses: { 200: 'The shop' },
-    examples: { 200: { ok: true, data: { id: 'shp_5c1d2e3f4a5b6c7d', domain: 'example.myshopify.com', plan: 'growth', settings, storefrontKey: 'sfk_Jx2…', uninstalledAt: null } } },
+    examples: {
+      200: {
+        ok: true,
+        data: {
+          id: 'shp_5c1d2e3f4a5b6c7d',
+          domain: 'example.myshopify.com',
+          plan: 'growth',
+          settings,
+          storefrontKey: 'sfk_Jx2…',
+          uninstalledAt: null,
+        },
+      },
+    },
   },
   'PATCH /v1/admin/settings': {
     operationId: 'updateSettings',
     summary: 'Change settings',
-    description: 'A flat object of the settings to change; omitted settings keep their values. Unknown fields are refused (400 VALIDATION_ERROR naming the field), so a misspelt setting is never ignored. `share_link_ttl_days` (1..365) applies to links created afterwards; `attribution_window_days` (1..90) to orders received afterwards. `storefront_strings` (the texts of the pages shoppers see, by language and string key) is replaced as a whole, and the next page rendered uses it. Returns every setting.',
+    description:
+      'A flat object of the settings to change; omitted settings keep their values. Unknown fields are refused (400 VALIDATION_ERROR naming the field), so a misspelt setting is never ignored. `share_link_ttl_days` (1..365) applies to links created afterwards; `attribution_window_days` (1..90) to orders received afterwards. `storefront_strings` (the texts of the pages shoppers see, by language and string key) is replaced as a whole, and the next page rendered uses it. Returns every setting.',
     responses: { 200: 'Every setting after the change' },
     requestExample: { share_link_ttl_days: 14, storefront_strings: { fr: { wishlistTitle: 'Mes coups de cœur' } } },
-    examples: { 200: { ok: true, data: { ...settings, share_link_ttl_days: 14, storefront_strings: { fr: { wishlistTitle: 'Mes coups de cœur' } } } } },
+    examples: {
+      200: { ok: true, data: { ...settings, share_link_ttl_days: 14, storefront_strings: { fr: { wishlistTitle: 'Mes coups de cœur' } } } },
+    },
     document: { body: SettingsPatchDoc },
   },
   'GET /v1/admin/api-keys': {
     operationId: 'listApiKeys',
     summary: 'List API keys',
-    description: 'The active API keys of the shop, never their secrets. `lastUsedAt` is the last token exchange, recorded at most once a minute (null when never used).',
+    description:
+      'The active API keys of the shop, never their secrets. `lastUsedAt` is the last token exchange, recorded at most once a minute (null when never used).',
     responses: { 200: 'The active keys' },
-    examples: { 200: { ok: true, data: { apiKeys: [{ keyId: 'ak_9f8e7d6c5b4a3210', name: 'Storefront server', scope: 'admin', createdAt: '2026-01-02T03:04:05.678Z', lastUsedAt: null }] } } },
+    examples: {
+      200: {
+        ok: true,
+        data: {
+          apiKeys: [
+            {
+              keyId: 'ak_9f8e7d6c5b4a3210',
+              name: 'Storefront server',
+              scope: 'admin',
+              createdAt: '2026-01-02T03:04:05.678Z',
+              lastUsedAt: null,
+            },
+          ],
+        },
+      },
+    },
   },
   'POST /v1/admin/api-keys': {
     operationId: 'createApiKey',
     summary: 'Create an API key',
-    description: 'Creates a key of scope `admin` (default) or `customer` (may only mint customer tokens). The secret (`sk_…`) is in this response only; the service keeps a hash. A shop holds at most 50 active keys: a 51st is 400 KEY_LIMIT with `details: {limit: 50}`; revoking a key frees its place.',
+    description:
+      'Creates a key of scope `admin` (default) or `customer` (may only mint customer tokens). The secret (`sk_…`) is in this response only; the service keeps a hash. A shop holds at most 50 active keys: a 51st is 400 KEY_LIMIT with `details: {limit: 50}`; revoking a key frees its place.',
     responses: { 201: 'The new key, with its secret (shown once)' },
     requestExample: { name: 'Storefront server', scope: 'customer' },
-    examples: { 201: { ok: true, data: { keyId: 'ak_9f8e7d6c5b4a3210', secret: 'sk_…', name: 'Storefront server', scope: 'customer', createdAt: '2026-01-02T03:04:05.678Z' } } },
+    examples: {
+      201: {
+        ok: true,
+        data: {
+          keyId: 'ak_9f8e7d6c5b4a3210',
+          secret: 'sk_…',
+          name: 'Storefront server',
+          scope: 'customer',
+          createdAt: '2026-01-02T03:04:05.678Z',
+        },
+      },
+    },
   },
   'DELETE /v1/admin/api-keys/:keyId': {
     operationId: 'revokeApiKey',
     summary: 'Revoke an API key',
-    description: 'Revokes the key: every token minted from it stops working at once on this node and within 5 seconds on the others. Unknown key: 404.',
+    description:
+      'Revokes the key: every token minted from it stops working at once on this node and within 5 seconds on the others. Unknown key: 404.',
     responses: { 200: 'Revoked' },
     examples: { 200: { ok: true, data: { deleted: true } } },
   },

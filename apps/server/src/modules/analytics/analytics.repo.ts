@@ -56,12 +56,25 @@ const conversionsRow = precompiled((db, p: PeriodParams) => {
   const backend = backendOf(db)
   const revenue = db
     .selectFrom('analytics_revenue_daily')
-    .select((eb) => ['currency', eb.fn.sum<string>(amountPart(backend, 'amount_high', 'high')).as('high'), eb.fn.sum<string>(amountPart(backend, 'amount', 'low')).as('low')])
+    .select((eb) => [
+      'currency',
+      eb.fn.sum<string>(amountPart(backend, 'amount_high', 'high')).as('high'),
+      eb.fn.sum<string>(amountPart(backend, 'amount', 'low')).as('low'),
+    ])
     .where('shop_id', '=', p.shopId)
     .where('day', '>=', p.fromDay)
     .groupBy('currency')
     .as('r')
-  const total = (column: 'adds' | 'purchased' | 'orders_influenced' | 'lines_influenced' | 'signal_back_in_stock' | 'signal_price_dropped' | 'signal_low_stock') => sql<string | number | null>`sum(${sql.ref(column)})`
+  const total = (
+    column:
+      | 'adds'
+      | 'purchased'
+      | 'orders_influenced'
+      | 'lines_influenced'
+      | 'signal_back_in_stock'
+      | 'signal_price_dropped'
+      | 'signal_low_stock',
+  ) => sql<string | number | null>`sum(${sql.ref(column)})`
   return db
     .selectFrom('analytics_daily')
     .select((eb) => [
@@ -101,7 +114,22 @@ function mergeLags(backend: Backend) {
 const upsertDailyOrders = perBackend((backend) =>
   rowsStatement(
     'analytics_daily',
-    ['shop_id', 'day', 'adds', 'removes', 'shoppers', 'last_seen', 'converted', 'orders_influenced', 'lines_influenced', 'purchased', 'signal_back_in_stock', 'signal_price_dropped', 'signal_low_stock', 'purchase_lags'],
+    [
+      'shop_id',
+      'day',
+      'adds',
+      'removes',
+      'shoppers',
+      'last_seen',
+      'converted',
+      'orders_influenced',
+      'lines_influenced',
+      'purchased',
+      'signal_back_in_stock',
+      'signal_price_dropped',
+      'signal_low_stock',
+      'purchase_lags',
+    ],
     (q) =>
       q.onConflict((oc) =>
         oc.columns(['shop_id', 'day']).doUpdateSet((eb) => ({
@@ -141,7 +169,9 @@ const upsertProductRevenue = perBackend((backend) =>
   ),
 )
 const upsertCurrencies = rowsStatement('analytics_currencies', ['shop_id', 'currency', 'lines'], (q) =>
-  q.onConflict((oc) => oc.columns(['shop_id', 'currency']).doUpdateSet((eb) => ({ lines: eb('analytics_currencies.lines', '+', eb.ref('excluded.lines')) }))),
+  q.onConflict((oc) =>
+    oc.columns(['shop_id', 'currency']).doUpdateSet((eb) => ({ lines: eb('analytics_currencies.lines', '+', eb.ref('excluded.lines')) })),
+  ),
 )
 
 /** What an order adds to one day's row: its counters, and the histogram of the day's adds it bought (`purchase_lags`, packed). */
@@ -163,7 +193,12 @@ export const analyticsRepo = {
   /** Sums over the days from `fromDay` on (the overview). */
   async totalsSince(db: Db, shopId: string, fromDay: number) {
     const [row] = await overviewRow(db, { shopId, fromDay })
-    return { adds: Number(row?.adds ?? 0), removes: Number(row?.removes ?? 0), lastSeen: Number(row?.last_seen ?? 0), converted: Number(row?.converted ?? 0) }
+    return {
+      adds: Number(row?.adds ?? 0),
+      removes: Number(row?.removes ?? 0),
+      lastSeen: Number(row?.last_seen ?? 0),
+      converted: Number(row?.converted ?? 0),
+    }
   },
 
   /** All-time adds − removes on the days before `day`. */
@@ -242,20 +277,34 @@ export const analyticsRepo = {
       purchased: Number(r?.purchased ?? 0),
       orders: Number(r?.orders ?? 0),
       lines: Number(r?.lines ?? 0),
-      signals: { back_in_stock: Number(r?.back_in_stock ?? 0), price_dropped: Number(r?.price_dropped ?? 0), low_stock: Number(r?.low_stock ?? 0) },
+      signals: {
+        back_in_stock: Number(r?.back_in_stock ?? 0),
+        price_dropped: Number(r?.price_dropped ?? 0),
+        low_stock: Number(r?.low_stock ?? 0),
+      },
       lags,
       revenue: revenue.sort((x, y) => (x.currency < y.currency ? -1 : 1)),
     }
   },
 
   /** Influenced purchases (lines) and revenue per currency of these products. */
-  async productRevenue(db: Db, shopId: string, productIds: string[]): Promise<Map<string, { purchases: number; revenue: { currency: string; amount: bigint }[] }>> {
+  async productRevenue(
+    db: Db,
+    shopId: string,
+    productIds: string[],
+  ): Promise<Map<string, { purchases: number; revenue: { currency: string; amount: bigint }[] }>> {
     const out = new Map<string, { purchases: number; revenue: { currency: string; amount: bigint }[] }>()
     if (productIds.length === 0) return out
     const backend = backendOf(db)
     const rows = await db
       .selectFrom('analytics_product_revenue')
-      .select(['product_id', 'currency', 'purchases', amountPart(backend, 'amount_high', 'high').as('high'), amountPart(backend, 'amount', 'low').as('low')])
+      .select([
+        'product_id',
+        'currency',
+        'purchases',
+        amountPart(backend, 'amount_high', 'high').as('high'),
+        amountPart(backend, 'amount', 'low').as('low'),
+      ])
       .where('shop_id', '=', shopId)
       .where('product_id', 'in', productIds)
       .execute()
@@ -299,7 +348,12 @@ export const analyticsRepo = {
 
   async holdersOf(db: Db, shopId: string, productIds: string[]): Promise<Map<string, number>> {
     if (productIds.length === 0) return new Map()
-    const rows = await db.selectFrom('analytics_product_holders').select(['product_id', 'holders']).where('shop_id', '=', shopId).where('product_id', 'in', productIds).execute()
+    const rows = await db
+      .selectFrom('analytics_product_holders')
+      .select(['product_id', 'holders'])
+      .where('shop_id', '=', shopId)
+      .where('product_id', 'in', productIds)
+      .execute()
     return new Map(rows.map((r) => [r.product_id, r.holders]))
   },
 
@@ -318,7 +372,11 @@ export const analyticsRepo = {
   /** Records product signals (rows of their shop); a signal already recorded at that time is kept once. */
   async addSignals(db: Db, rows: Insertable<Database['analytics_signals']>[]): Promise<void> {
     if (rows.length === 0) return
-    await db.insertInto('analytics_signals').values(rows).onConflict((oc) => oc.doNothing()).execute()
+    await db
+      .insertInto('analytics_signals')
+      .values(rows)
+      .onConflict((oc) => oc.doNothing())
+      .execute()
   },
 
   /** The customer's releases of these products at or after `since` (attribution's look-back). */
@@ -335,7 +393,13 @@ export const analyticsRepo = {
   },
 
   /** The signals of these products from `from` to `to`. */
-  signals(db: Db, shopId: string, productIds: string[], from: number, to: number): Promise<{ product_id: string; at: number; signal: SignalName }[]> {
+  signals(
+    db: Db,
+    shopId: string,
+    productIds: string[],
+    from: number,
+    to: number,
+  ): Promise<{ product_id: string; at: number; signal: SignalName }[]> {
     return db
       .selectFrom('analytics_signals')
       .select(['product_id', 'at', 'signal'])
@@ -346,7 +410,10 @@ export const analyticsRepo = {
       .execute()
   },
 
-  /** Adds an order's counters to its days' rows, in day order (PostgreSQL locks them in that order); each day's histogram is merged lag by lag. */
+  /**
+   * Adds an order's counters to its days' rows, in day order (PostgreSQL locks them in that order); each day's histogram is merged lag by
+   * lag.
+   */
   async addOrderDays(db: Db, rows: OrderDayRow[]): Promise<void> {
     await upsertDailyOrders[backendOf(db)](
       db,
@@ -355,7 +422,14 @@ export const analyticsRepo = {
   },
 
   /** Adds influenced revenue (minor units, split: lib/money.ts) and priced lines to the order day's currency rows. */
-  async addRevenue(db: Db, shopId: string, day: number, currency: string, amount: { amount: number; amount_high: number }, lines: number): Promise<void> {
+  async addRevenue(
+    db: Db,
+    shopId: string,
+    day: number,
+    currency: string,
+    amount: { amount: number; amount_high: number },
+    lines: number,
+  ): Promise<void> {
     await upsertRevenue[backendOf(db)](db, [{ shop_id: shopId, day, currency, ...amount }])
     await upsertCurrencies(db, [{ shop_id: shopId, currency, lines }])
   },

@@ -1,6 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors, Ok } from '../../lib/http-schemas.js'
-import { Conversions, Daily, Overview, PeriodQuery, ProductParams, ProductStats, TopProducts, TopProductsQuery } from './analytics.schemas.js'
+import {
+  Conversions,
+  Daily,
+  Overview,
+  PeriodQuery,
+  ProductParams,
+  ProductStats,
+  TopProducts,
+  TopProductsQuery,
+} from './analytics.schemas.js'
 import type { AnalyticsService } from './analytics.service.js'
 
 /** docs/api.md, "Analytics": admin analytics. Admin tokens only, every plan. */
@@ -17,7 +26,10 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsSe
   app.get(
     '/v1/analytics/top-products',
     { config, schema: { tags, querystring: TopProductsQuery, response: { 200: Ok(TopProducts), ...errors(400, 401, 403, 429) } } },
-    async (request) => ({ ok: true as const, data: { products: await analytics.topProducts(request.ctx, request.query.limit, request.query.sort) } }),
+    async (request) => ({
+      ok: true as const,
+      data: { products: await analytics.topProducts(request.ctx, request.query.limit, request.query.sort) },
+    }),
   )
 
   app.get(

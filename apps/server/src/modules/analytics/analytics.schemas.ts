@@ -18,7 +18,8 @@ export const TopProductsQuery = Type.Object(
     limit: Type.Integer({ minimum: 1, maximum: 100, default: 10 }),
     sort: Type.Union([Type.Literal('wishlists'), Type.Literal('revenue')], {
       default: 'wishlists',
-      description: "`wishlists` (default): by wishlistCount; `revenue`: by wishlist-influenced revenue in the shop's most frequent currency",
+      description:
+        "`wishlists` (default): by wishlistCount; `revenue`: by wishlist-influenced revenue in the shop's most frequent currency",
     }),
   },
   { additionalProperties: true },
@@ -38,14 +39,18 @@ export const Money = Type.Object({
   currency: Type.String({ description: 'ISO 4217 code' }),
   amount: Type.String({ description: 'Decimal string with the currency\'s minor-unit digits ("20.00" EUR, "1500" JPY)' }),
 })
-const Revenue = Type.Array(Money, { description: 'Wishlist-influenced revenue per currency (never summed across currencies), by currency code' })
+const Revenue = Type.Array(Money, {
+  description: 'Wishlist-influenced revenue per currency (never summed across currencies), by currency code',
+})
 const Purchases = Type.Integer({ description: 'Wishlist-influenced order lines of the product' })
 export const TopProduct = Type.Object({
   productId: Type.String(),
   wishlistCount: Type.Integer(),
   purchases: Purchases,
   revenue: Revenue,
-  title: Type.Union([Type.String(), Type.Null()], { description: "The catalog's title of the product (from product.updated); null when unknown" }),
+  title: Type.Union([Type.String(), Type.Null()], {
+    description: "The catalog's title of the product (from product.updated); null when unknown",
+  }),
   handle: Type.Union([Type.String(), Type.Null()], { description: "The catalog's handle of the product; null when unknown" }),
 })
 export const TopProducts = Type.Object({ products: Type.Array(TopProduct) })
@@ -57,7 +62,9 @@ export const Conversions = Type.Object({
   linesInfluenced: Type.Integer({ description: 'Wishlist-influenced order lines of the period' }),
   revenueInfluenced: Revenue,
   wishlistToPurchaseRate: Type.Number({ description: 'Percent of items added in the period that the same owner later bought; 2 decimals' }),
-  medianDaysToPurchase: Type.Union([Type.Number(), Type.Null()], { description: 'Median days from add to purchase of those items, 1 decimal; null when none' }),
+  medianDaysToPurchase: Type.Union([Type.Number(), Type.Null()], {
+    description: 'Median days from add to purchase of those items, 1 decimal; null when none',
+  }),
   signalsInfluenced: Type.Object(
     { back_in_stock: Type.Integer(), price_dropped: Type.Integer(), low_stock: Type.Integer() },
     { description: 'Influenced lines of the period that such a signal named the customer for, within the window before the order' },
@@ -75,8 +82,10 @@ export const DailyEntry = Type.Object({
 })
 export const Daily = Type.Object({ days: Type.Array(DailyEntry) })
 
-const ADMIN = 'Admin token only, every plan (customer tokens and storefront calls get 403). Each answer includes every write acknowledged before the request.'
-const PERIOD = '`period` (default `30d`): `7d`, `14d`, `30d`, `90d`, `1y` (365 days) or `all`; "the last N days" is today (UTC) and the N − 1 days before it; `all` starts on the UTC day of the shop\'s first wishlist event.'
+const ADMIN =
+  'Admin token only, every plan (customer tokens and storefront calls get 403). Each answer includes every write acknowledged before the request.'
+const PERIOD =
+  '`period` (default `30d`): `7d`, `14d`, `30d`, `90d`, `1y` (365 days) or `all`; "the last N days" is today (UTC) and the N − 1 days before it; `all` starts on the UTC day of the shop\'s first wishlist event.'
 
 function conversionsDoc(operationId: string, prefix = '') {
   return {
@@ -91,7 +100,10 @@ function conversionsDoc(operationId: string, prefix = '') {
           period: '30d',
           ordersInfluenced: 12,
           linesInfluenced: 15,
-          revenueInfluenced: [{ currency: 'EUR', amount: '1289.50' }, { currency: 'JPY', amount: '15000' }],
+          revenueInfluenced: [
+            { currency: 'EUR', amount: '1289.50' },
+            { currency: 'JPY', amount: '15000' },
+          ],
           wishlistToPurchaseRate: 6.25,
           medianDaysToPurchase: 4.5,
           signalsInfluenced: { back_in_stock: 3, price_dropped: 2, low_stock: 0 },
@@ -120,7 +132,14 @@ export const analyticsOperations: OperationDocs = {
         ok: true,
         data: {
           products: [
-            { productId: '7001', wishlistCount: 31, purchases: 4, revenue: [{ currency: 'EUR', amount: '356.00' }], title: 'Classic leather bag', handle: 'classic-leather-bag' },
+            {
+              productId: '7001',
+              wishlistCount: 31,
+              purchases: 4,
+              revenue: [{ currency: 'EUR', amount: '356.00' }],
+              title: 'Classic leather bag',
+              handle: 'classic-leather-bag',
+            },
             { productId: '7003', wishlistCount: 12, purchases: 0, revenue: [], title: null, handle: null },
           ],
         },
@@ -132,14 +151,43 @@ export const analyticsOperations: OperationDocs = {
     summary: "A product's wishlist count, purchases and revenue",
     description: `\`wishlistCount\`: distinct owners holding the product now in any list; 0 when nobody does (also for unknown products). \`purchases\`: its wishlist-influenced order lines, all time; \`revenue\`: their amounts per currency (decimal strings with the currency's minor-unit digits, by currency code). \`productId\` is digits or a URL-encoded GID. ${ADMIN}`,
     responses: { 200: 'The figures' },
-    examples: { 200: { ok: true, data: { wishlistCount: 31, purchases: 4, revenue: [{ currency: 'EUR', amount: '356.00' }, { currency: 'USD', amount: '99.00' }] } } },
+    examples: {
+      200: {
+        ok: true,
+        data: {
+          wishlistCount: 31,
+          purchases: 4,
+          revenue: [
+            { currency: 'EUR', amount: '356.00' },
+            { currency: 'USD', amount: '99.00' },
+          ],
+        },
+      },
+    },
   },
   'GET /v1/analytics/daily': {
     operationId: 'getDailyAnalytics',
     summary: 'Daily breakdown of a period',
     description: `One entry per UTC day from the period's first day to today, oldest first, days without activity included as zeros; \`date\` = \`period\` = \`YYYY-MM-DD\`. \`unique_shoppers\`: distinct owners with a wishlist event that day. \`cumulative_total\`: all-time adds − removes at the end of the day. \`orders_influenced\`: orders of the day with a wishlist-influenced line. \`all\` on a shop without any activity returns \`days: []\`. ${PERIOD} ${ADMIN}`,
     responses: { 200: 'The days, oldest first' },
-    examples: { 200: { ok: true, data: { days: [{ date: '2026-01-02', period: '2026-01-02', items_added: 14, items_removed: 3, unique_shoppers: 9, cumulative_total: 388, orders_influenced: 2 }] } } },
+    examples: {
+      200: {
+        ok: true,
+        data: {
+          days: [
+            {
+              date: '2026-01-02',
+              period: '2026-01-02',
+              items_added: 14,
+              items_removed: 3,
+              unique_shoppers: 9,
+              cumulative_total: 388,
+              orders_influenced: 2,
+            },
+          ],
+        },
+      },
+    },
   },
   'GET /v1/admin/analytics/conversions': conversionsDoc('getConversions'),
   'GET /v1/analytics/conversions': conversionsDoc('getConversionsAlias', 'The same answer at the path of the other analytics reads. '),

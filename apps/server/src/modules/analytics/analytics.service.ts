@@ -15,7 +15,8 @@ import { applyPendingFacts } from './facts.js'
 import { medianDaysOf } from './purchase-lags.js'
 import { formatMinorUnits } from '../../lib/money.js'
 
-const money = (rows: { currency: string; amount: bigint }[]) => rows.map((r) => ({ currency: r.currency, amount: formatMinorUnits(r.amount, r.currency) }))
+const money = (rows: { currency: string; amount: bigint }[]) =>
+  rows.map((r) => ({ currency: r.currency, amount: formatMinorUnits(r.amount, r.currency) }))
 
 type DailyEntry = Static<typeof DailyEntrySchema>
 
@@ -50,7 +51,10 @@ export function createAnalyticsService(deps: { db: Db; now?: () => number }) {
       const today = dayOf(clock())
       const from = await start(ctx.shop.id, period, today)
       if (from === null) return []
-      const [base, rows] = await Promise.all([analyticsRepo.netBefore(db, ctx.shop.id, from), analyticsRepo.days(db, ctx.shop.id, from, today)])
+      const [base, rows] = await Promise.all([
+        analyticsRepo.netBefore(db, ctx.shop.id, from),
+        analyticsRepo.days(db, ctx.shop.id, from, today),
+      ])
       const byDay = new Map(rows.map((r) => [Number(r.day), r]))
       const out: DailyEntry[] = []
       let cumulative = base
@@ -60,7 +64,15 @@ export function createAnalyticsService(deps: { db: Db; now?: () => number }) {
         const removed = r?.removes ?? 0
         cumulative += added - removed
         const date = formatDay(day)
-        out.push({ date, period: date, items_added: added, items_removed: removed, unique_shoppers: r?.shoppers ?? 0, cumulative_total: cumulative, orders_influenced: r?.orders_influenced ?? 0 })
+        out.push({
+          date,
+          period: date,
+          items_added: added,
+          items_removed: removed,
+          unique_shoppers: r?.shoppers ?? 0,
+          cumulative_total: cumulative,
+          orders_influenced: r?.orders_influenced ?? 0,
+        })
       }
       return out
     },
@@ -83,7 +95,13 @@ export function createAnalyticsService(deps: { db: Db; now?: () => number }) {
       return ranked.map((r) => {
         const s = sales.get(r.productId)
         const name = names.get(r.productId)
-        return { ...r, purchases: s?.purchases ?? 0, revenue: money(s?.revenue ?? []), title: name?.title ?? null, handle: name?.handle ?? null }
+        return {
+          ...r,
+          purchases: s?.purchases ?? 0,
+          revenue: money(s?.revenue ?? []),
+          title: name?.title ?? null,
+          handle: name?.handle ?? null,
+        }
       })
     },
 
@@ -92,7 +110,11 @@ export function createAnalyticsService(deps: { db: Db; now?: () => number }) {
       if (id === null) return { wishlistCount: 0, purchases: 0, revenue: [] }
       await applyPendingFacts(db, ctx.shop.id)
       const s = (await analyticsRepo.productRevenue(db, ctx.shop.id, [id])).get(id)
-      return { wishlistCount: await analyticsRepo.holders(db, ctx.shop.id, id), purchases: s?.purchases ?? 0, revenue: money(s?.revenue ?? []) }
+      return {
+        wishlistCount: await analyticsRepo.holders(db, ctx.shop.id, id),
+        purchases: s?.purchases ?? 0,
+        revenue: money(s?.revenue ?? []),
+      }
     },
 
     /** Wish to purchase over the period (docs/api.md, "Conversions"): rollup rows only, one per day. */
@@ -101,7 +123,15 @@ export function createAnalyticsService(deps: { db: Db; now?: () => number }) {
       const from = await start(ctx.shop.id, period, today)
       const empty = { back_in_stock: 0, price_dropped: 0, low_stock: 0 }
       if (from === null) {
-        return { period, ordersInfluenced: 0, linesInfluenced: 0, revenueInfluenced: [], wishlistToPurchaseRate: 0, medianDaysToPurchase: null, signalsInfluenced: empty }
+        return {
+          period,
+          ordersInfluenced: 0,
+          linesInfluenced: 0,
+          revenueInfluenced: [],
+          wishlistToPurchaseRate: 0,
+          medianDaysToPurchase: null,
+          signalsInfluenced: empty,
+        }
       }
       const t = await analyticsRepo.conversionTotals(db, ctx.shop.id, from, today)
       return {

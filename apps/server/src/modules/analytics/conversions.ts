@@ -47,7 +47,12 @@ export interface AttributedOrder {
  * Records the product signals of an events request (whether or not a webhook took them), for
  * products some list holds; attribution looks them up by product and time.
  */
-export async function recordSignals(trx: Db, shopId: string, signals: { productId: string; signal: SignalName }[], at: number): Promise<void> {
+export async function recordSignals(
+  trx: Db,
+  shopId: string,
+  signals: { productId: string; signal: SignalName }[],
+  at: number,
+): Promise<void> {
   const seen = new Set<string>()
   const rows = []
   for (const s of signals) {
@@ -111,10 +116,31 @@ export async function recordOrderAttribution(trx: Db, shopId: string, order: Att
   }
 
   const orderDay = dayOf(at)
-  const daily = new Map<number, { orders_influenced: number; lines_influenced: number; purchased: number; signal_back_in_stock: number; signal_price_dropped: number; signal_low_stock: number }>()
+  const daily = new Map<
+    number,
+    {
+      orders_influenced: number
+      lines_influenced: number
+      purchased: number
+      signal_back_in_stock: number
+      signal_price_dropped: number
+      signal_low_stock: number
+    }
+  >()
   const dayRow = (day: number) => {
     let d = daily.get(day)
-    if (!d) daily.set(day, (d = { orders_influenced: 0, lines_influenced: 0, purchased: 0, signal_back_in_stock: 0, signal_price_dropped: 0, signal_low_stock: 0 }))
+    if (!d)
+      daily.set(
+        day,
+        (d = {
+          orders_influenced: 0,
+          lines_influenced: 0,
+          purchased: 0,
+          signal_back_in_stock: 0,
+          signal_price_dropped: 0,
+          signal_low_stock: 0,
+        }),
+      )
     return d
   }
   const today = dayRow(orderDay)
@@ -157,12 +183,15 @@ export async function recordOrderAttribution(trx: Db, shopId: string, order: Att
   // Rows in day order; each add day's histogram rides along.
   await analyticsRepo.addOrderDays(
     trx,
-    [...daily.entries()].sort((a, b) => a[0] - b[0]).map(([day, d]) => {
-      const histogram = lags.get(day)
-      return { shop_id: shopId, day, ...d, purchase_lags: histogram ? packLags(histogram) : null }
-    }),
+    [...daily.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([day, d]) => {
+        const histogram = lags.get(day)
+        return { shop_id: shopId, day, ...d, purchase_lags: histogram ? packLags(histogram) : null }
+      }),
   )
-  if (revenue !== null && order.currency !== null) await analyticsRepo.addRevenue(trx, shopId, orderDay, order.currency, splitAmount(revenue), pricedLines)
+  if (revenue !== null && order.currency !== null)
+    await analyticsRepo.addRevenue(trx, shopId, orderDay, order.currency, splitAmount(revenue), pricedLines)
   await analyticsRepo.addProductRevenue(
     trx,
     [...byProduct.entries()]

@@ -57,31 +57,41 @@ const upsertHolders = rowsStatement('analytics_product_holders', ['shop_id', 'pr
     })),
   ),
 )
-const upsertPending = rowsStatement('analytics_pending_adds', ['shop_id', 'owner_type', 'owner_id', 'product_id', 'added_at', 'day', 'count'], (q) =>
-  q.onConflict((oc) =>
-    oc
-      .columns(['shop_id', 'owner_type', 'owner_id', 'product_id', 'added_at'])
-      .doUpdateSet((eb) => ({ count: eb('analytics_pending_adds.count', '+', eb.ref('excluded.count')) })),
-  ),
+const upsertPending = rowsStatement(
+  'analytics_pending_adds',
+  ['shop_id', 'owner_type', 'owner_id', 'product_id', 'added_at', 'day', 'count'],
+  (q) =>
+    q.onConflict((oc) =>
+      oc
+        .columns(['shop_id', 'owner_type', 'owner_id', 'product_id', 'added_at'])
+        .doUpdateSet((eb) => ({ count: eb('analytics_pending_adds.count', '+', eb.ref('excluded.count')) })),
+    ),
 )
 // Insert-if-absent: the rows returned are the ones that were not there.
-const insertHoldings = rowsStatement('analytics_holdings', ['shop_id', 'owner_type', 'owner_id', 'product_id', 'held_since'], (q) => q.onConflict((oc) => oc.doNothing()).returning('product_id'))
+const insertHoldings = rowsStatement('analytics_holdings', ['shop_id', 'owner_type', 'owner_id', 'product_id', 'held_since'], (q) =>
+  q.onConflict((oc) => oc.doNothing()).returning('product_id'),
+)
 // The last release of each pair (migration 0016): a later release replaces an earlier one.
-const upsertReleases = rowsStatement('analytics_releases', ['shop_id', 'owner_type', 'owner_id', 'product_id', 'held_since', 'released_at', 'purchased'], (q) =>
-  q.onConflict((oc) =>
-    oc.columns(['shop_id', 'owner_type', 'owner_id', 'product_id']).doUpdateSet((eb) => ({
-      held_since: eb.ref('excluded.held_since'),
-      released_at: eb.ref('excluded.released_at'),
-      purchased: eb.ref('excluded.purchased'),
-    })),
-  ),
+const upsertReleases = rowsStatement(
+  'analytics_releases',
+  ['shop_id', 'owner_type', 'owner_id', 'product_id', 'held_since', 'released_at', 'purchased'],
+  (q) =>
+    q.onConflict((oc) =>
+      oc.columns(['shop_id', 'owner_type', 'owner_id', 'product_id']).doUpdateSet((eb) => ({
+        held_since: eb.ref('excluded.held_since'),
+        released_at: eb.ref('excluded.released_at'),
+        purchased: eb.ref('excluded.purchased'),
+      })),
+    ),
 )
 const insertSeenDays = rowsStatement('analytics_shopper_days', ['shop_id', 'day', 'owner_type', 'owner_id'], (q) =>
   q.onConflict((oc) => oc.doNothing()).returning(['day', 'owner_type', 'owner_id']),
 )
 
 // Every read and every pass of the applier asks the first; the second takes a batch.
-const anyPending = precompiled((db, p: { shopId: string }) => db.selectFrom('analytics_inbox').select('id').where('shop_id', '=', p.shopId).limit(1))
+const anyPending = precompiled((db, p: { shopId: string }) =>
+  db.selectFrom('analytics_inbox').select('id').where('shop_id', '=', p.shopId).limit(1),
+)
 /** Deletes the shop's oldest `limit` pending facts and returns them (in no particular order). */
 const takePending = precompiled((db, p: { shopId: string; limit: number }) =>
   db
@@ -116,7 +126,9 @@ const statements = {
     const q = shopperRow(db, p.shopId, p.owner).select('last_day')
     return lockedForUpdate(q, backendOf(db))
   }),
-  setLastDay: precompiled((db, p: OwnerParams & { day: number }) => db.updateTable('analytics_shoppers').set({ last_day: p.day }).where(ownedBy(p.shopId, p.owner))),
+  setLastDay: precompiled((db, p: OwnerParams & { day: number }) =>
+    db.updateTable('analytics_shoppers').set({ last_day: p.day }).where(ownedBy(p.shopId, p.owner)),
+  ),
   convertPending: precompiled((db, p: OwnerParams & { productId: string; at: number }) =>
     db
       .deleteFrom('analytics_pending_adds')
@@ -141,7 +153,11 @@ const byKey = <T>(items: T[], key: (t: T) => string): Map<string, T[]> => {
 /** (owner, product) pairs as the JSON rows of `jsonRows` (typed as `analytics_holdings` rows). */
 const PAIR_COLUMNS = ['owner_type', 'owner_id', 'product_id'] as const
 const pairsJson = (db: Db, pairs: OwnerProduct[]): string =>
-  rowsJson(db, pairs.map((p) => ({ owner_type: p.owner.type, owner_id: p.owner.id, product_id: p.productId })), PAIR_COLUMNS)
+  rowsJson(
+    db,
+    pairs.map((p) => ({ owner_type: p.owner.type, owner_id: p.owner.id, product_id: p.productId })),
+    PAIR_COLUMNS,
+  )
 const pairRows = (db: Db, json: string) => jsonRows(db, 'analytics_holdings', PAIR_COLUMNS, json)
 
 /** Which of the pairs have a row in `table`: one statement, an index lookup each. */
@@ -164,7 +180,14 @@ const releasePairs = precompiled((db, p: { shopId: string; json: string }) =>
     .deleteFrom('analytics_holdings')
     .where('shop_id', '=', p.shopId)
     .where((eb) =>
-      eb(eb.refTuple('owner_type', 'owner_id', 'product_id'), 'in', eb.selectFrom(pairRows(db, p.json)).select(['rows.owner_type', 'rows.owner_id', 'rows.product_id']).$asTuple('owner_type', 'owner_id', 'product_id')),
+      eb(
+        eb.refTuple('owner_type', 'owner_id', 'product_id'),
+        'in',
+        eb
+          .selectFrom(pairRows(db, p.json))
+          .select(['rows.owner_type', 'rows.owner_id', 'rows.product_id'])
+          .$asTuple('owner_type', 'owner_id', 'product_id'),
+      ),
     )
     .returning(['owner_type', 'owner_id', 'product_id', 'held_since']),
 )
@@ -173,8 +196,10 @@ async function pairKeys(rows: Promise<{ owner_type: OwnerType; owner_id: string;
   return new Set((await rows).map((r) => pairKey(r.owner_type, r.owner_id, r.product_id)))
 }
 
-const byPairKey = (a: { owner_type: OwnerType; owner_id: string; product_id: string }, b: { owner_type: OwnerType; owner_id: string; product_id: string }) =>
-  pairKey(a.owner_type, a.owner_id, a.product_id) < pairKey(b.owner_type, b.owner_id, b.product_id) ? -1 : 1
+const byPairKey = (
+  a: { owner_type: OwnerType; owner_id: string; product_id: string },
+  b: { owner_type: OwnerType; owner_id: string; product_id: string },
+) => (pairKey(a.owner_type, a.owner_id, a.product_id) < pairKey(b.owner_type, b.owner_id, b.product_id) ? -1 : 1)
 
 export const factsRepo = {
   // ---- the inbox and the log ----
@@ -262,7 +287,15 @@ export const factsRepo = {
   async recordReleases(db: Db, shopId: string, spans: { owner: Owner; productId: string; since: number; until: number }[]): Promise<void> {
     if (spans.length === 0) return
     const rows = spans
-      .map((p) => ({ shop_id: shopId, owner_type: p.owner.type, owner_id: p.owner.id, product_id: p.productId, held_since: p.since, released_at: p.until, purchased: 0 }))
+      .map((p) => ({
+        shop_id: shopId,
+        owner_type: p.owner.type,
+        owner_id: p.owner.id,
+        product_id: p.productId,
+        held_since: p.since,
+        released_at: p.until,
+        purchased: 0,
+      }))
       .sort(byPairKey)
     await upsertReleases(db, rows)
   },
@@ -280,17 +313,29 @@ export const factsRepo = {
   },
 
   /** The pairs whose owner holds the product in some list now, as `pairKey`s. */
-  listedPairs: (db: Db, shopId: string, pairs: OwnerProduct[]): Promise<Set<string>> => pairKeys(listedPairs(db, { shopId, json: pairsJson(db, pairs) })),
+  listedPairs: (db: Db, shopId: string, pairs: OwnerProduct[]): Promise<Set<string>> =>
+    pairKeys(listedPairs(db, { shopId, json: pairsJson(db, pairs) })),
 
   /** The pairs in the analytics holdings set, as `pairKey`s. */
-  heldPairs: (db: Db, shopId: string, pairs: OwnerProduct[]): Promise<Set<string>> => pairKeys(heldPairs(db, { shopId, json: pairsJson(db, pairs) })),
+  heldPairs: (db: Db, shopId: string, pairs: OwnerProduct[]): Promise<Set<string>> =>
+    pairKeys(heldPairs(db, { shopId, json: pairsJson(db, pairs) })),
 
   /** Adds to the pending set, in key order; equal keys (same owner, product and time) add up. */
   async addPending(db: Db, shopId: string, adds: PendingAdd[]): Promise<void> {
-    const rows = [...byKey(adds, (a) => `${a.owner.type}\u0000${a.owner.id}\u0000${a.productId}\u0000${a.addedAt}`).values()].map((same) => {
-      const a = same[0] as PendingAdd
-      return { shop_id: shopId, owner_type: a.owner.type, owner_id: a.owner.id, product_id: a.productId, added_at: a.addedAt, day: a.day, count: same.length }
-    })
+    const rows = [...byKey(adds, (a) => `${a.owner.type}\u0000${a.owner.id}\u0000${a.productId}\u0000${a.addedAt}`).values()].map(
+      (same) => {
+        const a = same[0] as PendingAdd
+        return {
+          shop_id: shopId,
+          owner_type: a.owner.type,
+          owner_id: a.owner.id,
+          product_id: a.productId,
+          added_at: a.addedAt,
+          day: a.day,
+          count: same.length,
+        }
+      },
+    )
     await upsertPending(db, rows)
   },
 
@@ -305,10 +350,27 @@ export const factsRepo = {
   },
 
   /** Adds each (owner, day) to the seen set, in key order; returns the keys (`keyOf`) that were not there yet. */
-  async markAllSeen(db: Db, shopId: string, seen: { owner: Owner; day: number }[], keyOf: (owner: Owner, day: number) => string): Promise<Set<string>> {
+  async markAllSeen(
+    db: Db,
+    shopId: string,
+    seen: { owner: Owner; day: number }[],
+    keyOf: (owner: Owner, day: number) => string,
+  ): Promise<Set<string>> {
     const rows = seen
       .map((x) => ({ shop_id: shopId, day: x.day, owner_type: x.owner.type, owner_id: x.owner.id }))
-      .sort((a, b) => a.day - b.day || (a.owner_type < b.owner_type ? -1 : a.owner_type > b.owner_type ? 1 : a.owner_id < b.owner_id ? -1 : a.owner_id > b.owner_id ? 1 : 0))
+      .sort(
+        (a, b) =>
+          a.day - b.day ||
+          (a.owner_type < b.owner_type
+            ? -1
+            : a.owner_type > b.owner_type
+              ? 1
+              : a.owner_id < b.owner_id
+                ? -1
+                : a.owner_id > b.owner_id
+                  ? 1
+                  : 0),
+      )
     const inserted = await insertSeenDays(db, rows)
     return new Set(inserted.map((r) => keyOf({ type: r.owner_type, id: r.owner_id }, r.day)))
   },

@@ -53,7 +53,14 @@ export async function recordFacts(trx: Db, shopId: string, facts: AnalyticsFact[
   const clock = now()
   await factsRepo.addToInbox(
     trx,
-    facts.map((f) => ({ shop_id: shopId, type: f.type, owner_type: f.ownerType, owner_id: f.ownerId, product_id: f.productId, occurred_at: Math.min(f.occurredAt, clock) })),
+    facts.map((f) => ({
+      shop_id: shopId,
+      type: f.type,
+      owner_type: f.ownerType,
+      owner_id: f.ownerId,
+      product_id: f.productId,
+      occurred_at: Math.min(f.occurredAt, clock),
+    })),
   )
 }
 
@@ -72,7 +79,9 @@ export async function applyPendingFacts(db: Db, shopId: string, opts: { wait?: b
   let total = 0
   // A batch smaller than APPLY_BATCH emptied the inbox as of its statement.
   for (let n = APPLY_BATCH; n === APPLY_BATCH && (await factsRepo.anyPending(db, shopId)); total += n) {
-    n = await db.transaction().execute(async (trx) => ((await factsRepo.lockApplier(trx, shopId, opts.wait ?? true)) ? applyBatch(trx, shopId) : -1))
+    n = await db
+      .transaction()
+      .execute(async (trx) => ((await factsRepo.lockApplier(trx, shopId, opts.wait ?? true)) ? applyBatch(trx, shopId) : -1))
     if (n < 0) break
   }
   return total
@@ -93,7 +102,14 @@ async function applyFacts(trx: Db, shopId: string, facts: Omit<FactRow, 'shop_id
   const at = facts.map((f) => Math.min(f.occurred_at, clock))
   await factsRepo.addToLog(
     trx,
-    facts.map((f, i) => ({ shop_id: shopId, type: f.type, owner_type: f.owner_type, owner_id: f.owner_id, product_id: f.product_id, occurred_at: at[i] as number })),
+    facts.map((f, i) => ({
+      shop_id: shopId,
+      type: f.type,
+      owner_type: f.owner_type,
+      owner_id: f.owner_id,
+      product_id: f.product_id,
+      occurred_at: at[i] as number,
+    })),
   )
 
   const daily = new Map<number, DailyDelta>()
@@ -182,8 +198,22 @@ async function syncPairs(
   const listed = await factsRepo.listedPairs(trx, shopId, pairs)
   const held = await factsRepo.heldPairs(trx, shopId, pairs)
   const key = (p: OwnerProduct) => pairKey(p.owner.type, p.owner.id, p.productId)
-  for (const productId of await factsRepo.holdAll(trx, shopId, pairs.filter((p) => listed.has(key(p)) && !held.has(key(p))), at, since)) bump(holders, productId, 1)
-  for (const productId of await factsRepo.releaseAll(trx, shopId, pairs.filter((p) => !listed.has(key(p)) && held.has(key(p))), at, until)) bump(holders, productId, -1)
+  for (const productId of await factsRepo.holdAll(
+    trx,
+    shopId,
+    pairs.filter((p) => listed.has(key(p)) && !held.has(key(p))),
+    at,
+    since,
+  ))
+    bump(holders, productId, 1)
+  for (const productId of await factsRepo.releaseAll(
+    trx,
+    shopId,
+    pairs.filter((p) => !listed.has(key(p)) && held.has(key(p))),
+    at,
+    until,
+  ))
+    bump(holders, productId, -1)
   // Added and removed within this batch: never in the holdings set, but held for a while.
   const spans = []
   for (const p of pairs) {
@@ -204,6 +234,12 @@ export async function syncHoldings(trx: Db, shopId: string, ownerType: OwnerType
   const owner: Owner = { type: ownerType, id: ownerId }
   const products = new Set([...(await factsRepo.heldProducts(trx, shopId, owner)), ...(await factsRepo.listedProducts(trx, shopId, owner))])
   const holders = new Map<string, number>()
-  await syncPairs(trx, shopId, [...products].map((productId) => ({ owner, productId })), holders, now())
+  await syncPairs(
+    trx,
+    shopId,
+    [...products].map((productId) => ({ owner, productId })),
+    holders,
+    now(),
+  )
   await factsRepo.addHolders(trx, shopId, holders)
 }

@@ -6,8 +6,15 @@ export const apiKeysRepo = {
   async byId(db: Db, keyId: string): Promise<ApiKeyRow | undefined> {
     return db.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst()
   },
-  async insert(db: Db, shopId: string, row: { id: string; name: string; scope: KeyScope; secret_hash: string; created_at: number }): Promise<void> {
-    await db.insertInto('api_keys').values({ shop_id: shopId, ...row, last_used_at: null, revoked_at: null }).execute()
+  async insert(
+    db: Db,
+    shopId: string,
+    row: { id: string; name: string; scope: KeyScope; secret_hash: string; created_at: number },
+  ): Promise<void> {
+    await db
+      .insertInto('api_keys')
+      .values({ shop_id: shopId, ...row, last_used_at: null, revoked_at: null })
+      .execute()
   },
   async countActive(db: Db, shopId: string): Promise<number> {
     const row = await db
@@ -40,11 +47,6 @@ export const apiKeysRepo = {
     return Number(res.numUpdatedRows) > 0
   },
   async touch(db: Db, shopId: string, keyId: string, at: number): Promise<void> {
-    await db
-      .updateTable('api_keys')
-      .set({ last_used_at: at })
-      .where('shop_id', '=', shopId)
-      .where('id', '=', keyId)
-      .execute()
+    await db.updateTable('api_keys').set({ last_used_at: at }).where('shop_id', '=', shopId).where('id', '=', keyId).execute()
   },
 }

@@ -6,14 +6,18 @@ import { PLATFORM_ID_MAX_LENGTH, platformIdPattern } from '../../lib/platform-id
 export const TokenRequest = Type.Object({
   api_key: Type.String({ minLength: 1, maxLength: 200 }),
   api_secret: Type.String({ minLength: 1, maxLength: 200 }),
-  customer_id: Type.Optional(Type.String({ minLength: 1, maxLength: PLATFORM_ID_MAX_LENGTH, description: 'Digits or a platform GID; asks for a customer token' })),
+  customer_id: Type.Optional(
+    Type.String({ minLength: 1, maxLength: PLATFORM_ID_MAX_LENGTH, description: 'Digits or a platform GID; asks for a customer token' }),
+  ),
 })
 
 export const TokenResponse = Type.Object({
   token: Type.String({ description: 'The access token (a JWT): send it as `Authorization: Bearer <token>`' }),
   expires_in: Type.Integer({ description: 'Seconds until it expires (86,400)' }),
   token_type: Type.Literal('Bearer'),
-  scope: Type.Union([Type.Literal('admin'), Type.Literal('customer')], { description: '`admin`, or `customer` when customer_id was given' }),
+  scope: Type.Union([Type.Literal('admin'), Type.Literal('customer')], {
+    description: '`admin`, or `customer` when customer_id was given',
+  }),
 })
 
 export const authOperations: OperationDocs = {
@@ -28,8 +32,14 @@ export const authOperations: OperationDocs = {
     document: {
       body: Type.Object({
         api_key: Type.String({ minLength: 1, maxLength: 200, description: 'The key id (`ak_…`)' }),
-        api_secret: Type.String({ minLength: 1, maxLength: 200, description: 'The key\'s secret (`sk_…`)' }),
-        customer_id: Type.Optional(Type.String({ pattern: platformIdPattern('Customer'), maxLength: PLATFORM_ID_MAX_LENGTH, description: 'Digits or a platform GID; asks for a customer token' })),
+        api_secret: Type.String({ minLength: 1, maxLength: 200, description: "The key's secret (`sk_…`)" }),
+        customer_id: Type.Optional(
+          Type.String({
+            pattern: platformIdPattern('Customer'),
+            maxLength: PLATFORM_ID_MAX_LENGTH,
+            description: 'Digits or a platform GID; asks for a customer token',
+          }),
+        ),
       }),
     },
   },

@@ -39,12 +39,16 @@ const invalidToken = (message = 'The access token is invalid') => new AppError('
 export type BearerContext = RequestContext & { keyId: string }
 
 function checkKey(claims: AccessClaims, status: KeyStatus | undefined): void {
-  if (!status || status.revoked || status.shopId !== claims.shop) throw invalidToken('The API key behind this token is unknown or was revoked')
+  if (!status || status.revoked || status.shopId !== claims.shop)
+    throw invalidToken('The API key behind this token is unknown or was revoked')
 }
 
 function bearerContext(claims: AccessClaims, shop: Shop | undefined, requestId: string): BearerContext {
   if (!shop) throw invalidToken()
-  const actor: Actor = claims.customerId === null ? { kind: 'admin', keyId: claims.kid } : { kind: 'customer', keyId: claims.kid, customerId: claims.customerId }
+  const actor: Actor =
+    claims.customerId === null
+      ? { kind: 'admin', keyId: claims.kid }
+      : { kind: 'customer', keyId: claims.kid, customerId: claims.customerId }
   return { shop, actor, requestId, keyId: claims.kid }
 }
 
@@ -145,7 +149,8 @@ export function createAuthService(deps: { db: Db; jwtSecret: string; shops: Shop
      */
     async issueAdminToken(shopId: string, keyId: string): Promise<IssuedToken> {
       const row = await apiKeysRepo.byId(deps.db, keyId)
-      if (!row || row.shop_id !== shopId || row.revoked_at !== null || row.scope !== 'admin') throw invalidToken('The API key is unknown or was revoked')
+      if (!row || row.shop_id !== shopId || row.revoked_at !== null || row.scope !== 'admin')
+        throw invalidToken('The API key is unknown or was revoked')
       return issue(shopId, keyId, null)
     },
 

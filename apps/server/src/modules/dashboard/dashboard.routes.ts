@@ -42,7 +42,10 @@ export const DASHBOARD_CSP = cspFramedBy("'none'")
 export const embeddedDashboardCsp = (origins: readonly string[]) => cspFramedBy(origins.join(' '))
 
 const securityHeaders = (reply: FastifyReply, framable = false) => {
-  reply.header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer').header('cross-origin-opener-policy', 'same-origin')
+  reply
+    .header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', 'no-referrer')
+    .header('cross-origin-opener-policy', 'same-origin')
   // X-Frame-Options has no "only these origins": an embeddable page relies on frame-ancestors alone.
   return framable ? reply : reply.header('x-frame-options', 'DENY')
 }
@@ -75,7 +78,9 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<DashboardRoutesOptions> 
   const servePage = async (request: FastifyRequest, reply: FastifyReply) => {
     const q = request.url.indexOf('?')
     const embeddedIn = q !== -1 && embedders.length > 0 ? await embeddingOrigins(request.url.slice(q + 1)) : undefined
-    securityHeaders(reply, embeddedIn !== undefined).header('cache-control', 'no-cache').header('vary', 'accept-encoding')
+    securityHeaders(reply, embeddedIn !== undefined)
+      .header('cache-control', 'no-cache')
+      .header('vary', 'accept-encoding')
     if (!(await stat(resolve(dist, 'index.html')).catch(() => undefined))) {
       request.log.warn({ dist }, 'dashboard requested but not built')
       return reply
@@ -100,7 +105,10 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<DashboardRoutesOptions> 
       if (!ASSET.test(file)) throw new AppError('NOT_FOUND', 'No such dashboard asset')
       // The file name carries a content hash: it never changes. A missing file is the
       // not-found envelope (the dashboard may have been rebuilt: reload the page).
-      return securityHeaders(reply).header('cache-control', 'public, max-age=31536000, immutable').header('vary', 'accept-encoding').sendFile(`assets/${file}`)
+      return securityHeaders(reply)
+        .header('cache-control', 'public, max-age=31536000, immutable')
+        .header('vary', 'accept-encoding')
+        .sendFile(`assets/${file}`)
     },
   )
 }

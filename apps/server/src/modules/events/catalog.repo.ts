@@ -14,7 +14,11 @@ export interface CatalogState {
 export const catalogRepo = {
   /** The last known state, locked until commit on PostgreSQL so concurrent updates of one product compare in turn. */
   async lockProduct(db: Db, shopId: string, productId: string): Promise<CatalogState | undefined> {
-    const q = db.selectFrom('catalog_products').select(['handle', 'title', 'variants', 'source_updated_at']).where('shop_id', '=', shopId).where('product_id', '=', productId)
+    const q = db
+      .selectFrom('catalog_products')
+      .select(['handle', 'title', 'variants', 'source_updated_at'])
+      .where('shop_id', '=', shopId)
+      .where('product_id', '=', productId)
     const row = await lockedForUpdate(q, backendOf(db)).executeTakeFirst()
     if (!row) return undefined
     const sourceUpdatedAt = row.source_updated_at === null ? null : Number(row.source_updated_at)
@@ -44,7 +48,12 @@ export const catalogRepo = {
 
   /** Records the shop's order; false when it was recorded before (the platform may send an order again). */
   async recordOrder(db: Db, shopId: string, orderId: string, occurredAt: number, at: number): Promise<boolean> {
-    const inserted = await db.insertInto('orders').values({ shop_id: shopId, order_id: orderId, occurred_at: occurredAt, created_at: at }).onConflict((oc) => oc.doNothing()).returning('order_id').execute()
+    const inserted = await db
+      .insertInto('orders')
+      .values({ shop_id: shopId, order_id: orderId, occurred_at: occurredAt, created_at: at })
+      .onConflict((oc) => oc.doNothing())
+      .returning('order_id')
+      .execute()
     return inserted.length > 0
   },
 }

@@ -17,24 +17,25 @@ export const MAX_EVENTS_PER_BATCH = 500
 export const MAX_ORDER_LINE_ITEMS_PER_BATCH = 5_000
 export const EVENT_TYPES = ['cart.item_added', 'product.updated', 'order.created'] as const
 
-const PlatformId = (kind: PlatformKind) => Type.String({ pattern: platformIdPattern(kind), description: `1..32 digits or a platform GID of a ${kind}` })
+const PlatformId = (kind: PlatformKind) =>
+  Type.String({ pattern: platformIdPattern(kind), description: `1..32 digits or a platform GID of a ${kind}` })
 /** A decimal string such as "19.99"; a JSON number is accepted too. */
-const Price = Type.Union([
-  Type.String({ pattern: '^[0-9]{1,15}(\\.[0-9]{1,6})?$' }),
-  Type.Number({ minimum: 0, maximum: 1e15 }),
-])
+const Price = Type.Union([Type.String({ pattern: '^[0-9]{1,15}(\\.[0-9]{1,6})?$' }), Type.Number({ minimum: 0, maximum: 1e15 })])
 /**
  * An order line's unit price (lib/money.ts): at most 9 integer digits and 4 decimals here;
  * the service then holds the decimals to the order currency's minor-unit digits.
  */
 const LinePrice = Type.Union(
   [
-    Type.String({ pattern: `^[0-9]{1,${MAX_PRICE_INTEGER_DIGITS}}(\\.[0-9]{1,${MAX_MINOR_DIGITS}})?$`, maxLength: MAX_PRICE_INTEGER_DIGITS + 1 + MAX_MINOR_DIGITS }),
+    Type.String({
+      pattern: `^[0-9]{1,${MAX_PRICE_INTEGER_DIGITS}}(\\.[0-9]{1,${MAX_MINOR_DIGITS}})?$`,
+      maxLength: MAX_PRICE_INTEGER_DIGITS + 1 + MAX_MINOR_DIGITS,
+    }),
     Type.Number({ minimum: 0, exclusiveMaximum: 1_000_000_000 }),
   ],
   {
     description:
-      "Unit price in `currency`: a decimal string such as \"19.99\", or a non-negative JSON number; at most 999,999,999 with at most the currency's ISO 4217 minor-unit digits (999999999.99 EUR, 999999999 JPY, 999999999.999 KWD), else 400 at this field",
+      'Unit price in `currency`: a decimal string such as "19.99", or a non-negative JSON number; at most 999,999,999 with at most the currency\'s ISO 4217 minor-unit digits (999999999.99 EUR, 999999999 JPY, 999999999.999 KWD), else 400 at this field',
   },
 )
 
@@ -52,7 +53,13 @@ export const ProductUpdated = Type.Object({
   type: Type.Literal('product.updated'),
   product_id: PlatformId('Product'),
   handle: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-  title: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'The product\'s title, kept by the catalog (the dashboard\'s top products show it)' })),
+  title: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description: "The product's title, kept by the catalog (the dashboard's top products show it)",
+    }),
+  ),
   updated_at: Type.Optional(
     Type.String({
       format: 'date-time',
@@ -75,15 +82,21 @@ export const OrderCreated = Type.Object({
   order_id: Type.Optional(PlatformId('Order')),
   customer_id: Type.Optional(PlatformId('Customer')),
   email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
-  currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code (three capital letters); required when a line has a price' })),
-  occurred_at: Type.Optional(Type.String({ format: 'date-time', description: "The order's time; now when omitted (a later time is taken as now)" })),
+  currency: Type.Optional(
+    Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code (three capital letters); required when a line has a price' }),
+  ),
+  occurred_at: Type.Optional(
+    Type.String({ format: 'date-time', description: "The order's time; now when omitted (a later time is taken as now)" }),
+  ),
   line_items: Type.Array(
     Type.Object({
       product_id: PlatformId('Product'),
       variant_id: Type.Optional(PlatformId('ProductVariant')),
       // The price first: a line with both out of bounds reports the price (the first error).
       price: Type.Optional(LinePrice),
-      quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LINE_QUANTITY, default: 1, description: 'Units bought, 1..10,000; default 1' })),
+      quantity: Type.Optional(
+        Type.Integer({ minimum: 1, maximum: MAX_LINE_QUANTITY, default: 1, description: 'Units bought, 1..10,000; default 1' }),
+      ),
     }),
     { minItems: 1, maxItems: 1000 },
   ),
@@ -124,13 +137,19 @@ const EventsBodyDoc = Type.Object(
           {
             ...CartItemAdded,
             title: 'CartItemAddedEvent',
-            description: 'cart.item_added: a shopper added a product to the cart (feeds wishlistToCartRate). Exactly one of customer_id and guest_id. occurred_at defaults to now',
+            description:
+              'cart.item_added: a shopper added a product to the cart (feeds wishlistToCartRate). Exactly one of customer_id and guest_id. occurred_at defaults to now',
             oneOf: [
               Type.Object({ customer_id: CartItemAdded.properties.customer_id }, { required: ['customer_id'] }),
               Type.Object({ guest_id: CartItemAdded.properties.guest_id }, { required: ['guest_id'] }),
             ],
           },
-          { ...ProductUpdated, title: 'ProductUpdatedEvent', description: 'product.updated: a product\'s variants (the first is the default variant), compared with the last known state: back_in_stock, price_dropped and low_stock signals for products some list holds. No variant twice' },
+          {
+            ...ProductUpdated,
+            title: 'ProductUpdatedEvent',
+            description:
+              "product.updated: a product's variants (the first is the default variant), compared with the last known state: back_in_stock, price_dropped and low_stock signals for products some list holds. No variant twice",
+          },
           {
             ...OrderCreated,
             title: 'OrderCreatedEvent',
@@ -152,11 +171,17 @@ export const eventsOperations: OperationDocs = {
     operationId: 'postPlatformEvents',
     summary: 'Send platform events (carts, products, orders)',
     description:
-      'Admin token, every plan. Up to 500 events, validated as a whole: an unknown `type` or a missing or malformed field fails the batch with 400 VALIDATION_ERROR whose `details` carry the event\'s `index` and a path such as `body.events.2.variants.0.price` (at most 50 details). Then the events are applied in order in one transaction. Unknown fields of an event are ignored. Ids accept platform GIDs; prices are decimal strings (`"19.99"`) or non-negative JSON numbers: a variant\'s with at most 6 decimals, an order line\'s at most 999,999,999 with at most its currency\'s minor-unit digits (`quantity` at most 10,000). One request emits at most one webhook event per (product, variant, signal); product signals are queued and written by the webhook worker, so the answer\'s time does not depend on how many shoppers hold a product.',
+      "Admin token, every plan. Up to 500 events, validated as a whole: an unknown `type` or a missing or malformed field fails the batch with 400 VALIDATION_ERROR whose `details` carry the event's `index` and a path such as `body.events.2.variants.0.price` (at most 50 details). Then the events are applied in order in one transaction. Unknown fields of an event are ignored. Ids accept platform GIDs; prices are decimal strings (`\"19.99\"`) or non-negative JSON numbers: a variant's with at most 6 decimals, an order line's at most 999,999,999 with at most its currency's minor-unit digits (`quantity` at most 10,000). One request emits at most one webhook event per (product, variant, signal); product signals are queued and written by the webhook worker, so the answer's time does not depend on how many shoppers hold a product.",
     responses: { 200: 'The number of events accepted' },
     requestExample: {
       events: [
-        { type: 'product.updated', product_id: '7001', handle: 'classic-leather-bag', title: 'Classic leather bag', variants: [{ variant_id: '70011', price: '89.00', inventory_quantity: 3 }] },
+        {
+          type: 'product.updated',
+          product_id: '7001',
+          handle: 'classic-leather-bag',
+          title: 'Classic leather bag',
+          variants: [{ variant_id: '70011', price: '89.00', inventory_quantity: 3 }],
+        },
         { type: 'cart.item_added', customer_id: '1001', product_id: '7001', occurred_at: '2026-01-02T10:00:00Z' },
         {
           type: 'order.created',

@@ -80,7 +80,12 @@ function collapseAlternatives(errors: ErrorObject[]): ErrorObject[] {
     .map((e) =>
       e.keyword !== 'anyOf'
         ? e
-        : { ...e, message: e.instancePath.includes('/line_items/') ? 'must be a decimal string such as "19.99" or a non-negative number, below 1000000000' : 'must be a decimal string such as "19.99" or a non-negative number' },
+        : {
+            ...e,
+            message: e.instancePath.includes('/line_items/')
+              ? 'must be a decimal string such as "19.99" or a non-negative number, below 1000000000'
+              : 'must be a decimal string such as "19.99" or a non-negative number',
+          },
     )
 }
 
@@ -104,12 +109,19 @@ export function createEventsService(deps: EventsServiceDeps) {
       const check = validators[event.type as PlatformEvent['type']]
       if (!check(event)) {
         const errors = collapseAlternatives((check.errors ?? []) as ErrorObject[])
-        details.push(...validationDetails(errors.map((e) => ({ ...e, instancePath: `/events/${index}${e.instancePath}` })), 'body', ['events']))
+        details.push(
+          ...validationDetails(
+            errors.map((e) => ({ ...e, instancePath: `/events/${index}${e.instancePath}` })),
+            'body',
+            ['events'],
+          ),
+        )
         return
       }
       if (event.type === 'cart.item_added') {
         const e = event as CartItemAddedEvent
-        if ((e.customer_id === undefined) === (e.guest_id === undefined)) fail(index, '', 'must have exactly one of customer_id and guest_id')
+        if ((e.customer_id === undefined) === (e.guest_id === undefined))
+          fail(index, '', 'must have exactly one of customer_id and guest_id')
       }
       if (event.type === 'product.updated') {
         const seen = new Set<string>()
@@ -117,7 +129,8 @@ export function createEventsService(deps: EventsServiceDeps) {
           const id = pid(v.variant_id, 'ProductVariant')
           if (seen.has(id)) fail(index, `.variants.${i}.variant_id`, 'must not repeat a variant')
           seen.add(id)
-          if (typeof v.price === 'number' && !fitsPriceDecimals(v.price)) fail(index, `.variants.${i}.price`, `must have at most ${PRICE_DECIMALS} decimals`)
+          if (typeof v.price === 'number' && !fitsPriceDecimals(v.price))
+            fail(index, `.variants.${i}.price`, `must have at most ${PRICE_DECIMALS} decimals`)
         })
       }
       if (event.type === 'order.created') {
@@ -127,13 +140,17 @@ export function createEventsService(deps: EventsServiceDeps) {
           const problem = l.price === undefined || e.currency === undefined ? null : linePriceProblem(l.price, e.currency)
           if (problem !== null) fail(index, `.line_items.${i}.price`, problem)
         })
-        if (e.currency === undefined && e.line_items.some((l) => l.price !== undefined)) fail(index, '.currency', 'is required when a line item has a price')
+        if (e.currency === undefined && e.line_items.some((l) => l.price !== undefined))
+          fail(index, '.currency', 'is required when a line item has a price')
       }
     })
     if (details.length === 0) {
       const lineItems = (events as PlatformEvent[]).reduce((n, e) => n + (e.type === 'order.created' ? e.line_items.length : 0), 0)
       if (lineItems > MAX_ORDER_LINE_ITEMS_PER_BATCH) {
-        details.push({ path: 'body.events', message: `must hold at most ${MAX_ORDER_LINE_ITEMS_PER_BATCH} order line items in all (this request has ${lineItems})` })
+        details.push({
+          path: 'body.events',
+          message: `must hold at most ${MAX_ORDER_LINE_ITEMS_PER_BATCH} order line items in all (this request has ${lineItems})`,
+        })
       }
     }
     if (details.length > 0) throw invalid(details)
@@ -141,7 +158,10 @@ export function createEventsService(deps: EventsServiceDeps) {
   }
 
   async function cartItemAdded(trx: Transaction<Database>, ctx: RequestContext, e: CartItemAddedEvent, at: number) {
-    const owner = e.customer_id !== undefined ? { ownerType: 'customer' as const, ownerId: pid(e.customer_id, 'Customer') } : { ownerType: 'guest' as const, ownerId: e.guest_id as string }
+    const owner =
+      e.customer_id !== undefined
+        ? { ownerType: 'customer' as const, ownerId: pid(e.customer_id, 'Customer') }
+        : { ownerType: 'guest' as const, ownerId: e.guest_id as string }
     const occurredAt = e.occurred_at === undefined ? at : parseDateTime(e.occurred_at)
     await recordFacts(trx, ctx.shop.id, [{ type: 'cart_add', ...owner, productId: pid(e.product_id, 'Product'), occurredAt }])
   }
@@ -149,11 +169,20 @@ export function createEventsService(deps: EventsServiceDeps) {
   async function productUpdated(trx: Transaction<Database>, ctx: RequestContext, e: ProductUpdatedEvent, at: number, scope: SignalScope) {
     const shopId = ctx.shop.id
     const productId = pid(e.product_id, 'Product')
-    const next: VariantState[] = e.variants.map((v) => ({ variant_id: pid(v.variant_id, 'ProductVariant'), price: normalizePrice(v.price), inventory_quantity: v.inventory_quantity }))
+    const next: VariantState[] = e.variants.map((v) => ({
+      variant_id: pid(v.variant_id, 'ProductVariant'),
+      price: normalizePrice(v.price),
+      inventory_quantity: v.inventory_quantity,
+    }))
     const previous = await catalogRepo.lockProduct(trx, shopId, productId)
     // A platform's update delivered late (or again) after a newer one changes nothing.
     const sourceUpdatedAt = e.updated_at === undefined ? (previous?.sourceUpdatedAt ?? null) : parseDateTime(e.updated_at)
-    if (e.updated_at !== undefined && previous?.sourceUpdatedAt != null && sourceUpdatedAt !== null && sourceUpdatedAt <= previous.sourceUpdatedAt) {
+    if (
+      e.updated_at !== undefined &&
+      previous?.sourceUpdatedAt != null &&
+      sourceUpdatedAt !== null &&
+      sourceUpdatedAt <= previous.sourceUpdatedAt
+    ) {
       scope.stale += 1
       return
     }
@@ -163,7 +192,12 @@ export function createEventsService(deps: EventsServiceDeps) {
     // Only signals some webhook of the shop takes are queued (outbox.ts).
     const found = productSignals(previous?.variants ?? null, next)
     // Every signal is kept for attribution (conversions), whether or not a webhook takes it.
-    await recordSignals(trx, shopId, found.map((c) => ({ productId, signal: SIGNAL_OF[c.event] })), at)
+    await recordSignals(
+      trx,
+      shopId,
+      found.map((c) => ({ productId, signal: SIGNAL_OF[c.event] })),
+      at,
+    )
     const changes = found.filter((c) => scope.taken.has(c.event))
     if (changes.length > 0) coalesce(scope.signals, productId, handle, changes)
   }
@@ -185,8 +219,20 @@ export function createEventsService(deps: EventsServiceDeps) {
       const quantities = new Map<string, number>()
       for (const l of lines) quantities.set(l.productId, (quantities.get(l.productId) ?? 0) + l.quantity)
       // The customer's items of these products: bought (or removed, remove_on_purchase), then attributed.
-      const held = await deps.wishlists.purchaseForCustomer(trx, shopId, customerId, { orderId, at: orderAt, quantities, remove: ctx.shop.settings.remove_on_purchase })
-      await recordOrderAttribution(trx, shopId, { customerId, at: orderAt, currency: e.currency ?? null, windowDays: ctx.shop.settings.attribution_window_days, lines, held })
+      const held = await deps.wishlists.purchaseForCustomer(trx, shopId, customerId, {
+        orderId,
+        at: orderAt,
+        quantities,
+        remove: ctx.shop.settings.remove_on_purchase,
+      })
+      await recordOrderAttribution(trx, shopId, {
+        customerId,
+        at: orderAt,
+        currency: e.currency ?? null,
+        windowDays: ctx.shop.settings.attribution_window_days,
+        lines,
+        held,
+      })
     }
     // Reviews linked to this customer of these products become verified purchases.
     await recordPurchase(trx, shopId, { customerId, email: e.email, productIds }, at)

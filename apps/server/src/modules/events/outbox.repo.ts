@@ -14,7 +14,9 @@ export type OutboxRow = Omit<OutboxTable, 'shop_id' | 'dispatched'>
 
 const insertRows = rowsStatement('outbox', ['shop_id', 'id', 'event', 'payload', 'occurred_at', 'created_at', 'dispatched'])
 
-const subscriptions = precompiled((db, p: { shopId: string }) => db.selectFrom('webhook_endpoints').select('events').where('shop_id', '=', p.shopId).where('disabled_at', 'is', null))
+const subscriptions = precompiled((db, p: { shopId: string }) =>
+  db.selectFrom('webhook_endpoints').select('events').where('shop_id', '=', p.shopId).where('disabled_at', 'is', null),
+)
 
 /**
  * One outbox row, written only when an active endpoint of the shop lists its event: its
@@ -61,13 +63,19 @@ export const outboxRepo = {
   },
 
   async insert(db: Db, shopId: string, rows: OutboxRow[]): Promise<void> {
-    await insertRows(db, rows.map((r) => ({ shop_id: shopId, ...r, dispatched: 0 })))
+    await insertRows(
+      db,
+      rows.map((r) => ({ shop_id: shopId, ...r, dispatched: 0 })),
+    )
   },
 
   // ---- the fan-out queue ----
 
   async queueFanOut(db: Db, shopId: string, row: Omit<OutboxFanOutsTable, 'shop_id' | 'written'>): Promise<void> {
-    await db.insertInto('outbox_fan_outs').values({ shop_id: shopId, ...row, written: 0 }).execute()
+    await db
+      .insertInto('outbox_fan_outs')
+      .values({ shop_id: shopId, ...row, written: 0 })
+      .execute()
   },
 
   /** Whether any fan-out of any shop is queued (the worker's idle check). */
@@ -77,7 +85,10 @@ export const outboxRepo = {
 
   /** The oldest queued fan-out of any shop, locked for the worker (PostgreSQL: one another worker holds is skipped). */
   async claimOldestFanOut(db: Db) {
-    return lockSkippingLocked(db.selectFrom('outbox_fan_outs').selectAll().orderBy('created_at').orderBy('id').limit(1), backendOf(db)).executeTakeFirst()
+    return lockSkippingLocked(
+      db.selectFrom('outbox_fan_outs').selectAll().orderBy('created_at').orderBy('id').limit(1),
+      backendOf(db),
+    ).executeTakeFirst()
   },
 
   async setFanOutWritten(db: Db, shopId: string, id: string, written: number): Promise<void> {

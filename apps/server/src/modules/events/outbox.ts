@@ -43,13 +43,25 @@ export async function subscribedEvents(trx: Transaction<Database>, shopId: strin
  * transaction; `taken` is `subscribedEvents` when the caller has read it in that transaction.
  * `createdAt`: when the change was committed, for events written later (product-fan-out.ts).
  */
-export async function enqueueWebhookEvents(trx: Transaction<Database>, shopId: string, events: OutboxEvent[], taken?: Set<string>, createdAt?: number): Promise<void> {
+export async function enqueueWebhookEvents(
+  trx: Transaction<Database>,
+  shopId: string,
+  events: OutboxEvent[],
+  taken?: Set<string>,
+  createdAt?: number,
+): Promise<void> {
   if (events.length === 0) return
   const [only] = events
   if (taken === undefined && events.length === 1 && only) {
     // One event (a single add or remove): the subscription check is part of the insert.
     const at = createdAt ?? now()
-    await outboxRepo.insertIfSubscribed(trx, shopId, { id: newOrderedId('msg'), event: only.event, payload: JSON.stringify(only.data), occurred_at: only.occurredAt ?? at, created_at: at })
+    await outboxRepo.insertIfSubscribed(trx, shopId, {
+      id: newOrderedId('msg'),
+      event: only.event,
+      payload: JSON.stringify(only.data),
+      occurred_at: only.occurredAt ?? at,
+      created_at: at,
+    })
     return
   }
   taken ??= await subscribedEvents(trx, shopId)
@@ -59,6 +71,12 @@ export async function enqueueWebhookEvents(trx: Transaction<Database>, shopId: s
   await outboxRepo.insert(
     trx,
     shopId,
-    wanted.map((e) => ({ id: newOrderedId('msg'), event: e.event, payload: JSON.stringify(e.data), occurred_at: e.occurredAt ?? at, created_at: at })),
+    wanted.map((e) => ({
+      id: newOrderedId('msg'),
+      event: e.event,
+      payload: JSON.stringify(e.data),
+      occurred_at: e.occurredAt ?? at,
+      created_at: at,
+    })),
   )
 }

@@ -52,10 +52,22 @@ export function coalesce(pending: Map<string, ProductFanOut>, productId: string,
 }
 
 /** Queues the request's signals, one row per product that some list holds, in the request's transaction. */
-export async function queueProductSignals(trx: Transaction<Database>, shopId: string, pending: Map<string, ProductFanOut>, at: number): Promise<void> {
+export async function queueProductSignals(
+  trx: Transaction<Database>,
+  shopId: string,
+  pending: Map<string, ProductFanOut>,
+  at: number,
+): Promise<void> {
   for (const [productId, { handle, signals }] of pending) {
     if (signals.size === 0 || !(await wishlistsRepo.isHeld(trx, shopId, productId))) continue
-    await outboxRepo.queueFanOut(trx, shopId, { id: newOrderedId('msg'), product_id: productId, handle, signals: JSON.stringify([...signals.values()]), occurred_at: at, created_at: at })
+    await outboxRepo.queueFanOut(trx, shopId, {
+      id: newOrderedId('msg'),
+      product_id: productId,
+      handle,
+      signals: JSON.stringify([...signals.values()]),
+      occurred_at: at,
+      created_at: at,
+    })
   }
 }
 

@@ -55,7 +55,11 @@ export function productSignals(previous: VariantState[] | null, next: VariantSta
     const change = { variantId: after.variant_id, before, after }
     if (before.inventory_quantity <= 0 && after.inventory_quantity > 0) out.push({ event: 'wishlist.product.back_in_stock', ...change })
     if (comparePrices(after.price, before.price) < 0) out.push({ event: 'wishlist.product.price_dropped', ...change })
-    if (before.inventory_quantity >= LOW_STOCK_THRESHOLD && after.inventory_quantity >= 1 && after.inventory_quantity < LOW_STOCK_THRESHOLD) {
+    if (
+      before.inventory_quantity >= LOW_STOCK_THRESHOLD &&
+      after.inventory_quantity >= 1 &&
+      after.inventory_quantity < LOW_STOCK_THRESHOLD
+    ) {
       out.push({ event: 'wishlist.product.low_stock', ...change })
     }
   }

@@ -9,7 +9,8 @@ import { errors, Ok } from '../../lib/http-schemas.js'
 import { hashSecret, secretMatches } from '../../lib/secrets.js'
 import { bearerToken } from '../../plugins/auth.js'
 
-const isLoopback = (address: string | undefined): boolean => address !== undefined && ipaddr.isValid(address) && ipaddr.process(address).range() === 'loopback'
+const isLoopback = (address: string | undefined): boolean =>
+  address !== undefined && ipaddr.isValid(address) && ipaddr.process(address).range() === 'loopback'
 
 /** Whether the service's public URL is itself a loopback one (a local run, not reached through a tunnel). */
 export function isLoopbackUrl(url: string): boolean {
@@ -48,10 +49,12 @@ function scrapeGuard(metricsToken: string | undefined, publicBaseUrl: string): (
 }
 
 /** Liveness, readiness, Prometheus metrics and the OpenAPI document. Not rate limited. */
-export const opsRoutes: FastifyPluginAsyncTypebox<{ storage: Storage; redis?: Redis | undefined; metricsToken?: string | undefined; publicBaseUrl: string }> = async (
-  app,
-  { storage, redis, metricsToken, publicBaseUrl },
-) => {
+export const opsRoutes: FastifyPluginAsyncTypebox<{
+  storage: Storage
+  redis?: Redis | undefined
+  metricsToken?: string | undefined
+  publicBaseUrl: string
+}> = async (app, { storage, redis, metricsToken, publicBaseUrl }) => {
   const config = { access: ['public' as const], rateLimit: false as const }
   const tags = ['operations']
 

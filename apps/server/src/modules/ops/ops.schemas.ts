@@ -12,7 +12,8 @@ export const opsOperations: OperationDocs = {
   'GET /readyz': {
     operationId: 'getReadiness',
     summary: 'Readiness',
-    description: 'The database (`sqlite` or `postgres`) and Redis (`ok`, or `not configured`) answer. 503 UNAVAILABLE when one does not. Not rate limited; no credentials.',
+    description:
+      'The database (`sqlite` or `postgres`) and Redis (`ok`, or `not configured`) answer. 503 UNAVAILABLE when one does not. Not rate limited; no credentials.',
     responses: { 200: 'Ready' },
     examples: { 200: { ok: true, data: { database: 'sqlite', redis: 'not configured' } } },
   },

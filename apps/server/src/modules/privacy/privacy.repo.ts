@@ -67,32 +67,38 @@ export interface ExportRow {
 export const EXPORT_BATCH = 1_000
 
 function exportQuery(db: Db, shopId: string) {
-  return db
-    .selectFrom('wishlist_items as i')
-    .leftJoin('wishlist_lists as l', (j) =>
-      j.onRef('l.shop_id', '=', 'i.shop_id').onRef('l.owner_type', '=', 'i.owner_type').onRef('l.owner_id', '=', 'i.owner_id').onRef('l.id', '=', 'i.list_id'),
-    )
-    .leftJoin('catalog_products as c', (j) => j.onRef('c.shop_id', '=', 'i.shop_id').onRef('c.product_id', '=', 'i.product_id'))
-    .select((eb) => [
-      'i.owner_type',
-      'i.owner_id',
-      'i.list_id',
-      'l.name as list_name',
-      'i.product_id',
-      eb.fn.coalesce('i.variant_id', 'c.default_variant_id').as('variant_id'),
-      'i.handle',
-      'i.added_at',
-      'i.quantity',
-      'i.note',
-      'i.priority',
-      'i.purchased_at',
-    ])
-    .where('i.shop_id', '=', shopId)
-    // Primary-key order: customers by id, each customer's lists together.
-    .orderBy('i.owner_type')
-    .orderBy('i.owner_id')
-    .orderBy('i.list_id')
-    .orderBy('i.product_id')
+  return (
+    db
+      .selectFrom('wishlist_items as i')
+      .leftJoin('wishlist_lists as l', (j) =>
+        j
+          .onRef('l.shop_id', '=', 'i.shop_id')
+          .onRef('l.owner_type', '=', 'i.owner_type')
+          .onRef('l.owner_id', '=', 'i.owner_id')
+          .onRef('l.id', '=', 'i.list_id'),
+      )
+      .leftJoin('catalog_products as c', (j) => j.onRef('c.shop_id', '=', 'i.shop_id').onRef('c.product_id', '=', 'i.product_id'))
+      .select((eb) => [
+        'i.owner_type',
+        'i.owner_id',
+        'i.list_id',
+        'l.name as list_name',
+        'i.product_id',
+        eb.fn.coalesce('i.variant_id', 'c.default_variant_id').as('variant_id'),
+        'i.handle',
+        'i.added_at',
+        'i.quantity',
+        'i.note',
+        'i.priority',
+        'i.purchased_at',
+      ])
+      .where('i.shop_id', '=', shopId)
+      // Primary-key order: customers by id, each customer's lists together.
+      .orderBy('i.owner_type')
+      .orderBy('i.owner_id')
+      .orderBy('i.list_id')
+      .orderBy('i.product_id')
+  )
 }
 
 export const privacyRepo = {
@@ -100,10 +106,7 @@ export const privacyRepo = {
 
   /** `lock`: FOR UPDATE on PostgreSQL, as every wishlist writer locks the owner row first. */
   owner(db: Db, shopId: string, owner: Owner, opts: { lock?: boolean } = {}) {
-    const q = db
-      .selectFrom('wishlist_owners')
-      .select(['item_count', 'created_at', 'updated_at'])
-      .where(ownedBy(shopId, owner))
+    const q = db.selectFrom('wishlist_owners').select(['item_count', 'created_at', 'updated_at']).where(ownedBy(shopId, owner))
     return (opts.lock ? lockedForUpdate(q, backendOf(db)) : q).executeTakeFirst()
   },
 
@@ -122,7 +125,18 @@ export const privacyRepo = {
     return db
       .selectFrom('wishlist_items as i')
       .leftJoin('catalog_products as c', (j) => j.onRef('c.shop_id', '=', 'i.shop_id').onRef('c.product_id', '=', 'i.product_id'))
-      .select((eb) => ['i.list_id', 'i.product_id', eb.fn.coalesce('i.variant_id', 'c.default_variant_id').as('variant_id'), 'i.handle', 'i.metadata', 'i.added_at', 'i.quantity', 'i.note', 'i.priority', 'i.purchased_at'])
+      .select((eb) => [
+        'i.list_id',
+        'i.product_id',
+        eb.fn.coalesce('i.variant_id', 'c.default_variant_id').as('variant_id'),
+        'i.handle',
+        'i.metadata',
+        'i.added_at',
+        'i.quantity',
+        'i.note',
+        'i.priority',
+        'i.purchased_at',
+      ])
       .where(ownedBy(shopId, owner, 'i'))
       .orderBy('i.added_at', 'desc')
       .orderBy('i.product_id', 'desc')
@@ -163,7 +177,10 @@ export const privacyRepo = {
     return [...new Set(rows.map((r) => r.email).filter((e): e is string => e !== null))].sort()
   },
 
-  /** Reviews linked to the customer, and unlinked ones by `emails`: only the address the merchant named (a review's address is typed, an order's is not). */
+  /**
+   * Reviews linked to the customer, and unlinked ones by `emails`: only the address the merchant named (a review's address is typed, an
+   * order's is not).
+   */
   reviews(db: Db, shopId: string, customerId: string, emails: string[]) {
     return db
       .selectFrom('reviews')
@@ -218,11 +235,7 @@ export const privacyRepo = {
   },
 
   async pseudonymizeOwnerRows(trx: Db, shopId: string, table: OwnerTable, owner: Owner, pseudonym: string): Promise<number> {
-    const res = await trx
-      .updateTable(table)
-      .set({ owner_id: pseudonym })
-      .where(ownedBy(shopId, owner))
-      .executeTakeFirst()
+    const res = await trx.updateTable(table).set({ owner_id: pseudonym }).where(ownedBy(shopId, owner)).executeTakeFirst()
     return Number(res.numUpdatedRows)
   },
 
@@ -252,7 +265,13 @@ export const privacyRepo = {
    * The customer's purchases or review invitations (used or not: a used invitation's review
    * stays, anonymized), as exported.
    */
-  async deleteOrderRows(trx: Db, shopId: string, table: 'purchases' | 'review_invitations', customerId: string, emails: string[]): Promise<number> {
+  async deleteOrderRows(
+    trx: Db,
+    shopId: string,
+    table: 'purchases' | 'review_invitations',
+    customerId: string,
+    emails: string[],
+  ): Promise<number> {
     const res = await trx
       .deleteFrom(table)
       .where('shop_id', '=', shopId)
@@ -271,7 +290,11 @@ export const privacyRepo = {
         after === undefined
           ? exportQuery(db, shopId)
           : exportQuery(db, shopId).where((eb) =>
-              eb(eb.refTuple('i.owner_type', 'i.owner_id', 'i.list_id', 'i.product_id'), '>', eb.tuple(after.owner_type, after.owner_id, after.list_id, after.product_id)),
+              eb(
+                eb.refTuple('i.owner_type', 'i.owner_id', 'i.list_id', 'i.product_id'),
+                '>',
+                eb.tuple(after.owner_type, after.owner_id, after.list_id, after.product_id),
+              ),
             ),
       run,
     ),

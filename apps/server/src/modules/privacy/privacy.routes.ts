@@ -62,7 +62,10 @@ export const privacyRoutes: FastifyPluginAsyncTypebox<{ privacy: PrivacyService 
       schema: {
         tags,
         response: {
-          200: { description: 'customer_id,wishlist_id,list_name,product_id,variant_id,handle,added_at', content: { 'text/csv': { schema: CsvBody } } },
+          200: {
+            description: 'customer_id,wishlist_id,list_name,product_id,variant_id,handle,added_at',
+            content: { 'text/csv': { schema: CsvBody } },
+          },
           ...errors(401, 403, 429),
         },
       },
@@ -72,9 +75,7 @@ export const privacyRoutes: FastifyPluginAsyncTypebox<{ privacy: PrivacyService 
       const leave = await privacy.enterExport(request.ctx.shop.id)
       reply.raw.once('close', leave)
       const date = new Date().toISOString().slice(0, 10)
-      reply
-        .type('text/csv; charset=utf-8')
-        .header('content-disposition', `attachment; filename="wishlists-${date}.csv"`)
+      reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="wishlists-${date}.csv"`)
       // Readable.from pulls the next chunk only when the socket has drained (backpressure).
       return reply.send(Readable.from(privacy.csv(request.ctx), { objectMode: false }))
     },

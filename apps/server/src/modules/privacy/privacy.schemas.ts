@@ -13,7 +13,11 @@ export const CustomerParams = Type.Object({
 
 export const EmailQuery = Type.Object({
   email: Type.Optional(
-    Type.String({ minLength: 3, maxLength: 254, description: 'Also covers reviews and purchases by this e-mail address, which nothing ties to the customer id' }),
+    Type.String({
+      minLength: 3,
+      maxLength: 254,
+      description: 'Also covers reviews and purchases by this e-mail address, which nothing ties to the customer id',
+    }),
   ),
 })
 
@@ -33,7 +37,14 @@ const ExportItem = Type.Object(
 )
 
 const ExportList = Type.Object(
-  { wishlistId: Type.String(), name: Type.String(), createdAt: Timestamp, updatedAt: Timestamp, itemCount: Type.Integer(), items: Type.Array(ExportItem) },
+  {
+    wishlistId: Type.String(),
+    name: Type.String(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    itemCount: Type.Integer(),
+    items: Type.Array(ExportItem),
+  },
   { additionalProperties: false },
 )
 
@@ -41,12 +52,24 @@ export const CustomerExport = Type.Object(
   {
     generatedAt: Timestamp,
     customerId: Type.String(),
-    emails: Type.Array(Type.String(), { description: 'E-mail addresses attributed to the customer: those its orders gave, and `email`. An address typed into a review is never attributed' }),
-    wishlistOwner: Nullable(Type.Object({ itemCount: Type.Integer(), createdAt: Timestamp, updatedAt: Timestamp }, { additionalProperties: false })),
+    emails: Type.Array(Type.String(), {
+      description:
+        'E-mail addresses attributed to the customer: those its orders gave, and `email`. An address typed into a review is never attributed',
+    }),
+    wishlistOwner: Nullable(
+      Type.Object({ itemCount: Type.Integer(), createdAt: Timestamp, updatedAt: Timestamp }, { additionalProperties: false }),
+    ),
     lists: Type.Array(ExportList),
     shareLinks: Type.Array(
       Type.Object(
-        { token: Type.String(), shareUrl: Type.String(), wishlistId: Type.String(), createdAt: Timestamp, expiresAt: Timestamp, revokedAt: Nullable(Timestamp) },
+        {
+          token: Type.String(),
+          shareUrl: Type.String(),
+          wishlistId: Type.String(),
+          createdAt: Timestamp,
+          expiresAt: Timestamp,
+          revokedAt: Nullable(Timestamp),
+        },
         { additionalProperties: false },
       ),
     ),
@@ -56,7 +79,9 @@ export const CustomerExport = Type.Object(
       Type.Object(
         {
           productId: Type.String(),
-          identity: Type.Union([Type.Literal('customer'), Type.Literal('email')], { description: 'The buyer identity this record is kept under: an order is recorded once per identity it names' }),
+          identity: Type.Union([Type.Literal('customer'), Type.Literal('email')], {
+            description: 'The buyer identity this record is kept under: an order is recorded once per identity it names',
+          }),
           customerId: Nullable(Type.String()),
           email: Nullable(Type.String()),
           createdAt: Timestamp,
@@ -64,7 +89,9 @@ export const CustomerExport = Type.Object(
         { additionalProperties: false },
       ),
     ),
-    reviewInvitations: Type.Array(Invitation, { description: 'Review invitations of the customer\'s orders (and of orders without a customer by its addresses)' }),
+    reviewInvitations: Type.Array(Invitation, {
+      description: "Review invitations of the customer's orders (and of orders without a customer by its addresses)",
+    }),
     analyticsEvents: Type.Array(
       Type.Object({ type: Type.String(), productId: Nullable(Type.String()), occurredAt: Timestamp }, { additionalProperties: false }),
     ),
@@ -87,7 +114,8 @@ export const ErasedCounts = Type.Object(
   { additionalProperties: false },
 )
 
-const WHO = 'The customer is who the service can prove: wishlists, share links and analytics events of that customer id, votes cast with its token, reviews linked to it (its token, or an invitation of its order), purchases and invitations of its orders and of orders linked to no customer under the addresses its orders gave. `email` adds an address whose reviews linked to nobody, purchases and invitations are covered too (e.g. the address in the platform\'s redact notification). Guests are not covered. Admin token, every plan.'
+const WHO =
+  "The customer is who the service can prove: wishlists, share links and analytics events of that customer id, votes cast with its token, reviews linked to it (its token, or an invitation of its order), purchases and invitations of its orders and of orders linked to no customer under the addresses its orders gave. `email` adds an address whose reviews linked to nobody, purchases and invitations are covered too (e.g. the address in the platform's redact notification). Guests are not covered. Admin token, every plan."
 
 /** OpenAPI metadata of the privacy routes (plugins/openapi.ts). */
 export const privacyOperations: OperationDocs = {
@@ -95,19 +123,35 @@ export const privacyOperations: OperationDocs = {
     operationId: 'exportCustomer',
     summary: "Export a customer's data",
     description: `Everything held about one customer (a data request) as JSON: lists with their items (hidden named lists too), share links (expired and revoked too), reviews in the moderation view, helpful votes, purchases, review invitations and raw analytics events. A customer with nothing held is 200 with the empty structure (\`wishlistOwner: null\`, empty arrays). It counts among the shop's 2 exports at once (429 RATE_LIMITED with \`Retry-After\` beyond). ${WHO}`,
-    responses: { 200: 'The customer\'s data' },
+    responses: { 200: "The customer's data" },
   },
   'DELETE /v1/admin/customers/:customerId': {
     operationId: 'eraseCustomer',
     summary: 'Erase a customer',
     description: `One transaction (a redact request): the customer's lists, items and share links are deleted (shared reads answer 404 at once); reviews are anonymized (name "Anonymous", e-mail and customer link removed; rating, text, status, reply and counts stay); helpful votes, purchases and review invitations are deleted; raw analytics events are pseudonymized (counts and rollups unchanged); pending webhook deliveries that name the customer are cancelled or rewritten without them. Returns the counts; a second call returns zeros. ${WHO}`,
     responses: { 200: 'What was erased' },
-    examples: { 200: { ok: true, data: { wishlists: 2, items: 4, shareLinks: 1, reviewsAnonymized: 1, helpfulVotes: 0, purchases: 2, reviewInvitations: 1, analyticsEventsPseudonymized: 9, webhookDeliveries: 0 } } },
+    examples: {
+      200: {
+        ok: true,
+        data: {
+          wishlists: 2,
+          items: 4,
+          shareLinks: 1,
+          reviewsAnonymized: 1,
+          helpfulVotes: 0,
+          purchases: 2,
+          reviewInvitations: 1,
+          analyticsEventsPseudonymized: 9,
+          webhookDeliveries: 0,
+        },
+      },
+    },
   },
   'GET /v1/admin/export/wishlists.csv': {
     operationId: 'exportWishlistsCsv',
     summary: 'Export every wishlist item as CSV',
-    description: "Every item of the shop (every list, hidden named lists included; guests' items last with an empty `customer_id`), ordered by customer id, list id, product id: header `customer_id,wishlist_id,list_name,product_id,variant_id,handle,added_at,note,purchased_at,quantity,priority` (`note` and `purchased_at` empty when unset), RFC 4180 with CRLF, UTF-8 without a byte-order mark. A field that starts with `=`, `+`, `-`, `@`, a tab or a carriage return is written with a leading `'` (formula injection). Streamed as the client reads, in keyset pages of short queries (no database connection is held while the client is slow; rows written during the export may or may not be in it): an error after the first bytes ends the response without its final chunk. At most 2 exports of a shop (this one, customer exports) run at once: 429 RATE_LIMITED with `Retry-After` beyond. Admin token, every plan.",
+    description:
+      "Every item of the shop (every list, hidden named lists included; guests' items last with an empty `customer_id`), ordered by customer id, list id, product id: header `customer_id,wishlist_id,list_name,product_id,variant_id,handle,added_at,note,purchased_at,quantity,priority` (`note` and `purchased_at` empty when unset), RFC 4180 with CRLF, UTF-8 without a byte-order mark. A field that starts with `=`, `+`, `-`, `@`, a tab or a carriage return is written with a leading `'` (formula injection). Streamed as the client reads, in keyset pages of short queries (no database connection is held while the client is slow; rows written during the export may or may not be in it): an error after the first bytes ends the response without its final chunk. At most 2 exports of a shop (this one, customer exports) run at once: 429 RATE_LIMITED with `Retry-After` beyond. Admin token, every plan.",
     responses: { 200: 'The CSV file (`Content-Disposition: attachment; filename="wishlists-YYYY-MM-DD.csv"`)' },
   },
 }

@@ -35,7 +35,19 @@ export interface CustomerRequest {
 type ErasedCounts = Static<typeof ErasedCountsSchema>
 
 // The new columns end with two never empty (a row never ends with an empty cell).
-export const CSV_HEADER = ['customer_id', 'wishlist_id', 'list_name', 'product_id', 'variant_id', 'handle', 'added_at', 'note', 'purchased_at', 'quantity', 'priority'] as const
+export const CSV_HEADER = [
+  'customer_id',
+  'wishlist_id',
+  'list_name',
+  'product_id',
+  'variant_id',
+  'handle',
+  'added_at',
+  'note',
+  'purchased_at',
+  'quantity',
+  'priority',
+] as const
 
 /** Bytes of CSV gathered before one chunk is handed to the response stream. */
 const CSV_CHUNK_CHARS = 64 * 1024
@@ -89,7 +101,12 @@ export function createPrivacyService(deps: { db: Db; publicBaseUrl: string; revi
       const listMeta: { id: string; name: string; created_at: number; updated_at: number }[] = []
       if (ownerRow || defaultRow || items.some((i) => i.list_id === DEFAULT_LIST_ID)) {
         const createdAt = ownerRow?.created_at ?? defaultRow?.created_at ?? 0
-        listMeta.push({ id: DEFAULT_LIST_ID, name: defaultRow?.name ?? DEFAULT_LIST_NAME, created_at: createdAt, updated_at: defaultRow?.updated_at ?? createdAt })
+        listMeta.push({
+          id: DEFAULT_LIST_ID,
+          name: defaultRow?.name ?? DEFAULT_LIST_NAME,
+          created_at: createdAt,
+          updated_at: defaultRow?.updated_at ?? createdAt,
+        })
       }
       for (const r of listRows) if (r.id !== DEFAULT_LIST_ID) listMeta.push(r)
 
@@ -119,7 +136,9 @@ export function createPrivacyService(deps: { db: Db; publicBaseUrl: string; revi
         generatedAt: isoMillis(now()),
         customerId: req.customerId,
         emails: emails.all,
-        wishlistOwner: ownerRow ? { itemCount: ownerRow.item_count, createdAt: isoMillis(ownerRow.created_at), updatedAt: isoMillis(ownerRow.updated_at) } : null,
+        wishlistOwner: ownerRow
+          ? { itemCount: ownerRow.item_count, createdAt: isoMillis(ownerRow.created_at), updatedAt: isoMillis(ownerRow.updated_at) }
+          : null,
         lists,
         shareLinks: links.map((s) => ({
           token: s.token,
@@ -139,7 +158,11 @@ export function createPrivacyService(deps: { db: Db; publicBaseUrl: string; revi
           createdAt: isoMillis(p.created_at),
         })),
         reviewInvitations: invitations.map((i) => invitationView(i, ctx.shop.domain, deps.reviewUrl)),
-        analyticsEvents: events.map((e) => ({ type: e.type, productId: e.product_id === '' ? null : e.product_id, occurredAt: isoMillis(e.occurred_at) })),
+        analyticsEvents: events.map((e) => ({
+          type: e.type,
+          productId: e.product_id === '' ? null : e.product_id,
+          occurredAt: isoMillis(e.occurred_at),
+        })),
       }
     },
 

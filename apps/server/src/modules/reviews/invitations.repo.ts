@@ -28,7 +28,12 @@ export const invitationsRepo = {
 
   /** The catalog's handle of an invited product (the review page's heading); null when the shop's events never told it. */
   async productHandle(db: Db, shopId: string, productId: string): Promise<string | null> {
-    const row = await db.selectFrom('catalog_products').select('handle').where('shop_id', '=', shopId).where('product_id', '=', productId).executeTakeFirst()
+    const row = await db
+      .selectFrom('catalog_products')
+      .select('handle')
+      .where('shop_id', '=', shopId)
+      .where('product_id', '=', productId)
+      .executeTakeFirst()
     return row?.handle ?? null
   },
 
@@ -46,10 +51,20 @@ export const invitationsRepo = {
   },
 
   async setReview(db: Db, shopId: string, token: string, reviewId: number): Promise<void> {
-    await db.updateTable('review_invitations').set({ review_id: reviewId }).where('shop_id', '=', shopId).where('token', '=', token).execute()
+    await db
+      .updateTable('review_invitations')
+      .set({ review_id: reviewId })
+      .where('shop_id', '=', shopId)
+      .where('token', '=', token)
+      .execute()
   },
 
-  list(db: Db, shopId: string, f: { orderId?: string | undefined; email?: string | undefined }, limit: number): Promise<ReviewInvitationRow[]> {
+  list(
+    db: Db,
+    shopId: string,
+    f: { orderId?: string | undefined; email?: string | undefined },
+    limit: number,
+  ): Promise<ReviewInvitationRow[]> {
     let q = db.selectFrom('review_invitations').selectAll().where('shop_id', '=', shopId)
     if (f.orderId !== undefined) q = q.where('order_id', '=', f.orderId)
     if (f.email !== undefined) q = q.where('email', '=', f.email)

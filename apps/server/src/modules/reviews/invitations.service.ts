@@ -83,8 +83,13 @@ export async function claimInvitation(trx: Db, shopId: string, token: string, pr
 
 const INVITATION_TOKEN = new RegExp(INVITATION_TOKEN_PATTERN)
 
-/** A refused submission as the form's states: each field's sentence, a duplicate, or the notice an unusable invitation gets; null for any other error. */
-function formProblems(err: unknown): { errors: Partial<Record<ReviewField, PageStringKey>>; duplicate: boolean; notice?: 'used' | 'expired' | 'unknown' } | null {
+/**
+ * A refused submission as the form's states: each field's sentence, a duplicate, or the notice an unusable invitation gets; null for any
+ * other error.
+ */
+function formProblems(
+  err: unknown,
+): { errors: Partial<Record<ReviewField, PageStringKey>>; duplicate: boolean; notice?: 'used' | 'expired' | 'unknown' } | null {
   if (!(err instanceof AppError)) return null
   if (err.code === 'DUPLICATE_REVIEW') return { errors: {}, duplicate: true }
   if (err.code !== 'VALIDATION_ERROR') return null
@@ -92,7 +97,12 @@ function formProblems(err: unknown): { errors: Partial<Record<ReviewField, PageS
   const details = (Array.isArray(err.details) ? err.details : []) as ErrorDetail[]
   for (const d of details) {
     const path = d.path
-    if (path.startsWith('body.invitation')) return { errors, duplicate: false, notice: d.message.includes('used') ? 'used' : d.message.includes('expired') ? 'expired' : 'unknown' }
+    if (path.startsWith('body.invitation'))
+      return {
+        errors,
+        duplicate: false,
+        notice: d.message.includes('used') ? 'used' : d.message.includes('expired') ? 'expired' : 'unknown',
+      }
     if (path.startsWith('body.rating')) errors.rating = 'errorRating'
     else if (path.startsWith('body.body')) errors.body = 'errorBody'
     else if (path.startsWith('body.customerName')) errors.name = 'errorName'
@@ -102,7 +112,12 @@ function formProblems(err: unknown): { errors: Partial<Record<ReviewField, PageS
   return { errors, duplicate: false }
 }
 
-export function createInvitationsService(deps: { db: Db; reviewUrl: ReviewUrlOf; reviews: Pick<ReviewsService, 'submit'>; clock?: () => number }) {
+export function createInvitationsService(deps: {
+  db: Db
+  reviewUrl: ReviewUrlOf
+  reviews: Pick<ReviewsService, 'submit'>
+  clock?: () => number
+}) {
   const { db, reviewUrl, reviews } = deps
   const clock = deps.clock ?? now
 
@@ -118,7 +133,13 @@ export function createInvitationsService(deps: { db: Db; reviewUrl: ReviewUrlOf;
     if (Number(row.expires_at) <= clock()) return { kind: 'notice', which: 'expired', shopId: row.shop_id }
     return {
       kind: 'form',
-      invitation: { token: row.token, shopId: row.shop_id, productId: row.product_id, handle: await repo.productHandle(db, row.shop_id, row.product_id), email: row.email },
+      invitation: {
+        token: row.token,
+        shopId: row.shop_id,
+        productId: row.product_id,
+        handle: await repo.productHandle(db, row.shop_id, row.product_id),
+        email: row.email,
+      },
       values: {},
       errors: {},
     }
@@ -167,8 +188,16 @@ export function createInvitationsService(deps: { db: Db; reviewUrl: ReviewUrlOf;
       return { productId: row.product_id, expiresAt: isoSeconds(expiresAt), usable: row.used_at === null && expiresAt > clock() }
     },
 
-    async list(ctx: RequestContext, q: { orderId?: string | undefined; email?: string | undefined; limit: number }): Promise<{ invitations: InvitationView[] }> {
-      const rows = await repo.list(db, ctx.shop.id, { orderId: q.orderId, email: q.email === undefined ? undefined : normalizeEmail(q.email) }, q.limit)
+    async list(
+      ctx: RequestContext,
+      q: { orderId?: string | undefined; email?: string | undefined; limit: number },
+    ): Promise<{ invitations: InvitationView[] }> {
+      const rows = await repo.list(
+        db,
+        ctx.shop.id,
+        { orderId: q.orderId, email: q.email === undefined ? undefined : normalizeEmail(q.email) },
+        q.limit,
+      )
       return { invitations: rows.map((r) => invitationView(r, ctx.shop.domain, reviewUrl)) }
     },
 
@@ -184,7 +213,13 @@ export function createInvitationsService(deps: { db: Db; reviewUrl: ReviewUrlOf;
       const state = await page(form.invitation, ctx.shop.id)
       if (state.kind !== 'form') return state
       const invitation = state.invitation
-      const values: ReviewValues = { rating: form.rating, title: form.title ?? '', body: form.body ?? '', name: form.name ?? '', email: form.email ?? '' }
+      const values: ReviewValues = {
+        rating: form.rating,
+        title: form.title ?? '',
+        body: form.body ?? '',
+        name: form.name ?? '',
+        email: form.email ?? '',
+      }
       const chosen = /^[0-9]$/.test(form.rating ?? '') ? Number(form.rating) : undefined
       const rating = chosen !== undefined && chosen >= RATING_MIN && chosen <= RATING_MAX ? chosen : undefined
       const input = {

@@ -28,7 +28,12 @@ export async function recordPurchase(trx: Db, shopId: string, purchase: Purchase
   if ((customerId === null && email === null) || productIds.length === 0) return { verified: 0 }
 
   const buyers = [...(customerId ? [`customer:${customerId}`] : []), ...(email ? [`email:${email}`] : [])]
-  await reviewsRepo.addPurchases(trx, productIds.flatMap((productId) => buyers.map((buyer) => ({ shop_id: shopId, product_id: productId, buyer, customer_id: customerId, email, created_at: at }))))
+  await reviewsRepo.addPurchases(
+    trx,
+    productIds.flatMap((productId) =>
+      buyers.map((buyer) => ({ shop_id: shopId, product_id: productId, buyer, customer_id: customerId, email, created_at: at })),
+    ),
+  )
   if (customerId === null) return { verified: 0 }
 
   const marked = await reviewsRepo.markVerifiedByOrder(trx, shopId, customerId, productIds, at)

@@ -18,9 +18,13 @@ import { ReviewFormBody, ReviewPageQuery, type ReviewPageState } from './review-
 const HtmlPage = { description: 'The page', content: { 'text/html': { schema: Type.String({ description: 'HTML document' }) } } }
 
 /** No script, no outside resource, posts only to itself, never framed. */
-const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+const PAGE_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
-export const reviewPageRoutes: FastifyPluginAsyncTypebox<{ invitations: InvitationsService; shops: ShopsService }> = async (app, { invitations, shops }) => {
+export const reviewPageRoutes: FastifyPluginAsyncTypebox<{ invitations: InvitationsService; shops: ShopsService }> = async (
+  app,
+  { invitations, shops },
+) => {
   acceptFormBodies(app)
   const tags = ['reviews']
 
@@ -30,7 +34,9 @@ export const reviewPageRoutes: FastifyPluginAsyncTypebox<{ invitations: Invitati
       .type('text/html; charset=utf-8')
       .header('content-security-policy', PAGE_CSP)
       .header('referrer-policy', 'no-referrer')
-      .send(reviewPageHtml(state, `${REVIEW_PAGE_PATH}?locale=${locale}`, locale, pageStrings(locale, shop?.settings.storefront_strings ?? {})))
+      .send(
+        reviewPageHtml(state, `${REVIEW_PAGE_PATH}?locale=${locale}`, locale, pageStrings(locale, shop?.settings.storefront_strings ?? {})),
+      )
 
   const localeOf = (query: { locale?: string | undefined }, acceptLanguage: string | undefined) =>
     query.locale !== undefined ? supportedLocale(query.locale) : negotiateLocale(acceptLanguage)
@@ -69,7 +75,8 @@ export const reviewPageRoutes: FastifyPluginAsyncTypebox<{ invitations: Invitati
       const locale = localeOf(request.query, request.headers['accept-language'])
       const found = await invitations.page(request.body.invitation)
       const shop = await shopOf(found)
-      if (found.kind !== 'form' || shop === undefined) return send(reply, found.kind === 'form' ? { kind: 'notice', which: 'unknown' } : found, locale, shop)
+      if (found.kind !== 'form' || shop === undefined)
+        return send(reply, found.kind === 'form' ? { kind: 'notice', which: 'unknown' } : found, locale, shop)
       const state = await invitations.submitPage({ shop, actor: { kind: 'storefront' }, requestId: request.id }, request.body)
       return send(reply, state, locale, shop)
     },

@@ -29,7 +29,9 @@ export type ReviewForm = Static<typeof ReviewFormBody>
 
 /** The service's own page (`/reviews/new`): the invitation, and the shopper's language. */
 export const ReviewPageQuery = Type.Object({
-  invitation: Type.Optional(Type.String({ maxLength: FORM_RAW_MAX.token, description: 'The invitation token (from the `review.requested` event\'s `reviewUrl`)' })),
+  invitation: Type.Optional(
+    Type.String({ maxLength: FORM_RAW_MAX.token, description: "The invitation token (from the `review.requested` event's `reviewUrl`)" }),
+  ),
   locale: Type.Optional(Type.String({ maxLength: 35, description: 'A language tag (`fr`, `pt-BR`, …); default: from `Accept-Language`' })),
 })
 
@@ -51,5 +53,11 @@ export interface InvitationForPage {
 export type ReviewPageState =
   /** `shopId`: the invitation's shop, when the token names one (its texts are the page's). */
   | { kind: 'notice'; which: 'used' | 'expired' | 'unknown' | 'productMissing'; shopId?: string }
-  | { kind: 'form'; invitation: InvitationForPage; values: ReviewValues; errors: Partial<Record<ReviewField, PageStringKey>>; duplicate?: boolean }
+  | {
+      kind: 'form'
+      invitation: InvitationForPage
+      values: ReviewValues
+      errors: Partial<Record<ReviewField, PageStringKey>>
+      duplicate?: boolean
+    }
   | { kind: 'thanks'; status: 'pending' | 'approved'; handle: string | null }

@@ -28,11 +28,17 @@ export interface PageWriter {
 }
 
 /** The form (`heading` first): every field with its label, its problem and the limit the service applies. */
-export function reviewFormMarkup(w: PageWriter, state: Extract<ReviewPageState, { kind: 'form' }>, action: string, heading: string): string {
+export function reviewFormMarkup(
+  w: PageWriter,
+  state: Extract<ReviewPageState, { kind: 'form' }>,
+  action: string,
+  heading: string,
+): string {
   const { values, errors, invitation } = state
   const v = (f: ReviewField) => inert(values[f] ?? '')
   const invalid = (f: ReviewField) => (errors[f] === undefined ? '' : ` aria-invalid="true" aria-describedby="wl-review-${f}-error"`)
-  const errorLine = (f: ReviewField) => (errors[f] === undefined ? '' : `<p class="wl-review__error" id="wl-review-${f}-error">${w.t(errors[f])}</p>`)
+  const errorLine = (f: ReviewField) =>
+    errors[f] === undefined ? '' : `<p class="wl-review__error" id="wl-review-${f}-error">${w.t(errors[f])}</p>`
   const wrong = REVIEW_FIELDS.filter((f) => errors[f] !== undefined)
   const summary =
     wrong.length === 0 && state.duplicate !== true
@@ -42,7 +48,10 @@ export function reviewFormMarkup(w: PageWriter, state: Extract<ReviewPageState, 
           `  <h2>${w.t('errorsHeading')}</h2>`,
           '  <ul>',
           ...(state.duplicate === true ? [`    <li>${w.t('errorDuplicate')}</li>`] : []),
-          ...wrong.map((f) => `    <li><a href="#wl-review-${f === 'rating' ? `rating-${RATING_MAX}` : f}">${w.t(errors[f] as PageStringKey)}</a></li>`),
+          ...wrong.map(
+            (f) =>
+              `    <li><a href="#wl-review-${f === 'rating' ? `rating-${RATING_MAX}` : f}">${w.t(errors[f] as PageStringKey)}</a></li>`,
+          ),
           '  </ul>',
           '</div>',
         ].join('\n')

@@ -18,7 +18,8 @@ export interface ReviewFilters {
 }
 
 /** A count of `review_aggregates` (or two, `take − minus`) that is the total of one filter. */
-type AggregateCount = 'review_count' | 'rating_1' | 'rating_2' | 'rating_3' | 'rating_4' | 'rating_5' | 'verified_count' | 'with_photos_count'
+type AggregateCount =
+  'review_count' | 'rating_1' | 'rating_2' | 'rating_3' | 'rating_4' | 'rating_5' | 'verified_count' | 'with_photos_count'
 export interface AggregateTotal {
   take: AggregateCount
   minus?: AggregateCount
@@ -32,11 +33,27 @@ export interface Contribution {
 }
 
 /** The columns a public review shows (`publicView`): a listed page reads these only. */
-export const PUBLIC_COLUMNS = ['id', 'product_id', 'customer_name', 'rating', 'title', 'body', 'photos', 'verified', 'helpful_count', 'reply_body', 'replied_at', 'created_at'] as const
+export const PUBLIC_COLUMNS = [
+  'id',
+  'product_id',
+  'customer_name',
+  'rating',
+  'title',
+  'body',
+  'photos',
+  'verified',
+  'helpful_count',
+  'reply_body',
+  'replied_at',
+  'created_at',
+] as const
 export type PublicReviewRow = Pick<ReviewRow, (typeof PUBLIC_COLUMNS)[number]>
 
 /** `approvedPage` ordered by `sort`. */
-function ordered<Q extends { orderBy: (column: 'created_at' | 'id' | 'rating' | 'helpful_count', direction: 'asc' | 'desc') => Q }>(q: Q, sort: ReviewSort): Q {
+function ordered<Q extends { orderBy: (column: 'created_at' | 'id' | 'rating' | 'helpful_count', direction: 'asc' | 'desc') => Q }>(
+  q: Q,
+  sort: ReviewSort,
+): Q {
   if (sort === 'oldest') return q.orderBy('created_at', 'asc').orderBy('id', 'asc')
   if (sort === 'highest' || sort === 'lowest') q = q.orderBy('rating', sort === 'highest' ? 'desc' : 'asc')
   if (sort === 'most_helpful') q = q.orderBy('helpful_count', 'desc')
@@ -83,7 +100,14 @@ function pageWithTotalStatement(filters: FilterColumns, sort: ReviewSort, total:
       ordered(approvedWhere(db, p.shopId, p.productId, Object.fromEntries(used.map((c) => [c, p.filters[c]]))).select(PUBLIC_COLUMNS), sort)
         .limit(p.limit)
         .offset(p.offset)
-        .select((eb) => eb.selectFrom('review_aggregates as a').select(expr.as('n')).where('a.shop_id', '=', p.shopId).where('a.product_id', '=', p.productId).as('total_n')),
+        .select((eb) =>
+          eb
+            .selectFrom('review_aggregates as a')
+            .select(expr.as('n'))
+            .where('a.shop_id', '=', p.shopId)
+            .where('a.product_id', '=', p.productId)
+            .as('total_n'),
+        ),
     ) as PageWithTotal
     pagesWithTotal.set(key, statement)
   }
@@ -125,13 +149,18 @@ export const reviewsRepo = {
   /** One review per product per customer (linked reviews) and per e-mail (unlinked ones): the two kinds never meet. */
   async exists(db: Db, shopId: string, productId: string, author: { customerId: string } | { email: string }): Promise<boolean> {
     let q = db.selectFrom('reviews').select('id').where('shop_id', '=', shopId).where('product_id', '=', productId)
-    q = 'customerId' in author ? q.where('customer_id', '=', author.customerId) : q.where('customer_id', 'is', null).where('customer_email', '=', author.email)
+    q =
+      'customerId' in author
+        ? q.where('customer_id', '=', author.customerId)
+        : q.where('customer_id', 'is', null).where('customer_email', '=', author.email)
     return (await q.executeTakeFirst()) !== undefined
   },
 
   /** One page of a product's approved reviews, in one of the five documented orders (each backed by an index). */
   approvedPage(db: Db, shopId: string, productId: string, filters: ReviewFilters, sort: ReviewSort, limit: number, offset: number) {
-    return ordered(approvedOf(db, shopId, productId, filters).select(PUBLIC_COLUMNS), sort).limit(limit).offset(offset)
+    return ordered(approvedOf(db, shopId, productId, filters).select(PUBLIC_COLUMNS), sort)
+      .limit(limit)
+      .offset(offset)
   },
 
   /**
@@ -140,14 +169,25 @@ export const reviewsRepo = {
    * trip instead of two on PostgreSQL, and one snapshot for both. An empty page carries no
    * total (the caller reads the aggregate then).
    */
-  approvedPageWithTotal(db: Db, shopId: string, productId: string, filters: ReviewFilters, sort: ReviewSort, limit: number, offset: number, total: AggregateTotal) {
+  approvedPageWithTotal(
+    db: Db,
+    shopId: string,
+    productId: string,
+    filters: ReviewFilters,
+    sort: ReviewSort,
+    limit: number,
+    offset: number,
+    total: AggregateTotal,
+  ) {
     const columns = filterColumns(filters)
     return pageWithTotalStatement(columns, sort, total)(db, { shopId, productId, limit, offset, filters: columns })
   },
 
   /** Only for filter combinations the aggregate cannot answer (e.g. rating and verified together). */
   async countApproved(db: Db, shopId: string, productId: string, filters: ReviewFilters): Promise<number> {
-    const row = await approvedOf(db, shopId, productId, filters).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+    const row = await approvedOf(db, shopId, productId, filters)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow()
     return Number(row.n)
   },
 
@@ -209,7 +249,12 @@ export const reviewsRepo = {
       .execute()
   },
 
-  async update(db: Db, shopId: string, id: number, patch: Partial<Pick<ReviewRow, 'status' | 'reply_body' | 'replied_at' | 'updated_at'>>): Promise<ReviewRow | undefined> {
+  async update(
+    db: Db,
+    shopId: string,
+    id: number,
+    patch: Partial<Pick<ReviewRow, 'status' | 'reply_body' | 'replied_at' | 'updated_at'>>,
+  ): Promise<ReviewRow | undefined> {
     return db.updateTable('reviews').set(patch).where('shop_id', '=', shopId).where('id', '=', id).returningAll().executeTakeFirst()
   },
 
@@ -226,11 +271,24 @@ export const reviewsRepo = {
   },
 
   async adminCount(db: Db, shopId: string, f: AdminFilters): Promise<number> {
-    return Number((await moderatedOf(db, shopId, f).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n)
+    return Number(
+      (
+        await moderatedOf(db, shopId, f)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    )
   },
 
   /** True when the vote is new. */
-  async addVote(db: Db, shopId: string, reviewId: number, voter: { type: VoterType; id: string }, clientKey: string | null, at: number): Promise<boolean> {
+  async addVote(
+    db: Db,
+    shopId: string,
+    reviewId: number,
+    voter: { type: VoterType; id: string },
+    clientKey: string | null,
+    at: number,
+  ): Promise<boolean> {
     const row = await db
       .insertInto('review_votes')
       .values({ shop_id: shopId, review_id: reviewId, voter_type: voter.type, voter_id: voter.id, client_key: clientKey, created_at: at })
@@ -241,7 +299,13 @@ export const reviewsRepo = {
   },
 
   /** Guest votes for the review from one client since `since`, and the time of the oldest. */
-  async votesFromClient(db: Db, shopId: string, reviewId: number, clientKey: string, since: number): Promise<{ count: number; oldest: number }> {
+  async votesFromClient(
+    db: Db,
+    shopId: string,
+    reviewId: number,
+    clientKey: string,
+    since: number,
+  ): Promise<{ count: number; oldest: number }> {
     const row = await db
       .selectFrom('review_votes')
       .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('created_at').as('oldest')])
@@ -306,7 +370,13 @@ export const reviewsRepo = {
   },
 
   /** Marks the customer's reviews of these products verified by an order; returns the product and status of each review marked. */
-  markVerifiedByOrder(db: Db, shopId: string, customerId: string, productIds: string[], at: number): Promise<Pick<ReviewRow, 'product_id' | 'status'>[]> {
+  markVerifiedByOrder(
+    db: Db,
+    shopId: string,
+    customerId: string,
+    productIds: string[],
+    at: number,
+  ): Promise<Pick<ReviewRow, 'product_id' | 'status'>[]> {
     return db
       .updateTable('reviews')
       .set({ verified: 1, verified_by: 'customer_order', updated_at: at })

@@ -151,10 +151,8 @@ export const reviewsRoutes: FastifyPluginAsyncTypebox<{ reviews: ReviewsService 
     reviews.reject(request.ctx, request.params.id),
   )
 
-  app.put(
-    '/api/v1/reviews/:id/reply',
-    { config: admin, schema: { ...moderation, body: ReplyBody } },
-    async (request) => reviews.reply(request.ctx, request.params.id, request.body.body),
+  app.put('/api/v1/reviews/:id/reply', { config: admin, schema: { ...moderation, body: ReplyBody } }, async (request) =>
+    reviews.reply(request.ctx, request.params.id, request.body.body),
   )
 
   app.delete('/api/v1/reviews/:id/reply', { config: admin, schema: moderation }, async (request) =>

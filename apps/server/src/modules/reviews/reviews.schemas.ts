@@ -31,7 +31,9 @@ export const PublicReview = Type.Object(
     title: Type.String({ description: 'Empty string when none was given' }),
     body: Type.String({ description: 'Plain text: whoever renders it escapes it' }),
     photos: Type.Array(Type.String(), { description: 'https URLs; empty when none' }),
-    verifiedPurchase: Type.Boolean({ description: 'Decided by the service only: the linked customer bought the product, or the review came with an invitation' }),
+    verifiedPurchase: Type.Boolean({
+      description: 'Decided by the service only: the linked customer bought the product, or the review came with an invitation',
+    }),
     helpfulCount: Type.Integer(),
     replyBody: Type.Union([Type.String(), Type.Null()], { description: "The merchant's reply; null when none" }),
     repliedAt: Type.Union([Iso, Type.Null()], { description: 'null when there is no reply' }),
@@ -47,7 +49,8 @@ export const AdminReview = Type.Object(
   {
     ...PublicReview.properties,
     verifiedBy: Type.Union([Type.Literal('customer_order'), Type.Literal('invitation'), Type.Null()], {
-      description: 'How verifiedPurchase was proven: the linked customer\'s order holds the product, or a review invitation of an order was used; null when not verified',
+      description:
+        "How verifiedPurchase was proven: the linked customer's order holds the product, or a review invitation of an order was used; null when not verified",
     }),
     customerEmail: Type.Union([Type.String(), Type.Null()]),
     customerId: Type.Union([Type.String(), Type.Null()]),
@@ -110,8 +113,7 @@ export const Summary = Type.Object({
   worstRating: Type.Literal(RATING_MIN),
 })
 
-const CUSTOMER_EMAIL =
-  `E-mail address, at most ${REVIEW_LIMITS.email} characters after trimming; stored lower-cased, never shown publicly. It proves nothing: it never links the review to a customer or verifies it`
+const CUSTOMER_EMAIL = `E-mail address, at most ${REVIEW_LIMITS.email} characters after trimming; stored lower-cased, never shown publicly. It proves nothing: it never links the review to a customer or verifies it`
 
 export const SubmitBody = Type.Object({
   productId: Type.String({ description: '1..32 digits or a platform GID' }),
@@ -120,11 +122,16 @@ export const SubmitBody = Type.Object({
   rating: Type.Integer({ minimum: RATING_MIN, maximum: RATING_MAX, description: `A JSON integer ${RATING}` }),
   title: Type.Optional(Type.String({ description: `At most ${REVIEW_LIMITS.title} characters after trimming` })),
   body: Type.String({ description: `1..${REVIEW_LIMITS.body} characters after trimming` }),
-  photos: Type.Optional(Type.Array(Type.String(), { maxItems: REVIEW_LIMITS.photos, description: `At most ${REVIEW_LIMITS.photos} https URLs` })),
-  invitation: Type.Optional(Type.String({
-    pattern: INVITATION_TOKEN_PATTERN,
-    description: 'A review invitation token (single use): the review is verified and linked to the customer of the invitation\'s order, if any. productId must be the invited product',
-  })),
+  photos: Type.Optional(
+    Type.Array(Type.String(), { maxItems: REVIEW_LIMITS.photos, description: `At most ${REVIEW_LIMITS.photos} https URLs` }),
+  ),
+  invitation: Type.Optional(
+    Type.String({
+      pattern: INVITATION_TOKEN_PATTERN,
+      description:
+        "A review invitation token (single use): the review is verified and linked to the customer of the invitation's order, if any. productId must be the invited product",
+    }),
+  ),
 })
 export type SubmitInput = Static<typeof SubmitBody>
 
@@ -147,7 +154,8 @@ export const ReplyBody = Type.Object({
 export const HelpfulCount = Type.Object({ helpfulCount: Type.Integer() })
 export const Deleted = Type.Object({ deleted: Type.Literal(true) })
 
-const CREDENTIALS = 'Credentials: `X-Storefront-Key` (optionally with a guest id), a customer token or an admin token; none is 401. Every plan.'
+const CREDENTIALS =
+  'Credentials: `X-Storefront-Key` (optionally with a guest id), a customer token or an admin token; none is 401. Every plan.'
 const ADMIN = 'Admin token (moderation), every plan. Unknown ids and ids of another shop are 404.'
 const review = {
   id: 42,
@@ -167,7 +175,10 @@ const adminReview = { ...review, verifiedBy: 'customer_order', customerEmail: 'a
 const page = <T>(data: T[], perPage: number) => ({ data, page: 1, perPage, total: data.length, hasMore: false })
 /** The submission as the document states it: the rules the service applies after trimming. */
 const SubmitBodyDoc = Type.Object({
-  productId: Type.String({ pattern: `^\\s*(${platformIdPattern('Product').slice(1, -1)})\\s*$`, description: '1..32 digits or a platform GID of a Product (trimmed)' }),
+  productId: Type.String({
+    pattern: `^\\s*(${platformIdPattern('Product').slice(1, -1)})\\s*$`,
+    description: '1..32 digits or a platform GID of a Product (trimmed)',
+  }),
   customerEmail: Type.String({
     pattern: '^\\s*[^\\s@]+@[^\\s@]+\\.[^\\s@]+\\s*$',
     description: `${CUSTOMER_EMAIL}. Trimmed and lower-cased, then something@something.tld without whitespace, at most ${REVIEW_LIMITS.email} characters`,
@@ -177,10 +188,16 @@ const SubmitBodyDoc = Type.Object({
   title: Type.Optional(TrimmedText(0, REVIEW_LIMITS.title, `At most ${REVIEW_LIMITS.title} characters`)),
   body: TrimmedText(1, REVIEW_LIMITS.body, `1..${count(REVIEW_LIMITS.body)} characters`),
   photos: Type.Optional(
-    Type.Array(Type.String({ pattern: httpUrlPattern(false), description: `Trimmed, then an absolute https URL (as a browser parses it) of at most ${count(REVIEW_LIMITS.photoUrl)} characters` }), {
-      maxItems: REVIEW_LIMITS.photos,
-      description: `At most ${REVIEW_LIMITS.photos} absolute https URLs of at most ${count(REVIEW_LIMITS.photoUrl)} characters`,
-    }),
+    Type.Array(
+      Type.String({
+        pattern: httpUrlPattern(false),
+        description: `Trimmed, then an absolute https URL (as a browser parses it) of at most ${count(REVIEW_LIMITS.photoUrl)} characters`,
+      }),
+      {
+        maxItems: REVIEW_LIMITS.photos,
+        description: `At most ${REVIEW_LIMITS.photos} absolute https URLs of at most ${count(REVIEW_LIMITS.photoUrl)} characters`,
+      },
+    ),
   ),
   invitation: SubmitBody.properties.invitation,
 })
@@ -199,7 +216,18 @@ export const reviewsOperations: OperationDocs = {
     summary: "A product's rating summary",
     description: `Over approved reviews: count, \`averageRating\` (sum ÷ count rounded half up to 2 decimals; null when none), the distribution of all five ratings, verified and with-photos counts, and \`bestRating\`/\`worstRating\` for schema.org AggregateRating. ${CREDENTIALS}`,
     responses: { 200: 'The summary' },
-    examples: { 200: { productId: '7001', reviewCount: 4, averageRating: 4.25, ratingDistribution: { '1': 0, '2': 0, '3': 1, '4': 1, '5': 2 }, verifiedCount: 3, withPhotosCount: 1, bestRating: 5, worstRating: 1 } },
+    examples: {
+      200: {
+        productId: '7001',
+        reviewCount: 4,
+        averageRating: 4.25,
+        ratingDistribution: { '1': 0, '2': 0, '3': 1, '4': 1, '5': 2 },
+        verifiedCount: 3,
+        withPhotosCount: 1,
+        bestRating: 5,
+        worstRating: 1,
+      },
+    },
   },
   'GET /api/v1/reviews/:id': {
     operationId: 'getReview',
@@ -213,7 +241,15 @@ export const reviewsOperations: OperationDocs = {
     summary: 'Submit a review',
     description: `Strings are trimmed, then checked; every field error is reported together in \`details\` (first missing fields and wrong types, then the rules after trimming). The review is \`approved\` when the shop auto-approves, else \`pending\`. Who wrote it comes from proof, never from \`customerEmail\`: a customer token links it to that customer; \`invitation\` (a single-use review invitation token) links it to the invitation's order's customer and makes it a verified purchase (the invited product only; a used, expired or unknown invitation is 400 at \`body.invitation\`). One review per product per linked customer, and per e-mail among unlinked reviews (409 DUPLICATE_REVIEW, whatever the status). Client-sent \`status\`, \`verifiedPurchase\` and \`helpfulCount\` are ignored. The 201 carries \`Location: /api/v1/reviews/{id}\`. ${CREDENTIALS}`,
     responses: { 201: 'Created: its id and status' },
-    requestExample: { productId: '7001', customerEmail: 'ann@example.com', customerName: 'Ann', rating: 5, title: 'Lovely bag', body: 'Sturdy and soft.', photos: ['https://cdn.example.com/p/42-1.jpg'] },
+    requestExample: {
+      productId: '7001',
+      customerEmail: 'ann@example.com',
+      customerName: 'Ann',
+      rating: 5,
+      title: 'Lovely bag',
+      body: 'Sturdy and soft.',
+      photos: ['https://cdn.example.com/p/42-1.jpg'],
+    },
     examples: { 201: { id: 42, status: 'pending' } },
     document: { body: SubmitBodyDoc },
   },
@@ -221,14 +257,14 @@ export const reviewsOperations: OperationDocs = {
     operationId: 'voteReviewHelpful',
     summary: 'Vote a review helpful',
     description: `Idempotent, on approved reviews (others are 404). The voter is the customer of a customer token, else the guest id (\`X-Guest-Id\` or \`guest_id\`); a storefront key without a guest id, or an admin token, is 400. One client address casts at most 5 guest votes for one review within 24 hours (a sixth new vote is 429 with \`Retry-After\`). ${CREDENTIALS}`,
-    responses: { 200: 'The review\'s helpful count' },
+    responses: { 200: "The review's helpful count" },
     examples: { 200: { helpfulCount: 4 } },
   },
   'DELETE /api/v1/reviews/:id/helpful': {
     operationId: 'unvoteReviewHelpful',
     summary: 'Take a helpful vote back',
     description: `Idempotent; the voter as for the vote. ${CREDENTIALS}`,
-    responses: { 200: 'The review\'s helpful count' },
+    responses: { 200: "The review's helpful count" },
     examples: { 200: { helpfulCount: 3 } },
   },
   'GET /api/v1/admin/reviews': {

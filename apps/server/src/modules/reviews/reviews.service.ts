@@ -15,13 +15,25 @@ import type { RequestContext } from '../auth/auth.types.js'
 import { claimInvitation } from './invitations.service.js'
 import { invitationsRepo } from './invitations.repo.js'
 import { normalizeEmail } from './purchases.js'
-import { type AggregateTotal, contributionOf, type PublicReviewRow, type ReviewFilters, type ReviewSort, reviewsRepo as repo } from './reviews.repo.js'
-import { type AdminReviewView, type PublicReviewView, RATING_MAX, RATING_MIN, REVIEW_LIMITS as LIMITS, type SubmitInput } from './reviews.schemas.js'
-
+import {
+  type AggregateTotal,
+  contributionOf,
+  type PublicReviewRow,
+  type ReviewFilters,
+  type ReviewSort,
+  reviewsRepo as repo,
+} from './reviews.repo.js'
+import {
+  type AdminReviewView,
+  type PublicReviewView,
+  RATING_MAX,
+  RATING_MIN,
+  REVIEW_LIMITS as LIMITS,
+  type SubmitInput,
+} from './reviews.schemas.js'
 
 /** Guest helpful votes for one review from one client address (keyed as `clientAddressKey`) within 24 h. */
 export const GUEST_VOTES_PER_ADDRESS = 5
-
 
 // Lengths are counted in Unicode code points (codePointLength), after trimming.
 
@@ -46,7 +58,13 @@ export function publicView(row: PublicReviewRow): PublicReviewView {
 }
 
 export function adminView(row: ReviewRow): AdminReviewView {
-  return { ...publicView(row), verifiedBy: row.verified === 1 ? row.verified_by : null, customerEmail: row.customer_email, customerId: row.customer_id, status: row.status }
+  return {
+    ...publicView(row),
+    verifiedBy: row.verified === 1 ? row.verified_by : null,
+    customerEmail: row.customer_email,
+    customerId: row.customer_id,
+    status: row.status,
+  }
 }
 
 export interface Page<T> {
@@ -101,16 +119,18 @@ function cleanSubmission(input: SubmitInput): CleanSubmission {
 
 function cleanReply(raw: string): string {
   const body = raw.trim()
-  if (codePointLength(body) < 1 || codePointLength(body) > LIMITS.reply) throw invalid([{ path: 'body.body', message: `must be 1 to ${LIMITS.reply} characters` }])
+  if (codePointLength(body) < 1 || codePointLength(body) > LIMITS.reply)
+    throw invalid([{ path: 'body.body', message: `must be 1 to ${LIMITS.reply} characters` }])
   return body
 }
 
 function voterOf(ctx: RequestContext): { type: VoterType; id: string } {
   if (ctx.actor.kind === 'customer') return { type: 'customer', id: ctx.actor.customerId }
   if (ctx.actor.kind === 'guest') return { type: 'guest', id: ctx.actor.guestId }
-  throw invalid([
-    { path: 'headers.x-guest-id', message: 'is required without a customer token' },
-  ], 'A helpful vote needs a voter: a customer token, or a guest id (X-Guest-Id header or guest_id query) beside the storefront key')
+  throw invalid(
+    [{ path: 'headers.x-guest-id', message: 'is required without a customer token' }],
+    'A helpful vote needs a voter: a customer token, or a guest id (X-Guest-Id header or guest_id query) beside the storefront key',
+  )
 }
 
 export function createReviewsService(deps: { db: Db; clock?: () => number }) {
@@ -143,7 +163,8 @@ export function createReviewsService(deps: { db: Db; clock?: () => number }) {
     if (active > 1) return undefined
     if (f.rating !== undefined) return { take: `rating_${f.rating}` as AggregateTotal['take'] }
     if (f.verified !== undefined) return f.verified ? { take: 'verified_count' } : { take: 'review_count', minus: 'verified_count' }
-    if (f.withPhotos !== undefined) return f.withPhotos ? { take: 'with_photos_count' } : { take: 'review_count', minus: 'with_photos_count' }
+    if (f.withPhotos !== undefined)
+      return f.withPhotos ? { take: 'with_photos_count' } : { take: 'review_count', minus: 'with_photos_count' }
     return { take: 'review_count' }
   }
 
@@ -187,7 +208,13 @@ export function createReviewsService(deps: { db: Db; clock?: () => number }) {
         productId,
         reviewCount: count,
         averageRating: count === 0 || !agg ? null : Math.round((Number(agg.rating_sum) * 100) / count) / 100,
-        ratingDistribution: { '1': n(agg?.rating_1), '2': n(agg?.rating_2), '3': n(agg?.rating_3), '4': n(agg?.rating_4), '5': n(agg?.rating_5) },
+        ratingDistribution: {
+          '1': n(agg?.rating_1),
+          '2': n(agg?.rating_2),
+          '3': n(agg?.rating_3),
+          '4': n(agg?.rating_4),
+          '5': n(agg?.rating_5),
+        },
         verifiedCount: n(agg?.verified_count),
         withPhotosCount: n(agg?.with_photos_count),
         bestRating: RATING_MAX,
@@ -316,9 +343,14 @@ export function createReviewsService(deps: { db: Db; clock?: () => number }) {
           const recent = await repo.votesFromClient(trx, shopId, id, clientKey, at - DAY_MS)
           if (recent.count > GUEST_VOTES_PER_ADDRESS) {
             const retryAfter = Math.max(1, Math.ceil((recent.oldest + DAY_MS - at) / 1000))
-            throw new AppError('RATE_LIMITED', `At most ${GUEST_VOTES_PER_ADDRESS} guest votes for one review from one address within 24 h; retry in ${retryAfter} s`, undefined, {
-              'retry-after': String(retryAfter),
-            })
+            throw new AppError(
+              'RATE_LIMITED',
+              `At most ${GUEST_VOTES_PER_ADDRESS} guest votes for one review from one address within 24 h; retry in ${retryAfter} s`,
+              undefined,
+              {
+                'retry-after': String(retryAfter),
+              },
+            )
           }
         }
         return { helpfulCount: await repo.addHelpful(trx, shopId, id, helpful ? 1 : -1, at) }

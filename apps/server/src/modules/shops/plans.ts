@@ -27,5 +27,4 @@ export function requireMultiWishlist(shop: Shop): void {
   }
 }
 
-export const multiWishlistActive = (shop: Shop): boolean =>
-  planAtLeast(shop.plan, 'growth') && shop.settings.multi_wishlist_enabled
+export const multiWishlistActive = (shop: Shop): boolean => planAtLeast(shop.plan, 'growth') && shop.settings.multi_wishlist_enabled

@@ -30,7 +30,11 @@ const DOMAIN = /^(?=.{3,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](
 
 export function normalizeDomain(input: string): string {
   const domain = input.trim().toLowerCase()
-  if (!DOMAIN.test(domain)) throw invalid([{ path: 'domain', message: 'must be a host name such as example.myshopify.com' }], `"${input}" is not a valid shop domain`)
+  if (!DOMAIN.test(domain))
+    throw invalid(
+      [{ path: 'domain', message: 'must be a host name such as example.myshopify.com' }],
+      `"${input}" is not a valid shop domain`,
+    )
   return domain
 }
 
@@ -44,8 +48,14 @@ export function createShopsService(deps: { db: Db; cacheTtlMs: number }) {
   // Concurrent loads of one shop share one query (`fetch`); a cache TTL of 0 keeps nothing past a millisecond.
   const cacheOptions = { max: 10_000, ttl: Math.max(1, deps.cacheTtlMs), ignoreFetchAbort: true }
   const byId: LRUCache<string, Shop> = new LRUCache({ ...cacheOptions, fetchMethod: async (id) => filed(await shopsRepo.byId(db, id)) })
-  const byStorefrontKey: LRUCache<string, Shop> = new LRUCache({ ...cacheOptions, fetchMethod: async (key) => filed(await shopsRepo.byStorefrontKey(db, key)) })
-  const byDomainCache: LRUCache<string, Shop> = new LRUCache({ ...cacheOptions, fetchMethod: async (domain) => filed(await shopsRepo.byDomain(db, domain)) })
+  const byStorefrontKey: LRUCache<string, Shop> = new LRUCache({
+    ...cacheOptions,
+    fetchMethod: async (key) => filed(await shopsRepo.byStorefrontKey(db, key)),
+  })
+  const byDomainCache: LRUCache<string, Shop> = new LRUCache({
+    ...cacheOptions,
+    fetchMethod: async (domain) => filed(await shopsRepo.byDomain(db, domain)),
+  })
   const filed = (shop: Shop | undefined) => shop && remember(shop)
 
   function remember(shop: Shop): Shop {
@@ -120,7 +130,13 @@ export function createShopsService(deps: { db: Db; cacheTtlMs: number }) {
           throw invalid([{ path: 'domain', message: 'already exists' }], `A shop with domain ${domain} already exists`)
         }
         await shopsRepo.insert(trx, newShopRow(shopId, domain, input.plan, at))
-        await apiKeysRepo.insert(trx, shopId, { id: keyId, name: 'Default admin key', scope: 'admin', secret_hash: hashSecret(secret), created_at: at })
+        await apiKeysRepo.insert(trx, shopId, {
+          id: keyId,
+          name: 'Default admin key',
+          scope: 'admin',
+          secret_hash: hashSecret(secret),
+          created_at: at,
+        })
       })
       return { shop: await mustGet(shopId), apiKey: { keyId, secret, scope: 'admin' } }
     },
@@ -179,7 +195,8 @@ export function createShopsService(deps: { db: Db; cacheTtlMs: number }) {
       if (patch.remove_on_purchase !== undefined) row.remove_on_purchase = patch.remove_on_purchase ? 1 : 0
       if (patch.share_link_ttl_days !== undefined) row.share_link_ttl_days = patch.share_link_ttl_days
       if (patch.attribution_window_days !== undefined) row.attribution_window_days = patch.attribution_window_days
-      if (patch.storefront_strings !== undefined) row.storefront_strings = patch.storefront_strings === null ? null : JSON.stringify(patch.storefront_strings)
+      if (patch.storefront_strings !== undefined)
+        row.storefront_strings = patch.storefront_strings === null ? null : JSON.stringify(patch.storefront_strings)
       return update(shopId, row)
     },
 
@@ -199,9 +216,17 @@ export function createShopsService(deps: { db: Db; cacheTtlMs: number }) {
         // Serialises concurrent creates of one shop so the limit holds.
         await lockShopRow(trx, shopId, 'update')
         if ((await apiKeysRepo.countActive(trx, shopId)) >= MAX_API_KEYS_PER_SHOP) {
-          throw new AppError('KEY_LIMIT', `A shop can have at most ${MAX_API_KEYS_PER_SHOP} active API keys; revoke one first`, { limit: MAX_API_KEYS_PER_SHOP })
+          throw new AppError('KEY_LIMIT', `A shop can have at most ${MAX_API_KEYS_PER_SHOP} active API keys; revoke one first`, {
+            limit: MAX_API_KEYS_PER_SHOP,
+          })
         }
-        await apiKeysRepo.insert(trx, shopId, { id: key.keyId, name: key.name, scope: key.scope, secret_hash: hashSecret(key.secret), created_at: key.createdAt })
+        await apiKeysRepo.insert(trx, shopId, {
+          id: key.keyId,
+          name: key.name,
+          scope: key.scope,
+          secret_hash: hashSecret(key.secret),
+          created_at: key.createdAt,
+        })
       })
       return key
     },

@@ -25,9 +25,11 @@ export const WIDGET_FILE = ASSETS.widgetFile
  * The widget's chunks, loaded on use from next to the first script (`widget-<name>.js`): the
  * review form, the guest's wishlist page, and one per language beyond English.
  */
-export const WIDGET_CHUNKS = ['review-form', 'wishlist-page', ...['fr', 'de', 'es', 'it', 'nl', 'pt-BR', 'ja'].map((tag) => `locale-${tag}`)].map(
-  (name) => `widget-${name}.js`,
-)
+export const WIDGET_CHUNKS = [
+  'review-form',
+  'wishlist-page',
+  ...['fr', 'de', 'es', 'it', 'nl', 'pt-BR', 'ja'].map((tag) => `locale-${tag}`),
+].map((name) => `widget-${name}.js`)
 const DEMO_HTML = ASSETS.demoHtml
 const DEMO_APP = ASSETS.demoApp
 
@@ -37,7 +39,14 @@ function widgetVersion() {
   return async (): Promise<string | undefined> => {
     const mtimeMs = (await stat(WIDGET_FILE).catch(() => undefined))?.mtimeMs
     if (mtimeMs === undefined) return undefined
-    if (cached?.mtimeMs !== mtimeMs) cached = { mtimeMs, hash: createHash('sha256').update(await readFile(WIDGET_FILE)).digest('base64url').slice(0, 16) }
+    if (cached?.mtimeMs !== mtimeMs)
+      cached = {
+        mtimeMs,
+        hash: createHash('sha256')
+          .update(await readFile(WIDGET_FILE))
+          .digest('base64url')
+          .slice(0, 16),
+      }
     return cached.hash
   }
 }
@@ -84,7 +93,10 @@ export const storefrontRoutes: FastifyPluginAsyncTypebox<{ shops: ShopsService; 
   for (const file of WIDGET_CHUNKS) {
     app.get(
       `/${file}`,
-      { config: { access: ['public'], rateLimit: false }, schema: { hide: true, querystring: Type.Object({ v: Type.Optional(Type.String({ maxLength: 64 })) }) } },
+      {
+        config: { access: ['public'], rateLimit: false },
+        schema: { hide: true, querystring: Type.Object({ v: Type.Optional(Type.String({ maxLength: 64 })) }) },
+      },
       async (request, reply) => sendWidgetFile(reply, file, request.query.v, false),
     )
   }
@@ -118,7 +130,9 @@ export const storefrontRoutes: FastifyPluginAsyncTypebox<{ shops: ShopsService; 
     return reply.header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-store').send(page)
   })
 
-  app.get('/demo/app.js', { config: demoConfig, schema: { hide } }, async (_request, reply) => reply.header('cache-control', 'no-cache').sendFile(basename(DEMO_APP), dirname(DEMO_APP)))
+  app.get('/demo/app.js', { config: demoConfig, schema: { hide } }, async (_request, reply) =>
+    reply.header('cache-control', 'no-cache').sendFile(basename(DEMO_APP), dirname(DEMO_APP)),
+  )
 
   app.post(
     '/demo/login',
@@ -128,7 +142,10 @@ export const storefrontRoutes: FastifyPluginAsyncTypebox<{ shops: ShopsService; 
       schema: {
         hide,
         body: Type.Object({ customerId: Type.String({ pattern: '^[0-9]{1,32}$' }) }),
-        response: { 200: Ok(Type.Object({ customerId: Type.String(), token: Type.String(), expires_in: Type.Integer() })), ...errors(400, 404) },
+        response: {
+          200: Ok(Type.Object({ customerId: Type.String(), token: Type.String(), expires_in: Type.Integer() })),
+          ...errors(400, 404),
+        },
       },
     },
     async (request) => {

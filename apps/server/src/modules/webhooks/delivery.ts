@@ -42,14 +42,18 @@ export async function attemptDelivery(
   await deps.db.transaction().execute(async (trx) => {
     // Only the holder of the claim writes the outcome: a delivery deleted meanwhile (its
     // webhook was deleted) or re-claimed after an expired lease is left alone.
-    const settled = await webhooksRepo.settle(trx, { shop_id: delivery.shop_id, id: delivery.id, claimToken }, {
-      status,
-      attempts,
-      next_attempt_at: next,
-      last_status_code: result.statusCode,
-      last_error: result.error ?? (result.ok ? null : `HTTP ${result.statusCode}`),
-      at,
-    })
+    const settled = await webhooksRepo.settle(
+      trx,
+      { shop_id: delivery.shop_id, id: delivery.id, claimToken },
+      {
+        status,
+        attempts,
+        next_attempt_at: next,
+        last_status_code: result.statusCode,
+        last_error: result.error ?? (result.ok ? null : `HTTP ${result.statusCode}`),
+        at,
+      },
+    )
     if (!settled) return
     await webhooksRepo.recordAttempt(trx, {
       shop_id: delivery.shop_id,

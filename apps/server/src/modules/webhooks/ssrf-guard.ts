@@ -108,7 +108,14 @@ export function guardedLookup(resolve: ResolveHost) {
         const family = options.family === 4 || options.family === 6 ? options.family : undefined
         const allowed = found.filter((a) => isPublicAddress(a.address) && (family === undefined || a.family === family))
         if (allowed.length === 0) {
-          callback(new BlockedAddressError(hostname, found.map((a) => a.address)), options.all ? [] : '', undefined)
+          callback(
+            new BlockedAddressError(
+              hostname,
+              found.map((a) => a.address),
+            ),
+            options.all ? [] : '',
+            undefined,
+          )
           return
         }
         if (options.all) callback(null, allowed)

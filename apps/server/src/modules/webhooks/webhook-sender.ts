@@ -4,7 +4,15 @@
  * response body read up to a cap and dropped beyond it, and the SSRF guard on the way out.
  */
 import { type Dispatcher, Agent, request } from 'undici'
-import { addressRange, bareHostname, BlockedAddressError, guardedLookup, isPublicAddress, type ResolveHost, systemResolve } from './ssrf-guard.js'
+import {
+  addressRange,
+  bareHostname,
+  BlockedAddressError,
+  guardedLookup,
+  isPublicAddress,
+  type ResolveHost,
+  systemResolve,
+} from './ssrf-guard.js'
 import ipaddr from 'ipaddr.js'
 
 /** How much of a receiver's answer is kept in the attempt log. */
@@ -100,7 +108,13 @@ export function createWebhookSender(opts: WebhookSenderOptions): WebhookSender {
         // Sockets skip the lookup hook for IP literals: classify them here.
         const host = bareHostname(target)
         if (ipaddr.isValid(host) && !isPublicAddress(host)) {
-          return done({ ok: false, statusCode: null, responseBody: null, error: TARGET_NOT_ALLOWED, refusal: `${host} is a ${addressRange(host)} address` })
+          return done({
+            ok: false,
+            statusCode: null,
+            responseBody: null,
+            error: TARGET_NOT_ALLOWED,
+            refusal: `${host} is a ${addressRange(host)} address`,
+          })
         }
       }
       try {

@@ -93,8 +93,13 @@ export function deliveryBody(event: string, shopDomain: string, occurredAt: numb
   // Drop ids from the end until their bytes (each with its comma) cover the excess, plus
   // room for `"truncated":true` where the data had no such field.
   let kept = ids.length
-  for (let freed = 0; kept > 0 && freed < excess + 20; ) freed += Buffer.byteLength(JSON.stringify(ids[--kept])) + 1
-  return JSON.stringify({ event, shopDomain, occurredAt: isoMillis(occurredAt), data: { ...(data as object), customerIds: ids.slice(0, kept), truncated: true } })
+  for (let freed = 0; kept > 0 && freed < excess + 20;) freed += Buffer.byteLength(JSON.stringify(ids[--kept])) + 1
+  return JSON.stringify({
+    event,
+    shopDomain,
+    occurredAt: isoMillis(occurredAt),
+    data: { ...(data as object), customerIds: ids.slice(0, kept), truncated: true },
+  })
 }
 
 export function subscribes(endpoint: Pick<EndpointRow, 'events'>, event: string): boolean {
@@ -107,7 +112,11 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
   const ownSender = opts.sender === undefined
   const sender =
     opts.sender ??
-    createWebhookSender({ timeoutMs: opts.webhooks.timeoutMs, allowPrivateTargets: opts.webhooks.allowPrivateTargets, ...(opts.resolve ? { resolve: opts.resolve } : {}) })
+    createWebhookSender({
+      timeoutMs: opts.webhooks.timeoutMs,
+      allowPrivateTargets: opts.webhooks.allowPrivateTargets,
+      ...(opts.resolve ? { resolve: opts.resolve } : {}),
+    })
   const leaseMs = opts.leaseMs ?? opts.webhooks.leaseMs
   const batchSize = opts.batchSize ?? 25
   const maxInFlight = Math.max(opts.maxInFlight ?? 2 * batchSize, 1)
@@ -136,7 +145,9 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
           // Endpoints receive the events that happened while they were subscribed.
           if (ep.shop_id !== row.shop_id || ep.created_at > row.created_at || !subscribes(ep, row.event)) continue
           body ??= deliveryBody(row.event, domain, row.occurred_at, JSON.parse(row.payload))
-          deliveries.push(newDelivery({ shop_id: row.shop_id, webhook_id: ep.id, message_id: row.id, event: row.event, body, next_attempt_at: at }, at))
+          deliveries.push(
+            newDelivery({ shop_id: row.shop_id, webhook_id: ep.id, message_id: row.id, event: row.event, body, next_attempt_at: at }, at),
+          )
         }
       }
       await webhooksRepo.insertDeliveries(trx, deliveries)
@@ -145,10 +156,13 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
     })
   }
 
-  /** Fans out the outbox, writing queued product signals to it as it empties; returns the outbox rows fanned out, and whether queued signals are left. */
+  /**
+   * Fans out the outbox, writing queued product signals to it as it empties; returns the outbox rows fanned out, and whether queued signals
+   * are left.
+   */
   async function dispatch(): Promise<{ dispatched: number; more: boolean }> {
     let dispatched = 0
-    for (let batches = 0; ; ) {
+    for (let batches = 0; ;) {
       const n = await fanOut()
       dispatched += n
       if (n > 0) continue
@@ -187,7 +201,10 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
       const outcome = await attemptDelivery(attemptDeps, d, endpoint, claimToken)
       if (!outcome.result.ok) {
         const { statusCode, error, refusal } = outcome.result
-        log.warn({ deliveryId: d.id, webhookId: d.webhook_id, statusCode, error, ...(refusal ? { refusal } : {}), status: outcome.status }, 'webhook attempt failed')
+        log.warn(
+          { deliveryId: d.id, webhookId: d.webhook_id, statusCode, error, ...(refusal ? { refusal } : {}), status: outcome.status },
+          'webhook attempt failed',
+        )
       }
     } catch (err) {
       // The lease expires and the delivery is tried again.
@@ -245,7 +262,10 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
   }
 
   /** Deletes in at most PURGE_BATCHES statements of PURGE_BATCH rows; `more` when some are left for the next run. */
-  async function purgeBatches(anyOld: () => Promise<boolean>, purgeBatch: (limit: number) => Promise<number>): Promise<{ purged: number; more: boolean }> {
+  async function purgeBatches(
+    anyOld: () => Promise<boolean>,
+    purgeBatch: (limit: number) => Promise<number>,
+  ): Promise<{ purged: number; more: boolean }> {
     // A read first, so a worker with nothing to delete writes nothing (as its idle passes).
     if (!(await anyOld())) return { purged: 0, more: false }
     let purged = 0

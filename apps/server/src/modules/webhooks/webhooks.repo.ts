@@ -49,18 +49,20 @@ interface DueQuery {
 const dueDeliveries = (db: Db, opts: DueQuery) => {
   const skip = opts.skipWebhooks ?? []
   const skipShops = opts.skipShops ?? []
-  return db
-    .selectFrom('webhook_deliveries')
-    .select(['shop_id', 'id'])
-    .where('status', '=', 'pending')
-    .where('next_attempt_at', '<=', opts.at)
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', opts.at)]))
-    .$if(skip.length > 0, (qb) => qb.where('webhook_id', 'not in', skip))
-    .$if(skipShops.length > 0, (qb) => qb.where('shop_id', 'not in', skipShops))
-    // A shop whose Shopify app is uninstalled gets nothing until it is installed again.
-    .where('shop_id', 'not in', db.selectFrom('shops').select('id').where('uninstalled_at', 'is not', null))
-    .orderBy('next_attempt_at')
-    .limit(opts.limit)
+  return (
+    db
+      .selectFrom('webhook_deliveries')
+      .select(['shop_id', 'id'])
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<=', opts.at)
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', opts.at)]))
+      .$if(skip.length > 0, (qb) => qb.where('webhook_id', 'not in', skip))
+      .$if(skipShops.length > 0, (qb) => qb.where('shop_id', 'not in', skipShops))
+      // A shop whose Shopify app is uninstalled gets nothing until it is installed again.
+      .where('shop_id', 'not in', db.selectFrom('shops').select('id').where('uninstalled_at', 'is not', null))
+      .orderBy('next_attempt_at')
+      .limit(opts.limit)
+  )
 }
 
 // Spelled with the literal, as the partial index webhook_deliveries_settled is (migration 0009).
@@ -70,7 +72,8 @@ const settledBefore = (db: Db, cutoff: number) =>
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
 
 /** A cheap prefilter on a text column: it contains `customerId` as a JSON string (each match is then checked on the parsed JSON). */
-const naming = (column: 'payload' | 'body', customerId: string) => sql<boolean>`${sql.ref(column)} like ${sql.lit(`%${escapeLike(JSON.stringify(customerId))}%`)} escape '\\'`
+const naming = (column: 'payload' | 'body', customerId: string) =>
+  sql<boolean>`${sql.ref(column)} like ${sql.lit(`%${escapeLike(JSON.stringify(customerId))}%`)} escape '\\'`
 
 export const webhooksRepo = {
   /** The shop's row locked until the transaction `trx` ends (PostgreSQL), against its other writers. */
@@ -106,7 +109,9 @@ export const webhooksRepo = {
     await trx
       .deleteFrom('webhook_attempts')
       .where('shop_id', '=', shopId)
-      .where('delivery_id', 'in', (eb) => eb.selectFrom('webhook_deliveries').select('id').where('shop_id', '=', shopId).where('webhook_id', '=', id))
+      .where('delivery_id', 'in', (eb) =>
+        eb.selectFrom('webhook_deliveries').select('id').where('shop_id', '=', shopId).where('webhook_id', '=', id),
+      )
       .execute()
     await trx.deleteFrom('webhook_deliveries').where('shop_id', '=', shopId).where('webhook_id', '=', id).execute()
     return true
@@ -132,22 +137,46 @@ export const webhooksRepo = {
   async insertDeliveries(db: Db, rows: Insertable<WebhookDeliveriesTable>[]): Promise<void> {
     // Chunked: SQLite allows at most 32,766 bound parameters per statement.
     for (let i = 0; i < rows.length; i += 200) {
-      await db.insertInto('webhook_deliveries').values(rows.slice(i, i + 200)).execute()
+      await db
+        .insertInto('webhook_deliveries')
+        .values(rows.slice(i, i + 200))
+        .execute()
     }
   },
 
   async recordAttempt(
     trx: Db,
-    row: { shop_id: string; delivery_id: string; attempt: number; worker_id: string; started_at: number; duration_ms: number; status_code: number | null; error: string | null; response_body: string | null },
+    row: {
+      shop_id: string
+      delivery_id: string
+      attempt: number
+      worker_id: string
+      started_at: number
+      duration_ms: number
+      status_code: number | null
+      error: string | null
+      response_body: string | null
+    },
   ): Promise<void> {
-    await trx.insertInto('webhook_attempts').values(row).onConflict((oc) => oc.doNothing()).execute()
+    await trx
+      .insertInto('webhook_attempts')
+      .values(row)
+      .onConflict((oc) => oc.doNothing())
+      .execute()
   },
 
   /** Writes an attempt's outcome, only while the caller still holds the claim. */
   async settle(
     trx: Db,
     d: { shop_id: string; id: string; claimToken: string },
-    patch: { status: DeliveryStatus; attempts: number; next_attempt_at: number | null; last_status_code: number | null; last_error: string | null; at: number },
+    patch: {
+      status: DeliveryStatus
+      attempts: number
+      next_attempt_at: number | null
+      last_status_code: number | null
+      last_error: string | null
+      at: number
+    },
   ): Promise<boolean> {
     const res = await trx
       .updateTable('webhook_deliveries')
@@ -191,7 +220,12 @@ export const webhooksRepo = {
 
   /** The shop's outbox rows whose payload may name the customer, locked (FOR UPDATE on PostgreSQL). */
   outboxNaming(trx: Db, shopId: string, customerId: string) {
-    const q = trx.selectFrom('outbox').select(['id', 'payload']).where('shop_id', '=', shopId).where('dispatched', '=', 0).where(naming('payload', customerId))
+    const q = trx
+      .selectFrom('outbox')
+      .select(['id', 'payload'])
+      .where('shop_id', '=', shopId)
+      .where('dispatched', '=', 0)
+      .where(naming('payload', customerId))
     return lockedForUpdate(q, backendOf(trx)).execute()
   },
 
@@ -205,7 +239,12 @@ export const webhooksRepo = {
 
   /** The shop's pending deliveries whose body may name the customer, locked (FOR UPDATE on PostgreSQL). */
   pendingNaming(trx: Db, shopId: string, customerId: string) {
-    const q = trx.selectFrom('webhook_deliveries').select(['id', 'body']).where('shop_id', '=', shopId).where('status', '=', 'pending').where(naming('body', customerId))
+    const q = trx
+      .selectFrom('webhook_deliveries')
+      .select(['id', 'body'])
+      .where('shop_id', '=', shopId)
+      .where('status', '=', 'pending')
+      .where(naming('body', customerId))
     return lockedForUpdate(q, backendOf(trx)).execute()
   },
 
@@ -227,7 +266,10 @@ export const webhooksRepo = {
 
   /** Undispatched outbox rows of all shops, oldest first, locked against other workers on PostgreSQL. */
   takeOutbox(trx: Db, limit: number) {
-    return lockSkippingLocked(trx.selectFrom('outbox').selectAll().where('dispatched', '=', 0).orderBy('created_at').orderBy('id').limit(limit), backendOf(trx)).execute()
+    return lockSkippingLocked(
+      trx.selectFrom('outbox').selectAll().where('dispatched', '=', 0).orderBy('created_at').orderBy('id').limit(limit),
+      backendOf(trx),
+    ).execute()
   },
 
   /** Deletes fanned-out outbox rows (their deliveries hold what is sent): one statement per shop, not per row. */
@@ -248,7 +290,12 @@ export const webhooksRepo = {
   },
 
   activeEndpoints(db: Db, shopIds: string[]) {
-    return db.selectFrom('webhook_endpoints').select(['shop_id', 'id', 'events', 'created_at']).where('shop_id', 'in', shopIds).where('disabled_at', 'is', null).execute()
+    return db
+      .selectFrom('webhook_endpoints')
+      .select(['shop_id', 'id', 'events', 'created_at'])
+      .where('shop_id', 'in', shopIds)
+      .where('disabled_at', 'is', null)
+      .execute()
   },
 
   /**
@@ -313,7 +360,13 @@ export const webhooksRepo = {
     if (gone.length > 0) {
       await trx
         .deleteFrom('webhook_attempts')
-        .where((eb) => eb(eb.refTuple('shop_id', 'delivery_id'), 'in', gone.map((d) => eb.tuple(d.shop_id, d.id))))
+        .where((eb) =>
+          eb(
+            eb.refTuple('shop_id', 'delivery_id'),
+            'in',
+            gone.map((d) => eb.tuple(d.shop_id, d.id)),
+          ),
+        )
         .execute()
     }
     return gone.length

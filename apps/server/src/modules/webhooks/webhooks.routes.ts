@@ -23,7 +23,10 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
 
   app.post(
     '/v1/webhooks',
-    { config: { ...config, batches: ['events'] }, schema: { tags, body: CreateWebhook, response: { 201: Ok(CreatedWebhook), ...errors(400, 401, 403, 429) } } },
+    {
+      config: { ...config, batches: ['events'] },
+      schema: { tags, body: CreateWebhook, response: { 201: Ok(CreatedWebhook), ...errors(400, 401, 403, 429) } },
+    },
     async (request, reply) => {
       const created = await webhooks.create(request.ctx, request.body)
       // The signing secret is shown only here: `private, no-store` like every admin answer (plugins/caching.ts).
@@ -43,7 +46,14 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
 
   app.delete(
     '/v1/webhooks/:webhookId',
-    { config, schema: { tags, params: WebhookIdParams, response: { 200: Ok(Type.Object({ deleted: Type.Literal(true) })), ...errors(401, 403, 404, 429) } } },
+    {
+      config,
+      schema: {
+        tags,
+        params: WebhookIdParams,
+        response: { 200: Ok(Type.Object({ deleted: Type.Literal(true) })), ...errors(401, 403, 404, 429) },
+      },
+    },
     async (request) => {
       await webhooks.remove(request.ctx, request.params.webhookId)
       return { ok: true as const, data: { deleted: true as const } }
@@ -54,7 +64,12 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
     '/v1/webhooks/:webhookId/deliveries',
     {
       config,
-      schema: { tags, params: WebhookIdParams, querystring: DeliveriesQuery, response: { 200: Ok(Type.Object({ deliveries: Type.Array(DeliveryView) })), ...errors(400, 401, 403, 404, 429) } },
+      schema: {
+        tags,
+        params: WebhookIdParams,
+        querystring: DeliveriesQuery,
+        response: { 200: Ok(Type.Object({ deliveries: Type.Array(DeliveryView) })), ...errors(400, 401, 403, 404, 429) },
+      },
     },
     async (request) => {
       const list = await webhooks.deliveries(request.ctx, request.params.webhookId, request.query.limit ?? 50)

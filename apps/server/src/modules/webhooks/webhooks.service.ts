@@ -111,14 +111,31 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
      * deliveries log; the answer says how the receiver responded, never what it sent back.
      * `refusal` (why the target was not allowed) is for the server log, not the answer.
      */
-    async sendTest(ctx: RequestContext, webhookId: string): Promise<Delivery & { durationMs: number; error: string | null; refusal?: string }> {
+    async sendTest(
+      ctx: RequestContext,
+      webhookId: string,
+    ): Promise<Delivery & { durationMs: number; error: string | null; refusal?: string }> {
       const endpoint = await webhooksRepo.getEndpoint(db, ctx.shop.id, webhookId)
       if (!endpoint) throw notFound('Webhook')
       const at = now()
       const claimToken = newId('req')
-      const body = deliveryBody('webhook.test', ctx.shop.domain, at, { webhookId: endpoint.id, message: 'This is a test event from the wishlist service.' })
+      const body = deliveryBody('webhook.test', ctx.shop.domain, at, {
+        webhookId: endpoint.id,
+        message: 'This is a test event from the wishlist service.',
+      })
       // Never due for the worker: this request makes the one attempt itself.
-      const delivery = newDelivery({ shop_id: ctx.shop.id, webhook_id: endpoint.id, message_id: newOrderedId('msg'), event: 'webhook.test', body, next_attempt_at: null, locked_by: claimToken }, at)
+      const delivery = newDelivery(
+        {
+          shop_id: ctx.shop.id,
+          webhook_id: endpoint.id,
+          message_id: newOrderedId('msg'),
+          event: 'webhook.test',
+          body,
+          next_attempt_at: null,
+          locked_by: claimToken,
+        },
+        at,
+      )
       await webhooksRepo.insertDeliveries(db, [delivery])
       const outcome = await attemptDelivery(
         { db, sender: deps.sender, retryScheduleSec: deps.retryScheduleSec, workerId: ctx.requestId },
@@ -128,7 +145,9 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
         { retry: false },
       )
       const settled = await webhooksRepo.getDelivery(db, ctx.shop.id, delivery.id)
-      const view = settled ? toDelivery(settled) : { ...toDelivery(delivery), status: outcome.status, attempts: outcome.attempts, lastStatusCode: outcome.result.statusCode }
+      const view = settled
+        ? toDelivery(settled)
+        : { ...toDelivery(delivery), status: outcome.status, attempts: outcome.attempts, lastStatusCode: outcome.result.statusCode }
       const { durationMs, error, refusal } = outcome.result
       return { ...view, durationMs, error, ...(refusal ? { refusal } : {}) }
     },

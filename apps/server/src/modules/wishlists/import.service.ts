@@ -15,7 +15,6 @@ import { addedAtOf, addFacts, serializeMetadata } from './wishlists.service.js'
 import { itemFieldsOf } from './item-fields.js'
 import { DEFAULT_LIST_ID, type ImportBody, type ImportResult, ITEM_LIMIT } from './wishlists.schemas.js'
 
-
 export function createImportService(deps: { db: Db }) {
   const { db } = deps
 
@@ -31,7 +30,8 @@ export function createImportService(deps: { db: Db }) {
         const row: NewItem = {
           list_id: DEFAULT_LIST_ID,
           product_id: platformIdOf(item.product_id, 'Product', `body.items.${index}.product_id`),
-          variant_id: item.variant_id === undefined ? null : platformIdOf(item.variant_id, 'ProductVariant', `body.items.${index}.variant_id`),
+          variant_id:
+            item.variant_id === undefined ? null : platformIdOf(item.variant_id, 'ProductVariant', `body.items.${index}.variant_id`),
           handle: item.handle ?? null,
           metadata: serializeMetadata(item.metadata, `body.items.${index}.metadata`, index),
           added_at: addedAtOf(item.added_at, at),
@@ -53,10 +53,14 @@ export function createImportService(deps: { db: Db }) {
         for (const customerId of [...byCustomer.keys()].sort()) {
           const owner: Owner = { type: 'customer', id: customerId }
           const rows = byCustomer.get(customerId) ?? []
-          const ownerRow = dryRun ? await wishlistsRepo.getOwner(trx, shopId, owner) : await wishlistsRepo.ensureOwner(trx, shopId, owner, at)
+          const ownerRow = dryRun
+            ? await wishlistsRepo.getOwner(trx, shopId, owner)
+            : await wishlistsRepo.ensureOwner(trx, shopId, owner, at)
           const unique = new Map<string, NewItem>()
           for (const r of rows) if (!unique.has(r.product_id)) unique.set(r.product_id, r)
-          const present = ownerRow ? await wishlistsRepo.present(trx, shopId, owner, DEFAULT_LIST_ID, [...unique.keys()]) : new Set<string>()
+          const present = ownerRow
+            ? await wishlistsRepo.present(trx, shopId, owner, DEFAULT_LIST_ID, [...unique.keys()])
+            : new Set<string>()
           const fresh = [...unique.values()].filter((r) => !present.has(r.product_id))
           const added = fresh.slice(0, Math.max(0, ITEM_LIMIT - (ownerRow?.item_count ?? 0)))
           imported += added.length
@@ -64,7 +68,14 @@ export function createImportService(deps: { db: Db }) {
           if (dryRun || added.length === 0) continue
           await wishlistsRepo.insertItems(trx, shopId, owner, added)
           await wishlistsRepo.adjustItemCount(trx, shopId, owner, added.length, at)
-          facts.push(...addFacts('add', owner, added.map((a) => a.product_id), at))
+          facts.push(
+            ...addFacts(
+              'add',
+              owner,
+              added.map((a) => a.product_id),
+              at,
+            ),
+          )
         }
         // One batch for the whole call, last: the shop's analytics rollup rows are shared by
         // every writer of the shop, so they are locked only from here to the commit rather

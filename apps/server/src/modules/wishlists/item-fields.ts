@@ -25,7 +25,9 @@ export function noteOf(raw: string | null | undefined, path: string, index?: num
   if (raw === undefined || raw === null) return raw
   const note = raw.trim()
   if (codePointLength(note) > NOTE_MAX_CHARS) {
-    throw invalid([{ path, message: `must be at most ${NOTE_MAX_CHARS} characters after trimming`, ...(index === undefined ? {} : { index }) }])
+    throw invalid([
+      { path, message: `must be at most ${NOTE_MAX_CHARS} characters after trimming`, ...(index === undefined ? {} : { index }) },
+    ])
   }
   return note === '' ? null : note
 }

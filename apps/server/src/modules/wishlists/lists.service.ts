@@ -27,11 +27,17 @@ export function listName(raw: string): { name: string; key: string } {
   const name = raw.trim()
   const length = codePointLength(name)
   if (length < 1 || length > LIST_NAME_MAX_CHARS) {
-    throw invalid([{ path: 'body.name', message: `must be 1 to ${LIST_NAME_MAX_CHARS} characters after trimming` }], `name must be 1 to ${LIST_NAME_MAX_CHARS} characters after trimming`)
+    throw invalid(
+      [{ path: 'body.name', message: `must be 1 to ${LIST_NAME_MAX_CHARS} characters after trimming` }],
+      `name must be 1 to ${LIST_NAME_MAX_CHARS} characters after trimming`,
+    )
   }
   const key = comparisonKey(name)
   if (key === '') {
-    throw invalid([{ path: 'body.name', message: 'must contain a character other than format characters (such as U+200B)' }], 'name must contain a visible character')
+    throw invalid(
+      [{ path: 'body.name', message: 'must contain a character other than format characters (such as U+200B)' }],
+      'name must contain a visible character',
+    )
   }
   return { name, key }
 }
@@ -68,7 +74,13 @@ export function createListsService(deps: { db: Db }) {
       if (!multiWishlistActive(ctx.shop)) return out
       for (const r of rows) {
         if (r.id === DEFAULT_LIST_ID) continue
-        out.push({ wishlistId: r.id, name: r.name, itemCount: counts.get(r.id) ?? 0, createdAt: isoMillis(r.created_at), updatedAt: isoMillis(r.updated_at) })
+        out.push({
+          wishlistId: r.id,
+          name: r.name,
+          itemCount: counts.get(r.id) ?? 0,
+          createdAt: isoMillis(r.created_at),
+          updatedAt: isoMillis(r.updated_at),
+        })
       }
       return out
     },
@@ -103,7 +115,10 @@ export function createListsService(deps: { db: Db }) {
       const shopId = ctx.shop.id
       await db.transaction().execute(async (trx) => {
         const at = now()
-        const ownerRow = listId === DEFAULT_LIST_ID ? await wishlistsRepo.ensureOwner(trx, shopId, owner, at) : await wishlistsRepo.lockOwner(trx, shopId, owner)
+        const ownerRow =
+          listId === DEFAULT_LIST_ID
+            ? await wishlistsRepo.ensureOwner(trx, shopId, owner, at)
+            : await wishlistsRepo.lockOwner(trx, shopId, owner)
         if (!ownerRow) throw notFound('Wishlist')
         const rows = await wishlistsRepo.lists(trx, shopId, owner)
         const target = rows.find((r) => r.id === listId)
@@ -112,7 +127,14 @@ export function createListsService(deps: { db: Db }) {
         if (listId !== DEFAULT_LIST_ID && !rows.some((r) => r.id === DEFAULT_LIST_ID)) otherKeys.push(DEFAULT_LIST_KEY)
         if (otherKeys.includes(key)) throw nameTaken(name)
         if (target) await wishlistsRepo.renameList(trx, shopId, owner, listId, name, key, at)
-        else await wishlistsRepo.insertList(trx, shopId, owner, { id: DEFAULT_LIST_ID, name, name_key: key, created_at: ownerRow.created_at, updated_at: at })
+        else
+          await wishlistsRepo.insertList(trx, shopId, owner, {
+            id: DEFAULT_LIST_ID,
+            name,
+            name_key: key,
+            created_at: ownerRow.created_at,
+            updated_at: at,
+          })
       })
     },
 

@@ -103,7 +103,12 @@ export interface CacheableRead<T> {
  * otherwise. The stamp and the version are read before building, so a body never outlives a
  * write it did not see.
  */
-function cachedBody(bodies: CachedBodies, key: string, version: () => Promise<string>, build: () => Promise<Buffer>): Buffer | Promise<Buffer> {
+function cachedBody(
+  bodies: CachedBodies,
+  key: string,
+  version: () => Promise<string>,
+  build: () => Promise<Buffer>,
+): Buffer | Promise<Buffer> {
   const { pageCache: cache, changeStamp } = bodies
   if (cache === undefined || !cache.enabled) return build()
   const resolve = async (stamp: string | undefined) => {
@@ -142,7 +147,9 @@ function cachedBody(bodies: CachedBodies, key: string, version: () => Promise<st
  * then, the send is done); otherwise the reply is sent when the returned promise settles.
  */
 export function sendCachedRead<T>(reply: FastifyReply, read: CacheableRead<T>): undefined | Promise<void> {
-  const body = cachedBody(read.bodies, read.key, read.version, async () => Buffer.from(reply.serialize({ ok: true, data: await read.load() }) as string))
+  const body = cachedBody(read.bodies, read.key, read.version, async () =>
+    Buffer.from(reply.serialize({ ok: true, data: await read.load() }) as string),
+  )
   if (Buffer.isBuffer(body)) {
     sendBody(reply, body)
     return undefined

@@ -21,20 +21,39 @@ export const shareRoutes: FastifyPluginAsyncTypebox<{ share: ShareService }> = a
 
   app.get(
     '/v1/wishlists/:customerId/share',
-    { config, schema: { tags, params: OwnerParams, querystring: ListQuery, response: { 200: Ok(ShareLinkView), ...errors(400, 401, 403, 404, 429) } } },
+    {
+      config,
+      schema: {
+        tags,
+        params: OwnerParams,
+        querystring: ListQuery,
+        response: { 200: Ok(ShareLinkView), ...errors(400, 401, 403, 404, 429) },
+      },
+    },
     async (request) => ({ ok: true as const, data: await share.link(request.ctx, request.owner, request.query.wishlist_id) }),
   )
 
   app.delete(
     '/v1/wishlists/:customerId/share',
-    { config, schema: { tags, params: OwnerParams, querystring: ListQuery, response: { 200: Ok(Type.Object({ revoked: Type.Boolean() })), ...errors(400, 401, 403, 404, 429) } } },
+    {
+      config,
+      schema: {
+        tags,
+        params: OwnerParams,
+        querystring: ListQuery,
+        response: { 200: Ok(Type.Object({ revoked: Type.Boolean() })), ...errors(400, 401, 403, 404, 429) },
+      },
+    },
     async (request) => ({ ok: true as const, data: await share.revoke(request.ctx, request.owner, request.query.wishlist_id) }),
   )
 
   // A static segment: find-my-way matches it before the `:customerId` routes.
   app.get(
     '/v1/wishlists/shared/:shareToken',
-    { config: { access: ['public'], cache: SHARED_READ }, schema: { tags, params: SharedTokenParams, response: { 200: Ok(SharedWishlist), ...errors(403, 404, 410, 429) } } },
+    {
+      config: { access: ['public'], cache: SHARED_READ },
+      schema: { tags, params: SharedTokenParams, response: { 200: Ok(SharedWishlist), ...errors(403, 404, 410, 429) } },
+    },
     // Serialized once per owner version (page-cache.ts); the typed reply only takes the object.
     async (request, reply) => sendCachedRead(reply as FastifyReply, await share.read(request.params.shareToken)),
   )

@@ -45,7 +45,11 @@ export function createShareService(deps: CachedBodies & { db: Db; shops: ShopsSe
 
   return {
     /** The list's active link, or a new one (TTL: the shop's share_link_ttl_days) that emits `wishlist.shared`. */
-    async link(ctx: RequestContext, owner: Owner, wishlistId: string | undefined): Promise<{ token: string; share_url: string; expires_at: string }> {
+    async link(
+      ctx: RequestContext,
+      owner: Owner,
+      wishlistId: string | undefined,
+    ): Promise<{ token: string; share_url: string; expires_at: string }> {
       const shopId = ctx.shop.id
       const listId = resolveListId(ctx.shop, wishlistId)
       const shareUrl = shareUrlOf(ctx)
@@ -89,7 +93,10 @@ export function createShareService(deps: CachedBodies & { db: Db; shops: ShopsSe
      * `unknown` for what `readBody` answers 404 (and a link of another shop, or below the
      * starter plan), `expired` for its 410.
      */
-    async sharedPage(shopId: string, token: string): Promise<
+    async sharedPage(
+      shopId: string,
+      token: string,
+    ): Promise<
       | { status: 'unknown' | 'expired' }
       | { status: 'ok'; name: string; expiresAt: number; items: { productId: string; variantId: string | null; handle: string | null }[] }
     > {
@@ -123,7 +130,8 @@ export function createShareService(deps: CachedBodies & { db: Db; shops: ShopsSe
       const shop = await deps.shops.get(link.shop_id)
       if (!shop) throw notFound('Share link')
       requirePlan(shop, 'starter')
-      if (link.expires_at <= now()) throw new AppError('SHARE_EXPIRED', 'This share link has expired', { expired_at: isoMillis(link.expires_at) })
+      if (link.expires_at <= now())
+        throw new AppError('SHARE_EXPIRED', 'This share link has expired', { expired_at: isoMillis(link.expires_at) })
       // A named list is hidden (not shared) while multi-wishlist is inactive.
       if (link.list_id !== DEFAULT_LIST_ID && !multiWishlistActive(shop)) throw notFound('Share link')
       const owner: Owner = { type: link.owner_type, id: link.owner_id }
@@ -139,7 +147,15 @@ export function createShareService(deps: CachedBodies & { db: Db; shops: ShopsSe
             name: listRow?.name ?? DEFAULT_LIST_NAME,
             items: rows.map((r) => {
               const v = itemView(r)
-              return { productId: v.productId, variantId: v.variantId, addedAt: v.addedAt, quantity: v.quantity, note: v.note, priority: v.priority, purchasedAt: v.purchasedAt }
+              return {
+                productId: v.productId,
+                variantId: v.variantId,
+                addedAt: v.addedAt,
+                quantity: v.quantity,
+                note: v.note,
+                priority: v.priority,
+                purchasedAt: v.purchasedAt,
+              }
             }),
             count: rows.length,
             created_at: isoMillis(link.created_at),

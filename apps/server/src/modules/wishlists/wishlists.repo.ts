@@ -19,7 +19,10 @@ export interface RemovedItem {
   variant_id: string | null
 }
 /** An item as read: `variant_id` is the stored variant, else the catalog's default variant (null while unknown). */
-export type ItemRow = Pick<Selectable<WishlistItemsTable>, 'product_id' | 'variant_id' | 'handle' | 'metadata' | 'added_at' | 'quantity' | 'note' | 'priority' | 'purchased_at'>
+export type ItemRow = Pick<
+  Selectable<WishlistItemsTable>,
+  'product_id' | 'variant_id' | 'handle' | 'metadata' | 'added_at' | 'quantity' | 'note' | 'priority' | 'purchased_at'
+>
 
 export interface OwnerRow {
   item_count: number
@@ -40,10 +43,7 @@ function chunks<T>(all: T[], size = CHUNK): T[][] {
   return out
 }
 
-const items = (db: Db, shopId: string, owner: Owner) =>
-  db
-    .selectFrom('wishlist_items as i')
-    .where(ownedBy(shopId, owner, 'i'))
+const items = (db: Db, shopId: string, owner: Owner) => db.selectFrom('wishlist_items as i').where(ownedBy(shopId, owner, 'i'))
 
 /** Items with the default variant filled in from the catalog (resolved on read). */
 const itemsWithVariant = (db: Db, shopId: string, owner: Owner, listId: string) =>
@@ -95,15 +95,14 @@ const pageQuery = precompiled((db, p: ListParams & { limit: number; offset: numb
     .limit(p.limit)
     .offset(p.offset),
 )
-const versionQuery = precompiled((db, p: OwnerParams) => db.selectFrom('wishlist_owners').select('version').where(ownedBy(p.shopId, p.owner)))
+const versionQuery = precompiled((db, p: OwnerParams) =>
+  db.selectFrom('wishlist_owners').select('version').where(ownedBy(p.shopId, p.owner)),
+)
 const countQuery = precompiled((db, p: ListParams) => listCount(db, p.shopId, p.owner, p.listId))
 
 // The statements of a single add or remove, compiled once like the page reads.
 const lockOwnerQuery = precompiled((db, p: OwnerParams) => {
-  const q = db
-    .selectFrom('wishlist_owners')
-    .select(['item_count', 'created_at', 'updated_at'])
-    .where(ownedBy(p.shopId, p.owner))
+  const q = db.selectFrom('wishlist_owners').select(['item_count', 'created_at', 'updated_at']).where(ownedBy(p.shopId, p.owner))
   return lockedForUpdate(q, backendOf(db))
 })
 // An upsert whose conflict branch rewrites nothing: it returns the row either way, and on
@@ -112,16 +111,22 @@ const ensureOwnerQuery = precompiled((db, p: OwnerParams & { at: number }) =>
   db
     .insertInto('wishlist_owners')
     .values({ shop_id: p.shopId, owner_type: p.owner.type, owner_id: p.owner.id, item_count: 0, created_at: p.at, updated_at: p.at })
-    .onConflict((oc) => oc.columns(['shop_id', 'owner_type', 'owner_id']).doUpdateSet((eb) => ({ item_count: eb.ref('wishlist_owners.item_count') })))
+    .onConflict((oc) =>
+      oc.columns(['shop_id', 'owner_type', 'owner_id']).doUpdateSet((eb) => ({ item_count: eb.ref('wishlist_owners.item_count') })),
+    )
     .returning(['item_count', 'created_at', 'updated_at']),
 )
-const adjustCountQuery = precompiled((db, p: OwnerParams & { delta: number; at: number }) => adjustedCount(db, p.shopId, p.owner, p.delta, p.at))
+const adjustCountQuery = precompiled((db, p: OwnerParams & { delta: number; at: number }) =>
+  adjustedCount(db, p.shopId, p.owner, p.delta, p.at),
+)
 // The same update answering the list's count after it: the count is a subquery of its
 // RETURNING (it sees the transaction's earlier statements), one round trip instead of two.
 const adjustAndCountQuery = precompiled((db, p: ListParams & { delta: number; at: number }) =>
   adjustedCount(db, p.shopId, p.owner, p.delta, p.at).returning(listCount(db, p.shopId, p.owner, p.listId).as('n')),
 )
-const oneQuery = precompiled((db, p: ListParams & { productId: string }) => itemsWithVariant(db, p.shopId, p.owner, p.listId).where('i.product_id', '=', p.productId))
+const oneQuery = precompiled((db, p: ListParams & { productId: string }) =>
+  itemsWithVariant(db, p.shopId, p.owner, p.listId).where('i.product_id', '=', p.productId),
+)
 const insertNewItemQuery = precompiled((db, { shopId, owner, item }: OwnerParams & { item: NewItem }) =>
   db
     .insertInto('wishlist_items')
@@ -143,9 +148,7 @@ const insertNewItemQuery = precompiled((db, { shopId, owner, item }: OwnerParams
     .returning('product_id'),
 )
 const deleteOneQuery = precompiled((db, p: ListParams & { productId: string }) =>
-  deleteReturning(db, p.shopId, p.owner, p.listId)
-    .where('product_id', '=', p.productId)
-    .returning(['list_id', 'product_id', 'variant_id']),
+  deleteReturning(db, p.shopId, p.owner, p.listId).where('product_id', '=', p.productId).returning(['list_id', 'product_id', 'variant_id']),
 )
 
 /** Fills unset variants with the catalog's default variant (what the API shows for them). */
@@ -154,7 +157,12 @@ async function withDefaultVariants(db: Db, shopId: string, rows: RemovedItem[]):
   if (unset.length === 0) return rows
   const defaults = new Map<string, string | null>()
   for (const part of chunks(unset)) {
-    const found = await db.selectFrom('catalog_products').select(['product_id', 'default_variant_id']).where('shop_id', '=', shopId).where('product_id', 'in', part).execute()
+    const found = await db
+      .selectFrom('catalog_products')
+      .select(['product_id', 'default_variant_id'])
+      .where('shop_id', '=', shopId)
+      .where('product_id', 'in', part)
+      .execute()
     for (const f of found) defaults.set(f.product_id, f.default_variant_id)
   }
   return rows.map((r) => (r.variant_id === null ? { ...r, variant_id: defaults.get(r.product_id) ?? null } : r))
@@ -239,7 +247,11 @@ export const wishlistsRepo = {
   async present(db: Db, shopId: string, owner: Owner, listId: string, productIds: string[]): Promise<Set<string>> {
     const found = new Set<string>()
     for (const part of chunks(productIds)) {
-      const rows = await items(db, shopId, owner).where('i.list_id', '=', listId).where('i.product_id', 'in', part).select('i.product_id').execute()
+      const rows = await items(db, shopId, owner)
+        .where('i.list_id', '=', listId)
+        .where('i.product_id', 'in', part)
+        .select('i.product_id')
+        .execute()
       for (const r of rows) found.add(r.product_id)
     }
     return found
@@ -248,7 +260,18 @@ export const wishlistsRepo = {
   /** Every item of the owner in every list (merge of a guest's stored wishlist). */
   async allOfOwner(db: Db, shopId: string, owner: Owner): Promise<NewItem[]> {
     return items(db, shopId, owner)
-      .select(['i.list_id', 'i.product_id', 'i.variant_id', 'i.handle', 'i.metadata', 'i.added_at', 'i.quantity', 'i.note', 'i.priority', 'i.purchased_at'])
+      .select([
+        'i.list_id',
+        'i.product_id',
+        'i.variant_id',
+        'i.handle',
+        'i.metadata',
+        'i.added_at',
+        'i.quantity',
+        'i.note',
+        'i.priority',
+        'i.purchased_at',
+      ])
       .orderBy('i.added_at', 'desc')
       .orderBy('i.product_id', 'desc')
       .execute()
@@ -315,29 +338,26 @@ export const wishlistsRepo = {
   },
 
   /** Removes the products from every list of the owner; returns one row per removed item. */
-  async deleteProductsEverywhere(
-    db: Db,
-    shopId: string,
-    owner: Owner,
-    productIds: string[],
-  ): Promise<RemovedItem[]> {
+  async deleteProductsEverywhere(db: Db, shopId: string, owner: Owner, productIds: string[]): Promise<RemovedItem[]> {
     if (productIds.length === 0) return []
     const rows = await items(db, shopId, owner)
       .where('i.product_id', 'in', productIds)
       .leftJoin('catalog_products as c', (j) => j.onRef('c.shop_id', '=', 'i.shop_id').onRef('c.product_id', '=', 'i.product_id'))
       .select((eb) => ['i.list_id', 'i.product_id', eb.fn.coalesce('i.variant_id', 'c.default_variant_id').as('variant_id')])
       .execute()
-    await db
-      .deleteFrom('wishlist_items')
-      .where(ownedBy(shopId, owner))
-      .where('product_id', 'in', productIds)
-      .execute()
+    await db.deleteFrom('wishlist_items').where(ownedBy(shopId, owner)).where('product_id', 'in', productIds).execute()
     return rows
   },
 
   /** The list's item with this handle (the first by product id when several share it). */
   async productIdByHandle(db: Db, shopId: string, owner: Owner, listId: string, handle: string): Promise<string | undefined> {
-    const row = await items(db, shopId, owner).where('i.list_id', '=', listId).where('i.handle', '=', handle).select('i.product_id').orderBy('i.product_id').limit(1).executeTakeFirst()
+    const row = await items(db, shopId, owner)
+      .where('i.list_id', '=', listId)
+      .where('i.handle', '=', handle)
+      .select('i.product_id')
+      .orderBy('i.product_id')
+      .limit(1)
+      .executeTakeFirst()
     return row?.product_id
   },
 
@@ -347,7 +367,13 @@ export const wishlistsRepo = {
     return items(db, shopId, owner)
       .where('i.product_id', 'in', productIds)
       .leftJoin('catalog_products as c', (j) => j.onRef('c.shop_id', '=', 'i.shop_id').onRef('c.product_id', '=', 'i.product_id'))
-      .select((eb) => ['i.list_id', 'i.product_id', eb.fn.coalesce('i.variant_id', 'c.default_variant_id').as('variant_id'), 'i.added_at', 'i.purchased_at'])
+      .select((eb) => [
+        'i.list_id',
+        'i.product_id',
+        eb.fn.coalesce('i.variant_id', 'c.default_variant_id').as('variant_id'),
+        'i.added_at',
+        'i.purchased_at',
+      ])
       .orderBy('i.list_id')
       .execute()
   },
@@ -361,11 +387,22 @@ export const wishlistsRepo = {
     const rows = await items(db, shopId, owner)
       .where('i.product_id', 'in', productIds)
       .leftJoin('catalog_products as c', (j) => j.onRef('c.shop_id', '=', 'i.shop_id').onRef('c.product_id', '=', 'i.product_id'))
-      .select((eb) => ['i.list_id', 'i.product_id', eb.fn.coalesce('i.variant_id', 'c.default_variant_id').as('variant_id'), 'i.added_at', 'i.purchased_at'])
+      .select((eb) => [
+        'i.list_id',
+        'i.product_id',
+        eb.fn.coalesce('i.variant_id', 'c.default_variant_id').as('variant_id'),
+        'i.added_at',
+        'i.purchased_at',
+      ])
       .orderBy('i.list_id')
       .execute()
     if (rows.length > 0) {
-      await db.updateTable('wishlist_items').set({ purchased_at: at }).where(ownedBy(shopId, owner)).where('product_id', 'in', productIds).execute()
+      await db
+        .updateTable('wishlist_items')
+        .set({ purchased_at: at })
+        .where(ownedBy(shopId, owner))
+        .where('product_id', 'in', productIds)
+        .execute()
     }
     return rows
   },
@@ -410,8 +447,16 @@ export const wishlistsRepo = {
       .executeTakeFirst()
   },
 
-  async insertList(db: Db, shopId: string, owner: Owner, row: { id: string; name: string; name_key: string; created_at: number; updated_at: number }): Promise<void> {
-    await db.insertInto('wishlist_lists').values({ shop_id: shopId, owner_type: owner.type, owner_id: owner.id, ...row }).execute()
+  async insertList(
+    db: Db,
+    shopId: string,
+    owner: Owner,
+    row: { id: string; name: string; name_key: string; created_at: number; updated_at: number },
+  ): Promise<void> {
+    await db
+      .insertInto('wishlist_lists')
+      .values({ shop_id: shopId, owner_type: owner.type, owner_id: owner.id, ...row })
+      .execute()
   },
 
   async renameList(db: Db, shopId: string, owner: Owner, listId: string, name: string, nameKey: string, at: number): Promise<void> {
@@ -437,8 +482,16 @@ export const wishlistsRepo = {
       .executeTakeFirst()
   },
 
-  async insertShareLink(db: Db, shopId: string, owner: Owner, row: { token: string; list_id: string; created_at: number; expires_at: number }): Promise<void> {
-    await db.insertInto('share_links').values({ shop_id: shopId, owner_type: owner.type, owner_id: owner.id, ...row, revoked_at: null }).execute()
+  async insertShareLink(
+    db: Db,
+    shopId: string,
+    owner: Owner,
+    row: { token: string; list_id: string; created_at: number; expires_at: number },
+  ): Promise<void> {
+    await db
+      .insertInto('share_links')
+      .values({ shop_id: shopId, owner_type: owner.type, owner_id: owner.id, ...row, revoked_at: null })
+      .execute()
   },
 
   async revokeShareLinks(db: Db, shopId: string, owner: Owner, listId: string, at: number): Promise<number> {
@@ -462,7 +515,15 @@ export const wishlistsRepo = {
 
   /** Whether any list holds the product: one index probe, whatever the number of holders. */
   async isHeld(db: Db, shopId: string, productId: string): Promise<boolean> {
-    return (await db.selectFrom('wishlist_items').select('owner_id').where('shop_id', '=', shopId).where('product_id', '=', productId).limit(1).executeTakeFirst()) !== undefined
+    return (
+      (await db
+        .selectFrom('wishlist_items')
+        .select('owner_id')
+        .where('shop_id', '=', shopId)
+        .where('product_id', '=', productId)
+        .limit(1)
+        .executeTakeFirst()) !== undefined
+    )
   },
 
   /** Distinct owners holding a product (any list), and the first `limit` customer ids of them. */

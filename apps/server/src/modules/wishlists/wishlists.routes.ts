@@ -25,23 +25,31 @@ import {
 } from './wishlists.schemas.js'
 
 /** Customers, guests and admins on their own wishlist; the headless (bearer) API needs starter+. */
-export const ownerRoute = (access: Access[] = ['admin', 'customer', 'guest']) => ({ access, owner: 'customerId', bearerPlan: 'starter' as const })
+export const ownerRoute = (access: Access[] = ['admin', 'customer', 'guest']) => ({
+  access,
+  owner: 'customerId',
+  bearerPlan: 'starter' as const,
+})
 
 /** `pageCacheMetric: false`: a second registration (the app proxy's) leaves the metric to the first. */
-export const wishlistRoutes: FastifyPluginAsyncTypebox<{ wishlists: WishlistsService; pageCacheMetric?: boolean }> = async (app, { wishlists, pageCacheMetric = true }) => {
+export const wishlistRoutes: FastifyPluginAsyncTypebox<{ wishlists: WishlistsService; pageCacheMetric?: boolean }> = async (
+  app,
+  { wishlists, pageCacheMetric = true },
+) => {
   const tags = ['wishlists']
   const { pageCacheStats } = wishlists
-  if (pageCacheMetric) new Counter({
-    name: 'wishlist_page_cache_lookups_total',
-    help: 'GET-page cache lookups by result (hit: served from memory at the current owner version)',
-    labelNames: ['result'] as const,
-    registers: [app.metrics],
-    collect() {
-      this.reset()
-      this.inc({ result: 'hit' }, pageCacheStats.hits)
-      this.inc({ result: 'miss' }, pageCacheStats.misses)
-    },
-  })
+  if (pageCacheMetric)
+    new Counter({
+      name: 'wishlist_page_cache_lookups_total',
+      help: 'GET-page cache lookups by result (hit: served from memory at the current owner version)',
+      labelNames: ['result'] as const,
+      registers: [app.metrics],
+      collect() {
+        this.reset()
+        this.inc({ result: 'hit' }, pageCacheStats.hits)
+        this.inc({ result: 'miss' }, pageCacheStats.misses)
+      },
+    })
 
   app.get(
     '/v1/wishlists/:customerId',
@@ -77,16 +85,30 @@ export const wishlistRoutes: FastifyPluginAsyncTypebox<{ wishlists: WishlistsSer
     '/v1/wishlists/:customerId/items/bulk-delete',
     {
       config: { ...ownerRoute(), batches: ['product_ids', 'handles'] },
-      schema: { tags, params: OwnerParams, querystring: ListQuery, body: BulkDeleteBody, response: { 200: Ok(BulkDeleteResult), ...errors(400, 401, 403, 404, 429) } },
+      schema: {
+        tags,
+        params: OwnerParams,
+        querystring: ListQuery,
+        body: BulkDeleteBody,
+        response: { 200: Ok(BulkDeleteResult), ...errors(400, 401, 403, 404, 429) },
+      },
     },
-    async (request) => ({ ok: true as const, data: await wishlists.bulkDelete(request.ctx, request.owner, request.query.wishlist_id, request.body) }),
+    async (request) => ({
+      ok: true as const,
+      data: await wishlists.bulkDelete(request.ctx, request.owner, request.query.wishlist_id, request.body),
+    }),
   )
 
   app.delete(
     '/v1/wishlists/:customerId/items/:productId',
     {
       config: ownerRoute(),
-      schema: { tags, params: DeleteItemParams, querystring: DeleteItemQuery, response: { 200: Ok(DeleteItemResult), ...errors(400, 401, 403, 404, 429) } },
+      schema: {
+        tags,
+        params: DeleteItemParams,
+        querystring: DeleteItemQuery,
+        response: { 200: Ok(DeleteItemResult), ...errors(400, 401, 403, 404, 429) },
+      },
     },
     async (request) => ({
       ok: true as const,
@@ -108,7 +130,14 @@ export const wishlistRoutes: FastifyPluginAsyncTypebox<{ wishlists: WishlistsSer
     },
     async (request) => ({
       ok: true as const,
-      data: await wishlists.updateItem(request.ctx, request.owner, request.query.wishlist_id, request.params.productId, request.query.by, request.body),
+      data: await wishlists.updateItem(
+        request.ctx,
+        request.owner,
+        request.query.wishlist_id,
+        request.params.productId,
+        request.query.by,
+        request.body,
+      ),
     }),
   )
 
@@ -116,8 +145,17 @@ export const wishlistRoutes: FastifyPluginAsyncTypebox<{ wishlists: WishlistsSer
     '/v1/wishlists/:customerId/merge',
     {
       config: { ...ownerRoute(['admin', 'customer']), batches: ['guest_items'] },
-      schema: { tags, params: OwnerParams, querystring: ListQuery, body: MergeBody, response: { 200: Ok(MergeResult), ...errors(400, 401, 403, 404, 429) } },
+      schema: {
+        tags,
+        params: OwnerParams,
+        querystring: ListQuery,
+        body: MergeBody,
+        response: { 200: Ok(MergeResult), ...errors(400, 401, 403, 404, 429) },
+      },
     },
-    async (request) => ({ ok: true as const, data: await wishlists.merge(request.ctx, request.owner, request.query.wishlist_id, request.body) }),
+    async (request) => ({
+      ok: true as const,
+      data: await wishlists.merge(request.ctx, request.owner, request.query.wishlist_id, request.body),
+    }),
   )
 }

@@ -47,12 +47,16 @@ export const METADATA_MAX_DEPTH = 8
 export function serializeMetadata(metadata: object | undefined, path: string, index?: number): string | null {
   if (metadata === undefined) return null
   if (deeperThan(metadata, METADATA_MAX_DEPTH)) {
-    throw invalid([{ path, message: `must nest at most ${METADATA_MAX_DEPTH} levels of objects and arrays`, ...(index === undefined ? {} : { index }) }])
+    throw invalid([
+      { path, message: `must nest at most ${METADATA_MAX_DEPTH} levels of objects and arrays`, ...(index === undefined ? {} : { index }) },
+    ])
   }
   const text = JSON.stringify(metadata)
   // UTF-16 units are never fewer than code points: count the latter only when it can matter.
   if (text.length > METADATA_MAX_CHARS && codePointLength(text) > METADATA_MAX_CHARS) {
-    throw invalid([{ path, message: `must be at most ${METADATA_MAX_CHARS} characters when serialized`, ...(index === undefined ? {} : { index }) }])
+    throw invalid([
+      { path, message: `must be at most ${METADATA_MAX_CHARS} characters when serialized`, ...(index === undefined ? {} : { index }) },
+    ])
   }
   return text
 }
@@ -85,7 +89,15 @@ export function createWishlistsService(deps: WishlistsDeps) {
    * The bookkeeping of removed items, in the removing transaction: count, events, facts.
    * With `countList`, answers that list's count after the removal (from the count's update).
    */
-  async function recordRemovals(trx: Transaction<Database>, shopId: string, owner: Owner, removed: RemovedItem[], at: number, extra: Record<string, unknown> = {}, countList?: string): Promise<number | null> {
+  async function recordRemovals(
+    trx: Transaction<Database>,
+    shopId: string,
+    owner: Owner,
+    removed: RemovedItem[],
+    at: number,
+    extra: Record<string, unknown> = {},
+    countList?: string,
+  ): Promise<number | null> {
     let count: number | null = null
     if (countList === undefined) await wishlistsRepo.adjustItemCount(trx, shopId, owner, -removed.length, at)
     else count = await wishlistsRepo.adjustItemCountAndCount(trx, shopId, owner, -removed.length, at, countList)
@@ -98,7 +110,16 @@ export function createWishlistsService(deps: WishlistsDeps) {
         occurredAt: at,
       })),
     )
-    await recordFacts(trx, shopId, addFacts('remove', owner, removed.map((r) => r.product_id), at))
+    await recordFacts(
+      trx,
+      shopId,
+      addFacts(
+        'remove',
+        owner,
+        removed.map((r) => r.product_id),
+        at,
+      ),
+    )
     return count
   }
 
@@ -140,7 +161,12 @@ export function createWishlistsService(deps: WishlistsDeps) {
     page: getItems,
 
     /** 201 (`created`) for a new item, 200 when present: `variantId`, `handle`, `metadata` updated where given, `addedAt` kept. */
-    async addItem(ctx: RequestContext, owner: Owner, wishlistId: string | undefined, input: Static<typeof AddItemBody>): Promise<{ created: boolean; item: ItemView; count: number }> {
+    async addItem(
+      ctx: RequestContext,
+      owner: Owner,
+      wishlistId: string | undefined,
+      input: Static<typeof AddItemBody>,
+    ): Promise<{ created: boolean; item: ItemView; count: number }> {
       const shopId = ctx.shop.id
       const listId = resolveListId(ctx.shop, wishlistId)
       const productId = platformIdOf(input.product_id, 'Product', 'body.product_id')
@@ -181,7 +207,11 @@ export function createWishlistsService(deps: WishlistsDeps) {
         if (!created) return { created, item: itemView(row), count: await wishlistsRepo.countItems(trx, shopId, owner, listId) }
         const count = await wishlistsRepo.adjustItemCountAndCount(trx, shopId, owner, 1, at, listId)
         await enqueueWebhookEvents(trx, shopId, [
-          { event: 'wishlist.item.added', data: { ...ownerData(owner), productId, variantId: row.variant_id, wishlistId: listId }, occurredAt: at },
+          {
+            event: 'wishlist.item.added',
+            data: { ...ownerData(owner), productId, variantId: row.variant_id, wishlistId: listId },
+            occurredAt: at,
+          },
         ])
         await recordFacts(trx, shopId, addFacts('add', owner, [productId], at))
         return { created, item: itemView(row), count }
@@ -189,13 +219,21 @@ export function createWishlistsService(deps: WishlistsDeps) {
     },
 
     /** PATCH: the given fields of one item (404 when the list does not hold it); emits nothing. */
-    async updateItem(ctx: RequestContext, owner: Owner, wishlistId: string | undefined, key: string, by: 'handle' | undefined, input: Static<typeof PatchItemBody>): Promise<{ item: ItemView }> {
+    async updateItem(
+      ctx: RequestContext,
+      owner: Owner,
+      wishlistId: string | undefined,
+      key: string,
+      by: 'handle' | undefined,
+      input: Static<typeof PatchItemBody>,
+    ): Promise<{ item: ItemView }> {
       const shopId = ctx.shop.id
       const listId = resolveListId(ctx.shop, wishlistId)
       const keyedProduct = by === 'handle' ? undefined : platformIdOf(key, 'Product', 'params.productId')
       const variantId = input.variant_id === undefined ? undefined : platformIdOf(input.variant_id, 'ProductVariant', 'body.variant_id')
       const fields = itemFieldsOf(input, 'body')
-      const notFound = () => new AppError('NOT_FOUND', by === 'handle' ? 'No item with this handle in the list' : 'The list does not hold this product')
+      const notFound = () =>
+        new AppError('NOT_FOUND', by === 'handle' ? 'No item with this handle in the list' : 'The list does not hold this product')
       return db.transaction().execute(async (trx) => {
         // Reads never create the owner: one that never wrote holds nothing.
         if (!(await wishlistsRepo.lockOwner(trx, shopId, owner))) {
@@ -205,7 +243,10 @@ export function createWishlistsService(deps: WishlistsDeps) {
         await assertListExists(trx, shopId, owner, listId)
         const productId = keyedProduct ?? (await wishlistsRepo.productIdByHandle(trx, shopId, owner, listId, key))
         if (productId === undefined || !(await wishlistsRepo.one(trx, shopId, owner, listId, productId))) throw notFound()
-        await wishlistsRepo.updateItem(trx, shopId, owner, listId, productId, { ...(variantId === undefined ? {} : { variant_id: variantId }), ...fields })
+        await wishlistsRepo.updateItem(trx, shopId, owner, listId, productId, {
+          ...(variantId === undefined ? {} : { variant_id: variantId }),
+          ...fields,
+        })
         const row = await wishlistsRepo.one(trx, shopId, owner, listId, productId)
         if (!row) throw new Error('item vanished inside its transaction')
         return { item: itemView(row) }
@@ -224,10 +265,16 @@ export function createWishlistsService(deps: WishlistsDeps) {
       const productIds = (body.product_ids ?? []).map((p, i) => platformIdOf(p, 'Product', `body.product_ids.${i}`))
       const handles = body.handles ?? []
       if (productIds.length === 0 && handles.length === 0) {
-        throw invalid([{ path: 'body', message: 'product_ids or handles must be a non-empty array' }], 'Give product_ids or handles (a non-empty array)')
+        throw invalid(
+          [{ path: 'body', message: 'product_ids or handles must be a non-empty array' }],
+          'Give product_ids or handles (a non-empty array)',
+        )
       }
       if (productIds.length + handles.length > BULK_DELETE_MAX) {
-        throw invalid([{ path: 'body', message: `at most ${BULK_DELETE_MAX} entries combined` }], `At most ${BULK_DELETE_MAX} entries in product_ids and handles combined`)
+        throw invalid(
+          [{ path: 'body', message: `at most ${BULK_DELETE_MAX} entries combined` }],
+          `At most ${BULK_DELETE_MAX} entries in product_ids and handles combined`,
+        )
       }
       const listId = resolveListId(ctx.shop, wishlistId)
       const res = await db.transaction().execute((trx) => removeFromList(trx, ctx, owner, listId, { productIds, handles }))
@@ -242,9 +289,10 @@ export function createWishlistsService(deps: WishlistsDeps) {
      */
     async merge(ctx: RequestContext, owner: Owner, wishlistId: string | undefined, body: Static<typeof MergeBody>) {
       if (body.guest_items === undefined && body.guest_id === undefined) {
-        throw invalid([
-          { path: 'body.guest_items', message: 'is required unless guest_id is given' },
-        ], 'body.guest_items is required (it may be empty when guest_id names the guest to merge)')
+        throw invalid(
+          [{ path: 'body.guest_items', message: 'is required unless guest_id is given' }],
+          'body.guest_items is required (it may be empty when guest_id names the guest to merge)',
+        )
       }
       const shopId = ctx.shop.id
       const listId = resolveListId(ctx.shop, wishlistId)
@@ -253,7 +301,8 @@ export function createWishlistsService(deps: WishlistsDeps) {
         const candidates = new Map<string, NewItem>()
         for (const [i, g] of (body.guest_items ?? []).entries()) {
           const productId = platformIdOf(g.product_id, 'Product', `body.guest_items.${i}.product_id`)
-          const variantId = g.variant_id === undefined ? null : platformIdOf(g.variant_id, 'ProductVariant', `body.guest_items.${i}.variant_id`)
+          const variantId =
+            g.variant_id === undefined ? null : platformIdOf(g.variant_id, 'ProductVariant', `body.guest_items.${i}.variant_id`)
           const fields = itemFieldsOf(g, `body.guest_items.${i}`, i)
           const first = candidates.get(productId)
           if (first) {
@@ -297,13 +346,31 @@ export function createWishlistsService(deps: WishlistsDeps) {
         if (added.length > 0) {
           await wishlistsRepo.insertItems(trx, shopId, owner, added)
           await wishlistsRepo.adjustItemCount(trx, shopId, owner, added.length, at)
-          await recordFacts(trx, shopId, addFacts('add', owner, added.map((a) => a.product_id), at))
+          await recordFacts(
+            trx,
+            shopId,
+            addFacts(
+              'add',
+              owner,
+              added.map((a) => a.product_id),
+              at,
+            ),
+          )
         }
         if (guest && guestRow) {
           // The guest's wishlist moves to the customer: its items leave the guest (analytics removes, no webhooks).
           await wishlistsRepo.deleteOwner(trx, shopId, guest)
           // After the delete: analytics decides from the remaining items whether the guest still holds a product.
-          await recordFacts(trx, shopId, addFacts('remove', guest, guestItems.map((g) => g.product_id), at))
+          await recordFacts(
+            trx,
+            shopId,
+            addFacts(
+              'remove',
+              guest,
+              guestItems.map((g) => g.product_id),
+              at,
+            ),
+          )
         }
         const rows = await wishlistsRepo.all(trx, shopId, owner, listId)
         if (added.length > 0) {
@@ -356,7 +423,9 @@ export function createWishlistsService(deps: WishlistsDeps) {
       const owner: Owner = { type: 'customer', id: customerId }
       const ids = [...order.quantities.keys()]
       if (ids.length === 0 || !(await wishlistsRepo.lockOwner(trx, shopId, owner))) return []
-      const rows = order.remove ? await wishlistsRepo.itemsOfProducts(trx, shopId, owner, ids) : await wishlistsRepo.markPurchased(trx, shopId, owner, ids, order.at)
+      const rows = order.remove
+        ? await wishlistsRepo.itemsOfProducts(trx, shopId, owner, ids)
+        : await wishlistsRepo.markPurchased(trx, shopId, owner, ids, order.at)
       if (rows.length === 0) return []
       const purchasedAt = isoMillis(order.at)
       await enqueueWebhookEvents(
@@ -364,7 +433,15 @@ export function createWishlistsService(deps: WishlistsDeps) {
         shopId,
         rows.map((r) => ({
           event: 'wishlist.item.purchased',
-          data: { customerId, wishlistId: r.list_id, productId: r.product_id, variantId: r.variant_id, orderId: order.orderId, quantity: order.quantities.get(r.product_id) ?? 1, purchasedAt },
+          data: {
+            customerId,
+            wishlistId: r.list_id,
+            productId: r.product_id,
+            variantId: r.variant_id,
+            orderId: order.orderId,
+            quantity: order.quantities.get(r.product_id) ?? 1,
+            purchasedAt,
+          },
           occurredAt: order.at,
         })),
       )

@@ -27,9 +27,12 @@ export function createEmbeddedAdmin(deps: EmbeddedAdminDeps) {
     async exchange(sessionToken: string): Promise<IssuedToken> {
       const proof = await verifySessionToken(sessionToken, { secret: deps.secret, apiKey: deps.apiKey })
       const shop = await deps.shops.install(proof.shop, deps.defaultPlan, proof.issuedAt)
-      if (shop.uninstalledAt !== null) throw new AppError('FORBIDDEN', 'The app was uninstalled from this shop after the session token was issued')
+      if (shop.uninstalledAt !== null)
+        throw new AppError('FORBIDDEN', 'The app was uninstalled from this shop after the session token was issued')
       const keys = await deps.shops.listApiKeys(shop.id)
-      const keyId = keys.find((k) => k.name === SESSION_KEY_NAME && k.scope === 'admin')?.id ?? (await deps.shops.createApiKey(shop.id, { name: SESSION_KEY_NAME, scope: 'admin' })).keyId
+      const keyId =
+        keys.find((k) => k.name === SESSION_KEY_NAME && k.scope === 'admin')?.id ??
+        (await deps.shops.createApiKey(shop.id, { name: SESSION_KEY_NAME, scope: 'admin' })).keyId
       return deps.auth.issueAdminToken(shop.id, keyId)
     },
   }

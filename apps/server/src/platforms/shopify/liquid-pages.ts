@@ -32,12 +32,19 @@ export function say(key: PageStringKey, fills: Record<string, string> = {}): str
  * regional variant such as `fr-CA` → its language). The merchant's overrides are applied.
  * With `json`, also `wl_json`: those strings under the given names, as a JSON object.
  */
-export function liquidStrings(keys: readonly PageStringKey[], overrides: StringOverrides = {}, json?: Record<string, PageStringKey>): string {
+export function liquidStrings(
+  keys: readonly PageStringKey[],
+  overrides: StringOverrides = {},
+  json?: Record<string, PageStringKey>,
+): string {
   const assigns = (locale: (typeof PAGE_LOCALES)[number]) => {
     const strings = pageStrings(locale, overrides)
     const lines = keys.map((k) => `  assign wl_${k} = '${inert(strings[k])}'`)
     // `wl_json`: some of them as one JSON object, HTML-escaped for an attribute (a script's data-strings).
-    if (json !== undefined) lines.push(`  assign wl_json = '${inert(JSON.stringify(Object.fromEntries(Object.entries(json).map(([name, k]) => [name, strings[k]]))))}'`)
+    if (json !== undefined)
+      lines.push(
+        `  assign wl_json = '${inert(JSON.stringify(Object.fromEntries(Object.entries(json).map(([name, k]) => [name, strings[k]]))))}'`,
+      )
     return lines.join('\n')
   }
   const others = PAGE_LOCALES.filter((l) => l !== 'en')
@@ -72,8 +79,12 @@ export function itemLiquid(item: PageItem, n: number, extra = ''): string {
   const ids = `<span class="wishlist-page__ids">${inert(item.productId)}${item.variantId === null ? '' : ` / ${inert(item.variantId)}`}</span>`
   const attrs = `data-wishlist-item data-product-id="${inert(item.productId)}"${item.variantId === null ? '' : ` data-variant-id="${inert(item.variantId)}"`}${item.handle === null ? '' : ` data-handle="${inert(item.handle)}"`}`
   const name = `wl-name-${n}`
-  const unknown = [`    <span class="wishlist-page__name" id="${name}">${ids}</span>`, `    <span class="wishlist-page__unavailable">${say('unavailable')}</span>`]
-  if (item.handle === null || !PLAIN_HANDLE.test(item.handle)) return [`  <li class="wishlist-page__item" ${attrs}>`, ...unknown, extra, '  </li>'].join('\n')
+  const unknown = [
+    `    <span class="wishlist-page__name" id="${name}">${ids}</span>`,
+    `    <span class="wishlist-page__unavailable">${say('unavailable')}</span>`,
+  ]
+  if (item.handle === null || !PLAIN_HANDLE.test(item.handle))
+    return [`  <li class="wishlist-page__item" ${attrs}>`, ...unknown, extra, '  </li>'].join('\n')
   const pickVariant =
     item.variantId !== null && DIGITS.test(item.variantId)
       ? `    {%- for v in p.variants -%}{%- if v.id == ${item.variantId} -%}{%- assign wl_v = v -%}{%- endif -%}{%- endfor -%}`
@@ -91,7 +102,7 @@ export function itemLiquid(item: PageItem, n: number, extra = ''): string {
     '    </a>',
     '    <span class="wishlist-page__price">{{ wl_v.price | money }}</span>',
     '    {%- if wl_v.available -%}',
-    '    {%- assign wl_cart = wl_cart | append: wl_v.id | append: \',\' -%}',
+    "    {%- assign wl_cart = wl_cart | append: wl_v.id | append: ',' -%}",
     '    <form class="wishlist-page__add" method="post" action="{{ routes.cart_add_url }}">',
     '      <input type="hidden" name="id" value="{{ wl_v.id }}"><input type="hidden" name="quantity" value="1">',
     `      <button type="submit" class="button wishlist-page__button" id="wl-add-${n}" aria-labelledby="wl-add-${n} ${name}">${say('addToCart')}</button>`,

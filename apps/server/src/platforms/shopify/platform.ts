@@ -39,7 +39,14 @@ export function createShopifyPlatform(shopify: ShopifyConfig): Platform {
     routes: async (app, { db, services, storefrontApi }) => {
       const { shops, auth, events, privacy } = services
       const authenticate = createProxyAuth({ secret, defaultPlan, shops })
-      await app.register(proxyRoutes, { prefix: PROXY_PREFIX, authenticate, share: services.share, wishlists: services.wishlists, invitations: services.invitations, storefrontApi })
+      await app.register(proxyRoutes, {
+        prefix: PROXY_PREFIX,
+        authenticate,
+        share: services.share,
+        wishlists: services.wishlists,
+        invitations: services.invitations,
+        storefrontApi,
+      })
       await app.register(shopifyRoutes, {
         db,
         secret,

@@ -15,7 +15,10 @@ type PrivacyRequestRow = Selectable<PrivacyRequestsTable>
 
 export const privacyRequestsRepo = {
   async record(db: Db, shopId: string, customerId: string, email: string | undefined): Promise<void> {
-    await db.insertInto('privacy_requests').values({ shop_id: shopId, id: newOrderedId('pr'), customer_id: customerId, email: email ?? null, received_at: now() }).execute()
+    await db
+      .insertInto('privacy_requests')
+      .values({ shop_id: shopId, id: newOrderedId('pr'), customer_id: customerId, email: email ?? null, received_at: now() })
+      .execute()
   },
 
   newestFirst(db: Db, shopId: string): Promise<PrivacyRequestRow[]> {

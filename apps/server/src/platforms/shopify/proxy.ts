@@ -110,19 +110,32 @@ const pageDoc = <E extends object>(operationId: string, summary: string, descrip
   description: `Signed by Shopify like every \`/proxy\` request. Answers \`Content-Type: application/liquid\`, which Shopify renders inside the theme, in the shop's language (\`request.locale\`). ${description}`,
   operationId,
   ...extra,
-  response: { 200: { description: 'Liquid source of the page', content: { 'application/liquid': { schema: LiquidPage } } }, ...errors(400, 401, 403, 429) },
+  response: {
+    200: { description: 'Liquid source of the page', content: { 'application/liquid': { schema: LiquidPage } } },
+    ...errors(400, 401, 403, 429),
+  },
 })
 
 const PageNumber = Type.Object({ page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: '20 items a page' })) })
-const RemoveForm = Type.Object({ product_id: Type.String({ minLength: 1, maxLength: 255 }) }, { description: '`application/x-www-form-urlencoded`' })
+const RemoveForm = Type.Object(
+  { product_id: Type.String({ minLength: 1, maxLength: 255 }) },
+  { description: '`application/x-www-form-urlencoded`' },
+)
 const InvitationQuery = Type.Object({ invitation: Type.Optional(Type.String({ maxLength: 200 })) })
 
-export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async (app, { authenticate, share, wishlists, invitations, storefrontApi }) => {
+export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async (
+  app,
+  { authenticate, share, wishlists, invitations, storefrontApi },
+) => {
   /** The signed query is the credential: its `signature` never reaches a log. */
   const proxied = { proxy: authenticate, credentialQuery: ['signature'] }
   await app.register(async (scope) => {
     scope.addHook('onRoute', (route) => {
-      route.config = { ...(route.config ?? {}), ...proxied, credentialQuery: [...(route.config?.credentialQuery ?? []), ...proxied.credentialQuery] }
+      route.config = {
+        ...(route.config ?? {}),
+        ...proxied,
+        credentialQuery: [...(route.config?.credentialQuery ?? []), ...proxied.credentialQuery],
+      }
       route.schema = { ...(route.schema ?? {}), hide: true }
     })
     await scope.register(storefrontApi, { proxied: true })
@@ -154,10 +167,18 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async 
     /** The signed request's context: always there on these routes (a bad signature never reaches a handler). */
     const ctxOf = (request: FastifyRequest): RequestContext => request.auth.ctx as RequestContext
 
-    async function wishlistPage(ctx: RequestContext, page: number, flash?: Extract<WishlistPage, { kind: 'customer' }>['flash']): Promise<WishlistPage> {
+    async function wishlistPage(
+      ctx: RequestContext,
+      page: number,
+      flash?: Extract<WishlistPage, { kind: 'customer' }>['flash'],
+    ): Promise<WishlistPage> {
       if (ctx.actor.kind !== 'customer') return { kind: 'guest' }
       // One page read from the database (the list may hold 2,500 items; the page shows 20).
-      const read = await wishlists.page(ctx, { type: 'customer', id: ctx.actor.customerId }, { limit: ITEMS_PER_PAGE, offset: (page - 1) * ITEMS_PER_PAGE })
+      const read = await wishlists.page(
+        ctx,
+        { type: 'customer', id: ctx.actor.customerId },
+        { limit: ITEMS_PER_PAGE, offset: (page - 1) * ITEMS_PER_PAGE },
+      )
       const items = read.items.map((i) => ({ productId: i.productId, variantId: i.variantId, handle: i.handle ?? null }))
       return { kind: 'customer', items, page, hasMore: read.has_more, flash }
     }
@@ -183,7 +204,12 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async 
       '/remove',
       {
         config: pageConfig,
-        schema: pageDoc('proxyWishlistPageRemove', 'Remove an item from the wishlist page (form post, app proxy)', 'The remove form of the wishlist page: removes the product from the logged-in shopper\'s list and answers with the page. A guest gets the guest page; a form posted from another site (`Sec-Fetch-Site: cross-site`) changes nothing.', { body: RemoveForm }),
+        schema: pageDoc(
+          'proxyWishlistPageRemove',
+          'Remove an item from the wishlist page (form post, app proxy)',
+          "The remove form of the wishlist page: removes the product from the logged-in shopper's list and answers with the page. A guest gets the guest page; a form posted from another site (`Sec-Fetch-Site: cross-site`) changes nothing.",
+          { body: RemoveForm },
+        ),
       },
       async (request, reply) => {
         const ctx = ctxOf(request)
@@ -201,7 +227,11 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async 
       '/share',
       {
         config: pageConfig,
-        schema: pageDoc('proxyWishlistPageShare', 'Share the wishlist from its page (form post, app proxy)', 'The share form of the wishlist page: the list\'s active share link (made when none is active, on the plans that share), shown on the page, pointing to the shop (`https://{shop}/apps/wishlist/shared/{token}`).'),
+        schema: pageDoc(
+          'proxyWishlistPageShare',
+          'Share the wishlist from its page (form post, app proxy)',
+          "The share form of the wishlist page: the list's active share link (made when none is active, on the plans that share), shown on the page, pointing to the shop (`https://{shop}/apps/wishlist/shared/{token}`).",
+        ),
       },
       async (request, reply) => {
         const ctx = ctxOf(request)
@@ -222,8 +252,8 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async 
         config: pageConfig,
         schema: pageDoc(
           'proxyReviewInvitationPage',
-          'The review form of an invitation as a page of the shop\'s theme (app proxy)',
-          'Where `reviewUrl` points for a Shopify shop: the invited product (title and image from `all_products` by the catalog\'s handle; a generic heading when the catalog has no handle) and its review form, no script needed. Used, expired, unknown and other shops\' invitations, and products the shop no longer has, render a page saying so.',
+          "The review form of an invitation as a page of the shop's theme (app proxy)",
+          "Where `reviewUrl` points for a Shopify shop: the invited product (title and image from `all_products` by the catalog's handle; a generic heading when the catalog has no handle) and its review form, no script needed. Used, expired, unknown and other shops' invitations, and products the shop no longer has, render a page saying so.",
           { querystring: InvitationQuery },
         ),
       },
@@ -238,7 +268,12 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async 
       REVIEW_PAGE_PATH,
       {
         config: pageConfig,
-        schema: pageDoc('proxyReviewInvitationPageSubmit', 'Submit the review form of an invitation (form post, app proxy)', 'Submitted as `POST /api/v1/reviews` with `invitation` would be; answers with a thank-you page (saying when the review awaits moderation) or the form again with each field\'s problem.', { body: ReviewFormBody }),
+        schema: pageDoc(
+          'proxyReviewInvitationPageSubmit',
+          'Submit the review form of an invitation (form post, app proxy)',
+          "Submitted as `POST /api/v1/reviews` with `invitation` would be; answers with a thank-you page (saying when the review awaits moderation) or the form again with each field's problem.",
+          { body: ReviewFormBody },
+        ),
       },
       async (request, reply) => {
         const ctx = ctxOf(request)

@@ -11,10 +11,41 @@ import { liquidStrings, PAGE_STYLE, PLAIN_HANDLE, say } from './liquid-pages.js'
 
 /** The texts the page may say, assigned in the shop's language. */
 const KEYS: PageStringKey[] = [
-  'reviewHeading', 'reviewHeadingNoTitle', 'reviewIntro', 'rating', 'star1', 'star2', 'star3', 'star4', 'star5', 'reviewTitle', 'reviewBody', 'reviewName', 'reviewEmail',
-  'reviewEmailHint', 'required', 'submit', 'thanksTitle', 'thanksPending', 'thanksPublished', 'errorsHeading', 'errorRating', 'errorBody', 'errorName', 'errorEmail', 'errorTitle',
-  'errorDuplicate', 'invitationUsedTitle', 'invitationUsedText', 'invitationExpiredTitle', 'invitationExpiredText', 'invitationUnknownTitle', 'invitationUnknownText',
-  'productMissingTitle', 'productMissingText', 'continueShopping',
+  'reviewHeading',
+  'reviewHeadingNoTitle',
+  'reviewIntro',
+  'rating',
+  'star1',
+  'star2',
+  'star3',
+  'star4',
+  'star5',
+  'reviewTitle',
+  'reviewBody',
+  'reviewName',
+  'reviewEmail',
+  'reviewEmailHint',
+  'required',
+  'submit',
+  'thanksTitle',
+  'thanksPending',
+  'thanksPublished',
+  'errorsHeading',
+  'errorRating',
+  'errorBody',
+  'errorName',
+  'errorEmail',
+  'errorTitle',
+  'errorDuplicate',
+  'invitationUsedTitle',
+  'invitationUsedText',
+  'invitationExpiredTitle',
+  'invitationExpiredText',
+  'invitationUnknownTitle',
+  'invitationUnknownText',
+  'productMissingTitle',
+  'productMissingText',
+  'continueShopping',
 ]
 
 /** The Liquid source of the page; `action` is where its form posts (the proxy's path on the shop). */
@@ -24,11 +55,31 @@ export function reviewPageLiquid(state: ReviewPageState, action: string, overrid
   const back = `<p><a href="{{ routes.root_url }}">${say('continueShopping')}</a></p>`
   if (state.kind === 'notice') {
     const [title, text] = REVIEW_NOTICES[state.which]
-    return [head, '<section class="wl-review wl-review--notice">', `<h1>${say(title)}</h1>`, `<p>${say(text)}</p>`, back, '</section>', ''].join('\n')
+    return [
+      head,
+      '<section class="wl-review wl-review--notice">',
+      `<h1>${say(title)}</h1>`,
+      `<p>${say(text)}</p>`,
+      back,
+      '</section>',
+      '',
+    ].join('\n')
   }
   if (state.kind === 'thanks') {
-    const productLink = state.handle !== null && PLAIN_HANDLE.test(state.handle) ? `{%- assign p = all_products['${state.handle}'] -%}{%- if p.title -%}<p><a href="{{ p.url }}">{{ p.title | escape }}</a></p>{%- endif -%}` : ''
-    return [head, '<section class="wl-review wl-review--thanks">', `<h1>${say('thanksTitle')}</h1>`, `<p role="status">${say(state.status === 'pending' ? 'thanksPending' : 'thanksPublished')}</p>`, productLink, back, '</section>', ''].join('\n')
+    const productLink =
+      state.handle !== null && PLAIN_HANDLE.test(state.handle)
+        ? `{%- assign p = all_products['${state.handle}'] -%}{%- if p.title -%}<p><a href="{{ p.url }}">{{ p.title | escape }}</a></p>{%- endif -%}`
+        : ''
+    return [
+      head,
+      '<section class="wl-review wl-review--thanks">',
+      `<h1>${say('thanksTitle')}</h1>`,
+      `<p role="status">${say(state.status === 'pending' ? 'thanksPending' : 'thanksPublished')}</p>`,
+      productLink,
+      back,
+      '</section>',
+      '',
+    ].join('\n')
   }
   const handle = state.invitation.handle
   const generic = `<h1>${say('reviewHeadingNoTitle')}</h1>`

@@ -19,7 +19,7 @@ export interface SessionProof {
 
 /** The shop a valid session token names, and when; throws 401 INVALID_SIGNATURE otherwise. */
 export async function verifySessionToken(token: string, opts: { secret: string; apiKey: string | undefined }): Promise<SessionProof> {
-  if (opts.apiKey === undefined) throw refused('Session tokens need SHOPIFY_API_KEY (the app\'s client id) to be configured')
+  if (opts.apiKey === undefined) throw refused("Session tokens need SHOPIFY_API_KEY (the app's client id) to be configured")
   let payload: Record<string, unknown>
   try {
     ;({ payload } = await jwtVerify(token, new TextEncoder().encode(opts.secret), {
@@ -35,7 +35,7 @@ export async function verifySessionToken(token: string, opts: { secret: string; 
   if (typeof dest !== 'string' || !dest.startsWith('https://')) throw refused('The session token names no shop')
   const shop = dest.slice('https://'.length).toLowerCase()
   if (!isShopDomain(shop)) throw refused('The session token names no *.myshopify.com shop')
-  if (payload.iss !== `${dest}/admin`) throw refused('The session token\'s issuer is not the shop\'s admin')
+  if (payload.iss !== `${dest}/admin`) throw refused("The session token's issuer is not the shop's admin")
   // `nbf` is required; `iat`, which Shopify sets to the same second, is preferred when present.
   return { shop, issuedAt: typeof payload.iat === 'number' ? payload.iat : (payload.nbf as number) }
 }
@@ -46,7 +46,10 @@ export async function verifySessionToken(token: string, opts: { secret: string; 
  * naming that shop, or a valid fresh `hmac`. Undefined when neither proves it: the page may
  * then be framed by nobody.
  */
-export async function provenAdminShop(rawQuery: string, opts: { secret: string; apiKey: string | undefined; nowSeconds: number }): Promise<string | undefined> {
+export async function provenAdminShop(
+  rawQuery: string,
+  opts: { secret: string; apiKey: string | undefined; nowSeconds: number },
+): Promise<string | undefined> {
   const params = new URLSearchParams(rawQuery)
   const shops = params.getAll('shop')
   const shop = shops.length === 1 ? shops[0]!.toLowerCase() : undefined

@@ -40,7 +40,10 @@ export function sharedPageLiquid(page: SharedPage, overrides: StringOverrides = 
       ? noticeLiquid(strings, say('sharedExpiredTitle'), say('sharedExpiredText'))
       : noticeLiquid(strings, say('sharedUnknownTitle'), say('sharedUnknownText'))
   }
-  const items = page.items.length === 0 ? `  <li class="wishlist-page__empty">${say('sharedEmpty')}</li>` : page.items.map((item, i) => itemLiquid(item, i)).join('\n')
+  const items =
+    page.items.length === 0
+      ? `  <li class="wishlist-page__empty">${say('sharedEmpty')}</li>`
+      : page.items.map((item, i) => itemLiquid(item, i)).join('\n')
   return [
     liquidStrings([...PAGE_KEYS, 'continueShopping'], overrides),
     PAGE_STYLE,

@@ -60,12 +60,15 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
  */
 export function parseShopifyJson(text: string): unknown {
   const reviver = (_key: string, value: unknown, context?: { source?: string }) =>
-    typeof value === 'number' && !Number.isSafeInteger(value) && context?.source !== undefined && /^[0-9]+$/.test(context.source) ? context.source : value
+    typeof value === 'number' && !Number.isSafeInteger(value) && context?.source !== undefined && /^[0-9]+$/.test(context.source)
+      ? context.source
+      : value
   return JSON.parse(text, reviver as (key: string, value: unknown) => unknown)
 }
 
 /** Shopify ids arrive as JSON numbers (or, in newer payloads, strings / GIDs): as text. */
-const idText = (v: unknown): string | undefined => (typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? String(v) : typeof v === 'string' && v !== '' ? v : undefined)
+const idText = (v: unknown): string | undefined =>
+  typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? String(v) : typeof v === 'string' && v !== '' ? v : undefined
 const emailText = (v: unknown): string | undefined => (typeof v === 'string' && v.length <= 254 && isEmailAddress(v) ? v : undefined)
 
 /**
@@ -160,8 +163,14 @@ export function orderEvent(o: Json): Record<string, unknown> | null {
     .map((l) => {
       // A wholesale line beyond the intake's bounds still counts as bought (its invitation,
       // the shopper's item): the quantity at the bound, the price dropped when out of bounds.
-      const quantity = typeof l.quantity === 'number' && Number.isInteger(l.quantity) && l.quantity > MAX_LINE_QUANTITY ? MAX_LINE_QUANTITY : l.quantity
-      const price = (typeof l.price === 'string' || typeof l.price === 'number') && currency !== undefined && linePriceProblem(l.price, currency) === null ? l.price : undefined
+      const quantity =
+        typeof l.quantity === 'number' && Number.isInteger(l.quantity) && l.quantity > MAX_LINE_QUANTITY ? MAX_LINE_QUANTITY : l.quantity
+      const price =
+        (typeof l.price === 'string' || typeof l.price === 'number') &&
+        currency !== undefined &&
+        linePriceProblem(l.price, currency) === null
+          ? l.price
+          : undefined
       return {
         product_id: idText(l.product_id),
         ...(idText(l.variant_id) ? { variant_id: idText(l.variant_id) } : {}),
@@ -209,7 +218,11 @@ export function orderStatusShopId(url: string): string | null {
 export function createShopifyWebhooks(deps: ShopifyWebhooksDeps) {
   const { db } = deps
 
-  const contextOf = (shop: Shop, requestId: string): RequestContext => ({ shop, actor: { kind: 'admin', keyId: 'shopify-webhook' }, requestId })
+  const contextOf = (shop: Shop, requestId: string): RequestContext => ({
+    shop,
+    actor: { kind: 'admin', keyId: 'shopify-webhook' },
+    requestId,
+  })
 
   /** Applies a delivery; 'ignored' when it changed nothing on purpose (a product update older than the catalog's state). */
   async function apply(shop: Shop, topic: ShopifyTopic, body: Json, requestId: string): Promise<DeliveryResult> {
@@ -261,13 +274,16 @@ export function createShopifyWebhooks(deps: ShopifyWebhooksDeps) {
       case 'shop/redact': {
         if (!uninstalled) return 'shop/redact for a shop the app is installed on: ignored, nothing erased'
         const hours = (now() - (shop.uninstalledAt as number)) / 3_600_000
-        if (hours < deps.shopRedactMinHours) return `shop/redact for a shop uninstalled ${hours.toFixed(1)} h ago (less than ${deps.shopRedactMinHours} h): ignored, nothing erased`
-        if (shop.shopifyShopId === null || shop.shopifyShopId !== idText(body.shop_id)) return 'shop/redact whose shop_id is not the shop\'s Shopify id: ignored, nothing erased'
+        if (hours < deps.shopRedactMinHours)
+          return `shop/redact for a shop uninstalled ${hours.toFixed(1)} h ago (less than ${deps.shopRedactMinHours} h): ignored, nothing erased`
+        if (shop.shopifyShopId === null || shop.shopifyShopId !== idText(body.shop_id))
+          return "shop/redact whose shop_id is not the shop's Shopify id: ignored, nothing erased"
         return undefined
       }
       case 'app/uninstalled':
         if (uninstalled) return 'app/uninstalled for a shop already uninstalled: ignored'
-        if (shop.shopifyShopId !== null && shop.shopifyShopId !== idText(body.id)) return 'app/uninstalled whose id is not the shop\'s Shopify id: ignored'
+        if (shop.shopifyShopId !== null && shop.shopifyShopId !== idText(body.id))
+          return "app/uninstalled whose id is not the shop's Shopify id: ignored"
         return undefined
       case 'customers/redact':
       case 'customers/data_request':
@@ -279,7 +295,8 @@ export function createShopifyWebhooks(deps: ShopifyWebhooksDeps) {
 
   return {
     async receive(d: ShopifyDelivery): Promise<DeliveryResult> {
-      if (!webhookHmacValid(d.rawBody, d.hmac, deps.secret)) throw signatureError('X-Shopify-Hmac-Sha256 is missing or does not match the body')
+      if (!webhookHmacValid(d.rawBody, d.hmac, deps.secret))
+        throw signatureError('X-Shopify-Hmac-Sha256 is missing or does not match the body')
       const domain = d.shopDomain?.toLowerCase()
       if (domain === undefined || !isShopDomain(domain)) throw signatureError(WEBHOOK_DOMAIN_MESSAGE)
       const topic = d.topic
@@ -290,7 +307,8 @@ export function createShopifyWebhooks(deps: ShopifyWebhooksDeps) {
       } catch {
         throw new AppError('INVALID_JSON', 'The request body is not valid JSON (UTF-8)')
       }
-      if (deeperThan(body, MAX_JSON_DEPTH)) throw new AppError('INVALID_JSON', `The request body nests deeper than ${MAX_JSON_DEPTH} levels`)
+      if (deeperThan(body, MAX_JSON_DEPTH))
+        throw new AppError('INVALID_JSON', `The request body nests deeper than ${MAX_JSON_DEPTH} levels`)
       if (!isObject(body)) throw invalid([{ path: 'body', message: 'must be object' }], 'The webhook body must be a JSON object')
       // Before anything is written (a receipt): a refused body burns no event id.
       const problems = webhookBodyProblems(topic as ShopifyTopic, body, domain)

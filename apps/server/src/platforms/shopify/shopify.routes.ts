@@ -23,7 +23,6 @@ import { WEBHOOK_DOMAIN_MESSAGE, type ShopifyWebhooks } from './shopify-webhooks
 import { isShopDomain, isWebhookHmacHeader } from './signatures.js'
 import { WEBHOOK_BODY_LIMIT, WebhookIntake } from './webhook-intake.js'
 
-
 export interface ShopifyRoutesOptions {
   db: Db
   secret: string
@@ -39,7 +38,13 @@ export interface ShopifyRoutesOptions {
 
 export const shopifyRoutes: FastifyPluginAsyncTypebox<ShopifyRoutesOptions> = async (app, opts) => {
   const tags = ['shopify']
-  const embeddedAdmin = createEmbeddedAdmin({ secret: opts.secret, apiKey: opts.apiKey, defaultPlan: opts.defaultPlan, shops: opts.shops, auth: opts.auth })
+  const embeddedAdmin = createEmbeddedAdmin({
+    secret: opts.secret,
+    apiKey: opts.apiKey,
+    defaultPlan: opts.defaultPlan,
+    shops: opts.shops,
+    auth: opts.auth,
+  })
 
   // The webhook's HMAC covers the raw bytes: this route reads its body itself, as bytes kept
   // aside (a Buffer as the body would be walked byte by byte by the NUL check of every body),
@@ -80,7 +85,8 @@ export const shopifyRoutes: FastifyPluginAsyncTypebox<ShopifyRoutesOptions> = as
         // sender and the bodies in flight within their bounds (each request is unauthenticated
         // until its HMAC is checked, which needs the whole body).
         onRequest: (request, reply, done) => {
-          if (!isWebhookHmacHeader(header(request, 'x-shopify-hmac-sha256'))) return done(new AppError('INVALID_SIGNATURE', 'X-Shopify-Hmac-Sha256 must be the base64 of a 32-byte HMAC'))
+          if (!isWebhookHmacHeader(header(request, 'x-shopify-hmac-sha256')))
+            return done(new AppError('INVALID_SIGNATURE', 'X-Shopify-Hmac-Sha256 must be the base64 of a 32-byte HMAC'))
           const domain = header(request, 'x-shopify-shop-domain')?.toLowerCase()
           if (domain === undefined || !isShopDomain(domain)) return done(new AppError('INVALID_SIGNATURE', WEBHOOK_DOMAIN_MESSAGE))
           done(intake.admit(request, reply))
@@ -112,7 +118,10 @@ export const shopifyRoutes: FastifyPluginAsyncTypebox<ShopifyRoutesOptions> = as
         response: { 200: Ok(SessionToken), ...errors(400, 401, 403, 404, 429) },
       },
     },
-    async (request) => ({ ok: true as const, data: { ...(await embeddedAdmin.exchange(request.body.session_token)), scope: 'admin' as const } }),
+    async (request) => ({
+      ok: true as const,
+      data: { ...(await embeddedAdmin.exchange(request.body.session_token)), scope: 'admin' as const },
+    }),
   )
 
   const admin = { access: ['admin' as const] }
@@ -130,7 +139,14 @@ export const shopifyRoutes: FastifyPluginAsyncTypebox<ShopifyRoutesOptions> = as
       const rows = await privacyRequestsRepo.newestFirst(opts.db, request.ctx.shop.id)
       return {
         ok: true as const,
-        data: { privacyRequests: rows.map((r) => ({ id: r.id, customerId: r.customer_id, email: r.email, receivedAt: isoMillis(Number(r.received_at)) })) },
+        data: {
+          privacyRequests: rows.map((r) => ({
+            id: r.id,
+            customerId: r.customer_id,
+            email: r.email,
+            receivedAt: isoMillis(Number(r.received_at)),
+          })),
+        },
       }
     },
   )
@@ -150,11 +166,13 @@ export const shopifyRoutes: FastifyPluginAsyncTypebox<ShopifyRoutesOptions> = as
       if (!row) throw notFound('Privacy request')
       const leave = await opts.privacy.enterExport(request.ctx.shop.id)
       try {
-        return { ok: true as const, data: await opts.privacy.exportCustomer(request.ctx, { customerId: row.customer_id, email: row.email ?? undefined }) }
+        return {
+          ok: true as const,
+          data: await opts.privacy.exportCustomer(request.ctx, { customerId: row.customer_id, email: row.email ?? undefined }),
+        }
       } finally {
         leave()
       }
     },
   )
 }
-

@@ -8,11 +8,21 @@ import { MAX_PRIVACY_REQUESTS } from './privacy-requests.repo.js'
 
 export const DeliveryAnswer = Type.Object({
   result: Type.Union([Type.Literal('processed'), Type.Literal('duplicate'), Type.Literal('ignored')], {
-    description: '`duplicate`: this topic and event id were processed before (or, for shop/redact, the shop is already gone); `ignored`: a topic the service does not take',
+    description:
+      '`duplicate`: this topic and event id were processed before (or, for shop/redact, the shop is already gone); `ignored`: a topic the service does not take',
   }),
 })
 
-export const SessionRequest = Type.Object({ session_token: Type.String({ minLength: 1, maxLength: 8192, description: 'The session token App Bridge gives the embedded app (`id_token`)' }) }, { additionalProperties: false })
+export const SessionRequest = Type.Object(
+  {
+    session_token: Type.String({
+      minLength: 1,
+      maxLength: 8192,
+      description: 'The session token App Bridge gives the embedded app (`id_token`)',
+    }),
+  },
+  { additionalProperties: false },
+)
 export const SessionToken = Type.Object({
   token: Type.String(),
   expires_in: Type.Integer(),
@@ -42,16 +52,16 @@ export const shopifyOperations: OperationDocs = {
       'Signed with `X-Shopify-Hmac-Sha256` (base64 HMAC-SHA256 of the raw body with the app secret); the shop from `X-Shopify-Shop-Domain`, the topic from `X-Shopify-Topic`. ' +
       'A processed delivery is recorded under its topic and `X-Shopify-Event-Id` (else `X-Shopify-Webhook-Id`) and under the SHA-256 of its topic and raw body: either seen before answers 200 `duplicate` and changes nothing. An unknown topic, or a shop the app does not know, answers 200 `ignored` and writes nothing: no webhook creates or installs a shop. ' +
       'Before the body is read: a missing or malformed HMAC header (base64 of 32 bytes) or a domain that is not `*.myshopify.com` is 401 INVALID_SIGNATURE; a client address with 4 bodies unfinished gets 429 RATE_LIMITED; when the bytes received of unfinished bodies reach SHOPIFY_WEBHOOK_BUFFER_MB the answer is 503 UNAVAILABLE with `Retry-After`; a body arriving slower than 16 KiB/s after its first second is 408 REQUEST_TIMEOUT. ' +
-      'Shopify signs the body only, so each topic\'s body must have that topic\'s shape (`products/create|update` `{id, variants}`, `products/delete` `{id}`, `orders/create` `{id, line_items}`, `customers/redact` `{shop_domain, customer: {id}, orders_to_redact}`, `customers/data_request` `{shop_domain, customer: {id}, data_request: {id}}`, `shop/redact` `{shop_id, shop_domain}`, `app/uninstalled` `{id, myshopify_domain}`) and a `shop_domain` or `myshopify_domain` must be the header\'s: else 400 VALIDATION_ERROR, nothing written and the event id not recorded. ' +
-      'An order whose `order_status_url` names another Shopify shop id than the shop\'s is 400 VALIDATION_ERROR. Product bodies apply in `updated_at` order (an older one is `ignored`). For an uninstalled shop only the compliance topics act. ' +
-      '`shop/redact` erases only a shop uninstalled for SHOPIFY_SHOP_REDACT_MIN_HOURS (48) whose Shopify id (from its `app/uninstalled`) is the body\'s `shop_id`; otherwise it answers `ignored` and logs a warning. Bodies up to 5 MiB (413 beyond).',
+      "Shopify signs the body only, so each topic's body must have that topic's shape (`products/create|update` `{id, variants}`, `products/delete` `{id}`, `orders/create` `{id, line_items}`, `customers/redact` `{shop_domain, customer: {id}, orders_to_redact}`, `customers/data_request` `{shop_domain, customer: {id}, data_request: {id}}`, `shop/redact` `{shop_id, shop_domain}`, `app/uninstalled` `{id, myshopify_domain}`) and a `shop_domain` or `myshopify_domain` must be the header's: else 400 VALIDATION_ERROR, nothing written and the event id not recorded. " +
+      "An order whose `order_status_url` names another Shopify shop id than the shop's is 400 VALIDATION_ERROR. Product bodies apply in `updated_at` order (an older one is `ignored`). For an uninstalled shop only the compliance topics act. " +
+      "`shop/redact` erases only a shop uninstalled for SHOPIFY_SHOP_REDACT_MIN_HOURS (48) whose Shopify id (from its `app/uninstalled`) is the body's `shop_id`; otherwise it answers `ignored` and logs a warning. Bodies up to 5 MiB (413 beyond).",
     responses: { 200: 'Receive a Shopify webhook' },
   },
   'POST /v1/auth/shopify-session': {
     operationId: 'exchangeShopifySessionToken',
     summary: 'Exchange a Shopify session token for an admin token of its shop',
     description:
-      'The embedded dashboard signs in with the session token Shopify admin gives it (HS256 with the app secret; `aud` the app\'s client id, `dest` `https://{shop}`, `iss` `https://{shop}/admin`; `exp` and `nbf` with 5 s of leeway). ' +
+      "The embedded dashboard signs in with the session token Shopify admin gives it (HS256 with the app secret; `aud` the app's client id, `dest` `https://{shop}`, `iss` `https://{shop}/admin`; `exp` and `nbf` with 5 s of leeway). " +
       'An unknown shop is created; an uninstalled one is installed again, unless the token was issued before the uninstall (403 FORBIDDEN). Any failed check is 401 INVALID_SIGNATURE.',
     responses: { 200: 'Exchange a Shopify session token for an admin token of its shop' },
   },
@@ -64,7 +74,7 @@ export const shopifyOperations: OperationDocs = {
   'GET /v1/admin/privacy-requests/:id/export': {
     operationId: 'exportPrivacyRequest',
     summary: 'The export of the customer a privacy request names',
-    description: 'The same document as `GET /v1/admin/customers/{customerId}/export` with the request\'s e-mail address, made when asked.',
+    description: "The same document as `GET /v1/admin/customers/{customerId}/export` with the request's e-mail address, made when asked.",
     responses: { 200: 'The export of the customer a privacy request names' },
   },
 }

@@ -38,7 +38,10 @@ export function proxySignature(params: URLSearchParams, secret: string): string 
     if (list === undefined) values.set(key, [value])
     else list.push(value)
   }
-  const message = [...values].map(([key, list]) => `${key}=${list.join(',')}`).sort().join('')
+  const message = [...values]
+    .map(([key, list]) => `${key}=${list.join(',')}`)
+    .sort()
+    .join('')
   return createHmac('sha256', secret).update(message).digest('hex')
 }
 
@@ -57,7 +60,8 @@ function hexSignatureMatches(params: URLSearchParams, key: string, expected: () 
 /** A signed query's `timestamp` (seconds), sent once and within PROXY_MAX_SKEW_SECONDS of `nowSeconds`; else undefined. */
 function freshTimestamp(params: URLSearchParams, nowSeconds: number): number | undefined {
   const timestamp = single(params, 'timestamp')
-  if (timestamp === undefined || !/^[0-9]{1,12}$/.test(timestamp) || Math.abs(nowSeconds - Number(timestamp)) > PROXY_MAX_SKEW_SECONDS) return undefined
+  if (timestamp === undefined || !/^[0-9]{1,12}$/.test(timestamp) || Math.abs(nowSeconds - Number(timestamp)) > PROXY_MAX_SKEW_SECONDS)
+    return undefined
   return Number(timestamp)
 }
 
@@ -122,7 +126,8 @@ export function verifyAdminQuery(params: URLSearchParams, secret: string, nowSec
 }
 
 /** A well-formed `X-Shopify-Hmac-Sha256`: base64 of 32 bytes (checked before the body is read). */
-export const isWebhookHmacHeader = (header: string | undefined): header is string => header !== undefined && /^[A-Za-z0-9+/]{43}=$/.test(header)
+export const isWebhookHmacHeader = (header: string | undefined): header is string =>
+  header !== undefined && /^[A-Za-z0-9+/]{43}=$/.test(header)
 
 /** `X-Shopify-Hmac-Sha256`: base64 HMAC-SHA256 of the raw body bytes, keyed with the secret. */
 export function webhookHmacValid(rawBody: Buffer, header: string | undefined, secret: string): boolean {
@@ -132,4 +137,5 @@ export function webhookHmacValid(rawBody: Buffer, header: string | undefined, se
 }
 
 /** The header value Shopify would send for this body (tests and the development tools sign with it). */
-export const webhookHmac = (rawBody: Buffer | string, secret: string): string => createHmac('sha256', secret).update(rawBody).digest('base64')
+export const webhookHmac = (rawBody: Buffer | string, secret: string): string =>
+  createHmac('sha256', secret).update(rawBody).digest('base64')

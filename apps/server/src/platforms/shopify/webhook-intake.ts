@@ -65,7 +65,12 @@ export class WebhookIntake {
   #refuse(reason: IntakeRefusal, message: string): AppError {
     this.refused[reason] += 1
     const code = CODE_OF[reason]
-    return new AppError(code, message, undefined, code === 'RATE_LIMITED' || code === 'UNAVAILABLE' ? { connection: 'close', 'retry-after': RETRY_AFTER_S } : { connection: 'close' })
+    return new AppError(
+      code,
+      message,
+      undefined,
+      code === 'RATE_LIMITED' || code === 'UNAVAILABLE' ? { connection: 'close', 'retry-after': RETRY_AFTER_S } : { connection: 'close' },
+    )
   }
 
   /** Before the body: the sender's place, or the error that refuses it. */
@@ -74,7 +79,11 @@ export class WebhookIntake {
     if (declared > WEBHOOK_BODY_LIMIT) return this.#refuse('too_large', `A webhook body is at most ${WEBHOOK_BODY_LIMIT} bytes`)
     const client = clientAddressKey(request.ip)
     const open = this.#perClient.get(client) ?? 0
-    if (open >= WEBHOOK_BODIES_PER_CLIENT) return this.#refuse('per_client', `At most ${WEBHOOK_BODIES_PER_CLIENT} webhook bodies are received at once from one address; retry shortly`)
+    if (open >= WEBHOOK_BODIES_PER_CLIENT)
+      return this.#refuse(
+        'per_client',
+        `At most ${WEBHOOK_BODIES_PER_CLIENT} webhook bodies are received at once from one address; retry shortly`,
+      )
     if (this.#received >= this.budgetBytes) return this.#refuse('budget', 'Too many webhook bodies are being received; retry shortly')
     const state: Receiving = { startedAt: Date.now(), client, bytes: 0, body: undefined, released: false }
     this.#perClient.set(client, open + 1)
@@ -107,8 +116,10 @@ export class WebhookIntake {
     const onData = (chunk: Buffer) => {
       state.bytes += chunk.length
       this.#received += chunk.length
-      if (state.bytes > WEBHOOK_BODY_LIMIT) return finish(this.#refuse('too_large', `A webhook body is at most ${WEBHOOK_BODY_LIMIT} bytes`))
-      if (this.#received > this.budgetBytes) return finish(this.#refuse('budget', 'Too many webhook bodies are being received; retry shortly'))
+      if (state.bytes > WEBHOOK_BODY_LIMIT)
+        return finish(this.#refuse('too_large', `A webhook body is at most ${WEBHOOK_BODY_LIMIT} bytes`))
+      if (this.#received > this.budgetBytes)
+        return finish(this.#refuse('budget', 'Too many webhook bodies are being received; retry shortly'))
       chunks.push(chunk)
     }
     const pace = setInterval(() => {

@@ -43,7 +43,11 @@ export function receiptsOf(topic: string, rawBody: Buffer, eventId: string | und
 
 /** The receipts that expire, taken before `cutoff`. */
 const expiringBefore = (db: Db, cutoff: number) =>
-  db.selectFrom('shopify_webhook_receipts').select(['shop_id', 'topic', 'event_id']).where('received_at', '<', cutoff).where('topic', 'not in', KEPT)
+  db
+    .selectFrom('shopify_webhook_receipts')
+    .select(['shop_id', 'topic', 'event_id'])
+    .where('received_at', '<', cutoff)
+    .where('topic', 'not in', KEPT)
 
 /** Thrown inside the claim's transaction to roll it back. */
 class AlreadyClaimed extends Error {}
@@ -77,7 +81,12 @@ export const webhookReceiptsRepo = {
   /** Gives the claims back: the delivery was not processed, and Shopify's retry must find it unclaimed. */
   async release(db: Db, shopId: string, receipts: Receipt[]): Promise<void> {
     for (const r of receipts) {
-      await db.deleteFrom('shopify_webhook_receipts').where('shop_id', '=', shopId).where('topic', '=', r.topic).where('event_id', '=', r.key).execute()
+      await db
+        .deleteFrom('shopify_webhook_receipts')
+        .where('shop_id', '=', shopId)
+        .where('topic', '=', r.topic)
+        .where('event_id', '=', r.key)
+        .execute()
     }
   },
 

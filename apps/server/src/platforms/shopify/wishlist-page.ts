@@ -82,14 +82,7 @@ function customerLiquid(page: Extract<WishlistPage, { kind: 'customer' }>, prefi
   const offset = (page.page - 1) * 20
   const items = page.items.map((item, i) => itemLiquid(item, offset + i, removeForm(prefix, item.productId, offset + i))).join('\n')
   const flash = page.flash
-  const status =
-    flash === undefined
-      ? ''
-      : 'removed' in flash
-        ? say('removed')
-        : 'shareUnavailable' in flash
-          ? say('shareUnavailable')
-          : ''
+  const status = flash === undefined ? '' : 'removed' in flash ? say('removed') : 'shareUnavailable' in flash ? say('shareUnavailable') : ''
   const shareBlock =
     flash !== undefined && 'shareUrl' in flash
       ? [
@@ -106,7 +99,9 @@ function customerLiquid(page: Extract<WishlistPage, { kind: 'customer' }>, prefi
   return [
     "{%- assign wl_cart = '' -%}",
     '{%- capture wl_list -%}',
-    page.items.length === 0 ? `<p class="wishlist-page__empty">${say('wishlistEmpty')}</p>` : ['<ul class="wishlist-page__items">', items, '</ul>'].join('\n'),
+    page.items.length === 0
+      ? `<p class="wishlist-page__empty">${say('wishlistEmpty')}</p>`
+      : ['<ul class="wishlist-page__items">', items, '</ul>'].join('\n'),
     '{%- endcapture -%}',
     '<section class="wishlist-page" id="wishlist-page" data-wishlist-page data-logged-in="true">',
     `  <h1 class="wishlist-page__title">${say('wishlistTitle')}</h1>`,
@@ -133,5 +128,10 @@ function customerLiquid(page: Extract<WishlistPage, { kind: 'customer' }>, prefi
 
 /** The Liquid source of the page; `prefix` is the proxy's path on the shop (`/apps/wishlist`). */
 export function wishlistPageLiquid(page: WishlistPage, prefix: string, overrides: StringOverrides = {}): string {
-  return [liquidStrings(KEYS, overrides, WIDGET_STRINGS), PAGE_STYLE, page.kind === 'guest' ? guestLiquid() : customerLiquid(page, prefix), ''].join('\n')
+  return [
+    liquidStrings(KEYS, overrides, WIDGET_STRINGS),
+    PAGE_STYLE,
+    page.kind === 'guest' ? guestLiquid() : customerLiquid(page, prefix),
+    '',
+  ].join('\n')
 }
