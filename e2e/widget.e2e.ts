@@ -141,13 +141,17 @@ describe('widget', () => {
     await expect.poll(() => badge().textContent()).toBe('230')
     expect(await heart('1000001').getAttribute('aria-pressed')).toBe('true')
     // Toggling it removes it (it is known to be saved).
+    const removed = page.waitForResponse((r) => r.request().method() === 'DELETE')
     await heart('1000001').click()
     await expect.poll(() => badge().textContent()).toBe('229')
+    expect((await removed).status()).toBe(200)
     const held = await env.testApp.call('GET', `/v1/wishlists/${guestId}?limit=200&offset=0`, { headers })
     expect(held.body.data.total).toBe(229)
   })
 
   test('a click while the wishlist loads stays, though the load was answered before it', async () => {
+    // A returning guest whose list this browser has not kept: the page reads it from the service.
+    await page.addInitScript(() => localStorage.setItem('wishlist:guest-id', 'g_e2e_click_while_loading'))
     let releaseLoad = () => {}
     const loadHeld = new Promise<void>((r) => (releaseLoad = r))
     await page.route('**/v1/wishlists/**', async (route) => {

@@ -2,15 +2,20 @@
  * The dashboard shell: sign-in, then a header (shop, plan, sign out), the screen
  * navigation (hash routes, so the server serves one index.html) and the current screen.
  * Focus moves to the screen's heading on navigation.
+ *
+ * Embedded in Shopify admin (the page came with App Bridge): no sign-in and no header; the
+ * screens are App Bridge's navigation menu in the admin, and the home screen is the setup guide.
  */
 import { type FormEvent, useCallback, useEffect, useId, useMemo, useRef, useState } from 'react'
+import { appBridge } from './app-bridge.js'
 import { ApiKeys } from './screens/ApiKeys.js'
 import { Overview } from './screens/Overview.js'
 import { PrivacyRequests } from './screens/PrivacyRequests.js'
 import { Reviews } from './screens/Reviews.js'
 import { Settings } from './screens/Settings.js'
+import { SetupGuide } from './screens/SetupGuide.js'
 import { Webhooks } from './screens/Webhooks.js'
-import { describeError, forgetSession, restoreSession, type Session, shopifySessionToken, signIn, signInWithShopify } from './session.js'
+import { describeError, forgetSession, restoreSession, type Session, signIn, signInWithAppBridge } from './session.js'
 import { SessionContext, type SessionContextValue, When } from './ui.js'
 
 const SCREENS = [
@@ -21,38 +26,43 @@ const SCREENS = [
   { id: 'reviews', title: 'Reviews', Component: Reviews },
   { id: 'privacy', title: 'Privacy requests', Component: PrivacyRequests },
 ] as const
-type ScreenId = (typeof SCREENS)[number]['id']
+/** The home screen inside Shopify admin; the first of the screens is the home elsewhere. */
+const SETUP = { id: 'setup', title: 'Setup guide', Component: SetupGuide } as const
+type Screen = (typeof SCREENS)[number] | typeof SETUP
 
-function routeFromHash(): ScreenId {
+const screensOf = (embedded: boolean): readonly Screen[] => (embedded ? [SETUP, ...SCREENS] : SCREENS)
+
+function screenFromHash(screens: readonly Screen[]): Screen {
   const id = window.location.hash.replace(/^#\/?/, '')
-  return SCREENS.find((s) => s.id === id)?.id ?? 'overview'
+  return screens.find((s) => s.id === id) ?? screens[0]!
 }
 
-function useRoute(): ScreenId {
-  const [route, setRoute] = useState(routeFromHash)
+function useScreen(screens: readonly Screen[]): Screen {
+  const [screen, setScreen] = useState(() => screenFromHash(screens))
   useEffect(() => {
-    const onHash = () => setRoute(routeFromHash())
+    const onHash = () => setScreen(screenFromHash(screens))
     window.addEventListener('hashchange', onHash)
     return () => window.removeEventListener('hashchange', onHash)
-  }, [])
-  return route
+  }, [screens])
+  return screen
 }
 
 export function App() {
+  const [bridge] = useState(appBridge)
   const [session, setSession] = useState<Session | null | 'restoring'>('restoring')
   const [notice, setNotice] = useState<string | undefined>()
+  // Embedded: why App Bridge's session token was refused.
   const [failure, setFailure] = useState<string | undefined>()
 
   useEffect(() => {
-    // Opened by Shopify admin: its session token signs in; otherwise this tab's session, if any.
-    const sessionToken = shopifySessionToken()
-    if (sessionToken)
-      signInWithShopify(sessionToken).then(setSession, (err: unknown) => {
-        setFailure(`Shopify sign-in failed: ${describeError(err)}`)
+    // Embedded in Shopify admin: App Bridge's session tokens; otherwise this tab's session, if any.
+    if (bridge)
+      signInWithAppBridge(bridge).then(setSession, (err: unknown) => {
+        setFailure(describeError(err))
         setSession(null)
       })
     else restoreSession().then((s) => setSession(s ?? null))
-  }, [])
+  }, [bridge])
 
   const signOut = useCallback((reason?: string) => {
     forgetSession()
@@ -61,14 +71,13 @@ export function App() {
   }, [])
 
   if (session === 'restoring') return <p className="muted center">Loading…</p>
+  if (!session && bridge) return <EmbeddedFailure failure={failure} />
   if (!session)
     return (
       <SignIn
         notice={notice}
-        failure={failure}
         onSignedIn={(s) => {
           setNotice(undefined)
-          setFailure(undefined)
           setSession(s)
         }}
       />
@@ -76,18 +85,8 @@ export function App() {
   return <Shell session={session} signOut={signOut} />
 }
 
-function SignIn({
-  notice,
-  failure,
-  onSignedIn,
-}: {
-  notice: string | undefined
-  failure: string | undefined
-  onSignedIn(session: Session): void
-}) {
-  const [error, setError] = useState<string | undefined>(failure)
-  // Opened from Shopify admin (`?shop=…`): reopening the app there signs in again.
-  const embedded = new URLSearchParams(window.location.search).has('shop')
+function SignIn({ notice, onSignedIn }: { notice: string | undefined; onSignedIn(session: Session): void }) {
+  const [error, setError] = useState<string | undefined>()
   const [busy, setBusy] = useState(false)
   const keyId = useId()
   const secretId = useId()
@@ -121,7 +120,6 @@ function SignIn({
             {notice}
           </p>
         )}
-        {embedded && <p className="muted">Opened from Shopify admin: open the app there again to sign in with your Shopify session.</p>}
         <div className="field">
           <label htmlFor={keyId}>API key</label>
           <input
@@ -159,9 +157,27 @@ function SignIn({
   )
 }
 
+/** Embedded, when Shopify's session token is refused: no sign-in form, the way back is through Shopify admin. */
+function EmbeddedFailure({ failure }: { failure: string | undefined }) {
+  return (
+    <main className="content">
+      <h1>Wishlist</h1>
+      <div className="card">
+        <h2>Shopify could not confirm this session</h2>
+        {failure && (
+          <p role="alert" className="msg error">
+            {failure}
+          </p>
+        )}
+        <p>Open the app again from Shopify admin (Apps, then Wishlist) to start a new session.</p>
+      </div>
+    </main>
+  )
+}
+
 function Shell({ session, signOut }: { session: Session; signOut(reason?: string): void }) {
-  const route = useRoute()
-  const screen = SCREENS.find((s) => s.id === route) ?? SCREENS[0]
+  const screens = useMemo(() => screensOf(session.embedded), [session.embedded])
+  const screen = useScreen(screens)
   const heading = useRef<HTMLHeadingElement>(null)
   const value = useMemo<SessionContextValue>(() => ({ session, signOut }), [session, signOut])
 
@@ -175,34 +191,47 @@ function Shell({ session, signOut }: { session: Session; signOut(reason?: string
   const Screen = screen.Component
   return (
     <SessionContext.Provider value={value}>
-      <a className="skip" href="#main" onClick={(e) => (e.preventDefault(), heading.current?.focus())}>
-        Skip to content
-      </a>
-      <header className="top">
-        <div className="brand">
-          <span className="logo" aria-hidden="true">
-            ♥
-          </span>
-          <span>
-            <strong data-testid="shop-domain">{session.shop.domain}</strong>
-            <span className="badge">{session.shop.plan} plan</span>
-          </span>
-        </div>
-        <button type="button" onClick={() => signOut('You signed out.')}>
-          Sign out
-        </button>
-      </header>
-      <nav aria-label="Dashboard sections" className="tabs">
-        <ul>
-          {SCREENS.map((s) => (
-            <li key={s.id}>
-              <a href={`#/${s.id}`} aria-current={s.id === route ? 'page' : undefined}>
-                {s.title}
-              </a>
-            </li>
+      {session.embedded ? (
+        // Shopify admin shows these in its own navigation; the first is the home (the setup guide).
+        <ui-nav-menu>
+          {screens.map((s, i) => (
+            <a key={s.id} href={`#/${i === 0 ? '' : s.id}`} rel={i === 0 ? 'home' : undefined}>
+              {s.title}
+            </a>
           ))}
-        </ul>
-      </nav>
+        </ui-nav-menu>
+      ) : (
+        <>
+          <a className="skip" href="#main" onClick={(e) => (e.preventDefault(), heading.current?.focus())}>
+            Skip to content
+          </a>
+          <header className="top">
+            <div className="brand">
+              <span className="logo" aria-hidden="true">
+                ♥
+              </span>
+              <span>
+                <strong data-testid="shop-domain">{session.shop.domain}</strong>
+                <span className="badge">{session.shop.plan} plan</span>
+              </span>
+            </div>
+            <button type="button" onClick={() => signOut('You signed out.')}>
+              Sign out
+            </button>
+          </header>
+          <nav aria-label="Dashboard sections" className="tabs">
+            <ul>
+              {screens.map((s) => (
+                <li key={s.id}>
+                  <a href={`#/${s.id}`} aria-current={s.id === screen.id ? 'page' : undefined}>
+                    {s.title}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </nav>
+        </>
+      )}
       <main id="main" className="content">
         <h1 ref={heading} tabIndex={-1}>
           {screen.title}

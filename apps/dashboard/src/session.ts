@@ -4,10 +4,11 @@
  * current token is mirrored in sessionStorage so a reload of the tab stays signed in
  * until that token expires. Sign out forgets both.
  *
- * Inside Shopify admin (an embedded app), the page is opened with `?shop=…&host=…&id_token=…`:
- * the session token is exchanged for an admin token of that shop (no API key), kept the same way.
+ * Inside Shopify admin (an embedded app), the page comes with App Bridge: every call carries a
+ * fresh session token from it as its bearer credential, and nothing is kept in storage.
  */
 import { createWishlistClient, isWishlistApiError, type Shop, type WishlistClient } from 'wishlist-service-sdk'
+import type { AppBridge } from './app-bridge.js'
 
 const STORAGE_KEY = 'wishlist-dashboard:session'
 
@@ -16,6 +17,8 @@ export interface Session {
   /** The API key the dashboard signed in with (revoking it signs the dashboard out); none inside Shopify admin. */
   keyId: string | undefined
   shop: Shop
+  /** Embedded in Shopify admin: App Bridge's session tokens, its navigation and save bar. */
+  embedded: boolean
 }
 
 interface Stored {
@@ -76,7 +79,7 @@ export async function signIn(apiKey: string, apiSecret: string): Promise<Session
   })
   try {
     const shop = await client.admin.shop()
-    return { client, keyId, shop }
+    return { client, keyId, shop, embedded: false }
   } catch (err) {
     // The only refusal of a valid key here: a customer-scope key cannot mint admin tokens.
     if (isWishlistApiError(err, 'FORBIDDEN')) throw new Error('This key has customer scope; sign in with an admin API key.', { cause: err })
@@ -84,26 +87,14 @@ export async function signIn(apiKey: string, apiSecret: string): Promise<Session
   }
 }
 
-/** The Shopify session token of the page's address (`id_token`), when Shopify admin opened it. */
-export function shopifySessionToken(): string | undefined {
-  return new URLSearchParams(window.location.search).get('id_token') || undefined
-}
-
 /**
- * Signs in with the session token Shopify admin put in the address, then takes it out of the
- * address (it is short-lived and good for nothing once exchanged); `shop` and `host` stay.
+ * Inside Shopify admin: every call asks App Bridge for a session token (App Bridge hands out a
+ * fresh one before the last expires), so no token is kept, and there is nothing to sign out of.
  */
-export async function signInWithShopify(sessionToken: string): Promise<Session> {
-  const url = new URL(window.location.href)
-  url.searchParams.delete('id_token')
-  window.history.replaceState(window.history.state, '', url.href)
-  const minter = createWishlistClient({ baseUrl: baseUrl() })
-  const { token } = await minter.auth.shopifySession(sessionToken)
+export async function signInWithAppBridge(bridge: AppBridge): Promise<Session> {
   forgetSession()
-  const client = createWishlistClient({ baseUrl: baseUrl(), credentials: { token } })
-  const shop = await client.admin.shop()
-  save({ token })
-  return { client, keyId: undefined, shop }
+  const client = createWishlistClient({ baseUrl: baseUrl(), credentials: { token: () => bridge.idToken() } })
+  return { client, keyId: undefined, shop: await client.admin.shop(), embedded: true }
 }
 
 /** The session of this tab after a reload, while its token is still accepted. */
@@ -113,7 +104,7 @@ export async function restoreSession(): Promise<Session | undefined> {
   const client = createWishlistClient({ baseUrl: baseUrl(), credentials: { token: stored.token } })
   try {
     const shop = await client.admin.shop()
-    return { client, keyId: stored.keyId, shop }
+    return { client, keyId: stored.keyId, shop, embedded: false }
   } catch (err) {
     if (isWishlistApiError(err) && err.status === 401) forgetSession()
     return undefined

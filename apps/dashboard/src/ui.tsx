@@ -341,16 +341,19 @@ export function Table<T>({
   rowKey,
   testId,
   label,
+  stacked,
 }: {
   columns: Column<T>[]
   rows: readonly T[]
   rowKey(row: T): string
   testId?: string
   label?: string
+  /** On a phone, each row's first cell above the others, the column headers for screen readers only. */
+  stacked?: boolean
 }) {
   return (
     <div className="table-wrap" role="region" tabIndex={0} aria-label={label ?? (testId ? testId.replace(/-/g, ' ') : 'Table')}>
-      <table data-testid={testId}>
+      <table data-testid={testId} className={stacked ? 'stacked' : undefined}>
         <thead>
           <tr>
             {columns.map((c, i) => (

@@ -270,7 +270,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(corsPlugin)
   // Cache-Control and Vary by the route's access rule (before the credentials are read).
   await app.register(cachingPlugin)
-  await app.register(authPlugin, { auth: services.auth, shops: services.shops })
+  await app.register(authPlugin, { auth: services.auth, shops: services.shops, platforms })
   await app.register(openapiPlugin, {
     publicBaseUrl: config.publicBaseUrl,
     operationDocs: Object.assign({}, operationDocs, ...platforms.map((p) => p.operations)),

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { resolve } from 'node:path'
+import { dirname, resolve } from 'node:path'
 import envSchema from 'env-schema'
 import { type Static, Type } from 'typebox'
 import type { Plan } from './db/schema.js'
@@ -58,8 +58,24 @@ export interface Config {
    * else undefined and its routes answer 404. `apiKey`: the app's client id (the session
    * token audience); `defaultPlan`: the plan of a shop a signed Shopify request creates.
    */
-  shopify:
-    { apiSecret: string; apiKey: string | undefined; defaultPlan: Plan; webhookBufferBytes: number; shopRedactMinHours: number } | undefined
+  shopify: ShopifyConfig | undefined
+}
+
+/** Shopify app mode's settings (docs/shopify.md). */
+export interface ShopifyConfig {
+  apiSecret: string
+  apiKey: string | undefined
+  defaultPlan: Plan
+  webhookBufferBytes: number
+  shopRedactMinHours: number
+  /** The Admin API version every call names (SHOPIFY_API_VERSION). */
+  apiVersion: string
+  /** AES-256-GCM key of the shops' Admin API tokens at rest (SHOPIFY_TOKEN_KEY, or generated beside the SQLite file): 32 bytes. */
+  tokenKey: Buffer
+  /** Test-only: the local Shopify emulator the token endpoint and Admin API calls go to instead of the shop (SHOPIFY_API_EMULATOR_URL). */
+  apiEmulatorUrl: string | undefined
+  /** The service's public address (PUBLIC_BASE_URL): the app's host, as Shopify's library asks for it. */
+  appUrl: string
 }
 
 export class ConfigError extends Error {}
@@ -80,6 +96,9 @@ const isOn = (raw: string) => raw === '1' || raw.toLowerCase() === 'true'
  */
 /** Connections of the PostgreSQL pool per process when PG_POOL_MAX is not set (the one place this default lives). */
 export const DEFAULT_PG_POOL_MAX = 10
+
+/** The Admin API version when SHOPIFY_API_VERSION is not set: Shopify's newest stable release when this version was made. */
+export const DEFAULT_SHOPIFY_API_VERSION = '2026-10'
 
 export const EnvSchema = Type.Object({
   DATABASE_URL: text,
@@ -122,6 +141,15 @@ export const EnvSchema = Type.Object({
   SHOPIFY_WEBHOOK_BUFFER_MB: int(5, 65_536, 64),
   /** Hours a shop must have been uninstalled before `shop/redact` erases it (Shopify sends it 48 h after). */
   SHOPIFY_SHOP_REDACT_MIN_HOURS: int(0, 8_760, 48),
+  /** The Admin API version (`YYYY-MM`, a quarterly release) every Admin API call names. */
+  SHOPIFY_API_VERSION: Type.String({ pattern: '^[0-9]{4}-(01|04|07|10)$', default: DEFAULT_SHOPIFY_API_VERSION }),
+  /** 32 bytes, base64 or 64 hex digits: the key of the shops' Admin API tokens at rest; required with PostgreSQL in Shopify app mode. */
+  SHOPIFY_TOKEN_KEY: text,
+  /**
+   * TEST-ONLY, off by default: a loopback http(s) URL of a local Shopify emulator that Shopify's token endpoint and Admin API
+   * calls go to instead of the shop (test/helpers/shopify-emulator.ts). Refused when NODE_ENV=production.
+   */
+  SHOPIFY_API_EMULATOR_URL: text,
 })
 export type Env = Static<typeof EnvSchema>
 
@@ -172,6 +200,48 @@ function resolveJwtSecret(explicit: string | undefined, db: DatabaseTarget): str
   return secretBesideDatabase(db.file, 'jwt-secret', () => randomBytes(32).toString('base64url'))
 }
 
+/**
+ * The key of the shops' Admin API tokens (AES-256-GCM): SHOPIFY_TOKEN_KEY (32 bytes, as 64
+ * hex digits or base64), else generated beside the SQLite file (`shopify-token-key`, base64)
+ * as the JWT key is. PostgreSQL deployments run several nodes, which must share one key.
+ */
+function resolveTokenKey(explicit: string | undefined, db: DatabaseTarget): Buffer {
+  if (explicit !== undefined) return tokenKeyBytes(explicit, 'SHOPIFY_TOKEN_KEY')
+  if (db.kind === 'postgres') {
+    throw new ConfigError(
+      "SHOPIFY_TOKEN_KEY is required with PostgreSQL in Shopify app mode: every node must encrypt and decrypt the shops' Admin API tokens with the same key (32 bytes, base64 or 64 hex digits: openssl rand -base64 32)",
+    )
+  }
+  if (db.file === ':memory:') return randomBytes(32)
+  return tokenKeyBytes(
+    secretBesideDatabase(db.file, 'shopify-token-key', () => randomBytes(32).toString('base64')),
+    resolve(dirname(db.file), 'shopify-token-key'),
+  )
+}
+
+function tokenKeyBytes(raw: string, source: string): Buffer {
+  const key = /^[0-9a-fA-F]{64}$/.test(raw)
+    ? Buffer.from(raw, 'hex')
+    : /^[A-Za-z0-9+/_-]{43}=?$/.test(raw)
+      ? Buffer.from(raw, 'base64')
+      : undefined
+  if (key?.length !== 32) throw new ConfigError(`${source} must be 32 bytes, as base64 (openssl rand -base64 32) or 64 hex digits`)
+  return key
+}
+
+/** SHOPIFY_API_EMULATOR_URL, checked: a loopback http(s) URL, never in production. */
+function emulatorUrl(raw: string | undefined, nodeEnv: string | undefined): string | undefined {
+  if (raw === undefined) return undefined
+  if (nodeEnv === 'production')
+    throw new ConfigError(
+      'SHOPIFY_API_EMULATOR_URL is a test-only setting (it sends Shopify tokens to another server): refused with NODE_ENV=production',
+    )
+  const url = URL.parse(raw)
+  if (url === null || !/^https?:$/.test(url.protocol) || !['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname))
+    throw new ConfigError('SHOPIFY_API_EMULATOR_URL must be an http(s) URL on a loopback address (the local Shopify emulator of the tests)')
+  return url.origin
+}
+
 export function loadConfig(raw: NodeJS.ProcessEnv = process.env): Config {
   const env = readEnv(raw)
   const parsed = parseDatabaseUrl(env.DATABASE_URL)
@@ -181,13 +251,16 @@ export function loadConfig(raw: NodeJS.ProcessEnv = process.env): Config {
   // The lease must outlive an attempt, or a slow attempt could be claimed (and sent) twice.
   const leaseMs = env.WEBHOOK_LEASE_MS ?? timeoutMs + 30_000
   if (leaseMs <= timeoutMs) throw new ConfigError(`WEBHOOK_LEASE_MS must be more than WEBHOOK_TIMEOUT_MS (${timeoutMs})`)
+  // Checked whether Shopify app mode is on or not: never accepted in production.
+  const apiEmulatorUrl = emulatorUrl(env.SHOPIFY_API_EMULATOR_URL, raw.NODE_ENV)
+  const publicBaseUrl = (env.PUBLIC_BASE_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '')
   return {
     port,
     host,
     database,
     redisUrl: env.REDIS_URL,
     jwtSecret: resolveJwtSecret(env.JWT_SECRET, database),
-    publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
+    publicBaseUrl,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     rateLimit: {
       storefrontPerMin: env.RATE_LIMIT_STOREFRONT_PER_MIN,
@@ -220,6 +293,10 @@ export function loadConfig(raw: NodeJS.ProcessEnv = process.env): Config {
             defaultPlan: env.SHOPIFY_DEFAULT_PLAN,
             webhookBufferBytes: env.SHOPIFY_WEBHOOK_BUFFER_MB * 1024 * 1024,
             shopRedactMinHours: env.SHOPIFY_SHOP_REDACT_MIN_HOURS,
+            apiVersion: env.SHOPIFY_API_VERSION,
+            tokenKey: resolveTokenKey(env.SHOPIFY_TOKEN_KEY, database),
+            apiEmulatorUrl,
+            appUrl: publicBaseUrl,
           },
   }
 }

@@ -167,6 +167,8 @@ export function createWishlistClient(options: ClientOptions) {
       /** GET /v1/admin/privacy-requests/{id}/export: the export of that request's customer. */
       privacyRequestExport: (id: string): Promise<T.PrivacyRequestExport> =>
         get(fillPath('/v1/admin/privacy-requests/{id}/export', { id })),
+      /** GET /v1/admin/platform-setup (Shopify app mode): where the shop's setup stands, for the embedded admin's setup guide. */
+      platformSetup: (): Promise<T.PlatformSetup> => get('/v1/admin/platform-setup'),
       /** GET /v1/admin/export/wishlists.csv as text. */
       exportWishlistsCsv: (): Promise<string> => http.request('GET', '/v1/admin/export/wishlists.csv', { text: true }),
     },

@@ -88,6 +88,8 @@ export type PrivacyRequestList = Data<'get /v1/admin/privacy-requests'>
 /** A `customers/data_request` received from Shopify. */
 export type PrivacyRequest = PrivacyRequestList['privacyRequests'][number]
 export type PrivacyRequestExport = Data<'get /v1/admin/privacy-requests/{id}/export'>
+/** The embedded admin's setup guide: catalog, plan and the theme editor link to the app embed. */
+export type PlatformSetup = Data<'get /v1/admin/platform-setup'>
 
 // Reviews
 export type ReviewPage = Data<'get /api/v1/products/{productId}/reviews'>

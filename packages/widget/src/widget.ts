@@ -7,8 +7,14 @@
  * Proxy mode (a Shopify storefront: `window.Shopify.shop`, or `data-app-proxy` on the script
  * tag): every call goes to the shop's app proxy on the page's own origin (`/apps/wishlist`),
  * which signs it; the service takes the shopper's identity from the signed parameters. The
- * owner is always `me`; a `me` read sent without a guest id answers only for a logged-in
- * shopper, which is how the widget learns which one it is.
+ * owner is always `me`. The theme says whether the shopper is logged in (`data-logged-in`,
+ * which the app embed renders from Liquid's `customer`); without it, a `me` read sent without
+ * a guest id (it answers only for a logged-in shopper) tells the widget which one it is.
+ *
+ * A guest's page view asks the service nothing: a guest with no guest id has nothing saved,
+ * and a returning guest's list is this browser's copy (`wishlist:guest-list`), kept after
+ * every read and change, and read again only when it is a day old or another script changed
+ * the guest's items. A guest id is made on the first call that needs one (a change).
  */
 
 import type { GuestItem as SdkGuestItem, Review as SdkReview, ReviewSummary } from 'wishlist-service-sdk'
@@ -55,6 +61,8 @@ const apiBase = (
 const customerId = config.customerId ?? data('customer-id')
 const customerToken = config.customerToken ?? data('customer-token')
 let customer = !proxy && !!(customerId && customerToken)
+/** Proxy mode without the theme saying who the shopper is: the first read asks. */
+const probe = proxy && data('logged-in') !== 'false'
 
 // Chunks (`widget-<name>.js`) sit next to this script, wherever it is served from (the
 // service, or a theme app extension's assets on Shopify's CDN).
@@ -98,7 +106,8 @@ const strings: Promise<void> = shipped
       () => {},
     )
   : Promise.resolve()
-const plural = new Intl.PluralRules(locale)
+// Made on first use: a page of hearts alone never needs it (Intl's first objects cost a slow phone tens of milliseconds).
+let plural: Intl.PluralRules | undefined
 const num = (value: number, options?: Intl.NumberFormatOptions) => new Intl.NumberFormat(locale, options).format(value)
 const parsed = new Map<string, Strings>()
 const overrides = (json: string | null | undefined): Strings => {
@@ -127,7 +136,7 @@ const lookup = (key: string, host?: Element | null): string | undefined => {
 }
 function t(key: string, vars: Vars = {}, host?: Element | null): string {
   if (typeof vars.count === 'number') {
-    const form = `${key}.${plural.select(vars.count)}`
+    const form = `${key}.${(plural ??= new Intl.PluralRules(locale)).select(vars.count)}`
     key = lookup(form, host) === undefined ? `${key}.other` : form
   }
   return (lookup(key, host) ?? key).replace(/\{(\w+)\}/g, (m, k: string) => {
@@ -172,16 +181,22 @@ const guest = () => {
   write(GUEST_ID_KEY, id)
   return id
 }
-// In proxy mode the guest id is sent only once the proxy has said the shopper is not logged in.
-let guestId = proxy ? null : customer ? keptGuest : guest()
-const owner = proxy ? 'me' : encodeURIComponent((customer ? customerId : guestId) ?? '')
+// While the proxy is asked who the shopper is, no guest id is sent (the read would answer for the guest).
+let guestId = probe || customer ? null : keptGuest
+const owner = () => (proxy ? 'me' : encodeURIComponent(customer ? (customerId ?? '') : (guestId ??= guest())))
 
-async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+/** A call with the page's credentials; a guest's change or wishlist read (`asGuest`) gets a guest id, made if need be. */
+async function api<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  asGuest = method !== 'GET' || path.startsWith('/v1/wishlists/'),
+): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' }
   if (!proxy) headers['x-storefront-key'] = storefrontKey
   if (customer) {
     if (!proxy) headers.authorization = `Bearer ${customerToken}`
-  } else if (guestId) headers['x-guest-id'] = guestId
+  } else if (guestId || asGuest) headers['x-guest-id'] = guestId ??= guest()
   if (body !== undefined) headers['content-type'] = 'application/json'
   const res = await fetch(apiBase + path, { method, headers, body: body === undefined ? null : JSON.stringify(body) })
   const json = (await res.json().catch(() => ({}))) as {
@@ -202,16 +217,18 @@ interface Page {
   items: Item[]
   has_more: boolean
 }
-const pageOf = (offset: number) => api<Page>('GET', `/v1/wishlists/${owner}?limit=200&offset=${offset}`)
+const pageOf = (offset: number, asGuest?: boolean) =>
+  api<Page>('GET', `/v1/wishlists/${owner()}?limit=200&offset=${offset}`, undefined, asGuest)
 /**
- * Proxy mode: the first page of a logged-in shopper's wishlist, or undefined for a guest (the
- * proxied `me` read without a guest id is refused), who then gets a guest id. Writes wait for it.
+ * Proxy mode, unless the theme said the shopper is a guest: the first page of a logged-in
+ * shopper's wishlist, or undefined for a guest (the proxied `me` read without a guest id is
+ * refused), who then uses the guest id this browser kept, if any. Writes wait for it.
  */
 let ready: Promise<Page | undefined> = Promise.resolve(undefined)
-if (proxy)
-  ready = pageOf(0).then(
+if (probe)
+  ready = pageOf(0, false).then(
     (page) => ((customer = true), page),
-    () => void (guestId = guest()),
+    () => void (guestId = keptGuest),
   )
 
 const saved = new Set<string>()
@@ -223,6 +240,36 @@ const saved = new Set<string>()
 const recent = new Map<string, { on: boolean; settled: number }>()
 const lanes = new Map<string, Promise<unknown>>()
 let tick = 0
+
+const LIST_KEY = 'wishlist:guest-list'
+/** How long this browser's copy of a guest's list stands in for the service's. */
+const LIST_MAX_AGE = 24 * 60 * 60 * 1000
+/** This browser's copy of a guest's list: whose, when the service last said it, the guest items it went with, the products. */
+interface KeptList {
+  guest: string
+  at: number
+  items: string | null
+  ids: string[]
+}
+/** When the service last told this page the guest's whole list (undefined until the first load). */
+let listedAt: number | undefined
+function keptList(): KeptList | undefined {
+  try {
+    const kept = JSON.parse(read(LIST_KEY) ?? 'null') as KeptList | null
+    const age = Date.now() - (kept?.at ?? 0)
+    // Guest items changed since (the React hooks, a removal on the wishlist page): the copy may be stale.
+    if (kept?.guest === guestId && age >= 0 && age < LIST_MAX_AGE && kept.items === read(GUEST_ITEMS_KEY) && Array.isArray(kept.ids))
+      return kept
+  } catch {
+    /* unreadable: ask the service */
+  }
+  return undefined
+}
+/** Keeps the guest's list as this page knows it, once no change is on its way (the hearts show only settled state then). */
+function keepList(): void {
+  if (customer || !guestId || listedAt === undefined || [...recent.values()].some((c) => c.settled === Infinity)) return
+  write(LIST_KEY, JSON.stringify({ guest: guestId, at: listedAt, items: read(GUEST_ITEMS_KEY), ids: [...saved] } satisfies KeptList))
+}
 const emit = (name: string, detail: unknown) => doc.dispatchEvent(new CustomEvent(`wishlist:${name}`, { detail }))
 
 function paint(): void {
@@ -266,12 +313,12 @@ async function toggle(host: HTMLElement): Promise<void> {
   paint()
   const call = () =>
     adding
-      ? api('POST', `/v1/wishlists/${owner}/items`, {
+      ? api('POST', `/v1/wishlists/${owner()}/items`, {
           product_id: id,
           ...(variant ? { variant_id: variant } : {}),
           ...(handle ? { handle } : {}),
         })
-      : api('DELETE', `/v1/wishlists/${owner}/items/${encodeURIComponent(id)}`)
+      : api('DELETE', `/v1/wishlists/${owner()}/items/${encodeURIComponent(id)}`)
   const run = (lanes.get(id) ?? ready).then(call)
   lanes.set(
     id,
@@ -290,12 +337,14 @@ async function toggle(host: HTMLElement): Promise<void> {
       }
       write(GUEST_ITEMS_KEY, JSON.stringify(adding ? [item, ...rest] : rest))
     }
+    keepList()
     if (doc.querySelector('[data-wishlist-count]')) announce(t('count.announce', { count: saved.size }))
     emit('change', { productId: id, saved: adding, count: saved.size })
   } catch (err) {
     if (adding) saved.delete(id)
     else saved.add(id)
     Object.assign(change, { on: !adding, settled: ++tick })
+    keepList()
     host.setAttribute('data-wishlist-error', (err as { code?: string }).code ?? 'ERROR')
     paint()
     emit('error', { productId: id, error: err })
@@ -309,16 +358,17 @@ async function toggle(host: HTMLElement): Promise<void> {
 async function mergeGuest(): Promise<boolean> {
   const items = guestItems()
   if (!customer || !keptGuest) return false
+  write(LIST_KEY, null)
   if (!items.length) {
     write(GUEST_ID_KEY, null)
     return false
   }
   const registry = globalThis as unknown as Record<symbol, Map<string, Promise<unknown>> | undefined>
   const merges = (registry[Symbol.for('wishlist.merges')] ??= new Map())
-  const key = `${proxy ? owner : customerId}|${keptGuest}`
+  const key = `${proxy ? 'me' : customerId}|${keptGuest}`
   let pending = merges.get(key)
   if (!pending) {
-    pending = api('POST', `/v1/wishlists/${owner}/merge`, { guest_items: items, guest_id: keptGuest }).then(() => {
+    pending = api('POST', `/v1/wishlists/${owner()}/merge`, { guest_items: items, guest_id: keptGuest }).then(() => {
       write(GUEST_ITEMS_KEY, null)
       write(GUEST_ID_KEY, null)
     })
@@ -328,21 +378,37 @@ async function mergeGuest(): Promise<boolean> {
   return true
 }
 
-async function load(): Promise<void> {
+/** Every page of the list (200 items each, up to the 2,500-item limit): hearts and the count know every saved product. */
+async function readList(first: Page | undefined): Promise<string[]> {
+  const ids: string[] = []
+  for (let more = true; more;) {
+    const page = first ?? (await pageOf(ids.length))
+    first = undefined
+    for (const item of page.items) ids.push(item.productId)
+    more = page.has_more && page.items.length > 0
+  }
+  return ids
+}
+
+/** A guest's list, without a request when it can be: no guest id, nothing saved; this browser's copy while it stands. */
+async function guestList(fresh: boolean): Promise<string[]> {
+  const kept = fresh ? undefined : keptList()
+  if (kept) return ((listedAt = kept.at), kept.ids)
+  const asked = Date.now()
+  const ids = guestId ? await readList(undefined) : []
+  listedAt = asked
+  return ids
+}
+
+/** Reads the list and paints; `fresh`: a guest's list from the service, not this browser's copy. */
+async function load(fresh = false): Promise<void> {
   const sent = tick
   await strings
   let first = await ready
   ready = Promise.resolve(undefined)
   if (await mergeGuest()) first = undefined
   try {
-    // Every page (200 items each, up to the 2,500-item limit): hearts and the count know every saved product.
-    const ids: string[] = []
-    for (let more = true; more;) {
-      const page = first ?? (await pageOf(ids.length))
-      first = undefined
-      for (const item of page.items) ids.push(item.productId)
-      more = page.has_more && page.items.length > 0
-    }
+    const ids = customer ? await readList(first) : await guestList(fresh)
     saved.clear()
     for (const id of ids) saved.add(id)
     for (const [id, change] of recent) {
@@ -350,6 +416,7 @@ async function load(): Promise<void> {
       else if (change.on) saved.add(id)
       else saved.delete(id)
     }
+    keepList()
   } catch (err) {
     emit('error', { error: err })
   }
@@ -503,7 +570,7 @@ const kit: Kit = {
     return locale
   },
   announce,
-  refresh: () => load(),
+  refresh: () => load(true),
   stars,
   forget: (productId) => write(GUEST_ITEMS_KEY, JSON.stringify(guestItems().filter((i) => i.product_id !== productId))),
 }
@@ -550,23 +617,32 @@ style.textContent =
   '.wl-review-reply{margin:.25em 0 0 1em;padding-left:.75em;border-left:3px solid #ddd}.wl-review-reply p{margin:.25em 0}' +
   '.wl-vh{position:absolute!important;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}' +
   '.wl-helpful-button[aria-pressed=true]{font-weight:bold}.wl-helpful-button[aria-pressed=true]:before{content:"✓ "}'
-doc.head.append(style)
 
 let queued = false
-new MutationObserver(() => {
+const observer = new MutationObserver(() => {
   if (queued) return
   queued = true
   queueMicrotask(() => {
     queued = false
     scan()
   })
-}).observe(doc.documentElement, { childList: true, subtree: true })
+})
 
-scan()
+/**
+ * The page's work starts in a task of its own, after this script's evaluation: two short
+ * tasks rather than one long one on a slow phone (the main-thread time Lighthouse's Total
+ * Blocking Time counts), and the page's own scripts and paints go in between.
+ */
+const started = new Promise<void>((resolve) => setTimeout(resolve))
 // `ready` settles once the first load (and any guest merge) has painted the hearts.
 win.Wishlist = {
-  refresh: load,
-  ready: load(),
+  refresh: () => load(true),
+  ready: started.then(() => {
+    doc.head.append(style)
+    observer.observe(doc.documentElement, { childList: true, subtree: true })
+    scan()
+    return load()
+  }),
   scan,
   has: (id: string) => saved.has(id),
   get count() {

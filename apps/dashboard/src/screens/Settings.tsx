@@ -1,7 +1,15 @@
-/** Shop settings (saved as they change), the pages' texts, the plan (read-only) and the storefront key. */
+/**
+ * Shop settings (saved as they change), the pages' texts, the plan (read-only) and the
+ * storefront key. Inside Shopify admin the switches, the lifetime and the texts are edited
+ * first and saved together from the admin's contextual save bar (Save, or Discard).
+ */
 import type { SettingsPatch, Shop } from 'wishlist-service-sdk'
-import { type FormEvent, useEffect, useId, useState } from 'react'
+import { type FormEvent, useId, useState } from 'react'
+import { useSaveBar } from '../app-bridge.js'
 import { Announcer, CopyField, LoadState, useAction, useConfirm, useFocusRescue, useLoad, useSession } from '../ui.js'
+
+/** The save bar of this screen inside Shopify admin. */
+const SAVE_BAR_ID = 'settings-save-bar'
 
 type Toggle = 'multi_wishlist_enabled' | 'reviews_auto_approve' | 'remove_on_purchase'
 const MULTI_WISHLIST_PLANS = new Set(['growth', 'scale'])
@@ -35,6 +43,16 @@ export function Settings() {
   // Turning multi-wishlist off below Growth disables the switch for good: focus goes to
   // the section's heading instead of falling to <body>.
   const rescue = useFocusRescue<HTMLHeadingElement>([shop])
+  // Edits not saved yet (undefined: the stored value). The switches have some only inside Shopify admin.
+  const [toggles, setToggles] = useState<Partial<Record<Toggle, boolean>>>({})
+  const [ttlDraft, setTtlDraft] = useState<string>()
+  const [textsDraft, setTextsDraft] = useState<string>()
+  const [textsProblem, setTextsProblem] = useState<string | null>(null)
+  const storedTexts = textsOf(shop?.settings.storefront_strings ?? null)
+  const ttlChanged = ttlDraft !== undefined && ttlDraft !== String(shop?.settings.share_link_ttl_days)
+  const textsChanged = textsDraft !== undefined && textsDraft !== storedTexts
+  const unsaved = Object.keys(toggles).length > 0 || ttlChanged || textsChanged
+  useSaveBar(SAVE_BAR_ID, session.embedded && unsaved)
 
   if (!shop) return <LoadState loading={loading} error={error} />
 
@@ -48,12 +66,56 @@ export function Settings() {
   }
 
   // Not optimistic: a refused text stays in the box, as typed, to be corrected.
-  const saveTexts = async (texts: PageTexts) => {
+  const saveTexts = async () => {
+    const texts = parseTexts(textsDraft ?? storedTexts)
+    setTextsProblem(typeof texts === 'string' ? texts : null)
+    if (typeof texts === 'string') return
     const settings = await run(
       () => client.admin.updateSettings({ storefront_strings: texts }),
       texts === null ? 'Page texts cleared: the pages use the shipped texts.' : 'Page texts saved.',
     )
-    if (settings) setData({ ...shop, settings })
+    if (!settings) return
+    setData({ ...shop, settings })
+    setTextsDraft(undefined)
+  }
+
+  // The field shows the stored value again after each save, or after a refused one.
+  const saveTtl = async () => {
+    const days = Number(ttlDraft ?? shop.settings.share_link_ttl_days)
+    await update({ share_link_ttl_days: days }, `Share links now last ${days} day${days === 1 ? '' : 's'}.`)
+    setTtlDraft(undefined)
+  }
+
+  const discard = () => {
+    setToggles({})
+    setTtlDraft(undefined)
+    setTextsDraft(undefined)
+    setTextsProblem(null)
+  }
+  const toggle = (key: Toggle, on: boolean, label: string) => {
+    if (!session.embedded) return void update({ [key]: on }, `${label}: ${on ? 'on' : 'off'}.`)
+    setToggles((draft) => {
+      const next = { ...draft }
+      if (on === shop.settings[key]) delete next[key]
+      else next[key] = on
+      return next
+    })
+  }
+
+  /** Inside Shopify admin (its save bar's Save, or Enter in a field): every edit in one request. */
+  const saveAll = async () => {
+    const patch: SettingsPatch = { ...toggles }
+    if (ttlChanged) patch.share_link_ttl_days = Number(ttlDraft)
+    if (textsChanged) {
+      const texts = parseTexts(textsDraft ?? storedTexts)
+      setTextsProblem(typeof texts === 'string' ? texts : null)
+      if (typeof texts === 'string') return
+      patch.storefront_strings = texts
+    }
+    const settings = await run(() => client.admin.updateSettings(patch), 'Settings saved.')
+    if (!settings) return
+    setData({ ...shop, settings })
+    discard()
   }
 
   const rotate = async () => {
@@ -97,7 +159,7 @@ export function Settings() {
           Features
         </h2>
         {TOGGLES.map((t) => {
-          const checked = shop.settings[t.key]
+          const checked = toggles[t.key] ?? shop.settings[t.key]
           const planBlocked = t.key === 'multi_wishlist_enabled' && !multiAllowed
           // Below Growth the switch is normally disabled. If the stored setting is on anyway
           // (set before a downgrade, or by the operator), it stays enabled, ticked, so the
@@ -114,9 +176,7 @@ export function Settings() {
                 checked={checked}
                 disabled={disabled || busy}
                 aria-describedby={helpId}
-                onChange={(e) =>
-                  void update({ [t.key]: e.currentTarget.checked }, `${t.label}: ${e.currentTarget.checked ? 'on' : 'off'}.`)
-                }
+                onChange={(e) => toggle(t.key, e.currentTarget.checked, t.label)}
               />
               <label htmlFor={t.key}>{t.label}</label>
               <p id={helpId} className="muted small">
@@ -134,16 +194,25 @@ export function Settings() {
           )
         })}
         <TtlForm
-          days={shop.settings.share_link_ttl_days}
+          value={ttlDraft ?? String(shop.settings.share_link_ttl_days)}
           plan={shop.plan}
           busy={busy}
-          onSave={(days) => void update({ share_link_ttl_days: days }, `Share links now last ${days} day${days === 1 ? '' : 's'}.`)}
+          saveButton={!session.embedded}
+          onChange={setTtlDraft}
+          onSave={() => void (session.embedded ? saveAll() : saveTtl())}
         />
       </section>
 
       <section className="card" aria-labelledby="texts-heading">
         <h2 id="texts-heading">Page texts</h2>
-        <PageTextsForm value={shop.settings.storefront_strings} busy={busy} onSave={(texts) => void saveTexts(texts)} />
+        <PageTextsForm
+          value={textsDraft ?? storedTexts}
+          problem={textsProblem}
+          busy={busy}
+          saveButton={!session.embedded}
+          onChange={setTextsDraft}
+          onSave={() => void (session.embedded ? saveAll() : saveTexts())}
+        />
       </section>
 
       <section className="card" aria-labelledby="sfk-heading">
@@ -157,22 +226,40 @@ export function Settings() {
         </button>
       </section>
       {confirmElement}
+      {session.embedded && (
+        // Shopify admin draws the bar and its buttons, which click these.
+        <ui-save-bar id={SAVE_BAR_ID}>
+          <button variant="primary" disabled={busy} onClick={() => void saveAll()}>
+            Save
+          </button>
+          <button onClick={discard}>Discard</button>
+        </ui-save-bar>
+      )}
     </>
   )
 }
 
-/**
- * The share-link lifetime. The input keeps its element (and so keyboard focus) across saves;
- * it shows the stored value again after each save, or after a refused one.
- */
-function TtlForm({ days, plan, busy, onSave }: { days: number; plan: string; busy: boolean; onSave(days: number): void }) {
-  const [draft, setDraft] = useState(String(days))
+/** The share-link lifetime: Enter or its button saves (inside Shopify admin, with every other edit). */
+function TtlForm({
+  value,
+  plan,
+  busy,
+  saveButton,
+  onChange,
+  onSave,
+}: {
+  value: string
+  plan: string
+  busy: boolean
+  saveButton: boolean
+  onChange(value: string): void
+  onSave(): void
+}) {
   const ids = { ttl: useId(), help: useId() }
-  useEffect(() => setDraft(String(days)), [days])
 
   const submit = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault()
-    onSave(Number(draft))
+    onSave()
   }
 
   return (
@@ -187,12 +274,12 @@ function TtlForm({ days, plan, busy, onSave }: { days: number; plan: string; bus
           max={365}
           step={1}
           required
-          value={draft}
-          onChange={(e) => setDraft(e.currentTarget.value)}
+          value={value}
+          onChange={(e) => onChange(e.currentTarget.value)}
           aria-describedby={ids.help}
           className="narrow"
         />
-        <button disabled={busy}>Save lifetime</button>
+        {saveButton && <button disabled={busy}>Save lifetime</button>}
       </div>
       <p id={ids.help} className="muted small">
         {!SHARE_LINK_PLANS.has(plan) && (
@@ -210,37 +297,49 @@ function TtlForm({ days, plan, busy, onSave }: { days: number; plan: string; bus
 type PageTexts = Shop['settings']['storefront_strings']
 const TEXTS_EXAMPLE = '{"fr": {"wishlistTitle": "Mes coups de cœur"}}'
 
+/** The stored texts as the box shows them: indented JSON, empty for none. */
+const textsOf = (value: PageTexts): string => (value === null ? '' : JSON.stringify(value, null, 2))
+
+/**
+ * The texts a box holds: null when it is empty (the shipped texts), else a JSON object; a
+ * string says what is wrong. The server checks languages and keys and says which one is wrong.
+ */
+function parseTexts(draft: string): PageTexts | string {
+  if (draft.trim() === '') return null
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(draft)
+  } catch {
+    parsed = undefined
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return `Not a JSON object. Write it like ${TEXTS_EXAMPLE}.`
+  return parsed as NonNullable<PageTexts>
+}
+
 /**
  * The shop's own texts of the pages shoppers see (`storefront_strings`), as JSON: by
- * language, then by string key. Empty clears them. The server checks languages and keys and
- * says which one is wrong; this form only checks that the text is a JSON object.
+ * language, then by string key. Empty clears them.
  */
-function PageTextsForm({ value, busy, onSave }: { value: PageTexts; busy: boolean; onSave(texts: PageTexts): void }) {
-  const shown = value === null ? '' : JSON.stringify(value, null, 2)
-  const [draft, setDraft] = useState(shown)
-  const [problem, setProblem] = useState<string | null>(null)
+function PageTextsForm({
+  value,
+  problem,
+  busy,
+  saveButton,
+  onChange,
+  onSave,
+}: {
+  value: string
+  problem: string | null
+  busy: boolean
+  saveButton: boolean
+  onChange(value: string): void
+  onSave(): void
+}) {
   const ids = { texts: useId(), help: useId(), problem: useId() }
-  useEffect(() => setDraft(shown), [shown])
 
   const submit = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault()
-    if (draft.trim() === '') {
-      setProblem(null)
-      onSave(null)
-      return
-    }
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(draft)
-    } catch {
-      parsed = undefined
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      setProblem(`Not a JSON object. Write it like ${TEXTS_EXAMPLE}.`)
-      return
-    }
-    setProblem(null)
-    onSave(parsed as NonNullable<PageTexts>)
+    onSave()
   }
 
   return (
@@ -257,8 +356,8 @@ function PageTextsForm({ value, busy, onSave }: { value: PageTexts; busy: boolea
         rows={6}
         spellCheck={false}
         className="mono"
-        value={draft}
-        onChange={(e) => setDraft(e.currentTarget.value)}
+        value={value}
+        onChange={(e) => onChange(e.currentTarget.value)}
         aria-describedby={problem === null ? ids.help : `${ids.help} ${ids.problem}`}
         aria-invalid={problem !== null}
       />
@@ -267,9 +366,11 @@ function PageTextsForm({ value, busy, onSave }: { value: PageTexts; busy: boolea
           {problem}
         </p>
       )}
-      <div className="row">
-        <button disabled={busy}>Save page texts</button>
-      </div>
+      {saveButton && (
+        <div className="row">
+          <button disabled={busy}>Save page texts</button>
+        </div>
+      )}
     </form>
   )
 }

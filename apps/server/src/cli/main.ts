@@ -12,9 +12,10 @@ import { moveDatabase, type MoveOptions } from '../db/transfer.js'
 import type { KeyScope, Plan } from '../db/schema.js'
 import { AppError } from '../lib/errors.js'
 import { normalizePlatformId, platformIdRule } from '../lib/platform-ids.js'
-import { createServices, type Services } from '../app.js'
+import { configuredPlatforms, createServices, type Services } from '../app.js'
 import { isPlan, PLANS } from '../modules/shops/plans.js'
 import { SETTING_NAMES, type ShopSettings } from '../modules/shops/shops.types.js'
+import { platformOf } from '../platforms/platform.js'
 import { shopErasureRepo } from '../platforms/shopify/shop-erasure.repo.js'
 import { runServer } from '../server.js'
 import { ensureDemoShop, printDemoBanner } from './demo.js'
@@ -25,7 +26,8 @@ const USAGE = `Usage: wishlist <command>
                                           --demo also creates the demo shop and serves /demo
   migrate                                 apply pending database migrations
   shops create --domain D --plan P [--json]
-  shops set-plan --domain D --plan P
+  shops set-plan --domain D --plan P [--force]
+                                          (--force: a shop billed by its platform, e.g. Shopify Billing)
   shops settings --domain D --set key=value [key=value…]
   shops erase --domain D --force          delete the shop and every row it owns, print the counts (JSON)
   keys create --domain D [--scope admin|customer] [--json]
@@ -192,6 +194,11 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     case 'shops set-plan': {
       const domain = requireOption(values, 'domain')
       const plan = requirePlanOption(values)
+      const billedBy = platformOf(configuredPlatforms(loadConfig(io.env)), domain)?.plansBilledBy
+      if (billedBy !== undefined && !values.force)
+        throw new UsageError(
+          `${domain} is charged for its plan through ${billedBy}: the merchant chooses the plan in the app, and the plan follows what they approved; add --force to set it here anyway`,
+        )
       await withServices(async (s) => s.shops.setPlan(await shopIdByDomain(s, domain), plan))
       out(`${domain}: plan ${plan}`)
       return 0

@@ -24,6 +24,7 @@ import * as m0020 from './migrations/0020_packed_purchase_lags.js'
 import * as m0021 from './migrations/0021_share_link_notify.js'
 import * as m0022 from './migrations/0022_shopify_webhook_proofs.js'
 import * as m0023 from './migrations/0023_exact_revenue_sums.js'
+import * as m0024 from './migrations/0024_shopify_access_tokens.js'
 
 interface BackendMigration {
   up(db: Kysely<unknown>, backend: Backend): Promise<void>
@@ -52,6 +53,7 @@ const MIGRATIONS: Record<string, BackendMigration> = {
   '0021_share_link_notify': m0021,
   '0022_shopify_webhook_proofs': m0022,
   '0023_exact_revenue_sums': m0023,
+  '0024_shopify_access_tokens': m0024,
 }
 
 class StaticProvider implements MigrationProvider {

@@ -449,6 +449,23 @@ export interface PrivacyRequestsTable {
   received_at: number
 }
 
+/**
+ * A Shopify shop's Admin API tokens (platforms/shopify/admin-api.ts): sealed (AES-256-GCM,
+ * `v1.` + base64url), never in clear; `generation` moves on at every write.
+ */
+export interface ShopifyAccessTokensTable {
+  shop_id: string
+  access_token: string
+  access_expires_at: number | null
+  refresh_token: string | null
+  refresh_expires_at: number | null
+  scope: string
+  generation: number
+  /** Until when an instance holds the claim to refresh them (null: nobody). */
+  refresh_lease_until: number | null
+  updated_at: number
+}
+
 export interface Database {
   shops: ShopsTable
   api_keys: ApiKeysTable
@@ -483,6 +500,7 @@ export interface Database {
   analytics_currencies: AnalyticsCurrenciesTable
   shopify_webhook_receipts: ShopifyWebhookReceiptsTable
   privacy_requests: PrivacyRequestsTable
+  shopify_access_tokens: ShopifyAccessTokensTable
 }
 
 export type ShopRow = Selectable<ShopsTable>

@@ -8,7 +8,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { Db } from '../db/types.js'
 import type { OperationDocs } from '../lib/http-schemas.js'
-import type { AuthService } from '../modules/auth/auth.service.js'
+import type { AuthService, BearerContext } from '../modules/auth/auth.service.js'
 import type { EventsService } from '../modules/events/events.service.js'
 import type { PrivacyService } from '../modules/privacy/privacy.service.js'
 import type { InvitationsService } from '../modules/reviews/invitations.service.js'
@@ -47,6 +47,36 @@ export interface PlatformHost {
   storefrontApi: FastifyPluginAsync<{ proxied: boolean }>
 }
 
+/**
+ * How a platform's admin embeds the dashboard, for a request whose query proves one of its
+ * shops (`Platform.embedding`).
+ */
+export interface DashboardEmbedding {
+  /** The origins that may frame the page (the CSP's `frame-ancestors`): the shop's admin. */
+  readonly frameAncestors: readonly string[]
+  /**
+   * The admin's own script (Shopify: App Bridge, from Shopify's CDN), served as the first script
+   * of the page's `<head>` after the `<meta name content>` tags it reads; the page's CSP allows
+   * that one URL.
+   */
+  readonly script?: { readonly src: string; readonly meta: Readonly<Record<string, string>> }
+}
+
+/**
+ * Bearer tokens a platform vouches for (Shopify: its admin's session tokens, so the embedded
+ * dashboard sends a fresh one with every call), asked by plugins/auth.ts only for a token that
+ * is not one of the service's own. Refusals are thrown as AppError, as for the service's tokens.
+ */
+export interface PlatformBearerAuthenticator {
+  /**
+   * The context of a token verified before, from caches alone, so the request hook stays
+   * synchronous for a repeated token; undefined when it has to be verified (`authenticate`).
+   */
+  cached(token: string, requestId: string): BearerContext | undefined
+  /** The context the token is worth, once verified; undefined when it is not one of this platform's tokens. */
+  authenticate(token: string, requestId: string): Promise<BearerContext | undefined>
+}
+
 export interface Platform {
   /** Whether a shop domain is one of this platform's shops (its one rule for them). */
   ownsShopDomain(domain: string): boolean
@@ -55,16 +85,23 @@ export interface Platform {
    * (`?invitation=…`): a page inside the shop's own storefront.
    */
   reviewPageUrl(shopDomain: string, query: string): string
+  /**
+   * Who charges this platform's shops for their plans (Shopify: "Shopify Billing"): their plan
+   * follows what the merchant approved there, so the operator's CLI does not set it unforced.
+   */
+  readonly plansBilledBy?: string
   readonly housekeeping?: PlatformHousekeeping
   /** Its own routes (Shopify: the app proxy, the webhook intake, the embedded admin's sign-in), registered after the generic ones. */
   readonly routes: FastifyPluginAsync<PlatformHost>
   /** The OpenAPI docs of those routes (plugins/openapi.ts), as a module's `*Operations`. */
   readonly operations: OperationDocs
   /**
-   * The origins that may frame the dashboard for a request whose query (`rawQuery`) proves
-   * a shop of this platform (its embedded admin); undefined when it proves none.
+   * How the dashboard is embedded for a request whose query (`rawQuery`) proves a shop of this
+   * platform (its embedded admin); undefined when it proves none.
    */
-  embeddingOrigins?(rawQuery: string): Promise<readonly string[] | undefined>
+  embedding?(rawQuery: string): Promise<DashboardEmbedding | undefined>
+  /** Its bearer tokens (Shopify: session tokens), made with the services they act through. */
+  bearerAuthenticator?(services: { shops: ShopsService; auth: AuthService }): PlatformBearerAuthenticator
 }
 
 /** The platform whose shop `domain` is, among those configured; undefined for a shop outside them. */

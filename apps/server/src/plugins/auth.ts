@@ -3,7 +3,9 @@
  *
  * 1. `onRequest` (global) resolves whatever credentials the request carries into a
  *    RequestContext, without refusing anything yet, so the rate limiter (route-level
- *    onRequest) can key bearer calls by API key and everything else by IP.
+ *    onRequest) can key bearer calls by API key and everything else by IP. A bearer token is
+ *    the service's own or one a configured platform vouches for (`bearerAuthenticator`:
+ *    Shopify's session tokens, which act as the shop's session key).
  * 2. `preParsing` (global, after every onRequest hook) enforces the route's declared
  *    access: `config.access` lists who may call it; `config.owner` names the path
  *    parameter that must be the caller's own customer or guest id (`me` allowed);
@@ -20,6 +22,7 @@ import type { Access, Owner, RequestContext } from '../modules/auth/auth.types.j
 import { requirePlan } from '../modules/shops/plans.js'
 import type { ShopsService } from '../modules/shops/shops.service.js'
 import type { Shop } from '../modules/shops/shops.types.js'
+import type { Platform } from '../platforms/platform.js'
 import { type UrlCredentials, urlCredentials } from './access-log.js'
 
 export interface RouteEntry {
@@ -172,17 +175,51 @@ function storefrontAuth(request: FastifyRequest, shop: Shop | undefined): Resolv
 }
 
 /**
+ * Bearer tokens: the service's own, and those the configured platforms vouch for (Shopify's
+ * session tokens), which are asked only about a token that is not one of the service's own.
+ */
+interface Bearers {
+  /** A token verified before, from the caches alone; undefined when it has to be verified. */
+  cached(token: string, requestId: string): BearerContext | undefined
+  authenticate(token: string, requestId: string): Promise<BearerContext>
+}
+
+function bearersOf(auth: AuthService, shops: ShopsService, platforms: readonly Platform[]): Bearers {
+  const vouching = platforms.flatMap((p) => (p.bearerAuthenticator ? [p.bearerAuthenticator({ shops, auth })] : []))
+  return {
+    cached(token, requestId) {
+      const own = auth.authenticateCached(token, requestId)
+      if (own !== undefined || vouching.length === 0) return own
+      for (const platform of vouching) {
+        const context = platform.cached(token, requestId)
+        if (context !== undefined) return context
+      }
+      return undefined
+    },
+    async authenticate(token, requestId) {
+      if (!auth.isOwnToken(token))
+        for (const platform of vouching) {
+          const context = await platform.authenticate(token, requestId)
+          if (context !== undefined) return context
+        }
+      // The service's own, or nobody's: refused as an invalid token of the service.
+      return auth.authenticateBearer(token, requestId)
+    },
+  }
+}
+
+/**
  * The request's credentials from the caches alone (a token verified before, a known
  * storefront key), what almost every request carries; undefined when something has to be
  * read from the database first (`resolve`).
  */
-function resolveCached(request: FastifyRequest, auth: AuthService, shops: ShopsService): ResolvedAuth | undefined {
+function resolveCached(request: FastifyRequest, bearers: Bearers, shops: ShopsService): ResolvedAuth | undefined {
   const authorization = header(request, 'authorization')
   if (authorization !== undefined) {
     const token = bearerToken(authorization)
     if (token instanceof AppError) return { error: token }
     try {
-      const context = auth.authenticateCached(token, request.id)
+      const context = bearers.cached(token, request.id)
       return context && bearerAuth(context)
     } catch (err) {
       return refused(err)
@@ -194,13 +231,13 @@ function resolveCached(request: FastifyRequest, auth: AuthService, shops: ShopsS
   return shop && storefrontAuth(request, shop)
 }
 
-async function resolve(request: FastifyRequest, auth: AuthService, shops: ShopsService): Promise<ResolvedAuth> {
+async function resolve(request: FastifyRequest, bearers: Bearers, shops: ShopsService): Promise<ResolvedAuth> {
   const authorization = header(request, 'authorization')
   if (authorization !== undefined) {
     const token = bearerToken(authorization)
     if (token instanceof AppError) return { error: token }
     try {
-      return bearerAuth(await auth.authenticateBearer(token, request.id))
+      return bearerAuth(await bearers.authenticate(token, request.id))
     } catch (err) {
       return refused(err)
     }
@@ -262,7 +299,8 @@ export function enforceAccess(request: FastifyRequest): void {
 }
 
 export const authPlugin = fp(
-  async (app: FastifyInstance, opts: { auth: AuthService; shops: ShopsService }) => {
+  async (app: FastifyInstance, opts: { auth: AuthService; shops: ShopsService; platforms: readonly Platform[] }) => {
+    const bearers = bearersOf(opts.auth, opts.shops, opts.platforms)
     app.decorateRequest('auth', null as unknown as ResolvedAuth)
     app.decorateRequest('ctx', null as unknown as RequestContext)
     app.decorateRequest('owner', null as unknown as Owner)
@@ -312,12 +350,12 @@ export const authPlugin = fp(
         request.auth = {}
         return done()
       }
-      const cached = resolveCached(request, opts.auth, opts.shops)
+      const cached = resolveCached(request, bearers, opts.shops)
       if (cached !== undefined) {
         request.auth = cached
         return done()
       }
-      resolve(request, opts.auth, opts.shops).then((auth) => {
+      resolve(request, bearers, opts.shops).then((auth) => {
         request.auth = auth
         done()
       }, done)

@@ -3,15 +3,17 @@
  * access rule (docs/api.md, "Caching"):
  *
  * - `private, no-store` on every route that takes credentials (a bearer token, the storefront
- *   key with or without a guest id), on everything served through a platform's signed proxy
- *   (`config.proxy`: the signed query is the shopper's), and on the public routes whose URL or
- *   body is the credential (`config.cache: 'private'`: the token exchange, review invitations,
- *   the review pages). Their answers carry a customer's or guest's data (or a credential): no
- *   browser or shared cache may keep them. Errors get it too.
+ *   key with or without a guest id), on what a platform's signed proxy serves (`config.proxy`:
+ *   the signed query is the shopper's) but its public reads, and on the public routes whose URL
+ *   or body is the credential (`config.cache: 'private'`: the token exchange, review
+ *   invitations, the review pages). Their answers carry a customer's or guest's data (or a
+ *   credential): no browser or shared cache may keep them. Errors get it too.
  * - A public read (`config.cache: { control, vary }`: shared lists, product reviews) states
  *   its own `Cache-Control` and `Vary`s on every request header its answer depends on, beside
- *   the `Origin` that CORS adds to every answer. Asked with an admin token, whose answers may
- *   carry more (a review's e-mail), it is private like the rest.
+ *   the `Origin` that CORS adds to every answer, directly or through the proxy (its answer is
+ *   the same whoever asks, so a product page's reviews come from the shopper's cache). Asked
+ *   with an admin token, whose answers may carry more (a review's e-mail), it is private like
+ *   the rest.
  * - Any other public route (the widget's and dashboard's files, the favicon, health, the
  *   OpenAPI document) sets its own, or none.
  *
@@ -34,8 +36,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /**
      * `'private'`: a public route whose answers carry a customer's data or a credential.
-     * A PublicRead: a public read's own caching. Unset: private when the route takes
-     * credentials or is proxied, the route's own business otherwise.
+     * A PublicRead: a public read's own caching, through a proxy too. Unset: private when
+     * the route takes credentials or is proxied, the route's own business otherwise.
      */
     cache?: 'private' | PublicRead
   }
@@ -63,7 +65,7 @@ const privateForAdmins: preHandlerHookHandler = (request, reply, done) => {
 function setCacheHeaders(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
   const config = request.routeOptions.config
   const { cache, access } = config
-  if (config.proxy !== undefined || cache === 'private') {
+  if (cache === 'private' || (config.proxy !== undefined && cache === undefined)) {
     reply.header('cache-control', PRIVATE_CACHE_CONTROL)
   } else if (cache !== undefined) {
     reply.header('cache-control', cache.control)

@@ -2,7 +2,8 @@
  * The rate limits of docs/api.md ("Credentials, limits and operations endpoints"), on
  * @fastify/rate-limit: a fixed one-minute window per bucket key, `X-RateLimit-Limit`,
  * `-Remaining`, `-Reset` on every counted answer and `429 RATE_LIMITED` with `Retry-After`.
- * Bearer calls count per API key (`kid`), customer tokens per (`kid`, customer); everything
+ * Bearer calls count per API key (`kid`; a platform's session token, its shop's session key:
+ * the `keyId` its authenticator gives), customer tokens per (`kid`, customer); everything
  * else per client address (lib/client-address.ts; the shopper's own behind a verified
  * proxy: `clientAddress`). Routes with `config.rateLimit: false` and unknown URLs are not
  * counted.

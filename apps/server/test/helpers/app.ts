@@ -84,6 +84,8 @@ export function testConfig(env: Record<string, string> = {}): Config {
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     WEBHOOK_ALLOW_INSECURE: 'true',
     DATABASE_URL: 'sqlite::memory:',
+    // Shopify app mode never calls the real Shopify in tests: its token exchanges are refused at once.
+    SHOPIFY_API_EMULATOR_URL: 'http://127.0.0.1:9',
     ...env,
   })
 }

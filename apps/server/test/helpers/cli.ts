@@ -19,13 +19,16 @@ const cliEnv = (database: TestDatabase) => ({ ...process.env, DATABASE_URL: data
  * database's environment, as the `wishlist` binary runs it (an exception that escapes
  * `main` is exit code 1 with its stack on stderr, as in a process).
  */
-export async function runCli(database: TestDatabase, ...args: string[]): Promise<CliResult> {
+export const runCli = (database: TestDatabase, ...args: string[]): Promise<CliResult> => runCliWith(database, {}, ...args)
+
+/** `runCli` with more settings in the environment (`env`, e.g. Shopify app mode's). */
+export async function runCliWith(database: TestDatabase, env: Record<string, string>, ...args: string[]): Promise<CliResult> {
   let stdout = ''
   let stderr = ''
   const io = {
     stdout: { write: (text: string) => (stdout += text) },
     stderr: { write: (text: string) => (stderr += text) },
-    env: cliEnv(database),
+    env: { ...cliEnv(database), ...env },
   }
   try {
     const code = await main(args, io)

@@ -121,6 +121,47 @@ export function shopifyLiquid(opts: { root?: string; currency?: string; assetUrl
   return engine
 }
 
+/** An app block's `{% schema %}`: its name, target, settings (with their defaults) and stylesheet. */
+export interface BlockSchema {
+  name: string
+  target: string
+  settings: { type: string; id?: string; default?: unknown }[]
+  stylesheet?: string
+}
+
+/** The Liquid source of the extension's block `name` (blocks/<name>.liquid). */
+export const blockSource = (name: string): string => readFileSync(join(EXTENSION_DIR, 'blocks', `${name}.liquid`), 'utf8')
+
+export function blockSchema(name: string): BlockSchema {
+  const json = /\{% schema %\}([\s\S]*?)\{% endschema %\}/.exec(blockSource(name))?.[1]
+  if (json === undefined) throw new Error(`blocks/${name}.liquid has no schema`)
+  return JSON.parse(json) as BlockSchema
+}
+
+/**
+ * The extension's block `name` as a theme renders it on a page: its settings' defaults with
+ * `settings` over them, in the page's `scope`; `attributes` is `block.shopify_attributes`
+ * (empty on the storefront, the editor's data attributes in the theme editor).
+ */
+export async function renderBlock(
+  engine: Liquid,
+  name: string,
+  opts: { settings?: Record<string, unknown>; scope?: Record<string, unknown>; attributes?: string } = {},
+): Promise<string> {
+  const defaults = Object.fromEntries(
+    blockSchema(name)
+      .settings.filter((s) => s.id !== undefined)
+      .map((s) => [s.id, s.default]),
+  )
+  return engine.parseAndRender(
+    blockSource(name),
+    pageScope({
+      block: { id: name, settings: { ...defaults, ...opts.settings }, shopify_attributes: opts.attributes ?? '' },
+      ...opts.scope,
+    }),
+  )
+}
+
 /** What a theme page gives Liquid, with defaults for what a test does not set. */
 export function pageScope(over: Record<string, unknown> = {}): Record<string, unknown> {
   return {

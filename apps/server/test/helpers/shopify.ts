@@ -6,6 +6,8 @@ import type { TestApp } from './app.js'
 export const SHOPIFY_SECRET = 'shopify-test-app-secret'
 export const SHOPIFY_API_KEY = 'shopify-test-client-id'
 export const SHOPIFY_ENV = { SHOPIFY_API_SECRET: SHOPIFY_SECRET, SHOPIFY_API_KEY }
+/** The API version of the test deliveries (X-Shopify-Api-Version) and of their payloads: the app's webhook version. */
+export const SHOPIFY_WEBHOOK_API_VERSION = '2026-10'
 
 let shopCounter = 0
 /** A fresh `*.myshopify.com` domain (every test file shares the process's counter). */
@@ -71,7 +73,7 @@ export async function sendShopifyWebhook(t: TestApp, payload: unknown, o: Webhoo
     'content-type': 'application/json',
     'x-shopify-topic': o.topic,
     'x-shopify-shop-domain': o.shop,
-    'x-shopify-api-version': '2025-10',
+    'x-shopify-api-version': SHOPIFY_WEBHOOK_API_VERSION,
     'x-shopify-webhook-id': o.webhookId ?? `wh-${Math.random().toString(36).slice(2)}`,
   }
   if (o.eventId !== undefined) headers['x-shopify-event-id'] = o.eventId

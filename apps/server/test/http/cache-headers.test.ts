@@ -8,7 +8,8 @@
  *   proxied, and the public routes whose URL or body is the credential) is sent
  *   `Cache-Control: private, no-store`, its errors included.
  * - A public read (a shared list, a product's reviews) states its caching and Varies on every
- *   request header its answer depends on; asked with an admin token it is private.
+ *   request header its answer depends on, through the app proxy too (its answer is the same
+ *   whoever asks); asked with an admin token it is private.
  * - Every other public route is listed below as carrying nobody's data, so that a new public
  *   route needs a decision here.
  */
@@ -25,7 +26,7 @@ const GUEST = 'guest-cache-01'
 const PRODUCT = '7001'
 
 /** The public reads: their Cache-Control and the request headers they Vary on. */
-const REVIEW_READ = { cacheControl: 'no-cache', vary: ['Origin', 'Authorization', 'X-Storefront-Key'] }
+const REVIEW_READ = { cacheControl: 'public, max-age=300', vary: ['Origin', 'Authorization', 'X-Storefront-Key'] }
 const PUBLIC_READS: Record<string, { cacheControl: string; vary: string[] }> = {
   'GET /v1/wishlists/shared/:shareToken': { cacheControl: 'no-cache', vary: ['Origin'] },
   'GET /api/v1/products/:productId/reviews': REVIEW_READ,
@@ -163,8 +164,8 @@ afterAll(() => t.close())
 
 /** What the answer must say: private, a public read, or nothing asked of it (a public route of nobody's data). */
 function expected(route: RouteEntry, kind: Kind): 'private' | { cacheControl: string; vary: string[] } | undefined {
-  if (route.url.startsWith('/proxy')) return 'private'
-  const read = PUBLIC_READS[keyOf(route)]
+  const read = PUBLIC_READS[keyOf(route).replace(' /proxy/', ' /')]
+  if (route.url.startsWith('/proxy')) return read ?? 'private'
   if (read !== undefined) return kind === 'admin' ? 'private' : read
   if (PERSONAL_PUBLIC.has(keyOf(route)) || route.access.some((a) => a !== 'public')) return 'private'
   return undefined
@@ -353,7 +354,7 @@ describe('caching headers on every route', () => {
             const missing = want.vary.filter((h) => !varied.includes(h.toLowerCase()))
             if (got.cacheControl !== want.cacheControl || missing.length)
               wrong.push(`${where}: Cache-Control ${String(got.cacheControl)}, Vary ${got.vary}`)
-            if (res.statusCode < 300) succeeded.publicRead.add(keyOf(route))
+            if (res.statusCode < 300) succeeded.publicRead.add(keyOf(route).replace(' /proxy/', ' /'))
           }
         }
       }
@@ -386,11 +387,23 @@ describe('caching headers on every route', () => {
     }
   })
 
-  it("a product's reviews read with the storefront key: no-cache, Vary on Origin, Authorization and X-Storefront-Key; a review read by an admin is private", async () => {
+  it("a product's reviews read with the storefront key or through the app proxy: kept 5 minutes by any cache, Vary on Origin, Authorization and X-Storefront-Key; a review read by an admin is private", async () => {
     const res = await call('GET', `/api/v1/products/${PRODUCT}/reviews`, await credentials('storefront'))
     expect(res.statusCode).toBe(200)
-    expect(res.headers['cache-control']).toBe('no-cache')
+    expect(res.headers['cache-control']).toBe('public, max-age=300')
     expect(res.headers.vary).toBe('Origin, Authorization, X-Storefront-Key')
+    // Through the app proxy, for a guest or a logged-in shopper alike: the product page's summary is public.
+    for (const customerId of ['', CUSTOMER]) {
+      const proxied = await call(
+        'GET',
+        `/proxy/api/v1/products/${PRODUCT}/reviews/summary?${signedQuery({ shop: shopifyDomain, customerId })}`,
+        {
+          'x-forwarded-for': '203.0.113.7, 23.227.38.1',
+        },
+      )
+      expect(proxied.statusCode).toBe(200)
+      expect(proxied.headers['cache-control']).toBe('public, max-age=300')
+    }
     const asAdmin = await call('GET', `/api/v1/reviews/${seeded.reviewId}`, { authorization: `Bearer ${admin}` })
     expect(asAdmin.json()).toMatchObject({ customerEmail: 'ann@example.com' })
     expect(asAdmin.headers['cache-control']).toBe(PRIVATE)

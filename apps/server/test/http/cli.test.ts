@@ -1,10 +1,12 @@
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../helpers/app.js'
-import { runCli, runCliProcess } from '../helpers/cli.js'
+import { runCli, runCliProcess, runCliWith } from '../helpers/cli.js'
 import { freshDatabase, type TestDatabase } from '../helpers/db.js'
+import { SHOPIFY_ENV } from '../helpers/shopify.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'wishlist-cli-'))
 let database: TestDatabase
@@ -95,6 +97,30 @@ describe('wishlist CLI', { timeout: 60_000 }, () => {
     } finally {
       await t.close()
     }
+  })
+
+  it('in Shopify app mode, set-plan leaves a Shopify shop to Shopify Billing unless --force', async () => {
+    // With PostgreSQL, Shopify app mode needs the tokens' key (the service refuses to start without it).
+    const env = { ...SHOPIFY_ENV, SHOPIFY_TOKEN_KEY: randomBytes(32).toString('base64') }
+    const shopify = (...args: string[]) => runCliWith(database, env, ...args)
+    const refused = await shopify('shops', 'set-plan', '--domain', 'cli-shop.myshopify.com', '--plan', 'growth')
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain('Shopify Billing')
+    expect(refused.stderr).toContain('--force')
+    const plan = async () => {
+      const t: TestApp = await createTestApp({ database })
+      try {
+        return (await t.app.services.shops.byDomain('cli-shop.myshopify.com'))?.plan
+      } finally {
+        await t.close()
+      }
+    }
+    expect(await plan()).toBe('scale')
+    expect((await shopify('shops', 'set-plan', '--domain', 'cli-shop.myshopify.com', '--plan', 'growth', '--force')).code).toBe(0)
+    expect(await plan()).toBe('growth')
+    // Outside Shopify app mode nobody else bills the shop: no --force needed.
+    expect((await cli('shops', 'set-plan', '--domain', 'cli-shop.myshopify.com', '--plan', 'scale')).code).toBe(0)
+    expect(await plan()).toBe('scale')
   })
 
   it('rejects bad input with usage errors (exit 2) and unknown shops (exit 2)', async () => {

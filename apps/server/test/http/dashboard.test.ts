@@ -11,15 +11,22 @@ import { sessionToken } from '../helpers/shopify.js'
 // the real dashboard build in Chromium.
 const dist = mkdtempSync(join(tmpdir(), 'dashboard-dist-'))
 mkdirSync(join(dist, 'assets'))
-writeFileSync(
-  join(dist, 'index.html'),
-  '<!doctype html><title>Wishlist dashboard</title><script type="module" src="/dashboard/assets/index-AbC123.js"></script>',
-)
+// As Vite writes it: the module script and the stylesheet in <head>.
+const INDEX_HTML =
+  '<!doctype html>\n<html lang="en">\n  <head>\n    <meta charset="utf-8" />\n    <title>Wishlist dashboard</title>\n' +
+  '    <script type="module" crossorigin src="/dashboard/assets/index-AbC123.js"></script>\n' +
+  '    <link rel="stylesheet" crossorigin href="/dashboard/assets/index-AbC123.css">\n  </head>\n  <body><div id="root"></div></body>\n</html>\n'
+writeFileSync(join(dist, 'index.html'), INDEX_HTML)
 writeFileSync(join(dist, 'assets', 'index-AbC123.js'), 'console.log("dashboard")')
 writeFileSync(join(dist, 'assets', 'index-AbC123.css'), 'body{margin:0}')
 writeFileSync(join(dist, 'secret.txt'), 'not an asset')
 
 afterAll(() => rmSync(dist, { recursive: true, force: true }))
+
+const APP_BRIDGE = 'https://cdn.shopify.com/shopifycloud/app-bridge.js'
+const headOf = (html: string) => html.slice(html.indexOf('<head>'), html.indexOf('</head>'))
+/** The opening tags of the scripts, in order. */
+const scriptsOf = (head: string) => [...head.matchAll(/<script\b[^>]*>/g)].map((m) => m[0])
 
 describe('GET /dashboard', () => {
   let t: TestApp
@@ -100,16 +107,52 @@ describe('GET /dashboard opened by Shopify admin (Shopify app mode)', () => {
     return params.toString()
   }
 
-  test("a request Shopify admin signed for {shop}.myshopify.com may be framed by that shop's admin only", async () => {
+  test("a request Shopify admin signed for {shop}.myshopify.com may be framed by that shop's admin only, with App Bridge first in <head>", async () => {
     const token = await sessionToken('e2e-store.myshopify.com', { secret: SECRET, aud: 'dashboard-test-key' })
     for (const query of [adminQuery('e2e-store.myshopify.com'), `shop=e2e-store.myshopify.com&host=YWRtaW4&id_token=${token}`]) {
       const res = await t.inject({ method: 'GET', url: `/dashboard?${query}` })
       expect(res.statusCode).toBe(200)
-      expect(res.headers['content-security-policy']).toBe(
-        embeddedDashboardCsp(['https://e2e-store.myshopify.com', 'https://admin.shopify.com']),
+      expect(res.headers['content-type']).toBe('text/html; charset=utf-8')
+      expect(res.headers['cache-control']).toBe('no-cache')
+      const csp = String(res.headers['content-security-policy'])
+      expect(csp).toBe(
+        embeddedDashboardCsp({
+          frameAncestors: ['https://e2e-store.myshopify.com', 'https://admin.shopify.com'],
+          script: { src: APP_BRIDGE, meta: { 'shopify-api-key': 'dashboard-test-key' } },
+        }),
       )
-      expect(res.headers['content-security-policy']).toContain('frame-ancestors https://e2e-store.myshopify.com https://admin.shopify.com')
+      expect(csp).toContain('frame-ancestors https://e2e-store.myshopify.com https://admin.shopify.com')
+      // The one script from elsewhere that the page may run: App Bridge, by its full URL.
+      expect(csp).toContain(`script-src 'self' ${APP_BRIDGE};`)
+      expect(csp).toContain("default-src 'none'")
       expect(res.headers['x-frame-options']).toBeUndefined()
+
+      const head = headOf(res.body)
+      expect(scriptsOf(head)).toEqual([
+        `<script src="${APP_BRIDGE}">`,
+        '<script type="module" crossorigin src="/dashboard/assets/index-AbC123.js">',
+      ])
+      const meta = head.indexOf('<meta name="shopify-api-key" content="dashboard-test-key" />')
+      expect(meta).toBeGreaterThan(head.indexOf('<meta charset="utf-8" />'))
+      expect(meta).toBeLessThan(head.indexOf('<script'))
+      // Nothing else of the page changed.
+      expect(
+        res.body.replace(`<meta name="shopify-api-key" content="dashboard-test-key" /><script src="${APP_BRIDGE}"></script>`, ''),
+      ).toBe(INDEX_HTML)
+    }
+  })
+
+  test('without SHOPIFY_API_KEY, a page the admin proved is framed but gets no App Bridge (it needs the key)', async () => {
+    const noKey = await createTestApp({ dashboardDist: dist, env: { SHOPIFY_API_SECRET: SECRET } })
+    try {
+      const res = await noKey.inject({ method: 'GET', url: `/dashboard?${adminQuery('e2e-store.myshopify.com')}` })
+      expect(res.headers['content-security-policy']).toBe(
+        embeddedDashboardCsp({ frameAncestors: ['https://e2e-store.myshopify.com', 'https://admin.shopify.com'] }),
+      )
+      expect(res.headers['content-security-policy']).toContain("script-src 'self';")
+      expect(res.body).toBe(INDEX_HTML)
+    } finally {
+      await noKey.close()
     }
   })
 
@@ -130,6 +173,8 @@ describe('GET /dashboard opened by Shopify admin (Shopify app mode)', () => {
       const res = await t.inject({ method: 'GET', url })
       expect(res.headers['content-security-policy'], url).toBe(DASHBOARD_CSP)
       expect(res.headers['x-frame-options'], url).toBe('DENY')
+      // The page as built: no App Bridge, no API key (the dashboard then signs in with an API key).
+      expect(res.body, url).toBe(INDEX_HTML)
     }
   })
 })

@@ -11,7 +11,15 @@ import { webhookHmac } from '../../src/platforms/shopify/signatures.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
 import { loggingApp } from '../helpers/logs.js'
 import { portOf, rawRequest, requestHead } from '../helpers/raw-http.js'
-import { newShopDomain, proxyCall, sendShopifyWebhook, sessionToken, SHOPIFY_ENV, SHOPIFY_SECRET } from '../helpers/shopify.js'
+import {
+  newShopDomain,
+  proxyCall,
+  sendShopifyWebhook,
+  sessionToken,
+  SHOPIFY_ENV,
+  SHOPIFY_SECRET,
+  SHOPIFY_WEBHOOK_API_VERSION,
+} from '../helpers/shopify.js'
 
 let t: TestApp
 beforeAll(async () => {
@@ -293,6 +301,45 @@ describe('shop/redact', () => {
         .map((l) => JSON.parse(l) as { level: number; msg: string; shop?: string })
         .find((l) => l.level === 40 && l.msg.includes('shop/redact'))
       expect(warning).toMatchObject({ shop: domain })
+    } finally {
+      await logged.close()
+    }
+  })
+})
+
+describe('the delivery log', () => {
+  it("names each delivery's X-Shopify-Api-Version beside its shop, topic and result", async () => {
+    const logged = await loggingApp(SHOPIFY_ENV)
+    try {
+      const domain = newShopDomain()
+      const session = await logged.app.inject({
+        method: 'POST',
+        url: '/v1/auth/shopify-session',
+        payload: { session_token: await sessionToken(domain) },
+      })
+      expect(session.statusCode).toBe(200)
+      const raw = JSON.stringify({ id: 8123, variants: [], updated_at: '2026-11-01T10:00:00Z' })
+      const res = await logged.app.inject({
+        method: 'POST',
+        url: '/v1/platforms/shopify/webhooks',
+        headers: {
+          'content-type': 'application/json',
+          'x-shopify-topic': 'products/update',
+          'x-shopify-shop-domain': domain,
+          'x-shopify-api-version': SHOPIFY_WEBHOOK_API_VERSION,
+          'x-shopify-hmac-sha256': webhookHmac(raw, SHOPIFY_SECRET),
+        },
+        payload: raw,
+      })
+      expect(res.statusCode).toBe(200)
+      const line = logged.lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'Shopify webhook')
+      expect(line).toMatchObject({
+        level: 30,
+        shop: domain,
+        topic: 'products/update',
+        apiVersion: SHOPIFY_WEBHOOK_API_VERSION,
+        result: res.json().data.result,
+      })
     } finally {
       await logged.close()
     }

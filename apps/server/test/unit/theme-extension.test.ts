@@ -10,42 +10,16 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { check, Severity } from '@shopify/theme-check-node'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { EXTENSION_DIR, pageScope, shopifyLiquid, stubProduct } from '../helpers/shopify-liquid.js'
+import { blockSchema, EXTENSION_DIR, renderBlock, shopifyLiquid, stubProduct } from '../helpers/shopify-liquid.js'
 
 const LOCALES = ['en.default', 'fr', 'de', 'es', 'it', 'nl', 'pt-BR', 'ja']
 const ROOT = join(EXTENSION_DIR, '..', '..')
 const engine = shopifyLiquid({ root: EXTENSION_DIR })
 const TOTE = stubProduct(601, 'canvas-tote', 'Canvas "Tote" <Large>', 3900)
 
-interface Setting {
-  type: string
-  id?: string
-  default?: unknown
-}
-const source = (block: string) => readFileSync(join(EXTENSION_DIR, 'blocks', `${block}.liquid`), 'utf8')
-const schemaOf = (block: string) =>
-  JSON.parse(/\{% schema %\}([\s\S]*?)\{% endschema %\}/.exec(source(block))?.[1] ?? 'null') as {
-    name: string
-    target: string
-    settings: Setting[]
-    stylesheet?: string
-  }
-
-/** A block as the theme renders it: its settings' defaults, with `settings` over them. */
-async function render(block: string, settings: Record<string, unknown> = {}, scope: Record<string, unknown> = {}) {
-  const defaults = Object.fromEntries(
-    schemaOf(block)
-      .settings.filter((s) => s.id !== undefined)
-      .map((s) => [s.id, s.default]),
-  )
-  return engine.parseAndRender(
-    source(block),
-    pageScope({
-      block: { id: 'b1', settings: { ...defaults, ...settings }, shopify_attributes: 'data-shopify-editor-block="b1"' },
-      ...scope,
-    }),
-  )
-}
+/** A block as the theme editor renders it: its settings' defaults, with `settings` over them. */
+const render = (block: string, settings: Record<string, unknown> = {}, scope: Record<string, unknown> = {}) =>
+  renderBlock(engine, block, { settings, scope, attributes: 'data-shopify-editor-block="b1"' })
 
 /** The element carrying `attr`, as a DOM would read its attributes (entities decoded). */
 function attributes(html: string, attr: string): Record<string, string> {
@@ -79,8 +53,8 @@ describe('the extension, as Shopify CLI lays it out', () => {
       'review-form.liquid',
       'reviews.liquid',
     ])
-    expect(schemaOf('app-embed').target).toBe('body')
-    for (const b of ['heart', 'reviews', 'review-form']) expect(schemaOf(b).target).toBe('section')
+    expect(blockSchema('app-embed').target).toBe('body')
+    for (const b of ['heart', 'reviews', 'review-form']) expect(blockSchema(b).target).toBe('section')
     for (const locale of LOCALES) {
       expect(existsSync(join(EXTENSION_DIR, 'locales', `${locale}.json`)), locale).toBe(true)
       expect(existsSync(join(EXTENSION_DIR, 'locales', `${locale}.schema.json`)), locale).toBe(true)
@@ -107,12 +81,16 @@ describe('the app embed', () => {
     expect(script.src).toBe('https://cdn.shopify.example/extensions/test/assets/widget.js')
     expect(script).toHaveProperty('defer')
     expect(script['data-app-proxy']).toBe('/apps/wishlist')
+    expect(script['data-logged-in']).toBe('false')
     expect(script['data-locale']).toBe('pt-BR')
     const strings = JSON.parse(script['data-strings'] ?? '') as Record<string, string | null>
     expect(Object.values(strings).every((v) => v === null)).toBe(true)
     expect(html).toContain('--wishlist-heart-color: #c8102e;')
     expect(html).toContain('--wishlist-star-color: #8a5a00;')
     expect(html).not.toContain('wishlist-launcher')
+    // A logged-in shopper's page says so: the widget reads their list without asking who they are.
+    const customer = await render('app-embed', {}, { customer: { id: 5001, email: 'ann@example.com' } })
+    expect(attributes(customer, 'data-app-proxy')['data-logged-in']).toBe('true')
   })
 
   it("passes the merchant's texts (quotes and all) as JSON and shows the launcher when asked", async () => {

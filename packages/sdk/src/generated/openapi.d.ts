@@ -509,6 +509,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/platform-setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the shop's setup stands (the embedded admin's setup guide)
+         * @description Shopify app mode, admin tokens and Shopify session tokens of a `*.myshopify.com` shop (another shop: 404 NOT_FOUND). The three steps of the embedded admin's setup guide: the catalog (the products the service knows, from Shopify's product webhooks), the plan, and the theme editor link that turns the app embed on.
+         */
+        get: operations["getPlatformSetup"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/privacy-requests": {
         parameters: {
             query?: never;
@@ -3728,6 +3748,78 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    getPlatformSetup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where the shop's setup stands */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "catalog": {
+                     *           "state": "done",
+                     *           "products": 42,
+                     *           "updatedAt": "2026-11-28T09:30:00.000Z"
+                     *         },
+                     *         "plan": {
+                     *           "current": "free",
+                     *           "subscription": null
+                     *         },
+                     *         "appEmbed": {
+                     *           "editorUrl": "https://example.myshopify.com/admin/themes/current/editor?context=apps&activateAppId=0123456789abcdef0123456789abcdef/app-embed"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            appEmbed: {
+                                /** @description The shop's theme editor with the wishlist's app embed ready to turn on (`https://{shop}/admin/themes/current/editor?context=apps&activateAppId={SHOPIFY_API_KEY}/app-embed`); null while SHOPIFY_API_KEY is unset */
+                                editorUrl: string | null;
+                            };
+                            catalog: {
+                                /** @description Products the service knows of the shop */
+                                products: number;
+                                /** @description `not_started` until the service knows a product of the shop; `done` once it knows some */
+                                state: "not_started" | "running" | "done" | "failed";
+                                /** @description When the newest of them was last updated; null with none */
+                                updatedAt: string | null;
+                            };
+                            plan: {
+                                /** @description The shop's plan */
+                                current: "free" | "starter" | "growth" | "scale";
+                                /** @description The shop's Shopify app subscription; none yet */
+                                subscription: null;
+                            };
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];

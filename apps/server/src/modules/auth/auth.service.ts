@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { errors as joseErrors, jwtVerify, SignJWT } from 'jose'
+import { decodeJwt, errors as joseErrors, jwtVerify, SignJWT } from 'jose'
 import { LRUCache } from 'lru-cache'
 import type { Db } from '../../db/types.js'
 import type { KeyScope } from '../../db/schema.js'
@@ -175,6 +175,18 @@ export function createAuthService(deps: { db: Db; jwtSecret: string; shops: Shop
       checkKey(claims, status)
       const shop = deps.shops.cached(claims.shop)
       return shop && bearerContext(claims, shop, requestId)
+    },
+
+    /**
+     * Whether a bearer token is one of the service's own (its issuer, read without verifying);
+     * anything that is not a JWT counts as one, to be refused as such.
+     */
+    isOwnToken(token: string): boolean {
+      try {
+        return decodeJwt(token).iss === JWT_ISSUER
+      } catch {
+        return true
+      }
     },
 
     /** Revokes a key: its tokens stop working at once here, within the cache TTL elsewhere. */

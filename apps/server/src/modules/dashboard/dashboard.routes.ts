@@ -5,9 +5,10 @@
  * /dashboard/assets/ are cached for a year. Inside a platform, a request whose query proves
  * one of its shops (Shopify: its admin's `hmac` or session token for `?shop=`) may be framed
  * by that shop's admin only (as Shopify requires of embedded apps), and by nothing otherwise:
- * an unsigned `?shop=` frames nothing.
+ * an unsigned `?shop=` frames nothing. Such a page also gets the admin's script first in its
+ * `<head>` (Shopify: App Bridge, whose session tokens then authenticate every API call).
  */
-import { stat } from 'node:fs/promises'
+import { readFile, stat } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import fastifyStatic from '@fastify/static'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
@@ -15,7 +16,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { ASSETS } from '../../lib/assets.js'
 import { AppError } from '../../lib/errors.js'
-import type { Platform } from '../../platforms/platform.js'
+import { inert } from '../../lib/html-text.js'
+import type { DashboardEmbedding, Platform } from '../../platforms/platform.js'
 
 export const DASHBOARD_DIST = ASSETS.dashboardDir
 
@@ -25,21 +27,37 @@ const ASSET = /\.(js|css|svg|png|woff2|map)$/
 /**
  * Same-origin only: the app's scripts and styles, API calls to this server, no framing.
  * The chart is inline SVG markup (not a data: URL); the favicon is an empty data: URL.
+ * Embedded in a platform's admin: framed by that admin only, and its one script allowed.
  */
-const cspFramedBy = (ancestors: string) =>
+const cspOf = (embedding: DashboardEmbedding | undefined) =>
   [
     "default-src 'none'",
-    "script-src 'self'",
+    embedding?.script ? `script-src 'self' ${embedding.script.src}` : "script-src 'self'",
     "style-src 'self'",
     "connect-src 'self'",
     "img-src 'self' data:",
     "base-uri 'none'",
     "form-action 'self'",
-    `frame-ancestors ${ancestors}`,
+    `frame-ancestors ${embedding ? embedding.frameAncestors.join(' ') : "'none'"}`,
   ].join('; ')
-export const DASHBOARD_CSP = cspFramedBy("'none'")
-/** The policy of the page a platform's admin embeds: framed by `origins` only. */
-export const embeddedDashboardCsp = (origins: readonly string[]) => cspFramedBy(origins.join(' '))
+export const DASHBOARD_CSP = cspOf(undefined)
+/** The policy of the page a platform's admin embeds. */
+export const embeddedDashboardCsp = (embedding: DashboardEmbedding) => cspOf(embedding)
+
+/** The start of the page's `<head>` (and its charset declaration): the admin's script goes right after. */
+const HEAD_START = /<head(?:\s[^>]*)?>(?:\s*<meta charset=[^>]*>)?/i
+
+/**
+ * index.html with the platform admin's script as the first script of `<head>`, after the meta
+ * tags it reads (App Bridge refuses to run unless it is the page's first script).
+ */
+function withAdminScript(html: string, script: NonNullable<DashboardEmbedding['script']>): string {
+  const head = HEAD_START.exec(html)
+  if (head === null) throw new Error('The dashboard build has no <head>')
+  const meta = Object.entries(script.meta).map(([name, content]) => `<meta name="${inert(name)}" content="${inert(content)}" />`)
+  const at = head.index + head[0].length
+  return `${html.slice(0, at)}${meta.join('')}<script src="${inert(script.src)}"></script>${html.slice(at)}`
+}
 
 const securityHeaders = (reply: FastifyReply, framable = false) => {
   reply
@@ -52,7 +70,7 @@ const securityHeaders = (reply: FastifyReply, framable = false) => {
 
 export interface DashboardRoutesOptions {
   distDir?: string
-  /** The configured platforms, whose admin may frame the page for a shop the request's query proves (`embeddingOrigins`). */
+  /** The configured platforms, whose admin may embed the page for a shop the request's query proves (`embedding`). */
   platforms: readonly Platform[]
 }
 
@@ -64,12 +82,12 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<DashboardRoutesOptions> 
   // Shopify admin opens the page with its `hmac` and session token (`id_token`) in the query: never logged.
   const pageConfig = { ...config, credentialQuery: ['hmac', 'id_token'] }
   const hide = true
-  const embedders = opts.platforms.filter((p) => p.embeddingOrigins !== undefined)
+  const embedders = opts.platforms.filter((p) => p.embedding !== undefined)
 
-  /** The origins that may frame the page for this query: those of the first platform that proves a shop of it. */
-  async function embeddingOrigins(rawQuery: string): Promise<readonly string[] | undefined> {
+  /** How the page is embedded for this query: as the first platform that proves a shop of it says. */
+  async function embeddingOf(rawQuery: string): Promise<DashboardEmbedding | undefined> {
     for (const platform of embedders) {
-      const proven = await platform.embeddingOrigins?.(rawQuery)
+      const proven = await platform.embedding?.(rawQuery)
       if (proven !== undefined) return proven
     }
     return undefined
@@ -77,8 +95,8 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<DashboardRoutesOptions> 
 
   const servePage = async (request: FastifyRequest, reply: FastifyReply) => {
     const q = request.url.indexOf('?')
-    const embeddedIn = q !== -1 && embedders.length > 0 ? await embeddingOrigins(request.url.slice(q + 1)) : undefined
-    securityHeaders(reply, embeddedIn !== undefined)
+    const embedding = q !== -1 && embedders.length > 0 ? await embeddingOf(request.url.slice(q + 1)) : undefined
+    securityHeaders(reply, embedding !== undefined)
       .header('cache-control', 'no-cache')
       .header('vary', 'accept-encoding')
     if (!(await stat(resolve(dist, 'index.html')).catch(() => undefined))) {
@@ -92,7 +110,11 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<DashboardRoutesOptions> 
             '<h1>The dashboard is not built</h1><p>Run <code>npm run build</code> (or <code>npm install</code>) at the repository root, then reload.</p></html>',
         )
     }
-    return reply.header('content-security-policy', embeddedIn ? embeddedDashboardCsp(embeddedIn) : DASHBOARD_CSP).sendFile('index.html')
+    reply.header('content-security-policy', cspOf(embedding))
+    if (embedding?.script === undefined) return reply.sendFile('index.html')
+    // Made per request (a platform's admin opens the page once per visit): no validators, no precompressed copy.
+    const html = await readFile(resolve(dist, 'index.html'), 'utf8')
+    return reply.header('content-type', 'text/html; charset=utf-8').send(withAdminScript(html, embedding.script))
   }
   app.get('/dashboard', { config: pageConfig, schema: { hide } }, servePage)
   app.get('/dashboard/index.html', { config: pageConfig, schema: { hide } }, servePage)

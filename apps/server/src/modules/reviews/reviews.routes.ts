@@ -27,17 +27,21 @@ import {
   Summary,
 } from './reviews.schemas.js'
 
+/** How long a browser or a CDN may keep a product's reviews. */
+export const REVIEWS_CACHE_CONTROL = 'public, max-age=300'
+
 const allErrors = new Ajv({ allErrors: true, coerceTypes: false, useDefaults: true, strict: false })
 
 export const reviewsRoutes: FastifyPluginAsyncTypebox<{ reviews: ReviewsService }> = async (app, { reviews }) => {
   const open = { access: ['storefront', 'guest', 'customer', 'admin'] as Access[] }
   /**
-   * The public reads: the same answer for every caller of the shop, which the storefront key
-   * or the bearer token names (a guest id changes nothing). A review's approval, reply or
-   * removal shows at once: caches may keep a copy but ask again before each use (no-cache).
-   * Asked with an admin token they are private (plugins/caching.ts).
+   * The public reads: the same answer for every caller of the shop, which the storefront key,
+   * the bearer token or the app proxy's URL names (a guest id changes nothing). A browser or a
+   * CDN keeps them 5 minutes, so a shopper's product page views ask the service for them once
+   * (a review's approval, reply or removal shows within those minutes). Asked with an admin
+   * token they are private (plugins/caching.ts).
    */
-  const read = { ...open, cache: { control: 'no-cache', vary: ['Authorization', 'X-Storefront-Key'] } }
+  const read = { ...open, cache: { control: REVIEWS_CACHE_CONTROL, vary: ['Authorization', 'X-Storefront-Key'] } }
   const admin = { access: ['admin'] as Access[] }
   const tags = ['reviews']
   const modTags = ['reviews moderation']

@@ -183,6 +183,9 @@ export function createShopsService(deps: { db: Db; cacheTtlMs: number }) {
       return update(shopId, { uninstalled_at: at, ...(before.shopifyShopId === null ? { shopify_shop_id: shopifyShopId } : {}) })
     },
 
+    /** The shop's numeric id at Shopify, as the Admin API gives it (it replaces one an `app/uninstalled` body gave). */
+    setShopifyShopId: (shopId: string, shopifyShopId: string) => update(shopId, { shopify_shop_id: shopifyShopId }),
+
     /** Drops every cached copy of the shop (after it was deleted). */
     forget,
 

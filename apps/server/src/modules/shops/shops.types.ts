@@ -21,7 +21,7 @@ export interface Shop {
   createdAt: number
   /** Shopify app mode: when the app was uninstalled; null while installed (and for shops outside Shopify). */
   uninstalledAt: number | null
-  /** Shopify app mode: the shop's numeric id at Shopify once known (its first `app/uninstalled`); null before. */
+  /** Shopify app mode: the shop's numeric id at Shopify once known (Admin API at install, or its first `app/uninstalled`); null before. */
   shopifyShopId: string | null
 }
 

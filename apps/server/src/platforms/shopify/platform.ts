@@ -4,15 +4,20 @@
  * writes a review inside the shop's theme, through the app proxy
  * (`https://{shop}/apps/wishlist/reviews/new?invitation=…`); its routes are the app proxy's
  * (under /proxy, signed by Shopify), the webhook intake (onto the events intake and the
- * privacy erasure) and the embedded admin's sign-in; the shop's admin may frame the dashboard
- * when its request proves the shop; the delivery worker's housekeeping deletes its expired
- * webhook receipts.
+ * privacy erasure), the embedded admin's sign-in and its setup guide; the shop's admin may
+ * frame the dashboard, with App Bridge, when its request proves the shop; its session tokens
+ * are bearer credentials of the admin routes; the delivery worker's housekeeping deletes its
+ * expired webhook receipts.
  */
 import type { Config } from '../../config.js'
 import { REVIEW_PAGE_PATH } from '../../modules/reviews/invitations.service.js'
 import type { Platform } from '../platform.js'
+import { createShopifyAdmin, type ShopifyAdmin } from './admin-api.js'
 import { createProxyAuth, PROXY_PREFIX, proxyRoutes } from './proxy.js'
+import { createSessionBearer } from './session-bearer.js'
 import { provenAdminShop } from './session-token.js'
+import { setupRoutes } from './setup.routes.js'
+import { setupOperations } from './setup.schemas.js'
 import { shopifyRoutes } from './shopify.routes.js'
 import { shopifyOperations } from './shopify.schemas.js'
 import { createShopifyWebhooks } from './shopify-webhooks.service.js'
@@ -24,12 +29,21 @@ export type ShopifyConfig = NonNullable<Config['shopify']>
 
 /** Where Shopify admin frames its embedded apps, beside the shop's own domain. */
 const SHOPIFY_ADMIN_ORIGIN = 'https://admin.shopify.com'
+/** App Bridge, which Shopify serves from its CDN only (it keeps itself up to date there). */
+export const APP_BRIDGE_URL = 'https://cdn.shopify.com/shopifycloud/app-bridge.js'
 
 export function createShopifyPlatform(shopify: ShopifyConfig): Platform {
   const { apiSecret: secret, apiKey, defaultPlan } = shopify
+  // The shops' Admin API access is made with the routes (it needs the database), before any
+  // request; the session tokens used as bearer credentials grant it through this too.
+  let adminApi: ShopifyAdmin | undefined
+  const grantAtSession: Pick<ShopifyAdmin, 'exchangeSessionToken'> = {
+    exchangeSessionToken: (shop, sessionToken) => (adminApi as ShopifyAdmin).exchangeSessionToken(shop, sessionToken),
+  }
   return {
     ownsShopDomain: isShopDomain,
     reviewPageUrl: (shopDomain, query) => `https://${shopDomain}${DEFAULT_PATH_PREFIX}${REVIEW_PAGE_PATH}${query}`,
+    plansBilledBy: 'Shopify Billing',
     // The webhook receipts that expire (webhook-receipts.repo.ts: RECEIPT_RETENTION_MS after they were taken).
     housekeeping: {
       what: 'Shopify webhook receipts',
@@ -38,6 +52,9 @@ export function createShopifyPlatform(shopify: ShopifyConfig): Platform {
     },
     routes: async (app, { db, services, storefrontApi }) => {
       const { shops, auth, events, privacy } = services
+      const admin = createShopifyAdmin({ db, config: shopify, shops, log: app.log })
+      adminApi = admin
+      app.addHook('onClose', () => admin.close())
       const authenticate = createProxyAuth({ secret, defaultPlan, shops })
       await app.register(proxyRoutes, {
         prefix: PROXY_PREFIX,
@@ -56,13 +73,29 @@ export function createShopifyPlatform(shopify: ShopifyConfig): Platform {
         shops,
         auth,
         privacy,
-        webhooks: createShopifyWebhooks({ db, secret, shopRedactMinHours: shopify.shopRedactMinHours, shops, events, privacy }),
+        adminApi: admin,
+        webhooks: createShopifyWebhooks({
+          db,
+          secret,
+          shopRedactMinHours: shopify.shopRedactMinHours,
+          shops,
+          events,
+          privacy,
+          adminApi: admin,
+        }),
       })
+      await app.register(setupRoutes, { db, apiKey })
     },
-    operations: shopifyOperations,
-    embeddingOrigins: async (rawQuery) => {
+    operations: { ...shopifyOperations, ...setupOperations },
+    // App Bridge needs the app's client id; without it the page is framed but has no App Bridge.
+    embedding: async (rawQuery) => {
       const shop = await provenAdminShop(rawQuery, { secret, apiKey, nowSeconds: Math.floor(Date.now() / 1000) })
-      return shop === undefined ? undefined : [`https://${shop}`, SHOPIFY_ADMIN_ORIGIN]
+      if (shop === undefined) return undefined
+      const frameAncestors = [`https://${shop}`, SHOPIFY_ADMIN_ORIGIN]
+      return apiKey === undefined
+        ? { frameAncestors }
+        : { frameAncestors, script: { src: APP_BRIDGE_URL, meta: { 'shopify-api-key': apiKey } } }
     },
+    bearerAuthenticator: ({ shops, auth }) => createSessionBearer({ secret, apiKey, defaultPlan, shops, auth, adminApi: grantAtSession }),
   }
 }

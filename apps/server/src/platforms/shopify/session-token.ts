@@ -3,7 +3,7 @@
  * app's secret. `aud` is the app's client id, `dest` the shop (`https://{shop}`), `iss` its
  * admin (`https://{shop}/admin`); `exp` and `nbf` are checked with 5 s of leeway.
  */
-import { jwtVerify } from 'jose'
+import { decodeJwt, jwtVerify } from 'jose'
 import { AppError } from '../../lib/errors.js'
 import { isShopDomain, verifyAdminQuery } from './signatures.js'
 
@@ -11,10 +11,23 @@ export const SESSION_TOKEN_LEEWAY_SECONDS = 5
 
 const refused = (message: string) => new AppError('INVALID_SIGNATURE', message)
 
-/** What a valid session token proves: its shop's domain, and when it was issued (seconds). */
+/** What a valid session token proves: its shop's domain, when it was issued and until when it holds (seconds). */
 export interface SessionProof {
   shop: string
   issuedAt: number
+  expiresAt: number
+}
+
+/**
+ * Whether a bearer token has a session token's shape (a JWT naming a `dest`), read without
+ * verifying it: such a token is answered as a session token, valid or not.
+ */
+export function isSessionTokenShaped(token: string): boolean {
+  try {
+    return typeof decodeJwt(token).dest === 'string'
+  } catch {
+    return false
+  }
 }
 
 /** The shop a valid session token names, and when; throws 401 INVALID_SIGNATURE otherwise. */
@@ -37,7 +50,7 @@ export async function verifySessionToken(token: string, opts: { secret: string; 
   if (!isShopDomain(shop)) throw refused('The session token names no *.myshopify.com shop')
   if (payload.iss !== `${dest}/admin`) throw refused("The session token's issuer is not the shop's admin")
   // `nbf` is required; `iat`, which Shopify sets to the same second, is preferred when present.
-  return { shop, issuedAt: typeof payload.iat === 'number' ? payload.iat : (payload.nbf as number) }
+  return { shop, issuedAt: typeof payload.iat === 'number' ? payload.iat : (payload.nbf as number), expiresAt: payload.exp as number }
 }
 
 /**

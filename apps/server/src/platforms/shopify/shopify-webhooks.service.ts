@@ -15,6 +15,7 @@ import type { EventsService } from '../../modules/events/events.service.js'
 import type { PrivacyService } from '../../modules/privacy/privacy.service.js'
 import type { ShopsService } from '../../modules/shops/shops.service.js'
 import type { Shop } from '../../modules/shops/shops.types.js'
+import type { ShopifyAdmin } from './admin-api.js'
 import { privacyRequestsRepo } from './privacy-requests.repo.js'
 import { shopErasureRepo } from './shop-erasure.repo.js'
 import { isShopDomain, webhookHmacValid } from './signatures.js'
@@ -201,6 +202,8 @@ export interface ShopifyWebhooksDeps {
   shops: ShopsService
   events: Pick<EventsService, 'ingest' | 'forgetProduct'>
   privacy: Pick<PrivacyService, 'eraseCustomer'>
+  /** The shops' Admin API access: an uninstall deletes the shop's tokens. */
+  adminApi: Pick<ShopifyAdmin, 'forgetTokens'>
 }
 
 /** The Shopify shop id in an order's `order_status_url` (`https://{host}/{shop id}/orders/{token}/…`); null when it has none. */
@@ -258,6 +261,7 @@ export function createShopifyWebhooks(deps: ShopifyWebhooksDeps) {
       }
       case 'app/uninstalled':
         await deps.shops.uninstall(shop.id, now(), idText(body.id) as string)
+        await deps.adminApi.forgetTokens(shop.id)
         return 'processed'
       case 'shop/redact':
         return 'processed' // handled before: nothing is claimed for it

@@ -17,6 +17,7 @@ import type { ShopsService } from '../../modules/shops/shops.service.js'
 import type { Plan } from '../../db/schema.js'
 import { header } from '../../plugins/auth.js'
 import { privacyRequestsRepo } from './privacy-requests.repo.js'
+import type { ShopifyAdmin } from './admin-api.js'
 import { createEmbeddedAdmin } from './embedded-admin.service.js'
 import { DeliveryAnswer, PrivacyRequest, PrivacyRequestParams, SessionRequest, SessionToken } from './shopify.schemas.js'
 import { WEBHOOK_DOMAIN_MESSAGE, type ShopifyWebhooks } from './shopify-webhooks.service.js'
@@ -34,6 +35,8 @@ export interface ShopifyRoutesOptions {
   shops: ShopsService
   auth: AuthService
   privacy: PrivacyService
+  /** The shops' Admin API access, granted at their sessions. */
+  adminApi: ShopifyAdmin
 }
 
 export const shopifyRoutes: FastifyPluginAsyncTypebox<ShopifyRoutesOptions> = async (app, opts) => {
@@ -44,6 +47,7 @@ export const shopifyRoutes: FastifyPluginAsyncTypebox<ShopifyRoutesOptions> = as
     defaultPlan: opts.defaultPlan,
     shops: opts.shops,
     auth: opts.auth,
+    adminApi: opts.adminApi,
   })
 
   // The webhook's HMAC covers the raw bytes: this route reads its body itself, as bytes kept
@@ -93,15 +97,21 @@ export const shopifyRoutes: FastifyPluginAsyncTypebox<ShopifyRoutesOptions> = as
         },
       },
       async (request) => {
+        // The payload's shape is that of the API version Shopify says it used: kept in the log
+        // with each delivery, so a subscription left on an old version shows.
+        const apiVersion = header(request, 'x-shopify-api-version')
+        const shop = header(request, 'x-shopify-shop-domain')
+        const topic = header(request, 'x-shopify-topic')
         const result = await opts.webhooks.receive({
           rawBody: intake.bodyOf(request),
           hmac: header(request, 'x-shopify-hmac-sha256'),
-          shopDomain: header(request, 'x-shopify-shop-domain'),
-          topic: header(request, 'x-shopify-topic'),
+          shopDomain: shop,
+          topic,
           eventId: header(request, 'x-shopify-event-id') ?? header(request, 'x-shopify-webhook-id'),
           requestId: request.id,
-          warn: (fields, message) => request.log.warn(fields, message),
+          warn: (fields, message) => request.log.warn({ ...fields, apiVersion }, message),
         })
+        request.log.info({ shop, topic, apiVersion, result }, 'Shopify webhook')
         return { ok: true as const, data: { result } }
       },
     )
