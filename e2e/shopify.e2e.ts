@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { seriousViolations, WIDTHS } from './helpers/axe.js'
+import { type ShopifyEmulator, startShopifyEmulator } from '../apps/server/test/helpers/shopify-emulator.js'
 import { type Env, launchChromium, startEnv } from './helpers/env.js'
 
 const SECRET = 'shpss_e2e_app_secret_0123456789abcdef'
@@ -26,6 +27,8 @@ const PREFIX = '/apps/wishlist'
 const SHOPPER_ADDRESS = '203.0.113.7'
 
 let env: Env
+/** Shopify's token endpoint and Admin API, played locally; it knows the shop only once a test adds it. */
+let shopify: ShopifyEmulator
 let browser: Browser
 let context: BrowserContext
 let page: Page
@@ -172,8 +175,9 @@ async function customerList(customerId: string): Promise<string[]> {
 beforeAll(async () => {
   // Chromium's local-network checks would block the stand-in admin page (https, "public") from
   // framing the service on 127.0.0.1; a real admin frames a public HTTPS service, never loopback.
+  shopify = await startShopifyEmulator({ apiKey: API_KEY, apiSecret: SECRET })
   ;[env, browser] = await Promise.all([
-    startEnv({ SHOPIFY_API_SECRET: SECRET, SHOPIFY_API_KEY: API_KEY }),
+    startEnv({ SHOPIFY_API_SECRET: SECRET, SHOPIFY_API_KEY: API_KEY, SHOPIFY_API_EMULATOR_URL: shopify.url }),
     launchChromium([
       '--disable-features=PrivateNetworkAccessRespectPreflightResults,BlockInsecurePrivateNetworkRequests,LocalNetworkAccessChecks',
     ]),
@@ -184,6 +188,7 @@ afterAll(async () => {
   await browser?.close()
   await new Promise((r) => storefront?.close(r))
   await env?.close()
+  await shopify?.close()
 })
 beforeEach(async () => {
   context = await browser.newContext()
@@ -406,6 +411,7 @@ describe('embedded admin', () => {
     )
     expect(menu).toEqual([
       ['Setup guide', '#/', 'home'],
+      ['Plan', '#/plan', null],
       ['Overview', '#/overview', null],
       ['Settings', '#/settings', null],
       ['API keys', '#/api-keys', null],
@@ -473,7 +479,8 @@ describe('embedded admin', () => {
     )
     expect(reached).toEqual(controls)
 
-    // Products Shopify sent: the catalog step is done, the empty state gone.
+    // Products Shopify sent: they show, the empty state is gone; the sync itself has not run
+    // (Shopify has not granted this shop Admin API access yet: the emulator does not know it).
     for (const id of [7101, 7102]) {
       const res = await shopifyWebhook('products/create', {
         id,
@@ -485,12 +492,16 @@ describe('embedded admin', () => {
       expect(res.status).toBe(200)
     }
     await page.reload()
-    await expect.poll(() => steps.locator('tbody tr').first().locator('td').nth(1).textContent(), { timeout: 10_000 }).toBe('Synced')
-    expect(await steps.locator('tbody tr').first().textContent()).toContain('2 products known')
+    await expect.poll(() => steps.locator('tbody tr').first().textContent(), { timeout: 10_000 }).toContain('2 products known')
+    expect(await steps.locator('tbody tr').first().locator('td').nth(1).textContent()).toBe('Not started')
     expect(await page.getByTestId('catalog-empty').count()).toBe(0)
     await shot('shopify-setup-guide-synced-1280')
-    expect(external).toEqual([])
     expect(pageErrors).toEqual([])
+    // Asked to sync without that access: the guide says what to do (the browser logs the 403).
+    await page.getByTestId('catalog-sync').click()
+    await expect.poll(() => page.getByTestId('catalog-sync-message').textContent(), { timeout: 10_000 }).toContain('Admin API access')
+    expect(external).toEqual([])
+    expect(pageErrors).toEqual(['Failed to load resource: the server responded with a status of 403 (Forbidden)'])
   })
 
   test('Settings: a change shows the save bar; Save saves every change and hides it, Discard restores and hides it', async () => {
@@ -635,5 +646,74 @@ describe('embedded admin', () => {
     }
     expect(issued).toEqual([])
     expect(external).toEqual([])
+  })
+  test("the plan page: a card per plan, the current one marked; a paid plan is approved on Shopify's page in the top frame and set once Shopify says ACTIVE; Free cancels; axe at 1280 and 375 px; keyboard alone", async () => {
+    // From here Shopify knows the shop: the session token is exchanged, Shopify Billing answers.
+    shopify.addShop(SHOP)
+    const approvals: string[] = []
+    // Shopify's approval page, which the app may not frame: the whole tab goes there.
+    await context.route(
+      (url) => url.href.startsWith(`https://${SHOP}/admin/charges/`),
+      (route) => {
+        approvals.push(route.request().url())
+        return route.fulfill({
+          contentType: 'text/html',
+          body: '<!doctype html><html lang="en"><title>Approve charge</title><h1>Approve</h1></html>',
+        })
+      },
+    )
+    await page.setViewportSize({ width: 1280, height: 900 })
+    await page.goto(adminUrl())
+    await expect.poll(() => heading(page), { timeout: 10_000 }).toBe('Setup guide')
+    // The setup guide's plan step leads here, as the nav menu does.
+    await page.getByTestId('plan-link').click()
+    await expect.poll(() => heading(page)).toBe('Plan')
+    const cards = page.locator('[aria-label="Plans"] > li')
+    await expect.poll(() => cards.count(), { timeout: 10_000 }).toBe(4)
+    const texts = await cards.evaluateAll((lis) => lis.map((li) => (li as HTMLElement).innerText))
+    expect(texts.map((t) => t.split('\n')[0])).toEqual(['FreeCurrent plan', 'Starter', 'Growth', 'Scale'])
+    expect(texts[0]).toContain('Your plan now')
+    expect(texts[2]).toContain('$29.99 USD every 30 days')
+    expect(texts[2]).toContain('7-day free trial')
+    expect(await page.getByTestId('choose-free').count()).toBe(0)
+
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 900 })
+      const found = await seriousViolations(page)
+      expect(found, `plan page at ${width} px: ${JSON.stringify(found)}`).toEqual([])
+      await shot(`shopify-plan-${width}`)
+    }
+    await page.setViewportSize({ width: 1280, height: 900 })
+    const { controls, reached } = await keyboardReach()
+    expect(controls).toEqual(expect.arrayContaining(['BUTTON Choose Starter', 'BUTTON Choose Growth', 'BUTTON Choose Scale']))
+    expect(reached).toEqual(controls)
+
+    // Keyboard alone: Tab to "Choose Growth", Enter.
+    const focused = () => page.evaluate(() => document.activeElement?.textContent)
+    for (let i = 0; i < 2 * controls.length + 3 && (await focused()) !== 'Choose Growth'; i++) await page.keyboard.press('Tab')
+    expect(await focused()).toBe('Choose Growth')
+    await page.keyboard.press('Enter')
+    await page.waitForURL((url) => url.href.startsWith(`https://${SHOP}/admin/charges/`))
+    expect(approvals).toHaveLength(1)
+    const subscription = shopify.shop(SHOP).subscriptions.at(-1)!
+    expect(subscription).toMatchObject({ name: 'Wishlist Growth', status: 'PENDING' })
+    expect((await env.testApp.app.services.shops.byDomain(SHOP))!.plan).toBe('free')
+
+    // The merchant approves; Shopify sends them back to the app with `charge_id`: the plan page confirms.
+    shopify.setSubscriptionStatus(SHOP, subscription.id as string, 'ACTIVE')
+    await page.goto(`${adminUrl()}&charge_id=${String(subscription.id).split('/').pop()}`)
+    await expect.poll(() => heading(page), { timeout: 10_000 }).toBe('Plan')
+    await expect.poll(() => page.getByTestId('plan-growth').innerText()).toContain('Current plan')
+    expect((await env.testApp.app.services.shops.byDomain(SHOP))!.plan).toBe('growth')
+    await shot('shopify-plan-growth-1280')
+
+    // Back to Free: the subscription is cancelled at Shopify at once.
+    await page.getByTestId('choose-free').click()
+    await expect.poll(() => page.getByTestId('plan-message').textContent()).toContain('You are on the Free plan.')
+    expect(await page.getByTestId('plan-free').innerText()).toContain('Current plan')
+    expect(shopify.shop(SHOP).subscriptions.find((s) => s.id === subscription.id)!.status).toBe('CANCELLED')
+    expect((await env.testApp.app.services.shops.byDomain(SHOP))!.plan).toBe('free')
+    expect(external).toEqual([])
+    expect(pageErrors).toEqual([])
   })
 })

@@ -4,12 +4,14 @@
  * Focus moves to the screen's heading on navigation.
  *
  * Embedded in Shopify admin (the page came with App Bridge): no sign-in and no header; the
- * screens are App Bridge's navigation menu in the admin, and the home screen is the setup guide.
+ * screens are App Bridge's navigation menu in the admin, the home screen is the setup guide, and
+ * a plan page (Shopify Billing) comes second.
  */
 import { type FormEvent, useCallback, useEffect, useId, useMemo, useRef, useState } from 'react'
 import { appBridge } from './app-bridge.js'
 import { ApiKeys } from './screens/ApiKeys.js'
 import { Overview } from './screens/Overview.js'
+import { Plan } from './screens/Plan.js'
 import { PrivacyRequests } from './screens/PrivacyRequests.js'
 import { Reviews } from './screens/Reviews.js'
 import { Settings } from './screens/Settings.js'
@@ -28,12 +30,16 @@ const SCREENS = [
 ] as const
 /** The home screen inside Shopify admin; the first of the screens is the home elsewhere. */
 const SETUP = { id: 'setup', title: 'Setup guide', Component: SetupGuide } as const
-type Screen = (typeof SCREENS)[number] | typeof SETUP
+/** Inside Shopify admin only: plans are billed by Shopify there; elsewhere they are the operator's. */
+const PLAN = { id: 'plan', title: 'Plan', Component: Plan } as const
+type Screen = (typeof SCREENS)[number] | typeof SETUP | typeof PLAN
 
-const screensOf = (embedded: boolean): readonly Screen[] => (embedded ? [SETUP, ...SCREENS] : SCREENS)
+const screensOf = (embedded: boolean): readonly Screen[] => (embedded ? [SETUP, PLAN, ...SCREENS] : SCREENS)
 
 function screenFromHash(screens: readonly Screen[]): Screen {
-  const id = window.location.hash.replace(/^#\/?/, '')
+  // Back from Shopify's approval page (it adds `charge_id`): the plan page, which confirms the plan.
+  const returning = window.location.hash === '' && new URLSearchParams(window.location.search).has('charge_id')
+  const id = returning ? PLAN.id : window.location.hash.replace(/^#\/?/, '')
   return screens.find((s) => s.id === id) ?? screens[0]!
 }
 

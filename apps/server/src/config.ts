@@ -76,6 +76,20 @@ export interface ShopifyConfig {
   apiEmulatorUrl: string | undefined
   /** The service's public address (PUBLIC_BASE_URL): the app's host, as Shopify's library asks for it. */
   appUrl: string
+  /** Shopify Billing of the paid plans (platforms/shopify/billing.ts). */
+  billing: ShopifyBillingConfig
+}
+
+/** The plans Shopify charges for: every plan but Free. */
+export type PaidPlan = Exclude<Plan, 'free'>
+
+export interface ShopifyBillingConfig {
+  /** Price in USD per 30 days of each paid plan, as decimal text (SHOPIFY_PLAN_PRICES). */
+  prices: Record<PaidPlan, string>
+  /** Free days before a shop's first paid subscription charges (SHOPIFY_TRIAL_DAYS). */
+  trialDays: number
+  /** Subscriptions made as Shopify's test charges, never billed (SHOPIFY_BILLING_TEST). */
+  test: boolean
 }
 
 export class ConfigError extends Error {}
@@ -99,6 +113,8 @@ export const DEFAULT_PG_POOL_MAX = 10
 
 /** The Admin API version when SHOPIFY_API_VERSION is not set: Shopify's newest stable release when this version was made. */
 export const DEFAULT_SHOPIFY_API_VERSION = '2026-10'
+/** The paid plans' prices (USD per 30 days) when SHOPIFY_PLAN_PRICES does not name them. */
+export const DEFAULT_SHOPIFY_PLAN_PRICES = 'starter=9.99,growth=29.99,scale=79.99'
 
 export const EnvSchema = Type.Object({
   DATABASE_URL: text,
@@ -145,6 +161,15 @@ export const EnvSchema = Type.Object({
   SHOPIFY_API_VERSION: Type.String({ pattern: '^[0-9]{4}-(01|04|07|10)$', default: DEFAULT_SHOPIFY_API_VERSION }),
   /** 32 bytes, base64 or 64 hex digits: the key of the shops' Admin API tokens at rest; required with PostgreSQL in Shopify app mode. */
   SHOPIFY_TOKEN_KEY: text,
+  /** USD per 30 days of the paid plans, `plan=price` by commas; a plan left out keeps its default. */
+  SHOPIFY_PLAN_PRICES: Type.String({
+    pattern: '^(starter|growth|scale)=[0-9]{1,5}(\\.[0-9]{1,2})?(,(starter|growth|scale)=[0-9]{1,5}(\\.[0-9]{1,2})?)*$',
+    default: DEFAULT_SHOPIFY_PLAN_PRICES,
+  }),
+  /** Free days before a shop's first paid subscription charges. */
+  SHOPIFY_TRIAL_DAYS: int(0, 1_000, 7),
+  /** Paid plans as Shopify's test charges (development stores): never billed. */
+  SHOPIFY_BILLING_TEST: flag(false),
   /**
    * TEST-ONLY, off by default: a loopback http(s) URL of a local Shopify emulator that Shopify's token endpoint and Admin API
    * calls go to instead of the shop (test/helpers/shopify-emulator.ts). Refused when NODE_ENV=production.
@@ -229,6 +254,12 @@ function tokenKeyBytes(raw: string, source: string): Buffer {
   return key
 }
 
+/** SHOPIFY_PLAN_PRICES (checked by its pattern) over the defaults: the later of a plan named twice wins. */
+function planPrices(raw: string): Record<PaidPlan, string> {
+  const pairs = (text: string) => text.split(',').map((pair) => pair.split('=') as [PaidPlan, string])
+  return Object.fromEntries([...pairs(DEFAULT_SHOPIFY_PLAN_PRICES), ...pairs(raw)]) as Record<PaidPlan, string>
+}
+
 /** SHOPIFY_API_EMULATOR_URL, checked: a loopback http(s) URL, never in production. */
 function emulatorUrl(raw: string | undefined, nodeEnv: string | undefined): string | undefined {
   if (raw === undefined) return undefined
@@ -297,6 +328,11 @@ export function loadConfig(raw: NodeJS.ProcessEnv = process.env): Config {
             tokenKey: resolveTokenKey(env.SHOPIFY_TOKEN_KEY, database),
             apiEmulatorUrl,
             appUrl: publicBaseUrl,
+            billing: {
+              prices: planPrices(env.SHOPIFY_PLAN_PRICES),
+              trialDays: env.SHOPIFY_TRIAL_DAYS,
+              test: isOn(env.SHOPIFY_BILLING_TEST),
+            },
           },
   }
 }

@@ -169,6 +169,13 @@ export function createWishlistClient(options: ClientOptions) {
         get(fillPath('/v1/admin/privacy-requests/{id}/export', { id })),
       /** GET /v1/admin/platform-setup (Shopify app mode): where the shop's setup stands, for the embedded admin's setup guide. */
       platformSetup: (): Promise<T.PlatformSetup> => get('/v1/admin/platform-setup'),
+      /** POST /v1/admin/platform-setup/catalog-sync (Shopify app mode): reads the shop's catalog from Shopify again, in the background; the sync's state (the running one, if any). */
+      syncCatalog: (): Promise<T.CatalogStatus> => post('/v1/admin/platform-setup/catalog-sync'),
+      /** GET /v1/platforms/shopify/billing (Shopify app mode): the shop's plan, confirmed with Shopify Billing, and the plans' prices. */
+      shopifyBilling: (): Promise<T.ShopifyBilling> => get('/v1/platforms/shopify/billing'),
+      /** POST /v1/platforms/shopify/billing/subscription: a paid plan's `confirmationUrl` to approve, or Free at once. */
+      chooseShopifyPlan: (input: T.ChooseShopifyPlanInput): Promise<T.ChosenShopifyPlan> =>
+        post('/v1/platforms/shopify/billing/subscription', input),
       /** GET /v1/admin/export/wishlists.csv as text. */
       exportWishlistsCsv: (): Promise<string> => http.request('GET', '/v1/admin/export/wishlists.csv', { text: true }),
     },

@@ -16,9 +16,9 @@ export type Operation<P extends string, M extends HttpMethod> = P extends keyof 
   : never
 
 type JsonContent<R> = R extends { content: { 'application/json': infer J } } ? J : never
-type SuccessStatus = 200 | 201
+type SuccessStatus = 200 | 201 | 202
 
-/** The JSON body of the operation's 200/201 response. */
+/** The JSON body of the operation's 200/201/202 response. */
 export type SuccessBody<O> = O extends { responses: infer R } ? JsonContent<R[Extract<keyof R, SuccessStatus>]> : never
 
 /** Unwraps the `{ok: true, data}` envelope of the wishlist service; reviews bodies pass through. */

@@ -90,6 +90,12 @@ export type PrivacyRequest = PrivacyRequestList['privacyRequests'][number]
 export type PrivacyRequestExport = Data<'get /v1/admin/privacy-requests/{id}/export'>
 /** The embedded admin's setup guide: catalog, plan and the theme editor link to the app embed. */
 export type PlatformSetup = Data<'get /v1/admin/platform-setup'>
+/** The shop's catalog and its sync from Shopify, as the catalog sync request answers it. */
+export type CatalogStatus = Data<'post /v1/admin/platform-setup/catalog-sync'>
+/** The embedded admin's plan page: the shop's plan as Shopify Billing says, its newest subscription, the plans' prices. */
+export type ShopifyBilling = Data<'get /v1/platforms/shopify/billing'>
+export type ChooseShopifyPlanInput = Body<'post /v1/platforms/shopify/billing/subscription'>
+export type ChosenShopifyPlan = Data<'post /v1/platforms/shopify/billing/subscription'>
 
 // Reviews
 export type ReviewPage = Data<'get /api/v1/products/{productId}/reviews'>

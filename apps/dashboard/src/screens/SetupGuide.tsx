@@ -1,12 +1,13 @@
 /**
  * The home screen inside Shopify admin: a setup guide in Polaris's patterns (a page, a card
  * with an index table of the steps, an empty state), drawn with the dashboard's own styles.
- * Its three steps: the catalog the service knows, the plan, and the theme editor link that
- * turns the app embed on (`GET /v1/admin/platform-setup`).
+ * Its three steps: the catalog the service knows and its sync from Shopify (run again from
+ * here), the plan, and the theme editor link that turns the app embed on
+ * (`GET /v1/admin/platform-setup`).
  */
-import type { ReactNode } from 'react'
+import { type ReactNode, useEffect } from 'react'
 import type { PlatformSetup } from 'wishlist-service-sdk'
-import { type Column, LoadState, Table, useLoad, useSession, When } from '../ui.js'
+import { Announcer, type Column, LoadState, Table, useAction, useLoad, useSession, When } from '../ui.js'
 
 /** The plan page of the embedded admin. */
 export const PLAN_HREF = '#/plan'
@@ -35,7 +36,20 @@ function AdminLink({ href, children, testId }: { href: string; children: ReactNo
   )
 }
 
-function stepsOf(setup: PlatformSetup): Step[] {
+/** How often the guide reads the sync's state again while it runs. */
+const SYNC_REFRESH_MS = 2_000
+
+/** The catalog step's action: start the sync again, unless it runs. */
+function CatalogSyncButton({ catalog, busy, onSync }: { catalog: PlatformSetup['catalog']; busy: boolean; onSync(): void }) {
+  if (catalog.state === 'running') return <span className="muted">Reading your products…</span>
+  return (
+    <button type="button" disabled={busy} onClick={onSync} data-testid="catalog-sync">
+      {catalog.state === 'not_started' ? 'Sync now' : 'Sync again'}
+    </button>
+  )
+}
+
+function stepsOf(setup: PlatformSetup, catalogAction: ReactNode): Step[] {
   const { catalog, plan, appEmbed } = setup
   const products = `${catalog.products} product${catalog.products === 1 ? '' : 's'}`
   return [
@@ -45,25 +59,26 @@ function stepsOf(setup: PlatformSetup): Step[] {
       help: (
         <>
           Titles, prices and stock of your products, for wishlists and their back-in-stock and price-drop alerts.{' '}
-          {catalog.state === 'not_started' ? (
-            'Products arrive as Shopify sends their updates.'
+          {catalog.products === 0 ? (
+            "They are read from Shopify once you open the app, then kept current by Shopify's product updates."
           ) : (
             <>
               {products} known, last updated <When iso={catalog.updatedAt} />.
             </>
           )}
+          {catalog.state === 'failed' && catalog.sync?.error != null && <> The last sync failed: {catalog.sync.error}</>}
         </>
       ),
       status: CATALOG_STATUS[catalog.state],
-      action: <span className="muted">Automatic</span>,
+      action: catalogAction,
     },
     {
       id: 'plan',
       title: 'Plan',
       help: 'Free works at once; paid plans add share links, several lists per customer and more.',
       status: {
-        text: `${plan.current[0]!.toUpperCase()}${plan.current.slice(1)} plan${plan.subscription === null ? '' : ', subscribed'}`,
-        tone: plan.subscription === null && plan.current === 'free' ? 'info' : 'done',
+        text: `${plan.current[0]!.toUpperCase()}${plan.current.slice(1)} plan${plan.subscription?.status === 'PENDING' ? ', awaiting approval' : ''}`,
+        tone: plan.current === 'free' ? 'info' : 'done',
       },
       action: (
         <a href={PLAN_HREF} data-testid="plan-link">
@@ -107,7 +122,19 @@ const COLUMNS: Column<Step>[] = [
 export function SetupGuide() {
   const { session } = useSession()
   const { client, shop } = session
-  const { data, loading, error } = useLoad(() => client.admin.platformSetup(), [client])
+  const { data, loading, error, reload, setData } = useLoad(() => client.admin.platformSetup(), [client])
+  const { busy, message, run } = useAction()
+  const running = data?.catalog.state === 'running'
+  // While the sync runs, its state is read again until it ends.
+  useEffect(() => {
+    if (!running || loading) return
+    const timer = setTimeout(reload, SYNC_REFRESH_MS)
+    return () => clearTimeout(timer)
+  }, [running, loading, reload])
+  const syncCatalog = async () => {
+    const catalog = await run(() => client.admin.syncCatalog(), 'The catalog sync started.')
+    if (catalog !== undefined && data !== undefined) setData({ ...data, catalog })
+  }
 
   return (
     <>
@@ -120,17 +147,25 @@ export function SetupGuide() {
         <>
           <section className="card" aria-labelledby="setup-steps-heading">
             <h2 id="setup-steps-heading">Setup steps</h2>
-            <Table columns={COLUMNS} rows={stepsOf(data)} rowKey={(step) => step.id} testId="setup-steps" label="Setup steps" stacked />
+            <Table
+              columns={COLUMNS}
+              rows={stepsOf(data, <CatalogSyncButton catalog={data.catalog} busy={busy} onSync={() => void syncCatalog()} />)}
+              rowKey={(step) => step.id}
+              testId="setup-steps"
+              label="Setup steps"
+              stacked
+            />
+            <Announcer message={message} testId="catalog-sync-message" />
           </section>
-          {data.catalog.state === 'not_started' && (
+          {data.catalog.products === 0 && (
             <section className="card empty-state" aria-labelledby="catalog-empty-heading" data-testid="catalog-empty">
               <span className="empty-state-mark" aria-hidden="true">
                 ♥
               </span>
               <h2 id="catalog-empty-heading">No products yet</h2>
               <p className="muted">
-                The wishlist learns your products from Shopify's product updates. Save a product in Shopify admin and it shows here, ready
-                for shoppers' wishlists.
+                The wishlist reads your products from Shopify, then keeps them current from Shopify's product updates. Add a product in
+                Shopify admin and it shows here, ready for shoppers' wishlists.
               </p>
               <AdminLink href={`https://${shop.domain}/admin/products`}>Go to products</AdminLink>
             </section>

@@ -25,6 +25,8 @@ import * as m0021 from './migrations/0021_share_link_notify.js'
 import * as m0022 from './migrations/0022_shopify_webhook_proofs.js'
 import * as m0023 from './migrations/0023_exact_revenue_sums.js'
 import * as m0024 from './migrations/0024_shopify_access_tokens.js'
+import * as m0025 from './migrations/0025_shopify_catalog_syncs.js'
+import * as m0026 from './migrations/0026_shopify_subscriptions.js'
 
 interface BackendMigration {
   up(db: Kysely<unknown>, backend: Backend): Promise<void>
@@ -54,6 +56,8 @@ const MIGRATIONS: Record<string, BackendMigration> = {
   '0022_shopify_webhook_proofs': m0022,
   '0023_exact_revenue_sums': m0023,
   '0024_shopify_access_tokens': m0024,
+  '0025_shopify_catalog_syncs': m0025,
+  '0026_shopify_subscriptions': m0026,
 }
 
 class StaticProvider implements MigrationProvider {

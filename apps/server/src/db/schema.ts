@@ -466,6 +466,34 @@ export interface ShopifyAccessTokensTable {
   updated_at: number
 }
 
+/** A Shopify app subscription the service made for a shop (platforms/shopify/billing.ts). */
+export interface ShopifySubscriptionsTable {
+  shop_id: string
+  /** Shopify's GID of it (`gid://shopify/AppSubscription/…`). */
+  subscription_id: string
+  /** The paid plan it charges for. */
+  plan: Plan
+  /** Shopify's AppSubscriptionStatus, as last read from the Admin API. */
+  status: string
+  created_at: number
+  /** When it was first seen ACTIVE (null: never charged). */
+  activated_at: number | null
+  updated_at: number
+}
+
+/** A Shopify shop's catalog sync (0025): its state, the current or last run's counts, and the lease of the run that holds it. */
+export interface ShopifyCatalogSyncsTable {
+  shop_id: string
+  state: 'running' | 'done' | 'failed'
+  run_id: string
+  lease_until: number
+  products_read: number
+  products_changed: number
+  error: string | null
+  started_at: number
+  finished_at: number | null
+}
+
 export interface Database {
   shops: ShopsTable
   api_keys: ApiKeysTable
@@ -501,6 +529,8 @@ export interface Database {
   shopify_webhook_receipts: ShopifyWebhookReceiptsTable
   privacy_requests: PrivacyRequestsTable
   shopify_access_tokens: ShopifyAccessTokensTable
+  shopify_catalog_syncs: ShopifyCatalogSyncsTable
+  shopify_subscriptions: ShopifySubscriptionsTable
 }
 
 export type ShopRow = Selectable<ShopsTable>

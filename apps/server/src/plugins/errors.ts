@@ -118,7 +118,8 @@ export const errorsPlugin = fp(async (app: FastifyInstance) => {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const appError = err instanceof AppError ? err : fromFastifyError(err, request.routeOptions.config?.batches)
     if (appError.statusCode >= 500) {
-      request.log.error({ err }, appError.code === 'UNAVAILABLE' ? 'database unavailable' : 'unhandled error')
+      // An outage says which (the database, a platform's API) in its own message.
+      request.log.error({ err }, appError.code === 'UNAVAILABLE' ? `unavailable: ${appError.message}` : 'unhandled error')
     }
     return sendError(request, reply, appError)
   })

@@ -22,7 +22,7 @@ const ERROR_RESPONSES: Record<number, string> = {
   415: 'UNSUPPORTED_MEDIA_TYPE: a body that is not `application/json`, or JSON with a `charset` other than `utf-8`',
   429: "RATE_LIMITED: over a rate limit (the caller's bucket, or the shop's ceiling over all its bearer-token requests), or, on exports, the shop's two exports already running; `Retry-After` says how many seconds to wait",
   431: 'HEADERS_TOO_LARGE: the request line and headers are over 16 KiB; the connection is closed',
-  503: 'UNAVAILABLE: the database (or Redis) cannot be reached, or (Shopify webhooks) too many bodies are being received at once; with `Retry-After`',
+  503: 'UNAVAILABLE: the database (or Redis) cannot be reached, or (Shopify webhooks) too many bodies are being received at once, or the Admin API that must prove one cannot be reached; with `Retry-After`',
 }
 
 const BODY_METHODS = ['post', 'put', 'patch', 'delete']

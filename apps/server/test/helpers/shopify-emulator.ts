@@ -18,7 +18,9 @@
  * Built-in fields: `shop`, `products` (paginated), `bulkOperationRunQuery`,
  * `currentBulkOperation`, `bulkOperation`/`node` (polling; the result as JSONL at
  * `{url}/bulk/{n}.jsonl`), `currentAppInstallation { activeSubscriptions }`,
- * `appSubscriptionCreate`, `order`. Another one is one `handle(field, handler)` call.
+ * `appSubscriptionCreate`, `appSubscriptionCancel`, `nodes`, `order`. Another one is one
+ * `handle(field, handler)` call. A subscription's state moves as the merchant and Shopify move
+ * it with `setSubscriptionStatus`.
  */
 import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
@@ -82,10 +84,15 @@ export interface EmulatedShop {
   orders: Json[]
   subscriptions: Json[]
   bulkOperations: EmulatedBulkOperation[]
+  /** The `errorCode` its bulk operations fail with when read (null: they complete). */
+  bulkErrorCode: string | null
   bucket: ThrottleBucket
   /** performance.now() when the bucket was last restored. */
   bucketAt: number
 }
+
+/** Shopify's AppSubscriptionStatus. */
+export type SubscriptionStatus = 'PENDING' | 'ACCEPTED' | 'ACTIVE' | 'DECLINED' | 'EXPIRED' | 'FROZEN' | 'CANCELLED'
 
 export interface IssuedToken {
   shop: string
@@ -163,6 +170,12 @@ export interface ShopifyEmulator {
   handle(field: string, handler: FieldHandler): void
   /** The shop's tokens stop working (an uninstall at Shopify). */
   revokeTokens(domain: string): void
+  /**
+   * A subscription's status as the merchant or Shopify set it (approved: ACTIVE, DECLINED,
+   * EXPIRED, FROZEN, CANCELLED); ACTIVE cancels the shop's other active one, as Shopify
+   * replaces an app's subscription.
+   */
+  setSubscriptionStatus(domain: string, id: string, status: SubscriptionStatus): void
   /** Requests wait until the returned release is called (a slow Shopify). */
   hold(): () => void
   /** Stops listening (connections refused) until `comeBack()`. */
@@ -311,6 +324,7 @@ export async function startShopifyEmulator(opts: { apiKey?: string; apiSecret?: 
         orders: init.orders ?? [],
         subscriptions: [],
         bulkOperations: [],
+        bulkErrorCode: null,
         bucket: init.bucket ?? { maximumAvailable: 2000, restoreRate: 100, currentlyAvailable: 2000 },
         bucketAt: performance.now(),
       }
@@ -323,6 +337,13 @@ export async function startShopifyEmulator(opts: { apiKey?: string; apiSecret?: 
       return shop
     },
     handle: (field, handler) => void handlers.set(field, handler),
+    setSubscriptionStatus(domain, id, status) {
+      const shop = emulator.shop(domain)
+      const subscription = shop.subscriptions.find((s) => s.id === id)
+      if (subscription === undefined) throw new Error(`the emulator knows no subscription ${id} of ${domain}`)
+      if (status === 'ACTIVE') for (const s of shop.subscriptions) if (s.status === 'ACTIVE') s.status = 'CANCELLED'
+      subscription.status = status
+    },
     revokeTokens(domain) {
       for (const t of emulator.tokens) if (t.shop === domain) t.revoked = true
     },
@@ -536,6 +557,7 @@ export async function startShopifyEmulator(opts: { apiKey?: string; apiSecret?: 
       return op
     }
     try {
+      if (shop.bulkErrorCode !== null) throw new Error(shop.bulkErrorCode)
       const lines = bulkLines(shop, op.query)
       const jsonl = lines.map((l) => `${JSON.stringify(l)}\n`).join('')
       const n = gidNumber(op.id, 'BulkOperation') as number
@@ -548,7 +570,7 @@ export async function startShopifyEmulator(opts: { apiKey?: string; apiSecret?: 
         url: lines.length > 0 ? `${emulator.url}/bulk/${n}.jsonl` : null,
       })
     } catch {
-      Object.assign(op, { status: 'FAILED', errorCode: 'INTERNAL_SERVER_ERROR' })
+      Object.assign(op, { status: 'FAILED', errorCode: shop.bulkErrorCode ?? 'INTERNAL_SERVER_ERROR' })
     }
     op.completedAt = new Date().toISOString()
     return op
@@ -619,6 +641,19 @@ export async function startShopifyEmulator(opts: { apiKey?: string; apiSecret?: 
   })
   handlers.set('bulkOperation', ({ shop, args }) => nodeById(shop, args.id))
   handlers.set('node', ({ shop, args }) => nodeById(shop, args.id))
+  handlers.set('nodes', ({ shop, args }) => {
+    if (!Array.isArray(args.ids)) throw new EmulatedGraphqlError('Expected value to not be null', 'argumentLiteralsIncompatible')
+    return args.ids.map((id) => nodeById(shop, id))
+  })
+  handlers.set('appSubscriptionCancel', ({ shop, args }) => {
+    const subscription = shop.subscriptions.find((s) => s.id === args.id)
+    if (subscription === undefined)
+      return { appSubscription: null, userErrors: [{ field: ['id'], message: "Couldn't find RecurringApplicationCharge" }] }
+    if (subscription.status !== 'ACTIVE' && subscription.status !== 'FROZEN' && subscription.status !== 'PENDING')
+      return { appSubscription: null, userErrors: [{ field: ['id'], message: 'The subscription cannot be cancelled in its state' }] }
+    subscription.status = 'CANCELLED'
+    return { appSubscription: subscription, userErrors: [] }
+  })
   handlers.set('order', ({ shop, args }) => shop.orders.find((o) => o.id === args.id) ?? null)
   handlers.set('currentAppInstallation', ({ shop }) => ({
     id: `gid://shopify/AppInstallation/${shop.id}`,

@@ -518,11 +518,31 @@ export interface paths {
         };
         /**
          * Where the shop's setup stands (the embedded admin's setup guide)
-         * @description Shopify app mode, admin tokens and Shopify session tokens of a `*.myshopify.com` shop (another shop: 404 NOT_FOUND). The three steps of the embedded admin's setup guide: the catalog (the products the service knows, from Shopify's product webhooks), the plan, and the theme editor link that turns the app embed on.
+         * @description Shopify app mode, admin tokens and Shopify session tokens of a `*.myshopify.com` shop (another shop: 404 NOT_FOUND). The three steps of the embedded admin's setup guide: the catalog (the products the service knows and its sync from Shopify, which runs after the shop's first token exchange and on demand: `POST /v1/admin/platform-setup/catalog-sync`), the plan, and the theme editor link that turns the app embed on.
          */
         get: operations["getPlatformSetup"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/platform-setup/catalog-sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reads the shop's catalog from Shopify again (the setup guide's catalog sync)
+         * @description Shopify app mode, admin tokens and Shopify session tokens of a `*.myshopify.com` shop (another shop: 404 NOT_FOUND). Starts the catalog sync in the background and answers 202 with its state: every product's id, handle, title and variants (price, inventory) read from Shopify's Admin API in one bulk operation and written as the products webhooks write them. A product the service already holds as Shopify has it, or holds newer (a later webhook), is left as it is: a second sync changes nothing and signals nothing; a product first seen only sets its baseline. While a sync runs, a second request answers the running one. Needs the shop's Admin API access, granted when the merchant first opens the app in Shopify admin: without it, 403 FORBIDDEN. Follow it with `GET /v1/admin/platform-setup` (`catalog`).
+         */
+        post: operations["syncShopifyCatalog"];
         delete?: never;
         options?: never;
         head?: never;
@@ -809,6 +829,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/platforms/shopify/billing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The shop's plan and Shopify subscription (the embedded admin's plan page)
+         * @description Shopify app mode, admin tokens and Shopify session tokens of a `*.myshopify.com` shop (another shop: 404 NOT_FOUND; its plan is the operator's). Asks Shopify first (`currentAppInstallation { activeSubscriptions }`), so a merchant coming back from the approval page sees the plan they approved: the plan is the one of the subscription Shopify says is ACTIVE, Free once the subscription that set it is cancelled, declined, expired or frozen. When Shopify cannot be reached, the stored state with `confirmed: false`.
+         */
+        get: operations["getShopifyBilling"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/platforms/shopify/billing/subscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Choose a plan, charged through Shopify Billing
+         * @description Shopify app mode, admin tokens and Shopify session tokens of a `*.myshopify.com` shop (another shop: 404 NOT_FOUND; its plan is the operator's). Starter, Growth, Scale: a Shopify app subscription at the plan's price (trial days for a shop never charged, a test charge under SHOPIFY_BILLING_TEST), whose `confirmationUrl` the merchant approves; the plan changes only once Shopify says it is ACTIVE (its `app_subscriptions/update` webhook, or the merchant's return to the plan page). Free: the active subscription is cancelled and the plan is Free at once (data kept, features gated). 503 UNAVAILABLE when Shopify cannot be reached or refuses.
+         */
+        post: operations["chooseShopifyPlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/platforms/shopify/webhooks": {
         parameters: {
             query?: never;
@@ -820,7 +880,7 @@ export interface paths {
         put?: never;
         /**
          * Receive a Shopify webhook
-         * @description Signed with `X-Shopify-Hmac-Sha256` (base64 HMAC-SHA256 of the raw body with the app secret); the shop from `X-Shopify-Shop-Domain`, the topic from `X-Shopify-Topic`. A processed delivery is recorded under its topic and `X-Shopify-Event-Id` (else `X-Shopify-Webhook-Id`) and under the SHA-256 of its topic and raw body: either seen before answers 200 `duplicate` and changes nothing. An unknown topic, or a shop the app does not know, answers 200 `ignored` and writes nothing: no webhook creates or installs a shop. Before the body is read: a missing or malformed HMAC header (base64 of 32 bytes) or a domain that is not `*.myshopify.com` is 401 INVALID_SIGNATURE; a client address with 4 bodies unfinished gets 429 RATE_LIMITED; when the bytes received of unfinished bodies reach SHOPIFY_WEBHOOK_BUFFER_MB the answer is 503 UNAVAILABLE with `Retry-After`; a body arriving slower than 16 KiB/s after its first second is 408 REQUEST_TIMEOUT. Shopify signs the body only, so each topic's body must have that topic's shape (`products/create|update` `{id, variants}`, `products/delete` `{id}`, `orders/create` `{id, line_items}`, `customers/redact` `{shop_domain, customer: {id}, orders_to_redact}`, `customers/data_request` `{shop_domain, customer: {id}, data_request: {id}}`, `shop/redact` `{shop_id, shop_domain}`, `app/uninstalled` `{id, myshopify_domain}`) and a `shop_domain` or `myshopify_domain` must be the header's: else 400 VALIDATION_ERROR, nothing written and the event id not recorded. An order whose `order_status_url` names another Shopify shop id than the shop's is 400 VALIDATION_ERROR. Product bodies apply in `updated_at` order (an older one is `ignored`). For an uninstalled shop only the compliance topics act. `shop/redact` erases only a shop uninstalled for SHOPIFY_SHOP_REDACT_MIN_HOURS (48) whose Shopify id (from its `app/uninstalled`) is the body's `shop_id`; otherwise it answers `ignored` and logs a warning. Bodies up to 5 MiB (413 beyond).
+         * @description Signed with `X-Shopify-Hmac-Sha256` (base64 HMAC-SHA256 of the raw body with the app secret); the shop from `X-Shopify-Shop-Domain`, the topic from `X-Shopify-Topic`. A processed delivery is recorded under its topic and `X-Shopify-Event-Id` (else `X-Shopify-Webhook-Id`) and under the SHA-256 of its topic and raw body: either seen before answers 200 `duplicate` and changes nothing. An unknown topic, or a shop the app does not know, answers 200 `ignored` and writes nothing: no webhook creates or installs a shop. Before the body is read: a missing or malformed HMAC header (base64 of 32 bytes) or a domain that is not `*.myshopify.com` is 401 INVALID_SIGNATURE; a client address with 4 bodies unfinished gets 429 RATE_LIMITED; when the bytes received of unfinished bodies reach SHOPIFY_WEBHOOK_BUFFER_MB the answer is 503 UNAVAILABLE with `Retry-After`; a body arriving slower than 16 KiB/s after its first second is 408 REQUEST_TIMEOUT. Shopify signs the body only, so each topic's body must have that topic's shape (`products/create|update` `{id, variants}`, `products/delete` `{id}`, `orders/create` `{id, line_items}`, `customers/redact` `{shop_domain, customer: {id}, orders_to_redact}`, `customers/data_request` `{shop_domain, customer: {id}, data_request: {id}}`, `shop/redact` `{shop_id, shop_domain}`, `app/uninstalled` `{id, myshopify_domain}`, `app_subscriptions/update` `{app_subscription: {admin_graphql_api_id, status}}`) and a `shop_domain` or `myshopify_domain` must be the header's: else 400 VALIDATION_ERROR, nothing written and the event id not recorded. An order whose `order_status_url` names another Shopify shop id than the shop's (read from the Admin API first when not known yet) is 400 VALIDATION_ERROR; without that URL, a shop holding an Admin API token must find the order there (`order(id:)`), else 400 VALIDATION_ERROR. `app/uninstalled` for a shop holding an Admin API token is confirmed with Shopify first: while the token works the app is installed and the body stale, answered `ignored` with a warning logged, even for a body seen before; a token Shopify refuses (401, 403) lets the uninstall act, even for a body seen before. `app_subscriptions/update` never sets a plan from its body: it has the shop's subscriptions read from the Admin API, whose ACTIVE one sets the plan (Free once the one that set it ended). When these checks cannot reach Shopify (or it throttles or fails), 503 UNAVAILABLE with `Retry-After` and nothing recorded: Shopify delivers the webhook again. Product bodies apply in `updated_at` order (an older one is `ignored`). For an uninstalled shop only the compliance topics act. `shop/redact` erases only a shop uninstalled for SHOPIFY_SHOP_REDACT_MIN_HOURS (48) whose Shopify id (from its `app/uninstalled`) is the body's `shop_id`; otherwise it answers `ignored` and logs a warning. Bodies up to 5 MiB (413 beyond).
          */
         post: operations["receiveShopifyWebhook"];
         delete?: never;
@@ -1683,7 +1743,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description UNAVAILABLE: the database (or Redis) cannot be reached, or (Shopify webhooks) too many bodies are being received at once; with `Retry-After` */
+        /** @description UNAVAILABLE: the database (or Redis) cannot be reached, or (Shopify webhooks) too many bodies are being received at once, or the Admin API that must prove one cannot be reached; with `Retry-After` */
         Error503: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
@@ -1696,7 +1756,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description UNAVAILABLE: the database (or Redis) cannot be reached, or (Shopify webhooks) too many bodies are being received at once; with `Retry-After` */
+        /** @description UNAVAILABLE: the database (or Redis) cannot be reached, or (Shopify webhooks) too many bodies are being received at once, or the Admin API that must prove one cannot be reached; with `Retry-After` */
         Error503Unlimited: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
@@ -1822,7 +1882,7 @@ export interface components {
                 "application/json": components["schemas"]["ReviewsError"];
             };
         };
-        /** @description UNAVAILABLE: the database (or Redis) cannot be reached, or (Shopify webhooks) too many bodies are being received at once; with `Retry-After` */
+        /** @description UNAVAILABLE: the database (or Redis) cannot be reached, or (Shopify webhooks) too many bodies are being received at once, or the Admin API that must prove one cannot be reached; with `Retry-After` */
         ReviewsError503: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
@@ -3779,7 +3839,14 @@ export interface operations {
                      *         "catalog": {
                      *           "state": "done",
                      *           "products": 42,
-                     *           "updatedAt": "2026-11-28T09:30:00.000Z"
+                     *           "updatedAt": "2026-11-28T09:30:00.000Z",
+                     *           "sync": {
+                     *             "productsRead": 42,
+                     *             "productsChanged": 42,
+                     *             "startedAt": "2026-11-28T09:29:58.000Z",
+                     *             "finishedAt": "2026-11-28T09:30:00.000Z",
+                     *             "error": null
+                     *           }
                      *         },
                      *         "plan": {
                      *           "current": "free",
@@ -3800,16 +3867,39 @@ export interface operations {
                             catalog: {
                                 /** @description Products the service knows of the shop */
                                 products: number;
-                                /** @description `not_started` until the service knows a product of the shop; `done` once it knows some */
+                                /** @description The catalog sync's state: `not_started` until its first run, `running` while the service reads the shop's products from Shopify, then `done` or `failed` (with `sync.error`) */
                                 state: "not_started" | "running" | "done" | "failed";
+                                /** @description The current or last run of the catalog sync; null before the first */
+                                sync: {
+                                    /** @description Why it failed (`failed`); null otherwise */
+                                    error: string | null;
+                                    /** @description Null while it runs */
+                                    finishedAt: string | null;
+                                    /** @description Of those, the products it added or brought up to date (0 when the catalog already held them) */
+                                    productsChanged: number;
+                                    /** @description Products read from Shopify so far by the current (or last) run */
+                                    productsRead: number;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC
+                                     */
+                                    startedAt: string;
+                                } | null;
                                 /** @description When the newest of them was last updated; null with none */
                                 updatedAt: string | null;
                             };
                             plan: {
                                 /** @description The shop's plan */
                                 current: "free" | "starter" | "growth" | "scale";
-                                /** @description The shop's Shopify app subscription; none yet */
-                                subscription: null;
+                                /** @description The shop's newest Shopify app subscription, as last confirmed (the plan page: `GET /v1/platforms/shopify/billing`); null before the first */
+                                subscription: {
+                                    /** @description Shopify's id of the app subscription (`gid://shopify/AppSubscription/…`) */
+                                    id: string;
+                                    /** @description The plan it pays for */
+                                    plan: "starter" | "growth" | "scale";
+                                    /** @description Shopify's status of it as last confirmed with the Admin API: `PENDING` (waiting for the merchant's approval), `ACTIVE`, `FROZEN`, `CANCELLED`, `DECLINED`, `EXPIRED` (`ACCEPTED` in passing) */
+                                    status: string;
+                                } | null;
                             };
                         };
                         /** @enum {boolean} */
@@ -3821,6 +3911,83 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             408: components["responses"]["Error408"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    syncShopifyCatalog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sync started, or the one already running */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "state": "running",
+                     *         "products": 0,
+                     *         "updatedAt": null,
+                     *         "sync": {
+                     *           "productsRead": 0,
+                     *           "productsChanged": 0,
+                     *           "startedAt": "2026-11-28T09:29:58.000Z",
+                     *           "finishedAt": null,
+                     *           "error": null
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description Products the service knows of the shop */
+                            products: number;
+                            /** @description The catalog sync's state: `not_started` until its first run, `running` while the service reads the shop's products from Shopify, then `done` or `failed` (with `sync.error`) */
+                            state: "not_started" | "running" | "done" | "failed";
+                            /** @description The current or last run of the catalog sync; null before the first */
+                            sync: {
+                                /** @description Why it failed (`failed`); null otherwise */
+                                error: string | null;
+                                /** @description Null while it runs */
+                                finishedAt: string | null;
+                                /** @description Of those, the products it added or brought up to date (0 when the catalog already held them) */
+                                productsChanged: number;
+                                /** @description Products read from Shopify so far by the current (or last) run */
+                                productsRead: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                startedAt: string;
+                            } | null;
+                            /** @description When the newest of them was last updated; null with none */
+                            updatedAt: string | null;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
             503: components["responses"]["Error503"];
@@ -4934,6 +5101,244 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    getShopifyBilling: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The shop's plan, newest subscription, and the plans with their prices */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "plan": "free",
+                     *         "confirmed": true,
+                     *         "subscription": {
+                     *           "id": "gid://shopify/AppSubscription/1029266",
+                     *           "plan": "growth",
+                     *           "status": "PENDING"
+                     *         },
+                     *         "test": false,
+                     *         "plans": [
+                     *           {
+                     *             "plan": "free",
+                     *             "price": null,
+                     *             "currencyCode": "USD",
+                     *             "interval": "EVERY_30_DAYS",
+                     *             "trialDays": 0
+                     *           },
+                     *           {
+                     *             "plan": "starter",
+                     *             "price": "9.99",
+                     *             "currencyCode": "USD",
+                     *             "interval": "EVERY_30_DAYS",
+                     *             "trialDays": 7
+                     *           },
+                     *           {
+                     *             "plan": "growth",
+                     *             "price": "29.99",
+                     *             "currencyCode": "USD",
+                     *             "interval": "EVERY_30_DAYS",
+                     *             "trialDays": 7
+                     *           },
+                     *           {
+                     *             "plan": "scale",
+                     *             "price": "79.99",
+                     *             "currencyCode": "USD",
+                     *             "interval": "EVERY_30_DAYS",
+                     *             "trialDays": 7
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description Whether Shopify was asked for this answer (the plan follows the subscription Shopify says is ACTIVE); false: Shopify could not be reached, the stored state is shown */
+                            confirmed: boolean;
+                            /** @description The shop's plan */
+                            plan: "free" | "starter" | "growth" | "scale";
+                            /** @description Every plan, Free first, with its price and trial */
+                            plans: {
+                                /** @enum {string} */
+                                currencyCode: "USD";
+                                /** @enum {string} */
+                                interval: "EVERY_30_DAYS";
+                                /** @description The plan */
+                                plan: "free" | "starter" | "growth" | "scale";
+                                /** @description Price per interval in `currencyCode` (SHOPIFY_PLAN_PRICES); null for Free, which is not charged */
+                                price: string | null;
+                                /** @description Free days a new subscription of this shop starts with (SHOPIFY_TRIAL_DAYS; 0 once the shop was charged, and for Free) */
+                                trialDays: number;
+                            }[];
+                            /** @description The shop's newest app subscription; null before the first */
+                            subscription: {
+                                /** @description Shopify's id of the app subscription (`gid://shopify/AppSubscription/…`) */
+                                id: string;
+                                /** @description The plan it pays for */
+                                plan: "starter" | "growth" | "scale";
+                                /** @description Shopify's status of it as last confirmed with the Admin API: `PENDING` (waiting for the merchant's approval), `ACTIVE`, `FROZEN`, `CANCELLED`, `DECLINED`, `EXPIRED` (`ACCEPTED` in passing) */
+                                status: string;
+                            } | null;
+                            /** @description New subscriptions are Shopify's test charges, never billed (SHOPIFY_BILLING_TEST) */
+                            test: boolean;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    chooseShopifyPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "plan": "growth"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The plan chosen */
+                    plan: "free" | "starter" | "growth" | "scale";
+                };
+            };
+        };
+        responses: {
+            /** @description Where to approve the subscription, and the billing state */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "confirmationUrl": "https://example.myshopify.com/admin/charges/0123456789abcdef0123456789abcdef/1029266/RecurringApplicationCharge/confirm_recurring_application_charge?signature=BAh7BzoHaWQ",
+                     *         "billing": {
+                     *           "plan": "free",
+                     *           "confirmed": true,
+                     *           "subscription": {
+                     *             "id": "gid://shopify/AppSubscription/1029266",
+                     *             "plan": "growth",
+                     *             "status": "PENDING"
+                     *           },
+                     *           "test": false,
+                     *           "plans": [
+                     *             {
+                     *               "plan": "free",
+                     *               "price": null,
+                     *               "currencyCode": "USD",
+                     *               "interval": "EVERY_30_DAYS",
+                     *               "trialDays": 0
+                     *             },
+                     *             {
+                     *               "plan": "starter",
+                     *               "price": "9.99",
+                     *               "currencyCode": "USD",
+                     *               "interval": "EVERY_30_DAYS",
+                     *               "trialDays": 7
+                     *             },
+                     *             {
+                     *               "plan": "growth",
+                     *               "price": "29.99",
+                     *               "currencyCode": "USD",
+                     *               "interval": "EVERY_30_DAYS",
+                     *               "trialDays": 7
+                     *             },
+                     *             {
+                     *               "plan": "scale",
+                     *               "price": "79.99",
+                     *               "currencyCode": "USD",
+                     *               "interval": "EVERY_30_DAYS",
+                     *               "trialDays": 7
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            billing: {
+                                /** @description Whether Shopify was asked for this answer (the plan follows the subscription Shopify says is ACTIVE); false: Shopify could not be reached, the stored state is shown */
+                                confirmed: boolean;
+                                /** @description The shop's plan */
+                                plan: "free" | "starter" | "growth" | "scale";
+                                /** @description Every plan, Free first, with its price and trial */
+                                plans: {
+                                    /** @enum {string} */
+                                    currencyCode: "USD";
+                                    /** @enum {string} */
+                                    interval: "EVERY_30_DAYS";
+                                    /** @description The plan */
+                                    plan: "free" | "starter" | "growth" | "scale";
+                                    /** @description Price per interval in `currencyCode` (SHOPIFY_PLAN_PRICES); null for Free, which is not charged */
+                                    price: string | null;
+                                    /** @description Free days a new subscription of this shop starts with (SHOPIFY_TRIAL_DAYS; 0 once the shop was charged, and for Free) */
+                                    trialDays: number;
+                                }[];
+                                /** @description The shop's newest app subscription; null before the first */
+                                subscription: {
+                                    /** @description Shopify's id of the app subscription (`gid://shopify/AppSubscription/…`) */
+                                    id: string;
+                                    /** @description The plan it pays for */
+                                    plan: "starter" | "growth" | "scale";
+                                    /** @description Shopify's status of it as last confirmed with the Admin API: `PENDING` (waiting for the merchant's approval), `ACTIVE`, `FROZEN`, `CANCELLED`, `DECLINED`, `EXPIRED` (`ACCEPTED` in passing) */
+                                    status: string;
+                                } | null;
+                                /** @description New subscriptions are Shopify's test charges, never billed (SHOPIFY_BILLING_TEST) */
+                                test: boolean;
+                            };
+                            /** @description Shopify's approval page of the new subscription: open it in the top frame (the plan changes once Shopify says the subscription is ACTIVE); null when there is nothing to approve (Free, or that plan's subscription already active) */
+                            confirmationUrl: string | null;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            503: components["responses"]["Error503"];
+        };
+    };
     receiveShopifyWebhook: {
         parameters: {
             query?: never;
@@ -4951,7 +5356,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            /** @description `duplicate`: this topic and event id were processed before (or, for shop/redact, the shop is already gone); `ignored`: a topic the service does not take */
+                            /** @description `duplicate`: this topic and event id were processed before (or, for shop/redact, the shop is already gone); `ignored`: a topic the service does not take, or a delivery that must not act (a shop the app does not know, an older product body, an `app/uninstalled` while the app is still installed, …) */
                             result: "processed" | "duplicate" | "ignored";
                         };
                         /** @enum {boolean} */

@@ -70,6 +70,8 @@ export class ShopifyAdminError extends Error {
     message: string,
     /** The GraphQL errors Shopify answered (`failed`). */
     readonly errors?: unknown,
+    /** Shopify's HTTP status, when it answered one that is not a success (a 403 tells the app is not allowed on the shop). */
+    readonly status?: number,
   ) {
     super(message)
     this.name = 'ShopifyAdminError'
@@ -160,6 +162,8 @@ function adminError(err: unknown): ShopifyAdminError {
     return new ShopifyAdminError(
       code >= 500 || code === 429 ? 'unreachable' : 'failed',
       `Shopify answered ${code} ${err.response.statusText}`,
+      undefined,
+      code,
     )
   }
   // Shopify's library quotes the session token in this one's message: never logged.
@@ -338,15 +342,24 @@ export function createShopifyAdmin(deps: ShopifyAdminDeps) {
     }
   }
 
-  async function recordShopId(shop: Shop): Promise<void> {
+  async function recordShopId(shop: Shop): Promise<string> {
     const data = await graphqlOf<{ shop: { id: string } }>(shop, SHOP_ID_QUERY)
     const id = SHOP_GID.exec(data.shop.id)?.[1]
     if (id === undefined) throw new ShopifyAdminError('failed', `Shopify answered a shop id that is not a Shop GID: ${data.shop.id}`)
     await deps.shops.setShopifyShopId(shop.id, id)
+    return id
+  }
+
+  /** The shop to call for, once its exchange in flight (if any) is over. */
+  async function callableShop(shopId: string): Promise<Shop> {
+    await exchanges.get(shopId)?.catch(() => undefined)
+    const shop = await deps.shops.get(shopId)
+    if (shop === undefined) throw new ShopifyAdminError('no-token', 'No such shop')
+    return shop
   }
 
   /** Runs a step after the grant; its failure is logged and leaves the others to run. */
-  const step = (shop: Shop, what: string, run: () => Promise<void>) =>
+  const step = (shop: Shop, what: string, run: () => Promise<unknown>) =>
     run().catch((err: unknown) =>
       log.warn({ shop: shop.domain, err: adminError(err).message }, `${what} failed after the Admin API token was granted`),
     )
@@ -402,10 +415,12 @@ export function createShopifyAdmin(deps: ShopifyAdminDeps) {
      * Waits for the shop's exchange in flight, if any. Throws ShopifyAdminError.
      */
     async graphql<T>(shopId: string, query: string, variables?: Record<string, unknown>): Promise<T> {
-      await exchanges.get(shopId)?.catch(() => undefined)
-      const shop = await deps.shops.get(shopId)
-      if (shop === undefined) throw new ShopifyAdminError('no-token', 'No such shop')
-      return graphqlOf<T>(shop, query, variables)
+      return graphqlOf<T>(await callableShop(shopId), query, variables)
+    },
+
+    /** Reads the shop's Shopify id (`shop { id }`) and stores it; the id. Throws ShopifyAdminError. */
+    async recordShopifyShopId(shopId: string): Promise<string> {
+      return recordShopId(await callableShop(shopId))
     },
 
     /** Whether the shop holds tokens that work or can be refreshed (no call to Shopify). */

@@ -4,15 +4,19 @@
  * writes a review inside the shop's theme, through the app proxy
  * (`https://{shop}/apps/wishlist/reviews/new?invitation=…`); its routes are the app proxy's
  * (under /proxy, signed by Shopify), the webhook intake (onto the events intake and the
- * privacy erasure), the embedded admin's sign-in and its setup guide; the shop's admin may
- * frame the dashboard, with App Bridge, when its request proves the shop; its session tokens
- * are bearer credentials of the admin routes; the delivery worker's housekeeping deletes its
- * expired webhook receipts.
+ * privacy erasure), the embedded admin's sign-in, its setup guide and its plan page (plans
+ * charged through Shopify Billing); the shop's admin may frame the dashboard, with App
+ * Bridge, when its request proves the shop; its session tokens are bearer credentials of the
+ * admin routes; the delivery worker's housekeeping deletes its expired webhook receipts.
  */
 import type { Config } from '../../config.js'
 import { REVIEW_PAGE_PATH } from '../../modules/reviews/invitations.service.js'
 import type { Platform } from '../platform.js'
 import { createShopifyAdmin, type ShopifyAdmin } from './admin-api.js'
+import { createCatalogSync } from './catalog-sync.js'
+import { createShopifyBilling } from './billing.js'
+import { billingRoutes } from './billing.routes.js'
+import { billingOperations } from './billing.schemas.js'
 import { createProxyAuth, PROXY_PREFIX, proxyRoutes } from './proxy.js'
 import { createSessionBearer } from './session-bearer.js'
 import { provenAdminShop } from './session-token.js'
@@ -55,6 +59,12 @@ export function createShopifyPlatform(shopify: ShopifyConfig): Platform {
       const admin = createShopifyAdmin({ db, config: shopify, shops, log: app.log })
       adminApi = admin
       app.addHook('onClose', () => admin.close())
+      // The catalog backfill: after a shop's first token exchange, on demand, and taken over from a stopped instance.
+      const catalogSync = createCatalogSync({ db, admin, shops, events, log: app.log })
+      admin.onTokenGranted((shopId) => catalogSync.start(shopId))
+      app.addHook('onReady', () => catalogSync.startSweeping())
+      app.addHook('onClose', () => catalogSync.close())
+      const billing = createShopifyBilling({ db, billing: shopify.billing, apiKey, shops, adminApi: admin, log: app.log })
       const authenticate = createProxyAuth({ secret, defaultPlan, shops })
       await app.register(proxyRoutes, {
         prefix: PROXY_PREFIX,
@@ -82,11 +92,13 @@ export function createShopifyPlatform(shopify: ShopifyConfig): Platform {
           events,
           privacy,
           adminApi: admin,
+          billing,
         }),
       })
-      await app.register(setupRoutes, { db, apiKey })
+      await app.register(setupRoutes, { db, apiKey, adminApi: admin, catalogSync, billing })
+      await app.register(billingRoutes, { billing, config: shopify.billing, shops })
     },
-    operations: { ...shopifyOperations, ...setupOperations },
+    operations: { ...shopifyOperations, ...setupOperations, ...billingOperations },
     // App Bridge needs the app's client id; without it the page is framed but has no App Bridge.
     embedding: async (rawQuery) => {
       const shop = await provenAdminShop(rawQuery, { secret, apiKey, nowSeconds: Math.floor(Date.now() / 1000) })

@@ -15,7 +15,8 @@ import type { EventsService } from '../../modules/events/events.service.js'
 import type { PrivacyService } from '../../modules/privacy/privacy.service.js'
 import type { ShopsService } from '../../modules/shops/shops.service.js'
 import type { Shop } from '../../modules/shops/shops.types.js'
-import type { ShopifyAdmin } from './admin-api.js'
+import { type ShopifyAdmin, ShopifyAdminError } from './admin-api.js'
+import type { ShopifyBilling } from './billing.js'
 import { privacyRequestsRepo } from './privacy-requests.repo.js'
 import { shopErasureRepo } from './shop-erasure.repo.js'
 import { isShopDomain, webhookHmacValid } from './signatures.js'
@@ -30,6 +31,7 @@ export const SHOPIFY_TOPICS = [
   'customers/data_request',
   'shop/redact',
   'app/uninstalled',
+  'app_subscriptions/update',
 ] as const
 export type ShopifyTopic = (typeof SHOPIFY_TOPICS)[number]
 
@@ -124,6 +126,17 @@ export function webhookBodyProblems(topic: ShopifyTopic, body: Json, domain: str
       id(body.id, 'id')
       shopDomain(body.myshopify_domain, 'myshopify_domain')
       break
+    case 'app_subscriptions/update': {
+      const subscription = object(body.app_subscription, 'app_subscription')
+      const gid = subscription.admin_graphql_api_id
+      need(
+        typeof gid === 'string' && gid.startsWith('gid://shopify/AppSubscription/'),
+        'app_subscription.admin_graphql_api_id',
+        'must be an AppSubscription GID',
+      )
+      need(typeof subscription.status === 'string', 'app_subscription.status', 'must be a string')
+      break
+    }
   }
   return problems
 }
@@ -202,9 +215,20 @@ export interface ShopifyWebhooksDeps {
   shops: ShopsService
   events: Pick<EventsService, 'ingest' | 'forgetProduct'>
   privacy: Pick<PrivacyService, 'eraseCustomer'>
-  /** The shops' Admin API access: an uninstall deletes the shop's tokens. */
-  adminApi: Pick<ShopifyAdmin, 'forgetTokens'>
+  /** The shops' Admin API access: it confirms uninstalls and orders, and an uninstall deletes the shop's tokens. */
+  adminApi: Pick<ShopifyAdmin, 'graphql' | 'hasToken' | 'recordShopifyShopId' | 'forgetTokens'>
+  /** Shopify Billing: a subscription's update is confirmed with the Admin API, which alone sets the plan. */
+  billing: Pick<ShopifyBilling, 'confirm'>
 }
+
+/** Answers while the app is installed on the shop (its token works); Shopify refuses the token once it is not. */
+const INSTALLED_QUERY = 'query AppInstalled { currentAppInstallation { id } }'
+const ORDER_QUERY = 'query OrderOfShop($id: ID!) { order(id: $id) { id } }'
+/** An order id as webhooks give it (a number, or its GID): the digits. */
+const ORDER_ID = /^(?:gid:\/\/shopify\/Order\/)?([0-9]{1,20})$/
+
+/** What the shop's Admin API said: its answer, `refused` (the shop's token: the app is not installed), or `no-token` (the shop holds none). */
+type AdminAnswer<T> = { data: T } | 'refused' | 'no-token'
 
 /** The Shopify shop id in an order's `order_status_url` (`https://{host}/{shop id}/orders/{token}/…`); null when it has none. */
 export function orderStatusShopId(url: string): string | null {
@@ -226,6 +250,54 @@ export function createShopifyWebhooks(deps: ShopifyWebhooksDeps) {
     actor: { kind: 'admin', keyId: 'shopify-webhook' },
     requestId,
   })
+
+  /**
+   * Asks the shop's Admin API to prove a delivery. Shopify not reached, throttling, or
+   * answering anything else is 503 UNAVAILABLE: Shopify delivers the webhook again later,
+   * rather than the service acting on a body it could not prove.
+   */
+  async function ask<T>(topic: ShopifyTopic, run: () => Promise<T>): Promise<AdminAnswer<T>> {
+    try {
+      return { data: await run() }
+    } catch (err) {
+      if (!(err instanceof ShopifyAdminError)) throw err
+      if (err.reason === 'no-token') return 'no-token'
+      if (err.reason === 'unauthorized' || err.status === 403) return 'refused'
+      throw new AppError('UNAVAILABLE', `Shopify's Admin API could not prove this ${topic} delivery (${err.reason}): retry later`)
+    }
+  }
+
+  /**
+   * An order must be the shop's (else 400 VALIDATION_ERROR, nothing written). With an
+   * `order_status_url`, the shop id in its path must be the shop's Shopify id (read from the
+   * Admin API first when it is not known yet and the shop holds a token); without one, a shop
+   * holding a token must find the order in its Admin API.
+   */
+  async function orderOfShop(shop: Shop, body: Json): Promise<void> {
+    const url = body.order_status_url
+    if (url !== undefined && url !== null) {
+      let shopifyShopId = shop.shopifyShopId
+      if (shopifyShopId === null) {
+        const read = await ask('orders/create', () => deps.adminApi.recordShopifyShopId(shop.id))
+        if (typeof read === 'string') return // unknown, and no token to read it with: nothing to compare
+        shopifyShopId = read.data
+      }
+      if ((typeof url === 'string' ? orderStatusShopId(url) : null) !== shopifyShopId)
+        throw invalid([{ path: 'body.order_status_url', message: 'must be an order status URL of the X-Shopify-Shop-Domain shop' }])
+      return
+    }
+    const id = ORDER_ID.exec(idText(body.id) as string)?.[1]
+    const unknownOrder = () => invalid([{ path: 'body.id', message: "must be an order the shop's Admin API knows" }])
+    // An id that is no order id names no order of the shop: refused when the shop could ask.
+    if (id === undefined) {
+      if (await deps.adminApi.hasToken(shop.id)) throw unknownOrder()
+      return
+    }
+    const known = await ask('orders/create', () =>
+      deps.adminApi.graphql<{ order: { id: string } | null }>(shop.id, ORDER_QUERY, { id: `gid://shopify/Order/${id}` }),
+    )
+    if (typeof known !== 'string' && known.data.order === null) throw unknownOrder()
+  }
 
   /** Applies a delivery; 'ignored' when it changed nothing on purpose (a product update older than the catalog's state). */
   async function apply(shop: Shop, topic: ShopifyTopic, body: Json, requestId: string): Promise<DeliveryResult> {
@@ -265,6 +337,11 @@ export function createShopifyWebhooks(deps: ShopifyWebhooksDeps) {
         return 'processed'
       case 'shop/redact':
         return 'processed' // handled before: nothing is claimed for it
+      case 'app_subscriptions/update': {
+        // The body's status is not believed (it may be stale, or replayed): the plan follows the Admin API's answer.
+        const confirmed = await ask(topic, () => deps.billing.confirm(shop))
+        return typeof confirmed === 'string' ? 'ignored' : 'processed'
+      }
     }
   }
 
@@ -326,7 +403,7 @@ export function createShopifyWebhooks(deps: ShopifyWebhooksDeps) {
         warn(`${topic} for a shop the app does not know: ignored, nothing written`)
         return 'ignored'
       }
-      if (topic === 'orders/create') orderOfShop(shop, body)
+      if (topic === 'orders/create') await orderOfShop(shop, body)
       const refused = refusal(shop, topic as ShopifyTopic, body)
       if (refused !== undefined) {
         warn(refused)
@@ -338,29 +415,23 @@ export function createShopifyWebhooks(deps: ShopifyWebhooksDeps) {
         deps.shops.forget(shop)
         return 'processed'
       }
+      // An uninstall of a shop holding a token is Shopify's to confirm, even for a body seen before.
+      const uninstall = topic === 'app/uninstalled' ? await ask(topic, () => deps.adminApi.graphql(shop.id, INSTALLED_QUERY)) : 'no-token'
+      if (typeof uninstall !== 'string') {
+        warn("app/uninstalled while the shop's Admin API token still works: the app is installed, the body is stale: ignored")
+        return 'ignored'
+      }
       const receipts = receiptsOf(topic, d.rawBody, d.eventId)
-      if (!(await webhookReceiptsRepo.claim(db, shop.id, receipts))) return 'duplicate'
+      const claimed = await webhookReceiptsRepo.claim(db, shop.id, receipts)
+      if (!claimed && uninstall !== 'refused') return 'duplicate'
       try {
         return await apply(shop, topic as ShopifyTopic, body, d.requestId)
       } catch (err) {
         // Not processed: Shopify's retry must find the delivery unclaimed.
-        await webhookReceiptsRepo.release(db, shop.id, receipts).catch(() => undefined)
+        if (claimed) await webhookReceiptsRepo.release(db, shop.id, receipts).catch(() => undefined)
         throw err
       }
     },
-  }
-}
-
-/**
- * An order must be the shop's: when its `order_status_url` names a shop id, it must be the
- * shop's Shopify id once known (else 400 VALIDATION_ERROR, nothing written).
- */
-function orderOfShop(shop: Shop, body: Json): void {
-  const url = body.order_status_url
-  if (url === undefined || url === null || shop.shopifyShopId === null) return
-  const named = typeof url === 'string' ? orderStatusShopId(url) : null
-  if (named !== shop.shopifyShopId) {
-    throw invalid([{ path: 'body.order_status_url', message: 'must be an order status URL of the X-Shopify-Shop-Domain shop' }])
   }
 }
 
