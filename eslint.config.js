@@ -80,7 +80,7 @@ export default defineConfig(
     },
   },
   {
-    files: ['packages/widget/src/**', 'packages/sdk/src/**', 'apps/dashboard/src/**', 'apps/demo/src/**'],
+    files: ['packages/widget/src/**', 'packages/sdk/src/**', 'apps/dashboard/src/**', 'apps/demo/src/**', 'e2e/fixtures/**/*.js'],
     languageOptions: { globals: { ...globals.browser } },
   },
   {

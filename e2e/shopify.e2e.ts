@@ -16,6 +16,7 @@ import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest'
+import { proxySignature } from './helpers/app-proxy.js'
 import { seriousViolations, WIDTHS } from './helpers/axe.js'
 import { type ShopifyEmulator, startShopifyEmulator } from '../apps/server/test/helpers/shopify-emulator.js'
 import { type Env, launchChromium, startEnv } from './helpers/env.js'
@@ -36,17 +37,6 @@ let storefront: Server
 let storefrontUrl: string
 /** What the storefront's page sent to the app proxy (method, path, the headers that matter). */
 const proxied: { method: string; path: string; headers: IncomingHttpHeaders }[] = []
-
-/** Shopify's app proxy signature: hex HMAC-SHA256 of the sorted `key=value` pairs (repeated keys joined by `,`), no separator. */
-function proxySignature(params: URLSearchParams): string {
-  const grouped = new Map<string, string[]>()
-  for (const [key, value] of params) if (key !== 'signature') grouped.set(key, [...(grouped.get(key) ?? []), value])
-  const message = [...grouped]
-    .map(([key, values]) => `${key}=${values.join(',')}`)
-    .sort()
-    .join('')
-  return createHmac('sha256', SECRET).update(message).digest('hex')
-}
 
 /** A Shopify session token (App Bridge's `id_token`): HS256 with the app secret, valid one minute. */
 function sessionToken(shop: string, claims: Record<string, unknown> = {}, secret = SECRET): string {
@@ -136,7 +126,7 @@ function startStorefront(): Promise<void> {
         query.set('logged_in_customer_id', cookieOf(req.headers, 'customer_id'))
         query.set('path_prefix', PREFIX)
         query.set('timestamp', String(Math.floor(Date.now() / 1000)))
-        query.set('signature', proxySignature(query))
+        query.set('signature', proxySignature(query, SECRET))
         const headers: Record<string, string> = { 'x-forwarded-for': SHOPPER_ADDRESS }
         for (const name of ['accept', 'content-type', 'x-guest-id']) {
           const value = req.headers[name]

@@ -23,6 +23,7 @@ import { execFileSync } from 'node:child_process'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { EXTENSION_DIR, pageScope, shopifyLiquid, stubProduct } from '../apps/server/test/helpers/shopify-liquid.js'
+import { proxySignature } from './helpers/app-proxy.js'
 import { type Env, launchChromium, startEnv } from './helpers/env.js'
 
 const SECRET = 'shpss_e2e_pages_secret_0123456789abcdef'
@@ -90,16 +91,6 @@ function cookies(headers: IncomingHttpHeaders): Record<string, string> {
 const shopperOf = (headers: IncomingHttpHeaders): Shopper => {
   const c = cookies(headers)
   return { customerId: c.customer_id ?? '', locale: c.locale ?? 'en', cart: c.cart ?? '' }
-}
-
-function proxySignature(params: URLSearchParams): string {
-  const grouped = new Map<string, string[]>()
-  for (const [key, value] of params) if (key !== 'signature') grouped.set(key, [...(grouped.get(key) ?? []), value])
-  const message = [...grouped]
-    .map(([key, values]) => `${key}=${values.join(',')}`)
-    .sort()
-    .join('')
-  return createHmac('sha256', SECRET).update(message).digest('hex')
 }
 
 async function shopifyWebhook(topic: string, payload: unknown): Promise<void> {
@@ -233,7 +224,7 @@ async function handle(url: URL, s: Shopper, method: string, headers: IncomingHtt
     query.set('logged_in_customer_id', s.customerId)
     query.set('path_prefix', PREFIX)
     query.set('timestamp', String(Math.floor(Date.now() / 1000)))
-    query.set('signature', proxySignature(query))
+    query.set('signature', proxySignature(query, SECRET))
     const forward: Record<string, string> = { 'x-forwarded-for': '203.0.113.9' }
     for (const name of ['accept', 'content-type', 'x-guest-id']) {
       const value = headers[name]

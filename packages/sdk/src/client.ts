@@ -181,12 +181,15 @@ export function createWishlistClient(options: ClientOptions) {
     },
 
     reviews: {
-      /** GET /api/v1/products/{productId}/reviews: approved reviews, paged. */
-      list: (productId: string, query: T.ReviewQuery = {}): Promise<T.ReviewPage> =>
-        get(fillPath('/api/v1/products/{productId}/reviews', { productId }), query),
-      /** GET /api/v1/products/{productId}/reviews/summary: counts and average (schema.org AggregateRating). */
-      summary: (productId: string): Promise<T.ReviewSummary> =>
-        get(fillPath('/api/v1/products/{productId}/reviews/summary', { productId })),
+      /**
+       * GET /api/v1/products/{productId}/reviews: approved reviews, paged. Browsers may keep it
+       * for 5 minutes; `{fresh: true}` asks the service (after a vote or a submission).
+       */
+      list: (productId: string, query: T.ReviewQuery = {}, opts: { fresh?: boolean } = {}): Promise<T.ReviewPage> =>
+        http.request('GET', fillPath('/api/v1/products/{productId}/reviews', { productId }), { query, ...opts }),
+      /** GET /api/v1/products/{productId}/reviews/summary: counts and average (schema.org AggregateRating); `{fresh: true}` as `list`. */
+      summary: (productId: string, opts: { fresh?: boolean } = {}): Promise<T.ReviewSummary> =>
+        http.request('GET', fillPath('/api/v1/products/{productId}/reviews/summary', { productId }), opts),
       /**
        * GET /api/v1/reviews/{id}: an approved review in the public view; with an admin token,
        * a review of any status in the moderation view (`reviews.admin.get` narrows to it).

@@ -69,6 +69,12 @@ export interface RequestOptions {
   signal?: AbortSignal | undefined
   /** Response body is text (CSV export) instead of JSON. */
   text?: boolean
+  /**
+   * Past any HTTP cache (`cache: 'no-cache'`): the service lets browsers and CDNs keep public
+   * reads (a product's reviews) for minutes, so a read right after the caller changed them asks
+   * the service itself.
+   */
+  fresh?: boolean
 }
 
 const RETRYABLE = new Set([429, 503])
@@ -209,6 +215,7 @@ export class HttpCore {
           headers,
           ...(payload === undefined ? {} : { body: payload }),
           ...(opts.signal ? { signal: opts.signal } : {}),
+          ...(opts.fresh ? { cache: 'no-cache' as const } : {}),
         })
       } catch (err) {
         throw new WishlistApiError({

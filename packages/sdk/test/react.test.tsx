@@ -1,4 +1,5 @@
 // @vitest-environment happy-dom
+import { request as httpRequest } from 'node:http'
 import { act, cleanup, renderHook, waitFor } from '@testing-library/react'
 import type { ReactNode } from 'react'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
@@ -52,6 +53,31 @@ function instrumentedFetch() {
       }
     },
   }
+}
+
+/**
+ * happy-dom keeps the service's public reads in its HTTP cache (reviews: `max-age=300`) as a
+ * browser does, but ignores a request's `cache` mode. A browser honours `cache: 'no-cache'`
+ * by asking the server: this fetch does so itself (node:http), and records each call's mode.
+ */
+function cacheModeFetch() {
+  const calls: string[] = []
+  const f: typeof fetch = async (input, init) => {
+    const url = new URL(String(input))
+    calls.push(`${init?.cache ?? 'default'} ${url.pathname}`)
+    if (init?.cache !== 'no-cache') return fetch(input, init)
+    const headers = Object.fromEntries(new Headers(init.headers).entries())
+    return new Promise<Response>((resolve, reject) => {
+      const req = httpRequest(url, { method: init.method ?? 'GET', headers }, (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (c: Buffer) => chunks.push(c))
+        res.on('end', () => resolve(new Response(Buffer.concat(chunks).toString('utf8'), { status: res.statusCode ?? 0 })))
+      })
+      req.on('error', reject)
+      req.end()
+    })
+  }
+  return { calls, fetch: f }
 }
 
 function wrapperFor(props: Omit<WishlistProviderProps, 'children' | 'baseUrl' | 'storefrontKey'> = {}) {
@@ -349,7 +375,10 @@ describe('useLists and reviews', () => {
   test('reviews and summary; votes and submissions refresh them', async () => {
     const admin = createWishlistClient({ baseUrl: server.baseUrl, credentials: { storefrontKey: shop.storefrontKey } })
     await admin.reviews.submit({ productId: '950', customerEmail: 'r@example.com', customerName: 'Rae', rating: 4, body: 'Good' })
-    const { result } = renderHook(() => ({ list: useReviews('950'), summary: useReviewSummary('950') }), { wrapper: wrapperFor() })
+    const net = cacheModeFetch()
+    const { result } = renderHook(() => ({ list: useReviews('950'), summary: useReviewSummary('950') }), {
+      wrapper: wrapperFor({ fetch: net.fetch }),
+    })
     await waitFor(() => expect(result.current.list.status).toBe('ready'))
     await waitFor(() => expect(result.current.summary.status).toBe('ready'))
     expect(result.current.summary.summary?.reviewCount).toBe(1)
@@ -363,5 +392,14 @@ describe('useLists and reviews', () => {
     })
     await waitFor(() => expect(result.current.summary.summary?.reviewCount).toBe(2))
     await waitFor(() => expect(result.current.list.reviews).toHaveLength(2))
+    // The first reads may come from the browser's cache; the reads after the submission may not.
+    expect(net.calls).toEqual(
+      expect.arrayContaining([
+        'default /api/v1/products/950/reviews',
+        'default /api/v1/products/950/reviews/summary',
+        'no-cache /api/v1/products/950/reviews',
+        'no-cache /api/v1/products/950/reviews/summary',
+      ]),
+    )
   })
 })

@@ -170,11 +170,16 @@ const guestItems = (): GuestItem[] => {
   }
 }
 
-const stored = read(GUEST_ID_KEY)
+/** The guest id in this browser's storage now: another script of the page (the React hooks) may have made it since this one started. */
+const storedGuest = () => {
+  const stored = read(GUEST_ID_KEY)
+  return stored && /^[\w-]{8,64}$/.test(stored) ? stored : null
+}
 /** The guest id this browser kept from earlier pages (what a merge names). */
-const keptGuest = stored && /^[\w-]{8,64}$/.test(stored) ? stored : null
+const keptGuest = storedGuest()
 const guest = () => {
-  if (keptGuest) return keptGuest
+  const kept = storedGuest()
+  if (kept) return kept
   // 128 random bits: a guest id is a bearer secret (a merge naming it takes the items).
   const bytes = crypto.getRandomValues(new Uint8Array(16))
   const id = `g_${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`
@@ -392,6 +397,7 @@ async function readList(first: Page | undefined): Promise<string[]> {
 
 /** A guest's list, without a request when it can be: no guest id, nothing saved; this browser's copy while it stands. */
 async function guestList(fresh: boolean): Promise<string[]> {
+  guestId ??= storedGuest()
   const kept = fresh ? undefined : keptList()
   if (kept) return ((listedAt = kept.at), kept.ids)
   const asked = Date.now()
@@ -588,9 +594,30 @@ function mount(host: HTMLElement, name: string, opener?: HTMLElement | null): vo
   opener.addEventListener('click', start, { once: true })
 }
 
+/**
+ * Reviews are read and drawn once their element comes within 200 px of the viewport: the
+ * reviews below a product page's fold cost neither a request nor main-thread time until the
+ * shopper scrolls towards them (search engines' renderers use a viewport as tall as the page).
+ */
+const nearby =
+  typeof IntersectionObserver === 'function'
+    ? new IntersectionObserver(
+        (entries) => {
+          for (const entry of entries) {
+            if (!entry.isIntersecting) continue
+            nearby?.unobserve(entry.target)
+            void renderReviews(entry.target as HTMLElement)
+          }
+        },
+        { rootMargin: '200px 0px' },
+      )
+    : undefined
+
 function scan(): void {
   paint()
-  for (const host of doc.querySelectorAll<HTMLElement>('[data-reviews-product-id]')) void renderReviews(host)
+  for (const host of doc.querySelectorAll<HTMLElement>('[data-reviews-product-id]:not([data-reviews-state])'))
+    if (nearby) nearby.observe(host)
+    else void renderReviews(host)
   for (const host of doc.querySelectorAll<HTMLElement>('[data-wishlist-review-form]')) {
     let opener = host.querySelector<HTMLElement>('[data-wishlist-review-open]')
     if (!opener && !host.hasAttribute('data-wishlist-bound')) {
@@ -629,11 +656,16 @@ const observer = new MutationObserver(() => {
 })
 
 /**
- * The page's work starts in a task of its own, after this script's evaluation: two short
- * tasks rather than one long one on a slow phone (the main-thread time Lighthouse's Total
- * Blocking Time counts), and the page's own scripts and paints go in between.
+ * The page's work starts once the page has loaded (its images painted), or 3 s after this
+ * script ran if it has not by then: the shop's own content and largest image come first, and
+ * the work is a task of its own rather than part of this script's evaluation (two short tasks
+ * rather than one long one on a slow phone). The hearts' space is reserved meanwhile.
  */
-const started = new Promise<void>((resolve) => setTimeout(resolve))
+const started = new Promise<void>((resolve) => {
+  if (doc.readyState === 'complete') return void setTimeout(resolve)
+  win.addEventListener('load', () => resolve(), { once: true })
+  setTimeout(resolve, 3000)
+})
 // `ready` settles once the first load (and any guest merge) has painted the hearts.
 win.Wishlist = {
   refresh: () => load(true),

@@ -327,8 +327,17 @@ export function useReviews(productId: string, query: T.ReviewQuery = {}): UseRev
       try {
         const data = await client.reviews.submit({ ...input, productId })
         if (data.status === 'approved') {
-          store.invalidate(`reviews|${productId}|`, (k) => void store.load(k, fetcher, true))
-          store.invalidate(`summary|${productId}`, (k) => void store.load(k, () => client.reviews.summary(productId), true))
+          // Every page of the product's reviews held, each with its own query, and its summary:
+          // asked of the service itself (a browser keeps these reads for minutes).
+          const pages = `reviews|${productId}|`
+          store.invalidate(pages, (k) => {
+            const query = JSON.parse(k.slice(pages.length)) as T.ReviewQuery
+            void store.load(k, () => client.reviews.list(productId, query, { fresh: true }), true)
+          })
+          store.invalidate(
+            `summary|${productId}`,
+            (k) => void store.load(k, () => client.reviews.summary(productId, { fresh: true }), true),
+          )
         }
         return { ok: true, data }
       } catch (err) {

@@ -28,7 +28,7 @@ import {
 } from './reviews.schemas.js'
 
 /** How long a browser or a CDN may keep a product's reviews. */
-export const REVIEWS_CACHE_CONTROL = 'public, max-age=300'
+const REVIEWS_CACHE_CONTROL = 'public, max-age=300'
 
 const allErrors = new Ajv({ allErrors: true, coerceTypes: false, useDefaults: true, strict: false })
 
