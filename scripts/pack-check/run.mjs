@@ -12,8 +12,14 @@ for (const sdk of [esm, cjs]) {
 }
 const react = await import('wishlist-service-sdk/react')
 assert.equal(typeof react.WishlistProvider, 'function')
-// The widget's versioned file is the served one, and its SRI hash is that file's.
+// The React entry is client code for frameworks with server components (Next.js's App Router):
+// both builds open with the directive, so importing it from a server component needs no wrapper.
 const require = createRequire(import.meta.url)
+const reactCjs = require.resolve('wishlist-service-sdk/react')
+for (const entry of [reactCjs, reactCjs.replace(/\.cjs$/, '.js')]) {
+  assert.match(readFileSync(entry, 'utf8'), /^("use strict";\s*)?"use client";/, `${entry} does not start with "use client"`)
+}
+// The widget's versioned file is the served one, and its SRI hash is that file's.
 const sri = require('wishlist-service-widget/sri.json')
 const versioned = readFileSync(require.resolve(`wishlist-service-widget/dist/${sri.file}`))
 assert.equal(sri.file, `widget-${require('wishlist-service-widget/package.json').version}.min.js`)

@@ -75,7 +75,12 @@ export async function ensureDemoShop(services: Services, _storage: Storage, conf
   return demo
 }
 
-export function printDemoBanner(demo: DemoCredentials, baseUrl: string, stdout: { write(text: string): unknown } = process.stdout): void {
+export function printDemoBanner(
+  demo: DemoCredentials,
+  baseUrl: string,
+  stdout: { write(text: string): unknown } = process.stdout,
+  opts: { serving: boolean } = { serving: true },
+): void {
   const lines = [
     '',
     `Demo shop ${demo.domain} (plan ${demo.plan})`,
@@ -88,6 +93,7 @@ export function printDemoBanner(demo: DemoCredentials, baseUrl: string, stdout: 
     `    -d '{"api_key":"${demo.apiKey.keyId}","api_secret":"${demo.apiKey.secret}","customer_id":"${demo.customerId}"}' | sed -E 's/.*"token":"([^"]+)".*/\\1/')`,
     `  curl -s ${baseUrl}/v1/wishlists/me -H "authorization: Bearer $TOKEN"`,
     '',
+    `Demo storefront: ${baseUrl}/demo${opts.serving ? '' : ' (served by `wishlist serve --demo`)'}`,
     `Dashboard: ${baseUrl}/dashboard (sign in with the admin API key and secret above)`,
     `API reference: ${baseUrl}/docs   OpenAPI: ${baseUrl}/v1/openapi.json`,
     '',

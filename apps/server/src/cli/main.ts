@@ -248,7 +248,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     case 'demo': {
       const config = loadConfig(io.env)
       const demo = await withServices((services, storage) => ensureDemoShop(services, storage, config))
-      printDemoBanner(demo, config.publicBaseUrl, io.stdout)
+      printDemoBanner(demo, config.publicBaseUrl, io.stdout, { serving: false })
       return 0
     }
     // Backups and moving up (docs/operations.md): each refusal is a RefusalError, exit 1.

@@ -150,6 +150,8 @@ describe('wishlist CLI', { timeout: 60_000 }, () => {
     const first = await cli('demo')
     expect(first.code).toBe(0)
     expect(first.stdout).toMatch(/demo\.myshopify\.com/)
+    // The storefront is served by `serve --demo` only: the banner of this command says so.
+    expect(first.stdout).toContain('Demo storefront: http://127.0.0.1:3000/demo (served by `wishlist serve --demo`)')
     const key = /admin API key\s+(ak_\S+)/.exec(first.stdout)?.[1]
     const secret = /secret\s+(sk_\S+)/.exec(first.stdout)?.[1]
     expect(key).toBeDefined()

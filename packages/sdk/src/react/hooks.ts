@@ -344,7 +344,7 @@ export function useReviews(productId: string, query: T.ReviewQuery = {}): UseRev
         return { ok: false, error: toApiError(err) }
       }
     },
-    [client, productId, store, fetcher],
+    [client, productId, store],
   )
   const refresh = useCallback(() => store.load(key, fetcher, true), [store, key, fetcher])
   return {

@@ -1,3 +1,5 @@
+'use client'
+
 /**
  * wishlist-service-sdk/react: a provider and hooks with optimistic updates, rollback on failure,
  * one shared cache per owner and list, and the guest-to-customer merge on login.
