@@ -8,8 +8,18 @@ import { secretBesideDatabase } from './lib/private-files.js'
 export type DatabaseTarget =
   // file ':memory:' for an in-process database; groupCommit defaults to true (SQLITE_GROUP_COMMIT)
   | { kind: 'sqlite'; file: string; groupCommit?: boolean }
-  // poolMax defaults to DEFAULT_PG_POOL_MAX (PG_POOL_MAX)
-  | { kind: 'postgres'; url: string; schema?: string; poolMax?: number }
+  // poolMax defaults to DEFAULT_PG_POOL_MAX (PG_POOL_MAX); poolMode to 'session' (PG_POOL_MODE);
+  // directUrl (DATABASE_DIRECT_URL): a session connection for LISTEN, migrations and moves
+  | { kind: 'postgres'; url: string; schema?: string; poolMax?: number; poolMode?: PgPoolMode; directUrl?: string }
+
+/**
+ * What sits behind DATABASE_URL: `session`, PostgreSQL itself or a pool that gives each client
+ * connection its own server connection; `transaction`, a pool that hands out a server
+ * connection per transaction (PgBouncer's `pool_mode = transaction`), so nothing that lives
+ * in a session (named prepared statements, startup parameters, SET, session advisory locks,
+ * LISTEN) goes over it (db/connect.ts).
+ */
+export type PgPoolMode = 'session' | 'transaction'
 
 export interface Config {
   port: number
@@ -120,6 +130,10 @@ export const EnvSchema = Type.Object({
   DATABASE_URL: text,
   /** Connections of the PostgreSQL pool per process. */
   PG_POOL_MAX: int(1, 1_000, DEFAULT_PG_POOL_MAX),
+  /** What sits behind DATABASE_URL (PostgreSQL): `transaction` for a transaction pooler such as PgBouncer in transaction mode. */
+  PG_POOL_MODE: Type.Enum(['session', 'transaction'] satisfies PgPoolMode[], { default: 'session' }),
+  /** PostgreSQL straight (or through a session-mode pool): the change feed (LISTEN), migrations, moves. */
+  DATABASE_DIRECT_URL: text,
   /** SQLite: the transactions of one event-loop turn share one COMMIT (db/group-commit.ts); `false` commits each alone. */
   SQLITE_GROUP_COMMIT: flag(true),
   PORT: int(0, 65_535, 3000),
@@ -273,11 +287,36 @@ function emulatorUrl(raw: string | undefined, nodeEnv: string | undefined): stri
   return url.origin
 }
 
+/**
+ * DATABASE_URL with the settings that shape its connections. Behind a transaction pooler the
+ * page cache needs DATABASE_DIRECT_URL: its change feed (LISTEN) cannot go through the pooler,
+ * and without the feed the cache could not know when another instance has written.
+ */
+function databaseTarget(env: Env): DatabaseTarget {
+  const parsed = parseDatabaseUrl(env.DATABASE_URL)
+  const directUrl = env.DATABASE_DIRECT_URL
+  if (parsed.kind === 'sqlite') {
+    if (directUrl !== undefined) throw new ConfigError('DATABASE_DIRECT_URL applies to PostgreSQL only (DATABASE_URL is SQLite)')
+    if (env.PG_POOL_MODE !== 'session') throw new ConfigError('PG_POOL_MODE applies to PostgreSQL only (DATABASE_URL is SQLite)')
+    return { ...parsed, groupCommit: isOn(env.SQLITE_GROUP_COMMIT) }
+  }
+  if (directUrl !== undefined && parseDatabaseUrl(directUrl).kind !== 'postgres')
+    throw new ConfigError('DATABASE_DIRECT_URL must start with postgres:// or postgresql://')
+  if (env.PG_POOL_MODE === 'transaction' && directUrl === undefined && env.PAGE_CACHE_MB > 0)
+    throw new ConfigError(
+      'PG_POOL_MODE=transaction needs DATABASE_DIRECT_URL (PostgreSQL straight, or a session-mode pool) while the page cache is on: its change feed (LISTEN) cannot go through a transaction pooler, and without it the cache would serve pages another instance has changed. Set DATABASE_DIRECT_URL, or PAGE_CACHE_MB=0 to turn the cache off',
+    )
+  return {
+    ...parsed,
+    poolMax: env.PG_POOL_MAX,
+    poolMode: env.PG_POOL_MODE,
+    ...(directUrl === undefined ? {} : { directUrl }),
+  }
+}
+
 export function loadConfig(raw: NodeJS.ProcessEnv = process.env): Config {
   const env = readEnv(raw)
-  const parsed = parseDatabaseUrl(env.DATABASE_URL)
-  const database: DatabaseTarget =
-    parsed.kind === 'postgres' ? { ...parsed, poolMax: env.PG_POOL_MAX } : { ...parsed, groupCommit: isOn(env.SQLITE_GROUP_COMMIT) }
+  const database = databaseTarget(env)
   const { PORT: port, HOST: host, WEBHOOK_TIMEOUT_MS: timeoutMs } = env
   // The lease must outlive an attempt, or a slow attempt could be claimed (and sent) twice.
   const leaseMs = env.WEBHOOK_LEASE_MS ?? timeoutMs + 30_000

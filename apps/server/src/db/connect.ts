@@ -22,6 +22,12 @@ export interface Storage {
    * Undefined while that cannot be known (PostgreSQL without its LISTEN connection).
    */
   changeStamp?: () => string | undefined
+  /**
+   * Runs `fn` over a connection that may keep session state (migrations: their lock and
+   * bookkeeping). PostgreSQL with DATABASE_DIRECT_URL: a connection of its own there, closed
+   * afterwards; otherwise the service's own `db`.
+   */
+  session?<T>(fn: (db: Db) => Promise<T>): Promise<T>
   /** A cheap round trip used by /readyz. */
   ping(): Promise<void>
   destroy(): Promise<void>
@@ -122,17 +128,28 @@ function openSqlite(file: string, groupCommit: boolean): Storage {
 
 type QueryArgs = Parameters<pg.PoolClient['query']>
 
+/** A statement that hangs (lock wait, network partition) becomes an error after this, not a stuck request. */
+const STATEMENT_TIMEOUT_MS = 15_000
+
+const TRANSACTION_START = /^\s*(begin|start\s+transaction)\b/i
+
 /**
  * The pool as Kysely sees it, with two additions:
- * - the precompiled hot queries (db/precompiled.ts) go as named prepared statements: pg
- *   prepares a name once per connection and then only binds and executes it, so PostgreSQL
- *   skips parsing and planning on every call after the first. Every other query goes
- *   unnamed, so ad-hoc texts never pile up;
+ * - in session mode the precompiled hot queries (db/precompiled.ts) go as named prepared
+ *   statements: pg prepares a name once per connection and then only binds and executes it,
+ *   so PostgreSQL skips parsing and planning on every call after the first. Every other
+ *   query goes unnamed, so ad-hoc texts never pile up. Behind a transaction pooler
+ *   (`transaction`) every query goes unnamed: consecutive transactions of one client land
+ *   on different server connections, where a name prepared on one is missing (or another
+ *   client's) on the next. The templates are still compiled once, on our side;
  * - every statement but a SELECT (BEGIN and COMMIT included) calls `onWrite` when sent and
  *   again when answered, for the change stamp: a page read while a commit was in flight is
  *   then never taken as current once that commit has returned.
+ * Behind a transaction pooler the statement timeout cannot be a startup parameter (PgBouncer
+ * refuses it) nor a session SET (it would stay on a server connection other clients get): it
+ * rides with each transaction's BEGIN as `SET LOCAL`, in the same message (one round trip).
  */
-function preparingPool(pool: pg.Pool, onWrite: () => void) {
+function preparingPool(pool: pg.Pool, onWrite: () => void, transactionPooler: boolean) {
   const wrapped = new WeakMap<pg.PoolClient, pg.PoolClient>()
   const names = new Map<string, string>()
   const nameOf = (sql: string) => {
@@ -140,6 +157,10 @@ function preparingPool(pool: pg.Pool, onWrite: () => void) {
     if (name === undefined) names.set(sql, (name = `pc_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`))
     return name
   }
+  const begin = (query: (...args: unknown[]) => unknown, text: string) =>
+    (query(`${text}; set local statement_timeout = ${STATEMENT_TIMEOUT_MS}`) as Promise<pg.QueryResult | pg.QueryResult[]>).then((r) =>
+      Array.isArray(r) ? r[0] : r,
+    )
   return {
     async connect() {
       const client = await pool.connect()
@@ -151,7 +172,13 @@ function preparingPool(pool: pg.Pool, onWrite: () => void) {
             value: (...args: QueryArgs) => {
               const [text, values] = args
               if (typeof text !== 'string') return query(...args) // a cursor: reads only
-              const run = precompiledSql.has(text) ? () => query({ name: nameOf(text), text, values }) : () => query(...args)
+              const run = transactionPooler
+                ? TRANSACTION_START.test(text) && (values === undefined || (values as unknown[]).length === 0)
+                  ? () => begin(query, text)
+                  : () => query(...args)
+                : precompiledSql.has(text)
+                  ? () => query({ name: nameOf(text), text, values })
+                  : () => query(...args)
               if (/^\s*select\b/i.test(text)) return run()
               onWrite()
               const result = run() as Promise<unknown>
@@ -172,15 +199,24 @@ function preparingPool(pool: pg.Pool, onWrite: () => void) {
   }
 }
 
-function openPostgres(url: string, schema: string | undefined, poolMax: number): Storage {
+type PostgresTarget = Extract<DatabaseTarget, { kind: 'postgres' }>
+
+const searchPath = (schema: string | undefined) => (schema ? { options: `-c search_path=${schema}` } : {})
+
+function openPostgres(target: PostgresTarget): Storage {
+  const { url, schema, directUrl } = target
+  const transactionPooler = target.poolMode === 'transaction'
+  // A schema of its own is a startup parameter (search_path), which a transaction pooler refuses.
+  if (transactionPooler && schema)
+    throw new Error('a schema pinned by search_path cannot go through a transaction pooler: give the database its own database instead')
   const pool = new pg.Pool({
     connectionString: url,
-    max: poolMax,
+    max: target.poolMax ?? DEFAULT_PG_POOL_MAX,
     connectionTimeoutMillis: 5_000,
-    // A statement that hangs (lock wait, network partition) becomes an error, not a stuck request.
-    statement_timeout: 15_000,
+    // Behind a transaction pooler: per transaction instead (preparingPool).
+    ...(transactionPooler ? {} : { statement_timeout: STATEMENT_TIMEOUT_MS }),
     types: pgTypes,
-    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    ...searchPath(schema),
   })
   // An idle client losing its connection (server restart) must not crash the process;
   // the pool replaces it and the next query reconnects.
@@ -194,18 +230,42 @@ function openPostgres(url: string, schema: string | undefined, poolMax: number):
     client.on('error', () => {})
   })
   let writes = 0
-  const feed = changeFeed(url, schema)
+  // LISTEN holds a session: over DATABASE_DIRECT_URL when set, never through a transaction
+  // pooler (without a direct URL there the stamp stays unknown and every read checks the
+  // database; config.ts refuses that combination while the page cache is on).
+  const feedUrl = directUrl ?? (transactionPooler ? undefined : url)
+  const feed = feedUrl === undefined ? undefined : changeFeed(feedUrl, schema)
   // No cursor: nothing streams rows from the server (the exports read in keyset pages, db/dialect.ts `inBatches`).
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool, () => writes++) }) })
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool, () => writes++, transactionPooler) }) })
   return {
     db,
     backend: 'postgres',
-    changeStamp: () => feed.stamp(writes),
+    changeStamp: () => feed?.stamp(writes),
+    async session<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+      if (directUrl === undefined) return fn(db)
+      const direct = new Kysely<Database>({
+        dialect: new PostgresDialect({
+          pool: new pg.Pool({
+            connectionString: directUrl,
+            max: 1,
+            connectionTimeoutMillis: 5_000,
+            statement_timeout: STATEMENT_TIMEOUT_MS,
+            types: pgTypes,
+            ...searchPath(schema),
+          }),
+        }),
+      })
+      try {
+        return await fn(direct)
+      } finally {
+        await direct.destroy()
+      }
+    },
     async ping() {
       await pool.query('select 1')
     },
     async destroy() {
-      await feed.close()
+      await feed?.close()
       await db.destroy()
     },
   }
@@ -251,7 +311,7 @@ function changeFeed(url: string, schema: string | undefined) {
     const c = new pg.Client({
       connectionString: url,
       application_name: schema ? `wishlist change feed ${schema}` : 'wishlist change feed',
-      ...(schema ? { options: `-c search_path=${schema}` } : {}),
+      ...searchPath(schema),
     })
     client = c
     let own: string | undefined
@@ -299,7 +359,5 @@ function changeFeed(url: string, schema: string | undefined) {
 }
 
 export function openStorage(target: DatabaseTarget): Storage {
-  return target.kind === 'sqlite'
-    ? openSqlite(target.file, target.groupCommit ?? true)
-    : openPostgres(target.url, target.schema, target.poolMax ?? DEFAULT_PG_POOL_MAX)
+  return target.kind === 'sqlite' ? openSqlite(target.file, target.groupCommit ?? true) : openPostgres(target)
 }

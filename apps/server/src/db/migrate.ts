@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely'
 import { type Migration, type MigrationProvider, type MigrationResultSet, Migrator } from 'kysely/migration'
-import type { Backend } from './types.js'
+import type { Backend, Db } from './types.js'
 import type { Storage } from './connect.js'
 import { currentSchema } from './dialect.js'
 import * as m0001 from './migrations/0001_foundation.js'
@@ -80,14 +80,22 @@ export const migrateToLatest = (storage: Storage): Promise<string[]> => migrate(
 /** Applies pending migrations up to and including `name` (tests that rebuild an older schema). */
 export const migrateTo = (storage: Storage, name: string): Promise<string[]> => migrate(storage, (m) => m.migrateTo(name))
 
+/**
+ * Over the storage's session connection (DATABASE_DIRECT_URL behind a transaction pooler):
+ * Kysely's migrator takes a lock and reads its bookkeeping between transactions.
+ */
 async function migrate(storage: Storage, step: (migrator: Migrator) => Promise<MigrationResultSet>): Promise<string[]> {
+  return storage.session ? storage.session((db) => migrateOver(db, storage.backend, step)) : migrateOver(storage.db, storage.backend, step)
+}
+
+async function migrateOver(db: Db, backend: Backend, step: (migrator: Migrator) => Promise<MigrationResultSet>): Promise<string[]> {
   // Kysely looks for its bookkeeping tables across every schema it can see unless told
   // which one to use; pin it to the connection's own (search_path) schema so databases
   // holding several schemas (one per test file, or per tenant group) never mix them up.
-  const migrationTableSchema = await currentSchema(storage.db)
+  const migrationTableSchema = await currentSchema(db)
   const migrator = new Migrator({
-    db: storage.db,
-    provider: new StaticProvider(storage.backend),
+    db,
+    provider: new StaticProvider(backend),
     ...(migrationTableSchema ? { migrationTableSchema } : {}),
   })
   let { error, results } = await step(migrator)
@@ -95,7 +103,7 @@ async function migrate(storage: Storage, step: (migrator: Migrator) => Promise<M
   // (pg_get_serial_sequence per column), which fails when another schema of the database is
   // being altered or dropped at that moment (other test files, other tenants' migrations):
   // "schema … does not exist", "column … does not exist". Nothing was applied; try again.
-  for (let tries = 1; error && storage.backend === 'postgres' && !results?.some((r) => r.status === 'Error') && tries < 5; tries++) {
+  for (let tries = 1; error && backend === 'postgres' && !results?.some((r) => r.status === 'Error') && tries < 5; tries++) {
     const code = (error as { code?: unknown }).code
     if (code !== '3F000' && code !== '42703' && code !== '42P01') break
     ;({ error, results } = await step(migrator))

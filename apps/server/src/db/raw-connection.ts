@@ -79,5 +79,5 @@ async function postgresConnection(url: string, schema: string | undefined): Prom
 }
 
 export async function openRawConnection(target: DatabaseTarget): Promise<RawConnection> {
-  return target.kind === 'sqlite' ? sqliteConnection(target.file) : postgresConnection(target.url, target.schema)
+  return target.kind === 'sqlite' ? sqliteConnection(target.file) : postgresConnection(target.directUrl ?? target.url, target.schema)
 }

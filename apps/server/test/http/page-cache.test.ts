@@ -77,6 +77,8 @@ async function turnsUntil(check: () => boolean, what: string): Promise<void> {
 }
 
 const schemaOf = () => (database.target.kind === 'postgres' ? database.target.schema : undefined)
+/** The change feed's application_name (db/connect.ts): per schema, or plain in a database of its own (through PgBouncer, test/helpers/db.ts). */
+const feedName = () => (schemaOf() ? `wishlist change feed ${schemaOf()}` : 'wishlist change feed')
 
 async function cacheCounts(): Promise<{ hit: number; miss: number }> {
   const text = (await t.inject({ method: 'GET', url: '/metrics' })).body
@@ -257,12 +259,12 @@ describe('GET page cache', () => {
     // the page under a stamp that nothing moves until the feed is cut.
     await turnsUntil(() => notifications() > before, "the add's notification")
     expect(await ids(c)).toEqual(['81'])
-    // Both instances (t and other) listen on this schema.
+    // Both instances (t and other) listen on this schema (or this database, through PgBouncer: test/helpers/db.ts).
     const feedPids = async () =>
       (
         await sql<{
           pid: number
-        }>`select pid from pg_stat_activity where application_name = ${`wishlist change feed ${schemaOf()}`}`.execute(t.storage.db)
+        }>`select pid from pg_stat_activity where application_name = ${feedName()} and datname = current_database()`.execute(t.storage.db)
       ).rows.map((r) => r.pid)
     const feeds = await feedPids()
     expect(feeds).toHaveLength(2)
@@ -276,7 +278,7 @@ describe('GET page cache', () => {
       (
         await sql<{
           pid: number
-        }>`select pid from pg_stat_activity where application_name = ${`wishlist change feed ${schemaOf()}`} and state = 'idle' and query ilike 'listen %'`.execute(
+        }>`select pid from pg_stat_activity where application_name = ${feedName()} and datname = current_database() and state = 'idle' and query ilike 'listen %'`.execute(
           t.storage.db,
         )
       ).rows.length
