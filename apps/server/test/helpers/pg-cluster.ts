@@ -35,7 +35,8 @@ function binDir(): string {
   throw new Error('no PostgreSQL server binaries under /usr/lib/postgresql/*/bin')
 }
 
-async function freePort(): Promise<number> {
+/** A loopback port free at the time of asking (the OS picks it). */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer()
     server.once('error', reject)

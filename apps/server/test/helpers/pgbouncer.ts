@@ -10,10 +10,10 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
+import { freePort } from './pg-cluster.js'
 
 export interface PgBouncer {
   port: number
@@ -31,18 +31,6 @@ const BINARY = '/usr/sbin/pgbouncer'
 const START_TIMEOUT_MS = 10_000
 
 export const pgBouncerInstalled = (): boolean => existsSync(BINARY)
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      const port = typeof address === 'object' && address ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 /** `upstream`: host and port of the PostgreSQL server (default 127.0.0.1:5432). */
 export async function startPgBouncer(upstream: { host?: string; port?: number } = {}): Promise<PgBouncer> {
