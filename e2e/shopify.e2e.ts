@@ -508,6 +508,9 @@ describe('embedded admin', () => {
     expect(await page.getByRole('button', { name: 'Save lifetime' }).count()).toBe(0)
     expect(await page.getByRole('button', { name: 'Save page texts' }).count()).toBe(0)
     expect(await saveBarShown()).toBe(false)
+    // Inside Shopify the plan is the merchant's to choose, through Shopify Billing.
+    expect(await page.getByRole('link', { name: 'Plan page' }).getAttribute('href')).toBe('#/plan')
+    expect(await page.getByText('Plans are changed by the service operator.').count()).toBe(0)
 
     await approve.check()
     await expect.poll(saveBarShown).toBe(true)

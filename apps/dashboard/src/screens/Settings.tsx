@@ -6,6 +6,7 @@
 import type { SettingsPatch, Shop } from 'wishlist-service-sdk'
 import { type FormEvent, useId, useState } from 'react'
 import { useSaveBar } from '../app-bridge.js'
+import { PLAN_HREF } from './SetupGuide.js'
 import { Announcer, CopyField, LoadState, useAction, useConfirm, useFocusRescue, useLoad, useSession } from '../ui.js'
 
 /** The save bar of this screen inside Shopify admin. */
@@ -151,7 +152,13 @@ export function Settings() {
             {shop.plan}
           </dd>
         </dl>
-        <p className="muted small">Plans are changed by the service operator.</p>
+        {session.embedded ? (
+          <p className="muted small">
+            Plans are charged through Shopify: choose or change yours on the <a href={PLAN_HREF}>Plan page</a>.
+          </p>
+        ) : (
+          <p className="muted small">Plans are changed by the service operator.</p>
+        )}
       </section>
 
       <section className="card" aria-labelledby="features-heading">
