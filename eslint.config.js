@@ -22,6 +22,7 @@ const PLATFORMS = folders('platforms')
 const PUBLIC = {
   analytics: ['facts.ts', 'conversions.ts'],
   events: ['outbox.ts', 'product-fan-out.ts'],
+  notifications: ['flow.ts', 'notify.ts', 'contacts.ts', 'channel.ts', 'customer-erasure.ts'],
   reviews: ['purchases.ts', 'review-page.ts'],
   shops: ['plans.ts'],
   webhooks: ['customer-erasure.ts'],
@@ -57,6 +58,9 @@ export default defineConfig(
       '**/generated/**',
       'apps/server/bench/data/**',
       'e2e/screenshots/**',
+      // Written by `next build` / `next typegen` in the Next.js example.
+      'examples/*/.next/**',
+      'examples/*/next-env.d.ts',
     ],
   },
   js.configs.recommended,
@@ -69,7 +73,7 @@ export default defineConfig(
       'import-x/resolver-next': [
         createTypeScriptImportResolver({
           noWarnOnMultipleProjects: true,
-          project: ['apps/*/tsconfig.json', 'packages/*/tsconfig.json', 'e2e/tsconfig.json'],
+          project: ['apps/*/tsconfig.json', 'packages/*/tsconfig.json', 'e2e/tsconfig.json', 'examples/*/tsconfig.json'],
         }),
       ],
     },

@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { seedAnalytics } from '../apps/server/src/cli/analytics-seed.js'
 import { seriousViolations, WIDTHS } from './helpers/axe.js'
 import { type Env, launchChromium, startEnv } from './helpers/env.js'
+import { watchedPage } from './helpers/watched-page.js'
 
 const SCREENSHOTS = resolve(dirname(fileURLToPath(import.meta.url)), 'screenshots')
 
@@ -52,16 +53,8 @@ beforeAll(async () => {
   })
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
 
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-  page = await context.newPage()
-  // A control that never appears fails its test in seconds rather than at the test timeout.
-  page.setDefaultTimeout(10_000)
-  // Script errors and console errors (a CSP violation is one) fail the run, except the failed
-  // requests that tests provoke on purpose (listed in expectedConsoleErrors).
-  page.on('pageerror', (err) => pageErrors.push(err.message))
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' && !expectedConsoleErrors.some((re) => re.test(msg.text()))) pageErrors.push(msg.text())
-  })
+  // Script and console errors fail the run, except the failed requests tests provoke (expectedConsoleErrors).
+  page = await watchedPage(browser, pageErrors, expectedConsoleErrors)
 })
 
 afterAll(async () => {

@@ -406,11 +406,12 @@ describe('embedded admin', () => {
       ['Settings', '#/settings', null],
       ['API keys', '#/api-keys', null],
       ['Webhooks', '#/webhooks', null],
+      ['Channels', '#/channels', null],
       ['Reviews', '#/reviews', null],
       ['Privacy requests', '#/privacy', null],
     ])
     expect(await page.getByRole('navigation', { name: 'Dashboard sections' }).count()).toBe(0)
-    for (const title of ['Overview', 'Settings', 'API keys', 'Webhooks', 'Reviews', 'Privacy requests', 'Setup guide']) {
+    for (const title of ['Overview', 'Settings', 'API keys', 'Webhooks', 'Channels', 'Reviews', 'Privacy requests', 'Setup guide']) {
       await navigate(title)
       await page.waitForLoadState('networkidle')
     }

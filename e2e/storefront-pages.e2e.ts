@@ -4,10 +4,13 @@
  * answers inside a theme layout (liquidjs with Shopify's objects), with the theme app
  * extension's app embed loading the widget; `/cart/add` is the storefront's, as on Shopify.
  *
- * Covered: the wishlist page (add to cart, add all to cart, remove, share, its strings in the
- * shop's language, a guest's container), the shared page's add to cart, a review invitation's
- * form in the theme (keyboard only, field errors, thank-you, a used link), and the service's
- * own review page for shops not on Shopify. axe-core checks each page at 1280 and 375 px: no
+ * Covered: the wishlist page (add to cart, add all to cart, remove, share, each form sending
+ * the browser back to the page, its strings in the shop's language, a guest's container), a
+ * gift list with JavaScript off (quantities and notes, the saved quantity to the cart, a bought
+ * item on the shared page with no add to cart and left out of add all), a review invitation's
+ * form in the theme (keyboard only, the error summary focused, field errors, thank-you after a
+ * redirect, a used link), and the service's own review page for shops not on Shopify ("Error:"
+ * in its title). axe-core checks each page at 1280 and 375 px: no
  * violation of impact serious or critical. Screenshots land in e2e/screenshots/ (gitignored;
  * `npm run screenshots -w e2e` copies the ones docs/shopify.md shows into docs/images). Runs
  * on SQLite and on PostgreSQL (vitest.config.ts).
@@ -234,7 +237,11 @@ async function handle(url: URL, s: Shopper, method: string, headers: IncomingHtt
       method,
       headers: forward,
       body: body.length > 0 ? new Uint8Array(body) : undefined,
+      // A redirect goes back to the shopper's browser, as Shopify's app proxy passes it on.
+      redirect: 'manual',
     })
+    const location = answer.headers.get('location')
+    if (answer.status >= 300 && answer.status < 400 && location !== null) return { status: answer.status, headers: { location }, body: '' }
     const type = answer.headers.get('content-type') ?? ''
     const text = await answer.text()
     if (!type.startsWith('application/liquid')) return { status: answer.status, headers: type ? { 'content-type': type } : {}, body: text }
@@ -357,9 +364,13 @@ describe('the wishlist page, https://{shop}/apps/wishlist', () => {
     // Remove, then share: forms posted back to the proxy.
     await page.goto(`${storefrontUrl}${PREFIX}`)
     await page.getByRole('button', { name: 'Remove Wool scarf' }).click()
-    await expect.poll(() => page.getByRole('status').textContent(), POLL).toBe('Removed from your wishlist.')
+    // Post/Redirect/Get: the browser lands on the page again, which says what was done.
+    await page.waitForURL(`${storefrontUrl}${PREFIX}?done=removed`)
+    // The page's own status (the widget's live regions sit outside <main>).
+    await expect.poll(() => page.getByRole('main').getByRole('status').textContent(), POLL).toBe('Removed from your wishlist.')
     expect(await page.locator('li.wishlist-page__item').count()).toBe(3)
     await page.getByRole('button', { name: 'Share this wishlist' }).click()
+    await page.waitForURL(`${storefrontUrl}${PREFIX}?done=shared`)
     const shareUrl = await page.getByLabel('Anyone with this link can see your wishlist:').inputValue()
     expect(shareUrl).toMatch(new RegExp(`^https://${SHOP.replace(/\./g, '\\.')}/apps/wishlist/shared/[A-Za-z0-9_-]+$`))
     await accessible('wishlist page after share')
@@ -406,6 +417,68 @@ describe('the wishlist page, https://{shop}/apps/wishlist', () => {
   })
 })
 
+describe('a gift list, with no script', () => {
+  test('quantities and notes show, add to cart takes the quantity, and on the shared page a bought gift cannot be bought again', async () => {
+    const res = await fetch(`${storefrontUrl}${PREFIX}/v1/wishlists/me/items`, {
+      method: 'POST',
+      headers: { cookie: 'customer_id=5103', 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ product_id: '7001', handle: 'linen-shirt', variant_id: '70011', quantity: 2, note: 'Size M, please' }),
+    })
+    expect(res.status).toBe(201)
+    await save('5103', { product_id: '7003', handle: 'canvas-tote' })
+    // The owner bought the tote: Shopify's orders/create.
+    await shopifyWebhook('orders/create', { id: 889001, customer: { id: 5103 }, line_items: [{ product_id: 7003, quantity: 1 }] })
+
+    // The owner's page, in a browser with JavaScript off: everything works with plain forms.
+    const noScript = await browser.newContext({ viewport: { width: 1280, height: 900 }, javaScriptEnabled: false })
+    try {
+      await noScript.addCookies([{ name: 'customer_id', value: '5103', url: storefrontUrl }])
+      page = await noScript.newPage()
+      await page.goto(`${storefrontUrl}${PREFIX}`)
+      const shirt = page.locator('li.wishlist-page__item[data-product-id="7001"]')
+      expect(await shirt.locator('.wishlist-page__quantity').textContent()).toBe('Quantity: 2')
+      expect(await shirt.locator('.wishlist-page__note').textContent()).toBe('Note: Size M, please')
+      expect(await page.locator('li.wishlist-page__item[data-product-id="7003"] .wishlist-page__purchased').textContent()).toBe('Purchased')
+      await page.getByRole('button', { name: 'Add to cart Linen shirt' }).click()
+      await page.waitForURL(`${storefrontUrl}/cart`)
+      expect((await cartOf()).items).toEqual([{ id: 70011, quantity: 2 }])
+
+      await page.goto(`${storefrontUrl}${PREFIX}`)
+      await page.getByRole('button', { name: 'Share this wishlist' }).click()
+      await page.waitForURL(`${storefrontUrl}${PREFIX}?done=shared`)
+      const shareUrl = await page.getByLabel('Anyone with this link can see your wishlist:').inputValue()
+
+      // A friend opens it, in French, also without script.
+      await noScript.clearCookies()
+      await noScript.addCookies([{ name: 'locale', value: 'fr', url: storefrontUrl }])
+      await page.goto(`${storefrontUrl}${new URL(shareUrl).pathname}`)
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Ma liste d’envies')
+      const tote = page.locator('li.wishlist-page__item[data-product-id="7003"]')
+      expect(await tote.locator('.wishlist-page__purchased').textContent()).toBe('Acheté')
+      expect(await tote.getByRole('button').count()).toBe(0)
+      expect(await page.locator('li.wishlist-page__item[data-product-id="7001"] .wishlist-page__quantity').textContent()).toBe(
+        'Quantité : 2',
+      )
+      await page.getByRole('button', { name: 'Tout ajouter au panier' }).click()
+      await page.waitForURL(`${storefrontUrl}/cart`)
+      expect((await cartOf()).items).toEqual([{ id: 70011, quantity: 2 }])
+
+      // The same pages with script (axe-core runs as a script): no serious or critical violation.
+      page = await context.newPage()
+      await login('5103')
+      await page.goto(`${storefrontUrl}${PREFIX}`)
+      await accessible('gift list, owner')
+      await context.clearCookies()
+      await context.addCookies([{ name: 'locale', value: 'fr', url: storefrontUrl }])
+      await page.goto(`${storefrontUrl}${new URL(shareUrl).pathname}`)
+      await accessible('gift list, shared')
+      await shot('shopify-shared-gift-list')
+    } finally {
+      await noScript.close()
+    }
+  })
+})
+
 describe('review invitations open a form', () => {
   let order = 0
   async function invitationPath(productId: number, handle: string): Promise<string> {
@@ -441,7 +514,11 @@ describe('review invitations open a form', () => {
     // Keyboard only: submit empty first.
     await page.getByRole('button', { name: 'Submit review' }).focus()
     await page.keyboard.press('Enter')
-    await expect.poll(() => page.getByRole('alert').textContent(), POLL).toContain('Choose a rating from 1 to 5 stars.')
+    await expect.poll(() => page.getByRole('main').getByRole('alert').textContent(), POLL).toContain('Choose a rating from 1 to 5 stars.')
+    // The summary has the focus (autofocus, no script needed), and each problem links to its field.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id), POLL).toBe('wl-review-errors')
+    await page.getByRole('link', { name: 'Write your review (up to 5,000 characters).' }).click()
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id), POLL).toBe('wl-review-body')
     expect(await page.locator('#wl-review-body').getAttribute('aria-invalid')).toBe('true')
     await accessible('review form with errors')
     await shot('shopify-review-invitation-errors')
@@ -457,7 +534,12 @@ describe('review invitations open a form', () => {
     await page.keyboard.press('Tab')
     await page.keyboard.press('Enter')
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent(), POLL).toBe('Thank you for your review!')
-    expect(await page.getByRole('status').textContent()).toBe('It will appear on the shop once it has been approved.')
+    expect(await page.getByRole('main').getByRole('status').textContent()).toBe('It will appear on the shop once it has been approved.')
+    // Sent back to the page (303): reloading it posts nothing again.
+    expect(page.url()).toMatch(/\/apps\/wishlist\/reviews\/new\?invitation=[A-Za-z0-9_-]+&done=1$/)
+    await page.reload()
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Thank you for your review!')
+    expect(await env.testApp.storage.db.selectFrom('reviews').selectAll().where('product_id', '=', '7003').execute()).toHaveLength(1)
     await accessible('review thank-you page')
     const [stored] = await env.testApp.storage.db.selectFrom('reviews').selectAll().where('product_id', '=', '7003').execute()
     expect(stored).toMatchObject({ rating: 4, title: 'Holds everything', customer_name: 'Ann', verified: 1, status: 'pending' })
@@ -487,6 +569,11 @@ describe('review invitations open a form', () => {
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Bewertung schreiben')
     await accessible('service review page')
     await shot('review-page-service')
+    // Sent without a rating: the title says there is an error, the focused summary says what to fix.
+    await page.getByRole('button', { name: 'Bewertung senden' }).click()
+    await expect.poll(() => page.title(), POLL).toMatch(/^Fehler: /)
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('wl-review-errors')
+    await accessible('service review page with errors')
     await page.getByLabel('2 Sterne').check()
     await page.getByLabel(/Ihre Bewertung/).fill('Zu klein.')
     await page.getByLabel(/Ihr Name/).fill('Bo')

@@ -108,11 +108,15 @@ describe('the review form', () => {
     // Nothing filled in: each required field says so, tied to it, and focus goes to the first.
     await form.getByRole('button', { name: 'Submit review' }).click()
     expect(await form.getByRole('alert').textContent()).toBe('Please correct the fields marked below.')
-    for (const name of ['Your review', 'Your name', 'E-mail']) {
+    for (const [name, fix] of [
+      ['Your review', 'Write your review (1 to 5,000 characters).'],
+      ['Your name', 'Enter your name (1 to 100 characters).'],
+      ['E-mail', 'Enter a valid e-mail address, such as name@example.com.'],
+    ] as const) {
       const field = form.getByLabel(name)
       expect(await field.getAttribute('aria-invalid'), name).toBe('true')
       const described = await field.getAttribute('aria-describedby')
-      expect(await page.locator(`#${described}`).textContent(), name).toBe('Please fill in this field.')
+      expect(await page.locator(`#${described}`).textContent(), name).toBe(fix)
     }
     expect(await form.getByRole('group', { name: 'Rating' }).getAttribute('aria-invalid')).toBe('true')
 
@@ -303,7 +307,7 @@ describe('languages', () => {
     await form.getByRole('button', { name: 'Bewertung senden' }).click()
     expect(await form.getByRole('alert').textContent()).toBe('Bitte korrigieren Sie die markierten Felder.')
     const described = await form.getByLabel('Ihr Name').getAttribute('aria-describedby')
-    expect(await page.locator(`#${described}`).textContent()).toBe('Bitte füllen Sie dieses Feld aus.')
+    expect(await page.locator(`#${described}`).textContent()).toBe('Geben Sie Ihren Namen ein (1 bis 100 Zeichen).')
     await form.getByRole('radio', { name: '5 Sterne' }).check()
     await form.getByLabel('Ihre Bewertung').fill('Warm und weich')
     await form.getByLabel('Ihr Name').fill('Anna')
@@ -424,10 +428,12 @@ describe("the guest's wishlist page", () => {
     expect(await list.locator('form.wishlist-page__add-all').count()).toBe(0)
     expect((await env.testApp.call('GET', `/v1/wishlists/${guestId}`, { headers })).body.data.total).toBe(2)
 
+    // The link goes in a read-only box (a long URL never widens the page), focused and selected.
     await list.getByRole('button', { name: 'Partager' }).click()
-    const link = list.getByRole('status').getByRole('link')
+    const link = list.getByLabel('Toute personne ayant ce lien peut voir votre liste d’envies')
     await link.waitFor()
-    expect(await link.getAttribute('href')).toMatch(/\/v1\/wishlists\/shared\/[\w-]+$/)
+    expect(await link.inputValue()).toMatch(/\/v1\/wishlists\/shared\/[\w-]+$/)
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('wishlist-guest-share-url')
   })
 
   test('an empty guest list says so', async () => {

@@ -73,10 +73,30 @@ export function render(catalogue) {
         .map(([tag, t]) => `  ${key(tag)}: ${object(t.pages, '  ')},`)
         .join('\n')}\n}\n`,
   )
+  // The English texts of the chunks (the guest wishlist page's `page.*`, the review form's `form.*`
+  // but its opening button's, the notification form's `notify.*`) ship in those chunks, not in the first script.
+  const chunkOf = (k) =>
+    k.startsWith('page.') ? 'page' : k.startsWith('form.') && k !== 'form.open' ? 'form' : k.startsWith('notify.') ? 'notify' : undefined
+  const part = (pick) => Object.fromEntries(Object.entries(en.widget).filter(([k]) => pick(chunkOf(k))))
   files.set(
     'packages/widget/src/strings.generated.ts',
-    `${HEADER}// The widget's English texts (built into the first script) and the languages shipped as chunks.\n\n` +
-      `export const en: Record<string, string> = ${object(en.widget, '')}\n\n` +
+    `${HEADER}// The widget's English texts (built into the first script; the wishlist page's, the review form's and the notification form's into their chunks) and the languages shipped as chunks.\n\n` +
+      `export const en: Record<string, string> = ${object(
+        part((c) => c === undefined),
+        '',
+      )}\n\n` +
+      `export const enPage: Record<string, string> = ${object(
+        part((c) => c === 'page'),
+        '',
+      )}\n\n` +
+      `export const enForm: Record<string, string> = ${object(
+        part((c) => c === 'form'),
+        '',
+      )}\n\n` +
+      `export const enNotify: Record<string, string> = ${object(
+        part((c) => c === 'notify'),
+        '',
+      )}\n\n` +
       `/** The languages shipped as chunks (\`widget-locale-<tag>.js\`); English is built in. */\nexport const LOCALES = [${tags.slice(1).map(q).join(', ')}] as const\n`,
   )
   for (const [tag, t] of catalogue.slice(1))

@@ -5,6 +5,9 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     testTimeout: 30_000,
+    // Two files at a time (Vitest's default on a 2-core machine is one): most of a file's time is
+    // spent waiting on the database, Redis or a child process, not on this process's CPU.
+    maxWorkers: 2,
     hookTimeout: 60_000,
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },

@@ -2,8 +2,9 @@
  * Shopify's app proxy as a test storefront plays it: `https://{shop}/apps/wishlist/<rest>` is
  * signed as Shopify signs it (the shop, the logged-in customer, the path prefix, a fresh
  * timestamp) and forwarded to the service's `/proxy/<rest>` with the shopper's address in
- * `X-Forwarded-For` and none of their cookies; the answer comes back with its type and its
- * caching headers, which decide what the shopper's browser may keep.
+ * `X-Forwarded-For` and none of their cookies; the answer comes back with its type, its
+ * caching headers, which decide what the shopper's browser may keep, and a redirect's
+ * `Location` (followed by the browser, on the shop's domain).
  */
 import { createHmac } from 'node:crypto'
 import type { IncomingHttpHeaders } from 'node:http'
@@ -41,7 +42,7 @@ export interface ProxyAnswer {
 
 /** The request headers the widget sends that the service reads; the answer headers passed back. */
 const FORWARDED = ['accept', 'content-type', 'x-guest-id']
-const RETURNED = ['content-type', 'cache-control', 'vary', 'etag']
+const RETURNED = ['content-type', 'cache-control', 'vary', 'etag', 'location']
 
 export async function forwardToAppProxy(
   serviceUrl: string,
@@ -60,6 +61,8 @@ export async function forwardToAppProxy(
     method: request.method,
     headers,
     body: request.body.length > 0 ? new Uint8Array(request.body) : undefined,
+    // A redirect (a form's 303 back to its page) goes to the shopper's browser, as Shopify passes it on.
+    redirect: 'manual',
   })
   const returned: Record<string, string> = {}
   for (const name of RETURNED) {

@@ -10,6 +10,7 @@
 import { type FormEvent, useCallback, useEffect, useId, useMemo, useRef, useState } from 'react'
 import { appBridge } from './app-bridge.js'
 import { ApiKeys } from './screens/ApiKeys.js'
+import { Channels } from './screens/Channels.js'
 import { Overview } from './screens/Overview.js'
 import { Plan } from './screens/Plan.js'
 import { PrivacyRequests } from './screens/PrivacyRequests.js'
@@ -25,6 +26,7 @@ const SCREENS = [
   { id: 'settings', title: 'Settings', Component: Settings },
   { id: 'api-keys', title: 'API keys', Component: ApiKeys },
   { id: 'webhooks', title: 'Webhooks', Component: Webhooks },
+  { id: 'channels', title: 'Channels', Component: Channels },
   { id: 'reviews', title: 'Reviews', Component: Reviews },
   { id: 'privacy', title: 'Privacy requests', Component: PrivacyRequests },
 ] as const

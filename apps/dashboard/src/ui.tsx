@@ -5,7 +5,7 @@
  * the screens' tables.
  */
 import { createContext, type DependencyList, type ReactNode, useCallback, useContext, useEffect, useId, useRef, useState } from 'react'
-import { isWishlistApiError } from 'wishlist-service-sdk'
+import { type AnalyticsPeriodQuery, isWishlistApiError } from 'wishlist-service-sdk'
 import { describeError, isSignedOutError, type Session } from './session.js'
 
 export interface SessionContextValue {
@@ -186,15 +186,30 @@ export interface ConfirmOptions {
   danger?: boolean
 }
 
-/** `[dialogElement, confirm]`: `await confirm({...})` resolves true when confirmed. */
+/**
+ * `[dialogElement, confirm]`: `await confirm({...})` resolves true when confirmed.
+ *
+ * The answer is taken where the shopper gives it (a button's click, the dialog's `cancel`
+ * on Escape), not from the `close` event: that event is queued, so it can arrive after the
+ * dialog was opened again and would answer the new question. `close` only answers when
+ * Chromium closed the dialog without a `cancel` event (a repeated Escape without user
+ * activation) and the dialog is still closed.
+ */
 export function useConfirm(): [ReactNode, (options: ConfirmOptions) => Promise<boolean>] {
+  type Pending = ConfirmOptions & { resolve(ok: boolean): void; opener: Element | null }
   const ref = useRef<HTMLDialogElement>(null)
-  const [pending, setPending] = useState<(ConfirmOptions & { resolve(ok: boolean): void; opener: Element | null }) | null>(null)
+  const [pending, setPending] = useState<Pending | null>(null)
+  /** The question the open dialog asks, until it is answered. */
+  const shown = useRef<Pending | null>(null)
   const titleId = useId()
   const bodyId = useId()
 
   useEffect(() => {
-    if (pending && ref.current && !ref.current.open) ref.current.showModal()
+    const dialog = ref.current
+    if (!pending || !dialog || shown.current === pending) return
+    shown.current?.resolve(false)
+    shown.current = pending
+    if (!dialog.open) dialog.showModal()
   }, [pending])
 
   const confirm = useCallback(
@@ -202,31 +217,40 @@ export function useConfirm(): [ReactNode, (options: ConfirmOptions) => Promise<b
     [],
   )
 
-  const onClose = () => {
-    const dialog = ref.current
-    if (!pending || !dialog) return
-    pending.resolve(dialog.returnValue === 'confirm')
-    const opener = pending.opener
-    setPending(null)
-    dialog.returnValue = ''
-    if (opener instanceof HTMLElement && opener.isConnected) opener.focus()
+  const answer = (ok: boolean) => {
+    const entry = shown.current
+    if (!entry) return
+    shown.current = null
+    if (ref.current?.open) ref.current.close()
+    entry.resolve(ok)
+    setPending((p) => (p === entry ? null : p))
+    if (entry.opener instanceof HTMLElement && entry.opener.isConnected) entry.opener.focus()
   }
 
   const element = (
-    <dialog ref={ref} className="dialog" aria-labelledby={titleId} aria-describedby={bodyId} onClose={onClose}>
+    <dialog
+      ref={ref}
+      className="dialog"
+      aria-labelledby={titleId}
+      aria-describedby={bodyId}
+      onCancel={() => answer(false)}
+      onClose={() => {
+        if (!ref.current?.open) answer(false)
+      }}
+    >
       {pending && (
-        <form method="dialog">
+        <div>
           <h2 id={titleId}>{pending.title}</h2>
           <div id={bodyId}>{pending.body}</div>
           <div className="actions">
-            <button value="cancel" autoFocus>
+            <button type="button" autoFocus onClick={() => answer(false)}>
               Cancel
             </button>
-            <button value="confirm" className={pending.danger ? 'danger' : 'primary'}>
+            <button type="button" className={pending.danger ? 'danger' : 'primary'} onClick={() => answer(true)}>
               {pending.confirmLabel}
             </button>
           </div>
-        </form>
+        </div>
       )}
     </dialog>
   )
@@ -399,4 +423,34 @@ export function When({ iso, empty = '—' }: { iso: string | null | undefined; e
   if (!iso) return <>{empty}</>
   const d = new Date(iso)
   return <time dateTime={iso}>{Number.isNaN(d.getTime()) ? iso : dateFormat.format(d)}</time>
+}
+
+export type Period = NonNullable<AnalyticsPeriodQuery['period']>
+/** `label` names the radio button; `span` completes "Figures for …" in running text. */
+const PERIODS: { value: Period; label: string; span: string }[] = [
+  { value: '7d', label: '7 days', span: 'the last 7 days' },
+  { value: '14d', label: '14 days', span: 'the last 14 days' },
+  { value: '30d', label: '30 days', span: 'the last 30 days' },
+  { value: '90d', label: '90 days', span: 'the last 90 days' },
+  { value: '1y', label: '1 year', span: 'the last year (365 days)' },
+  { value: 'all', label: 'All time', span: 'all time' },
+]
+
+/** A period in running text ("the last 30 days"). */
+export const periodSpan = (period: Period): string => PERIODS.find((p) => p.value === period)?.span ?? period
+
+/** The analytics period as a group of radio buttons (arrow keys move between them). */
+export function PeriodPicker({ period, onChange }: { period: Period; onChange(period: Period): void }) {
+  const name = useId()
+  return (
+    <fieldset className="segmented">
+      <legend>Period</legend>
+      {PERIODS.map((p) => (
+        <label key={p.value}>
+          <input type="radio" name={name} value={p.value} checked={period === p.value} onChange={() => onChange(p.value)} />
+          <span>{p.label}</span>
+        </label>
+      ))}
+    </fieldset>
+  )
 }

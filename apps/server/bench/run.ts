@@ -33,6 +33,8 @@
  *   npm run bench -- --floor-concerns 8 --scenarios add-remove
  *
  *   npm run bench -- --move               # wishlist move on the dataset, SQLite → PostgreSQL → SQLite (bench/move.ts)
+ *   npm run bench -- --round-trips        # PostgreSQL round trips per request (PgBouncer's counters) and a 1 ms hop (bench/round-trips.ts)
+ *   npm run bench -- --notifications      # one back-in-stock to 10,000 shoppers through Klaviyo's rate limits (bench/notifications.ts)
  *
  * --floor-concerns ROUNDS: instead of the run above, one process (bench/http/floor-server.ts)
  * holds the ceiling, the bare read floor, the floor with each of the service's per-request
@@ -67,8 +69,11 @@ import {
   prepareRunDatabase,
   type RunDatabase,
 } from './http/dataset.js'
+import { addRemoveRequests } from './http/add-remove.js'
 import { buildServer } from './http/build.js'
 import { runMoveBench } from './move.js'
+import { runRoundTripsBench } from './round-trips.js'
+import { runNotificationsBench } from './notifications.js'
 import { SERVICE_NODE_FLAGS } from '../src/cli/node-flags.js'
 import { type LoadFigures, type LoadSpec, load, postgresCpuUs, warmThenLoad } from './http/load.js'
 
@@ -135,6 +140,11 @@ const { values: flags } = parseArgs({
     'floor-concerns': { type: 'string' },
     instructions: { type: 'boolean', default: false },
     move: { type: 'boolean', default: false },
+    'round-trips': { type: 'boolean', default: false },
+    notifications: { type: 'boolean', default: false },
+    holders: { type: 'string' },
+    requests: { type: 'string' },
+    'latency-requests': { type: 'string' },
   },
 })
 const env = process.env
@@ -302,35 +312,10 @@ async function scenarioSpec(name: Exclude<ScenarioName, 'webhook-delivery'>, bas
       }
     }
     case 'add-remove': {
-      // One add and its remove per cycle, each cycle on one of 64 customers (one per
-      // connection, more or less) with a product id of its own; req/s counts both requests.
+      // 64 customers (bench/http/add-remove.ts).
       const tokens: string[] = []
       for (let i = 0; i < 64; i++) tokens.push(`Bearer ${await mintToken(base, info.keyId, info.secret, String(3_000_001 + i))}`)
-      let cycle = 0
-      const requests: RequestSpec[] = [
-        {
-          method: 'POST',
-          path: '/v1/wishlists/me/items',
-          setupRequest: (req, context) => {
-            const n = cycle++
-            context.auth = tokens[n % tokens.length]
-            context.product = String(100_000 + (n % 1_000_000))
-            return {
-              ...req,
-              headers: { ...json, authorization: context.auth as string },
-              body: JSON.stringify({ product_id: context.product, variant_id: '42' }),
-            }
-          },
-        },
-        {
-          method: 'DELETE',
-          setupRequest: (req, context) => ({
-            ...req,
-            path: `/v1/wishlists/me/items/${context.product as string}`,
-            headers: { authorization: context.auth as string },
-          }),
-        },
-      ]
+      const requests = addRemoveRequests(tokens)
       return { url: base, durationSec: opts.durationSec, requests }
     }
     case 'import-500': {
@@ -875,6 +860,17 @@ async function floorInstructions(): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  if (flags.notifications) {
+    // In this process, from the sources: no build needed.
+    await runNotificationsBench({
+      holders: Number(flags.holders ?? 10_000),
+      backends: opts.backends,
+      pgUrl: opts.pgUrl,
+      out: resolve(repoRoot, flags.out ?? 'bench/results/notifications.json'),
+      log,
+    })
+    return
+  }
   buildServer()
   if (flags['floor-concerns'] !== undefined)
     return flags.instructions ? floorInstructions() : floorConcerns(Number(flags['floor-concerns']))
@@ -885,6 +881,18 @@ async function main(): Promise<void> {
       pgUrl: opts.pgUrl,
       dataDir: opts.dataDir,
       out: resolve(repoRoot, flags.out ?? 'bench/results/move.json'),
+      log,
+    })
+    return
+  }
+  if (flags['round-trips']) {
+    await runRoundTripsBench({
+      requests: Number(flags.requests ?? 300),
+      latencyRequests: Number(flags['latency-requests'] ?? 1500),
+      processes: Number(flags.processes ?? 2),
+      pgUrl: opts.pgUrl,
+      dataDir: opts.dataDir,
+      out: resolve(repoRoot, flags.out ?? 'bench/results/round-trips.json'),
       log,
     })
     return

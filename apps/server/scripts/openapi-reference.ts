@@ -35,7 +35,13 @@ function resolver(document: Json) {
 function typeOf(s: Json, resolve: (s: Json) => Json): string {
   s = resolve(s)
   if ('const' in s) return `\`${JSON.stringify(s.const)}\``
-  if (Array.isArray(s.enum)) return s.enum.map((v: unknown) => `\`${JSON.stringify(v)}\``).join(' \\| ')
+  if (Array.isArray(s.enum)) {
+    const values = (s.enum as unknown[]).map((v) => `\`${JSON.stringify(v)}\``)
+    // A long list (the currency codes) by its first and last values: the document has them all.
+    return values.length > 12
+      ? `one of ${values.length} values: ${values.slice(0, 3).join(', ')}, …, ${values.at(-1)}`
+      : values.join(' or ')
+  }
   const union = (s.anyOf ?? s.oneOf) as Json[] | undefined
   if (union && !s.properties) return union.map((u) => typeOf(u, resolve)).join(' or ')
   if (Array.isArray(s.type)) return s.type.join(' or ')

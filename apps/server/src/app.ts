@@ -20,6 +20,10 @@ import { dashboardRoutes } from './modules/dashboard/dashboard.routes.js'
 import { type AuthService, createAuthService } from './modules/auth/auth.service.js'
 import { eventsRoutes } from './modules/events/events.routes.js'
 import { createEventsService, type EventsService } from './modules/events/events.service.js'
+import { channelsRoutes } from './modules/notifications/channels.routes.js'
+import { contactsRoutes, shopperContactsRoutes } from './modules/notifications/contacts.routes.js'
+import { optOutRoutes } from './modules/notifications/opt-out.routes.js'
+import { type ChannelsService, createChannelsService } from './modules/notifications/channels.service.js'
 import { opsRoutes } from './modules/ops/ops.routes.js'
 import { privacyRoutes } from './modules/privacy/privacy.routes.js'
 import { createPrivacyService, type PrivacyService } from './modules/privacy/privacy.service.js'
@@ -31,6 +35,7 @@ import { createReviewsService, type ReviewsService } from './modules/reviews/rev
 import { createShopsService, type ShopsService } from './modules/shops/shops.service.js'
 import type { Platform } from './platforms/platform.js'
 import { createShopifyPlatform } from './platforms/shopify/platform.js'
+import { isShopDomain } from './platforms/shopify/signatures.js'
 import type { ResolveHost } from './modules/webhooks/ssrf-guard.js'
 import { createWebhookSender, type WebhookSender } from './modules/webhooks/webhook-sender.js'
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js'
@@ -97,11 +102,15 @@ export interface Services {
   invitations: InvitationsService
   analytics: AnalyticsService
   privacy: PrivacyService
+  /** The merchant's notification channels (Klaviyo). */
+  channels: ChannelsService
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
     services: Services
+    /** The configured platforms this app registered (their routes, and what they hand the background workers). */
+    platforms: readonly Platform[]
   }
 }
 
@@ -171,7 +180,8 @@ export function createServices(deps: AppDeps): Services {
     sender: webhookSender,
     retryScheduleSec: wh.retryScheduleSec,
   })
-  const storage = { db: deps.storage.db, backend: deps.storage.backend }
+  // `reads`: where the reads that may lag go (the read replica while it keeps up: db/replica.ts).
+  const storage = { db: deps.storage.db, backend: deps.storage.backend, reads: deps.storage.reads }
   // One budget for the cached bodies of wishlist pages and shared reads.
   const pages = { pageCache: createPageCache(deps.config.pageCacheMb * 1024 * 1024), changeStamp: deps.storage.changeStamp }
   const wishlists = createWishlistsService({ ...storage, ...pages })
@@ -179,7 +189,7 @@ export function createServices(deps: AppDeps): Services {
   const share = createShareService({ ...storage, ...pages, shops, publicBaseUrl: deps.config.publicBaseUrl })
   const imports = createImportService(storage)
   const reviews = createReviewsService(storage)
-  const analytics = createAnalyticsService({ db: deps.storage.db })
+  const analytics = createAnalyticsService({ db: deps.storage.db, reads: deps.storage.reads })
   const reviewUrl = reviewUrlMaker(deps.config.publicBaseUrl, configuredPlatforms(deps.config))
   const invitations = createInvitationsService({ db: deps.storage.db, reviewUrl, reviews })
   const events = createEventsService({ ...storage, wishlists, invitations })
@@ -192,7 +202,28 @@ export function createServices(deps: AppDeps): Services {
     namespace: deps.rateLimitNamespace ?? deps.config.rateLimit.redisPrefix,
   })
   const privacy = createPrivacyService({ ...storage, publicBaseUrl: deps.config.publicBaseUrl, reviewUrl, exportGate })
-  return { shops, auth, wishlists, lists, share, imports, reviews, invitations, analytics, webhooks, webhookSender, events, privacy }
+  const channels = createChannelsService({
+    db: deps.storage.db,
+    config: deps.config.notifications,
+    // Shopify Flow: Shopify's shops, in Shopify app mode.
+    flowShop: (domain) => deps.config.shopify !== undefined && isShopDomain(domain),
+  })
+  return {
+    shops,
+    auth,
+    wishlists,
+    lists,
+    share,
+    imports,
+    reviews,
+    invitations,
+    analytics,
+    webhooks,
+    webhookSender,
+    events,
+    privacy,
+    channels,
+  }
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -259,6 +290,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const services = createServices(deps)
   app.decorate('services', services)
   const platforms = configuredPlatforms(config)
+  app.decorate('platforms', platforms)
   app.addHook('onClose', async () => {
     await services.webhookSender.close()
   })
@@ -293,8 +325,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(authRoutes, { auth: services.auth })
   await app.register(adminRoutes, { shops: services.shops, auth: services.auth })
   await app.register(webhooksRoutes, { webhooks: services.webhooks })
+  await app.register(channelsRoutes, { channels: services.channels })
+  // Who may be notified: the merchant's contacts (the shopper's are in the storefront API) and the signed opt-out link's page.
+  await app.register(contactsRoutes, { db: deps.storage.db })
+  await app.register(optOutRoutes, { db: deps.storage.db, shops: services.shops, config })
   await app.register(eventsRoutes, { events: services.events })
-  // The storefront API (wishlists and reviews): served here, and through a platform's signed proxy.
+  // The storefront API (wishlists, reviews, the shopper's contact): served here, and through a platform's signed proxy.
   const storefrontApi: FastifyPluginAsync<{ proxied: boolean }> = async (scope, { proxied }) => {
     // The proxy's second registration leaves the page-cache metric to the first.
     await scope.register(wishlistRoutes, { wishlists: services.wishlists, pageCacheMetric: !proxied })
@@ -303,6 +339,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await scope.register(importRoutes, { imports: services.imports })
     await scope.register(reviewsRoutes, { reviews: services.reviews })
     await scope.register(invitationsRoutes, { invitations: services.invitations })
+    // The shopper's e-mail for notifications, with their consent (the widget's notification form).
+    await scope.register(shopperContactsRoutes, { db: deps.storage.db })
   }
   await app.register(storefrontApi, { proxied: false })
   await app.register(analyticsRoutes, { analytics: services.analytics })

@@ -9,8 +9,19 @@ export type DatabaseTarget =
   // file ':memory:' for an in-process database; groupCommit defaults to true (SQLITE_GROUP_COMMIT)
   | { kind: 'sqlite'; file: string; groupCommit?: boolean }
   // poolMax defaults to DEFAULT_PG_POOL_MAX (PG_POOL_MAX); poolMode to 'session' (PG_POOL_MODE);
-  // directUrl (DATABASE_DIRECT_URL): a session connection for LISTEN, migrations and moves
-  | { kind: 'postgres'; url: string; schema?: string; poolMax?: number; poolMode?: PgPoolMode; directUrl?: string }
+  // directUrl (DATABASE_DIRECT_URL): a session connection for LISTEN, migrations and moves;
+  // replicaUrl (DATABASE_REPLICA_URL): a streaming replica for the reads that may lag by up to
+  // replicaMaxLagMs (REPLICA_MAX_LAG_MS, default DEFAULT_REPLICA_MAX_LAG_MS): db/replica.ts
+  | {
+      kind: 'postgres'
+      url: string
+      schema?: string
+      poolMax?: number
+      poolMode?: PgPoolMode
+      directUrl?: string
+      replicaUrl?: string
+      replicaMaxLagMs?: number
+    }
 
 /**
  * What sits behind DATABASE_URL: `session`, PostgreSQL itself or a pool that gives each client
@@ -69,6 +80,25 @@ export interface Config {
    * token audience); `defaultPlan`: the plan of a shop a signed Shopify request creates.
    */
   shopify: ShopifyConfig | undefined
+  /** The merchant's notification channels (docs/notifications.md). */
+  notifications: NotificationsConfig
+}
+
+/** Where the notification channels' APIs are, and the key their credentials are sealed with. */
+export interface NotificationsConfig {
+  /** Klaviyo's API (KLAVIYO_BASE_URL, no trailing slash): Klaviyo's own host unless tests point it at the emulator. */
+  klaviyoBaseUrl: string
+  /**
+   * The AES-256-GCM key of the channels' credentials at rest: SHOPIFY_TOKEN_KEY's, the key of
+   * the shops' Admin API tokens (generated beside the SQLite file when unset). Read when first
+   * needed (connecting a channel), so a deployment without channels needs no key; with
+   * PostgreSQL and no SHOPIFY_TOKEN_KEY it throws a ConfigError that names the setting.
+   */
+  secretsKey: () => Buffer
+  /** Run the notification delivery worker inside the server process (NOTIFICATION_WORKER). */
+  workerEnabled: boolean
+  /** Days settled notifications (and their deliveries) are kept (NOTIFICATION_RETENTION_DAYS); 0 keeps them forever. */
+  retentionDays: number
 }
 
 /** Shopify app mode's settings (docs/shopify.md). */
@@ -118,6 +148,9 @@ const isOn = (raw: string) => raw === '1' || raw.toLowerCase() === 'true'
  * env-schema; an empty value counts as unset. A new setting is a property here and a field
  * of `Config` filled in `loadConfig`.
  */
+/** How far behind the primary (ms) the read replica may be and still serve reads, when REPLICA_MAX_LAG_MS is not set. */
+export const DEFAULT_REPLICA_MAX_LAG_MS = 2000
+
 /** Connections of the PostgreSQL pool per process when PG_POOL_MAX is not set (the one place this default lives). */
 export const DEFAULT_PG_POOL_MAX = 10
 
@@ -134,6 +167,10 @@ export const EnvSchema = Type.Object({
   PG_POOL_MODE: Type.Enum(['session', 'transaction'] satisfies PgPoolMode[], { default: 'session' }),
   /** PostgreSQL straight (or through a session-mode pool): the change feed (LISTEN), migrations, moves. */
   DATABASE_DIRECT_URL: text,
+  /** A streaming replica of DATABASE_URL (PostgreSQL): the reads that may lag go there while it keeps up (db/replica.ts). */
+  DATABASE_REPLICA_URL: text,
+  /** How far behind the primary the replica may be (ms) and still serve those reads. */
+  REPLICA_MAX_LAG_MS: int(0, 3_600_000, DEFAULT_REPLICA_MAX_LAG_MS),
   /** SQLite: the transactions of one event-loop turn share one COMMIT (db/group-commit.ts); `false` commits each alone. */
   SQLITE_GROUP_COMMIT: flag(true),
   PORT: int(0, 65_535, 3000),
@@ -189,6 +226,12 @@ export const EnvSchema = Type.Object({
    * calls go to instead of the shop (test/helpers/shopify-emulator.ts). Refused when NODE_ENV=production.
    */
   SHOPIFY_API_EMULATOR_URL: text,
+  /** Klaviyo's API (the merchants' private keys are sent there); tests point it at the local Klaviyo emulator. */
+  KLAVIYO_BASE_URL: Type.String({ minLength: 1, default: 'https://a.klaviyo.com' }),
+  /** `off` runs a node without the notification delivery worker. */
+  NOTIFICATION_WORKER: Type.String({ default: 'on' }),
+  /** Days a settled notification and its deliveries are kept; 0 keeps them forever; never less than the longest cooldown (30 days). */
+  NOTIFICATION_RETENTION_DAYS: int(0, 36_500, 90),
 })
 export type Env = Static<typeof EnvSchema>
 
@@ -268,6 +311,33 @@ function tokenKeyBytes(raw: string, source: string): Buffer {
   return key
 }
 
+/**
+ * The key of the notification channels' credentials, read when first asked for: the Shopify
+ * tokens' key (SHOPIFY_TOKEN_KEY or the generated `shopify-token-key`), one key for every
+ * secret the service keeps in its database.
+ */
+function channelsKey(explicit: string | undefined, db: DatabaseTarget, shopifyKey: Buffer | undefined): () => Buffer {
+  // A malformed key is refused at start, as in Shopify app mode.
+  let key = shopifyKey ?? (explicit === undefined ? undefined : tokenKeyBytes(explicit, 'SHOPIFY_TOKEN_KEY'))
+  return () => {
+    if (key) return key
+    if (db.kind === 'postgres')
+      throw new ConfigError(
+        "SHOPIFY_TOKEN_KEY is required with PostgreSQL to connect a notification channel: every node must encrypt and decrypt the channels' credentials with the same key (32 bytes, base64 or 64 hex digits: openssl rand -base64 32)",
+      )
+    key = resolveTokenKey(undefined, db)
+    return key
+  }
+}
+
+/** KLAVIYO_BASE_URL, checked: an http(s) URL without query or fragment, its trailing slashes dropped. */
+function klaviyoBaseUrl(raw: string): string {
+  const url = URL.parse(raw)
+  if (url === null || !/^https?:$/.test(url.protocol) || url.search !== '' || url.hash !== '' || url.username !== '')
+    throw new ConfigError('KLAVIYO_BASE_URL must be an http(s) URL without credentials, query or fragment (default https://a.klaviyo.com)')
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, '')
+}
+
 /** SHOPIFY_PLAN_PRICES (checked by its pattern) over the defaults: the later of a plan named twice wins. */
 function planPrices(raw: string): Record<PaidPlan, string> {
   const pairs = (text: string) => text.split(',').map((pair) => pair.split('=') as [PaidPlan, string])
@@ -295,13 +365,17 @@ function emulatorUrl(raw: string | undefined, nodeEnv: string | undefined): stri
 function databaseTarget(env: Env): DatabaseTarget {
   const parsed = parseDatabaseUrl(env.DATABASE_URL)
   const directUrl = env.DATABASE_DIRECT_URL
+  const replicaUrl = env.DATABASE_REPLICA_URL
   if (parsed.kind === 'sqlite') {
     if (directUrl !== undefined) throw new ConfigError('DATABASE_DIRECT_URL applies to PostgreSQL only (DATABASE_URL is SQLite)')
+    if (replicaUrl !== undefined) throw new ConfigError('DATABASE_REPLICA_URL applies to PostgreSQL only (DATABASE_URL is SQLite)')
     if (env.PG_POOL_MODE !== 'session') throw new ConfigError('PG_POOL_MODE applies to PostgreSQL only (DATABASE_URL is SQLite)')
     return { ...parsed, groupCommit: isOn(env.SQLITE_GROUP_COMMIT) }
   }
   if (directUrl !== undefined && parseDatabaseUrl(directUrl).kind !== 'postgres')
     throw new ConfigError('DATABASE_DIRECT_URL must start with postgres:// or postgresql://')
+  if (replicaUrl !== undefined && parseDatabaseUrl(replicaUrl).kind !== 'postgres')
+    throw new ConfigError('DATABASE_REPLICA_URL must start with postgres:// or postgresql://')
   if (env.PG_POOL_MODE === 'transaction' && directUrl === undefined && env.PAGE_CACHE_MB > 0)
     throw new ConfigError(
       'PG_POOL_MODE=transaction needs DATABASE_DIRECT_URL (PostgreSQL straight, or a session-mode pool) while the page cache is on: its change feed (LISTEN) cannot go through a transaction pooler, and without it the cache would serve pages another instance has changed. Set DATABASE_DIRECT_URL, or PAGE_CACHE_MB=0 to turn the cache off',
@@ -311,6 +385,7 @@ function databaseTarget(env: Env): DatabaseTarget {
     poolMax: env.PG_POOL_MAX,
     poolMode: env.PG_POOL_MODE,
     ...(directUrl === undefined ? {} : { directUrl }),
+    ...(replicaUrl === undefined ? {} : { replicaUrl, replicaMaxLagMs: env.REPLICA_MAX_LAG_MS }),
   }
 }
 
@@ -321,8 +396,24 @@ export function loadConfig(raw: NodeJS.ProcessEnv = process.env): Config {
   // The lease must outlive an attempt, or a slow attempt could be claimed (and sent) twice.
   const leaseMs = env.WEBHOOK_LEASE_MS ?? timeoutMs + 30_000
   if (leaseMs <= timeoutMs) throw new ConfigError(`WEBHOOK_LEASE_MS must be more than WEBHOOK_TIMEOUT_MS (${timeoutMs})`)
+  // The frequency rules read notifications up to the longest cooldown (720 hours) back.
+  if (env.NOTIFICATION_RETENTION_DAYS > 0 && env.NOTIFICATION_RETENTION_DAYS < 31)
+    throw new ConfigError('NOTIFICATION_RETENTION_DAYS must be 0 (keep forever) or at least 31: the longest cooldown reads 30 days back')
   // Checked whether Shopify app mode is on or not: never accepted in production.
   const apiEmulatorUrl = emulatorUrl(env.SHOPIFY_API_EMULATOR_URL, raw.NODE_ENV)
+  const shopify =
+    env.SHOPIFY_API_SECRET === undefined
+      ? undefined
+      : {
+          apiSecret: env.SHOPIFY_API_SECRET,
+          apiKey: env.SHOPIFY_API_KEY,
+          defaultPlan: env.SHOPIFY_DEFAULT_PLAN,
+          webhookBufferBytes: env.SHOPIFY_WEBHOOK_BUFFER_MB * 1024 * 1024,
+          shopRedactMinHours: env.SHOPIFY_SHOP_REDACT_MIN_HOURS,
+          apiVersion: env.SHOPIFY_API_VERSION,
+          tokenKey: resolveTokenKey(env.SHOPIFY_TOKEN_KEY, database),
+          apiEmulatorUrl,
+        }
   const publicBaseUrl = (env.PUBLIC_BASE_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '')
   return {
     port,
@@ -355,17 +446,10 @@ export function loadConfig(raw: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: env.METRICS_TOKEN,
     pageCacheMb: env.PAGE_CACHE_MB,
     shopify:
-      env.SHOPIFY_API_SECRET === undefined
+      shopify === undefined
         ? undefined
         : {
-            apiSecret: env.SHOPIFY_API_SECRET,
-            apiKey: env.SHOPIFY_API_KEY,
-            defaultPlan: env.SHOPIFY_DEFAULT_PLAN,
-            webhookBufferBytes: env.SHOPIFY_WEBHOOK_BUFFER_MB * 1024 * 1024,
-            shopRedactMinHours: env.SHOPIFY_SHOP_REDACT_MIN_HOURS,
-            apiVersion: env.SHOPIFY_API_VERSION,
-            tokenKey: resolveTokenKey(env.SHOPIFY_TOKEN_KEY, database),
-            apiEmulatorUrl,
+            ...shopify,
             appUrl: publicBaseUrl,
             billing: {
               prices: planPrices(env.SHOPIFY_PLAN_PRICES),
@@ -373,5 +457,11 @@ export function loadConfig(raw: NodeJS.ProcessEnv = process.env): Config {
               test: isOn(env.SHOPIFY_BILLING_TEST),
             },
           },
+    notifications: {
+      klaviyoBaseUrl: klaviyoBaseUrl(env.KLAVIYO_BASE_URL),
+      secretsKey: channelsKey(env.SHOPIFY_TOKEN_KEY, database, shopify?.tokenKey),
+      workerEnabled: env.NOTIFICATION_WORKER !== 'off',
+      retentionDays: env.NOTIFICATION_RETENTION_DAYS,
+    },
   }
 }

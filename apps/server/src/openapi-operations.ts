@@ -8,6 +8,8 @@ import { adminOperations } from './modules/admin/admin.schemas.js'
 import { analyticsOperations } from './modules/analytics/analytics.schemas.js'
 import { authOperations } from './modules/auth/auth.schemas.js'
 import { eventsOperations } from './modules/events/events.schemas.js'
+import { channelsOperations } from './modules/notifications/channels.schemas.js'
+import { contactsOperations } from './modules/notifications/contacts.schemas.js'
 import { opsOperations } from './modules/ops/ops.schemas.js'
 import { privacyOperations } from './modules/privacy/privacy.schemas.js'
 import { invitationsOperations } from './modules/reviews/invitations.schemas.js'
@@ -21,6 +23,8 @@ export const operationDocs: OperationDocs = {
   ...authOperations,
   ...adminOperations,
   ...webhooksOperations,
+  ...channelsOperations,
+  ...contactsOperations,
   ...eventsOperations,
   ...wishlistsOperations,
   ...analyticsOperations,

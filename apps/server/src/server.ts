@@ -15,12 +15,16 @@ import { drainKeepAliveGracefully } from './lib/keep-alive-drain.js'
 import { looseFolderWarning } from './lib/private-files.js'
 import { createFactsApplier, type FactsApplier } from './modules/analytics/facts-applier.js'
 import { createWebhookWorker, type WebhookWorker } from './modules/webhooks/webhook-worker.js'
+import { makeScheduledNotifications, optOutUrl } from './modules/notifications/notify.js'
+import { createNotificationWorker, type NotificationWorker } from './modules/notifications/notification-worker.js'
 
 export interface RunningServer {
   app: FastifyInstance
   storage: Storage
   /** The embedded webhook delivery worker (absent with WEBHOOK_WORKER=off). */
   worker: WebhookWorker | undefined
+  /** The embedded notification delivery worker (absent with NOTIFICATION_WORKER=off). */
+  notificationWorker: NotificationWorker | undefined
   /** Moves pending analytics facts into the rollups in the background. */
   factsApplier: FactsApplier
   address: string
@@ -75,6 +79,19 @@ export async function startServer(config: Config, opts: ServeOptions = {}): Prom
         log: app.log.child({ component: 'webhook-worker' }),
       })
     : undefined
+  const notificationWorker = config.notifications.workerEnabled
+    ? createNotificationWorker({
+        db: storage.db,
+        openKlaviyoKey: app.services.channels.openKlaviyoKey,
+        klaviyoBaseUrl: config.notifications.klaviyoBaseUrl,
+        flow: app.platforms.map((p) => p.notificationChannel?.()).find((c) => c !== undefined),
+        optOutUrl: (shopId, owner) => optOutUrl(config, shopId, owner),
+        makeScheduled: makeScheduledNotifications,
+        pollIntervalMs: config.webhooks.pollIntervalMs,
+        retentionDays: config.notifications.retentionDays,
+        log: app.log.child({ component: 'notification-worker' }),
+      })
+    : undefined
   const factsApplier = createFactsApplier({
     db: storage.db,
     intervalMs: config.analyticsApplyIntervalMs,
@@ -89,6 +106,7 @@ export async function startServer(config: Config, opts: ServeOptions = {}): Prom
     // The attempts in flight finish (the worker shares the app's HTTP sender); events
     // that requests still enqueue stay in the outbox for the next start.
     await worker?.stop()
+    await notificationWorker?.stop()
     await factsApplier.stop()
     await app.close()
     redis?.disconnect()
@@ -98,8 +116,9 @@ export async function startServer(config: Config, opts: ServeOptions = {}): Prom
   const drain = drainKeepAliveGracefully(app.server)
   const address = await app.listen({ port: config.port, host: config.host })
   worker?.start()
+  notificationWorker?.start()
   factsApplier.start()
-  return { app, storage, worker, factsApplier, address, close }
+  return { app, storage, worker, notificationWorker, factsApplier, address, close }
 }
 
 /** The process's parent when this module loaded (before storage opens or migrations run). */

@@ -14,8 +14,18 @@ export interface RenderedOpenApi {
   json: string
   /** src/generated/openapi.d.ts */
   dts: string
-  /** src/generated/webhook-events.ts: the events a webhook may subscribe to, as the API validates them. */
+  /**
+   * src/generated/webhook-events.ts: the events a webhook may subscribe to, as the API
+   * validates them, and the type of each delivery's body, from the document's `webhooks`.
+   */
   events: string
+}
+
+interface WebhookOperation {
+  post?: {
+    summary?: string
+    requestBody?: { content?: Record<string, { schema?: { properties?: { event?: { const?: unknown; enum?: unknown[] } } } }> }
+  }
 }
 
 interface EventsDocument {
@@ -30,7 +40,57 @@ interface EventsDocument {
       }
     >
   >
-  webhooks?: Record<string, { post?: { summary?: string } }>
+  webhooks?: Record<string, WebhookOperation>
+}
+
+/** `wishlist.product.back_in_stock` → `WishlistProductBackInStockEvent` */
+function payloadTypeName(event: string): string {
+  const pascal = event
+    .split(/[^A-Za-z0-9]+/)
+    .filter((part) => part !== '')
+    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .join('')
+  return `${pascal}Event`
+}
+
+/**
+ * One type per entry of the document's `webhooks` (each the JSON body of its POST, from the
+ * generated `webhooks` interface), and their union, discriminated by `event`. Fails when an
+ * entry's body does not name its event as a constant: the union would not discriminate.
+ */
+function renderPayloadTypes(webhooks: Record<string, WebhookOperation>): string {
+  const names = Object.keys(webhooks)
+  if (names.length === 0) throw new Error('the document has no webhooks section')
+  const typeNames = new Map<string, string>()
+  for (const name of names) {
+    const event = webhooks[name]?.post?.requestBody?.content?.['application/json']?.schema?.properties?.event
+    const constant = event?.const ?? (event?.enum?.length === 1 ? event.enum[0] : undefined)
+    if (constant !== name) throw new Error(`webhook ${name}: its body's \`event\` is not the constant ${JSON.stringify(name)}`)
+    const typeName = payloadTypeName(name)
+    if ([...typeNames.values()].includes(typeName)) throw new Error(`webhook ${name}: type name ${typeName} is taken`)
+    typeNames.set(name, typeName)
+  }
+  const aliases = names
+    .map((name) => {
+      const summary = webhooks[name]?.post?.summary
+      return `/** The body of a \`${name}\` delivery${summary ? `: ${summary.replace(/\*\//g, '*\\/')}` : ''}. */
+export type ${typeNames.get(name)} = Payload<${JSON.stringify(name)}>
+`
+    })
+    .join('\n')
+  return `
+/** The JSON body of a delivery of webhook \`N\`, as the document's \`webhooks\` section describes it. */
+type Payload<N extends keyof webhooks> = webhooks[N] extends { post: { requestBody: { content: { 'application/json': infer P } } } } ? P : never
+
+${aliases}
+/** Every event the service delivers (the subscribable ones and \`webhook.test\`), with the type of its body. */
+export interface WebhookEventMap {
+${names.map((name) => `  ${JSON.stringify(name)}: ${typeNames.get(name)}`).join('\n')}
+}
+
+/** The body of any webhook delivery, discriminated by \`event\` (\`switch (payload.event)\` narrows \`data\`). */
+export type WebhookEvent = WebhookEventMap[keyof WebhookEventMap]
+`
 }
 
 /**
@@ -43,11 +103,13 @@ function renderEvents(document: EventsDocument): string {
   const names = items.flatMap((i) => i.enum ?? [])
   if (names.length === 0) throw new Error('the document lists no webhook events for POST /v1/webhooks')
   const events = names.map((name) => ({ name, summary: document.webhooks?.[name]?.post?.summary ?? name }))
-  return `${HEADER}/** Every event a webhook endpoint may subscribe to (\`POST /v1/webhooks\` validates against this list), with its summary. */
+  return `${HEADER}import type { webhooks } from './openapi.js'
+
+/** Every event a webhook endpoint may subscribe to (\`POST /v1/webhooks\` validates against this list), with its summary. */
 export const WEBHOOK_EVENTS = ${JSON.stringify(events, null, 2).replace(/"(name|summary)":/g, '$1:')} as const
 
 export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number]['name']
-`
+${renderPayloadTypes(document.webhooks ?? {})}`
 }
 
 const HEADER = `/**

@@ -16,6 +16,16 @@ export interface ListScope {
 
 const listQuery = (scope?: ListScope) => (scope?.wishlistId === undefined ? {} : { wishlist_id: scope.wishlistId })
 
+/** `wishlist.get`'s options as the API spells them: `wishlistId` (or the deprecated `wishlist_id`) becomes `wishlist_id`. */
+function wishlistPageQuery(query: T.WishlistQuery): object {
+  const { wishlistId, wishlist_id: legacy, ...rest } = query
+  if (wishlistId !== undefined && legacy !== undefined && wishlistId !== legacy) {
+    throw new TypeError(`wishlist.get: wishlistId '${wishlistId}' and the deprecated wishlist_id '${legacy}' name different lists`)
+  }
+  const list = wishlistId ?? legacy
+  return list === undefined ? rest : { ...rest, wishlist_id: list }
+}
+
 /** Creates a client. See the package README for the credential modes. */
 export function createWishlistClient(options: ClientOptions) {
   const http = new HttpCore(options)
@@ -44,9 +54,12 @@ export function createWishlistClient(options: ClientOptions) {
     },
 
     wishlist: {
-      /** GET /v1/wishlists/{customerId}: one page of a list, newest first. */
+      /**
+       * GET /v1/wishlists/{customerId}: one page of a list, newest first; `{ wishlistId, limit, offset }`
+       * (the default list when `wishlistId` is omitted).
+       */
       get: (customerId: Owner, query: T.WishlistQuery = {}): Promise<T.WishlistPage> =>
-        get(fillPath('/v1/wishlists/{customerId}', owner(customerId)), query),
+        get(fillPath('/v1/wishlists/{customerId}', owner(customerId)), wishlistPageQuery(query)),
       /** POST …/items: add (or update) a product; 201 when new, 200 when it was there. */
       add: (customerId: Owner, item: T.AddItemInput, scope?: ListScope): Promise<T.AddItemResult> =>
         post(fillPath('/v1/wishlists/{customerId}/items', owner(customerId)), item, listQuery(scope)),
@@ -73,12 +86,21 @@ export function createWishlistClient(options: ClientOptions) {
       /** POST …/items/bulk-delete: up to 100 product ids and handles together. */
       bulkDelete: (customerId: Owner, input: T.BulkDeleteInput, scope?: ListScope): Promise<T.BulkDeleteResult> =>
         post(fillPath('/v1/wishlists/{customerId}/items/bulk-delete', owner(customerId)), input, listQuery(scope)),
-      /** POST …/merge: merge a guest's items (and server-side guest list with `guest_id`) into a customer. */
-      merge: (customerId: Owner, input: T.MergeInput): Promise<T.MergeResult> =>
-        post(fillPath('/v1/wishlists/{customerId}/merge', owner(customerId)), input),
+      /** POST …/merge: merge a guest's items (and server-side guest list with `guest_id`) into a customer's list (the default one unless `wishlistId`). */
+      merge: (customerId: Owner, input: T.MergeInput, scope?: ListScope): Promise<T.MergeResult> =>
+        post(fillPath('/v1/wishlists/{customerId}/merge', owner(customerId)), input, listQuery(scope)),
       /** POST …/items/move: move a product between two lists. */
       move: (customerId: Owner, input: T.MoveInput): Promise<T.MoveResult> =>
         post(fillPath('/v1/wishlists/{customerId}/items/move', owner(customerId)), input),
+      /**
+       * PUT …/contact: the shopper's own e-mail for notifications, with their consent: `consent: true`
+       * and `consent_text`, the sentence they agreed to (stored with it).
+       */
+      setContact: (customerId: Owner, input: T.ShopperContactInput): Promise<T.Contact> =>
+        put(fillPath('/v1/wishlists/{customerId}/contact', owner(customerId)), input),
+      /** DELETE …/contact: the shopper's e-mail forgotten; nothing is sent to them until they give one again (404 when none). */
+      deleteContact: (customerId: Owner): Promise<{ deleted: true }> =>
+        del(fillPath('/v1/wishlists/{customerId}/contact', owner(customerId))),
       /** POST /v1/wishlists/import (admin, growth+): up to 500 items; `dry_run` validates only. */
       import: (input: T.ImportInput): Promise<T.ImportResult> => post('/v1/wishlists/import', input),
     },
@@ -176,6 +198,15 @@ export function createWishlistClient(options: ClientOptions) {
       /** POST /v1/platforms/shopify/billing/subscription: a paid plan's `confirmationUrl` to approve, or Free at once. */
       chooseShopifyPlan: (input: T.ChooseShopifyPlanInput): Promise<T.ChosenShopifyPlan> =>
         post('/v1/platforms/shopify/billing/subscription', input),
+      /** GET /v1/admin/channels: the notification channels (Klaviyo, Shopify Flow), their state and counts per signal for `period`. */
+      channels: (query: T.ChannelsQuery = {}): Promise<T.Channels> => get('/v1/admin/channels', query),
+      /** PUT /v1/admin/channels/klaviyo: connects Klaviyo with a private key, checked with Klaviyo first (400 CHANNEL_KEY_REJECTED). */
+      connectKlaviyo: (privateKey: string): Promise<T.KlaviyoChannel> => put('/v1/admin/channels/klaviyo', { private_key: privateKey }),
+      /** DELETE /v1/admin/channels/klaviyo: forgets the key; 404 when not connected. */
+      disconnectKlaviyo: (): Promise<{ deleted: true }> => del('/v1/admin/channels/klaviyo'),
+      /** PUT /v1/admin/customers/{customerId}/contact: the e-mail of the merchant's customer record (source `merchant`). */
+      setCustomerContact: (customerId: string, input: T.MerchantContactInput): Promise<T.Contact> =>
+        put(fillPath('/v1/admin/customers/{customerId}/contact', { customerId }), input),
       /** GET /v1/admin/export/wishlists.csv as text. */
       exportWishlistsCsv: (): Promise<string> => http.request('GET', '/v1/admin/export/wishlists.csv', { text: true }),
     },

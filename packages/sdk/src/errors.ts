@@ -18,6 +18,8 @@ export const SERVER_ERROR_CODES = [
   'WEBHOOK_LIMIT',
   /** A 51st active API key of a shop (`details.limit`: 50). */
   'KEY_LIMIT',
+  /** Connecting a notification channel: the channel refused the key (e.g. Klaviyo answered 401/403). */
+  'CHANNEL_KEY_REJECTED',
   'UNAUTHORIZED',
   'INVALID_TOKEN',
   'TOKEN_EXPIRED',

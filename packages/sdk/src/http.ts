@@ -45,6 +45,16 @@ export interface ClientOptions {
   /** Where the service listens, e.g. `https://wishlist.example.com` (no trailing `/v1`). */
   baseUrl: string
   credentials?: Credentials
+  /**
+   * Renews a customer token (a browser's, minted by your backend with its API key through
+   * `POST /v1/auth/token` and `customer_id`). Called for the bearer token when the client has
+   * none, and once more when a call is answered `401 TOKEN_EXPIRED`: that call is then sent
+   * again, once, with the new token (a second `TOKEN_EXPIRED` rejects it). Calls that fail
+   * together share one renewal. Goes with `credentials: { storefrontKey }` or no credentials;
+   * `credentials: { token: '…' }` (a string) is the first token, used until it expires.
+   * A `getToken` that throws rejects the call with its error.
+   */
+  getToken?: () => string | Promise<string>
   /** Defaults to the global `fetch`. */
   fetch?: typeof fetch
   retry?: RetryOptions
@@ -117,6 +127,8 @@ export class HttpCore {
   private readonly maxDelayMs: number
   private minted: { token: string; refreshAt: number; expiresAt: number } | undefined
   private minting: Promise<string> | undefined
+  /** With `getToken`: the token in use (undefined until the first call) and the renewal under way. */
+  private renewable: { token: string | undefined; renewing: Promise<string> | undefined } | undefined
 
   constructor(private readonly options: ClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '')
@@ -128,6 +140,15 @@ export class HttpCore {
     this.retries = options.retry?.retries ?? 3
     this.baseDelayMs = options.retry?.baseDelayMs ?? 250
     this.maxDelayMs = options.retry?.maxDelayMs ?? 10_000
+    if (options.getToken !== undefined) {
+      const c = options.credentials
+      if (typeof options.getToken !== 'function') throw new TypeError('getToken must be a function')
+      if (isApiKey(c)) throw new TypeError('getToken goes without API-key credentials (they mint and refresh tokens themselves)')
+      if (isToken(c) && typeof c.token !== 'string')
+        throw new TypeError('getToken goes with a string credentials.token (the first token) or none')
+      if (c !== undefined && 'guestId' in c && c.guestId !== undefined) throw new TypeError('getToken is for customer tokens: drop guestId')
+      this.renewable = { token: isToken(c) ? (c.token as string) : undefined, renewing: undefined }
+    }
   }
 
   get credentials(): Credentials | undefined {
@@ -139,9 +160,14 @@ export class HttpCore {
     return this.request<TokenResponse>('POST', '/v1/auth/token', { body, auth: false })
   }
 
-  /** The current bearer token of API-key credentials, minted or refreshed as needed. */
+  /**
+   * The current bearer token: with `getToken`, the one it gave (asked for when there is none,
+   * awaited while a renewal is under way); with API-key credentials, minted or refreshed as
+   * needed; else the token of the credentials.
+   */
   async bearerToken(forceRefresh = false): Promise<string | undefined> {
     const c = this.options.credentials
+    if (this.renewable) return this.renewable.renewing ?? this.renewable.token ?? this.renewToken(undefined)
     if (isToken(c)) return typeof c.token === 'function' ? await c.token() : c.token
     if (!isApiKey(c)) return undefined
     const at = this.now()
@@ -166,15 +192,43 @@ export class HttpCore {
     return this.minting
   }
 
-  private async headersFor(auth: boolean, forceRefresh: boolean): Promise<Record<string, string>> {
+  /**
+   * A new token from `getToken`, unless the one that failed (`failed`; undefined when there
+   * was none) was renewed already by another call: then that call's token. One `getToken`
+   * call at a time, however many calls wait for it.
+   */
+  private renewToken(failed: string | undefined): Promise<string> {
+    const state = this.renewable
+    const getToken = this.options.getToken
+    if (state === undefined || getToken === undefined) throw new Error('renewToken without getToken')
+    if (state.token !== undefined && state.token !== failed) return Promise.resolve(state.token)
+    state.renewing ??= (async () => {
+      try {
+        // Called after a tick, so that a getToken that throws at once still leaves `renewing` cleared by `finally`.
+        const token = await Promise.resolve().then(getToken)
+        if (typeof token !== 'string' || token === '') throw new TypeError('getToken() must return a non-empty string')
+        state.token = token
+        return token
+      } catch (err) {
+        // The failed token is not sent again: the next call asks getToken anew.
+        state.token = undefined
+        throw err
+      } finally {
+        state.renewing = undefined
+      }
+    })()
+    return state.renewing
+  }
+
+  private async headersFor(auth: boolean): Promise<{ headers: Record<string, string>; token: string | undefined }> {
     const headers: Record<string, string> = { accept: 'application/json', ...(this.options.headers ?? {}) }
-    if (!auth) return headers
+    if (!auth) return { headers, token: undefined }
     const c = this.options.credentials
-    const token = await this.bearerToken(forceRefresh)
+    const token = await this.bearerToken()
     if (token !== undefined) headers.authorization = `Bearer ${token}`
     if (c !== undefined && 'storefrontKey' in c && c.storefrontKey !== undefined) headers['x-storefront-key'] = c.storefrontKey
     if (c !== undefined && 'guestId' in c && c.guestId !== undefined && token === undefined) headers['x-guest-id'] = c.guestId
-    return headers
+    return { headers, token }
   }
 
   private url(path: string, query: object | undefined): string {
@@ -202,7 +256,7 @@ export class HttpCore {
     const auth = opts.auth ?? true
     let refreshed = false
     for (let attempt = 0; ; attempt++) {
-      const headers = await this.headersFor(auth, false)
+      const { headers, token } = await this.headersFor(auth)
       let payload: string | undefined
       if (opts.body !== undefined) {
         headers['content-type'] = 'application/json'
@@ -241,7 +295,8 @@ export class HttpCore {
       }
       const error = errorFromResponse(res.status, res.headers, parsed)
       // A minted token that the server no longer accepts (expired early, key rotated on
-      // another node's clock): mint once more and repeat the call.
+      // another node's clock): mint once more and repeat the call. Calls refused together
+      // share one new token: only the token that failed is dropped.
       if (
         res.status === 401 &&
         isApiKey(this.options.credentials) &&
@@ -249,7 +304,15 @@ export class HttpCore {
         (error.code === 'TOKEN_EXPIRED' || error.code === 'INVALID_TOKEN')
       ) {
         refreshed = true
-        this.minted = undefined
+        if (this.minted?.token === token) this.minted = undefined
+        attempt--
+        continue
+      }
+      // An expired customer token (the server's 401 TOKEN_EXPIRED): renew it through
+      // getToken and repeat the call once.
+      if (res.status === 401 && this.renewable && token !== undefined && !refreshed && error.code === 'TOKEN_EXPIRED') {
+        refreshed = true
+        await this.renewToken(token)
         attempt--
         continue
       }

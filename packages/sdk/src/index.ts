@@ -23,6 +23,16 @@ export {
   SERVER_ERROR_CODES,
   WishlistApiError,
 } from './errors.js'
-export type { paths } from './generated/openapi.js'
+export type { paths, webhooks } from './generated/openapi.js'
 export { WEBHOOK_EVENTS, type WebhookEventName } from './generated/webhook-events.js'
+// The body of each webhook delivery (`WishlistItemAddedEvent` …) and their union `WebhookEvent`, generated from the document's `webhooks`.
+export type * from './generated/webhook-events.js'
+export {
+  type VerifyWebhookOptions,
+  verifyWebhook,
+  type WebhookBody,
+  type WebhookHeaders,
+  WebhookVerificationError,
+  type WebhookVerificationErrorCode,
+} from './webhooks.js'
 export type * from './types.js'

@@ -25,7 +25,16 @@ export type CreatedApiKey = Data<'post /v1/admin/api-keys'>
 // Wishlist items
 export type WishlistPage = Data<'get /v1/wishlists/{customerId}'>
 export type WishlistItem = WishlistPage['items'][number]
-export type WishlistQuery = Query<'get /v1/wishlists/{customerId}'>
+/** Options of `wishlist.get`: the list, `limit` (1..200) and `offset`. */
+export type WishlistQuery = Omit<Query<'get /v1/wishlists/{customerId}'>, 'wishlist_id'> & {
+  /** A list id from `lists.list()`; the default list when omitted. */
+  wishlistId?: string
+  /**
+   * The API's spelling of `wishlistId`, still accepted.
+   * @deprecated Use `wishlistId`; `wishlist_id` will be removed in the next minor version.
+   */
+  wishlist_id?: string
+}
 export type AddItemInput = Body<'post /v1/wishlists/{customerId}/items'>
 export type AddItemResult = Data<'post /v1/wishlists/{customerId}/items'>
 export type RemoveItemResult = Data<'delete /v1/wishlists/{customerId}/items/{productId}'>
@@ -121,3 +130,11 @@ export type ReviewInvitationList = Data<'get /v1/admin/review-invitations'>
 /** A review invitation as the merchant sees it (and as the `review.requested` webhook carries it). */
 export type ReviewInvitation = ReviewInvitationList['invitations'][number]
 export type ReviewInvitationQuery = Query<'get /v1/admin/review-invitations'>
+
+// Notifications (Klaviyo, Shopify Flow): channels and contacts
+export type ChannelsQuery = NonNullable<Query<'get /v1/admin/channels'>>
+export type Channels = Data<'get /v1/admin/channels'>
+export type KlaviyoChannel = Data<'put /v1/admin/channels/klaviyo'>
+export type MerchantContactInput = Body<'put /v1/admin/customers/{customerId}/contact'>
+export type Contact = Data<'put /v1/admin/customers/{customerId}/contact'>
+export type ShopperContactInput = Body<'put /v1/wishlists/{customerId}/contact'>

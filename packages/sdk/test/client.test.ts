@@ -234,6 +234,55 @@ describe('wishlists', () => {
     expect((await customer.share.revoke('888', { wishlistId: wishlist.wishlistId })).revoked).toBe(true)
     expect(((await customer.share.read(token).catch((e: unknown) => e)) as WishlistApiError).code).toBe('NOT_FOUND')
   })
+
+  test('wishlist.get picks the list by wishlistId; the deprecated wishlist_id still works; merge takes wishlistId', async () => {
+    const customer = createWishlistClient({
+      baseUrl: server.baseUrl,
+      credentials: { apiKey: shop.keyId, apiSecret: shop.secret, customerId: '889' },
+    })
+    const { wishlist } = await customer.lists.create('889', 'Holidays')
+    await customer.wishlist.add('889', { product_id: '301' }, { wishlistId: wishlist.wishlistId })
+    await customer.wishlist.add('889', { product_id: '302' }, { wishlistId: wishlist.wishlistId })
+    await customer.wishlist.add('889', { product_id: '309' })
+
+    const named = await customer.wishlist.get('889', { wishlistId: wishlist.wishlistId, limit: 1, offset: 1 })
+    expect(named.items.map((i) => i.productId)).toEqual(['301'])
+    expect(named.total).toBe(2)
+    const legacy = await customer.wishlist.get('889', { wishlist_id: wishlist.wishlistId, limit: 1, offset: 1 })
+    expect(legacy).toEqual(named)
+    expect(await customer.wishlist.get('889', { wishlistId: wishlist.wishlistId, wishlist_id: wishlist.wishlistId })).toMatchObject({
+      total: 2,
+    })
+    expect((await customer.wishlist.get('889')).items.map((i) => i.productId)).toEqual(['309'])
+    expect((await customer.wishlist.get('889', { wishlistId: 'default' })).items.map((i) => i.productId)).toEqual(['309'])
+    expect(() => customer.wishlist.get('889', { wishlistId: wishlist.wishlistId, wishlist_id: 'default' })).toThrow(TypeError)
+
+    const merged = await customer.wishlist.merge('889', { guest_items: [{ product_id: '303' }] }, { wishlistId: wishlist.wishlistId })
+    expect(merged.items.map((i) => i.productId).sort()).toEqual(['301', '302', '303'])
+    expect((await customer.wishlist.get('889')).total).toBe(1)
+  })
+})
+
+describe('notifications', () => {
+  test("contacts: the shopper's own with consent, the merchant's, and the channels' counts", async () => {
+    const admin = createWishlistClient({ baseUrl: server.baseUrl, credentials: { apiKey: shop.keyId, apiSecret: shop.secret } })
+    const guestId = createGuestId()
+    const guest = createWishlistClient({ baseUrl: server.baseUrl, credentials: { storefrontKey: shop.storefrontKey, guestId } })
+    const consent_text = 'E-mail me when an item of my wishlist is back in stock.'
+    const mine = await guest.wishlist.setContact(guestId, { email: 'Gia@Example.com', consent: true, consent_text })
+    expect(mine).toMatchObject({ email: 'gia@example.com', source: 'shopper', consentText: consent_text })
+    expect(await guest.wishlist.deleteContact(guestId)).toEqual({ deleted: true })
+    const refused = await guest.wishlist.deleteContact(guestId).catch((e: unknown) => e)
+    expect(refused).toBeInstanceOf(WishlistApiError)
+    expect((refused as WishlistApiError).code).toBe('NOT_FOUND')
+
+    expect(await admin.admin.setCustomerContact('424242', { email: 'ann@example.com' })).toMatchObject({ source: 'merchant' })
+    const channels = await admin.admin.channels({ period: '7d' })
+    expect(channels.period).toBe('7d')
+    expect(channels.channels.find((c) => c.channel === 'klaviyo')).toMatchObject({ connected: false })
+    const bad = await admin.admin.connectKlaviyo('not-a-key').catch((e: unknown) => e)
+    expect((bad as WishlistApiError).code).toBe('VALIDATION_ERROR')
+  })
 })
 
 describe('reviews', () => {

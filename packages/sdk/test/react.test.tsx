@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http'
 import { act, cleanup, renderHook, waitFor } from '@testing-library/react'
 import type { ReactNode } from 'react'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
+import { forgeToken } from '../../../apps/server/test/helpers/app.js'
 import { createWishlistClient } from '../src/index.js'
 import {
   GUEST_ID_KEY,
@@ -401,5 +402,40 @@ describe('useLists and reviews', () => {
         'no-cache /api/v1/products/950/reviews/summary',
       ]),
     )
+  })
+})
+
+describe('customer token renewal', () => {
+  test('getToken renews an expired customerToken; the hooks load and write with the new token, a named list included', async () => {
+    const customerId = '9303'
+    const admin = createWishlistClient({ baseUrl: server.baseUrl, credentials: { apiKey: shop.keyId, apiSecret: shop.secret, customerId } })
+    const { wishlist } = await admin.lists.create(customerId, 'Later')
+    await admin.wishlist.add(customerId, { product_id: '9304' }, { wishlistId: wishlist.wishlistId })
+    const expired = await forgeToken(
+      { sub: `customer:${customerId}`, shop: shop.id, kid: shop.keyId, scope: 'customer' },
+      { exp: Math.floor(Date.now() / 1000) - 60 },
+    )
+    // The app's backend: mints a customer token with its API key (POST /v1/auth/token).
+    let renewals = 0
+    const getToken = async () => {
+      renewals++
+      return (await admin.auth.token({ api_key: shop.keyId, api_secret: shop.secret, customer_id: customerId })).token
+    }
+    const wrapper = wrapperFor({ customerId, customerToken: expired, getToken })
+    const { result } = renderHook(() => ({ main: useWishlist(), later: useWishlist({ listId: wishlist.wishlistId }) }), { wrapper })
+    await waitFor(() => expect(result.current.later.status).toBe('ready'))
+    await waitFor(() => expect(result.current.main.status).toBe('ready'))
+    expect(result.current.main.mode).toBe('customer')
+    expect(result.current.main.error).toBeUndefined()
+    // Each list read by its id: the named one holds 9304, the default one nothing yet.
+    expect(result.current.later.items.map((i) => i.productId)).toEqual(['9304'])
+    expect(result.current.main.items).toEqual([])
+    expect(renewals).toBe(1)
+    await act(async () => {
+      await result.current.main.add('9305')
+    })
+    expect(result.current.main.error).toBeUndefined()
+    expect((await admin.wishlist.get(customerId)).items.map((i) => i.productId)).toEqual(['9305'])
+    expect(renewals).toBe(1)
   })
 })

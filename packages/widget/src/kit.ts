@@ -24,10 +24,18 @@ export interface Kit {
   /** A number in the page's locale. */
   num(value: number, options?: Intl.NumberFormatOptions): string
   locale: string
-  /** Says `text` through the page's polite live region. */
+  /** Says `text` through the page's polite live region (role status, in the page from the script's start). */
   announce(text: string): void
+  /** Says `text` at once through the page's assertive live region (role alert): a refusal, an error. */
+  alert(text: string): void
+  /** English texts a chunk carries for itself (the first script has only its own): used where the page's language has none. */
+  english(texts: Record<string, string>): void
+  /** Why a call failed, as a sentence in the page's language (too many requests, list full, no connection, …). */
+  why(err: unknown, host?: Element | null): string
   /** Reloads the hearts and count badges (after the wishlist changed elsewhere). */
   refresh(): Promise<void>
+  /** Reads the product's reviews again past the browser's cache and redraws its reviews blocks (after an approved submission). */
+  reviews(productId: string): Promise<void>
   /** Star rating exposed as an image with a text label, filled and empty stars of different shapes. */
   stars(rating: number, label: string): HTMLElement
   /** The guest items this browser remembers (what a merge at login carries). */

@@ -100,6 +100,8 @@ try {
   locale = shipped ?? 'en'
 }
 let table: Strings = en
+/** English texts a chunk brought for itself (the wishlist page's): the last resort. */
+const english: Strings = {}
 const strings: Promise<void> = shipped
   ? chunk<Strings>(`locale-${shipped}`).then(
       (t) => void (table = { ...en, ...t }),
@@ -131,7 +133,27 @@ const lookup = (key: string, host?: Element | null): string | undefined => {
   return (
     given(overrides(host?.closest('[data-strings]')?.getAttribute('data-strings'))[key]) ??
     given(overrides(data('strings'))[key]) ??
-    table[key]
+    table[key] ??
+    english[key]
+  )
+}
+/** Why the service refused (or could not be reached), as a sentence in the page's language. */
+function why(err: unknown, host?: Element | null): string {
+  const { code, status } = (err ?? {}) as Partial<ApiError>
+  return t(
+    status === undefined
+      ? 'error.offline'
+      : status === 429
+        ? 'error.rateLimited'
+        : code === 'ITEM_LIMIT' || code === 'WISHLIST_LIMIT'
+          ? 'error.full'
+          : status === 403
+            ? 'error.plan'
+            : status === 400
+              ? 'error.invalid'
+              : 'error.retry',
+    {},
+    host,
   )
 }
 function t(key: string, vars: Vars = {}, host?: Element | null): string {
@@ -196,6 +218,8 @@ async function api<T>(
   path: string,
   body?: unknown,
   asGuest = method !== 'GET' || path.startsWith('/v1/wishlists/'),
+  /** Past the browser's HTTP cache (the public reviews are cacheable for 5 minutes): after a vote or a submission. */
+  fresh = false,
 ): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' }
   if (!proxy) headers['x-storefront-key'] = storefrontKey
@@ -203,7 +227,12 @@ async function api<T>(
     if (!proxy) headers.authorization = `Bearer ${customerToken}`
   } else if (guestId || asGuest) headers['x-guest-id'] = guestId ??= guest()
   if (body !== undefined) headers['content-type'] = 'application/json'
-  const res = await fetch(apiBase + path, { method, headers, body: body === undefined ? null : JSON.stringify(body) })
+  const res = await fetch(apiBase + path, {
+    method,
+    headers,
+    body: body === undefined ? null : JSON.stringify(body),
+    ...(fresh ? { cache: 'no-cache' as const } : {}),
+  })
   const json = (await res.json().catch(() => ({}))) as {
     ok?: boolean
     data?: T
@@ -352,6 +381,9 @@ async function toggle(host: HTMLElement): Promise<void> {
     keepList()
     host.setAttribute('data-wishlist-error', (err as { code?: string }).code ?? 'ERROR')
     paint()
+    // The heart flipped back: say why, in the page's language.
+    const title = host.getAttribute('data-wishlist-product-title') ?? t('heart.product', {}, host)
+    note(host, `${t(adding ? 'heart.addFailed' : 'heart.removeFailed', { title }, host)} ${why(err, host)}`)
     emit('error', { productId: id, error: err })
   }
 }
@@ -460,44 +492,74 @@ function helpfulButton(r: Review, host: HTMLElement): HTMLElement {
   const box = el('div', 'wl-helpful')
   const button = el('button', 'wl-helpful-button', t('reviews.helpful', {}, host))
   button.type = 'button'
+  // Its name says which review it is for ("Helpful, review by Ann: Warm hat"), its visible text first.
+  const of = t(r.title ? 'reviews.helpfulOf' : 'reviews.helpfulOfUntitled', { name: r.customerName, title: r.title }, host)
+  button.setAttribute('aria-label', `${button.textContent}, ${of}`)
   const count = el('span', 'wl-helpful-count')
-  const show = (on: boolean, n: number) => {
+  // Why a vote did not count, next to its button (and said through the live region).
+  const reason = el('span', 'wl-helpful-error')
+  let n = r.helpfulCount
+  const show = (on: boolean, shown: number) => {
     button.setAttribute('aria-pressed', String(on))
-    count.textContent = n > 0 ? t('reviews.helpfulCount', { count: n }, host) : ''
+    count.textContent = shown > 0 ? t('reviews.helpfulCount', { count: shown }, host) : ''
   }
-  show(helpfulVotes().includes(r.id), r.helpfulCount)
+  show(helpfulVotes().includes(r.id), n)
   button.addEventListener('click', () => {
+    // While the vote is sent the button keeps the focus (aria-disabled, not disabled) and ignores clicks.
+    if (button.getAttribute('aria-disabled') === 'true') return
     const on = button.getAttribute('aria-pressed') !== 'true'
-    button.disabled = true
+    button.setAttribute('aria-disabled', 'true')
+    reason.textContent = ''
+    // Optimistic: pressed (or not) at once, rolled back if the service refuses.
+    show(on, Math.max(0, n + (on ? 1 : -1)))
     void ready
       .then(() => api<{ helpfulCount: number }>(on ? 'PUT' : 'DELETE', `/api/v1/reviews/${r.id}/helpful`))
       .then(
         (res) => {
           const votes = helpfulVotes().filter((v) => v !== r.id)
           write(HELPFUL_KEY, JSON.stringify(on ? [...votes, r.id].slice(-200) : votes))
-          show(on, res.helpfulCount)
+          show(on, (n = res.helpfulCount))
         },
-        (err: unknown) => emit('error', { error: err }),
+        (err: ApiError) => {
+          show(!on, n)
+          // The service's cap on one address's votes for a review lasts a day: said as such, not "in a moment".
+          reason.textContent =
+            err.code === 'RATE_LIMITED'
+              ? t('reviews.helpfulLimited', {}, host)
+              : `${t('reviews.helpfulFailed', {}, host)} ${why(err, host)}`
+          urgent(reason.textContent)
+          emit('error', { error: err })
+        },
       )
-      .finally(() => (button.disabled = false))
+      .finally(() => button.removeAttribute('aria-disabled'))
   })
-  box.append(button, ' ', count)
+  box.append(button, ' ', count, reason)
   return box
 }
 
-async function renderReviews(host: HTMLElement): Promise<void> {
-  if (host.getAttribute('data-reviews-state')) return
+/** The latest read of each reviews block: an earlier one answering later is dropped. */
+const reads = new WeakMap<HTMLElement, number>()
+
+/**
+ * Reads and draws a reviews block; `again`: once more, past the browser's cache (after a
+ * submission, or the shopper's retry after a failed read). Focus inside the block stays inside.
+ */
+async function renderReviews(host: HTMLElement, again = false): Promise<void> {
+  if (host.getAttribute('data-reviews-state') && !again) return
   host.setAttribute('data-reviews-state', 'loading')
+  const mine = (reads.get(host) ?? 0) + 1
+  reads.set(host, mine)
   const id = encodeURIComponent(host.getAttribute('data-reviews-product-id') ?? '')
   const perPage = Number(host.getAttribute('data-reviews-per-page') ?? 5)
   const parts = host.getAttribute('data-reviews-show')?.split(/\s+/)
   const shows = (part: string) => !parts || parts.includes(part)
   try {
     const [summary, page] = await Promise.all([
-      api<Summary>('GET', `/api/v1/products/${id}/reviews/summary`),
-      api<{ data: Review[] }>('GET', `/api/v1/products/${id}/reviews?per_page=${perPage}`),
+      api<Summary>('GET', `/api/v1/products/${id}/reviews/summary`, undefined, undefined, again),
+      api<{ data: Review[] }>('GET', `/api/v1/products/${id}/reviews?per_page=${perPage}`, undefined, undefined, again),
       strings,
     ])
+    if (reads.get(host) !== mine) return
     const box = el('div', 'wl-reviews')
     const head = el('p', 'wl-summary')
     if (summary.averageRating === null || summary.reviewCount === 0) head.append(el('span', 'wl-none', t('reviews.none', {}, host)))
@@ -549,21 +611,94 @@ async function renderReviews(host: HTMLElement): Promise<void> {
       }).replace(/</g, '\\u003c')
       box.append(ld)
     }
+    const focused = host.contains(doc.activeElement)
     host.replaceChildren(box)
     host.setAttribute('data-reviews-state', 'ready')
+    if (focused) {
+      box.tabIndex = -1
+      box.focus()
+    }
   } catch (err) {
+    await strings
+    if (reads.get(host) !== mine) return
+    // Said in place, where the reviews would be, with a way to try again.
+    const text = `${t('reviews.failed', {}, host)} ${why(err, host)}`
+    const box = el('div', 'wl-reviews-error')
+    const retry = el('button', 'wl-reviews-retry', t('reviews.retry', {}, host))
+    retry.type = 'button'
+    retry.addEventListener('click', () => {
+      if (retry.getAttribute('aria-disabled') === 'true') return
+      retry.setAttribute('aria-disabled', 'true')
+      void renderReviews(host, true)
+    })
+    box.append(el('p', 'wl-reviews-failed', text), retry)
+    const focused = host.contains(doc.activeElement)
+    host.replaceChildren(box)
     host.setAttribute('data-reviews-state', 'error')
+    if (focused) retry.focus()
+    announce(text)
     emit('error', { error: err })
   }
 }
 
-// The polite live region that says what changed (the count after a toggle, a form's result).
-const live = el('div', 'wl-vh')
-live.setAttribute('role', 'status')
-live.setAttribute('aria-live', 'polite')
-const announce = (text: string) => {
-  if (!live.isConnected) doc.body.append(live)
-  live.textContent = text
+/**
+ * The live regions: polite (what changed: the count after a toggle, a form's result) and
+ * assertive (what was refused). They are in the document from the script's start, empty:
+ * screen readers announce a change of a region they already know, not a region created and
+ * filled at once. A message is written a moment after the region is emptied, so the same
+ * text twice is announced twice.
+ */
+const HIDDEN = 'position:absolute;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0'
+const region = (role: string, politeness: string) => {
+  const node = el('div', 'wl-vh')
+  node.setAttribute('role', role)
+  node.setAttribute('aria-live', politeness)
+  node.setAttribute('aria-atomic', 'true')
+  node.setAttribute('data-wishlist-live', politeness)
+  // Hidden on its own: the widget's stylesheet arrives with the page's work, later.
+  node.style.cssText = HIDDEN
+  let timer: ReturnType<typeof setTimeout> | undefined
+  return {
+    node,
+    say(text: string) {
+      clearTimeout(timer)
+      node.textContent = ''
+      timer = setTimeout(() => (node.textContent = text), 100)
+    },
+  }
+}
+const polite = region('status', 'polite')
+const assertive = region('alert', 'assertive')
+const attach = () => doc.body.append(polite.node, assertive.node)
+if (doc.body) attach()
+else doc.addEventListener('DOMContentLoaded', attach, { once: true })
+const announce = polite.say
+const urgent = assertive.say
+/**
+ * A refused heart also shows why: the assertive region itself appears next to the heart (below
+ * it, or above it near the viewport's bottom; never over it, never wider than the screen; clicks
+ * go through it) until the shopper's next key or click, or 10 s.
+ */
+let noteTimer: ReturnType<typeof setTimeout> | undefined
+function note(host: Element, text: string): void {
+  const r = host.getBoundingClientRect()
+  const box = assertive.node
+  const hide = () => {
+    box.className = 'wl-vh'
+    box.style.cssText = HIDDEN
+    doc.removeEventListener('keydown', hide, true)
+    doc.removeEventListener('pointerdown', hide, true)
+  }
+  box.className = ''
+  box.style.cssText =
+    `position:fixed;z-index:2147483647;left:${Math.max(8, Math.min(r.left, innerWidth - 288))}px;max-width:min(280px,calc(100vw - 16px));` +
+    `${r.bottom + 96 < innerHeight ? `top:${r.bottom + 6}` : `bottom:${innerHeight - r.top + 6}`}px;padding:8px 12px;border-radius:6px;` +
+    'background:#1f1f1f;color:#fff;font:14px/1.4 system-ui,sans-serif;box-shadow:0 2px 8px rgba(0,0,0,.3);pointer-events:none'
+  urgent(text)
+  doc.addEventListener('keydown', hide, true)
+  doc.addEventListener('pointerdown', hide, true)
+  clearTimeout(noteTimer)
+  noteTimer = setTimeout(hide, 10_000)
 }
 
 const kit: Kit = {
@@ -576,12 +711,21 @@ const kit: Kit = {
     return locale
   },
   announce,
+  alert: urgent,
+  why,
+  english: (texts) => void Object.assign(english, texts),
   refresh: () => load(true),
+  reviews: (productId) =>
+    Promise.all(
+      [...doc.querySelectorAll<HTMLElement>('[data-reviews-product-id]')]
+        .filter((host) => host.getAttribute('data-reviews-product-id') === productId)
+        .map((host) => renderReviews(host, true)),
+    ).then(() => {}),
   stars,
   forget: (productId) => write(GUEST_ITEMS_KEY, JSON.stringify(guestItems().filter((i) => i.product_id !== productId))),
 }
 
-/** Lazy parts: the review form opens on its button; the guest wishlist page fills its container. */
+/** Lazy parts: the review form opens on its button; the guest wishlist page and the notification form fill their containers. */
 function mount(host: HTMLElement, name: string, opener?: HTMLElement | null): void {
   if (host.hasAttribute('data-wishlist-bound')) return
   host.setAttribute('data-wishlist-bound', '')
@@ -631,6 +775,7 @@ function scan(): void {
     mount(host, 'review-form', opener)
   }
   for (const host of doc.querySelectorAll<HTMLElement>('[data-wishlist-guest-list]')) mount(host, 'wishlist-page')
+  for (const host of doc.querySelectorAll<HTMLElement>('[data-wishlist-notify-form]')) mount(host, 'notify-form')
 }
 
 const style = el('style', '')
@@ -643,7 +788,31 @@ style.textContent =
   '.wl-heart:focus-visible{outline:2px solid #1a5fb4;outline-offset:-3px}.wl-review-list{list-style:none;padding:0}.wl-stars{color:var(--wishlist-star-color,#8a5a00);letter-spacing:.05em}' +
   '.wl-review-reply{margin:.25em 0 0 1em;padding-left:.75em;border-left:3px solid #ddd}.wl-review-reply p{margin:.25em 0}' +
   '.wl-vh{position:absolute!important;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}' +
-  '.wl-helpful-button[aria-pressed=true]{font-weight:bold}.wl-helpful-button[aria-pressed=true]:before{content:"✓ "}'
+  '.wl-helpful-button[aria-pressed=true]{font-weight:bold}.wl-helpful-button[aria-pressed=true]:before{content:"✓ "}' +
+  '.wl-helpful-button[aria-disabled=true]{cursor:progress}.wl-helpful-error{display:block}.wl-helpful-error,.wl-reviews-failed{color:#b00020}' +
+  'html:has(.wishlist-launcher){scroll-padding-bottom:5.5rem}.wishlist-launcher.wl-aside{opacity:0;pointer-events:none}'
+
+/**
+ * The launcher (the app embed's fixed wishlist button) never hides the control that has focus:
+ * the page scrolls focused controls clear of it (scroll-padding above), and where it cannot (the
+ * page's end), the launcher steps aside while a control it would cover has focus.
+ */
+function aside(): void {
+  const launcher = doc.querySelector('.wishlist-launcher')
+  const focused = doc.activeElement
+  if (!launcher) return
+  launcher.classList.remove('wl-aside')
+  if (!focused || focused === doc.body || launcher.contains(focused)) return
+  const a = launcher.getBoundingClientRect()
+  const b = focused.getBoundingClientRect()
+  if (b.right > a.left && b.left < a.right && b.bottom > a.top && b.top < a.bottom) launcher.classList.add('wl-aside')
+}
+let asideQueued = false
+const asideSoon = () => {
+  if (asideQueued) return
+  asideQueued = true
+  requestAnimationFrame(() => ((asideQueued = false), aside()))
+}
 
 let queued = false
 const observer = new MutationObserver(() => {
@@ -666,11 +835,17 @@ const started = new Promise<void>((resolve) => {
   win.addEventListener('load', () => resolve(), { once: true })
   setTimeout(resolve, 3000)
 })
-// `ready` settles once the first load (and any guest merge) has painted the hearts.
+// `ready` settles once the first load (and any guest merge) has painted the hearts. Nothing is
+// drawn before the page's language has arrived: a heart is never labelled in English on a page
+// in another language (a slow language chunk delays the hearts, never their words).
 win.Wishlist = {
   refresh: () => load(true),
-  ready: started.then(() => {
+  ready: Promise.all([started, strings]).then(() => {
     doc.head.append(style)
+    doc.addEventListener('focusin', asideSoon)
+    doc.addEventListener('focusout', asideSoon)
+    win.addEventListener('scroll', asideSoon, { passive: true })
+    win.addEventListener('resize', asideSoon, { passive: true })
     observer.observe(doc.documentElement, { childList: true, subtree: true })
     scan()
     return load()

@@ -13,9 +13,10 @@ test('the first script is at most 8 KB gzipped', () => {
   expect(gzipped('widget.js')).toBeLessThanOrEqual(8 * 1024)
 })
 
-test('the review form and the wishlist page are chunks of at most 6 KB gzipped each', () => {
+test('the review form, the wishlist page and the notification form are chunks of at most 6 KB gzipped each', () => {
   expect(gzipped('widget-review-form.js')).toBeLessThanOrEqual(6 * 1024)
   expect(gzipped('widget-wishlist-page.js')).toBeLessThanOrEqual(6 * 1024)
+  expect(gzipped('widget-notify-form.js')).toBeLessThanOrEqual(6 * 1024)
 })
 
 test('every language beyond English is a chunk of its own', () => {
@@ -26,6 +27,8 @@ test('every language beyond English is a chunk of its own', () => {
   const first = readFileSync(resolve(dist, 'widget.js'), 'utf8')
   expect(first).toContain('No reviews yet')
   expect(first).not.toContain('Aucun avis')
+  // A chunk's English ships in the chunk.
+  expect(first).not.toContain('E-mail me when an item of my wishlist')
 })
 
 test('every script is self-contained: no imports, no framework', () => {

@@ -2,7 +2,10 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { expect, test } from 'vitest'
-import { en, LOCALES } from '../src/strings.js'
+import { en as first, enForm, enNotify, enPage, LOCALES } from '../src/strings.js'
+
+/** Every English text: the first script's and its chunks' (the wishlist page's, the review form's, the notification form's). */
+const en = { ...first, ...enPage, ...enForm, ...enNotify }
 
 const here = dirname(fileURLToPath(import.meta.url))
 

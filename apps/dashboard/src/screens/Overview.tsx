@@ -2,21 +2,10 @@
  * Analytics: the overview cards for a period (wishlist activity and what it sold), the daily
  * chart, the top products, and the products the wishlist sold (exportable as CSV).
  */
-import type { AnalyticsPeriodQuery, Money, TopProducts } from 'wishlist-service-sdk'
-import { useId, useState } from 'react'
+import type { Money, TopProducts } from 'wishlist-service-sdk'
+import { useState } from 'react'
 import { DailyChart } from '../chart.js'
-import { type Column, LoadState, Table, useLoad, useSession } from '../ui.js'
-
-type Period = NonNullable<AnalyticsPeriodQuery['period']>
-/** `label` names the radio button; `span` completes "Figures for …" in running text. */
-const PERIODS: { value: Period; label: string; span: string }[] = [
-  { value: '7d', label: '7 days', span: 'the last 7 days' },
-  { value: '14d', label: '14 days', span: 'the last 14 days' },
-  { value: '30d', label: '30 days', span: 'the last 30 days' },
-  { value: '90d', label: '90 days', span: 'the last 90 days' },
-  { value: '1y', label: '1 year', span: 'the last year (365 days)' },
-  { value: 'all', label: 'All time', span: 'all time' },
-]
+import { type Column, LoadState, type Period, PeriodPicker, periodSpan, Table, useLoad, useSession } from '../ui.js'
 
 const number = new Intl.NumberFormat()
 
@@ -89,7 +78,6 @@ function downloadCsv(name: string, text: string): void {
 export function Overview() {
   const { session } = useSession()
   const [period, setPeriod] = useState<Period>('30d')
-  const name = useId()
   const { client } = session
   const { data, loading, error } = useLoad(
     () =>
@@ -103,19 +91,11 @@ export function Overview() {
     [client, period],
   )
   const [overview, daily, top, conversions, sales] = data ?? []
-  const span = PERIODS.find((p) => p.value === period)?.span ?? period
+  const span = periodSpan(period)
 
   return (
     <>
-      <fieldset className="segmented">
-        <legend>Period</legend>
-        {PERIODS.map((p) => (
-          <label key={p.value}>
-            <input type="radio" name={name} value={p.value} checked={period === p.value} onChange={() => setPeriod(p.value)} />
-            <span>{p.label}</span>
-          </label>
-        ))}
-      </fieldset>
+      <PeriodPicker period={period} onChange={setPeriod} />
       <LoadState loading={loading && !data} error={error} />
       <p className="visually-hidden" role="status">
         {loading ? '' : data ? `Showing figures for ${span}.` : ''}

@@ -359,6 +359,7 @@ export async function seedAnalytics(db: Db, shopId: string, opts: ActivityOption
     await load(trx, 'analytics_revenue_daily', sales.revenue)
     await load(trx, 'analytics_product_revenue', sales.products)
     await load(trx, 'analytics_currencies', sales.currencies)
+    await load(trx, 'analytics_purchase_lag_totals', sales.lagTotals)
     await load(trx, 'wishlist_items', itemRows)
     const at = opts.now
     await load(
@@ -444,6 +445,9 @@ function seedOrders(shopId: string, itemRows: Tables['wishlist_items'][], opts: 
     }
     orders.push({ shop_id: shopId, order_id: String(9_000_000_000 + i), occurred_at: at, created_at: opts.now })
   }
+  /** Every day's histogram summed: the shop's whole-history one. */
+  const totals = new Map<number, number>()
+  for (const histogram of lags.values()) for (const [lag, n] of histogram) totals.set(lag, (totals.get(lag) ?? 0) + n)
   const packed = (day: number) => {
     const histogram = lags.get(day)
     return histogram ? packLags(histogram) : null
@@ -460,5 +464,6 @@ function seedOrders(shopId: string, itemRows: Tables['wishlist_items'][], opts: 
       return { shop_id: shopId, product_id, currency, purchases: p.purchases, ...splitAmount(p.amount) }
     }),
     currencies: [...currencies].map(([currency, lines]): Tables['analytics_currencies'] => ({ shop_id: shopId, currency, lines })),
+    lagTotals: [...totals].map(([lag, count]): Tables['analytics_purchase_lag_totals'] => ({ shop_id: shopId, lag, count })),
   }
 }

@@ -11,6 +11,7 @@ import { backupDatabase, restoreDatabase } from '../db/sqlite-maintenance.js'
 import { moveDatabase, type MoveOptions } from '../db/transfer.js'
 import type { KeyScope, Plan } from '../db/schema.js'
 import { AppError } from '../lib/errors.js'
+import { isCurrencyCode } from '../lib/money.js'
 import { normalizePlatformId, platformIdRule } from '../lib/platform-ids.js'
 import { configuredPlatforms, createServices, type Services } from '../app.js'
 import { isPlan, PLANS } from '../modules/shops/plans.js'
@@ -79,8 +80,16 @@ function requirePlanOption(values: Record<string, unknown>): Plan {
   return plan
 }
 
+/** The integer settings besides share_link_ttl_days, with their ranges (as PATCH /v1/admin/settings checks them). */
+const INTEGER_SETTINGS: Record<string, [number, number]> = {
+  attribution_window_days: [1, 90],
+  notification_cooldown_hours: [1, 720],
+  notifications_per_day: [1, 50],
+  reminder_after_days: [1, 90],
+}
+
 export function parseSettings(pairs: string[]): Partial<ShopSettings> {
-  const patch: Record<string, boolean | number> = {}
+  const patch: Record<string, boolean | number | string | null> = {}
   for (const pair of pairs) {
     const eq = pair.indexOf('=')
     const key = eq > 0 ? pair.slice(0, eq) : ''
@@ -91,10 +100,16 @@ export function parseSettings(pairs: string[]): Partial<ShopSettings> {
       const n = Number(value)
       if (!Number.isInteger(n) || n < 1 || n > 365) throw new UsageError('share_link_ttl_days must be an integer from 1 to 365')
       patch[key] = n
-    } else if (key === 'attribution_window_days') {
+    } else if (key in INTEGER_SETTINGS) {
+      const [min, max] = INTEGER_SETTINGS[key] as [number, number]
       const n = Number(value)
-      if (!Number.isInteger(n) || n < 1 || n > 90) throw new UsageError('attribution_window_days must be an integer from 1 to 90')
+      if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${key} must be an integer from ${min} to ${max}`)
       patch[key] = n
+    } else if (key === 'currency') {
+      // `currency=null` (or `currency=`) clears it.
+      if (value !== 'null' && value !== '' && !isCurrencyCode(value))
+        throw new UsageError('currency must be an ISO 4217 code (three capital letters, such as EUR), or null')
+      patch[key] = value === 'null' || value === '' ? null : value
     } else {
       if (value !== 'true' && value !== 'false') throw new UsageError(`${key} must be true or false`)
       patch[key] = value === 'true'

@@ -3,11 +3,12 @@ import { dirname } from 'node:path'
 import { Kysely, PostgresDialect, type SqliteDatabase, type SqliteStatement } from 'kysely'
 import { LRUCache } from 'lru-cache'
 import pg from 'pg'
-import { type DatabaseTarget, DEFAULT_PG_POOL_MAX } from '../config.js'
+import { type DatabaseTarget, DEFAULT_PG_POOL_MAX, DEFAULT_REPLICA_MAX_LAG_MS } from '../config.js'
 import { ensurePrivateDir } from '../lib/private-files.js'
 import { openSqliteFile, type SqliteFile } from './sqlite-file.js'
 import { WishlistSqliteDialect } from './sqlite-dialect.js'
-import { precompiledSql } from './precompiled.js'
+import { precompiledSql, writingSql } from './precompiled.js'
+import { primaryReads, type Reads, replicaReads } from './replica.js'
 import type { Database } from './schema.js'
 import type { Backend, Db } from './types.js'
 
@@ -28,6 +29,11 @@ export interface Storage {
    * afterwards; otherwise the service's own `db`.
    */
   session?<T>(fn: (db: Db) => Promise<T>): Promise<T>
+  /**
+   * Where the reads that may lag go (db/replica.ts): the read replica (DATABASE_REPLICA_URL)
+   * while it keeps up, else `db`. Without a replica (and on SQLite), always `db`.
+   */
+  reads: Reads
   /** A cheap round trip used by /readyz. */
   ping(): Promise<void>
   destroy(): Promise<void>
@@ -118,6 +124,7 @@ function openSqlite(file: string, groupCommit: boolean): Storage {
   return {
     db,
     backend: 'sqlite',
+    reads: primaryReads(db),
     changeStamp: otherConnectionsStamp(sqlite, database.writes),
     async ping() {
       ping.get()
@@ -132,6 +139,18 @@ type QueryArgs = Parameters<pg.PoolClient['query']>
 const STATEMENT_TIMEOUT_MS = 15_000
 
 const TRANSACTION_START = /^\s*(begin|start\s+transaction)\b/i
+const TRANSACTION_COMMIT = /^\s*(commit|end)\b/i
+const TRANSACTION_ROLLBACK = /^\s*(rollback|abort)\b/i
+/** The notice migration 0038's trigger raises on the connection whose transaction will notify the change feed. */
+const OWNER_VERSION_NOTICE = 'wishlist_owner_versions'
+
+/** What the pool asks of the change feed: where it stands, and a wait until it has heard past that. */
+interface FeedWait {
+  /** The count of notifications heard so far; undefined while the feed is not listening. */
+  mark(): number | undefined
+  /** Resolves once a notification past `mark` was heard, the feed was lost, or FEED_WAIT_MS passed. */
+  heardPast(mark: number): Promise<void>
+}
 
 /**
  * The pool as Kysely sees it, with two additions:
@@ -142,14 +161,21 @@ const TRANSACTION_START = /^\s*(begin|start\s+transaction)\b/i
  *   (`transaction`) every query goes unnamed: consecutive transactions of one client land
  *   on different server connections, where a name prepared on one is missing (or another
  *   client's) on the next. The templates are still compiled once, on our side;
- * - every statement but a SELECT (BEGIN and COMMIT included) calls `onWrite` when sent and
+ * - every statement but a SELECT that only reads (BEGIN and COMMIT included) calls `onWrite` when sent and
  *   again when answered, for the change stamp: a page read while a commit was in flight is
- *   then never taken as current once that commit has returned.
+ *   then never taken as current once that commit has returned;
+ * - a transaction that moved an owner version (the trigger's notice said so: migration 0038)
+ *   is answered, at its COMMIT or as its one autocommitted statement, only once this
+ *   instance's change feed has heard a notification sent after the commit was sent (at most
+ *   FEED_WAIT_MS): PostgreSQL wakes every listener at that commit, so when a write is
+ *   answered the other instances are being told too, and a read the client sends them next
+ *   finds the change (without it, a listener that PostgreSQL schedules late on a busy machine
+ *   let another instance serve the page from before the write: seen once in CI).
  * Behind a transaction pooler the statement timeout cannot be a startup parameter (PgBouncer
  * refuses it) nor a session SET (it would stay on a server connection other clients get): it
  * rides with each transaction's BEGIN as `SET LOCAL`, in the same message (one round trip).
  */
-function preparingPool(pool: pg.Pool, onWrite: () => void, transactionPooler: boolean) {
+function preparingPool(pool: pg.Pool, onWrite: () => void, transactionPooler: boolean, feed: FeedWait | undefined) {
   const wrapped = new WeakMap<pg.PoolClient, pg.PoolClient>()
   const names = new Map<string, string>()
   const nameOf = (sql: string) => {
@@ -167,6 +193,12 @@ function preparingPool(pool: pg.Pool, onWrite: () => void, transactionPooler: bo
       let proxy = wrapped.get(client)
       if (proxy === undefined) {
         const query = client.query.bind(client) as (...args: unknown[]) => unknown
+        // Whether the transaction running on this connection moved an owner version (its notice).
+        let inTransaction = false
+        let noticed = false
+        client.on('notice', (n) => {
+          if (n.message === OWNER_VERSION_NOTICE) noticed = true
+        })
         proxy = Object.create(client, {
           query: {
             value: (...args: QueryArgs) => {
@@ -179,11 +211,31 @@ function preparingPool(pool: pg.Pool, onWrite: () => void, transactionPooler: bo
                 : precompiledSql.has(text)
                   ? () => query({ name: nameOf(text), text, values })
                   : () => query(...args)
-              if (/^\s*select\b/i.test(text)) return run()
+              if (/^\s*select\b/i.test(text) && !writingSql.has(text)) return run()
               onWrite()
+              // Where a transaction's writes become visible: its COMMIT, or a statement outside any transaction.
+              const starts = TRANSACTION_START.test(text)
+              const commits = TRANSACTION_COMMIT.test(text)
+              const rollsBack = TRANSACTION_ROLLBACK.test(text)
+              const commitPoint = commits || (!inTransaction && !starts && !rollsBack)
+              if (starts || rollsBack || (commitPoint && !commits)) noticed = false
+              inTransaction = starts || (inTransaction && !commits && !rollsBack)
+              const mark = commitPoint ? feed?.mark() : undefined
               const result = run() as Promise<unknown>
               result.then(onWrite, onWrite)
-              return result
+              if (!commitPoint) return result
+              return result.then(
+                async (answer) => {
+                  const notifies = noticed
+                  noticed = false
+                  if (notifies && mark !== undefined) await feed?.heardPast(mark)
+                  return answer
+                },
+                (err: unknown) => {
+                  noticed = false
+                  throw err
+                },
+              )
             },
           },
           release: { value: (err?: Error | boolean) => client.release(err) },
@@ -203,8 +255,12 @@ type PostgresTarget = Extract<DatabaseTarget, { kind: 'postgres' }>
 
 const searchPath = (schema: string | undefined) => (schema ? { options: `-c search_path=${schema}` } : {})
 
-function openPostgres(target: PostgresTarget): Storage {
-  const { url, schema, directUrl } = target
+/**
+ * The service's pool over `url` (DATABASE_URL, or DATABASE_REPLICA_URL: what sits behind
+ * either is PG_POOL_MODE's), as a Kysely instance, and the pg pool for plain round trips.
+ */
+function postgresPool(url: string, target: PostgresTarget, onWrite: () => void, feed?: FeedWait): { db: Db; pool: pg.Pool } {
+  const { schema } = target
   const transactionPooler = target.poolMode === 'transaction'
   // A schema of its own is a startup parameter (search_path), which a transaction pooler refuses.
   if (transactionPooler && schema)
@@ -229,32 +285,45 @@ function openPostgres(target: PostgresTarget): Storage {
   pool.on('connect', (client) => {
     client.on('error', () => {})
   })
+  // No cursor: nothing streams rows from the server (the exports read in keyset pages, db/dialect.ts `inBatches`).
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool, onWrite, transactionPooler, feed) }) })
+  return { db, pool }
+}
+
+function openPostgres(target: PostgresTarget): Storage {
+  const { url, schema, directUrl } = target
+  const transactionPooler = target.poolMode === 'transaction'
   let writes = 0
   // LISTEN holds a session: over DATABASE_DIRECT_URL when set, never through a transaction
   // pooler (without a direct URL there the stamp stays unknown and every read checks the
   // database; config.ts refuses that combination while the page cache is on).
   const feedUrl = directUrl ?? (transactionPooler ? undefined : url)
   const feed = feedUrl === undefined ? undefined : changeFeed(feedUrl, schema)
-  // No cursor: nothing streams rows from the server (the exports read in keyset pages, db/dialect.ts `inBatches`).
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool, () => writes++, transactionPooler) }) })
+  const { db, pool } = postgresPool(url, target, () => writes++, feed)
+  // The replica's pool: nothing is written there, so no write moves the change stamp.
+  const replica = target.replicaUrl === undefined ? undefined : postgresPool(target.replicaUrl, target, () => {})
+  const reads =
+    replica === undefined
+      ? primaryReads(db)
+      : replicaReads({ primary: db, replica: replica.db, maxLagMs: target.replicaMaxLagMs ?? DEFAULT_REPLICA_MAX_LAG_MS })
   return {
     db,
     backend: 'postgres',
+    reads,
     changeStamp: () => feed?.stamp(writes),
     async session<T>(fn: (db: Db) => Promise<T>): Promise<T> {
       if (directUrl === undefined) return fn(db)
-      const direct = new Kysely<Database>({
-        dialect: new PostgresDialect({
-          pool: new pg.Pool({
-            connectionString: directUrl,
-            max: 1,
-            connectionTimeoutMillis: 5_000,
-            statement_timeout: STATEMENT_TIMEOUT_MS,
-            types: pgTypes,
-            ...searchPath(schema),
-          }),
-        }),
+      const pool = new pg.Pool({
+        connectionString: directUrl,
+        max: 1,
+        connectionTimeoutMillis: 5_000,
+        types: pgTypes,
+        ...searchPath(schema),
       })
+      // The timeout as a session SET, queued ahead of the first query, not a startup
+      // parameter: a session-mode PgBouncer refuses that one with its default settings.
+      pool.on('connect', (client) => void client.query(`set statement_timeout = ${STATEMENT_TIMEOUT_MS}`).catch(() => {}))
+      const direct = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
       try {
         return await fn(direct)
       } finally {
@@ -266,12 +335,16 @@ function openPostgres(target: PostgresTarget): Storage {
     },
     async destroy() {
       await feed?.close()
+      await reads.close()
+      await replica?.db.destroy()
       await db.destroy()
     },
   }
 }
 
 const RETRY_MIN_MS = 500
+/** The longest a write waits for its own notification (db/connect.ts preparingPool): it comes in well under a millisecond. */
+export const FEED_WAIT_MS = 100
 const RETRY_MAX_MS = 10_000
 
 /**
@@ -295,11 +368,23 @@ function changeFeed(url: string, schema: string | undefined) {
   let notes = 0
   let retry: NodeJS.Timeout | undefined
   let backoff = RETRY_MIN_MS
+  // Writes waiting to hear past their mark (FeedWait.heardPast), released by the next notification or a loss.
+  let waiting: { mark: number; done: () => void }[] = []
+  const release = (all: boolean) => {
+    if (waiting.length === 0) return
+    const still: typeof waiting = []
+    for (const w of waiting) {
+      if (all || notes > w.mark) w.done()
+      else still.push(w)
+    }
+    waiting = still
+  }
 
   function lost(c: pg.Client) {
     if (client !== c) return
     client = undefined
     connected = false
+    release(true)
     c.end().catch(() => {})
     if (closed) return
     retry = setTimeout(() => void connect(), backoff)
@@ -318,7 +403,9 @@ function changeFeed(url: string, schema: string | undefined) {
     c.on('error', () => lost(c))
     c.on('end', () => lost(c))
     c.on('notification', (msg) => {
-      if (msg.payload === own) notes++
+      if (msg.payload !== own) return
+      notes++
+      release(false)
     })
     try {
       await c.connect()
@@ -336,20 +423,39 @@ function changeFeed(url: string, schema: string | undefined) {
   // The string of the last stamp, rebuilt only when one of its parts moved (every GET page
   // served from the cache compares one).
   let last = { epoch: -1, notes: -1, writes: -1, stamp: '' }
+  const start = () => {
+    if (started || closed) return
+    started = true
+    void connect()
+  }
   return {
     stamp(writes: number): string | undefined {
-      if (!started && !closed) {
-        started = true
-        void connect()
-      }
+      start()
       if (!connected) return undefined
       if (last.epoch !== epoch || last.notes !== notes || last.writes !== writes)
         last = { epoch, notes, writes, stamp: `${epoch}:${notes}:${writes}` }
       return last.stamp
     },
+    // Not started by a write: one-shot CLI commands never listen (a serving instance has read a page by then).
+    mark: (): number | undefined => (connected ? notes : undefined),
+    heardPast(mark: number): Promise<void> {
+      if (!connected || notes > mark) return Promise.resolve()
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          waiting = waiting.filter((w) => w.done !== done)
+          resolve()
+        }, FEED_WAIT_MS)
+        const done = () => {
+          clearTimeout(timer)
+          resolve()
+        }
+        waiting.push({ mark, done })
+      })
+    },
     async close() {
       closed = true
       clearTimeout(retry)
+      release(true)
       const c = client
       client = undefined
       connected = false

@@ -25,6 +25,14 @@ export function withAutoId<T extends string>(builder: CreateTableBuilder<T, neve
     : builder.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
 }
 
+/**
+ * Whether every statement is a network round trip worth saving (PostgreSQL), so a wishlist
+ * write runs as one call of its function (migration 0027) and an uncached page as one
+ * statement; SQLite runs in process, where a round trip costs nothing, and keeps the
+ * transactions of several statements.
+ */
+export const statementsAreRoundTrips = (db: { getExecutor(): QueryExecutor }): boolean => backendOf(db) === 'postgres'
+
 /** Row locks (FOR UPDATE) on PostgreSQL; on SQLite, with one connection, a transaction is exclusive already. */
 const supportsRowLocks = (backend: Backend): boolean => backend === 'postgres'
 

@@ -27,6 +27,18 @@ import * as m0023 from './migrations/0023_exact_revenue_sums.js'
 import * as m0024 from './migrations/0024_shopify_access_tokens.js'
 import * as m0025 from './migrations/0025_shopify_catalog_syncs.js'
 import * as m0026 from './migrations/0026_shopify_subscriptions.js'
+import * as m0027 from './migrations/0027_one_statement_writes.js'
+import * as m0028 from './migrations/0028_purchase_lag_totals.js'
+import * as m0029 from './migrations/0029_storefront_paths_and_invitation_locales.js'
+import * as m0030 from './migrations/0030_notification_channels.js'
+import * as m0031 from './migrations/0031_shopify_flow_triggers.js'
+import * as m0032 from './migrations/0032_shopper_notifications.js'
+import * as m0033 from './migrations/0033_channel_attribution.js'
+import * as m0034 from './migrations/0034_notification_frequency.js'
+import * as m0035 from './migrations/0035_catalog_images.js'
+import * as m0036 from './migrations/0036_notification_send_leases.js'
+import * as m0037 from './migrations/0037_shop_currency.js'
+import * as m0038 from './migrations/0038_owner_version_notice.js'
 
 interface BackendMigration {
   up(db: Kysely<unknown>, backend: Backend): Promise<void>
@@ -58,6 +70,18 @@ const MIGRATIONS: Record<string, BackendMigration> = {
   '0024_shopify_access_tokens': m0024,
   '0025_shopify_catalog_syncs': m0025,
   '0026_shopify_subscriptions': m0026,
+  '0027_one_statement_writes': m0027,
+  '0028_purchase_lag_totals': m0028,
+  '0029_storefront_paths_and_invitation_locales': m0029,
+  '0030_notification_channels': m0030,
+  '0031_shopify_flow_triggers': m0031,
+  '0032_shopper_notifications': m0032,
+  '0033_channel_attribution': m0033,
+  '0034_notification_frequency': m0034,
+  '0035_catalog_images': m0035,
+  '0036_notification_send_leases': m0036,
+  '0037_shop_currency': m0037,
+  '0038_owner_version_notice': m0038,
 }
 
 class StaticProvider implements MigrationProvider {

@@ -29,6 +29,13 @@ interface Template<Row> {
  */
 export const precompiledSql = new Set<string>()
 
+/**
+ * SQL texts of compiled templates that write although they are a SELECT (a call of a
+ * function that writes: migration 0027), for the change stamp, which takes every other SELECT
+ * for a read (db/connect.ts).
+ */
+export const writingSql = new Set<string>()
+
 const MARK = '\u0000'
 
 /**
@@ -52,7 +59,7 @@ function placeholderOf(key: string) {
   return { whole, fields }
 }
 
-function compileTemplate<P extends object, Row>(db: Db, build: (db: Db, p: P) => Compilable<Row>): Template<Row> {
+function compileTemplate<P extends object, Row>(db: Db, build: (db: Db, p: P) => Compilable<Row>, writes: boolean): Template<Row> {
   const read = new Map<string, ReturnType<typeof placeholderOf>>()
   const named = new Proxy(
     {},
@@ -87,18 +94,23 @@ function compileTemplate<P extends object, Row>(db: Db, build: (db: Db, p: P) =>
     if (unbound !== undefined) throw new Error(`precompiled query: ${unbound} is not a bound parameter`)
   }
   precompiledSql.add(compiled.sql)
+  if (writes) writingSql.add(compiled.sql)
   return template
 }
 
 /**
  * A function running the query `build` makes from its named parameters `p` (an object; one
  * level of fields, such as an owner's type and id, is filled too). It compiles on the first
- * call per backend, so `build` may differ by backend (`backendOf(db)`).
+ * call per backend, so `build` may differ by backend (`backendOf(db)`). `writes`: a SELECT
+ * that writes (it calls a function that does).
  */
-export function precompiled<P extends object, Row>(build: (db: Db, p: P) => Compilable<Row>): (db: Db, p: P) => Promise<Row[]> {
+export function precompiled<P extends object, Row>(
+  build: (db: Db, p: P) => Compilable<Row>,
+  opts: { writes?: boolean } = {},
+): (db: Db, p: P) => Promise<Row[]> {
   const templates: Partial<Record<Backend, Template<Row>>> = {}
   return async (db, p) => {
-    const { compiled, keys, fields, values } = (templates[backendOf(db)] ??= compileTemplate(db, build))
+    const { compiled, keys, fields, values } = (templates[backendOf(db)] ??= compileTemplate(db, build, opts.writes === true))
     const named = p as Record<string, unknown>
     const n = keys.length
     // Sized once: a growing array would be allocated again as it grows.

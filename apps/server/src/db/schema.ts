@@ -26,6 +26,14 @@ export interface ShopsTable {
   storefront_strings: ColumnType<string | null, string | null | undefined, string | null>
   /** Shopify app mode: the shop's numeric id at Shopify, once known (0022); null before. */
   shopify_shop_id: ColumnType<string | null, string | null | undefined, string | null>
+  /** Hours in which a shopper gets at most one notification per product and signal (1..720, default 24; 0034). */
+  notification_cooldown_hours: ColumnType<number, number | undefined, number>
+  /** Notifications a shopper gets at most in any 24 hours (1..50, default 3; 0034). */
+  notifications_per_day: ColumnType<number, number | undefined, number>
+  /** Days after an add not bought when its reminder is due (1..90, default 7; 0034). */
+  reminder_after_days: ColumnType<number, number | undefined, number>
+  /** The shop's currency, an ISO 4217 code (0037); null when none is set. */
+  currency: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export interface ApiKeysTable {
@@ -61,6 +69,10 @@ export interface OutboxFanOutsTable {
   signals: string
   /** How many of `signals` the worker has written to the outbox so far. */
   written: number
+  /** How many of `signals` have made their notifications (0034). */
+  notified: ColumnType<number, number | undefined, number>
+  /** The last holder the next signal has made notifications for, JSON `[owner_type, owner_id]`; null: none yet (0034). */
+  notify_after: ColumnType<string | null, string | null | undefined, string | null>
   occurred_at: number
   created_at: number
 }
@@ -153,6 +165,8 @@ export interface CatalogProductsTable {
   handle: string | null
   /** The product's title when an update gave one (0019). */
   title: string | null
+  /** The product's image (an https or http URL) when an update gave one (0035). */
+  image_url: ColumnType<string | null, string | null | undefined, string | null>
   default_variant_id: string | null
   variants: string
   updated_at: number
@@ -295,6 +309,20 @@ export interface ReviewInvitationsTable {
   expires_at: number
   used_at: number | null
   review_id: number | null
+  /** The buyer's language from the order (0029); null when the order did not say. */
+  locale: ColumnType<string | null, string | null | undefined, string | null>
+}
+
+/** Where a shop's storefront serves the service's pages (0029; modules/storefront/storefront-paths.service.ts). */
+export interface StorefrontPathsTable {
+  shop_id: string
+  /** The app proxy's path on the shop's domain (`/apps/wishlist`), from its last signed request. */
+  proxy_path: string
+  /** The shop's primary language as Shopify names it (`en`, `fr`, `pt-BR`); null until known. */
+  primary_locale: string | null
+  /** The path last written to the app's metafield the theme extension reads; null until written. */
+  published_path: string | null
+  updated_at: number
 }
 
 /** Analytics read models (modules/analytics/facts.ts); `day` is the UTC epoch day. */
@@ -318,6 +346,9 @@ export interface AnalyticsDailyTable {
   signal_back_in_stock: ColumnType<number, number | undefined, number>
   signal_price_dropped: ColumnType<number, number | undefined, number>
   signal_low_stock: ColumnType<number, number | undefined, number>
+  /** Influenced lines of this day's orders whose customer a notification of the product was sent to within the window, per channel (0033). */
+  channel_klaviyo: ColumnType<number, number | undefined, number>
+  channel_flow: ColumnType<number, number | undefined, number>
   /**
    * Days from add to purchase of the items added on this day and since bought: `lag:count`
    * pairs, the lag in tenths of a day, `35:2,150:1`; null when none (migration 0020;
@@ -414,6 +445,16 @@ export interface AnalyticsCurrenciesTable {
   lines: number
 }
 
+/**
+ * The shop's days-to-purchase histogram over its whole history: items bought `lag` tenths of
+ * a day after their add, the sum of every day's `analytics_daily.purchase_lags` (migration 0028).
+ */
+export interface AnalyticsPurchaseLagTotalsTable {
+  shop_id: string
+  lag: number
+  count: number
+}
+
 /** Distinct owners now holding each product. */
 export interface AnalyticsProductHoldersTable {
   shop_id: string
@@ -481,6 +522,128 @@ export interface ShopifySubscriptionsTable {
   updated_at: number
 }
 
+/** What Shopify Flow last said of a shop's use of a wishlist trigger (0031, modules/notifications/flow.ts). */
+export interface ShopifyFlowTriggersTable {
+  shop_id: string
+  /** The trigger's extension handle (`wishlist-flow-…`). */
+  handle: string
+  /** Whether the shop has an enabled workflow that starts with the trigger (0/1). */
+  has_enabled_flow: number
+  /** The lifecycle callback's `timestamp` (ms): a callback older than this one changes nothing. */
+  status_at: number
+  updated_at: number
+}
+
+/**
+ * A merchant's notification channel (0030, modules/notifications/channels.repo.ts): its
+ * credential sealed (AES-256-GCM, `v1.` + base64url), never in clear, and the last check of it.
+ */
+export interface NotificationChannelsTable {
+  shop_id: string
+  channel: 'klaviyo'
+  secret: string
+  /** The credential's last four characters, what the dashboard shows of it. */
+  secret_last4: string
+  connected_at: number
+  checked_at: number
+  check_state: 'valid' | 'invalid' | 'unreachable'
+  check_error: string | null
+  updated_at: number
+}
+
+/** The e-mail a shop knows for an owner, for notifications (0032, docs/notifications.md). */
+export interface NotificationContactsTable {
+  shop_id: string
+  owner_type: OwnerType
+  owner_id: string
+  email: string
+  /** `order`: an order of theirs; `merchant`: the merchant's customer record; `shopper`: typed in the widget with consent. */
+  source: 'order' | 'merchant' | 'shopper'
+  /** The consent text the shopper saw (source `shopper`). */
+  consent_text: string | null
+  consented_at: number
+  updated_at: number
+}
+
+/** Owners who stopped every notification through the signed opt-out link (0032). */
+export interface NotificationOptOutsTable {
+  shop_id: string
+  owner_type: OwnerType
+  owner_id: string
+  opted_out_at: number
+}
+
+export type NotificationSignalName = 'back_in_stock' | 'price_drop' | 'low_stock' | 'reminder' | 'item_added'
+
+/** A notification an owner was due (0032): queued for the channels, or suppressed by the frequency rules or an opt-out. */
+export interface NotificationsTable {
+  id: string
+  shop_id: string
+  owner_type: OwnerType
+  owner_id: string
+  signal: NotificationSignalName
+  product_id: string
+  variant_id: string | null
+  /** JSON: the message's product part (title, URL, image, prices, inventory) as of the signal. */
+  payload: string
+  state: 'queued' | 'suppressed'
+  reason: 'cooldown' | 'daily_cap' | 'opted_out' | null
+  created_at: number
+}
+
+/** One notification through one channel (0032): leased and retried like webhook deliveries. */
+export interface NotificationDeliveriesTable {
+  id: string
+  notification_id: string
+  shop_id: string
+  channel: 'klaviyo' | 'flow'
+  state: 'pending' | 'sent' | 'failed' | 'skipped'
+  attempts: ColumnType<number, number | undefined, number>
+  next_attempt_at: number
+  lease_owner: string | null
+  lease_until: number | null
+  last_error: string | null
+  created_at: number
+  sent_at: number | null
+}
+
+/** How far notifications made from a shop's wishlist adds have read them (0032), per kind. */
+export interface NotificationCursorsTable {
+  shop_id: string
+  kind: 'item_added' | 'reminder'
+  added_at: number
+  /** The last item read at `added_at` (owner, list and product), for ties. */
+  item_key: string
+  updated_at: number
+}
+
+/** A profile deletion to ask of a channel for an erased shopper (0032), retried until taken. */
+export interface NotificationErasuresTable {
+  id: string
+  shop_id: string
+  channel: 'klaviyo'
+  email: string | null
+  external_id: string | null
+  attempts: ColumnType<number, number | undefined, number>
+  next_attempt_at: number
+  lease_owner: string | null
+  lease_until: number | null
+  last_error: string | null
+  created_at: number
+}
+
+/**
+ * Who sends on a Klaviyo key (0036): the notification worker that holds it until `expires_at`.
+ * `name` is the key's hash (the worker's limiter key); `shop_id` is always '' (a key may serve
+ * several shops).
+ */
+export interface NotificationSendLeasesTable {
+  shop_id: string
+  name: string
+  holder: string
+  expires_at: number
+}
+
 /** A Shopify shop's catalog sync (0025): its state, the current or last run's counts, and the lease of the run that holds it. */
 export interface ShopifyCatalogSyncsTable {
   shop_id: string
@@ -514,6 +677,7 @@ export interface Database {
   review_votes: ReviewVotesTable
   purchases: PurchasesTable
   review_invitations: ReviewInvitationsTable
+  storefront_paths: StorefrontPathsTable
   analytics_daily: AnalyticsDailyTable
   analytics_shopper_days: AnalyticsShopperDaysTable
   analytics_shoppers: AnalyticsShoppersTable
@@ -526,11 +690,21 @@ export interface Database {
   analytics_revenue_daily: AnalyticsRevenueDailyTable
   analytics_product_revenue: AnalyticsProductRevenueTable
   analytics_currencies: AnalyticsCurrenciesTable
+  analytics_purchase_lag_totals: AnalyticsPurchaseLagTotalsTable
   shopify_webhook_receipts: ShopifyWebhookReceiptsTable
   privacy_requests: PrivacyRequestsTable
   shopify_access_tokens: ShopifyAccessTokensTable
   shopify_catalog_syncs: ShopifyCatalogSyncsTable
   shopify_subscriptions: ShopifySubscriptionsTable
+  shopify_flow_triggers: ShopifyFlowTriggersTable
+  notification_channels: NotificationChannelsTable
+  notification_contacts: NotificationContactsTable
+  notification_opt_outs: NotificationOptOutsTable
+  notifications: NotificationsTable
+  notification_deliveries: NotificationDeliveriesTable
+  notification_cursors: NotificationCursorsTable
+  notification_erasures: NotificationErasuresTable
+  notification_send_leases: NotificationSendLeasesTable
 }
 
 export type ShopRow = Selectable<ShopsTable>

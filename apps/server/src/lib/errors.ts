@@ -12,6 +12,7 @@ export const ERROR_STATUS = {
   DEFAULT_LIST_PROTECTED: 400,
   WEBHOOK_LIMIT: 400,
   KEY_LIMIT: 400,
+  CHANNEL_KEY_REJECTED: 400,
   UNAUTHORIZED: 401,
   INVALID_TOKEN: 401,
   TOKEN_EXPIRED: 401,
@@ -98,6 +99,16 @@ function collapseLiteralChoices(errors: AjvError[]): AjvError[] {
   })
 }
 
+/** A value outside an `enum`: its values when they are few, else how many there are (the API reference lists them). */
+function enumMessage(e: AjvError): string | undefined {
+  const values = e.keyword === 'enum' ? e.params.allowedValues : undefined
+  if (!Array.isArray(values)) return undefined
+  const shown = values.map((v) => (v === null ? 'null' : String(v)))
+  return shown.length <= 12
+    ? `must be one of: ${shown.join(', ')}`
+    : `must be one of the ${shown.length} values the API reference lists for it`
+}
+
 /**
  * `{path, message, index?}` per schema failure. `batches` names the top-level arrays whose
  * elements are the items of a batch (the route or module says which: `config.batches`); a
@@ -110,7 +121,7 @@ export function validationDetails(errors: AjvError[], context: string | undefine
     if (e.keyword === 'additionalProperties' && typeof e.params.additionalProperty === 'string') segments.push(e.params.additionalProperty)
     const location = context === 'querystring' ? 'query' : (context ?? 'body')
     const path = [location, ...segments].join('.')
-    const detail: ErrorDetail = { path, message: e.message ?? 'is invalid' }
+    const detail: ErrorDetail = { path, message: enumMessage(e) ?? e.message ?? 'is invalid' }
     const first = segments[0]
     const second = segments[1]
     if (first !== undefined && batches.includes(first) && second !== undefined && /^\d+$/.test(second)) detail.index = Number(second)

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 
 /** Prefixed random ids (`wl_…`, `wh_…`, `ak_…`): opaque, unguessable, never sequential (but see newOrderedId). */
-export type IdPrefix = 'shop' | 'ak' | 'sfk' | 'wl' | 'wh' | 'msg' | 'dlv' | 'req' | 'g' | 'evt' | 'pr'
+export type IdPrefix = 'shop' | 'ak' | 'sfk' | 'wl' | 'wh' | 'msg' | 'dlv' | 'req' | 'g' | 'evt' | 'pr' | 'ntf' | 'ndl'
 
 export function newId(prefix: IdPrefix, bytes = 12): string {
   return `${prefix}_${randomBytes(bytes).toString('base64url')}`

@@ -39,6 +39,25 @@ const MINOR_DIGITS: Record<string, number> = {
 
 export const minorDigits = (currency: string): number => MINOR_DIGITS[currency] ?? 2
 
+/**
+ * The ISO 4217 codes in use (list one of the standard: currencies, funds and precious metals),
+ * without XTS and XXX (testing, no currency): what a shop's `currency` setting may be.
+ */
+export const CURRENCY_CODES: readonly string[] = [
+  ...'AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND BOB BOV BRL BSD BTN BWP BYN BZD'.split(' '),
+  ...'CAD CDF CHE CHF CHW CLF CLP CNY COP COU CRC CUC CUP CVE CZK DJF DKK DOP DZD EGP ERN ETB EUR FJD FKP GBP'.split(' '),
+  ...'GEL GHS GIP GMD GNF GTQ GYD HKD HNL HTG HUF IDR ILS INR IQD IRR ISK JMD JOD JPY KES KGS KHR KMF KPW KRW'.split(' '),
+  ...'KWD KYD KZT LAK LBP LKR LRD LSL LYD MAD MDL MGA MKD MMK MNT MOP MRU MUR MVR MWK MXN MXV MYR MZN NAD NGN'.split(' '),
+  ...'NIO NOK NPR NZD OMR PAB PEN PGK PHP PKR PLN PYG QAR RON RSD RUB RWF SAR SBD SCR SDG SEK SGD SHP SLE SLL'.split(' '),
+  ...'SOS SRD SSP STN SVC SYP SZL THB TJS TMT TND TOP TRY TTD TWD TZS UAH UGX USD USN UYI UYU UYW UZS VED VES'.split(' '),
+  ...'VND VUV WST XAF XAG XAU XBA XBB XBC XBD XCD XCG XDR XOF XPD XPF XPT XSU XUA YER ZAR ZMW ZWG ZWL'.split(' '),
+]
+
+const CURRENCY_SET = new Set(CURRENCY_CODES)
+
+/** Whether `code` is one of CURRENCY_CODES (exactly: three capital letters). */
+export const isCurrencyCode = (code: string): boolean => CURRENCY_SET.has(code)
+
 /** Decimal places of a unit price the intake takes (docs/api.md, "Platform events"). */
 export const PRICE_SCALE = 6
 

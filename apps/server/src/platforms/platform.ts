@@ -10,6 +10,7 @@ import type { Db } from '../db/types.js'
 import type { OperationDocs } from '../lib/http-schemas.js'
 import type { AuthService, BearerContext } from '../modules/auth/auth.service.js'
 import type { EventsService } from '../modules/events/events.service.js'
+import type { NotificationChannel } from '../modules/notifications/channel.js'
 import type { PrivacyService } from '../modules/privacy/privacy.service.js'
 import type { InvitationsService } from '../modules/reviews/invitations.service.js'
 import type { ShopsService } from '../modules/shops/shops.service.js'
@@ -82,9 +83,14 @@ export interface Platform {
   ownsShopDomain(domain: string): boolean
   /**
    * Where a buyer of this platform's shop writes a review, for the invitation `query`
-   * (`?invitation=…`): a page inside the shop's own storefront.
+   * (`?invitation=…`): a page inside the shop's own storefront, in the buyer's language
+   * (`place.locale`) where the storefront has one, at the path the shop serves it from.
    */
-  reviewPageUrl(shopDomain: string, query: string): string
+  reviewPageUrl(
+    shopDomain: string,
+    query: string,
+    place: { locale: string | null; proxyPath: string | null; primaryLocale: string | null },
+  ): string
   /**
    * Who charges this platform's shops for their plans (Shopify: "Shopify Billing"): their plan
    * follows what the merchant approved there, so the operator's CLI does not set it unforced.
@@ -100,6 +106,11 @@ export interface Platform {
    * platform (its embedded admin); undefined when it proves none.
    */
   embedding?(rawQuery: string): Promise<DashboardEmbedding | undefined>
+  /**
+   * The notification channel this platform's shops have (Shopify: Shopify Flow), for the
+   * notification worker; undefined until its routes are registered (it calls the platform's API).
+   */
+  notificationChannel?(): NotificationChannel | undefined
   /** Its bearer tokens (Shopify: session tokens), made with the services they act through. */
   bearerAuthenticator?(services: { shops: ShopsService; auth: AuthService }): PlatformBearerAuthenticator
 }

@@ -13,14 +13,22 @@
  *   the `Origin` that CORS adds to every answer, directly or through the proxy (its answer is
  *   the same whoever asks, so a product page's reviews come from the shopper's cache). Asked
  *   with an admin token, whose answers may carry more (a review's e-mail), it is private like
- *   the rest.
+ *   the rest. Its errors are `no-store`: a 429, a refused key or a review not yet approved
+ *   must not be kept by a shared cache for the read's lifetime.
  * - Any other public route (the widget's and dashboard's files, the favicon, health, the
  *   OpenAPI document) sets its own, or none.
  *
  * Set in `onRequest`, before the credentials are read, so that an answer cut short by a
  * refusal or an outage is covered as well; the handler is not trusted to remember it.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, preHandlerHookHandler } from 'fastify'
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+  onSendHookHandler,
+  preHandlerHookHandler,
+} from 'fastify'
 import fp from 'fastify-plugin'
 
 /** Answers that carry a customer's or guest's data, or a credential. */
@@ -76,6 +84,12 @@ function setCacheHeaders(request: FastifyRequest, reply: FastifyReply, done: Hoo
   done()
 }
 
+/** A public read's error (status 400 and above) is kept by no cache (on the public reads' routes only). */
+const noStoreOnErrors: onSendHookHandler = (_request, reply, payload, done) => {
+  if (reply.statusCode >= 400 && reply.getHeader('cache-control') !== PRIVATE_CACHE_CONTROL) reply.header('cache-control', 'no-store')
+  done(null, payload)
+}
+
 /** Registered after CORS (whose `Vary: Origin` it extends) and before the credentials are read. */
 export const cachingPlugin = fp(
   async (app: FastifyInstance) => {
@@ -83,6 +97,7 @@ export const cachingPlugin = fp(
       if (typeof route.config?.cache !== 'object') return
       const own = route.preHandler
       route.preHandler = own === undefined ? [privateForAdmins] : [privateForAdmins, ...[own].flat()]
+      route.onSend = route.onSend === undefined ? [noStoreOnErrors] : [...[route.onSend].flat(), noStoreOnErrors]
     })
     app.addHook('onRequest', setCacheHeaders)
   },

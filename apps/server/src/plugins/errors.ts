@@ -10,8 +10,11 @@ import { type AjvError, AppError, ERROR_STATUS, type ErrorCode, invalid, validat
 const UNAVAILABLE_RETRY_AFTER_S = 5
 
 // Connection-level failures of pg / node sockets, and PostgreSQL's SQLSTATE classes 08
-// (connection exception) and 57P (operator intervention: shutdown, crash recovery).
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', '53300'])
+// (connection exception; PgBouncer's own errors, "server conn crashed?", "server login has
+// been failing", are 08P01) and 57P (operator intervention: shutdown, crash recovery), and
+// 25006 read_only_sql_transaction: a write that reached a standby not yet promoted (during a
+// failover) is refused until the promotion, never an internal error.
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', '53300', '25006'])
 const UNAVAILABLE_SQLITE_CODES = new Set(['SQLITE_BUSY', 'SQLITE_CANTOPEN'])
 
 export function isDatabaseUnavailable(err: unknown): boolean {
@@ -19,7 +22,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   const code = (err as { code?: unknown }).code
   if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08') || code.startsWith('57P'))) return true
   if (UNAVAILABLE_SQLITE_CODES.has(sqliteResultCode(err) ?? '')) return true
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down)/i.test(
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down|in recovery mode|not yet accepting connections)/i.test(
     err.message,
   )
 }

@@ -11,9 +11,9 @@ import { GUEST_ID_MAX, GUEST_ID_MIN } from '../lib/platform-ids.js'
  * adds those that follow from what an operation is.
  */
 const ERROR_RESPONSES: Record<number, string> = {
-  400: "The request is invalid: VALIDATION_ERROR (`details` lists each field; a Shopify webhook body that does not have its topic's shape or names another shop) or INVALID_JSON (not JSON, not UTF-8, or nested deeper than 64 levels), or a rule of the operation was broken (WISHLIST_LIMIT, ITEM_LIMIT, ITEM_NOT_IN_LIST, SAME_LIST, DEFAULT_LIST_PROTECTED, WEBHOOK_LIMIT, KEY_LIMIT)",
+  400: "The request is invalid: VALIDATION_ERROR (`details` lists each field; a Shopify webhook body that does not have its topic's shape or names another shop) or INVALID_JSON (not JSON, not UTF-8, or nested deeper than 64 levels), or a rule of the operation was broken (WISHLIST_LIMIT, ITEM_LIMIT, ITEM_NOT_IN_LIST, SAME_LIST, DEFAULT_LIST_PROTECTED, WEBHOOK_LIMIT, KEY_LIMIT), or a notification channel refused the credential given (CHANNEL_KEY_REJECTED)",
   401: 'No credentials (UNAUTHORIZED), or they are not valid: INVALID_TOKEN, TOKEN_EXPIRED, INVALID_CREDENTIALS; with `WWW-Authenticate: Bearer realm="wishlist"`',
-  403: "The credentials may not do this (FORBIDDEN), the shop's plan is too low (PLAN_UPGRADE_REQUIRED, `details: {required_plan, current_plan}`) or the feature is off (FEATURE_DISABLED)",
+  403: "FORBIDDEN: the credentials may not do this, or the app is uninstalled from their shop (a storefront key, a customer token); or the shop's plan is too low (PLAN_UPGRADE_REQUIRED, `details: {required_plan, current_plan}`) or the feature is off (FEATURE_DISABLED)",
   404: 'NOT_FOUND: the resource does not exist in this shop (or is not visible to the caller)',
   409: 'Conflict: LIST_NAME_TAKEN or DUPLICATE_REVIEW',
   410: 'SHARE_EXPIRED: the share link is past its `expires_at`',
@@ -22,7 +22,8 @@ const ERROR_RESPONSES: Record<number, string> = {
   415: 'UNSUPPORTED_MEDIA_TYPE: a body that is not `application/json`, or JSON with a `charset` other than `utf-8`',
   429: "RATE_LIMITED: over a rate limit (the caller's bucket, or the shop's ceiling over all its bearer-token requests), or, on exports, the shop's two exports already running; `Retry-After` says how many seconds to wait",
   431: 'HEADERS_TOO_LARGE: the request line and headers are over 16 KiB; the connection is closed',
-  503: 'UNAVAILABLE: the database (or Redis) cannot be reached, or (Shopify webhooks) too many bodies are being received at once, or the Admin API that must prove one cannot be reached; with `Retry-After`',
+  500: 'INTERNAL_ERROR: an unexpected failure (logged with the request id); the body never carries a stack trace or SQL',
+  503: 'UNAVAILABLE: the database (or Redis) cannot be reached, or (Shopify webhooks) too many bodies are being received at once, or the Admin API that must prove one cannot be reached, or Klaviyo (a notification channel) cannot be reached; with `Retry-After`',
 }
 
 const BODY_METHODS = ['post', 'put', 'patch', 'delete']
@@ -36,7 +37,7 @@ const CONNECTION_LEVEL = [408, 431]
  * what it does, added to every operation they apply to (routes list only their own):
  * 400 for anything with input (a path or query parameter over its limit, a body that is not
  * JSON), 408 and 431 for every request, 413 and 415 for every method that carries a body, 429
- * for everything rate limited, 503 for everything that reads the database.
+ * for everything rate limited, 500 for everything, 503 for everything that reads the database.
  */
 function sharedErrorStatuses(method: string, path: string, parameterCount: number, limited: boolean): number[] {
   const takesBody = BODY_METHODS.includes(method)
@@ -46,6 +47,7 @@ function sharedErrorStatuses(method: string, path: string, parameterCount: numbe
     ...(takesBody ? [413, 415] : []),
     ...(limited ? [429] : []),
     431,
+    500,
     ...(NO_STORAGE.includes(path) ? [] : [503]),
   ]
 }

@@ -86,6 +86,8 @@ export function testConfig(env: Record<string, string> = {}): Config {
     DATABASE_URL: 'sqlite::memory:',
     // Shopify app mode never calls the real Shopify in tests: its token exchanges are refused at once.
     SHOPIFY_API_EMULATOR_URL: 'http://127.0.0.1:9',
+    // Nor Klaviyo: a merchant's key is checked there (tests that connect Klaviyo run its emulator: helpers/klaviyo-emulator.ts).
+    KLAVIYO_BASE_URL: 'http://127.0.0.1:9',
     ...env,
   })
 }

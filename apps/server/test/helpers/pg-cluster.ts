@@ -28,7 +28,7 @@ export interface PgCluster {
   destroy(): Promise<void>
 }
 
-function binDir(): string {
+export function binDir(): string {
   const root = '/usr/lib/postgresql'
   const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : []
   for (const v of versions) if (existsSync(join(root, v, 'bin', 'initdb'))) return join(root, v, 'bin')
@@ -48,7 +48,7 @@ export async function freePort(): Promise<number> {
   })
 }
 
-async function asPostgres(cmd: string, args: string[]): Promise<void> {
+export async function asPostgres(cmd: string, args: string[]): Promise<void> {
   const root = process.getuid?.() === 0
   const [file, argv] = root ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args]
   await run(file, argv, { timeout: 60_000 })

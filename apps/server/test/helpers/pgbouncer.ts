@@ -7,6 +7,10 @@
  *
  * PgBouncer refuses to run as root: as root it is started with `-u postgres` (it drops to
  * that user itself, so the child process is PgBouncer) and its directory is handed to that user.
+ *
+ * For a failover (scripts/failover-drill.ts): named database entries instead of `*` (each with
+ * its own pool mode), more `[pgbouncer]` settings, and `repoint()`, which rewrites the ini with
+ * another upstream and has PgBouncer reload it (`RELOAD` on the admin console).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -21,6 +25,8 @@ export interface PgBouncer {
   url(database: string): string
   /** A command of PgBouncer's admin console (`SHOW STATS`, `SHOW POOLS`…), its rows. */
   admin(command: string): Promise<Record<string, unknown>[]>
+  /** Points every database entry at another PostgreSQL server: rewrites the ini, then `RELOAD`. */
+  repoint(upstream: { host?: string; port: number }): Promise<void>
   /** PgBouncer's log so far (for failure messages). */
   log(): string
   /** Stops PgBouncer and deletes its directory. */
@@ -32,31 +38,50 @@ const START_TIMEOUT_MS = 10_000
 
 export const pgBouncerInstalled = (): boolean => existsSync(BINARY)
 
-/** `upstream`: host and port of the PostgreSQL server (default 127.0.0.1:5432). */
-export async function startPgBouncer(upstream: { host?: string; port?: number } = {}): Promise<PgBouncer> {
+export interface PgBouncerOptions {
+  /** Host and port of the PostgreSQL server (default 127.0.0.1:5432). */
+  host?: string
+  port?: number
+  /** Named entries (name → PostgreSQL database, pool mode if not the default) instead of `*`. */
+  databases?: Record<string, { dbname: string; poolMode?: 'session' | 'transaction' }>
+  /** More `[pgbouncer]` settings (`server_login_retry`, `query_wait_timeout`…). */
+  settings?: Record<string, string | number>
+}
+
+export async function startPgBouncer(options: PgBouncerOptions = {}): Promise<PgBouncer> {
   if (!pgBouncerInstalled()) throw new Error(`${BINARY} is missing: apt-get install -y --no-install-recommends pgbouncer`)
   const dir = mkdtempSync(join(tmpdir(), 'wishlist-pgbouncer-'))
   const port = await freePort()
   const logFile = join(dir, 'pgbouncer.log')
   const ini = join(dir, 'pgbouncer.ini')
-  writeFileSync(
-    ini,
-    [
-      '[databases]',
-      `* = host=${upstream.host ?? '127.0.0.1'} port=${upstream.port ?? 5432}`,
-      '',
-      '[pgbouncer]',
-      'listen_addr = 127.0.0.1',
-      `listen_port = ${port}`,
-      'unix_socket_dir =',
-      'auth_type = trust',
-      `auth_file = ${join(dir, 'userlist.txt')}`,
-      'admin_users = postgres',
-      'pool_mode = transaction',
-      `logfile = ${logFile}`,
-      '',
-    ].join('\n'),
-  )
+  const writeIni = (upstream: { host?: string; port?: number }) => {
+    const server = `host=${upstream.host ?? '127.0.0.1'} port=${upstream.port ?? 5432}`
+    const entries = options.databases
+      ? Object.entries(options.databases).map(
+          ([name, d]) => `${name} = ${server} dbname=${d.dbname}${d.poolMode ? ` pool_mode=${d.poolMode}` : ''}`,
+        )
+      : [`* = ${server}`]
+    writeFileSync(
+      ini,
+      [
+        '[databases]',
+        ...entries,
+        '',
+        '[pgbouncer]',
+        'listen_addr = 127.0.0.1',
+        `listen_port = ${port}`,
+        'unix_socket_dir =',
+        'auth_type = trust',
+        `auth_file = ${join(dir, 'userlist.txt')}`,
+        'admin_users = postgres',
+        'pool_mode = transaction',
+        `logfile = ${logFile}`,
+        ...Object.entries(options.settings ?? {}).map(([k, v]) => `${k} = ${v}`),
+        '',
+      ].join('\n'),
+    )
+  }
+  writeIni(options)
   // trust still wants the user listed.
   writeFileSync(join(dir, 'userlist.txt'), '"postgres" ""\n')
   const root = process.getuid?.() === 0
@@ -94,7 +119,7 @@ export async function startPgBouncer(upstream: { host?: string; port?: number } 
       await stop()
       throw new Error(`pgbouncer exited at start: ${text}`)
     }
-    const probe = new pg.Client({ connectionString: url('postgres') })
+    const probe = new pg.Client({ connectionString: url(Object.keys(options.databases ?? {})[0] ?? 'postgres') })
     probe.on('error', () => {})
     try {
       await probe.connect()
@@ -112,17 +137,22 @@ export async function startPgBouncer(upstream: { host?: string; port?: number } 
     }
   }
 
+  const admin = async (command: string) => {
+    const c = new pg.Client({ connectionString: url('pgbouncer') })
+    await c.connect()
+    try {
+      return (await c.query<Record<string, unknown>>(command)).rows
+    } finally {
+      await c.end()
+    }
+  }
   return {
     port,
     url,
-    async admin(command) {
-      const c = new pg.Client({ connectionString: url('pgbouncer') })
-      await c.connect()
-      try {
-        return (await c.query<Record<string, unknown>>(command)).rows
-      } finally {
-        await c.end()
-      }
+    admin,
+    async repoint(upstream) {
+      writeIni(upstream)
+      await admin('RELOAD')
     },
     log,
     stop,

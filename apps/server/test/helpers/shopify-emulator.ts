@@ -18,13 +18,26 @@
  * Built-in fields: `shop`, `products` (paginated), `bulkOperationRunQuery`,
  * `currentBulkOperation`, `bulkOperation`/`node` (polling; the result as JSONL at
  * `{url}/bulk/{n}.jsonl`), `currentAppInstallation { activeSubscriptions }`,
- * `appSubscriptionCreate`, `appSubscriptionCancel`, `nodes`, `order`. Another one is one
- * `handle(field, handler)` call. A subscription's state moves as the merchant and Shopify move
- * it with `setSubscriptionStatus`.
+ * `appSubscriptionCreate`, `appSubscriptionCancel`, `nodes`, `order`, `flowTriggerReceive`.
+ * Another one is one `handle(field, handler)` call. A subscription's state moves as the
+ * merchant and Shopify move it with `setSubscriptionStatus`.
+ *
+ * Shopify Flow: `flowTriggerReceive(handle, payload)` checks the payload against the app's
+ * `flow_trigger` extensions as deployed (every extensions/<folder>/shopify.extension.toml, read at
+ * start: `flowTriggers`), as Flow does: a known handle, a JSON object of at most
+ * FLOW_PAYLOAD_LIMIT_BYTES, no key the trigger does not declare, every declared one present
+ * (a trigger field has no optional flag; stricter than Flow, if Flow lets one be left out),
+ * each value of its field's type (a reference by `customer_id`/`product_id`/`order_id` as a
+ * positive integer id); each refusal is a `userErrors` entry. Every call is recorded in
+ * `flowCalls`. It costs `costs.get('flowTriggerReceive')` like any field, so a drained bucket
+ * throttles it. `flowLifecycleBody` and `sendFlowLifecycle` are Flow's lifecycle callback,
+ * signed with the app secret.
  */
 import { randomBytes } from 'node:crypto'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
 import {
   type DocumentNode,
   type FieldNode,
@@ -36,6 +49,8 @@ import {
   valueFromASTUntyped,
 } from 'graphql'
 import { jwtVerify } from 'jose'
+import { parse as parseToml } from 'smol-toml'
+import { webhookHmac } from '../../src/platforms/shopify/signatures.js'
 import { SHOPIFY_API_KEY, SHOPIFY_SECRET } from './shopify.js'
 
 type Json = Record<string, unknown>
@@ -76,6 +91,8 @@ export interface EmulatedShop {
   /** The numeric id (its GID: `gid://shopify/Shop/{id}`). */
   id: string
   name: string
+  /** Its store currency (`shop { currencyCode }`, Shopify's CurrencyCode); default USD. */
+  currencyCode: string
   /** The scopes its tokens are granted. */
   scope: string
   /** Products in the Admin API's shape (`{ id: 'gid://shopify/Product/1', handle, title, variants: connection([...]) }`). */
@@ -128,6 +145,113 @@ export interface GraphqlRequest {
   at: number
 }
 
+/** A field of a deployed Flow trigger: its payload key (`customer_id` for a `customer_reference`) and type. */
+export interface FlowTriggerField {
+  key: string
+  type: string
+}
+
+/** A `flow_trigger` extension of the app, as its toml declares it. */
+export interface FlowTriggerDefinition {
+  handle: string
+  name: string
+  /** The extension's folder under extensions/. */
+  folder: string
+  fields: FlowTriggerField[]
+}
+
+/** A `flowTriggerReceive` call, with what the emulator answered. */
+export interface FlowCall {
+  shop: string
+  handle: unknown
+  payload: unknown
+  userErrors: { field: string[]; message: string }[]
+  at: number
+}
+
+/** The largest trigger payload Flow takes: 50 KB of JSON. */
+export const FLOW_PAYLOAD_LIMIT_BYTES = 50_000
+/** The app's extensions, as `shopify app deploy` sends them. */
+export const EXTENSIONS_DIR = join(import.meta.dirname, '..', '..', '..', '..', 'extensions')
+/** The commerce objects a trigger may reference, and the payload key of each. */
+const REFERENCE_KEYS: Record<string, string> = {
+  customer_reference: 'customer_id',
+  order_reference: 'order_id',
+  product_reference: 'product_id',
+  company_reference: 'company_id',
+  company_contact_reference: 'company_contact_id',
+}
+
+/** The app's `flow_trigger` extensions (extensions/<folder>/shopify.extension.toml), by handle. */
+export function flowTriggerDefinitions(dir = EXTENSIONS_DIR): Map<string, FlowTriggerDefinition> {
+  const out = new Map<string, FlowTriggerDefinition>()
+  for (const folder of readdirSync(dir).sort()) {
+    const file = join(dir, folder, 'shopify.extension.toml')
+    if (!existsSync(file)) continue
+    const toml = parseToml(readFileSync(file, 'utf8')) as Json
+    const settings = isObject(toml.settings) ? toml.settings : {}
+    const fields = (Array.isArray(settings.fields) ? settings.fields : []) as Json[]
+    for (const ext of (Array.isArray(toml.extensions) ? toml.extensions : []) as Json[]) {
+      if (ext.type !== 'flow_trigger') continue
+      out.set(String(ext.handle), {
+        handle: String(ext.handle),
+        name: String(ext.name),
+        folder,
+        fields: fields.map((f) => ({ key: REFERENCE_KEYS[String(f.type)] ?? String(f.key), type: String(f.type) })),
+      })
+    }
+  }
+  return out
+}
+
+/** Why a payload value is not of the field's type (Flow's check); undefined when it is. */
+function flowTypeError(type: string, value: unknown): string | undefined {
+  const id = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v) && v > 0
+  if (type in REFERENCE_KEYS) return id(value) ? undefined : 'must be a positive integer id'
+  switch (type) {
+    case 'boolean':
+      return typeof value === 'boolean' ? undefined : 'must be a boolean'
+    case 'email':
+      return typeof value === 'string' && /^[^@\s]+@[^@\s]+$/.test(value) ? undefined : 'must be an email address'
+    case 'single_line_text_field':
+      return typeof value === 'string' ? undefined : 'must be a string'
+    case 'number_decimal':
+      return typeof value === 'number' && Number.isFinite(value) ? undefined : 'must be a number'
+    case 'url':
+      return typeof value === 'string' && URL.canParse(value) ? undefined : 'must be a URL'
+    default:
+      return `has a type Flow does not take on a trigger: ${type}`
+  }
+}
+
+/** Flow's check of a flowTriggerReceive call: its userErrors (none: the workflows run). */
+export function flowUserErrors(
+  definitions: Map<string, FlowTriggerDefinition>,
+  handle: unknown,
+  payload: unknown,
+): { field: string[]; message: string }[] {
+  const definition = typeof handle === 'string' ? definitions.get(handle) : undefined
+  if (definition === undefined)
+    return [{ field: ['handle'], message: `Invalid handle: no trigger of the app is ${JSON.stringify(handle)}` }]
+  if (!isObject(payload)) return [{ field: ['payload'], message: 'Payload must be a JSON object' }]
+  const size = Buffer.byteLength(JSON.stringify(payload))
+  if (size > FLOW_PAYLOAD_LIMIT_BYTES)
+    return [{ field: ['payload'], message: `Payload is ${size} bytes, over the ${FLOW_PAYLOAD_LIMIT_BYTES} bytes limit` }]
+  const errors: { field: string[]; message: string }[] = []
+  const declared = new Map(definition.fields.map((f) => [f.key, f.type]))
+  for (const key of Object.keys(payload))
+    if (!declared.has(key)) errors.push({ field: ['payload', key], message: `${key} is not a field of ${definition.handle}` })
+  for (const [key, type] of declared) {
+    if (!(key in payload)) {
+      errors.push({ field: ['payload', key], message: `${key} is missing` })
+      continue
+    }
+    const wrong = flowTypeError(type, payload[key])
+    if (wrong !== undefined) errors.push({ field: ['payload', key], message: `${key} ${wrong}` })
+  }
+  return errors
+}
+
 export interface FieldContext {
   shop: EmulatedShop
   /** The field's arguments, variables resolved. */
@@ -163,8 +287,15 @@ export interface ShopifyEmulator {
   tokens: IssuedToken[]
   tokenRequests: TokenRequest[]
   graphqlRequests: GraphqlRequest[]
+  /** The app's Flow triggers as deployed (extensions/), by handle. */
+  flowTriggers: Map<string, FlowTriggerDefinition>
+  /** Every flowTriggerReceive call. */
+  flowCalls: FlowCall[]
   /** A shop Shopify knows (the app installable on it). */
-  addShop(domain: string, init?: Partial<Pick<EmulatedShop, 'id' | 'name' | 'scope' | 'products' | 'orders' | 'bucket'>>): EmulatedShop
+  addShop(
+    domain: string,
+    init?: Partial<Pick<EmulatedShop, 'id' | 'name' | 'currencyCode' | 'scope' | 'products' | 'orders' | 'bucket'>>,
+  ): EmulatedShop
   shop(domain: string): EmulatedShop
   /** Answers root field `field` (replacing a built-in one). */
   handle(field: string, handler: FieldHandler): void
@@ -214,7 +345,14 @@ const gidNumber = (gid: unknown, type: string): number | undefined => {
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
 
-/** The value cut to what `selection` asks (aliases, `__typename`, fragments matched on `__typename`). */
+/** The object types whose every field the emulator answers: selecting another is Shopify's `undefinedField` error. */
+const COMPLETE_TYPES = new Set(['Shop'])
+
+/**
+ * The value cut to what `selection` asks (aliases, `__typename`, fragments matched on
+ * `__typename`). A field a COMPLETE_TYPES object lacks is refused as Shopify refuses a field
+ * its schema does not have.
+ */
 function project(value: unknown, selection: SelectionSetNode | undefined, fragments: Map<string, FragmentDefinitionNode>): unknown {
   if (value === undefined || value === null) return null
   if (Array.isArray(value)) return value.map((v) => project(v, selection, fragments))
@@ -222,6 +360,9 @@ function project(value: unknown, selection: SelectionSetNode | undefined, fragme
   const out: Json = {}
   for (const field of fieldsOf(selection, value, fragments)) {
     const name = field.name.value
+    const type = value.__typename
+    if (typeof type === 'string' && COMPLETE_TYPES.has(type) && name !== '__typename' && !(name in value))
+      throw new EmulatedGraphqlError(`Field '${name}' doesn't exist on type '${type}'`, 'undefinedField')
     out[field.alias?.value ?? name] = project(value[name], field.selectionSet, fragments)
   }
   return out
@@ -314,11 +455,14 @@ export async function startShopifyEmulator(opts: { apiKey?: string; apiSecret?: 
     tokens: [],
     tokenRequests: [],
     graphqlRequests: [],
+    flowTriggers: flowTriggerDefinitions(),
+    flowCalls: [],
     addShop(domain, init = {}) {
       const shop: EmulatedShop = {
         domain,
         id: init.id ?? String(60_000_000_000 + ++serial),
         name: init.name ?? domain.split('.')[0]!,
+        currencyCode: init.currencyCode ?? 'USD',
         scope: init.scope ?? 'read_products,read_orders',
         products: init.products ?? [],
         orders: init.orders ?? [],
@@ -587,7 +731,7 @@ export async function startShopifyEmulator(opts: { apiKey?: string; apiSecret?: 
     id: `gid://shopify/Shop/${shop.id}`,
     name: shop.name,
     myshopifyDomain: shop.domain,
-    currencyCode: 'USD',
+    currencyCode: shop.currencyCode,
   }))
   handlers.set('products', ({ shop, args }) => {
     const first = args.first as number | undefined
@@ -655,6 +799,12 @@ export async function startShopifyEmulator(opts: { apiKey?: string; apiSecret?: 
     return { appSubscription: subscription, userErrors: [] }
   })
   handlers.set('order', ({ shop, args }) => shop.orders.find((o) => o.id === args.id) ?? null)
+  handlers.set('flowTriggerReceive', ({ shop, args }) => {
+    if (args.body !== undefined) throw new EmulatedGraphqlError('`body` is deprecated: send `handle` and `payload`', 'BAD_REQUEST')
+    const userErrors = flowUserErrors(emulator.flowTriggers, args.handle, args.payload)
+    emulator.flowCalls.push({ shop: shop.domain, handle: args.handle, payload: args.payload, userErrors, at: Date.now() })
+    return { userErrors }
+  })
   handlers.set('currentAppInstallation', ({ shop }) => ({
     id: `gid://shopify/AppInstallation/${shop.id}`,
     activeSubscriptions: shop.subscriptions.filter((s) => s.status === 'ACTIVE'),
@@ -726,4 +876,45 @@ export async function startShopifyEmulator(opts: { apiKey?: string; apiSecret?: 
   emulator.url = `http://127.0.0.1:${port}`
   emulator.env = { SHOPIFY_API_SECRET: apiSecret, SHOPIFY_API_KEY: apiKey, SHOPIFY_API_EMULATOR_URL: emulator.url }
   return emulator
+}
+
+/** Flow's lifecycle callback body for a shop and trigger (`timestamp`: now, unless given). */
+export function flowLifecycleBody(
+  shop: Pick<EmulatedShop, 'id' | 'domain'>,
+  trigger: string,
+  enabled: boolean,
+  at: Date = new Date(),
+): Json {
+  return {
+    flow_trigger_definition_id: trigger,
+    has_enabled_flow: enabled,
+    shop_id: Number(shop.id),
+    shopify_domain: shop.domain,
+    timestamp: at.toISOString(),
+  }
+}
+
+/**
+ * POSTs a Flow lifecycle callback to the app's endpoint (`path`), signed as Shopify signs it
+ * (`X-Shopify-Hmac-Sha256`, the raw body with the app secret; `hmac` replaces it, null: none).
+ */
+export async function sendFlowLifecycle(
+  t: {
+    inject: (opts: {
+      method: 'POST'
+      url: string
+      headers: Record<string, string>
+      payload: string
+    }) => PromiseLike<{ statusCode: number; body: string; json(): unknown }>
+  },
+  body: unknown,
+  o: { secret?: string; hmac?: string | null; path?: string } = {},
+) {
+  const raw = typeof body === 'string' ? body : JSON.stringify(body)
+  const headers: Record<string, string> = { 'content-type': 'application/json' }
+  const hmac = o.hmac === undefined ? webhookHmac(raw, o.secret ?? SHOPIFY_SECRET) : o.hmac
+  if (hmac !== null) headers['x-shopify-hmac-sha256'] = hmac
+  const res = await t.inject({ method: 'POST', url: o.path ?? '/v1/platforms/shopify/flow/lifecycle', headers, payload: raw })
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed JSON that each test reads as it expects
+  return { status: res.statusCode, body: res.body === '' ? undefined : (res.json() as any) }
 }

@@ -1,5 +1,6 @@
 /** Shopify's side of the app mode tests: proxy signatures, webhook HMACs and session tokens. */
 import { SignJWT } from 'jose'
+import { expect, vi } from 'vitest'
 import { proxySignature, webhookHmac } from '../../src/platforms/shopify/signatures.js'
 import type { TestApp } from './app.js'
 
@@ -101,3 +102,17 @@ export async function sessionToken(
     .setJti(`jti-${Math.random()}`)
     .sign(new TextEncoder().encode(o.secret ?? SHOPIFY_SECRET))
 }
+
+/**
+ * Waits until the catalog sync a token exchange starts (catalog-sync.ts) has ended for the
+ * shop: its Admin API calls run in the background after the session answers, and one that
+ * meets a token the test then revokes drops it (a test that revokes must wait for them).
+ */
+export const catalogSyncOver = (t: TestApp, shopId: string) =>
+  vi.waitFor(
+    async () => {
+      const sync = await t.storage.db.selectFrom('shopify_catalog_syncs').select('state').where('shop_id', '=', shopId).executeTakeFirst()
+      expect(sync?.state).toMatch(/^(done|failed)$/)
+    },
+    { timeout: 10_000, interval: 10 },
+  )

@@ -9,7 +9,7 @@
  *   `Cache-Control: private, no-store`, its errors included.
  * - A public read (a shared list, a product's reviews) states its caching and Varies on every
  *   request header its answer depends on, through the app proxy too (its answer is the same
- *   whoever asks); asked with an admin token it is private.
+ *   whoever asks); asked with an admin token it is private. Its errors are `no-store`.
  * - Every other public route is listed below as carrying nobody's data, so that a new public
  *   route needs a decision here.
  */
@@ -17,7 +17,9 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RouteEntry } from '../../src/plugins/auth.js'
 import { DEMO_DOMAIN } from '../../src/modules/storefront/storefront.routes.js'
+import { optOutToken } from '../../src/modules/notifications/opt-out.js'
 import { createTestApp, type TestApp, type TestShop } from '../helpers/app.js'
+import { type KlaviyoEmulator, startKlaviyoEmulator } from '../helpers/klaviyo-emulator.js'
 import { newShopDomain, sessionToken, SHOPIFY_ENV, signedQuery } from '../helpers/shopify.js'
 
 const PRIVATE = 'private, no-store'
@@ -41,15 +43,20 @@ const PERSONAL_PUBLIC = new Set([
   'GET /reviews/new',
   'POST /reviews/new',
   'POST /demo/login',
+  'GET /notifications/opt-out/:token',
+  'POST /notifications/opt-out/:token',
 ])
-/** Public routes that carry nobody's data: files, health, the API description, the Shopify webhook intake. */
+/** Public routes that carry nobody's data: files, health, the API description, the Shopify webhook and Flow lifecycle intakes. */
 const IMPERSONAL_PUBLIC =
-  /^(GET \/(readyz|healthz|metrics|v1\/openapi\.json|widget[\w.-]*\.js|favicon\.ico|demo|demo\/app\.js|dashboard|dashboard\/index\.html|dashboard\/assets\/:file)|POST \/v1\/platforms\/shopify\/webhooks|OPTIONS \/\*)$/
+  /^(GET \/(readyz|healthz|metrics|v1\/openapi\.json|widget[\w.-]*\.js|favicon\.ico|demo|demo\/app\.js|dashboard|dashboard\/index\.html|dashboard\/assets\/:file)|POST \/v1\/platforms\/shopify\/(webhooks|flow\/lifecycle)|OPTIONS \/\*)$/
 
 type Kind = 'admin' | 'customer' | 'guest' | 'storefront' | 'none'
 
 let t: TestApp
 let shop: TestShop
+/** Klaviyo, for connecting it (PUT /v1/admin/channels/klaviyo checks the key there). */
+let klaviyo: KlaviyoEmulator
+const KLAVIYO_KEY = 'pk_cache0headers0test0key000000000001'
 let admin: string
 let customer: string
 let routes: RouteEntry[]
@@ -85,7 +92,8 @@ const ok = (res: LightMyRequestResponse, what: string) => {
 }
 
 beforeAll(async () => {
-  t = await createTestApp({ env: { ...SHOPIFY_ENV }, demoPages: true })
+  klaviyo = await startKlaviyoEmulator({ keys: { [KLAVIYO_KEY]: 'ACCT_CACHE' } })
+  t = await createTestApp({ env: { ...SHOPIFY_ENV, KLAVIYO_BASE_URL: klaviyo.url }, demoPages: true })
   shop = await t.createShop('scale', { multi_wishlist_enabled: true, reviews_auto_approve: true })
   admin = await shop.adminToken()
   customer = await shop.customerToken(CUSTOMER)
@@ -160,7 +168,10 @@ beforeAll(async () => {
   )
   routes = t.app.routeCatalog.filter((r) => r.method !== 'HEAD')
 })
-afterAll(() => t.close())
+afterAll(async () => {
+  await t.close()
+  await klaviyo.close()
+})
 
 /** What the answer must say: private, a public read, or nothing asked of it (a public route of nobody's data). */
 function expected(route: RouteEntry, kind: Kind): 'private' | { cacheControl: string; vary: string[] } | undefined {
@@ -219,6 +230,8 @@ async function pathFor(route: RouteEntry, kind: Kind, via: Send): Promise<string
     // The link as it is now (the walk revokes it on the way: DELETE …/share).
     else if (name === 'shareToken')
       value = ok(await call('GET', '/v1/wishlists/me/share', { authorization: `Bearer ${customer}` }), 'share').data.token
+    else if (name === 'token' && route.url.startsWith('/notifications/opt-out/'))
+      value = optOutToken(t.config.jwtSecret, shop.id, { type: 'customer', id: CUSTOMER })
     else if (name === 'token') value = seeded.invitation as string
     else if (name === 'webhookId') {
       value = seeded.webhookId as string
@@ -275,6 +288,12 @@ async function bodyFor(route: RouteEntry, kind: Kind, via: Send): Promise<unknow
       return { name: 'cache test' }
     case 'POST /v1/webhooks':
       return { url: 'https://hooks.example/more', events: ['wishlist.item.added'] }
+    case 'PUT /v1/admin/channels/klaviyo':
+      return { private_key: KLAVIYO_KEY }
+    case 'PUT /v1/admin/customers/:customerId/contact':
+      return { email: 'c@example.com' }
+    case 'PUT /v1/wishlists/:customerId/contact':
+      return { email: `${kind}@example.com`, consent: true, consent_text: 'E-mail me about my wishlist.' }
     case 'POST /v1/events':
       return { events: [{ type: 'order.created', order_id: '5002', customer_id: '1004', line_items: [{ product_id: '7005' }] }] }
     case 'POST /v1/wishlists/:customerId/items':
@@ -347,12 +366,14 @@ describe('caching headers on every route', () => {
           const where = `${keyOf(route)} as ${kind} → ${res.statusCode}`
           if (want === 'private') {
             if (got.cacheControl !== PRIVATE) wrong.push(`${where}: Cache-Control ${String(got.cacheControl)}`)
-            if (res.statusCode < 300) succeeded.private.add(keyOf(route))
+            // A no-script form that went through answers 303 See Other to its page.
+            if (res.statusCode < 300 || res.statusCode === 303) succeeded.private.add(keyOf(route))
             else refused.set(keyOf(route), `${kind} ${res.statusCode} ${res.body.slice(0, 160)}`)
           } else {
             const varied = got.vary.split(',').map((s) => s.trim().toLowerCase())
             const missing = want.vary.filter((h) => !varied.includes(h.toLowerCase()))
-            if (got.cacheControl !== want.cacheControl || missing.length)
+            // A public read's refusal is kept by no cache.
+            if (got.cacheControl !== (res.statusCode >= 400 ? 'no-store' : want.cacheControl) || missing.length)
               wrong.push(`${where}: Cache-Control ${String(got.cacheControl)}, Vary ${got.vary}`)
             if (res.statusCode < 300) succeeded.publicRead.add(keyOf(route).replace(' /proxy/', ' /'))
           }
@@ -384,6 +405,20 @@ describe('caching headers on every route', () => {
       expect(again.statusCode).toBe(200)
       expect(again.body).toBe(first.body)
       expect(again.headers['cache-control']).toBe(PRIVATE)
+    }
+  })
+
+  it('a public read that is refused is kept by no cache: an unknown review, a bad product id, an unknown storefront key, an unknown share token', async () => {
+    const sf = await credentials('storefront')
+    for (const [url, headers, status] of [
+      ['/api/v1/reviews/999999999', sf, 404],
+      ['/api/v1/products/not%20an%20id/reviews', sf, 400],
+      [`/api/v1/products/${PRODUCT}/reviews`, { 'x-storefront-key': 'sk_unknown_key_0000000000000000' }, 401],
+      ['/v1/wishlists/shared/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', {}, 404],
+    ] as const) {
+      const res = await call('GET', url, headers)
+      expect(res.statusCode, `${url}: ${res.body}`).toBe(status)
+      expect(res.headers['cache-control'], url).toBe('no-store')
     }
   })
 

@@ -79,9 +79,10 @@ describe('wishlist CLI', { timeout: 60_000 }, () => {
       '--set',
       'multi_wishlist_enabled=true',
       'share_link_ttl_days=9',
+      'currency=EUR',
     )
     expect(settings.code).toBe(0)
-    expect(JSON.parse(settings.stdout)).toMatchObject({ multi_wishlist_enabled: true, share_link_ttl_days: 9 })
+    expect(JSON.parse(settings.stdout)).toMatchObject({ multi_wishlist_enabled: true, share_link_ttl_days: 9, currency: 'EUR' })
 
     const t: TestApp = await createTestApp({ database })
     try {
@@ -92,7 +93,7 @@ describe('wishlist CLI', { timeout: 60_000 }, () => {
         id: created.shop.id,
         plan: 'scale',
         storefrontKey: created.storefrontKey,
-        settings: { multi_wishlist_enabled: true, share_link_ttl_days: 9 },
+        settings: { multi_wishlist_enabled: true, share_link_ttl_days: 9, currency: 'EUR' },
       })
     } finally {
       await t.close()
@@ -127,6 +128,8 @@ describe('wishlist CLI', { timeout: 60_000 }, () => {
     expect((await cli('shops', 'create', '--domain', 'x.myshopify.com', '--plan', 'platinum')).code).toBe(2)
     expect((await cli('shops', 'settings', '--domain', 'cli-shop.myshopify.com', '--set', 'share_link_ttl_days=0')).code).toBe(2)
     expect((await cli('shops', 'settings', '--domain', 'cli-shop.myshopify.com', '--set', 'bogus=true')).code).toBe(2)
+    const currency = await cli('shops', 'settings', '--domain', 'cli-shop.myshopify.com', '--set', 'currency=eur')
+    expect([currency.code, currency.stderr]).toEqual([2, expect.stringContaining('currency must be an ISO 4217 code')])
     expect((await cli('keys', 'create', '--domain', 'nobody.myshopify.com')).code).toBe(2)
     expect((await cli('frobnicate')).code).toBe(2)
   })

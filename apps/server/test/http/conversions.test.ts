@@ -228,6 +228,7 @@ describe('orders, purchase state and attribution', () => {
       wishlistToPurchaseRate: 71.43,
       medianDaysToPurchase: 18,
       signalsInfluenced: { back_in_stock: 1, price_dropped: 1, low_stock: 0 },
+      channelsInfluenced: { klaviyo: 0, flow: 0 },
     })
     // 30d (days −29..0): adds 2 (−20), 4 (−15), 7 (−12), the merge (today) = 4; bought among
     // the items added in it: 2, 4, 6 (added day −4) = 3 → 75; lags 4, 15, 18 → 15.0.
@@ -321,6 +322,7 @@ describe('remove on purchase', () => {
       wishlistToPurchaseRate: 100,
       medianDaysToPurchase: 0,
       signalsInfluenced: { back_in_stock: 0, price_dropped: 0, low_stock: 0 },
+      channelsInfluenced: { klaviyo: 0, flow: 0 },
     })
   })
 })

@@ -163,6 +163,10 @@ describe('error envelope', () => {
       share_link_ttl_days: 30,
       remove_on_purchase: false,
       attribution_window_days: 30,
+      notification_cooldown_hours: 24,
+      notifications_per_day: 3,
+      reminder_after_days: 7,
+      currency: null,
       storefront_strings: null,
     })
   })
@@ -178,6 +182,10 @@ describe('error envelope', () => {
         share_link_ttl_days: 7,
         remove_on_purchase: true,
         attribution_window_days: 30,
+        notification_cooldown_hours: 24,
+        notifications_per_day: 3,
+        reminder_after_days: 7,
+        currency: null,
         storefront_strings: null,
       },
     })

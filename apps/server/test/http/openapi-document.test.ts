@@ -262,13 +262,16 @@ describe('the OpenAPI document', () => {
     expect([created.status, created.body.data.scope]).toEqual([201, 'admin'])
   })
 
-  it('lists on every operation the statuses any request can get: 408 and 431, 400 with input, 413 and 415 with a body, 429 when rate limited, 503 with storage', () => {
-    // (Shopify's webhook route spends no rate-limit budget, but its 429 is the cap of unfinished bodies per address.)
-    const unlimited = ['GET /healthz', 'GET /readyz', 'GET /widget.js']
+  it('lists on every operation the statuses any request can get: 408, 431 and 500, 400 with input, 413 and 415 with a body, 429 when rate limited, 503 with storage; 403 wherever a storefront key is taken', () => {
+    // (Shopify's webhook route spends no rate-limit budget, but its 429 is the cap of unfinished bodies per address;
+    // Flow's lifecycle callback, Shopify's too, has no such cap.)
+    const unlimited = ['GET /healthz', 'GET /readyz', 'GET /widget.js', 'POST /v1/platforms/shopify/flow/lifecycle']
     for (const { where, op } of operations()) {
       const statuses = Object.keys(op.responses).map(Number)
       const [method] = where.split(' ') as [string]
-      const expected = [408, 431]
+      const expected = [408, 431, 500]
+      // The uninstalled shop's storefront key is refused with 403 FORBIDDEN.
+      if ((op.security ?? []).some((s: Json) => 'storefrontKey' in s)) expected.push(403)
       if (['POST', 'PUT', 'PATCH', 'DELETE'].includes(method)) expected.push(400, 413, 415)
       if ((op.parameters ?? []).length > 0) expected.push(400)
       if (!unlimited.includes(where)) expected.push(429)

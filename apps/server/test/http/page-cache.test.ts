@@ -4,7 +4,9 @@
  * app instance, a plain SQL statement from another connection), shows on the next read.
  * Each test warms the cache first, so a missed invalidation fails it.
  */
+import { spawn } from 'node:child_process'
 import { rmSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openStorage, type Storage } from '../../src/db/connect.js'
@@ -65,6 +67,26 @@ async function seen<T>(read: () => Promise<T>, expected: T, withinMs = 2_000): P
     last = await read()
   }
   expect(last).toEqual(expected)
+}
+
+/** bench/http/delay-proxy.ts in a child process: `upstream`'s host and port, every chunk held `delayMs` each way. */
+async function delayProxy(upstream: URL, delayMs: number): Promise<{ port: number; stop(): Promise<void> }> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'bench/http/delay-proxy.ts'], {
+    cwd: fileURLToPath(new URL('../..', import.meta.url)),
+    env: { ...process.env, UPSTREAM_HOST: upstream.hostname, UPSTREAM_PORT: upstream.port || '5432', DELAY_MS: String(delayMs) },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  })
+  const { port } = await new Promise<{ port: number }>((ok, fail) => {
+    proc.once('message', (m) => ok(m as { port: number }))
+    proc.once('exit', (code) => fail(new Error(`the delay proxy exited with ${code}`)))
+  })
+  const stop = () =>
+    new Promise<void>((done) => {
+      if (proc.exitCode !== null || proc.signalCode !== null) return done()
+      proc.once('exit', () => done())
+      proc.kill('SIGTERM')
+    })
+  return { port, stop }
 }
 
 /** Waits, one event-loop turn at a time (I/O runs between them), until `check()` holds. */
@@ -255,9 +277,9 @@ describe('GET page cache', () => {
     await turnsUntil(() => t.storage.changeStamp?.() !== undefined, 'the feed')
     const before = notifications()
     await add(c, { product_id: '81' })
-    // The add's own notification arrives after its response; once it has, this read files
-    // the page under a stamp that nothing moves until the feed is cut.
-    await turnsUntil(() => notifications() > before, "the add's notification")
+    // The add is answered once its own notification has arrived; this read files the page
+    // under a stamp that nothing moves until the feed is cut.
+    expect(notifications()).toBeGreaterThan(before)
     expect(await ids(c)).toEqual(['81'])
     // Both instances (t and other) listen on this schema (or this database, through PgBouncer: test/helpers/db.ts).
     const feedPids = async () =>
@@ -287,6 +309,43 @@ describe('GET page cache', () => {
     await turnsUntil(() => t.storage.changeStamp?.() !== undefined, 'the feed back')
     expect((await page(c)).body.data.items[0].handle).toBe('during-gap')
   })
+
+  it.runIf(BACKEND === 'postgres')(
+    "answers a write once its own change feed has heard the write's notification (a feed 20 ms behind PostgreSQL)",
+    async () => {
+      if (database.target.kind !== 'postgres') return
+      // The writer's LISTEN connection reaches PostgreSQL through a proxy that holds every chunk 20 ms.
+      const upstream = new URL(database.target.directUrl ?? database.target.url)
+      const proxy = await delayProxy(upstream, 20)
+      const slowFeed = new URL(upstream)
+      slowFeed.hostname = '127.0.0.1'
+      slowFeed.port = String(proxy.port)
+      const writer = await createTestApp({ database: { ...database, target: { ...database.target, directUrl: slowFeed.toString() } } })
+      try {
+        const notifications = () => Number(writer.storage.changeStamp?.()?.split(':')[1] ?? -1)
+        await turnsUntil(() => writer.storage.changeStamp?.() !== undefined, 'the feed')
+        const c = newCustomer()
+        for (const [product, status] of [
+          ['91', 201],
+          ['92', 201],
+          ['91', 200],
+        ] as const) {
+          const before = notifications()
+          expect((await add(c, { product_id: product, note: `n${status}` }, '', writer)).status).toBe(status)
+          // Heard before the answer: another instance told at the same commit shows it to the next read.
+          expect(notifications()).toBeGreaterThan(before)
+        }
+        // A write that changes no page (a present item, nothing given) notifies nothing and waits for nothing.
+        const before = notifications()
+        expect((await add(c, { product_id: '92' }, '', writer)).status).toBe(200)
+        expect(notifications()).toBe(before)
+        expect(await ids(c)).toEqual(['92', '91'])
+      } finally {
+        await writer.close()
+        await proxy.stop()
+      }
+    },
+  )
 
   it("serves a shared list with its owner's changes, and a revoked link answers 404 (another instance's revocation: PostgreSQL once notified)", async () => {
     const c = newCustomer()

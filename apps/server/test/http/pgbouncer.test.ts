@@ -151,7 +151,8 @@ describe.skipIf(BACKEND !== 'postgres')('through PgBouncer in transaction mode',
     expect(shown).toBe('15s')
   })
 
-  it("two service instances behind the same PgBouncer see each other's writes (0 stale first reads)", async () => {
+  // Two server processes start (each some seconds on a busy machine) before the 20 rounds: more than the default 30 s.
+  it("two service instances behind the same PgBouncer see each other's writes (0 stale first reads)", { timeout: 90_000 }, async () => {
     const a = await startServerProcess(serviceEnv())
     servers.push(a)
     const b = await startServerProcess(serviceEnv())

@@ -236,7 +236,110 @@ describe('GET /v1/admin/customers/{customerId}/export', () => {
       purchases: [],
       reviewInvitations: [],
       analyticsEvents: [],
+      notificationContact: null,
+      notificationOptOut: null,
+      notifications: [],
     })
+  })
+
+  it("holds the customer's notification contact, opt-out and notifications with their deliveries", async () => {
+    const admin = await shop.adminToken()
+    const put = await t.call('PUT', '/v1/admin/customers/555001/contact', { token: admin, body: { email: 'Nia@Example.com' } })
+    expect(put.status).toBe(200)
+    const at = Date.now()
+    await t.storage.db
+      .insertInto('notifications')
+      .values([
+        {
+          shop_id: shop.id,
+          id: 'ntf_a',
+          owner_type: 'customer',
+          owner_id: '555001',
+          signal: 'back_in_stock',
+          product_id: '901',
+          variant_id: '9011',
+          payload: '{}',
+          state: 'queued',
+          reason: null,
+          created_at: at,
+        },
+        {
+          shop_id: shop.id,
+          id: 'ntf_b',
+          owner_type: 'customer',
+          owner_id: '555001',
+          signal: 'back_in_stock',
+          product_id: '901',
+          variant_id: '9011',
+          payload: '{}',
+          state: 'suppressed',
+          reason: 'cooldown',
+          created_at: at + 1,
+        },
+        {
+          shop_id: shop.id,
+          id: 'ntf_c',
+          owner_type: 'customer',
+          owner_id: '555002',
+          signal: 'price_drop',
+          product_id: '902',
+          variant_id: null,
+          payload: '{}',
+          state: 'queued',
+          reason: null,
+          created_at: at,
+        },
+      ])
+      .execute()
+    await t.storage.db
+      .insertInto('notification_deliveries')
+      .values({
+        shop_id: shop.id,
+        id: 'ndl_a',
+        notification_id: 'ntf_a',
+        channel: 'klaviyo',
+        state: 'sent',
+        next_attempt_at: at,
+        lease_owner: null,
+        lease_until: null,
+        last_error: null,
+        created_at: at,
+        sent_at: at + 5,
+      })
+      .execute()
+    await t.storage.db
+      .insertInto('notification_opt_outs')
+      .values({ shop_id: shop.id, owner_type: 'customer', owner_id: '555001', opted_out_at: at + 10 })
+      .execute()
+
+    const doc = (await exportOf('555001')).body.data
+    expect(doc.notificationContact).toEqual({
+      email: 'nia@example.com',
+      source: 'merchant',
+      consentText: null,
+      consentedAt: expect.any(String),
+    })
+    expect(doc.notificationOptOut).toEqual({ optedOutAt: new Date(at + 10).toISOString() })
+    expect(doc.notifications).toEqual([
+      {
+        signal: 'back_in_stock',
+        productId: '901',
+        variantId: '9011',
+        state: 'queued',
+        reason: null,
+        createdAt: new Date(at).toISOString(),
+        deliveries: [{ channel: 'klaviyo', state: 'sent', sentAt: new Date(at + 5).toISOString() }],
+      },
+      {
+        signal: 'back_in_stock',
+        productId: '901',
+        variantId: '9011',
+        state: 'suppressed',
+        reason: 'cooldown',
+        createdAt: new Date(at + 1).toISOString(),
+        deliveries: [],
+      },
+    ])
   })
 
   it('rejects a customer id that is neither digits nor a GID', async () => {

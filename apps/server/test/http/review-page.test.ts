@@ -22,6 +22,7 @@ async function invitation(
   productId: string,
   email: string | null = `buyer${++seq}@example.com`,
   of: TestShop = shop,
+  locale?: string,
 ): Promise<{ token: string; reviewUrl: string }> {
   const token = await of.adminToken()
   const order = await t.call('POST', '/v1/events', {
@@ -33,6 +34,7 @@ async function invitation(
           order_id: `70${++seq}`,
           customer_id: '901',
           ...(email === null ? {} : { email }),
+          ...(locale === undefined ? {} : { locale }),
           line_items: [{ product_id: productId }],
         },
       ],
@@ -53,17 +55,22 @@ async function get(url: string, headers: Record<string, string> = {}) {
   return res.body
 }
 
+/** The form posted as a browser posts it: the page it answers with, or the one its redirect (303, review taken) names. */
 async function post(form: Record<string, string>, query = '', headers: Record<string, string> = {}) {
-  const res = await t.inject({
+  const res = await submit(form, query, headers)
+  if (res.statusCode === 303) return get(String(res.headers.location), headers)
+  expect(res.statusCode, res.body).toBe(200)
+  expect(res.headers['content-type']).toBe('text/html; charset=utf-8')
+  return res.body
+}
+
+const submit = (form: Record<string, string>, query = '', headers: Record<string, string> = {}) =>
+  t.inject({
     method: 'POST',
     url: `/reviews/new${query}`,
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
     payload: new URLSearchParams(form).toString(),
   })
-  expect(res.statusCode, res.body).toBe(200)
-  expect(res.headers['content-type']).toBe('text/html; charset=utf-8')
-  return res.body
-}
 
 describe('GET /reviews/new', () => {
   it('is where reviewUrl points for a shop that is not on Shopify, and shows an accessible form', async () => {
@@ -110,7 +117,13 @@ describe('POST /reviews/new', () => {
     expect(form).toContain('name="email" type="email"')
 
     const wrong = await post({ invitation: token, body: '', name: 'Ann <b>', email: 'nope' })
-    expect(wrong).toContain('<div class="wl-review__summary" role="alert" tabindex="-1" id="wl-review-errors">')
+    // The summary comes first, is focused with no script, names the problem in the tab's title and links each problem to its field.
+    expect(wrong).toContain('<title>Error: Write a review</title>')
+    expect(wrong).toContain('<div class="wl-review__summary" role="alert" tabindex="-1" autofocus id="wl-review-errors">')
+    expect(wrong).toContain('<li><a href="#wl-review-body">Write your review (up to 5,000 characters).</a></li>')
+    expect(wrong).toContain('<li><a href="#wl-review-rating-5">Choose a rating from 1 to 5 stars.</a></li>')
+    expect(wrong).toContain('id="wl-review-rating-5"')
+    expect(wrong.indexOf('wl-review__summary')).toBeLessThan(wrong.indexOf('<form'))
     expect(wrong).toContain('Choose a rating from 1 to 5 stars.')
     expect(wrong).toContain('Write your review (up to 5,000 characters).')
     expect(wrong).toContain('Enter a valid e-mail address.')
@@ -144,6 +157,59 @@ describe('POST /reviews/new', () => {
     // The customer (901) already reviewed the product: the second invitation's review is a duplicate.
     const dup = await post({ invitation: second.token, rating: '4', body: 'Two', name: 'Sam' })
     expect(dup).toContain('A review of this product was already received from you.')
+  })
+})
+
+describe('after a post (Post/Redirect/Get), and in the language of the order', () => {
+  it('sends the browser to the thank-you page once the review is taken (303), so a reload posts nothing again', async () => {
+    const { token } = await invitation('5701')
+    const res = await submit({ invitation: token, rating: '4', body: 'Solid.', name: 'Kim' }, '?locale=fr')
+    expect(res.statusCode).toBe(303)
+    expect(res.body).toBe('')
+    expect(res.headers.location).toBe(`/reviews/new?invitation=${token}&locale=fr&done=1`)
+    for (let reload = 0; reload < 2; reload++) {
+      const thanks = await get(String(res.headers.location))
+      expect(thanks).toContain('<title>Merci pour votre avis !</title>')
+      expect(thanks).toContain('<p role="status">Il est maintenant visible sur la page du produit.</p>')
+    }
+    expect(await t.storage.db.selectFrom('reviews').selectAll().where('product_id', '=', '5701').execute()).toHaveLength(1)
+    // Without `done` the used link says it was used; `done` on a link never used shows the form, not a thank-you.
+    expect(await get(`/reviews/new?invitation=${token}&locale=fr`)).toContain('<h1>Ce lien d’avis a déjà été utilisé</h1>')
+    const fresh = await invitation('5702')
+    expect(await get(`/reviews/new?invitation=${fresh.token}&done=1`)).toContain('<form class="wl-review__form"')
+  })
+
+  it('a refused form says "Error:" first in the title, and every problem in the language of the page', async () => {
+    const { token } = await invitation('5703', null)
+    const wrong = await submit({ invitation: token, rating: '9', body: ' ', name: '', email: 'x' }, '?locale=fr')
+    expect(wrong.statusCode).toBe(200)
+    expect(wrong.body).toContain('<title>Erreur : Écrire un avis</title>')
+    expect(wrong.body).toContain('<h2>Veuillez corriger les points suivants :</h2>')
+    for (const text of [
+      'Choisissez une note de 1 à 5 étoiles.',
+      'Rédigez votre avis (5 000 caractères au maximum).',
+      'Indiquez votre nom (100 caractères au maximum).',
+      'Saisissez une adresse e-mail valide.',
+    ])
+      expect(wrong.body).toContain(text)
+  })
+
+  it("carries the order's language in reviewUrl (`locale`), and the page speaks it", async () => {
+    const { token, reviewUrl } = await invitation('5704', 'lang@example.com', shop, 'nl')
+    expect(reviewUrl).toBe(`http://wishlist.test/reviews/new?invitation=${token}&locale=nl`)
+    const html = await get(reviewUrl.replace('http://wishlist.test', ''), { 'accept-language': 'en' })
+    expect(html).toContain('<html lang="nl">')
+    expect(html).toContain('action="/reviews/new?locale=nl"')
+    // An order that names no language: no locale, the browser's language decides.
+    const plain = await invitation('5705')
+    expect(plain.reviewUrl).toBe(`http://wishlist.test/reviews/new?invitation=${plain.token}`)
+    // A malformed one is refused by the intake like any bad field.
+    const bad = await t.call('POST', '/v1/events', {
+      token: await shop.adminToken(),
+      body: { events: [{ type: 'order.created', order_id: '7799', locale: 'fr_FR!', line_items: [{ product_id: '5706' }] }] },
+    })
+    expect(bad.status).toBe(400)
+    expect(JSON.stringify(bad.body.error.details)).toContain('locale')
   })
 })
 

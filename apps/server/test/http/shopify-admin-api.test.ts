@@ -5,7 +5,7 @@
  * at once), the cost-based throttle, the shop's Shopify id, and the tokens' end at an
  * uninstall and an erasure.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openStorage } from '../../src/db/connect.js'
 import type { Db } from '../../src/db/types.js'
 import { createShopifyAdmin, MAX_THROTTLE_WAIT_MS, ShopifyAdminError } from '../../src/platforms/shopify/admin-api.js'
@@ -14,7 +14,7 @@ import { shopErasureRepo } from '../../src/platforms/shopify/shop-erasure.repo.j
 import { createTokenCipher } from '../../src/platforms/shopify/token-cipher.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
 import { BACKEND } from '../helpers/db.js'
-import { newShopDomain, sendShopifyWebhook, sessionToken } from '../helpers/shopify.js'
+import { catalogSyncOver, newShopDomain, sendShopifyWebhook, sessionToken } from '../helpers/shopify.js'
 import { connection, type ShopifyEmulator, startShopifyEmulator, TOKEN_EXCHANGE_GRANT } from '../helpers/shopify-emulator.js'
 
 let emulator: ShopifyEmulator
@@ -42,18 +42,7 @@ const row = async (domain: string) =>
     .where('shop_id', '=', (await shopOf(domain)).id)
     .executeTakeFirst()
 /** The catalog sync an exchange starts (catalog-sync.ts) has ended: its Admin API calls no longer mix with the test's. */
-const syncEnded = (domain: string) =>
-  vi.waitFor(
-    async () => {
-      const sync = await t.storage.db
-        .selectFrom('shopify_catalog_syncs')
-        .select('state')
-        .where('shop_id', '=', (await shopOf(domain)).id)
-        .executeTakeFirst()
-      expect(sync?.state).toMatch(/^(done|failed)$/)
-    },
-    { timeout: 10_000, interval: 10 },
-  )
+const syncEnded = async (domain: string) => catalogSyncOver(t, (await shopOf(domain)).id)
 const exchangesOf = (domain: string) => emulator.tokenRequests.filter((r) => r.shop === domain && r.grantType === TOKEN_EXCHANGE_GRANT)
 const refreshesOf = (domain: string) => emulator.tokenRequests.filter((r) => r.shop === domain && r.grantType === 'refresh_token')
 const issuedTo = (domain: string) => emulator.tokens.filter((x) => x.shop === domain)

@@ -37,11 +37,12 @@ interface VariantInit {
   inventoryQuantity: number | null
 }
 /** A product as the Admin API holds it. */
-const product = (id: number, updatedAt: string, variants: VariantInit[], title = `Hat ${id}`) => ({
+const product = (id: number, updatedAt: string, variants: VariantInit[], title = `Hat ${id}`, image?: string) => ({
   __typename: 'Product',
   id: `gid://shopify/Product/${id}`,
   handle: `hat-${id}`,
   title,
+  featuredImage: image === undefined ? null : { __typename: 'Image', url: image, altText: 'Not read' },
   updatedAt,
   status: 'ACTIVE',
   descriptionHtml: '<p>Not read by the sync</p>',
@@ -125,16 +126,34 @@ function fieldsAsked(selection: SelectionSetNode | undefined, prefix = ''): stri
 }
 
 describe('the catalog sync after install', () => {
-  it('fills the catalog from one bulk query (titles, handles, variants, prices) with no signal or event, and a second run changes nothing', async () => {
+  it('fills the catalog from one bulk query (titles, handles, images, variants, prices) with no signal or event, and a second run changes nothing', async () => {
     const domain = await installed([
       product(9001, '2026-11-20T10:00:00Z', [
         { id: 90011, price: '19.90', inventoryQuantity: 0 },
         { id: 90012, price: '24.00', inventoryQuantity: 7 },
       ]),
       product(9002, '2026-11-21T10:00:00Z', [{ id: 90021, price: '5', inventoryQuantity: null }], 'Scarf'),
-      product(9003, '2026-11-22T10:00:00Z', [{ id: 90031, price: '120.5', inventoryQuantity: 2 }]),
+      product(
+        9003,
+        '2026-11-22T10:00:00Z',
+        [{ id: 90031, price: '120.5', inventoryQuantity: 2 }],
+        'Hat 9003',
+        'https://cdn.shopify.com/s/files/hat-9003.jpg',
+      ),
     ])
     const done = await catalogIn(domain, 'done')
+    // The featured image is kept (notifications carry it); a product without one has none.
+    const images = await t.storage.db
+      .selectFrom('catalog_products')
+      .select(['product_id', 'image_url'])
+      .where('shop_id', '=', (await shopOf(domain)).id)
+      .orderBy('product_id')
+      .execute()
+    expect(images).toEqual([
+      { product_id: '9001', image_url: null },
+      { product_id: '9002', image_url: null },
+      { product_id: '9003', image_url: 'https://cdn.shopify.com/s/files/hat-9003.jpg' },
+    ])
     expect(done).toMatchObject({
       products: 3,
       sync: { productsRead: 3, productsChanged: 3, error: null, finishedAt: expect.any(String) },
@@ -184,6 +203,7 @@ describe('the catalog sync after install', () => {
         'products.id',
         'products.handle',
         'products.title',
+        'products.featuredImage.url',
         'products.updatedAt',
         'products.variants.id',
         'products.variants.price',

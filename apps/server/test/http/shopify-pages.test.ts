@@ -22,7 +22,10 @@ const SCARF = stubProduct(602, 'wool-scarf', 'Wool scarf', 2500)
 const SOLD_OUT = stubProduct(603, 'sold-out', 'Sold out', 1000, { available: false })
 const allProducts = { 'canvas-tote': TOTE, 'wool-scarf': SCARF, 'sold-out': SOLD_OUT }
 
-async function proxiedShop(plan: 'free' | 'starter' | 'growth' | 'scale' = 'scale', settings: { reviews_auto_approve?: boolean } = {}) {
+async function proxiedShop(
+  plan: 'free' | 'starter' | 'growth' | 'scale' = 'scale',
+  settings: { reviews_auto_approve?: boolean; multi_wishlist_enabled?: boolean } = {},
+) {
   const domain = newShopDomain()
   expect((await proxyCall(t, 'GET', '/api/v1/products/1/reviews', { shop: domain })).status).toBe(200)
   const shop = await t.app.services.shops.byDomain(domain)
@@ -37,7 +40,14 @@ async function page(
   method: 'GET' | 'POST',
   rest: string,
   p: ProxyParams,
-  opts: { query?: Record<string, string>; form?: Record<string, string>; locale?: string; headers?: Record<string, string> } = {},
+  opts: {
+    query?: Record<string, string>
+    form?: Record<string, string>
+    locale?: string
+    /** `routes.root_url`: the language's subfolder the page is shown under (`/fr`), `/` by default. */
+    root?: string
+    headers?: Record<string, string>
+  } = {},
 ) {
   const res = await t.inject({
     method,
@@ -54,9 +64,50 @@ async function page(
   expect(res.headers['cache-control']).toBe('private, no-store')
   const html = await engine.parseAndRender(
     res.body,
-    pageScope({ all_products: allProducts, request: { locale: { iso_code: opts.locale ?? 'en' } } }),
+    pageScope({
+      all_products: allProducts,
+      request: { locale: { iso_code: opts.locale ?? 'en' } },
+      routes: { root_url: opts.root ?? '/', cart_add_url: `${opts.root ?? ''}/cart/add`, account_login_url: '/account/login' },
+    }),
   )
   return { liquid: res.body, html }
+}
+
+/**
+ * A form posted as the browser posts it, which the proxy answers `303 See Other` to the page
+ * on the shop; that page, followed as the browser would (through the proxy, in `locale`).
+ */
+async function submit(
+  rest: string,
+  p: ProxyParams,
+  form: Record<string, string>,
+  opts: { locale?: string; headers?: Record<string, string> } = {},
+) {
+  const res = await t.inject({
+    method: 'POST',
+    url: proxyUrl(rest, p),
+    headers: { 'x-forwarded-for': '203.0.113.7', 'content-type': 'application/x-www-form-urlencoded', ...(opts.headers ?? {}) },
+    payload: new URLSearchParams(form).toString(),
+  })
+  expect(res.statusCode, res.body).toBe(303)
+  expect(res.body).toBe('')
+  const location = String(res.headers.location)
+  return { location, ...(await follow(location, p, opts.locale)) }
+}
+
+/** The page a redirect names (`/fr/apps/wishlist?done=removed`), as the proxy answers it in `locale`. */
+function follow(location: string, p: ProxyParams, locale?: string) {
+  const url = new URL(location, `https://${p.shop}`)
+  const prefix = p.pathPrefix ?? '/apps/wishlist'
+  const at = url.pathname.indexOf(prefix)
+  expect(at, location).toBeGreaterThanOrEqual(0)
+  const rest = url.pathname.slice(at + prefix.length) || '/'
+  const root = url.pathname.slice(0, at)
+  return page('GET', rest, p, {
+    query: Object.fromEntries(url.searchParams),
+    ...(locale === undefined ? {} : { locale }),
+    ...(root === '' ? {} : { root }),
+  })
 }
 
 const save = (p: ProxyParams, body: Record<string, string>) => proxyCall(t, 'POST', '/v1/wishlists/me/items', p, { body })
@@ -109,7 +160,11 @@ describe('the wishlist page, GET /proxy/', () => {
     await save(me, { product_id: '601', handle: 'canvas-tote' })
     await save(me, { product_id: '602', handle: 'wool-scarf' })
 
-    const removed = await page('POST', '/remove', me, { form: { product_id: '601' }, locale: 'fr' })
+    // The form tells where the shopper is (the French subfolder): the browser is sent back there.
+    const removed = await submit('/remove', me, { product_id: '601', return_root: '/fr' }, { locale: 'fr' })
+    expect(removed.location).toBe('/fr/apps/wishlist?done=removed')
+    // The page it lands on keeps the shopper in French: its forms post from the French subfolder.
+    expect(removed.html).toContain('action="/fr/apps/wishlist/share"')
     expect(removed.html).toContain('<h1 class="wishlist-page__title">Ma liste d’envies</h1>')
     expect(removed.html).toContain('<p class="wishlist-page__status" role="status">Retiré de votre liste d’envies.</p>')
     expect(removed.html).not.toContain('data-product-id="601"')
@@ -117,13 +172,20 @@ describe('the wishlist page, GET /proxy/', () => {
     const list = await proxyCall(t, 'GET', '/v1/wishlists/me', me)
     expect(list.body.data.items.map((i: { productId: string }) => i.productId)).toEqual(['602'])
 
-    const shared = await page('POST', '/share', me, { locale: 'ja' })
+    const shared = await submit('/share', me, { return_root: '' }, { locale: 'ja' })
+    expect(shared.location).toBe('/apps/wishlist?done=shared')
     const url = /id="wishlist-share-url" class="wishlist-page__share-url" type="text" readonly value="([^"]+)"/.exec(shared.html)?.[1]
     expect(url).toMatch(new RegExp(`^https://${shop.domain.replace(/\./g, '\\.')}/apps/wishlist/shared/[A-Za-z0-9_-]+$`))
     expect(shared.html).toContain('このリンクを知っている人はリストを見ることができます')
 
-    // A form posted from another site changes nothing.
-    await page('POST', '/remove', me, { form: { product_id: '602' }, headers: { 'sec-fetch-site': 'cross-site' } })
+    // A form posted from another site changes nothing (and an odd return_root is not followed).
+    const foreign = await submit(
+      '/remove',
+      me,
+      { product_id: '602', return_root: '//evil.example' },
+      { headers: { 'sec-fetch-site': 'cross-site' } },
+    )
+    expect(foreign.location).toBe('/apps/wishlist')
     expect((await proxyCall(t, 'GET', '/v1/wishlists/me', me)).body.data.items).toHaveLength(1)
   })
 
@@ -138,8 +200,12 @@ describe('the wishlist page, GET /proxy/', () => {
     const second = await page('GET', '/', me, { query: { page: '2' } })
     expect(second.html.match(/data-wishlist-item /g)).toHaveLength(1)
     expect(second.html).toContain('rel="prev"')
+    // Refused: the page again, its error summary first, focused with no script, linking to the share button.
     const refused = await page('POST', '/share', me)
-    expect(refused.html).toContain('This wishlist cannot be shared from this shop.')
+    expect(refused.html).toMatch(
+      /<section class="wishlist-page"[^>]*>\s*<div class="wishlist-page__errors wl-errors" role="alert" tabindex="-1" autofocus id="wl-errors">\s*<h2>Please correct the following:<\/h2>\s*<ul>\s*<li><a href="#wishlist-share-button">This wishlist cannot be shared from this shop.<\/a><\/li>/,
+    )
+    expect(refused.html).toContain('id="wishlist-share-button"')
   })
 
   it("gives a guest the widget's container, its strings in the shop's language, and a way to log in", async () => {
@@ -159,8 +225,10 @@ describe('the wishlist page, GET /proxy/', () => {
       'page.addAllToCart': 'Alle in den Warenkorb',
       'page.empty': 'Ihre Wunschliste ist leer.',
     })
-    // A guest's form post does nothing and gets the same page.
-    expect((await page('POST', '/remove', { shop: shop.domain }, { form: { product_id: '1' } })).html).toContain('data-wishlist-guest-list')
+    // A guest's form post does nothing and is sent back to the same page.
+    const back = await submit('/remove', { shop: shop.domain }, { product_id: '1' })
+    expect(back.location).toBe('/apps/wishlist')
+    expect(back.html).toContain('data-wishlist-guest-list')
   })
 
   it('falls back to English for an unknown language, and to the language of a regional locale', async () => {
@@ -193,6 +261,241 @@ describe('the shared page gains add to cart', () => {
     expect(html.match(/<form class="wishlist-page__add" method="post" action="\/cart\/add">/g)).toHaveLength(2)
     // Nobody but the owner removes from a shared list.
     expect(html).not.toContain('data-wishlist-remove')
+  })
+})
+
+describe('gift lists on the pages: quantity, note, bought', () => {
+  let order = 0
+  /** An order of the customer, through Shopify's orders/create: the items of these products are bought. */
+  async function bought(domain: string, customerId: string, productIds: number[]) {
+    const res = await sendShopifyWebhook(
+      t,
+      { id: 996000 + ++order, customer: { id: Number(customerId) }, line_items: productIds.map((id) => ({ product_id: id, quantity: 1 })) },
+      { topic: 'orders/create', shop: domain },
+    )
+    expect(res.status).toBe(200)
+  }
+  const item = (p: ProxyParams, body: Record<string, unknown>) => proxyCall(t, 'POST', '/v1/wishlists/me/items', p, { body })
+  const shareToken = async (p: ProxyParams) =>
+    ((await proxyCall(t, 'GET', '/v1/wishlists/me/share', p)).body.data.share_url as string).split('/').pop() as string
+  /** The add-all form's lines: [variant, quantity]. */
+  const addAll = (html: string) =>
+    [...html.matchAll(/name="items\[\]\[id\]" value="(\d+)"><input type="hidden" name="items\[\]\[quantity\]" value="(\d+)"/g)].map((m) => [
+      m[1],
+      m[2],
+    ])
+  /** The item element of a product, as rendered. */
+  const itemOf = (html: string, productId: string) =>
+    new RegExp(`<li class="wishlist-page__item[^"]*" data-wishlist-item data-product-id="${productId}"[\\s\\S]*?</li>`).exec(html)?.[0] ??
+    ''
+
+  it("shows each item's quantity and note, adds the saved quantity to the cart, and marks what was bought, in the page's language", async () => {
+    const shop = await proxiedShop('starter')
+    const me = { shop: shop.domain, customerId: '75' }
+    await item(me, { product_id: '601', handle: 'canvas-tote', variant_id: '6012', quantity: 3, note: 'Blue, please' })
+    await item(me, { product_id: '602', handle: 'wool-scarf', quantity: 2 })
+    await item(me, { product_id: '604', quantity: 5, note: 'Any size' })
+    await bought(shop.domain, '75', [602])
+
+    const { html } = await page('GET', '/', me)
+    const tote = itemOf(html, '601')
+    expect(tote).toContain('<p class="wishlist-page__quantity">Quantity: 3</p>')
+    expect(tote).toContain('<p class="wishlist-page__note">Note: Blue, please</p>')
+    expect(tote).toContain('<input type="hidden" name="id" value="6012"><input type="hidden" name="quantity" value="3">')
+    expect(tote).not.toContain('Purchased')
+    // The owner's own page: a bought item says so, and can still be bought again.
+    const scarf = itemOf(html, '602')
+    expect(scarf).toContain('wishlist-page__item--purchased')
+    expect(scarf).toContain('<p class="wishlist-page__purchased"><strong>Purchased</strong></p>')
+    expect(scarf).toContain('<input type="hidden" name="quantity" value="2">')
+    // An item the catalog does not know still shows what the shopper asked for.
+    expect(itemOf(html, '604')).toContain('Quantity: 5')
+    expect(itemOf(html, '604')).toContain('Note: Any size')
+    expect(addAll(html).sort()).toEqual([
+      ['6012', '3'],
+      ['6021', '2'],
+    ])
+
+    const fr = await page('GET', '/', me, { locale: 'fr' })
+    expect(itemOf(fr.html, '601')).toContain('Quantité : 3')
+    expect(itemOf(fr.html, '602')).toContain('<strong>Acheté</strong>')
+  })
+
+  it('on the shared page a bought item says "Purchased" with no add to cart and stays out of add all, so a gift is not bought twice', async () => {
+    const shop = await proxiedShop('starter')
+    const me = { shop: shop.domain, customerId: '76' }
+    await item(me, { product_id: '601', handle: 'canvas-tote', quantity: 2, note: 'For the beach' })
+    await item(me, { product_id: '602', handle: 'wool-scarf', variant_id: '6021', quantity: 4 })
+    await bought(shop.domain, '76', [601])
+    const token = await shareToken(me)
+
+    for (const [locale, word, quantity] of [
+      ['en', 'Purchased', 'Quantity: 4'],
+      ['fr', 'Acheté', 'Quantité : 4'],
+    ] as const) {
+      const { html } = await page('GET', `/shared/${token}`, { shop: shop.domain }, { locale })
+      const tote = itemOf(html, '601')
+      expect(tote, locale).toContain(`<p class="wishlist-page__purchased"><strong>${word}</strong></p>`)
+      expect(tote).not.toContain('<form class="wishlist-page__add')
+      expect(tote).not.toContain('name="quantity"')
+      // What the tote is stays visible: its title and the owner's note.
+      expect(tote).toContain('Canvas &lt;Tote&gt;')
+      expect(tote).toContain(locale === 'en' ? 'Note: For the beach' : 'Note : For the beach')
+      const scarf = itemOf(html, '602')
+      expect(scarf).toContain(quantity)
+      expect(scarf).toContain('<input type="hidden" name="id" value="6021"><input type="hidden" name="quantity" value="4">')
+      expect(addAll(html)).toEqual([['6021', '4']])
+    }
+
+    // Everything bought: no add-all form at all.
+    await bought(shop.domain, '76', [602])
+    const done = await page('GET', `/shared/${token}`, { shop: shop.domain })
+    expect(done.html).not.toContain('<form class="wishlist-page__add')
+    expect(done.html.match(/<strong>Purchased<\/strong>/g)).toHaveLength(2)
+  })
+
+  it("never lets a shopper's note become Liquid code or markup", async () => {
+    const shop = await proxiedShop('starter')
+    const me = { shop: shop.domain, customerId: '77' }
+    const note = "{{ shop.name }}{% raw %}' </p><script>alert(1)</script>"
+    await item(me, { product_id: '601', handle: 'canvas-tote', note })
+    const token = await shareToken(me)
+    for (const { liquid, html } of [await page('GET', '/', me), await page('GET', `/shared/${token}`, { shop: shop.domain })]) {
+      expect(liquid).not.toMatch(/\{\{ shop\.name|\{% raw|<script>/)
+      expect(html).not.toContain('E2E store')
+      expect(html).toContain(
+        'Note: &#123;&#123; shop.name &#125;&#125;&#123;% raw %&#125;&#39; &#60;/p&#62;&#60;script&#62;alert(1)&#60;/script&#62;</p>',
+      )
+    }
+  })
+
+  it("names the default list in the page's language until it is renamed, on the wishlist page and the shared page", async () => {
+    const shop = await proxiedShop('scale', { multi_wishlist_enabled: true })
+    const me = { shop: shop.domain, customerId: '78' }
+    await item(me, { product_id: '601', handle: 'canvas-tote' })
+    const token = await shareToken(me)
+    // The API keeps its documented name.
+    expect((await proxyCall(t, 'GET', '/v1/wishlists/shared/' + token, { shop: shop.domain })).body.data.name).toBe('My Wishlist')
+
+    expect((await page('GET', '/', me, { locale: 'fr' })).html).toContain('<h1 class="wishlist-page__title">Ma liste d’envies</h1>')
+    const sharedFr = await page('GET', `/shared/${token}`, { shop: shop.domain }, { locale: 'fr' })
+    expect(sharedFr.html).toContain('<h1 class="wishlist-page__title">Ma liste d’envies</h1>')
+    expect(sharedFr.html).not.toContain('My Wishlist')
+    expect((await page('GET', `/shared/${token}`, { shop: shop.domain }, { locale: 'de' })).html).toContain(
+      '<h1 class="wishlist-page__title">Meine Wunschliste</h1>',
+    )
+
+    // Renamed by its owner: the owner's words, in every language.
+    const renamed = await proxyCall(t, 'PUT', '/v1/wishlists/me/lists/default', me, { body: { name: 'Liste de Noël' } })
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200)
+    expect((await page('GET', '/', me, { locale: 'en' })).html).toContain('<h1 class="wishlist-page__title">Liste de Noël</h1>')
+    expect((await page('GET', `/shared/${token}`, { shop: shop.domain }, { locale: 'de' })).html).toContain(
+      '<h1 class="wishlist-page__title">Liste de Noël</h1>',
+    )
+  })
+
+  it('a remove form that names no item answers with the page and an error summary linking to the list', async () => {
+    const shop = await proxiedShop('starter')
+    const me = { shop: shop.domain, customerId: '79' }
+    await item(me, { product_id: '601', handle: 'canvas-tote' })
+    const { html } = await page('POST', '/remove', me, { form: { product_id: ' ', return_root: '/fr' }, locale: 'fr', root: '/fr' })
+    expect(html).toMatch(
+      /role="alert" tabindex="-1" autofocus id="wl-errors">\s*<h2>Veuillez corriger les points suivants :<\/h2>\s*<ul>\s*<li><a href="#wishlist-items">Choisissez un article de votre liste à retirer.<\/a><\/li>/,
+    )
+    expect(html).toContain('<ul class="wishlist-page__items" id="wishlist-items" tabindex="-1">')
+    expect(html).toContain('data-product-id="601"')
+    // The forms post from, and come back to, the page's language root.
+    expect(html).toContain('action="/fr/apps/wishlist/remove"')
+    expect(html).toContain('<input type="hidden" name="return_root" value="/fr">')
+  })
+})
+
+describe("the proxy's path, as the merchant configured it", () => {
+  it('is remembered per shop from the signed path_prefix, and the pages, share links and invitation links follow it', async () => {
+    const shop = await proxiedShop('starter')
+    const me = { shop: shop.domain, customerId: '91', pathPrefix: '/a/wish' }
+    await save(me, { product_id: '601', handle: 'canvas-tote' })
+    const row = await t.storage.db.selectFrom('storefront_paths').selectAll().where('shop_id', '=', shop.id).executeTakeFirstOrThrow()
+    expect(row).toMatchObject({ proxy_path: '/a/wish', primary_locale: null, published_path: null })
+
+    const { html } = await page('GET', '/', me)
+    expect(html).toContain('action="/a/wish/remove"')
+    const shared = await submit('/share', me, { return_root: '' })
+    expect(shared.location).toBe('/a/wish?done=shared')
+    expect(shared.html).toMatch(new RegExp(`value="https://${shop.domain.replace(/\./g, '\\.')}/a/wish/shared/[A-Za-z0-9_-]+"`))
+
+    // An invitation made outside any proxied request (an order webhook) points at the remembered path.
+    await sendShopifyWebhook(
+      t,
+      { id: 997001, email: 'buyer@example.com', customer: { id: 91 }, line_items: [{ product_id: 601 }] },
+      { topic: 'orders/create', shop: shop.domain },
+    )
+    const listed = await t.app.services.invitations.list(
+      { shop: (await t.app.services.shops.get(shop.id))!, actor: { kind: 'admin', keyId: 'k' }, requestId: 'r' },
+      { limit: 10 },
+    )
+    expect(listed.invitations[0]?.reviewUrl).toMatch(
+      new RegExp(`^https://${shop.domain.replace(/\./g, '\\.')}/a/wish/reviews/new\\?invitation=`),
+    )
+
+    // The merchant moves it back: the next signed request says so.
+    await page('GET', '/', { ...me, pathPrefix: '/apps/wishlist' })
+    expect(
+      (await t.storage.db.selectFrom('storefront_paths').select('proxy_path').where('shop_id', '=', shop.id).executeTakeFirstOrThrow())
+        .proxy_path,
+    ).toBe('/apps/wishlist')
+  })
+})
+
+describe("invitation links carry the buyer's language", () => {
+  it("open the review page under the language's subfolder when it is not the shop's primary one, and at the root otherwise", async () => {
+    const shop = await proxiedShop('scale')
+    let n = 0
+    const invite = async (locale: string | undefined) => {
+      const id = 998000 + ++n
+      const res = await sendShopifyWebhook(
+        t,
+        { id, customer: { id: 8300 + n }, line_items: [{ product_id: 601 }], ...(locale === undefined ? {} : { customer_locale: locale }) },
+        { topic: 'orders/create', shop: shop.domain },
+      )
+      expect(res.status).toBe(200)
+      const row = await t.storage.db
+        .selectFrom('review_invitations')
+        .selectAll()
+        .where('shop_id', '=', shop.id)
+        .where('order_id', '=', String(id))
+        .executeTakeFirstOrThrow()
+      return { row, url: await urlOf(row.token) }
+    }
+    const urlOf = async (token: string) => {
+      const listed = await t.app.services.invitations.list(
+        { shop: (await t.app.services.shops.get(shop.id))!, actor: { kind: 'admin', keyId: 'k' }, requestId: 'r' },
+        { limit: 50 },
+      )
+      return listed.invitations.find((i) => i.token === token)?.reviewUrl ?? ''
+    }
+    const base = `https://${shop.domain}`
+
+    // The shop's primary language not known yet: no subfolder (the shop's own default language).
+    const early = await invite('fr')
+    expect(early.row.locale).toBe('fr')
+    expect(early.url).toBe(`${base}/apps/wishlist/reviews/new?invitation=${early.row.token}`)
+
+    // Shopify told the primary language (proxy-path.ts reads it with the path's publication).
+    await t.storage.db.updateTable('storefront_paths').set({ primary_locale: 'en' }).where('shop_id', '=', shop.id).execute()
+    const fr = await invite('fr')
+    expect(fr.url).toBe(`${base}/fr/apps/wishlist/reviews/new?invitation=${fr.row.token}`)
+    // The earlier invitation's link follows too (it is made from the invitation when read).
+    expect(await urlOf(early.row.token)).toBe(`${base}/fr/apps/wishlist/reviews/new?invitation=${early.row.token}`)
+    expect((await invite('pt-BR')).url).toMatch(new RegExp(`^${base.replace(/\./g, '\\.')}/pt-br/apps/wishlist/reviews/new\\?invitation=`))
+    for (const primary of ['en', 'en-US', undefined, 'not a locale!']) {
+      const plain = await invite(primary)
+      expect(plain.url, String(primary)).toBe(`${base}/apps/wishlist/reviews/new?invitation=${plain.row.token}`)
+    }
+
+    // The French link opens the form in French (Shopify renders /fr/… with request.locale fr).
+    const form = await page('GET', '/reviews/new', { shop: shop.domain }, { query: { invitation: fr.row.token }, locale: 'fr' })
+    expect(form.html).toContain('<h1>Écrire un avis</h1>')
   })
 })
 
@@ -248,6 +551,12 @@ describe('review invitations open a form in the shop, GET /proxy/reviews/new', (
     const form = await page('GET', '/reviews/new', { shop: shop.domain }, { query: { invitation: token } })
     expect(form.html).toContain('<h1>Review Canvas &lt;Tote&gt;</h1>')
     expect(form.html).toContain('<form class="wl-review__form" method="post" action="/apps/wishlist/reviews/new" novalidate>')
+    // Shown under a language's subfolder, the form posts from it and says so for the redirect.
+    const italian = await page('GET', '/reviews/new', { shop: shop.domain }, { query: { invitation: token }, locale: 'it', root: '/it' })
+    expect(italian.html).toContain('<form class="wl-review__form" method="post" action="/it/apps/wishlist/reviews/new" novalidate>')
+    expect(italian.html).toContain(
+      `<input type="hidden" name="invitation" value="${token}"><input type="hidden" name="return_root" value="/it">`,
+    )
     expect(form.html).toContain(`<input type="hidden" name="invitation" value="${token}">`)
     expect(form.html.match(/<input type="radio" name="rating" value="[1-5]"/g)).toHaveLength(5)
     expect(form.html).toContain('<legend>Rating <span class="wl-review__required">(required)</span></legend>')
@@ -268,12 +577,14 @@ describe('review invitations open a form in the shop, GET /proxy/reviews/new', (
     expect(wrong.html).toContain('value="Ann"')
     expect(await t.storage.db.selectFrom('reviews').selectAll().where('shop_id', '=', shop.id).execute()).toHaveLength(0)
 
-    const done = await page(
-      'POST',
+    // Taken: 303 to the thank-you page (a reload posts nothing again), in the language it was posted from.
+    const done = await submit(
       '/reviews/new',
       { shop: shop.domain },
-      { form: { invitation: token, rating: '4', name: 'Ann', title: 'Sturdy', body: 'Carries everything.' }, locale: 'it' },
+      { invitation: token, rating: '4', name: 'Ann', title: 'Sturdy', body: 'Carries everything.', return_root: '/it' },
+      { locale: 'it' },
     )
+    expect(done.location).toBe(`/it/apps/wishlist/reviews/new?invitation=${token}&done=1`)
     expect(done.html).toContain('<h1>Grazie per la tua recensione!</h1>')
     expect(done.html).toContain('Comparirà nel negozio dopo l’approvazione.')
     const [review] = await t.storage.db.selectFrom('reviews').selectAll().where('shop_id', '=', shop.id).execute()
@@ -332,11 +643,10 @@ describe('review invitations open a form in the shop, GET /proxy/reviews/new', (
       { form: { invitation: bare.token, rating: '5', name: 'Bo', body: 'Nice', email: 'not-an-address' } },
     )
     expect(bad.html).toContain('Enter a valid e-mail address.')
-    const ok = await page(
-      'POST',
+    const ok = await submit(
       '/reviews/new',
       { shop: shop.domain },
-      { form: { invitation: bare.token, rating: '5', name: 'Bo', body: 'Nice', email: 'bo@example.com' } },
+      { invitation: bare.token, rating: '5', name: 'Bo', body: 'Nice', email: 'bo@example.com' },
     )
     expect(ok.html).toContain('Thank you for your review!')
   })

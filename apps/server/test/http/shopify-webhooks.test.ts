@@ -137,7 +137,7 @@ describe('products/create and products/update: the catalog update of product.upd
     expect(drop.data).toMatchObject({ before: { price: '20.00', inventoryQuantity: 0 }, after: { price: '15.00', inventoryQuantity: 8 } })
   })
 
-  it('keeps the handle and the title, and products/delete makes the catalog forget the product while items stay', async () => {
+  it('keeps the handle, the title and the image, and products/delete makes the catalog forget the product while items stay', async () => {
     const domain = newShopDomain()
     await adminOf(domain)
     await hook(domain, 'products/create', product(9100, [[91001, '5.00', 3]], 'red-hat'))
@@ -150,7 +150,16 @@ describe('products/create and products/update: the catalog update of product.upd
         .where('shop_id', '=', shop.id)
         .where('product_id', '=', '9100')
         .executeTakeFirst()
-    expect(await catalog()).toMatchObject({ handle: 'red-hat', title: 'Product 9100', default_variant_id: '91001' })
+    expect(await catalog()).toMatchObject({ handle: 'red-hat', title: 'Product 9100', default_variant_id: '91001', image_url: null })
+    // The product's image (`image.src`, else the first of `images`) is kept; a later update without one keeps it; not a URL: ignored.
+    const picture = 'https://cdn.shopify.com/s/files/1/red-hat.jpg'
+    await hook(domain, 'products/update', { ...product(9100, [[91001, '5.00', 3]], 'red-hat'), images: [{ id: 1, src: picture }] })
+    expect(await catalog()).toMatchObject({ image_url: picture })
+    await hook(domain, 'products/update', {
+      ...product(9100, [[91001, '5.00', 3]], 'red-hat'),
+      image: { id: 2, src: 'javascript:alert(1)' },
+    })
+    expect(await catalog()).toMatchObject({ image_url: picture })
     expect(await hook(domain, 'products/delete', { id: 9100 })).toBe('processed')
     expect(await catalog()).toBeUndefined()
     expect(await countRows('wishlist_items', shop.id)).toBe(1)

@@ -50,11 +50,12 @@ describe('the extension, as Shopify CLI lays it out', () => {
     expect(readdirSync(join(EXTENSION_DIR, 'blocks')).sort()).toEqual([
       'app-embed.liquid',
       'heart.liquid',
+      'notify-form.liquid',
       'review-form.liquid',
       'reviews.liquid',
     ])
     expect(blockSchema('app-embed').target).toBe('body')
-    for (const b of ['heart', 'reviews', 'review-form']) expect(blockSchema(b).target).toBe('section')
+    for (const b of ['heart', 'reviews', 'review-form', 'notify-form']) expect(blockSchema(b).target).toBe('section')
     for (const locale of LOCALES) {
       expect(existsSync(join(EXTENSION_DIR, 'locales', `${locale}.json`)), locale).toBe(true)
       expect(existsSync(join(EXTENSION_DIR, 'locales', `${locale}.schema.json`)), locale).toBe(true)
@@ -105,6 +106,24 @@ describe('the app embed', () => {
     expect(html).toMatch(
       /<a class="wishlist-launcher" href="\/apps\/wishlist">[\s\S]*ほしい物リスト[\s\S]*<span data-wishlist-count>0<\/span>/,
     )
+  })
+  it("follows the app proxy's path the service published in the app's metafield, and links the launcher in the page's language", async () => {
+    // The merchant moved the proxy to /a/wish; the service wrote it to app.metafields.wishlist.proxy_path.
+    const app = { metafields: { wishlist: { proxy_path: { value: '/a/wish', type: 'single_line_text_field' } } } }
+    const french = await render(
+      'app-embed',
+      { show_launcher: true },
+      { app, request: { locale: { iso_code: 'fr' } }, routes: { root_url: '/fr', cart_add_url: '/fr/cart/add' } },
+    )
+    expect(attributes(french, 'data-app-proxy')['data-app-proxy']).toBe('/a/wish')
+    expect(french).toContain('<a class="wishlist-launcher" href="/fr/a/wish">')
+    // The primary language's root is '/': the path as it is.
+    const primary = await render('app-embed', { show_launcher: true }, { app })
+    expect(primary).toContain('<a class="wishlist-launcher" href="/a/wish">')
+    // Before the service has written it (a new install): the default path.
+    const fresh = await render('app-embed', { show_launcher: true }, { routes: { root_url: '/de' } })
+    expect(attributes(fresh, 'data-app-proxy')['data-app-proxy']).toBe('/apps/wishlist')
+    expect(fresh).toContain('<a class="wishlist-launcher" href="/de/apps/wishlist">')
   })
 })
 
@@ -187,5 +206,39 @@ describe('the review form block', () => {
       seen.add(label)
     }
     expect(seen.size).toBe(8)
+  })
+})
+
+describe('the e-mail alerts block', () => {
+  it("renders the widget's notification form, with the merchant's texts as JSON and a logged-in shopper's e-mail", async () => {
+    const guest = await render('notify-form', {}, { request: { locale: { iso_code: 'fr' } } })
+    const host = attributes(guest, 'data-wishlist-notify-form')
+    expect(host['data-logged-in']).toBe('false')
+    expect(host).not.toHaveProperty('data-customer-email')
+    // Blank settings: the widget's translation of each text.
+    expect(JSON.parse(host['data-strings'] ?? '')).toEqual({ 'notify.heading': null, 'notify.consent': null, 'notify.submit': null })
+
+    const consent = 'Write to me about "my" wishlist <only>.'
+    const customer = await render(
+      'notify-form',
+      { consent_label: consent, submit_label: 'Keep me posted' },
+      { customer: { id: 5001, email: 'ann@example.com' } },
+    )
+    const mine = attributes(customer, 'data-wishlist-notify-form')
+    expect(mine).toMatchObject({ 'data-logged-in': 'true', 'data-customer-email': 'ann@example.com' })
+    expect(JSON.parse(mine['data-strings'] ?? '')).toMatchObject({ 'notify.consent': consent, 'notify.submit': 'Keep me posted' })
+  })
+
+  it('has its name and settings translated in every language the extension ships', () => {
+    const names = new Set<string>()
+    for (const locale of LOCALES) {
+      const schema = JSON.parse(readFileSync(join(EXTENSION_DIR, 'locales', `${locale}.schema.json`), 'utf8')) as {
+        blocks: { notify_form?: Record<string, string> }
+      }
+      const own = schema.blocks.notify_form ?? {}
+      expect(Object.keys(own).sort(), locale).toEqual(['consent_info', 'consent_label', 'heading', 'name', 'submit_label'])
+      names.add(own.name ?? '')
+    }
+    expect(names.size).toBe(8)
   })
 })

@@ -237,6 +237,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/notifications/opt-out/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Opt-out page of a notification link
+         * @description The page behind the opt-out link every notification carries (`OptOutURL`): an HTML page in the shopper's language (`?locale=`, else `Accept-Language`) naming the shop, with a button that posts to the same address. No login: the token is the credential (signed by the server, no expiry). An owner who already opted out sees that it is done. A token that does not verify, or names a shop that is gone: 404 with a page saying the link is not valid.
+         */
+        get: operations["optOutPage"];
+        put?: never;
+        /**
+         * Opt out of notifications
+         * @description Stops every notification of the owner the token names, through every channel and for any e-mail given later (until the shopper gives one again with consent themselves). The page's button, and RFC 8058 one-click unsubscribe: a mail client's POST with the body `List-Unsubscribe=One-Click` (`application/x-www-form-urlencoded` or `multipart/form-data`), no cookie or login needed. Answers the confirmation page (200); again is the same. A token that does not verify: 404 with a page saying so, nothing recorded.
+         */
+        post: operations["optOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/proxy": {
         parameters: {
             query?: never;
@@ -246,7 +270,7 @@ export interface paths {
         };
         /**
          * The shopper's wishlist as a page of the shop's theme (app proxy)
-         * @description Signed by Shopify like every `/proxy` request. Answers `Content-Type: application/liquid`, which Shopify renders inside the theme, in the shop's language (`request.locale`). A logged-in shopper (`logged_in_customer_id`) gets their list, 20 items a page (`page`), each with image, title, price and link from `all_products[handle]`, an add-to-cart form and a remove form, then "add all to cart" (one `POST /cart/add` form with `items[][id]`/`items[][quantity]`) and share. A guest gets the container the widget fills from the guest's own id, and a link to log in.
+         * @description Signed by Shopify like every `/proxy` request. Answers `Content-Type: application/liquid`, which Shopify renders inside the theme, in the shop's language (`request.locale`). A logged-in shopper (`logged_in_customer_id`) gets their list, headed by its name (the default list's in the page's language until renamed), 20 items a page (`page`), each with image, title, price and link from `all_products[handle]`, its quantity, note and whether it was bought, an add-to-cart form of its quantity and a remove form, then "add all to cart" (one `POST /cart/add` form with `items[][id]`/`items[][quantity]`) and share. `done` (set by the forms' redirects) shows what was just done. A guest gets the container the widget fills from the guest's own id, and a link to log in.
          */
         get: operations["proxyWishlistPage"];
         put?: never;
@@ -268,7 +292,7 @@ export interface paths {
         put?: never;
         /**
          * Remove an item from the wishlist page (form post, app proxy)
-         * @description Signed by Shopify like every `/proxy` request. Answers `Content-Type: application/liquid`, which Shopify renders inside the theme, in the shop's language (`request.locale`). The remove form of the wishlist page: removes the product from the logged-in shopper's list and answers with the page. A guest gets the guest page; a form posted from another site (`Sec-Fetch-Site: cross-site`) changes nothing.
+         * @description Signed by Shopify like every `/proxy` request. Answers `Content-Type: application/liquid`, which Shopify renders inside the theme, in the shop's language (`request.locale`). The remove form of the wishlist page: removes the product from the logged-in shopper's list (already gone counts as removed) and answers `303 See Other` to the page with `done=removed`, in the language the form was posted from (`return_root`). No product named: the page with an error summary. A guest, and a form posted from another site (`Sec-Fetch-Site: cross-site`), change nothing and are sent back to the page.
          */
         post: operations["proxyWishlistPageRemove"];
         delete?: never;
@@ -286,13 +310,13 @@ export interface paths {
         };
         /**
          * The review form of an invitation as a page of the shop's theme (app proxy)
-         * @description Signed by Shopify like every `/proxy` request. Answers `Content-Type: application/liquid`, which Shopify renders inside the theme, in the shop's language (`request.locale`). Where `reviewUrl` points for a Shopify shop: the invited product (title and image from `all_products` by the catalog's handle; a generic heading when the catalog has no handle) and its review form, no script needed. Used, expired, unknown and other shops' invitations, and products the shop no longer has, render a page saying so.
+         * @description Signed by Shopify like every `/proxy` request. Answers `Content-Type: application/liquid`, which Shopify renders inside the theme, in the shop's language (`request.locale`). Where `reviewUrl` points for a Shopify shop: the invited product (title and image from `all_products` by the catalog's handle; a generic heading when the catalog has no handle) and its review form, no script needed. Used, expired, unknown and other shops' invitations, and products the shop no longer has, render a page saying so. `done` (set by the form's redirect): the thank-you page.
          */
         get: operations["proxyReviewInvitationPage"];
         put?: never;
         /**
          * Submit the review form of an invitation (form post, app proxy)
-         * @description Signed by Shopify like every `/proxy` request. Answers `Content-Type: application/liquid`, which Shopify renders inside the theme, in the shop's language (`request.locale`). Submitted as `POST /api/v1/reviews` with `invitation` would be; answers with a thank-you page (saying when the review awaits moderation) or the form again with each field's problem.
+         * @description Signed by Shopify like every `/proxy` request. Answers `Content-Type: application/liquid`, which Shopify renders inside the theme, in the shop's language (`request.locale`). Submitted as `POST /api/v1/reviews` with `invitation` would be. Taken: `303 See Other` to the page with `done=1`, the thank-you page (saying when the review awaits moderation), in the language the form was posted from. Refused: the form again, with an error summary first and each field's problem.
          */
         post: operations["proxyReviewInvitationPageSubmit"];
         delete?: never;
@@ -312,7 +336,7 @@ export interface paths {
         put?: never;
         /**
          * Share the wishlist from its page (form post, app proxy)
-         * @description Signed by Shopify like every `/proxy` request. Answers `Content-Type: application/liquid`, which Shopify renders inside the theme, in the shop's language (`request.locale`). The share form of the wishlist page: the list's active share link (made when none is active, on the plans that share), shown on the page, pointing to the shop (`https://{shop}/apps/wishlist/shared/{token}`).
+         * @description Signed by Shopify like every `/proxy` request. Answers `Content-Type: application/liquid`, which Shopify renders inside the theme, in the shop's language (`request.locale`). The share form of the wishlist page (`application/x-www-form-urlencoded`, its one field `return_root`): makes the list's share link when none is active (on the plans that share), pointing to the shop (`https://{shop}/apps/wishlist/shared/{token}`), and answers `303 See Other` to the page with `done=shared`, which shows it. On a plan that does not share: the page with an error summary saying so.
          */
         post: operations["proxyWishlistPageShare"];
         delete?: never;
@@ -350,7 +374,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description The database (`sqlite` or `postgres`) and Redis (`ok`, or `not configured`) answer. 503 UNAVAILABLE when one does not. Not rate limited; no credentials.
+         * @description The database (`sqlite` or `postgres`) and Redis (`ok`, or `not configured`) answer. 503 UNAVAILABLE when one does not. `replica`: the read replica (DATABASE_REPLICA_URL) is `serving`, `behind` (more than REPLICA_MAX_LAG_MS behind), `down` or `not configured`; it never makes the service unready (its reads go to the primary meanwhile). Not rate limited; no credentials.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -394,7 +418,7 @@ export interface paths {
         };
         /**
          * What the wishlist sold: conversions of a period
-         * @description An order line is wishlist-influenced when its customer held the product in a list at the order's time, or had held it within the shop's `attribution_window_days` (default 30) before it; signal-influenced when a back-in-stock, price-drop or low-stock signal of the product came within that window while the customer held it (whether or not a webhook took it). `ordersInfluenced`/`linesInfluenced`: orders (with at least one such line) and lines of the period. `revenueInfluenced`: unit price × quantity of those lines, per currency, exactly (integers of minor units at any size, hence a decimal string), written with its minor-unit digits (`"20.00"` EUR, `"1500"` JPY), never summed across currencies; lines without a price count but add nothing. `wishlistToPurchaseRate` = 100 × items added in the period that the same owner later bought (an influenced line) ÷ items added in the period, rounded half up to 2 decimals, 0 when nothing was added. `medianDaysToPurchase`: the median of the days from those items' `addedAt` to their first purchase, counted in tenths of a day, 1 decimal, null when none. `signalsInfluenced`: influenced lines of the period per signal. Answered from daily rollups: the cost follows the number of days, not of orders. `period` (default `30d`): `7d`, `14d`, `30d`, `90d`, `1y` (365 days) or `all`; "the last N days" is today (UTC) and the N − 1 days before it; `all` starts on the UTC day of the shop's first wishlist event. Admin token only, every plan (customer tokens and storefront calls get 403). Each answer includes every write acknowledged before the request.
+         * @description An order line is wishlist-influenced when its customer held the product in a list at the order's time, or had held it within the shop's `attribution_window_days` (default 30) before it; signal-influenced when a back-in-stock, price-drop or low-stock signal of the product came within that window while the customer held it (whether or not a webhook took it). `ordersInfluenced`/`linesInfluenced`: orders (with at least one such line) and lines of the period. `revenueInfluenced`: unit price × quantity of those lines, per currency, exactly (integers of minor units at any size, hence a decimal string), written with its minor-unit digits (`"20.00"` EUR, `"1500"` JPY), never summed across currencies; lines without a price count but add nothing. `wishlistToPurchaseRate` = 100 × items added in the period that the same owner later bought (an influenced line) ÷ items added in the period, rounded half up to 2 decimals, 0 when nothing was added. `medianDaysToPurchase`: the median of the days from those items' `addedAt` to their first purchase, counted in tenths of a day, 1 decimal, null when none. `signalsInfluenced`: influenced lines of the period per signal. `channelsInfluenced`: influenced lines of the period per notification channel, those whose customer had been sent a notification of the product through it (delivered: Klaviyo took the event, Flow fired the trigger) within the window before the order; a line counts once per channel, under each channel that sent one. Answered from daily rollups: the cost follows the number of days, not of orders. `period` (default `30d`): `7d`, `14d`, `30d`, `90d`, `1y` (365 days) or `all`; "the last N days" is today (UTC) and the N − 1 days before it; `all` starts on the UTC day of the shop's first wishlist event. Admin token only, every plan (customer tokens and storefront calls get 403). Each answer includes every write acknowledged before the request.
          */
         get: operations["getConversions"];
         put?: never;
@@ -449,6 +473,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List notification channels
+         * @description Each channel of the shop: Klaviyo, connected or not (the last four characters of its stored key, never the key; when it was connected; the last check of the key against Klaviyo), and for a Shopify shop in Shopify app mode Shopify Flow, with each trigger's state (`enabled`, `disabled`, `unknown`) as Flow last said it. Over `period` (default `30d`: `7d`, `14d`, `30d`, `90d`, `1y` = 365 days, or `all`; "the last N days" is today (UTC) and the N − 1 days before it), of the notifications made in it: per channel and signal the deliveries by state (`sent`, `failed`, `pending`, `skipped`), and per signal the notifications suppressed by reason (`cooldown`, `daily_cap`, `opted_out`). Admin token, every plan.
+         */
+        get: operations["listNotificationChannels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/channels/klaviyo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Connect Klaviyo
+         * @description Checks `private_key` with Klaviyo (an authenticated read of the key's account), then stores it encrypted (AES-256-GCM), replacing the shop's previous key. Klaviyo refuses the key (unknown, revoked, or without `accounts:read`): 400 CHANNEL_KEY_REJECTED, nothing stored. Klaviyo cannot be reached, or the server has no key to encrypt it with (PostgreSQL without `SHOPIFY_TOKEN_KEY`): 503 UNAVAILABLE, nothing stored. The key is never returned, only its last four characters. Admin token, every plan.
+         */
+        put: operations["connectKlaviyo"];
+        post?: never;
+        /**
+         * Disconnect Klaviyo
+         * @description Deletes the stored key; nothing is sent to Klaviyo afterwards. Not connected: 404. Admin token, every plan.
+         */
+        delete: operations["disconnectKlaviyo"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/customers/{customerId}": {
         parameters: {
             query?: never;
@@ -464,6 +532,26 @@ export interface paths {
          * @description One transaction (a redact request): the customer's lists, items and share links are deleted (shared reads answer 404 at once); reviews are anonymized (name "Anonymous", e-mail and customer link removed; rating, text, status, reply and counts stay); helpful votes, purchases and review invitations are deleted; raw analytics events are pseudonymized (counts and rollups unchanged); pending webhook deliveries that name the customer are cancelled or rewritten without them. Returns the counts; a second call returns zeros. The customer is who the service can prove: wishlists, share links and analytics events of that customer id, votes cast with its token, reviews linked to it (its token, or an invitation of its order), purchases and invitations of its orders and of orders linked to no customer under the addresses its orders gave. `email` adds an address whose reviews linked to nobody, purchases and invitations are covered too (e.g. the address in the platform's redact notification). Guests are not covered. Admin token, every plan.
          */
         delete: operations["eraseCustomer"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/customers/{customerId}/contact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a customer's e-mail for notifications
+         * @description The e-mail of the merchant's own customer record (source `merchant`), replacing whatever the shop had for the customer (an order's e-mail, or one the shopper gave). It does not undo an opt-out. Whom the shop may notify through its channels (Klaviyo, Shopify Flow) of their wishlist: an owner with a contact who has not opted out (docs/notifications.md). Admin token, every plan.
+         */
+        put: operations["putCustomerContact"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -624,7 +712,7 @@ export interface paths {
         head?: never;
         /**
          * Change settings
-         * @description A flat object of the settings to change; omitted settings keep their values. Unknown fields are refused (400 VALIDATION_ERROR naming the field), so a misspelt setting is never ignored. `share_link_ttl_days` (1..365) applies to links created afterwards; `attribution_window_days` (1..90) to orders received afterwards. `storefront_strings` (the texts of the pages shoppers see, by language and string key) is replaced as a whole, and the next page rendered uses it. Returns every setting.
+         * @description A flat object of the settings to change; omitted settings keep their values. Unknown fields are refused (400 VALIDATION_ERROR naming the field), so a misspelt setting is never ignored. `share_link_ttl_days` (1..365) applies to links created afterwards; `attribution_window_days` (1..90) to orders received afterwards. The notification frequency (`notification_cooldown_hours` 1..720, `notifications_per_day` 1..50, `reminder_after_days` 1..90) and `currency` (an ISO 4217 code, or null) apply to notifications made afterwards. `storefront_strings` (the texts of the pages shoppers see, by language and string key) is replaced as a whole, and the next page rendered uses it. Returns every setting.
          */
         patch: operations["updateSettings"];
         trace?: never;
@@ -678,7 +766,7 @@ export interface paths {
         };
         /**
          * What the wishlist sold: conversions of a period
-         * @description The same answer at the path of the other analytics reads. An order line is wishlist-influenced when its customer held the product in a list at the order's time, or had held it within the shop's `attribution_window_days` (default 30) before it; signal-influenced when a back-in-stock, price-drop or low-stock signal of the product came within that window while the customer held it (whether or not a webhook took it). `ordersInfluenced`/`linesInfluenced`: orders (with at least one such line) and lines of the period. `revenueInfluenced`: unit price × quantity of those lines, per currency, exactly (integers of minor units at any size, hence a decimal string), written with its minor-unit digits (`"20.00"` EUR, `"1500"` JPY), never summed across currencies; lines without a price count but add nothing. `wishlistToPurchaseRate` = 100 × items added in the period that the same owner later bought (an influenced line) ÷ items added in the period, rounded half up to 2 decimals, 0 when nothing was added. `medianDaysToPurchase`: the median of the days from those items' `addedAt` to their first purchase, counted in tenths of a day, 1 decimal, null when none. `signalsInfluenced`: influenced lines of the period per signal. Answered from daily rollups: the cost follows the number of days, not of orders. `period` (default `30d`): `7d`, `14d`, `30d`, `90d`, `1y` (365 days) or `all`; "the last N days" is today (UTC) and the N − 1 days before it; `all` starts on the UTC day of the shop's first wishlist event. Admin token only, every plan (customer tokens and storefront calls get 403). Each answer includes every write acknowledged before the request.
+         * @description The same answer at the path of the other analytics reads. An order line is wishlist-influenced when its customer held the product in a list at the order's time, or had held it within the shop's `attribution_window_days` (default 30) before it; signal-influenced when a back-in-stock, price-drop or low-stock signal of the product came within that window while the customer held it (whether or not a webhook took it). `ordersInfluenced`/`linesInfluenced`: orders (with at least one such line) and lines of the period. `revenueInfluenced`: unit price × quantity of those lines, per currency, exactly (integers of minor units at any size, hence a decimal string), written with its minor-unit digits (`"20.00"` EUR, `"1500"` JPY), never summed across currencies; lines without a price count but add nothing. `wishlistToPurchaseRate` = 100 × items added in the period that the same owner later bought (an influenced line) ÷ items added in the period, rounded half up to 2 decimals, 0 when nothing was added. `medianDaysToPurchase`: the median of the days from those items' `addedAt` to their first purchase, counted in tenths of a day, 1 decimal, null when none. `signalsInfluenced`: influenced lines of the period per signal. `channelsInfluenced`: influenced lines of the period per notification channel, those whose customer had been sent a notification of the product through it (delivered: Klaviyo took the event, Flow fired the trigger) within the window before the order; a line counts once per channel, under each channel that sent one. Answered from daily rollups: the cost follows the number of days, not of orders. `period` (default `30d`): `7d`, `14d`, `30d`, `90d`, `1y` (365 days) or `all`; "the last N days" is today (UTC) and the N − 1 days before it; `all` starts on the UTC day of the shop's first wishlist event. Admin token only, every plan (customer tokens and storefront calls get 403). Each answer includes every write acknowledged before the request.
          */
         get: operations["getConversionsAlias"];
         put?: never;
@@ -869,6 +957,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/platforms/shopify/flow/lifecycle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive Shopify Flow's trigger lifecycle callback
+         * @description Signed with `X-Shopify-Hmac-Sha256` (base64 HMAC-SHA256 of the raw body with the app secret); a missing or wrong one is 401 INVALID_SIGNATURE. The body is Flow's: `{flow_trigger_definition_id, has_enabled_flow, shop_id, shopify_domain, timestamp}`; another shape, a domain that is not `*.myshopify.com`, or a `shop_id` that is not the shop's Shopify id (once known) is 400 VALIDATION_ERROR. The status of the trigger (named by its handle or its name) in the shop becomes `has_enabled_flow` unless a callback with a newer `timestamp` was recorded; the wishlist fires a trigger only while it is enabled. Bodies up to 16 KiB.
+         */
+        post: operations["receiveShopifyFlowLifecycle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/platforms/shopify/webhooks": {
         parameters: {
             query?: never;
@@ -988,6 +1096,30 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/wishlists/{customerId}/contact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Give an e-mail for notifications (shopper consent)
+         * @description The shopper's own e-mail with their explicit consent (source `shopper`): `consent` must be `true` and `consent_text` is the sentence they agreed to, stored with it (400 VALIDATION_ERROR otherwise). Replaces the e-mail the shop had for the owner, and, being the owner's own new consent, lifts an earlier opt-out. customerId is the caller's own customer (customer token, or `me`) or guest id (guest mode: storefront key and guest id). Bearer tokens need the starter plan or above; guest mode works on every plan. Whom the shop may notify through its channels (Klaviyo, Shopify Flow) of their wishlist: an owner with a contact who has not opted out (docs/notifications.md).
+         */
+        put: operations["putWishlistContact"];
+        post?: never;
+        /**
+         * Withdraw the e-mail for notifications
+         * @description Deletes the owner's contact, whatever its source: nothing is made for the owner any more until a new one is given. No contact: 404. Same credentials as the PUT. Whom the shop may notify through its channels (Klaviyo, Shopify Flow) of their wishlist: an owner with a contact who has not opted out (docs/notifications.md).
+         */
+        delete: operations["deleteWishlistContact"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1459,7 +1591,7 @@ export interface components {
         ErrorEnvelope: {
             error: {
                 /** @description Machine-readable error code (docs/api.md, "Errors", lists when each is used) */
-                code: "VALIDATION_ERROR" | "INVALID_JSON" | "WISHLIST_LIMIT" | "ITEM_LIMIT" | "ITEM_NOT_IN_LIST" | "SAME_LIST" | "DEFAULT_LIST_PROTECTED" | "WEBHOOK_LIMIT" | "KEY_LIMIT" | "UNAUTHORIZED" | "INVALID_TOKEN" | "TOKEN_EXPIRED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_UPGRADE_REQUIRED" | "FEATURE_DISABLED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "LIST_NAME_TAKEN" | "DUPLICATE_REVIEW" | "SHARE_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UNAVAILABLE";
+                code: "VALIDATION_ERROR" | "INVALID_JSON" | "WISHLIST_LIMIT" | "ITEM_LIMIT" | "ITEM_NOT_IN_LIST" | "SAME_LIST" | "DEFAULT_LIST_PROTECTED" | "WEBHOOK_LIMIT" | "KEY_LIMIT" | "CHANNEL_KEY_REJECTED" | "UNAUTHORIZED" | "INVALID_TOKEN" | "TOKEN_EXPIRED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_UPGRADE_REQUIRED" | "FEATURE_DISABLED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "LIST_NAME_TAKEN" | "DUPLICATE_REVIEW" | "SHARE_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UNAVAILABLE";
                 /** @description VALIDATION_ERROR: an array of `{path, message, index?}` (`path` like `body.items.3.product_id`; `index` for batch entries). PLAN_UPGRADE_REQUIRED: `{required_plan, current_plan}`. ITEM_LIMIT, KEY_LIMIT: `{limit}` */
                 details?: unknown;
                 /** @description Human-readable; may change between versions */
@@ -1492,6 +1624,8 @@ export interface components {
                 /** @description 1..32 digits or a platform GID of a ProductVariant */
                 variant_id?: string;
             }[];
+            /** @description The buyer's language (`fr`, `pt-BR`): its review invitations' links open the review page in it */
+            locale?: string;
             /**
              * Format: date-time
              * @description The order's time; now when omitted (a later time is taken as now)
@@ -1511,6 +1645,8 @@ export interface components {
          */
         ProductUpdatedEvent: {
             handle?: string;
+            /** @description The product's image (an http or https URL), kept by the catalog: shopper notifications carry it */
+            image_url?: string;
             /** @description 1..32 digits or a platform GID of a Product */
             product_id: string;
             /** @description The product's title, kept by the catalog (the dashboard's top products show it) */
@@ -1550,7 +1686,7 @@ export interface components {
         ReviewsError: {
             error: {
                 /** @description Machine-readable error code (docs/api.md, "Errors", lists when each is used) */
-                code: "VALIDATION_ERROR" | "INVALID_JSON" | "WISHLIST_LIMIT" | "ITEM_LIMIT" | "ITEM_NOT_IN_LIST" | "SAME_LIST" | "DEFAULT_LIST_PROTECTED" | "WEBHOOK_LIMIT" | "KEY_LIMIT" | "UNAUTHORIZED" | "INVALID_TOKEN" | "TOKEN_EXPIRED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_UPGRADE_REQUIRED" | "FEATURE_DISABLED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "LIST_NAME_TAKEN" | "DUPLICATE_REVIEW" | "SHARE_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UNAVAILABLE";
+                code: "VALIDATION_ERROR" | "INVALID_JSON" | "WISHLIST_LIMIT" | "ITEM_LIMIT" | "ITEM_NOT_IN_LIST" | "SAME_LIST" | "DEFAULT_LIST_PROTECTED" | "WEBHOOK_LIMIT" | "KEY_LIMIT" | "CHANNEL_KEY_REJECTED" | "UNAUTHORIZED" | "INVALID_TOKEN" | "TOKEN_EXPIRED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_UPGRADE_REQUIRED" | "FEATURE_DISABLED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "LIST_NAME_TAKEN" | "DUPLICATE_REVIEW" | "SHARE_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UNAVAILABLE";
                 /** @description VALIDATION_ERROR: an array of `{path, message, index?}` (`path` like `body.items.3.product_id`; `index` for batch entries). PLAN_UPGRADE_REQUIRED: `{required_plan, current_plan}`. ITEM_LIMIT, KEY_LIMIT: `{limit}` */
                 details?: unknown;
                 /** @description Human-readable; may change between versions */
@@ -1559,7 +1695,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request is invalid: VALIDATION_ERROR (`details` lists each field; a Shopify webhook body that does not have its topic's shape or names another shop) or INVALID_JSON (not JSON, not UTF-8, or nested deeper than 64 levels), or a rule of the operation was broken (WISHLIST_LIMIT, ITEM_LIMIT, ITEM_NOT_IN_LIST, SAME_LIST, DEFAULT_LIST_PROTECTED, WEBHOOK_LIMIT, KEY_LIMIT) */
+        /** @description The request is invalid: VALIDATION_ERROR (`details` lists each field; a Shopify webhook body that does not have its topic's shape or names another shop) or INVALID_JSON (not JSON, not UTF-8, or nested deeper than 64 levels), or a rule of the operation was broken (WISHLIST_LIMIT, ITEM_LIMIT, ITEM_NOT_IN_LIST, SAME_LIST, DEFAULT_LIST_PROTECTED, WEBHOOK_LIMIT, KEY_LIMIT), or a notification channel refused the credential given (CHANNEL_KEY_REJECTED) */
         Error400: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1571,7 +1707,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description The request is invalid: VALIDATION_ERROR (`details` lists each field; a Shopify webhook body that does not have its topic's shape or names another shop) or INVALID_JSON (not JSON, not UTF-8, or nested deeper than 64 levels), or a rule of the operation was broken (WISHLIST_LIMIT, ITEM_LIMIT, ITEM_NOT_IN_LIST, SAME_LIST, DEFAULT_LIST_PROTECTED, WEBHOOK_LIMIT, KEY_LIMIT) */
+        /** @description The request is invalid: VALIDATION_ERROR (`details` lists each field; a Shopify webhook body that does not have its topic's shape or names another shop) or INVALID_JSON (not JSON, not UTF-8, or nested deeper than 64 levels), or a rule of the operation was broken (WISHLIST_LIMIT, ITEM_LIMIT, ITEM_NOT_IN_LIST, SAME_LIST, DEFAULT_LIST_PROTECTED, WEBHOOK_LIMIT, KEY_LIMIT), or a notification channel refused the credential given (CHANNEL_KEY_REJECTED) */
         Error400Unlimited: {
             headers: {
                 [name: string]: unknown;
@@ -1603,7 +1739,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description The credentials may not do this (FORBIDDEN), the shop's plan is too low (PLAN_UPGRADE_REQUIRED, `details: {required_plan, current_plan}`) or the feature is off (FEATURE_DISABLED) */
+        /** @description FORBIDDEN: the credentials may not do this, or the app is uninstalled from their shop (a storefront key, a customer token); or the shop's plan is too low (PLAN_UPGRADE_REQUIRED, `details: {required_plan, current_plan}`) or the feature is off (FEATURE_DISABLED) */
         Error403: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1743,7 +1879,28 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description UNAVAILABLE: the database (or Redis) cannot be reached, or (Shopify webhooks) too many bodies are being received at once, or the Admin API that must prove one cannot be reached; with `Retry-After` */
+        /** @description INTERNAL_ERROR: an unexpected failure (logged with the request id); the body never carries a stack trace or SQL */
+        Error500: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description INTERNAL_ERROR: an unexpected failure (logged with the request id); the body never carries a stack trace or SQL */
+        Error500Unlimited: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description UNAVAILABLE: the database (or Redis) cannot be reached, or (Shopify webhooks) too many bodies are being received at once, or the Admin API that must prove one cannot be reached, or Klaviyo (a notification channel) cannot be reached; with `Retry-After` */
         Error503: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
@@ -1756,7 +1913,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description UNAVAILABLE: the database (or Redis) cannot be reached, or (Shopify webhooks) too many bodies are being received at once, or the Admin API that must prove one cannot be reached; with `Retry-After` */
+        /** @description UNAVAILABLE: the database (or Redis) cannot be reached, or (Shopify webhooks) too many bodies are being received at once, or the Admin API that must prove one cannot be reached, or Klaviyo (a notification channel) cannot be reached; with `Retry-After` */
         Error503Unlimited: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
@@ -1766,7 +1923,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description The request is invalid: VALIDATION_ERROR (`details` lists each field; a Shopify webhook body that does not have its topic's shape or names another shop) or INVALID_JSON (not JSON, not UTF-8, or nested deeper than 64 levels), or a rule of the operation was broken (WISHLIST_LIMIT, ITEM_LIMIT, ITEM_NOT_IN_LIST, SAME_LIST, DEFAULT_LIST_PROTECTED, WEBHOOK_LIMIT, KEY_LIMIT) */
+        /** @description The request is invalid: VALIDATION_ERROR (`details` lists each field; a Shopify webhook body that does not have its topic's shape or names another shop) or INVALID_JSON (not JSON, not UTF-8, or nested deeper than 64 levels), or a rule of the operation was broken (WISHLIST_LIMIT, ITEM_LIMIT, ITEM_NOT_IN_LIST, SAME_LIST, DEFAULT_LIST_PROTECTED, WEBHOOK_LIMIT, KEY_LIMIT), or a notification channel refused the credential given (CHANNEL_KEY_REJECTED) */
         ReviewsError400: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1791,7 +1948,7 @@ export interface components {
                 "application/json": components["schemas"]["ReviewsError"];
             };
         };
-        /** @description The credentials may not do this (FORBIDDEN), the shop's plan is too low (PLAN_UPGRADE_REQUIRED, `details: {required_plan, current_plan}`) or the feature is off (FEATURE_DISABLED) */
+        /** @description FORBIDDEN: the credentials may not do this, or the app is uninstalled from their shop (a storefront key, a customer token); or the shop's plan is too low (PLAN_UPGRADE_REQUIRED, `details: {required_plan, current_plan}`) or the feature is off (FEATURE_DISABLED) */
         ReviewsError403: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1882,7 +2039,19 @@ export interface components {
                 "application/json": components["schemas"]["ReviewsError"];
             };
         };
-        /** @description UNAVAILABLE: the database (or Redis) cannot be reached, or (Shopify webhooks) too many bodies are being received at once, or the Admin API that must prove one cannot be reached; with `Retry-After` */
+        /** @description INTERNAL_ERROR: an unexpected failure (logged with the request id); the body never carries a stack trace or SQL */
+        ReviewsError500: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ReviewsError"];
+            };
+        };
+        /** @description UNAVAILABLE: the database (or Redis) cannot be reached, or (Shopify webhooks) too many bodies are being received at once, or the Admin API that must prove one cannot be reached, or Klaviyo (a notification channel) cannot be reached; with `Retry-After` */
         ReviewsError503: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
@@ -2013,6 +2182,7 @@ export interface operations {
             408: components["responses"]["ReviewsError408"];
             429: components["responses"]["ReviewsError429"];
             431: components["responses"]["ReviewsError431"];
+            500: components["responses"]["ReviewsError500"];
             503: components["responses"]["ReviewsError503"];
         };
     };
@@ -2110,9 +2280,11 @@ export interface operations {
             };
             400: components["responses"]["ReviewsError400"];
             401: components["responses"]["ReviewsError401"];
+            403: components["responses"]["ReviewsError403"];
             408: components["responses"]["ReviewsError408"];
             429: components["responses"]["ReviewsError429"];
             431: components["responses"]["ReviewsError431"];
+            500: components["responses"]["ReviewsError500"];
             503: components["responses"]["ReviewsError503"];
         };
     };
@@ -2178,9 +2350,11 @@ export interface operations {
             };
             400: components["responses"]["ReviewsError400"];
             401: components["responses"]["ReviewsError401"];
+            403: components["responses"]["ReviewsError403"];
             408: components["responses"]["ReviewsError408"];
             429: components["responses"]["ReviewsError429"];
             431: components["responses"]["ReviewsError431"];
+            500: components["responses"]["ReviewsError500"];
             503: components["responses"]["ReviewsError503"];
         };
     };
@@ -2229,6 +2403,7 @@ export interface operations {
             408: components["responses"]["ReviewsError408"];
             429: components["responses"]["ReviewsError429"];
             431: components["responses"]["ReviewsError431"];
+            500: components["responses"]["ReviewsError500"];
             503: components["responses"]["ReviewsError503"];
         };
     };
@@ -2298,12 +2473,14 @@ export interface operations {
             };
             400: components["responses"]["ReviewsError400"];
             401: components["responses"]["ReviewsError401"];
+            403: components["responses"]["ReviewsError403"];
             408: components["responses"]["ReviewsError408"];
             409: components["responses"]["ReviewsError409"];
             413: components["responses"]["ReviewsError413"];
             415: components["responses"]["ReviewsError415"];
             429: components["responses"]["ReviewsError429"];
             431: components["responses"]["ReviewsError431"];
+            500: components["responses"]["ReviewsError500"];
             503: components["responses"]["ReviewsError503"];
         };
     };
@@ -2403,10 +2580,12 @@ export interface operations {
             };
             400: components["responses"]["ReviewsError400"];
             401: components["responses"]["ReviewsError401"];
+            403: components["responses"]["ReviewsError403"];
             404: components["responses"]["ReviewsError404"];
             408: components["responses"]["ReviewsError408"];
             429: components["responses"]["ReviewsError429"];
             431: components["responses"]["ReviewsError431"];
+            500: components["responses"]["ReviewsError500"];
             503: components["responses"]["ReviewsError503"];
         };
     };
@@ -2450,6 +2629,7 @@ export interface operations {
             415: components["responses"]["ReviewsError415"];
             429: components["responses"]["ReviewsError429"];
             431: components["responses"]["ReviewsError431"];
+            500: components["responses"]["ReviewsError500"];
             503: components["responses"]["ReviewsError503"];
         };
     };
@@ -2536,6 +2716,7 @@ export interface operations {
             415: components["responses"]["ReviewsError415"];
             429: components["responses"]["ReviewsError429"];
             431: components["responses"]["ReviewsError431"];
+            500: components["responses"]["ReviewsError500"];
             503: components["responses"]["ReviewsError503"];
         };
     };
@@ -2571,12 +2752,14 @@ export interface operations {
             };
             400: components["responses"]["ReviewsError400"];
             401: components["responses"]["ReviewsError401"];
+            403: components["responses"]["ReviewsError403"];
             404: components["responses"]["ReviewsError404"];
             408: components["responses"]["ReviewsError408"];
             413: components["responses"]["ReviewsError413"];
             415: components["responses"]["ReviewsError415"];
             429: components["responses"]["ReviewsError429"];
             431: components["responses"]["ReviewsError431"];
+            500: components["responses"]["ReviewsError500"];
             503: components["responses"]["ReviewsError503"];
         };
     };
@@ -2612,12 +2795,14 @@ export interface operations {
             };
             400: components["responses"]["ReviewsError400"];
             401: components["responses"]["ReviewsError401"];
+            403: components["responses"]["ReviewsError403"];
             404: components["responses"]["ReviewsError404"];
             408: components["responses"]["ReviewsError408"];
             413: components["responses"]["ReviewsError413"];
             415: components["responses"]["ReviewsError415"];
             429: components["responses"]["ReviewsError429"];
             431: components["responses"]["ReviewsError431"];
+            500: components["responses"]["ReviewsError500"];
             503: components["responses"]["ReviewsError503"];
         };
     };
@@ -2704,6 +2889,7 @@ export interface operations {
             415: components["responses"]["ReviewsError415"];
             429: components["responses"]["ReviewsError429"];
             431: components["responses"]["ReviewsError431"];
+            500: components["responses"]["ReviewsError500"];
             503: components["responses"]["ReviewsError503"];
         };
     };
@@ -2802,6 +2988,7 @@ export interface operations {
             415: components["responses"]["ReviewsError415"];
             429: components["responses"]["ReviewsError429"];
             431: components["responses"]["ReviewsError431"];
+            500: components["responses"]["ReviewsError500"];
             503: components["responses"]["ReviewsError503"];
         };
     };
@@ -2888,6 +3075,7 @@ export interface operations {
             415: components["responses"]["ReviewsError415"];
             429: components["responses"]["ReviewsError429"];
             431: components["responses"]["ReviewsError431"];
+            500: components["responses"]["ReviewsError500"];
             503: components["responses"]["ReviewsError503"];
         };
     };
@@ -2926,11 +3114,88 @@ export interface operations {
             };
             408: components["responses"]["Error408"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500Unlimited"];
+        };
+    };
+    optOutPage: {
+        parameters: {
+            query?: {
+                /** @description The page language (`fr`, `pt-BR`…); else `Accept-Language` */
+                locale?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The signed token of the link */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    optOut: {
+        parameters: {
+            query?: {
+                /** @description The page language (`fr`, `pt-BR`…); else `Accept-Language` */
+                locale?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The signed token of the link */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Opted out: the confirmation page */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     proxyWishlistPage: {
         parameters: {
             query?: {
+                /** @description What the form just did, set by its redirect: `removed`, `shared` (the page shows the share link) */
+                done?: string;
                 /** @description 20 items a page */
                 page?: number;
             };
@@ -2958,6 +3223,7 @@ export interface operations {
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -2972,7 +3238,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    product_id: string;
+                    product_id?: string;
+                    /** @description The page's language root on the shop (`/fr`; empty for the primary language): where the redirect goes */
+                    return_root?: string;
                 };
             };
         };
@@ -2989,6 +3257,18 @@ export interface operations {
                     "application/liquid": string;
                 };
             };
+            /** @description Done: back to the page (`Location`), which shows what was done */
+            303: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
@@ -2997,12 +3277,15 @@ export interface operations {
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
     proxyReviewInvitationPage: {
         parameters: {
             query?: {
+                /** @description Set by the redirect after the form went in: the thank-you page */
+                done?: string;
                 invitation?: string;
             };
             header?: never;
@@ -3029,6 +3312,7 @@ export interface operations {
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -3048,6 +3332,8 @@ export interface operations {
                     invitation?: string;
                     name?: string;
                     rating?: string;
+                    /** @description The page's language root on the shop (`/fr`; empty for the primary language): where the redirect goes */
+                    return_root?: string;
                     title?: string;
                 };
             };
@@ -3065,6 +3351,18 @@ export interface operations {
                     "application/liquid": string;
                 };
             };
+            /** @description Done: back to the page (`Location`), which shows what was done */
+            303: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
@@ -3073,6 +3371,7 @@ export interface operations {
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -3097,6 +3396,18 @@ export interface operations {
                     "application/liquid": string;
                 };
             };
+            /** @description Done: back to the page (`Location`), which shows what was done */
+            303: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
@@ -3105,6 +3416,7 @@ export interface operations {
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -3135,6 +3447,7 @@ export interface operations {
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -3158,7 +3471,8 @@ export interface operations {
                      *       "ok": true,
                      *       "data": {
                      *         "database": "sqlite",
-                     *         "redis": "not configured"
+                     *         "redis": "not configured",
+                     *         "replica": "not configured"
                      *       }
                      *     }
                      */
@@ -3166,6 +3480,7 @@ export interface operations {
                         data: {
                             database: string;
                             redis: string;
+                            replica: string;
                         };
                         /** @enum {boolean} */
                         ok: true;
@@ -3174,12 +3489,15 @@ export interface operations {
             };
             408: components["responses"]["Error408"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500Unlimited"];
             503: components["responses"]["Error503Unlimited"];
         };
     };
     reviewInvitationPage: {
         parameters: {
             query?: {
+                /** @description Set by the redirect after the form went in: the thank-you page while the invitation is the one used */
+                done?: string;
                 /** @description The invitation token (from the `review.requested` event's `reviewUrl`) */
                 invitation?: string;
                 /** @description A language tag (`fr`, `pt-BR`, …); default: from `Accept-Language` */
@@ -3207,12 +3525,15 @@ export interface operations {
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
     submitReviewInvitationPage: {
         parameters: {
             query?: {
+                /** @description Set by the redirect after the form went in: the thank-you page while the invitation is the one used */
+                done?: string;
                 /** @description The invitation token (from the `review.requested` event's `reviewUrl`) */
                 invitation?: string;
                 /** @description A language tag (`fr`, `pt-BR`, …); default: from `Accept-Language` */
@@ -3248,12 +3569,25 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description The review was taken: the thank-you page (`Location`) */
+            303: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
             400: components["responses"]["Error400"];
             408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -3301,12 +3635,21 @@ export interface operations {
                      *           "back_in_stock": 3,
                      *           "price_dropped": 2,
                      *           "low_stock": 0
+                     *         },
+                     *         "channelsInfluenced": {
+                     *           "klaviyo": 4,
+                     *           "flow": 1
                      *         }
                      *       }
                      *     }
                      */
                     "application/json": {
                         data: {
+                            /** @description Influenced lines of the period whose product a notification to the customer was sent about through the channel (Klaviyo, Shopify Flow) within the window before the order */
+                            channelsInfluenced: {
+                                flow: number;
+                                klaviyo: number;
+                            };
                             /** @description Wishlist-influenced order lines of the period */
                             linesInfluenced: number;
                             /** @description Median days from add to purchase of those items, 1 decimal; null when none */
@@ -3342,6 +3685,7 @@ export interface operations {
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -3406,6 +3750,7 @@ export interface operations {
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -3478,6 +3823,7 @@ export interface operations {
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -3528,6 +3874,467 @@ export interface operations {
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    listNotificationChannels: {
+        parameters: {
+            query?: {
+                /** @description Today (UTC) and the N − 1 days before it; `1y` = 365 days; `all` from the first event */
+                period?: "7d" | "14d" | "30d" | "90d" | "1y" | "all";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The channels and their counts */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "period": "30d",
+                     *         "channels": [
+                     *           {
+                     *             "channel": "klaviyo",
+                     *             "connected": true,
+                     *             "keyLast4": "9f3c",
+                     *             "connectedAt": "2026-01-02T03:04:05.678Z",
+                     *             "lastCheck": {
+                     *               "state": "valid",
+                     *               "checkedAt": "2026-01-02T03:04:05.678Z",
+                     *               "error": null
+                     *             },
+                     *             "triggers": null,
+                     *             "deliveries": {
+                     *               "back_in_stock": {
+                     *                 "sent": 412,
+                     *                 "failed": 2,
+                     *                 "pending": 15,
+                     *                 "skipped": 0
+                     *               },
+                     *               "price_drop": {
+                     *                 "sent": 96,
+                     *                 "failed": 0,
+                     *                 "pending": 0,
+                     *                 "skipped": 0
+                     *               },
+                     *               "low_stock": {
+                     *                 "sent": 0,
+                     *                 "failed": 0,
+                     *                 "pending": 0,
+                     *                 "skipped": 0
+                     *               },
+                     *               "reminder": {
+                     *                 "sent": 40,
+                     *                 "failed": 0,
+                     *                 "pending": 3,
+                     *                 "skipped": 0
+                     *               },
+                     *               "item_added": {
+                     *                 "sent": 0,
+                     *                 "failed": 0,
+                     *                 "pending": 0,
+                     *                 "skipped": 0
+                     *               }
+                     *             }
+                     *           },
+                     *           {
+                     *             "channel": "flow",
+                     *             "connected": true,
+                     *             "keyLast4": null,
+                     *             "connectedAt": null,
+                     *             "lastCheck": null,
+                     *             "triggers": [
+                     *               {
+                     *                 "signal": "back_in_stock",
+                     *                 "handle": "wishlist-flow-back-in-stock",
+                     *                 "state": "enabled",
+                     *                 "since": "2026-01-02T03:04:05.678Z"
+                     *               },
+                     *               {
+                     *                 "signal": "price_drop",
+                     *                 "handle": "wishlist-flow-price-drop",
+                     *                 "state": "disabled",
+                     *                 "since": "2026-01-02T03:04:05.678Z"
+                     *               },
+                     *               {
+                     *                 "signal": "low_stock",
+                     *                 "handle": "wishlist-flow-low-stock",
+                     *                 "state": "unknown",
+                     *                 "since": null
+                     *               },
+                     *               {
+                     *                 "signal": "reminder",
+                     *                 "handle": "wishlist-flow-reminder",
+                     *                 "state": "unknown",
+                     *                 "since": null
+                     *               },
+                     *               {
+                     *                 "signal": "item_added",
+                     *                 "handle": "wishlist-flow-item-added",
+                     *                 "state": "unknown",
+                     *                 "since": null
+                     *               }
+                     *             ],
+                     *             "deliveries": {
+                     *               "back_in_stock": {
+                     *                 "sent": 410,
+                     *                 "failed": 0,
+                     *                 "pending": 17,
+                     *                 "skipped": 0
+                     *               },
+                     *               "price_drop": {
+                     *                 "sent": 0,
+                     *                 "failed": 0,
+                     *                 "pending": 0,
+                     *                 "skipped": 96
+                     *               },
+                     *               "low_stock": {
+                     *                 "sent": 0,
+                     *                 "failed": 0,
+                     *                 "pending": 0,
+                     *                 "skipped": 0
+                     *               },
+                     *               "reminder": {
+                     *                 "sent": 0,
+                     *                 "failed": 0,
+                     *                 "pending": 0,
+                     *                 "skipped": 43
+                     *               },
+                     *               "item_added": {
+                     *                 "sent": 0,
+                     *                 "failed": 0,
+                     *                 "pending": 0,
+                     *                 "skipped": 0
+                     *               }
+                     *             }
+                     *           }
+                     *         ],
+                     *         "suppressed": {
+                     *           "back_in_stock": {
+                     *             "cooldown": 31,
+                     *             "daily_cap": 4,
+                     *             "opted_out": 2
+                     *           },
+                     *           "price_drop": {
+                     *             "cooldown": 8,
+                     *             "daily_cap": 0,
+                     *             "opted_out": 1
+                     *           },
+                     *           "low_stock": {
+                     *             "cooldown": 0,
+                     *             "daily_cap": 0,
+                     *             "opted_out": 0
+                     *           },
+                     *           "reminder": {
+                     *             "cooldown": 0,
+                     *             "daily_cap": 0,
+                     *             "opted_out": 0
+                     *           },
+                     *           "item_added": {
+                     *             "cooldown": 0,
+                     *             "daily_cap": 0,
+                     *             "opted_out": 0
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            channels: {
+                                /** @description `klaviyo`; `flow` (Shopify Flow) only for a Shopify shop in Shopify app mode */
+                                channel: "klaviyo" | "flow";
+                                /** @description Klaviyo: whether a key is stored; Flow: always true (it goes through the app itself) */
+                                connected: boolean;
+                                /** @description When the key was stored; null when not connected */
+                                connectedAt: string | null;
+                                /** @description Per signal: this channel's deliveries of the notifications made in the period, by state */
+                                deliveries: {
+                                    back_in_stock: {
+                                        /** @description Deliveries the channel refused for good (a bad key, a payload it refuses) */
+                                        failed: number;
+                                        /** @description Deliveries waiting to be sent or retried */
+                                        pending: number;
+                                        /** @description Deliveries the channel took */
+                                        sent: number;
+                                        /** @description Deliveries not sent and not failed: a Flow trigger no enabled workflow starts with, an owner who opted out since */
+                                        skipped: number;
+                                    };
+                                    item_added: {
+                                        /** @description Deliveries the channel refused for good (a bad key, a payload it refuses) */
+                                        failed: number;
+                                        /** @description Deliveries waiting to be sent or retried */
+                                        pending: number;
+                                        /** @description Deliveries the channel took */
+                                        sent: number;
+                                        /** @description Deliveries not sent and not failed: a Flow trigger no enabled workflow starts with, an owner who opted out since */
+                                        skipped: number;
+                                    };
+                                    low_stock: {
+                                        /** @description Deliveries the channel refused for good (a bad key, a payload it refuses) */
+                                        failed: number;
+                                        /** @description Deliveries waiting to be sent or retried */
+                                        pending: number;
+                                        /** @description Deliveries the channel took */
+                                        sent: number;
+                                        /** @description Deliveries not sent and not failed: a Flow trigger no enabled workflow starts with, an owner who opted out since */
+                                        skipped: number;
+                                    };
+                                    price_drop: {
+                                        /** @description Deliveries the channel refused for good (a bad key, a payload it refuses) */
+                                        failed: number;
+                                        /** @description Deliveries waiting to be sent or retried */
+                                        pending: number;
+                                        /** @description Deliveries the channel took */
+                                        sent: number;
+                                        /** @description Deliveries not sent and not failed: a Flow trigger no enabled workflow starts with, an owner who opted out since */
+                                        skipped: number;
+                                    };
+                                    reminder: {
+                                        /** @description Deliveries the channel refused for good (a bad key, a payload it refuses) */
+                                        failed: number;
+                                        /** @description Deliveries waiting to be sent or retried */
+                                        pending: number;
+                                        /** @description Deliveries the channel took */
+                                        sent: number;
+                                        /** @description Deliveries not sent and not failed: a Flow trigger no enabled workflow starts with, an owner who opted out since */
+                                        skipped: number;
+                                    };
+                                };
+                                /** @description The stored key's last four characters (the key itself is never returned); null when not connected */
+                                keyLast4: string | null;
+                                /** @description The last check of the stored key against the channel; null when not connected */
+                                lastCheck: {
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC
+                                     */
+                                    checkedAt: string;
+                                    /** @description The channel's answer when the check failed; else null */
+                                    error: string | null;
+                                    /** @description `valid`: the channel took the credential; `invalid`: it refused it; `unreachable`: no answer came */
+                                    state: "valid" | "invalid" | "unreachable";
+                                } | null;
+                                /** @description Flow: each trigger's state in the shop, one per signal; null for Klaviyo */
+                                triggers: {
+                                    /** @description The trigger's extension handle (`wishlist-flow-…`) */
+                                    handle: string;
+                                    /** @description The signal the trigger fires for */
+                                    signal: "back_in_stock" | "price_drop" | "low_stock" | "reminder" | "item_added";
+                                    /** @description When Flow said so; null when it never did */
+                                    since: string | null;
+                                    /** @description `enabled`: a workflow of the shop that starts with the trigger is on (notifications are fired); `disabled`: none is (notifications are skipped); `unknown`: Flow has not said yet (as `disabled`) */
+                                    state: "enabled" | "disabled" | "unknown";
+                                }[] | null;
+                            }[];
+                            /** @description The period asked for */
+                            period: string;
+                            /** @description Per signal: the notifications made in the period that were not handed to any channel, by reason */
+                            suppressed: {
+                                back_in_stock: {
+                                    /** @description The owner had a notification of the same product and signal within `notification_cooldown_hours` */
+                                    cooldown: number;
+                                    /** @description The owner had `notifications_per_day` notifications within the last 24 hours */
+                                    daily_cap: number;
+                                    /** @description The owner had opted out */
+                                    opted_out: number;
+                                };
+                                item_added: {
+                                    /** @description The owner had a notification of the same product and signal within `notification_cooldown_hours` */
+                                    cooldown: number;
+                                    /** @description The owner had `notifications_per_day` notifications within the last 24 hours */
+                                    daily_cap: number;
+                                    /** @description The owner had opted out */
+                                    opted_out: number;
+                                };
+                                low_stock: {
+                                    /** @description The owner had a notification of the same product and signal within `notification_cooldown_hours` */
+                                    cooldown: number;
+                                    /** @description The owner had `notifications_per_day` notifications within the last 24 hours */
+                                    daily_cap: number;
+                                    /** @description The owner had opted out */
+                                    opted_out: number;
+                                };
+                                price_drop: {
+                                    /** @description The owner had a notification of the same product and signal within `notification_cooldown_hours` */
+                                    cooldown: number;
+                                    /** @description The owner had `notifications_per_day` notifications within the last 24 hours */
+                                    daily_cap: number;
+                                    /** @description The owner had opted out */
+                                    opted_out: number;
+                                };
+                                reminder: {
+                                    /** @description The owner had a notification of the same product and signal within `notification_cooldown_hours` */
+                                    cooldown: number;
+                                    /** @description The owner had `notifications_per_day` notifications within the last 24 hours */
+                                    daily_cap: number;
+                                    /** @description The owner had opted out */
+                                    opted_out: number;
+                                };
+                            };
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    connectKlaviyo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "private_key": "pk_0123456789abcdef0123456789abcd9f3c"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description A private API key of the merchant's Klaviyo account (`pk_…`) with the scopes `accounts:read`, `events:write`, `profiles:read` and `data-privacy:write`; never returned */
+                    private_key: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Connected: the channel as stored */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "channel": "klaviyo",
+                     *         "connected": true,
+                     *         "keyLast4": "9f3c",
+                     *         "connectedAt": "2026-01-02T03:04:05.678Z",
+                     *         "lastCheck": {
+                     *           "state": "valid",
+                     *           "checkedAt": "2026-01-02T03:04:05.678Z",
+                     *           "error": null
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /**
+                             * @description The channel
+                             * @enum {string}
+                             */
+                            channel: "klaviyo";
+                            /** @description Whether a credential is stored */
+                            connected: boolean;
+                            /** @description When the key was stored; null when not connected */
+                            connectedAt: string | null;
+                            /** @description The stored key's last four characters (the key itself is never returned); null when not connected */
+                            keyLast4: string | null;
+                            /** @description The last check of the stored key against the channel; null when not connected */
+                            lastCheck: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                checkedAt: string;
+                                /** @description The channel's answer when the check failed; else null */
+                                error: string | null;
+                                /** @description `valid`: the channel took the credential; `invalid`: it refused it; `unreachable`: no answer came */
+                                state: "valid" | "invalid" | "unreachable";
+                            } | null;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    disconnectKlaviyo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Disconnected */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -3597,6 +4404,98 @@ export interface operations {
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    putCustomerContact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Digits or a URL-encoded platform GID */
+                customerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ann@example.com"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @description The e-mail address, at most 254 characters; stored trimmed and lower-cased
+                     */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The contact as stored */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "ownerType": "customer",
+                     *         "ownerId": "1001",
+                     *         "email": "ann@example.com",
+                     *         "source": "merchant",
+                     *         "consentText": null,
+                     *         "consentedAt": "2026-01-02T03:04:05.678Z",
+                     *         "updatedAt": "2026-01-02T03:04:05.678Z",
+                     *         "optedOut": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC
+                             */
+                            consentedAt: string;
+                            /** @description The consent text the shopper agreed to (source `shopper`); else null */
+                            consentText: string | null;
+                            email: string;
+                            /** @description Whether the owner stopped every notification through the opt-out link */
+                            optedOut: boolean;
+                            /** @description The customer id, or the guest id */
+                            ownerId: string;
+                            ownerType: "customer" | "guest";
+                            /** @description `order`: an order of the customer's; `merchant`: the merchant's customer record; `shopper`: given by the shopper with consent */
+                            source: "order" | "merchant" | "shopper";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC
+                             */
+                            updatedAt: string;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -3682,6 +4581,41 @@ export interface operations {
                                  */
                                 updatedAt: string;
                                 wishlistId: string;
+                            }[];
+                            notificationContact: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                consentedAt: string;
+                                consentText: string | null;
+                                email: string;
+                                source: "order" | "merchant" | "shopper";
+                            } | null;
+                            notificationOptOut: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                optedOutAt: string;
+                            } | null;
+                            /** @description The notifications the customer was due, oldest first, each with its delivery per channel */
+                            notifications: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                createdAt: string;
+                                deliveries: {
+                                    channel: string;
+                                    sentAt: string | null;
+                                    state: "pending" | "sent" | "failed" | "skipped";
+                                }[];
+                                productId: string;
+                                reason: string | null;
+                                signal: string;
+                                state: "queued" | "suppressed";
+                                variantId: string | null;
                             }[];
                             purchases: {
                                 /**
@@ -3782,6 +4716,7 @@ export interface operations {
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -3811,6 +4746,7 @@ export interface operations {
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -3913,6 +4849,7 @@ export interface operations {
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -3990,6 +4927,7 @@ export interface operations {
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -4035,6 +4973,7 @@ export interface operations {
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -4116,6 +5055,41 @@ export interface operations {
                                  */
                                 updatedAt: string;
                                 wishlistId: string;
+                            }[];
+                            notificationContact: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                consentedAt: string;
+                                consentText: string | null;
+                                email: string;
+                                source: "order" | "merchant" | "shopper";
+                            } | null;
+                            notificationOptOut: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                optedOutAt: string;
+                            } | null;
+                            /** @description The notifications the customer was due, oldest first, each with its delivery per channel */
+                            notifications: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                createdAt: string;
+                                deliveries: {
+                                    channel: string;
+                                    sentAt: string | null;
+                                    state: "pending" | "sent" | "failed" | "skipped";
+                                }[];
+                                productId: string;
+                                reason: string | null;
+                                signal: string;
+                                state: "queued" | "suppressed";
+                                variantId: string | null;
                             }[];
                             purchases: {
                                 /**
@@ -4217,6 +5191,7 @@ export interface operations {
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -4293,6 +5268,7 @@ export interface operations {
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -4317,7 +5293,15 @@ export interface operations {
                  */
                 "application/json": {
                     attribution_window_days?: number;
+                    /**
+                     * @description The shop's currency, an ISO 4217 code in use (three capital letters, such as `EUR`): shopper notifications carry it with the product's price (Klaviyo's event value, Shopify Flow's `Currency`). A Shopify shop gets its store currency at install when it has none; the merchant's own choice is kept. `null` clears it; anything else is 400 VALIDATION_ERROR at this field.
+                     * @enum {unknown}
+                     */
+                    currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XAG" | "XAU" | "XBA" | "XBB" | "XBC" | "XBD" | "XCD" | "XCG" | "XDR" | "XOF" | "XPD" | "XPF" | "XPT" | "XSU" | "XUA" | "YER" | "ZAR" | "ZMW" | "ZWG" | "ZWL" | null;
                     multi_wishlist_enabled?: boolean;
+                    notification_cooldown_hours?: number;
+                    notifications_per_day?: number;
+                    reminder_after_days?: number;
                     remove_on_purchase?: boolean;
                     reviews_auto_approve?: boolean;
                     share_link_ttl_days?: number;
@@ -4349,6 +5333,10 @@ export interface operations {
                      *         "share_link_ttl_days": 14,
                      *         "remove_on_purchase": false,
                      *         "attribution_window_days": 30,
+                     *         "notification_cooldown_hours": 24,
+                     *         "notifications_per_day": 3,
+                     *         "reminder_after_days": 7,
+                     *         "currency": "EUR",
                      *         "storefront_strings": {
                      *           "fr": {
                      *             "wishlistTitle": "Mes coups de cœur"
@@ -4361,8 +5349,19 @@ export interface operations {
                         data: {
                             /** @description Days before an order in which a product the customer held, or a signal that named them, makes its line wishlist-influenced; default 30 */
                             attribution_window_days: number;
+                            /**
+                             * @description The shop's currency, an ISO 4217 code in use (three capital letters, such as `EUR`): shopper notifications carry it with the product's price (Klaviyo's event value, Shopify Flow's `Currency`). A Shopify shop gets its store currency at install when it has none; the merchant's own choice is kept. Null when none is set (the default).
+                             * @enum {unknown}
+                             */
+                            currency: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XAG" | "XAU" | "XBA" | "XBB" | "XBC" | "XBD" | "XCD" | "XCG" | "XDR" | "XOF" | "XPD" | "XPF" | "XPT" | "XSU" | "XUA" | "YER" | "ZAR" | "ZMW" | "ZWG" | "ZWL" | null;
                             /** @description Named lists (growth plan or above); default false */
                             multi_wishlist_enabled: boolean;
+                            /** @description Hours in which a shopper gets at most one notification per product and signal through the shop's channels (Klaviyo, Shopify Flow); default 24 */
+                            notification_cooldown_hours: number;
+                            /** @description Notifications a shopper gets at most in any 24 hours, all products and signals together; default 3 */
+                            notifications_per_day: number;
+                            /** @description Days after an item was added, not bought, when its one reminder notification is made; default 7 */
+                            reminder_after_days: number;
                             /** @description order.created removes the bought products from the customer's lists; default false */
                             remove_on_purchase: boolean;
                             /** @description Submitted reviews are approved at once; default false */
@@ -4389,6 +5388,7 @@ export interface operations {
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -4423,6 +5423,10 @@ export interface operations {
                      *           "share_link_ttl_days": 30,
                      *           "remove_on_purchase": false,
                      *           "attribution_window_days": 30,
+                     *           "notification_cooldown_hours": 24,
+                     *           "notifications_per_day": 3,
+                     *           "reminder_after_days": 7,
+                     *           "currency": "EUR",
                      *           "storefront_strings": null
                      *         },
                      *         "storefrontKey": "sfk_Jx2…",
@@ -4440,8 +5444,19 @@ export interface operations {
                             settings: {
                                 /** @description Days before an order in which a product the customer held, or a signal that named them, makes its line wishlist-influenced; default 30 */
                                 attribution_window_days: number;
+                                /**
+                                 * @description The shop's currency, an ISO 4217 code in use (three capital letters, such as `EUR`): shopper notifications carry it with the product's price (Klaviyo's event value, Shopify Flow's `Currency`). A Shopify shop gets its store currency at install when it has none; the merchant's own choice is kept. Null when none is set (the default).
+                                 * @enum {unknown}
+                                 */
+                                currency: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XAG" | "XAU" | "XBA" | "XBB" | "XBC" | "XBD" | "XCD" | "XCG" | "XDR" | "XOF" | "XPD" | "XPF" | "XPT" | "XSU" | "XUA" | "YER" | "ZAR" | "ZMW" | "ZWG" | "ZWL" | null;
                                 /** @description Named lists (growth plan or above); default false */
                                 multi_wishlist_enabled: boolean;
+                                /** @description Hours in which a shopper gets at most one notification per product and signal through the shop's channels (Klaviyo, Shopify Flow); default 24 */
+                                notification_cooldown_hours: number;
+                                /** @description Notifications a shopper gets at most in any 24 hours, all products and signals together; default 3 */
+                                notifications_per_day: number;
+                                /** @description Days after an item was added, not bought, when its one reminder notification is made; default 7 */
+                                reminder_after_days: number;
                                 /** @description order.created removes the bought products from the customer's lists; default false */
                                 remove_on_purchase: boolean;
                                 /** @description Submitted reviews are approved at once; default false */
@@ -4470,6 +5485,7 @@ export interface operations {
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -4516,6 +5532,7 @@ export interface operations {
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -4563,12 +5580,21 @@ export interface operations {
                      *           "back_in_stock": 3,
                      *           "price_dropped": 2,
                      *           "low_stock": 0
+                     *         },
+                     *         "channelsInfluenced": {
+                     *           "klaviyo": 4,
+                     *           "flow": 1
                      *         }
                      *       }
                      *     }
                      */
                     "application/json": {
                         data: {
+                            /** @description Influenced lines of the period whose product a notification to the customer was sent about through the channel (Klaviyo, Shopify Flow) within the window before the order */
+                            channelsInfluenced: {
+                                flow: number;
+                                klaviyo: number;
+                            };
                             /** @description Wishlist-influenced order lines of the period */
                             linesInfluenced: number;
                             /** @description Median days from add to purchase of those items, 1 decimal; null when none */
@@ -4604,6 +5630,7 @@ export interface operations {
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -4673,6 +5700,7 @@ export interface operations {
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -4727,6 +5755,7 @@ export interface operations {
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -4794,6 +5823,7 @@ export interface operations {
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -4880,6 +5910,7 @@ export interface operations {
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -4931,6 +5962,7 @@ export interface operations {
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -5005,6 +6037,7 @@ export interface operations {
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -5098,6 +6131,7 @@ export interface operations {
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -5206,6 +6240,7 @@ export interface operations {
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -5336,7 +6371,43 @@ export interface operations {
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
+        };
+    };
+    receiveShopifyFlowLifecycle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Receive Shopify Flow's trigger lifecycle callback */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description `recorded`: the trigger's status in the shop is the callback's; `stale`: a callback with a newer `timestamp` was recorded before, nothing changed; `ignored`: a trigger that is not the wishlist's, or a shop the app does not know */
+                            result: "recorded" | "stale" | "ignored";
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400Unlimited"];
+            401: components["responses"]["Error401Unlimited"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413Unlimited"];
+            415: components["responses"]["Error415Unlimited"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500Unlimited"];
+            503: components["responses"]["Error503Unlimited"];
         };
     };
     receiveShopifyWebhook: {
@@ -5372,6 +6443,7 @@ export interface operations {
             415: components["responses"]["Error415Unlimited"];
             429: components["responses"]["Error429Unlimited"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500Unlimited"];
             503: components["responses"]["Error503Unlimited"];
         };
     };
@@ -5436,6 +6508,7 @@ export interface operations {
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -5518,6 +6591,7 @@ export interface operations {
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -5568,6 +6642,7 @@ export interface operations {
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -5647,6 +6722,7 @@ export interface operations {
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -5730,6 +6806,7 @@ export interface operations {
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -5831,6 +6908,159 @@ export interface operations {
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    putWishlistContact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Customer id (digits or GID), the guest id in guest mode, or `me` */
+                customerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ann@example.com",
+                 *       "consent": true,
+                 *       "consent_text": "E-mail me when an item of my wishlist is back in stock or cheaper. I can stop this at any time."
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description Must be `true`: the shopper ticked the consent box themselves (anything else is 400 VALIDATION_ERROR)
+                     * @enum {boolean}
+                     */
+                    consent: true;
+                    /** @description The consent text the shopper saw and agreed to, as shown (1..1000 characters); stored with the e-mail */
+                    consent_text: string;
+                    /**
+                     * Format: email
+                     * @description The e-mail address, at most 254 characters; stored trimmed and lower-cased
+                     */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The contact as stored */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "ownerType": "customer",
+                     *         "ownerId": "1001",
+                     *         "email": "ann@example.com",
+                     *         "source": "shopper",
+                     *         "consentText": "E-mail me when an item of my wishlist is back in stock or cheaper. I can stop this at any time.",
+                     *         "consentedAt": "2026-01-02T03:04:05.678Z",
+                     *         "updatedAt": "2026-01-02T03:04:05.678Z",
+                     *         "optedOut": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC
+                             */
+                            consentedAt: string;
+                            /** @description The consent text the shopper agreed to (source `shopper`); else null */
+                            consentText: string | null;
+                            email: string;
+                            /** @description Whether the owner stopped every notification through the opt-out link */
+                            optedOut: boolean;
+                            /** @description The customer id, or the guest id */
+                            ownerId: string;
+                            ownerType: "customer" | "guest";
+                            /** @description `order`: an order of the customer's; `merchant`: the merchant's customer record; `shopper`: given by the shopper with consent */
+                            source: "order" | "merchant" | "shopper";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC
+                             */
+                            updatedAt: string;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    deleteWishlistContact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Customer id (digits or GID), the guest id in guest mode, or `me` */
+                customerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "data": {
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -6022,6 +7252,7 @@ export interface operations {
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -6085,6 +7316,7 @@ export interface operations {
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -6197,6 +7429,7 @@ export interface operations {
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -6279,6 +7512,7 @@ export interface operations {
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -6345,6 +7579,7 @@ export interface operations {
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -6423,6 +7658,7 @@ export interface operations {
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -6507,6 +7743,7 @@ export interface operations {
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -6571,6 +7808,7 @@ export interface operations {
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -6622,6 +7860,7 @@ export interface operations {
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -6787,6 +8026,7 @@ export interface operations {
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -6854,6 +8094,7 @@ export interface operations {
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -6910,6 +8151,7 @@ export interface operations {
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -7015,6 +8257,7 @@ export interface operations {
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -7100,6 +8343,7 @@ export interface operations {
             410: components["responses"]["Error410"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -7124,6 +8368,7 @@ export interface operations {
             400: components["responses"]["Error400Unlimited"];
             408: components["responses"]["Error408"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500Unlimited"];
         };
     };
     onReviewRequested: {

@@ -4,6 +4,8 @@
  * Do not edit by hand; test/openapi-fresh.test.ts fails when this file is stale.
  */
 
+import type { webhooks } from './openapi.js'
+
 /** Every event a webhook endpoint may subscribe to (`POST /v1/webhooks` validates against this list), with its summary. */
 export const WEBHOOK_EVENTS = [
   {
@@ -41,3 +43,49 @@ export const WEBHOOK_EVENTS = [
 ] as const
 
 export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number]['name']
+
+/** The JSON body of a delivery of webhook `N`, as the document's `webhooks` section describes it. */
+type Payload<N extends keyof webhooks> = webhooks[N] extends { post: { requestBody: { content: { 'application/json': infer P } } } } ? P : never
+
+/** The body of a `wishlist.item.added` delivery: An item was added. */
+export type WishlistItemAddedEvent = Payload<"wishlist.item.added">
+
+/** The body of a `wishlist.item.removed` delivery: An item was removed. */
+export type WishlistItemRemovedEvent = Payload<"wishlist.item.removed">
+
+/** The body of a `wishlist.item.purchased` delivery: A wishlisted product was bought. */
+export type WishlistItemPurchasedEvent = Payload<"wishlist.item.purchased">
+
+/** The body of a `wishlist.shared` delivery: A share link was created. */
+export type WishlistSharedEvent = Payload<"wishlist.shared">
+
+/** The body of a `wishlist.product.back_in_stock` delivery: A wishlisted variant is back in stock. */
+export type WishlistProductBackInStockEvent = Payload<"wishlist.product.back_in_stock">
+
+/** The body of a `wishlist.product.price_dropped` delivery: A wishlisted variant's price fell. */
+export type WishlistProductPriceDroppedEvent = Payload<"wishlist.product.price_dropped">
+
+/** The body of a `wishlist.product.low_stock` delivery: A wishlisted variant is low on stock. */
+export type WishlistProductLowStockEvent = Payload<"wishlist.product.low_stock">
+
+/** The body of a `review.requested` delivery: A review invitation was created. */
+export type ReviewRequestedEvent = Payload<"review.requested">
+
+/** The body of a `webhook.test` delivery: A test event. */
+export type WebhookTestEvent = Payload<"webhook.test">
+
+/** Every event the service delivers (the subscribable ones and `webhook.test`), with the type of its body. */
+export interface WebhookEventMap {
+  "wishlist.item.added": WishlistItemAddedEvent
+  "wishlist.item.removed": WishlistItemRemovedEvent
+  "wishlist.item.purchased": WishlistItemPurchasedEvent
+  "wishlist.shared": WishlistSharedEvent
+  "wishlist.product.back_in_stock": WishlistProductBackInStockEvent
+  "wishlist.product.price_dropped": WishlistProductPriceDroppedEvent
+  "wishlist.product.low_stock": WishlistProductLowStockEvent
+  "review.requested": ReviewRequestedEvent
+  "webhook.test": WebhookTestEvent
+}
+
+/** The body of any webhook delivery, discriminated by `event` (`switch (payload.event)` narrows `data`). */
+export type WebhookEvent = WebhookEventMap[keyof WebhookEventMap]

@@ -18,7 +18,7 @@ const NO_ITEMS: T.WishlistItem[] = []
  * pages while they are read is kept once.
  */
 async function wholeList(client: WishlistClient, owner: string, wishlistId: string | undefined): Promise<T.WishlistPage> {
-  const scope = wishlistId === undefined ? {} : { wishlist_id: wishlistId }
+  const scope = wishlistId === undefined ? {} : { wishlistId }
   const first = await client.wishlist.get(owner, { limit: PAGE_SIZE, ...scope })
   const items = [...first.items]
   let page = first

@@ -14,6 +14,13 @@ export interface WishlistProviderProps {
   customerId?: string | undefined
   /** A customer token minted by your backend (POST /v1/auth/token with customer_id), or a function returning it. */
   customerToken?: string | (() => string | Promise<string>) | undefined
+  /**
+   * Asks your backend for a fresh customer token: called when the provider has none and once
+   * more when the service answers `401 TOKEN_EXPIRED` (that call is then repeated once), as
+   * the client's `getToken` option. With `customerId` it puts the provider in customer mode;
+   * a string `customerToken` beside it is the first token, used until it expires.
+   */
+  getToken?: (() => string | Promise<string>) | undefined
   /** Where the guest id and guest items live; defaults to localStorage. */
   storage?: KeyValueStorage
   /** Custom fetch (tests, SSR). */
@@ -51,13 +58,17 @@ const merges = (registry[MERGES] ??= new Map<string, Promise<unknown>>()) as Map
  * wishlist once (POST /v1/wishlists/{customerId}/merge with `guest_id`), then forgets them.
  */
 export function WishlistProvider(props: WishlistProviderProps) {
-  const { baseUrl, storefrontKey, customerId, customerToken, fetch: fetchImpl, onError, onMerged } = props
+  const { baseUrl, storefrontKey, customerId, customerToken, getToken, fetch: fetchImpl, onError, onMerged } = props
   const storage = useMemo(() => props.storage ?? defaultStorage(), [props.storage])
-  const customerMode = customerId !== undefined && customerToken !== undefined
+  const renewing = getToken !== undefined
+  const customerMode = customerId !== undefined && (customerToken !== undefined || renewing)
   const [mergeState, setMergeState] = useState<WishlistContextValue['merge']>({ status: 'none' })
   // The token is read on every call, so a refreshed token (or a new function) does not reset the cache.
   const tokenRef = useRef(customerToken)
   tokenRef.current = customerToken
+  // Likewise getToken: the client calls the newest one.
+  const getTokenRef = useRef(getToken)
+  getTokenRef.current = getToken
   // Likewise the callbacks: an inline function (a new one each render) must not reset the
   // cache nor re-run the merge's effect.
   const onErrorRef = useRef(onError)
@@ -68,17 +79,29 @@ export function WishlistProvider(props: WishlistProviderProps) {
   const value = useMemo(() => {
     const store = new ResourceStore((error) => onErrorRef.current?.(error))
     if (customerMode) {
-      const client = createWishlistClient({
-        baseUrl,
-        credentials: {
-          token: () => {
-            const t = tokenRef.current
-            return typeof t === 'function' ? t() : (t ?? '')
-          },
-          storefrontKey,
-        },
-        ...(fetchImpl ? { fetch: fetchImpl } : {}),
-      })
+      const first = tokenRef.current
+      const client = renewing
+        ? createWishlistClient({
+            baseUrl,
+            credentials: typeof first === 'string' ? { token: first, storefrontKey } : { storefrontKey },
+            getToken: () => {
+              const renew = getTokenRef.current
+              if (renew === undefined) throw new TypeError('WishlistProvider: getToken was removed')
+              return renew()
+            },
+            ...(fetchImpl ? { fetch: fetchImpl } : {}),
+          })
+        : createWishlistClient({
+            baseUrl,
+            credentials: {
+              token: () => {
+                const t = tokenRef.current
+                return typeof t === 'function' ? t() : (t ?? '')
+              },
+              storefrontKey,
+            },
+            ...(fetchImpl ? { fetch: fetchImpl } : {}),
+          })
       const items = readGuestItems(storage)
       const guestId = storage.getItem('wishlist:guest-id')
       let pendingMerge: Promise<MergeResult | undefined> | undefined
@@ -103,7 +126,7 @@ export function WishlistProvider(props: WishlistProviderProps) {
     const guestId = guestIdOf(storage)
     const client = createWishlistClient({ baseUrl, credentials: { storefrontKey, guestId }, ...(fetchImpl ? { fetch: fetchImpl } : {}) })
     return { client, store, owner: guestId, mode: 'guest' as const, storage, pendingMerge: undefined }
-  }, [baseUrl, storefrontKey, customerId, customerMode, storage, fetchImpl])
+  }, [baseUrl, storefrontKey, customerId, customerMode, renewing, storage, fetchImpl])
 
   useEffect(() => {
     const pending = value.pendingMerge

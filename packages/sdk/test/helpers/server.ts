@@ -11,8 +11,9 @@ export interface RunningServer {
   close(): Promise<void>
 }
 
-export async function startServer(env: Record<string, string> = {}): Promise<RunningServer> {
-  const testApp = await createTestApp({ env })
+/** `worker`: also run the webhook worker, which delivers the events the calls cause. */
+export async function startServer(env: Record<string, string> = {}, opts: { worker?: boolean } = {}): Promise<RunningServer> {
+  const testApp = await createTestApp({ env, ...(opts.worker ? { worker: true } : {}) })
   await testApp.app.listen({ host: '127.0.0.1', port: 0 })
   const address = testApp.app.server.address()
   if (address === null || typeof address === 'string') throw new Error('server has no TCP address')

@@ -1,6 +1,12 @@
 import { Type } from 'typebox'
 import { type OperationDocs, Timestamp, trimmedTextPattern } from '../../lib/http-schemas.js'
+import { CURRENCY_CODES } from '../../lib/money.js'
 import { MAX_OVERRIDE_LENGTH, PAGE_LOCALES, PAGE_STRING_KEYS } from '../../lib/page-strings.js'
+
+/** An ISO 4217 code in use, or null: the document lists them all, and the service accepts exactly those. */
+const CurrencyOrNull = Type.Unsafe<string | null>({ enum: [...CURRENCY_CODES, null] })
+const CURRENCY_RULES =
+  "The shop's currency, an ISO 4217 code in use (three capital letters, such as `EUR`): shopper notifications carry it with the product's price (Klaviyo's event value, Shopify Flow's `Currency`). A Shopify shop gets its store currency at install when it has none; the merchant's own choice is kept."
 
 const STRINGS_RULES = `The merchant's texts of the pages the service renders for shoppers (the app proxy's wishlist, shared and review pages, and the service's own review page), keyed by language (\`${PAGE_LOCALES.join('`, `')}\`), then by string key (docs/api.md, "Shops, plans and settings", lists them); each replaces the shipped text of that key in that language. \`{title}\` and \`{page}\` are filled in where the shipped text has them.`
 
@@ -43,6 +49,23 @@ export const Settings = Type.Object({
     description:
       'Days before an order in which a product the customer held, or a signal that named them, makes its line wishlist-influenced; default 30',
   }),
+  notification_cooldown_hours: Type.Integer({
+    minimum: 1,
+    maximum: 720,
+    description:
+      "Hours in which a shopper gets at most one notification per product and signal through the shop's channels (Klaviyo, Shopify Flow); default 24",
+  }),
+  notifications_per_day: Type.Integer({
+    minimum: 1,
+    maximum: 50,
+    description: 'Notifications a shopper gets at most in any 24 hours, all products and signals together; default 3',
+  }),
+  reminder_after_days: Type.Integer({
+    minimum: 1,
+    maximum: 90,
+    description: 'Days after an item was added, not bought, when its one reminder notification is made; default 7',
+  }),
+  currency: Type.Unsafe<string | null>({ ...CurrencyOrNull, description: `${CURRENCY_RULES} Null when none is set (the default).` }),
   storefront_strings: StorefrontStringsView,
 })
 
@@ -53,6 +76,10 @@ export const SettingsPatch = Type.Object(
     share_link_ttl_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 365 })),
     remove_on_purchase: Type.Optional(Type.Boolean()),
     attribution_window_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 90 })),
+    notification_cooldown_hours: Type.Optional(Type.Integer({ minimum: 1, maximum: 720 })),
+    notifications_per_day: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
+    reminder_after_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 90 })),
+    currency: Type.Optional(CurrencyOrNull),
     // Checked by the route (storefrontStrings), each problem at its path; the document states the shape.
     storefront_strings: Type.Optional(Type.Unknown()),
   },
@@ -67,6 +94,15 @@ const SettingsPatchDoc = Type.Object(
     share_link_ttl_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 365 })),
     remove_on_purchase: Type.Optional(Type.Boolean()),
     attribution_window_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 90 })),
+    notification_cooldown_hours: Type.Optional(Type.Integer({ minimum: 1, maximum: 720 })),
+    notifications_per_day: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
+    reminder_after_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 90 })),
+    currency: Type.Optional(
+      Type.Unsafe<string | null>({
+        ...CurrencyOrNull,
+        description: `${CURRENCY_RULES} \`null\` clears it; anything else is 400 VALIDATION_ERROR at this field.`,
+      }),
+    ),
     storefront_strings: Type.Optional(StorefrontStringsDoc),
   },
   { additionalProperties: false },
@@ -115,6 +151,10 @@ const settings = {
   share_link_ttl_days: 30,
   remove_on_purchase: false,
   attribution_window_days: 30,
+  notification_cooldown_hours: 24,
+  notifications_per_day: 3,
+  reminder_after_days: 7,
+  currency: 'EUR',
   storefront_strings: null,
 }
 
@@ -144,7 +184,7 @@ export const adminOperations: OperationDocs = {
     operationId: 'updateSettings',
     summary: 'Change settings',
     description:
-      'A flat object of the settings to change; omitted settings keep their values. Unknown fields are refused (400 VALIDATION_ERROR naming the field), so a misspelt setting is never ignored. `share_link_ttl_days` (1..365) applies to links created afterwards; `attribution_window_days` (1..90) to orders received afterwards. `storefront_strings` (the texts of the pages shoppers see, by language and string key) is replaced as a whole, and the next page rendered uses it. Returns every setting.',
+      'A flat object of the settings to change; omitted settings keep their values. Unknown fields are refused (400 VALIDATION_ERROR naming the field), so a misspelt setting is never ignored. `share_link_ttl_days` (1..365) applies to links created afterwards; `attribution_window_days` (1..90) to orders received afterwards. The notification frequency (`notification_cooldown_hours` 1..720, `notifications_per_day` 1..50, `reminder_after_days` 1..90) and `currency` (an ISO 4217 code, or null) apply to notifications made afterwards. `storefront_strings` (the texts of the pages shoppers see, by language and string key) is replaced as a whole, and the next page rendered uses it. Returns every setting.',
     responses: { 200: 'Every setting after the change' },
     requestExample: { share_link_ttl_days: 14, storefront_strings: { fr: { wishlistTitle: 'Mes coups de cœur' } } },
     examples: {

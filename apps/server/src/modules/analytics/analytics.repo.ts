@@ -52,7 +52,7 @@ const overviewRow = precompiled((db, p: PeriodParams) =>
  * overview's sums: the service receives one row, not one per day, and parses one string
  * (docs/performance.md, "Conversions at 1M events").
  */
-const conversionsRow = precompiled((db, p: PeriodParams) => {
+function conversionsQuery(db: Db, p: PeriodParams, lags: 'days' | 'totals') {
   const backend = backendOf(db)
   const revenue = db
     .selectFrom('analytics_revenue_daily')
@@ -73,7 +73,9 @@ const conversionsRow = precompiled((db, p: PeriodParams) => {
       | 'lines_influenced'
       | 'signal_back_in_stock'
       | 'signal_price_dropped'
-      | 'signal_low_stock',
+      | 'signal_low_stock'
+      | 'channel_klaviyo'
+      | 'channel_flow',
   ) => sql<string | number | null>`sum(${sql.ref(column)})`
   return db
     .selectFrom('analytics_daily')
@@ -85,7 +87,15 @@ const conversionsRow = precompiled((db, p: PeriodParams) => {
       total('signal_back_in_stock').as('back_in_stock'),
       total('signal_price_dropped').as('price_dropped'),
       total('signal_low_stock').as('low_stock'),
-      joinedText(backend, sql.ref('purchase_lags'), ';').as('lags'),
+      total('channel_klaviyo').as('channel_klaviyo'),
+      total('channel_flow').as('channel_flow'),
+      lags === 'days'
+        ? joinedText(backend, sql.ref('purchase_lags'), ';').as('lags')
+        : eb
+            .selectFrom('analytics_purchase_lag_totals')
+            .select(joinedText(backend, sql`cast(lag as text) || ':' || cast(count as text)`, ',').as('v'))
+            .where('shop_id', '=', p.shopId)
+            .as('lags'),
       eb
         .selectFrom(revenue)
         .select(joinedText(backend, sql`r.currency || ':' || cast(r.high as text) || ':' || cast(r.low as text)`, ',').as('v'))
@@ -93,7 +103,14 @@ const conversionsRow = precompiled((db, p: PeriodParams) => {
     ])
     .where('shop_id', '=', p.shopId)
     .where('day', '>=', p.fromDay)
-})
+}
+const conversionsRow = precompiled((db, p: PeriodParams) => conversionsQuery(db, p, 'days'))
+/**
+ * The whole history's row: the same sums (every day's row is from the shop's first day on),
+ * and the histogram the shop keeps over all its days (`analytics_purchase_lag_totals`, one
+ * row per distinct lag) instead of every day's pairs, whose number grows with the orders.
+ */
+const conversionsAllRow = precompiled((db, p: PeriodParams) => conversionsQuery(db, p, 'totals'))
 
 /** A statement whose SQL differs by backend, made for each (a rowsStatement's tail is built without an executor). */
 const perBackend = <T>(make: (backend: Backend) => T): Record<Backend, T> => ({ sqlite: make('sqlite'), postgres: make('postgres') })
@@ -128,6 +145,8 @@ const upsertDailyOrders = perBackend((backend) =>
       'signal_back_in_stock',
       'signal_price_dropped',
       'signal_low_stock',
+      'channel_klaviyo',
+      'channel_flow',
       'purchase_lags',
     ],
     (q) =>
@@ -139,6 +158,8 @@ const upsertDailyOrders = perBackend((backend) =>
           signal_back_in_stock: eb('analytics_daily.signal_back_in_stock', '+', eb.ref('excluded.signal_back_in_stock')),
           signal_price_dropped: eb('analytics_daily.signal_price_dropped', '+', eb.ref('excluded.signal_price_dropped')),
           signal_low_stock: eb('analytics_daily.signal_low_stock', '+', eb.ref('excluded.signal_low_stock')),
+          channel_klaviyo: eb('analytics_daily.channel_klaviyo', '+', eb.ref('excluded.channel_klaviyo')),
+          channel_flow: eb('analytics_daily.channel_flow', '+', eb.ref('excluded.channel_flow')),
           purchase_lags: mergeLags(backend),
         })),
       ),
@@ -168,6 +189,13 @@ const upsertProductRevenue = perBackend((backend) =>
     ),
   ),
 )
+const upsertLagTotals = rowsStatement('analytics_purchase_lag_totals', ['shop_id', 'lag', 'count'], (q) =>
+  q.onConflict((oc) =>
+    oc
+      .columns(['shop_id', 'lag'])
+      .doUpdateSet((eb) => ({ count: eb('analytics_purchase_lag_totals.count', '+', eb.ref('excluded.count')) })),
+  ),
+)
 const upsertCurrencies = rowsStatement('analytics_currencies', ['shop_id', 'currency', 'lines'], (q) =>
   q.onConflict((oc) =>
     oc.columns(['shop_id', 'currency']).doUpdateSet((eb) => ({ lines: eb('analytics_currencies.lines', '+', eb.ref('excluded.lines')) })),
@@ -184,6 +212,8 @@ export interface OrderDayRow {
   signal_back_in_stock: number
   signal_price_dropped: number
   signal_low_stock: number
+  channel_klaviyo: number
+  channel_flow: number
   purchase_lags: string | null
 }
 
@@ -260,10 +290,12 @@ export const analyticsRepo = {
   /**
    * The conversions figures summed over the days from `fromDay` on, the days-to-purchase
    * histogram of the items added on them, and the influenced revenue per currency: one
-   * statement, one row (`conversionsRow`), the histograms merged lag by lag here.
+   * statement, one row (`conversionsRow`), the histograms merged lag by lag here. With
+   * `wholeHistory` (`fromDay` is the shop's first day), the histogram is the shop's running
+   * one (`conversionsAllRow`): as many pairs at a million events as at ten thousand.
    */
-  async conversionTotals(db: Db, shopId: string, fromDay: number, today: number) {
-    const [r] = await conversionsRow(db, { shopId, fromDay })
+  async conversionTotals(db: Db, shopId: string, fromDay: number, today: number, wholeHistory = false) {
+    const [r] = await (wholeHistory ? conversionsAllRow : conversionsRow)(db, { shopId, fromDay })
     // A lag is at most the days since its add day, in tenths: the period's span covers them all.
     const lags = new LagCounts((today - fromDay + 2) * 10)
     unpackLagsInto(lags, r?.lags ?? null)
@@ -282,6 +314,7 @@ export const analyticsRepo = {
         price_dropped: Number(r?.price_dropped ?? 0),
         low_stock: Number(r?.low_stock ?? 0),
       },
+      channels: { klaviyo: Number(r?.channel_klaviyo ?? 0), flow: Number(r?.channel_flow ?? 0) },
       lags,
       revenue: revenue.sort((x, y) => (x.currency < y.currency ? -1 : 1)),
     }
@@ -411,6 +444,36 @@ export const analyticsRepo = {
   },
 
   /**
+   * The channels through which a notification of these products was sent to the customer
+   * from `from` to `to` (each product and channel once): the customer's notifications made
+   * up to `to` through (shop_id, owner_type, owner_id, created_at), each joined to its sent
+   * deliveries through (shop_id, notification_id).
+   */
+  sentChannels(
+    db: Db,
+    shopId: string,
+    customerId: string,
+    productIds: string[],
+    from: number,
+    to: number,
+  ): Promise<{ product_id: string; channel: 'klaviyo' | 'flow' }[]> {
+    return db
+      .selectFrom('notifications as n')
+      .innerJoin('notification_deliveries as d', (j) => j.onRef('d.shop_id', '=', 'n.shop_id').onRef('d.notification_id', '=', 'n.id'))
+      .select(['n.product_id', 'd.channel'])
+      .distinct()
+      .where('n.shop_id', '=', shopId)
+      .where('n.owner_type', '=', 'customer')
+      .where('n.owner_id', '=', customerId)
+      .where('n.created_at', '<=', to)
+      .where('n.product_id', 'in', productIds)
+      .where('d.state', '=', 'sent')
+      .where('d.sent_at', '>=', from)
+      .where('d.sent_at', '<=', to)
+      .execute()
+  },
+
+  /**
    * Adds an order's counters to its days' rows, in day order (PostgreSQL locks them in that order); each day's histogram is merged lag by
    * lag.
    */
@@ -419,6 +482,18 @@ export const analyticsRepo = {
       db,
       rows.map((r) => ({ adds: 0, removes: 0, shoppers: 0, last_seen: 0, converted: 0, ...r })),
     )
+  },
+
+  /**
+   * Adds an order's first purchases to the shop's whole-history histogram (lag in tenths of
+   * a day → items), in lag order (PostgreSQL locks the rows in that order), after its days' rows.
+   */
+  async addLagTotals(db: Db, shopId: string, histogram: Map<number, number>): Promise<void> {
+    const rows = [...histogram]
+      .filter(([, count]) => count > 0)
+      .sort((a, b) => a[0] - b[0])
+      .map(([lag, count]) => ({ shop_id: shopId, lag, count }))
+    await upsertLagTotals(db, rows)
   },
 
   /** Adds influenced revenue (minor units, split: lib/money.ts) and priced lines to the order day's currency rows. */

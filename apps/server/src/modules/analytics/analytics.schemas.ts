@@ -69,6 +69,13 @@ export const Conversions = Type.Object({
     { back_in_stock: Type.Integer(), price_dropped: Type.Integer(), low_stock: Type.Integer() },
     { description: 'Influenced lines of the period that such a signal named the customer for, within the window before the order' },
   ),
+  channelsInfluenced: Type.Object(
+    { klaviyo: Type.Integer(), flow: Type.Integer() },
+    {
+      description:
+        'Influenced lines of the period whose product a notification to the customer was sent about through the channel (Klaviyo, Shopify Flow) within the window before the order',
+    },
+  ),
 })
 
 export const DailyEntry = Type.Object({
@@ -91,7 +98,7 @@ function conversionsDoc(operationId: string, prefix = '') {
   return {
     operationId,
     summary: 'What the wishlist sold: conversions of a period',
-    description: `${prefix}An order line is wishlist-influenced when its customer held the product in a list at the order's time, or had held it within the shop's \`attribution_window_days\` (default 30) before it; signal-influenced when a back-in-stock, price-drop or low-stock signal of the product came within that window while the customer held it (whether or not a webhook took it). \`ordersInfluenced\`/\`linesInfluenced\`: orders (with at least one such line) and lines of the period. \`revenueInfluenced\`: unit price × quantity of those lines, per currency, exactly (integers of minor units at any size, hence a decimal string), written with its minor-unit digits (\`"20.00"\` EUR, \`"1500"\` JPY), never summed across currencies; lines without a price count but add nothing. \`wishlistToPurchaseRate\` = 100 × items added in the period that the same owner later bought (an influenced line) ÷ items added in the period, rounded half up to 2 decimals, 0 when nothing was added. \`medianDaysToPurchase\`: the median of the days from those items' \`addedAt\` to their first purchase, counted in tenths of a day, 1 decimal, null when none. \`signalsInfluenced\`: influenced lines of the period per signal. Answered from daily rollups: the cost follows the number of days, not of orders. ${PERIOD} ${ADMIN}`,
+    description: `${prefix}An order line is wishlist-influenced when its customer held the product in a list at the order's time, or had held it within the shop's \`attribution_window_days\` (default 30) before it; signal-influenced when a back-in-stock, price-drop or low-stock signal of the product came within that window while the customer held it (whether or not a webhook took it). \`ordersInfluenced\`/\`linesInfluenced\`: orders (with at least one such line) and lines of the period. \`revenueInfluenced\`: unit price × quantity of those lines, per currency, exactly (integers of minor units at any size, hence a decimal string), written with its minor-unit digits (\`"20.00"\` EUR, \`"1500"\` JPY), never summed across currencies; lines without a price count but add nothing. \`wishlistToPurchaseRate\` = 100 × items added in the period that the same owner later bought (an influenced line) ÷ items added in the period, rounded half up to 2 decimals, 0 when nothing was added. \`medianDaysToPurchase\`: the median of the days from those items' \`addedAt\` to their first purchase, counted in tenths of a day, 1 decimal, null when none. \`signalsInfluenced\`: influenced lines of the period per signal. \`channelsInfluenced\`: influenced lines of the period per notification channel, those whose customer had been sent a notification of the product through it (delivered: Klaviyo took the event, Flow fired the trigger) within the window before the order; a line counts once per channel, under each channel that sent one. Answered from daily rollups: the cost follows the number of days, not of orders. ${PERIOD} ${ADMIN}`,
     responses: { 200: 'The conversions' },
     examples: {
       200: {
@@ -107,6 +114,7 @@ function conversionsDoc(operationId: string, prefix = '') {
           wishlistToPurchaseRate: 6.25,
           medianDaysToPurchase: 4.5,
           signalsInfluenced: { back_in_stock: 3, price_dropped: 2, low_stock: 0 },
+          channelsInfluenced: { klaviyo: 4, flow: 1 },
         },
       },
     },

@@ -4,11 +4,12 @@
  * most one rollup row per day of the history (or `limit` index entries), never the event log.
  */
 import type { Static } from 'typebox'
+import { primaryReads, type Reads } from '../../db/replica.js'
 import type { Db } from '../../db/types.js'
 import { normalizePlatformId } from '../../lib/platform-ids.js'
-import { now as systemNow } from '../../lib/time.js'
+import { DAY_MS, now as systemNow } from '../../lib/time.js'
 import type { RequestContext } from '../auth/auth.types.js'
-import { conversionRate, dayOf, formatDay, type Period, windowStart } from './analytics.periods.js'
+import { conversionRate, dayOf, formatDay, type Period, periodDays, windowStart } from './analytics.periods.js'
 import { analyticsRepo } from './analytics.repo.js'
 import type { DailyEntry as DailyEntrySchema } from './analytics.schemas.js'
 import { applyPendingFacts } from './facts.js'
@@ -22,20 +23,41 @@ type DailyEntry = Static<typeof DailyEntrySchema>
 
 type Ctx = Pick<RequestContext, 'shop'>
 
-export function createAnalyticsService(deps: { db: Db; now?: () => number }) {
-  const { db } = deps
-  const clock = deps.now ?? systemNow
+export type { Period }
 
-  /** The window's first day; applies the shop's pending facts first (overview and daily call it). */
-  async function start(shopId: string, period: Period, today: number): Promise<number | null> {
-    await applyPendingFacts(db, shopId)
-    return windowStart(period, today, period === 'all' ? await analyticsRepo.firstDay(db, shopId) : null)
+/**
+ * The first instant (ms) of a fixed period ending today (UTC): today and the N − 1 days before
+ * it; null for `all` (everything). Other modules' reports over the analytics' periods use it.
+ */
+export function periodStartMs(period: Period, nowMs: number): number | null {
+  const n = periodDays(period)
+  return n === null ? null : (dayOf(nowMs) - (n - 1)) * DAY_MS
+}
+
+export function createAnalyticsService(deps: { db: Db; reads?: Reads; now?: () => number }) {
+  const clock = deps.now ?? systemNow
+  const reads = deps.reads ?? primaryReads(deps.db)
+
+  /**
+   * Applies the shop's pending facts (on the primary), then gives the Db to read from: the read
+   * replica once it has replayed all of that, so the answer is as exact as the primary's, else
+   * the primary.
+   */
+  async function applied(shopId: string): Promise<Db> {
+    await applyPendingFacts(deps.db, shopId)
+    return (await reads.caughtUp()).db
+  }
+
+  /** The window's first day, and the Db to read from (`applied`): overview, daily and conversions call it. */
+  async function start(shopId: string, period: Period, today: number): Promise<{ from: number | null; db: Db }> {
+    const db = await applied(shopId)
+    return { from: windowStart(period, today, period === 'all' ? await analyticsRepo.firstDay(db, shopId) : null), db }
   }
 
   return {
     async overview(ctx: Ctx, period: Period) {
       const today = dayOf(clock())
-      const from = await start(ctx.shop.id, period, today)
+      const { from, db } = await start(ctx.shop.id, period, today)
       if (from === null) return { totalWishlistedItems: 0, activeShoppers: 0, wishlistToCartRate: 0 }
       // No rollup day lies after today (recordFacts clamps to the clock), so "from `from` on"
       // is the window, and Σ last_seen over it counts each owner active in it exactly once.
@@ -49,7 +71,7 @@ export function createAnalyticsService(deps: { db: Db; now?: () => number }) {
 
     async daily(ctx: Ctx, period: Period): Promise<DailyEntry[]> {
       const today = dayOf(clock())
-      const from = await start(ctx.shop.id, period, today)
+      const { from, db } = await start(ctx.shop.id, period, today)
       if (from === null) return []
       const [base, rows] = await Promise.all([
         analyticsRepo.netBefore(db, ctx.shop.id, from),
@@ -80,7 +102,7 @@ export function createAnalyticsService(deps: { db: Db; now?: () => number }) {
     /** By holders (default), or by influenced revenue in the shop's most frequent currency. */
     async topProducts(ctx: Ctx, limit: number, sort: 'wishlists' | 'revenue' = 'wishlists') {
       const shopId = ctx.shop.id
-      await applyPendingFacts(db, shopId)
+      const db = await applied(shopId)
       let ranked: { productId: string; wishlistCount: number }[]
       if (sort === 'revenue') {
         const currency = await analyticsRepo.mainCurrency(db, shopId)
@@ -108,7 +130,7 @@ export function createAnalyticsService(deps: { db: Db; now?: () => number }) {
     async productStats(ctx: Ctx, productId: string) {
       const id = normalizePlatformId(productId, 'Product')
       if (id === null) return { wishlistCount: 0, purchases: 0, revenue: [] }
-      await applyPendingFacts(db, ctx.shop.id)
+      const db = await applied(ctx.shop.id)
       const s = (await analyticsRepo.productRevenue(db, ctx.shop.id, [id])).get(id)
       return {
         wishlistCount: await analyticsRepo.holders(db, ctx.shop.id, id),
@@ -117,10 +139,10 @@ export function createAnalyticsService(deps: { db: Db; now?: () => number }) {
       }
     },
 
-    /** Wish to purchase over the period (docs/api.md, "Conversions"): rollup rows only, one per day. */
+    /** Wish to purchase over the period (docs/api.md, "Conversions"): rollup rows only, one per day (`all`: its histogram is the shop's running one). */
     async conversions(ctx: Ctx, period: Period) {
       const today = dayOf(clock())
-      const from = await start(ctx.shop.id, period, today)
+      const { from, db } = await start(ctx.shop.id, period, today)
       const empty = { back_in_stock: 0, price_dropped: 0, low_stock: 0 }
       if (from === null) {
         return {
@@ -131,9 +153,10 @@ export function createAnalyticsService(deps: { db: Db; now?: () => number }) {
           wishlistToPurchaseRate: 0,
           medianDaysToPurchase: null,
           signalsInfluenced: empty,
+          channelsInfluenced: { klaviyo: 0, flow: 0 },
         }
       }
-      const t = await analyticsRepo.conversionTotals(db, ctx.shop.id, from, today)
+      const t = await analyticsRepo.conversionTotals(db, ctx.shop.id, from, today, period === 'all')
       return {
         period,
         ordersInfluenced: t.orders,
@@ -142,6 +165,7 @@ export function createAnalyticsService(deps: { db: Db; now?: () => number }) {
         wishlistToPurchaseRate: conversionRate(t.purchased, t.adds),
         medianDaysToPurchase: medianDaysOf(t.lags),
         signalsInfluenced: t.signals,
+        channelsInfluenced: t.channels,
       }
     },
   }

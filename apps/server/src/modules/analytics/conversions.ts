@@ -4,12 +4,15 @@
  * items were marked bought. An order line is wishlist-influenced when the customer held the
  * product at the order's time, or had held it within the shop's attribution window before
  * it; signal-influenced when a back-in-stock, price-drop or low-stock signal of the product
- * came, within the window, while the customer held it. The answer goes into rollups keyed by
+ * came, within the window, while the customer held it; influenced through a notification
+ * channel (Klaviyo, Flow) when a notification of the product to the customer was sent through
+ * it within the window. The answer goes into rollups keyed by
  * day (and currency, product), so the conversions read costs what the overview's does: one
  * row per day of the period, never one per order. The days-to-purchase histogram is part of
  * the daily row (`purchase_lags`, packed: `packLags`), merged into it by the same upsert that
- * adds the day's counters (analytics.repo.ts). Amounts are exact minor units, stored in two
- * parts (lib/money.ts, `splitAmount`) that the upserts add with a carry.
+ * adds the day's counters (analytics.repo.ts), and added to the shop's whole-history
+ * histogram (`analytics_purchase_lag_totals`), which `period=all` reads. Amounts are exact
+ * minor units, stored in two parts (lib/money.ts, `splitAmount`) that the upserts add with a carry.
  */
 import type { SignalName } from '../../db/schema.js'
 import type { Db } from '../../db/types.js'
@@ -115,6 +118,15 @@ export async function recordOrderAttribution(trx: Db, shopId: string, order: Att
     set.add(r.signal)
   }
 
+  // Per channel: the influenced products a notification of which was sent to the customer
+  // through it within the window (whether or not they still held it then).
+  const sentThrough = new Map<string, Set<'klaviyo' | 'flow'>>()
+  for (const r of await analyticsRepo.sentChannels(trx, shopId, customerId, products, windowStart, at)) {
+    let set = sentThrough.get(r.product_id)
+    if (!set) sentThrough.set(r.product_id, (set = new Set()))
+    set.add(r.channel)
+  }
+
   const orderDay = dayOf(at)
   const daily = new Map<
     number,
@@ -125,6 +137,8 @@ export async function recordOrderAttribution(trx: Db, shopId: string, order: Att
       signal_back_in_stock: number
       signal_price_dropped: number
       signal_low_stock: number
+      channel_klaviyo: number
+      channel_flow: number
     }
   >()
   const dayRow = (day: number) => {
@@ -139,6 +153,8 @@ export async function recordOrderAttribution(trx: Db, shopId: string, order: Att
           signal_back_in_stock: 0,
           signal_price_dropped: 0,
           signal_low_stock: 0,
+          channel_klaviyo: 0,
+          channel_flow: 0,
         }),
       )
     return d
@@ -155,6 +171,7 @@ export async function recordOrderAttribution(trx: Db, shopId: string, order: Att
   for (const line of influenced) {
     const span = spans.get(line.productId) as Span
     for (const signal of signalled.get(line.productId) ?? []) today[`signal_${signal}`]++
+    for (const channel of sentThrough.get(line.productId) ?? []) today[`channel_${channel}`]++
     if (!span.bought) {
       // The item's first purchase: the add's day gains it, and its days to purchase are kept.
       span.bought = true
@@ -190,6 +207,10 @@ export async function recordOrderAttribution(trx: Db, shopId: string, order: Att
         return { shop_id: shopId, day, ...d, purchase_lags: histogram ? packLags(histogram) : null }
       }),
   )
+  // The same first purchases in the shop's whole-history histogram (`conversions?period=all`).
+  const totals = new Map<number, number>()
+  for (const histogram of lags.values()) for (const [lag, n] of histogram) totals.set(lag, (totals.get(lag) ?? 0) + n)
+  await analyticsRepo.addLagTotals(trx, shopId, totals)
   if (revenue !== null && order.currency !== null)
     await analyticsRepo.addRevenue(trx, shopId, orderDay, order.currency, splitAmount(revenue), pricedLines)
   await analyticsRepo.addProductRevenue(

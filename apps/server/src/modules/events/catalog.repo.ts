@@ -6,6 +6,7 @@ import type { VariantState } from './product-signals.js'
 export interface CatalogState {
   handle: string | null
   title: string | null
+  imageUrl: string | null
   variants: VariantState[]
   /** The platform's `updated_at` of this state (ms), when an update gave one. */
   sourceUpdatedAt: number | null
@@ -16,19 +17,26 @@ export const catalogRepo = {
   async lockProduct(db: Db, shopId: string, productId: string): Promise<CatalogState | undefined> {
     const q = db
       .selectFrom('catalog_products')
-      .select(['handle', 'title', 'variants', 'source_updated_at'])
+      .select(['handle', 'title', 'image_url', 'variants', 'source_updated_at'])
       .where('shop_id', '=', shopId)
       .where('product_id', '=', productId)
     const row = await lockedForUpdate(q, backendOf(db)).executeTakeFirst()
     if (!row) return undefined
     const sourceUpdatedAt = row.source_updated_at === null ? null : Number(row.source_updated_at)
-    return { handle: row.handle, title: row.title, variants: JSON.parse(row.variants) as VariantState[], sourceUpdatedAt }
+    return {
+      handle: row.handle,
+      title: row.title,
+      imageUrl: row.image_url,
+      variants: JSON.parse(row.variants) as VariantState[],
+      sourceUpdatedAt,
+    }
   },
 
   async upsertProduct(db: Db, shopId: string, productId: string, state: CatalogState, at: number): Promise<void> {
     const values = {
       handle: state.handle,
       title: state.title,
+      image_url: state.imageUrl,
       default_variant_id: state.variants[0]?.variant_id ?? null,
       variants: JSON.stringify(state.variants),
       source_updated_at: state.sourceUpdatedAt,

@@ -60,6 +60,13 @@ export const ProductUpdated = Type.Object({
       description: "The product's title, kept by the catalog (the dashboard's top products show it)",
     }),
   ),
+  image_url: Type.Optional(
+    Type.String({
+      maxLength: 2048,
+      pattern: '^https?://[^\\s]+$',
+      description: "The product's image (an http or https URL), kept by the catalog: shopper notifications carry it",
+    }),
+  ),
   updated_at: Type.Optional(
     Type.String({
       format: 'date-time',
@@ -82,6 +89,13 @@ export const OrderCreated = Type.Object({
   order_id: Type.Optional(PlatformId('Order')),
   customer_id: Type.Optional(PlatformId('Customer')),
   email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
+  locale: Type.Optional(
+    Type.String({
+      pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,3}$',
+      maxLength: 35,
+      description: "The buyer's language (`fr`, `pt-BR`): its review invitations' links open the review page in it",
+    }),
+  ),
   currency: Type.Optional(
     Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code (three capital letters); required when a line has a price' }),
   ),

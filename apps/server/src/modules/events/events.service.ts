@@ -28,6 +28,8 @@ import {
   type ProductUpdatedEvent,
 } from './events.schemas.js'
 import { subscribedEvents } from './outbox.js'
+import { contactsRepo } from '../notifications/contacts.js'
+import { activeChannels, NOTIFICATION_SIGNAL_OF, takesSignal } from '../notifications/notify.js'
 import { coalesce, type ProductFanOut, queueProductSignals } from './product-fan-out.js'
 import { normalizePrice, productSignals, type VariantState } from './product-signals.js'
 /** The analytics name of each product signal event. */
@@ -89,7 +91,7 @@ function collapseAlternatives(errors: ErrorObject[]): ErrorObject[] {
     )
 }
 
-/** A request's product signals, gathered per product; `taken`: the events some webhook of the shop takes. */
+/** A request's product signals, gathered per product; `taken`: the events some webhook or notification channel of the shop takes. */
 interface SignalScope {
   taken: Set<string>
   signals: Map<string, ProductFanOut>
@@ -188,8 +190,9 @@ export function createEventsService(deps: EventsServiceDeps) {
     }
     const handle = e.handle ?? previous?.handle ?? null
     const title = e.title ?? previous?.title ?? null
-    await catalogRepo.upsertProduct(trx, shopId, productId, { handle, title, variants: next, sourceUpdatedAt }, at)
-    // Only signals some webhook of the shop takes are queued (outbox.ts).
+    const imageUrl = e.image_url ?? previous?.imageUrl ?? null
+    await catalogRepo.upsertProduct(trx, shopId, productId, { handle, title, imageUrl, variants: next, sourceUpdatedAt }, at)
+    // Only signals some webhook (outbox.ts) or notification channel of the shop takes are queued.
     const found = productSignals(previous?.variants ?? null, next)
     // Every signal is kept for attribution (conversions), whether or not a webhook takes it.
     await recordSignals(
@@ -234,9 +237,16 @@ export function createEventsService(deps: EventsServiceDeps) {
         held,
       })
     }
+    // The customer's e-mail, for notifications (one the merchant or the shopper gave stays).
+    if (customerId !== undefined && e.email !== undefined) await contactsRepo.fromOrder(trx, shopId, customerId, e.email, at)
     // Reviews linked to this customer of these products become verified purchases.
     await recordPurchase(trx, shopId, { customerId, email: e.email, productIds }, at)
-    await deps.invitations.forOrder(trx, ctx.shop, { orderId, customerId: customerId ?? null, email: e.email ?? null, productIds }, at)
+    await deps.invitations.forOrder(
+      trx,
+      ctx.shop,
+      { orderId, customerId: customerId ?? null, email: e.email ?? null, productIds, locale: e.locale ?? null },
+      at,
+    )
   }
 
   return {
@@ -250,7 +260,13 @@ export function createEventsService(deps: EventsServiceDeps) {
       const at = now()
       const stale = await deps.db.transaction().execute(async (trx) => {
         const scope: SignalScope = { taken: new Set(), signals: new Map(), stale: 0 }
-        if (events.some((e) => e.type === 'product.updated')) scope.taken = await subscribedEvents(trx, ctx.shop.id)
+        if (events.some((e) => e.type === 'product.updated')) {
+          scope.taken = await subscribedEvents(trx, ctx.shop.id)
+          // The signals a notification channel of the shop takes are queued too (notifications/notify.ts).
+          const channels = await activeChannels(trx, ctx.shop)
+          if (channels !== undefined)
+            for (const [event, signal] of Object.entries(NOTIFICATION_SIGNAL_OF)) if (takesSignal(channels, signal)) scope.taken.add(event)
+        }
         for (const e of events) {
           if (e.type === 'cart.item_added') await cartItemAdded(trx, ctx, e, at)
           else if (e.type === 'product.updated') await productUpdated(trx, ctx, e, at, scope)

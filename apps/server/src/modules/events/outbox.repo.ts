@@ -71,7 +71,11 @@ export const outboxRepo = {
 
   // ---- the fan-out queue ----
 
-  async queueFanOut(db: Db, shopId: string, row: Omit<OutboxFanOutsTable, 'shop_id' | 'written'>): Promise<void> {
+  async queueFanOut(
+    db: Db,
+    shopId: string,
+    row: Omit<OutboxFanOutsTable, 'shop_id' | 'written' | 'notified' | 'notify_after'>,
+  ): Promise<void> {
     await db
       .insertInto('outbox_fan_outs')
       .values({ shop_id: shopId, ...row, written: 0 })
@@ -91,8 +95,14 @@ export const outboxRepo = {
     ).executeTakeFirst()
   },
 
-  async setFanOutWritten(db: Db, shopId: string, id: string, written: number): Promise<void> {
-    await db.updateTable('outbox_fan_outs').set({ written }).where('shop_id', '=', shopId).where('id', '=', id).execute()
+  /** How far the fan-out's signals are written to the outbox (`written`) and have made their notifications (`notified`, `notify_after`). */
+  async setFanOutProgress(
+    db: Db,
+    shopId: string,
+    id: string,
+    progress: Pick<OutboxFanOutsTable, 'written'> & { notified: number; notify_after: string | null },
+  ): Promise<void> {
+    await db.updateTable('outbox_fan_outs').set(progress).where('shop_id', '=', shopId).where('id', '=', id).execute()
   },
 
   async deleteFanOut(db: Db, shopId: string, id: string): Promise<void> {

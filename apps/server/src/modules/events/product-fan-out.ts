@@ -6,7 +6,9 @@
  *   last `after` (`coalesce`), and queues them as ONE row per product in its own transaction
  *   (`queueProductSignals`), without looking the holders up.
  * - The webhook worker writes them to the outbox, FAN_OUT_BATCH per transaction
- *   (`writeQueuedSignals`), with the holders as they are then (an erased customer is gone).
+ *   (`writeQueuedSignals`), with the holders as they are then (an erased customer is gone),
+ *   and in the same transactions makes the holders' notifications (notifications/notify.ts,
+ *   NOTIFY_BATCH holders per transaction) when the shop has a notification channel.
  */
 import type { Transaction } from 'kysely'
 import type { Db } from '../../db/types.js'
@@ -14,6 +16,8 @@ import { lockShopRow } from '../../db/dialect.js'
 import type { Database } from '../../db/schema.js'
 import { newOrderedId } from '../../lib/ids.js'
 import { wishlistsRepo } from '../wishlists/wishlists.repo.js'
+import { notifyQueuedSignals } from '../notifications/notify.js'
+import { now } from '../../lib/time.js'
 import { enqueueWebhookEvents } from './outbox.js'
 import { outboxRepo } from './outbox.repo.js'
 import { normalizePrice, type ProductSignal, type VariantChange, type VariantState } from './product-signals.js'
@@ -91,7 +95,10 @@ export async function writeQueuedSignals(db: Db, limit = FAN_OUT_BATCH): Promise
     // PostgreSQL: an erasure of one of the shop's customers (webhooks/customer-erasure.ts)
     // holds the shop's row until it commits; the holders are read after it.
     await lockShopRow(trx, shopId, 'share')
-    const holders = await wishlistsRepo.holders(trx, shopId, productId, MAX_CUSTOMER_IDS)
+    const holders =
+      batch.length === 0
+        ? { wishlistCount: 0, customerIds: [], truncated: false }
+        : await wishlistsRepo.holders(trx, shopId, productId, MAX_CUSTOMER_IDS)
     if (holders.wishlistCount > 0) {
       const events = batch.map((s) => ({
         event: s.event,
@@ -110,9 +117,26 @@ export async function writeQueuedSignals(db: Db, limit = FAN_OUT_BATCH): Promise
       // Written as of the change: an endpoint created since then does not get them (webhook-worker.ts).
       await enqueueWebhookEvents(trx, shopId, events, undefined, fanOut.created_at)
     }
-    const written = fanOut.written + batch.length
-    if (holders.wishlistCount === 0 || written >= signals.length) await outboxRepo.deleteFanOut(trx, shopId, fanOut.id)
-    else await outboxRepo.setFanOutWritten(trx, shopId, fanOut.id, written)
+    // No holder left: nothing more to write.
+    const written = holders.wishlistCount === 0 ? signals.length : fanOut.written + batch.length
+    // The holders' notifications, a bounded number per transaction (nothing for a shop without channels).
+    const notified = Number(fanOut.notified ?? 0)
+    const progress =
+      notified >= signals.length
+        ? { notified, notifyAfter: null }
+        : await notifyQueuedSignals(
+            trx,
+            { shopId, productId, handle, signals },
+            { notified, notifyAfter: fanOut.notify_after ?? null },
+            now(),
+          )
+    if (written >= signals.length && progress.notified >= signals.length) await outboxRepo.deleteFanOut(trx, shopId, fanOut.id)
+    else
+      await outboxRepo.setFanOutProgress(trx, shopId, fanOut.id, {
+        written,
+        notified: progress.notified,
+        notify_after: progress.notifyAfter,
+      })
     return Math.max(batch.length, 1)
   })
 }

@@ -1,9 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Redis } from 'ioredis'
 import ipaddr from 'ipaddr.js'
 import { Type } from 'typebox'
+import { Gauge } from 'prom-client'
 import type { Storage } from '../../db/connect.js'
+import type { Reads, ReplicaState } from '../../db/replica.js'
 import { AppError } from '../../lib/errors.js'
 import { errors, Ok } from '../../lib/http-schemas.js'
 import { hashSecret, secretMatches } from '../../lib/secrets.js'
@@ -48,6 +50,42 @@ function scrapeGuard(metricsToken: string | undefined, publicBaseUrl: string): (
   }
 }
 
+/** The read replica as /readyz names it. */
+const replicaWord = (s: ReplicaState): string => (!s.configured ? 'not configured' : s.serving ? 'serving' : s.up ? 'behind' : 'down')
+
+/** The read replica's gauges, and a log line each time it starts or stops serving reads. */
+function replicaMetrics(app: FastifyInstance, reads: Reads): void {
+  new Gauge({
+    name: 'wishlist_replica_up',
+    help: 'Whether the last check reached the read replica (DATABASE_REPLICA_URL) as a replica',
+    registers: [app.metrics],
+    collect() {
+      this.set(reads.state().up ? 1 : 0)
+    },
+  })
+  new Gauge({
+    name: 'wishlist_replica_lag_seconds',
+    help: 'How far the read replica is behind the primary at most (NaN while unknown)',
+    registers: [app.metrics],
+    collect() {
+      const { lagMs } = reads.state()
+      this.set(lagMs === null ? Number.NaN : lagMs / 1000)
+    },
+  })
+  new Gauge({
+    name: 'wishlist_replica_serving',
+    help: 'Whether the reads that may lag go to the read replica now (0: to the primary, the replica being down or behind REPLICA_MAX_LAG_MS)',
+    registers: [app.metrics],
+    collect() {
+      this.set(reads.state().serving ? 1 : 0)
+    },
+  })
+  reads.onChange((s) => {
+    if (s.serving) app.log.info({ replica: s }, 'read replica serving reads')
+    else app.log.warn({ replica: s }, `read replica not serving reads (${replicaWord(s)}): they go to the primary`)
+  })
+}
+
 /** Liveness, readiness, Prometheus metrics and the OpenAPI document. Not rate limited. */
 export const opsRoutes: FastifyPluginAsyncTypebox<{
   storage: Storage
@@ -69,7 +107,10 @@ export const opsRoutes: FastifyPluginAsyncTypebox<{
       config,
       schema: {
         tags,
-        response: { 200: Ok(Type.Object({ database: Type.String(), redis: Type.String() })), ...errors(503) },
+        response: {
+          200: Ok(Type.Object({ database: Type.String(), redis: Type.String(), replica: Type.String() })),
+          ...errors(503),
+        },
       },
     },
     async () => {
@@ -85,9 +126,15 @@ export const opsRoutes: FastifyPluginAsyncTypebox<{
           throw new AppError('UNAVAILABLE', 'Redis is unavailable')
         }
       }
-      return { ok: true as const, data: { database: storage.backend, redis: redis ? 'ok' : 'not configured' } }
+      // The read replica never fails readiness: without it those reads go to the primary.
+      return {
+        ok: true as const,
+        data: { database: storage.backend, redis: redis ? 'ok' : 'not configured', replica: replicaWord(storage.reads.state()) },
+      }
     },
   )
+
+  if (storage.reads.state().configured) replicaMetrics(app, storage.reads)
 
   const mayScrape = scrapeGuard(metricsToken, publicBaseUrl)
   app.get('/metrics', { config, schema: { tags, hide: true } }, async (request, reply) => {

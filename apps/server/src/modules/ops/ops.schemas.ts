@@ -13,8 +13,8 @@ export const opsOperations: OperationDocs = {
     operationId: 'getReadiness',
     summary: 'Readiness',
     description:
-      'The database (`sqlite` or `postgres`) and Redis (`ok`, or `not configured`) answer. 503 UNAVAILABLE when one does not. Not rate limited; no credentials.',
+      'The database (`sqlite` or `postgres`) and Redis (`ok`, or `not configured`) answer. 503 UNAVAILABLE when one does not. `replica`: the read replica (DATABASE_REPLICA_URL) is `serving`, `behind` (more than REPLICA_MAX_LAG_MS behind), `down` or `not configured`; it never makes the service unready (its reads go to the primary meanwhile). Not rate limited; no credentials.',
     responses: { 200: 'Ready' },
-    examples: { 200: { ok: true, data: { database: 'sqlite', redis: 'not configured' } } },
+    examples: { 200: { ok: true, data: { database: 'sqlite', redis: 'not configured', replica: 'not configured' } } },
   },
 }

@@ -152,6 +152,45 @@ export const privacyRepo = {
       .execute()
   },
 
+  /** The e-mail notifications go to, where it came from and the consent given (docs/notifications.md). */
+  notificationContact(db: Db, shopId: string, owner: Owner) {
+    return db
+      .selectFrom('notification_contacts')
+      .select(['email', 'source', 'consent_text', 'consented_at'])
+      .where(ownedBy(shopId, owner))
+      .executeTakeFirst()
+  },
+
+  notificationOptOut(db: Db, shopId: string, owner: Owner) {
+    return db.selectFrom('notification_opt_outs').select(['opted_out_at']).where(ownedBy(shopId, owner)).executeTakeFirst()
+  },
+
+  /** The notifications the owner was due (sent, waiting or suppressed), each with its deliveries per channel, oldest first. */
+  async notifications(db: Db, shopId: string, owner: Owner) {
+    const rows = await db
+      .selectFrom('notifications')
+      .select(['id', 'signal', 'product_id', 'variant_id', 'state', 'reason', 'created_at'])
+      .where(ownedBy(shopId, owner))
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute()
+    const deliveries =
+      rows.length === 0
+        ? []
+        : await db
+            .selectFrom('notification_deliveries')
+            .select(['notification_id', 'channel', 'state', 'sent_at'])
+            .where('shop_id', '=', shopId)
+            .where(
+              'notification_id',
+              'in',
+              rows.map((r) => r.id),
+            )
+            .orderBy('channel')
+            .execute()
+    return rows.map((r) => ({ ...r, deliveries: deliveries.filter((d) => d.notification_id === r.id) }))
+  },
+
   analyticsEvents(db: Db, shopId: string, owner: Owner) {
     return db
       .selectFrom('analytics_events')

@@ -95,6 +95,47 @@ export const CustomerExport = Type.Object(
     analyticsEvents: Type.Array(
       Type.Object({ type: Type.String(), productId: Nullable(Type.String()), occurredAt: Timestamp }, { additionalProperties: false }),
     ),
+    notificationContact: Nullable(
+      Type.Object(
+        {
+          email: Type.String(),
+          source: Type.Union([Type.Literal('order'), Type.Literal('merchant'), Type.Literal('shopper')]),
+          consentText: Nullable(Type.String({ description: 'The consent text the shopper saw (source `shopper`)' })),
+          consentedAt: Timestamp,
+        },
+        { additionalProperties: false, description: 'The e-mail shopper notifications go to (docs/notifications.md), or null' },
+      ),
+    ),
+    notificationOptOut: Nullable(
+      Type.Object(
+        { optedOutAt: Timestamp },
+        { additionalProperties: false, description: 'When the customer stopped every notification, or null' },
+      ),
+    ),
+    notifications: Type.Array(
+      Type.Object(
+        {
+          signal: Type.String(),
+          productId: Type.String(),
+          variantId: Nullable(Type.String()),
+          state: Type.Union([Type.Literal('queued'), Type.Literal('suppressed')]),
+          reason: Nullable(Type.String({ description: 'Why a suppressed one was not sent: `cooldown`, `daily_cap`, `opted_out`' })),
+          createdAt: Timestamp,
+          deliveries: Type.Array(
+            Type.Object(
+              {
+                channel: Type.String(),
+                state: Type.Union([Type.Literal('pending'), Type.Literal('sent'), Type.Literal('failed'), Type.Literal('skipped')]),
+                sentAt: Nullable(Timestamp),
+              },
+              { additionalProperties: false },
+            ),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'The notifications the customer was due, oldest first, each with its delivery per channel' },
+    ),
   },
   { additionalProperties: false },
 )

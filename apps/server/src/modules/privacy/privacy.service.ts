@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { Static } from 'typebox'
+import { primaryReads, type Reads } from '../../db/replica.js'
 import type { Db } from '../../db/types.js'
 import { csvRecord } from '../../lib/csv.js'
 import { createExportGate, type ExportGate } from '../../lib/export-gate.js'
@@ -19,6 +20,7 @@ import { SHARED_PATH } from '../wishlists/share.service.js'
 import { DEFAULT_LIST_ID, DEFAULT_LIST_NAME } from '../wishlists/wishlists.schemas.js'
 import { applyPendingFacts, applyPendingFactsIn, syncHoldings } from '../analytics/facts.js'
 import { eraseCustomerFromWebhooks } from '../webhooks/customer-erasure.js'
+import { eraseCustomerFromNotifications } from '../notifications/customer-erasure.js'
 import { OWNER_TABLES, type OwnerTable, privacyRepo } from './privacy.repo.js'
 import type { ErasedCounts as ErasedCountsSchema } from './privacy.schemas.js'
 
@@ -52,8 +54,15 @@ export const CSV_HEADER = [
 /** Bytes of CSV gathered before one chunk is handed to the response stream. */
 const CSV_CHUNK_CHARS = 64 * 1024
 
-export function createPrivacyService(deps: { db: Db; publicBaseUrl: string; reviewUrl: ReviewUrlOf; exportGate?: ExportGate }) {
+export function createPrivacyService(deps: {
+  db: Db
+  reads?: Reads
+  publicBaseUrl: string
+  reviewUrl: ReviewUrlOf
+  exportGate?: ExportGate
+}) {
   const { db } = deps
+  const reads = deps.reads ?? primaryReads(db)
   const gate = deps.exportGate ?? createExportGate({ connections: 5 })
   const q = <T>(run: () => Promise<T>): Promise<T> => gate.query(run)
   const customer = (id: string): Owner => ({ type: 'customer', id })
@@ -80,12 +89,16 @@ export function createPrivacyService(deps: { db: Db; publicBaseUrl: string; revi
      * Everything held about the customer; a customer with nothing held gets the empty
      * structure. One short query after another (one connection at a time, within the
      * exports' share of the pool), built in memory: a slow reader holds no connection.
+     * Read from the read replica once it has replayed everything the primary holds (after
+     * the pending facts are applied there), else from the primary: the export is as exact as
+     * the primary's.
      */
     async exportCustomer(ctx: PrivacyContext, req: CustomerRequest) {
       const shopId = ctx.shop.id
       const owner = customer(req.customerId)
+      await q(() => applyPendingFacts(deps.db, shopId)) // the analytics events of the customer's latest writes too
+      const { db } = await reads.caughtUp()
       const emails = await q(() => attributedEmails(db, shopId, req))
-      await q(() => applyPendingFacts(db, shopId)) // the analytics events of the customer's latest writes too
       const ownerRow = await q(() => privacyRepo.owner(db, shopId, owner))
       const listRows = await q(() => privacyRepo.lists(db, shopId, owner))
       const items = await q(() => privacyRepo.items(db, shopId, owner))
@@ -95,6 +108,9 @@ export function createPrivacyService(deps: { db: Db; publicBaseUrl: string; revi
       const purchases = await q(() => privacyRepo.purchases(db, shopId, req.customerId, emails.all))
       const invitations = await q(() => privacyRepo.invitations(db, shopId, req.customerId, emails.all))
       const events = await q(() => privacyRepo.analyticsEvents(db, shopId, owner))
+      const contact = await q(() => privacyRepo.notificationContact(db, shopId, owner))
+      const optOut = await q(() => privacyRepo.notificationOptOut(db, shopId, owner))
+      const notifications = await q(() => privacyRepo.notifications(db, shopId, owner))
 
       // The default list exists without a row (a row appears when it is renamed).
       const defaultRow = listRows.find((r) => r.id === DEFAULT_LIST_ID)
@@ -163,6 +179,28 @@ export function createPrivacyService(deps: { db: Db; publicBaseUrl: string; revi
           productId: e.product_id === '' ? null : e.product_id,
           occurredAt: isoMillis(e.occurred_at),
         })),
+        notificationContact: contact
+          ? {
+              email: contact.email,
+              source: contact.source,
+              consentText: contact.consent_text,
+              consentedAt: isoMillis(Number(contact.consented_at)),
+            }
+          : null,
+        notificationOptOut: optOut ? { optedOutAt: isoMillis(Number(optOut.opted_out_at)) } : null,
+        notifications: notifications.map((n) => ({
+          signal: n.signal,
+          productId: n.product_id,
+          variantId: n.variant_id,
+          state: n.state,
+          reason: n.reason,
+          createdAt: isoMillis(Number(n.created_at)),
+          deliveries: n.deliveries.map((d) => ({
+            channel: d.channel,
+            state: d.state,
+            sentAt: d.sent_at === null ? null : isoMillis(Number(d.sent_at)),
+          })),
+        })),
       }
     },
 
@@ -170,7 +208,9 @@ export function createPrivacyService(deps: { db: Db; publicBaseUrl: string; revi
      * Erases the customer in ONE transaction: wishlist rows deleted (share links with them, so
      * the public read 404s at once), reviews anonymized, helpful-vote rows, purchases and
      * review invitations deleted, analytics events pseudonymized, webhook events waiting to
-     * be sent cancelled or rewritten without them. Idempotent: a second call counts zeros.
+     * be sent cancelled or rewritten without them, their notifications and notification
+     * contact deleted (with a Klaviyo profile deletion queued when the shop has Klaviyo).
+     * Idempotent: a second call counts zeros.
      */
     async eraseCustomer(ctx: PrivacyContext, req: CustomerRequest): Promise<ErasedCounts> {
       const shopId = ctx.shop.id
@@ -199,6 +239,8 @@ export function createPrivacyService(deps: { db: Db; publicBaseUrl: string; revi
         await syncHoldings(trx, shopId, owner.type, owner.id)
         // Releasing those holdings recorded when they ended (attribution's look-back): not kept for an erased customer.
         await privacyRepo.deleteOwnerRows(trx, shopId, 'analytics_releases', owner)
+        // Their notifications and contact go; a Klaviyo profile deletion is queued (the opt-out stays).
+        await eraseCustomerFromNotifications(trx, shopId, req.customerId, at)
         return {
           wishlists: (ownerRow ? 1 : 0) + lists.filter((l) => l.id !== DEFAULT_LIST_ID).length,
           items: rows.wishlist_items ?? 0,
@@ -218,11 +260,12 @@ export function createPrivacyService(deps: { db: Db; publicBaseUrl: string; revi
      * pulls: with `Readable.from()` the next page is read only when the socket drains, and
      * between pages no connection is held. Rows written during the export may or may not be
      * in it (each page is its own query). Guests are not customers: their rows have an
-     * empty customer_id.
+     * empty customer_id. From the read replica when it keeps up as the export starts (it may
+     * lag, as the pages themselves do), else the primary; an export stays where it started.
      */
     async *csv(ctx: PrivacyContext): AsyncGenerator<string> {
       let chunk = csvRecord(CSV_HEADER)
-      for await (const batch of privacyRepo.exportRows(db, ctx.shop.id, q)) {
+      for await (const batch of privacyRepo.exportRows(reads.reader().db, ctx.shop.id, q)) {
         for (const r of batch) {
           chunk += csvRecord([
             r.owner_type === 'customer' ? r.owner_id : '',

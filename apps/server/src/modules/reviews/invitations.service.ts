@@ -22,37 +22,62 @@ import type { ReviewField, ReviewForm, ReviewPageState, ReviewValues } from './r
 import { RATING_MAX, RATING_MIN } from './reviews.schemas.js'
 import type { ReviewsService } from './reviews.service.js'
 import { type Platform, platformOf } from '../../platforms/platform.js'
+import { type StorefrontPaths, storefrontPaths } from '../storefront/storefront-paths.service.js'
 
 export const INVITATION_TTL_MS = 90 * DAY_MS
 export const INVITATION_PATH = '/api/v1/review-invitations/'
 /** The review form of an invitation: the service's own page, or the shop's app-proxy page in Shopify app mode. */
 export const REVIEW_PAGE_PATH = '/reviews/new'
-/** A shop domain and an invitation token → the link a buyer opens to write the review. */
-export type ReviewUrlOf = (shopDomain: string, token: string) => string
+/**
+ * Where an invitation's page is, beyond the shop: the buyer's language from the order, and
+ * where the shop's storefront serves the service's pages (`storefront_paths`) when known.
+ */
+export interface ReviewLinkPlace {
+  locale: string | null
+  proxyPath: string | null
+  primaryLocale: string | null
+}
+export const NO_PLACE: ReviewLinkPlace = { locale: null, proxyPath: null, primaryLocale: null }
+
+/** A shop domain, an invitation token and its place → the link a buyer opens to write the review. */
+export type ReviewUrlOf = (shopDomain: string, token: string, place?: ReviewLinkPlace) => string
 
 /**
  * A shop of a configured platform gets the form inside its own storefront (Shopify:
- * `https://{shop}/apps/wishlist/reviews/new?invitation=…`); any other shop the service's page,
- * `PUBLIC_BASE_URL/reviews/new?invitation=…`.
+ * `https://{shop}/apps/wishlist/reviews/new?invitation=…`, under the buyer's language's
+ * subfolder when it is not the shop's primary one); any other shop the service's page,
+ * `PUBLIC_BASE_URL/reviews/new?invitation=…&locale=…` (the page speaks that language).
  */
 export function reviewUrlMaker(publicBaseUrl: string, platforms: readonly Platform[]): ReviewUrlOf {
-  return (shopDomain, token) => {
+  return (shopDomain, token, place = NO_PLACE) => {
     const query = `?invitation=${encodeURIComponent(token)}`
-    return platformOf(platforms, shopDomain)?.reviewPageUrl(shopDomain, query) ?? `${publicBaseUrl}${REVIEW_PAGE_PATH}${query}`
+    return (
+      platformOf(platforms, shopDomain)?.reviewPageUrl(shopDomain, query, place) ??
+      `${publicBaseUrl}${REVIEW_PAGE_PATH}${query}${place.locale === null ? '' : `&locale=${encodeURIComponent(place.locale)}`}`
+    )
   }
 }
+
+/** A language tag as an order may name it (`fr`, `pt-BR`, `zh-Hant-TW`); anything else is not kept. */
+export const LOCALE_TAG = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,3}$/
 
 /** 192 random bits, base64url. */
 const newInvitationToken = (): string => randomBytes(24).toString('base64url')
 
-export function invitationView(row: ReviewInvitationRow, shopDomain: string, reviewUrl: ReviewUrlOf): InvitationView {
+export function invitationView(
+  row: ReviewInvitationRow,
+  shopDomain: string,
+  reviewUrl: ReviewUrlOf,
+  paths?: Pick<StorefrontPaths, 'proxy_path' | 'primary_locale'>,
+): InvitationView {
+  const place = { locale: row.locale ?? null, proxyPath: paths?.proxy_path ?? null, primaryLocale: paths?.primary_locale ?? null }
   return {
     token: row.token,
     orderId: row.order_id,
     customerId: row.customer_id,
     email: row.email,
     productId: row.product_id,
-    reviewUrl: reviewUrl(shopDomain, row.token),
+    reviewUrl: reviewUrl(shopDomain, row.token, place),
     expiresAt: isoMillis(Number(row.expires_at)),
     usedAt: row.used_at === null ? null : isoMillis(Number(row.used_at)),
   }
@@ -63,6 +88,8 @@ export interface InvitedOrder {
   customerId: string | null
   email: string | null
   productIds: string[]
+  /** The buyer's language, as the order named it; null when it did not. */
+  locale?: string | null
 }
 
 /**
@@ -170,12 +197,18 @@ export function createInvitationsService(deps: {
           expires_at: created + INVITATION_TTL_MS,
           used_at: null,
           review_id: null,
+          locale: order.locale !== undefined && order.locale !== null && LOCALE_TAG.test(order.locale) ? order.locale : null,
         })),
       )
+      const paths = await storefrontPaths.get(trx, shopId)
       await enqueueWebhookEvents(
         trx,
         shopId,
-        rows.map((row) => ({ event: 'review.requested' as const, occurredAt: at, data: invitationView(row, shop.domain, reviewUrl) })),
+        rows.map((row) => ({
+          event: 'review.requested' as const,
+          occurredAt: at,
+          data: invitationView(row, shop.domain, reviewUrl, paths),
+        })),
       )
       return rows.length
     },
@@ -198,10 +231,35 @@ export function createInvitationsService(deps: {
         { orderId: q.orderId, email: q.email === undefined ? undefined : normalizeEmail(q.email) },
         q.limit,
       )
-      return { invitations: rows.map((r) => invitationView(r, ctx.shop.domain, reviewUrl)) }
+      const paths = await storefrontPaths.get(db, ctx.shop.id)
+      return { invitations: rows.map((r) => invitationView(r, ctx.shop.domain, reviewUrl, paths)) }
     },
 
     page,
+
+    /**
+     * The page a browser is sent to after its review went in (`done`): the thank-you page
+     * while the invitation is the one used for a review (saying whether the review awaits
+     * moderation), else what `page` shows.
+     */
+    async thanks(token: string | undefined, shopId?: string): Promise<ReviewPageState> {
+      if (token === undefined || !INVITATION_TOKEN.test(token)) return page(token, shopId)
+      const row = shopId === undefined ? await repo.byToken(db, token) : await repo.ofShop(db, shopId, token)
+      if (row?.review_id === null || row?.review_id === undefined) return page(token, shopId)
+      const review = await db
+        .selectFrom('reviews')
+        .select('status')
+        .where('shop_id', '=', row.shop_id)
+        .where('id', '=', row.review_id)
+        .executeTakeFirst()
+      if (review === undefined) return page(token, shopId)
+      return {
+        kind: 'thanks',
+        status: review.status === 'approved' ? 'approved' : 'pending',
+        handle: await repo.productHandle(db, row.shop_id, row.product_id),
+        shopId: row.shop_id,
+      }
+    },
 
     /**
      * Submits an invitation's review form as the reviews API would (`POST /api/v1/reviews`

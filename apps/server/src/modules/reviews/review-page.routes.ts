@@ -1,7 +1,10 @@
 /**
  * The service's own review page, `PUBLIC_BASE_URL/reviews/new?invitation=…`: where a review
  * invitation's link points for a shop outside the configured platforms (review-page.ts). HTML,
- * in the shopper's language (`?locale=`, else `Accept-Language`); the form posts back here.
+ * in the shopper's language (`?locale=`, which invitation links carry, else `Accept-Language`);
+ * the form posts back here. A review taken sends the browser to the thank-you page (303 See
+ * Other, `done=1`), so a reload posts nothing again; a refused one answers with the form, an
+ * error summary first (focused, each problem a link to its field) and "Error: " in the title.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
@@ -43,7 +46,7 @@ export const reviewPageRoutes: FastifyPluginAsyncTypebox<{ invitations: Invitati
 
   /** The invitation's shop, when the token names one that is still there and installed. */
   async function shopOf(state: ReviewPageState): Promise<Shop | undefined> {
-    const shopId = state.kind === 'form' ? state.invitation.shopId : state.kind === 'notice' ? state.shopId : undefined
+    const shopId = state.kind === 'form' ? state.invitation.shopId : state.shopId
     if (shopId === undefined) return undefined
     const shop = await shops.get(shopId)
     return shop && shop.uninstalledAt === null ? shop : undefined
@@ -58,7 +61,8 @@ export const reviewPageRoutes: FastifyPluginAsyncTypebox<{ invitations: Invitati
     },
     async (request, reply) => {
       const locale = localeOf(request.query, request.headers['accept-language'])
-      const state = await invitations.page(request.query.invitation)
+      const { invitation, done } = request.query
+      const state = done === undefined ? await invitations.page(invitation) : await invitations.thanks(invitation)
       const shop = await shopOf(state)
       if (state.kind === 'form' && shop === undefined) return send(reply, { kind: 'notice', which: 'unknown' }, locale, undefined)
       return send(reply, state, locale, shop)
@@ -69,7 +73,16 @@ export const reviewPageRoutes: FastifyPluginAsyncTypebox<{ invitations: Invitati
     REVIEW_PAGE_PATH,
     {
       config: { access: ['public'], cache: 'private' },
-      schema: { tags, querystring: ReviewPageQuery, body: ReviewFormBody, response: { 200: HtmlPage, ...errors(400, 429) } },
+      schema: {
+        tags,
+        querystring: ReviewPageQuery,
+        body: ReviewFormBody,
+        response: {
+          200: HtmlPage,
+          303: { description: 'The review was taken: the thank-you page (`Location`)' },
+          ...errors(400, 429),
+        },
+      },
     },
     async (request, reply) => {
       const locale = localeOf(request.query, request.headers['accept-language'])
@@ -78,6 +91,10 @@ export const reviewPageRoutes: FastifyPluginAsyncTypebox<{ invitations: Invitati
       if (found.kind !== 'form' || shop === undefined)
         return send(reply, found.kind === 'form' ? { kind: 'notice', which: 'unknown' } : found, locale, shop)
       const state = await invitations.submitPage({ shop, actor: { kind: 'storefront' }, requestId: request.id }, request.body)
+      if (state.kind === 'thanks') {
+        const query = new URLSearchParams({ invitation: request.body.invitation ?? '', locale, done: '1' })
+        return reply.code(303).header('location', `${REVIEW_PAGE_PATH}?${query.toString()}`).send()
+      }
       return send(reply, state, locale, shop)
     },
   )

@@ -33,6 +33,12 @@ export const ReviewPageQuery = Type.Object({
     Type.String({ maxLength: FORM_RAW_MAX.token, description: "The invitation token (from the `review.requested` event's `reviewUrl`)" }),
   ),
   locale: Type.Optional(Type.String({ maxLength: 35, description: 'A language tag (`fr`, `pt-BR`, …); default: from `Accept-Language`' })),
+  done: Type.Optional(
+    Type.String({
+      maxLength: 10,
+      description: 'Set by the redirect after the form went in: the thank-you page while the invitation is the one used',
+    }),
+  ),
 })
 
 /** The review's fields on the form, in the form's order. */
@@ -60,4 +66,4 @@ export type ReviewPageState =
       errors: Partial<Record<ReviewField, PageStringKey>>
       duplicate?: boolean
     }
-  | { kind: 'thanks'; status: 'pending' | 'approved'; handle: string | null }
+  | { kind: 'thanks'; status: 'pending' | 'approved'; handle: string | null; shopId?: string }

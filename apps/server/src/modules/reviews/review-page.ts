@@ -9,7 +9,7 @@
  *   (platforms/shopify/review-page.ts).
  * Whatever the shopper typed is written `inert`, safe in both.
  */
-import { inert } from '../../lib/html-text.js'
+import { escapeHtml, inert, servicePageHtml } from '../../lib/html-text.js'
 import { fill, type PageLocale, type PageStringKey, type PageStrings } from '../../lib/page-strings.js'
 import { REVIEW_FIELDS, type ReviewField, type ReviewPageState } from './review-page.schemas.js'
 import { RATING_MAX, RATING_MIN, REVIEW_LIMITS } from './reviews.schemas.js'
@@ -27,12 +27,17 @@ export interface PageWriter {
   t(key: PageStringKey, fills?: Record<string, string>): string
 }
 
-/** The form (`heading` first): every field with its label, its problem and the limit the service applies. */
+/**
+ * The form (`heading` first): every field with its label, its problem and the limit the service
+ * applies. `form.prefix` goes before the action as it is (a renderer's own markup: the Liquid
+ * page's language root), `form.fields` inside the form (its hidden fields).
+ */
 export function reviewFormMarkup(
   w: PageWriter,
   state: Extract<ReviewPageState, { kind: 'form' }>,
   action: string,
   heading: string,
+  form: { prefix?: string; fields?: string } = {},
 ): string {
   const { values, errors, invitation } = state
   const v = (f: ReviewField) => inert(values[f] ?? '')
@@ -44,7 +49,7 @@ export function reviewFormMarkup(
     wrong.length === 0 && state.duplicate !== true
       ? ''
       : [
-          '<div class="wl-review__summary" role="alert" tabindex="-1" id="wl-review-errors">',
+          '<div class="wl-review__summary" role="alert" tabindex="-1" autofocus id="wl-review-errors">',
           `  <h2>${w.t('errorsHeading')}</h2>`,
           '  <ul>',
           ...(state.duplicate === true ? [`    <li>${w.t('errorDuplicate')}</li>`] : []),
@@ -67,8 +72,8 @@ export function reviewFormMarkup(
     heading,
     `<p>${w.t('reviewIntro')}</p>`,
     summary,
-    `<form class="wl-review__form" method="post" action="${inert(action)}" novalidate>`,
-    `  <input type="hidden" name="invitation" value="${inert(invitation.token)}">`,
+    `<form class="wl-review__form" method="post" action="${form.prefix ?? ''}${inert(action)}" novalidate>`,
+    `  <input type="hidden" name="invitation" value="${inert(invitation.token)}">${form.fields ?? ''}`,
     `  <fieldset class="wl-review__rating"${errors.rating === undefined ? '' : ' aria-describedby="wl-review-rating-error"'}>`,
     `    <legend>${w.t('rating')} ${required}</legend>`,
     errorLine('rating'),
@@ -103,8 +108,6 @@ export const REVIEW_STYLE = [
   '</style>',
 ].join('')
 
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
-
 /** A whole HTML document: the service's own page, for shops outside the configured platforms. */
 export function reviewPageHtml(state: ReviewPageState, action: string, locale: PageLocale, strings: PageStrings): string {
   const w: PageWriter = { t: (key, fills) => escapeHtml(fill(strings[key], fills ?? {})) }
@@ -120,24 +123,20 @@ export function reviewPageHtml(state: ReviewPageState, action: string, locale: P
   } else {
     title = w.t('reviewHeadingNoTitle')
     main = reviewFormMarkup(w, state, action, `<h1>${title}</h1>`)
+    // A form that came back with problems says so first in the tab's title.
+    if (Object.keys(state.errors).length > 0 || state.duplicate === true)
+      title = escapeHtml(fill(strings.errorDocumentTitle, { title: strings.reviewHeadingNoTitle }))
   }
-  return [
-    '<!doctype html>',
-    `<html lang="${locale}">`,
-    '<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${title}</title>`,
-    '<meta name="robots" content="noindex">',
-    '<style>body{font:1rem/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1a1a1a;background:#fff;margin:0}a{color:#0645ad}',
-    'button{background:#1a1a1a;color:#fff;border:0;border-radius:4px;font:inherit}button:focus-visible,input:focus-visible,textarea:focus-visible,a:focus-visible{outline:3px solid #0645ad;outline-offset:2px}',
-    'input,textarea{border:1px solid #595959;border-radius:4px}.wl-review__error{color:#b00020}.wl-review__hint{color:#595959}</style>',
-    REVIEW_STYLE,
-    '</head>',
-    '<body>',
-    '<main class="wl-review">',
+  return servicePageHtml({
+    locale,
+    title,
+    head: [
+      '<style>body{font:1rem/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1a1a1a;background:#fff;margin:0}a{color:#0645ad}',
+      'button{background:#1a1a1a;color:#fff;border:0;border-radius:4px;font:inherit}button:focus-visible,input:focus-visible,textarea:focus-visible,a:focus-visible{outline:3px solid #0645ad;outline-offset:2px}',
+      'input,textarea{border:1px solid #595959;border-radius:4px}.wl-review__error{color:#b00020}.wl-review__hint{color:#595959}</style>',
+      REVIEW_STYLE,
+    ],
     main,
-    '</main>',
-    '</body>',
-    '</html>',
-    '',
-  ].join('\n')
+    mainClass: 'wl-review',
+  })
 }

@@ -54,7 +54,7 @@ export const reviewsRoutes: FastifyPluginAsyncTypebox<{ reviews: ReviewsService 
         tags,
         params: ProductParams,
         querystring: ListQuery,
-        response: { 200: Paged(PublicReview), ...reviewErrors(400, 401, 429) },
+        response: { 200: Paged(PublicReview), ...reviewErrors(400, 401, 403, 429) },
       },
     },
     async (request) => {
@@ -77,7 +77,7 @@ export const reviewsRoutes: FastifyPluginAsyncTypebox<{ reviews: ReviewsService 
       schema: {
         tags,
         params: ProductParams,
-        response: { 200: Summary, ...reviewErrors(400, 401, 429) },
+        response: { 200: Summary, ...reviewErrors(400, 401, 403, 429) },
       },
     },
     async (request) => reviews.summary(request.ctx, request.params.productId),
@@ -90,7 +90,7 @@ export const reviewsRoutes: FastifyPluginAsyncTypebox<{ reviews: ReviewsService 
       schema: {
         tags,
         params: ReviewIdParams,
-        response: { 200: Type.Union([AdminReview, PublicReview]), ...reviewErrors(400, 401, 404, 429) },
+        response: { 200: Type.Union([AdminReview, PublicReview]), ...reviewErrors(400, 401, 403, 404, 429) },
       },
     },
     async (request) => reviews.get(request.ctx, request.params.id),
@@ -103,7 +103,7 @@ export const reviewsRoutes: FastifyPluginAsyncTypebox<{ reviews: ReviewsService 
       schema: {
         tags,
         body: SubmitBody,
-        response: { 201: Submitted, ...reviewErrors(400, 401, 409, 413, 415, 429) },
+        response: { 201: Submitted, ...reviewErrors(400, 401, 403, 409, 413, 415, 429) },
       },
       // A review form shows every field's problem at once: all schema failures, not the first.
       validatorCompiler: ({ schema }) => allErrors.compile(schema),
@@ -123,7 +123,7 @@ export const reviewsRoutes: FastifyPluginAsyncTypebox<{ reviews: ReviewsService 
       schema: {
         tags,
         params: ReviewIdParams,
-        response: { 200: HelpfulCount, ...reviewErrors(400, 401, 404, 429) },
+        response: { 200: HelpfulCount, ...reviewErrors(400, 401, 403, 404, 429) },
       },
       handler: async (request) => reviews.vote(request.ctx, request.params.id, method === 'PUT', clientAddress(request)),
     })

@@ -3,6 +3,7 @@
  * Every method takes the request context first. Aggregates (approved reviews only) change
  * in the same transaction as the review write that changes them.
  */
+import { primaryReads, type Reads } from '../../db/replica.js'
 import type { Db } from '../../db/types.js'
 import { isUniqueViolation } from '../../db/dialect.js'
 import type { ReviewRow, ReviewStatus, ReviewVerification, VoterType } from '../../db/schema.js'
@@ -133,9 +134,10 @@ function voterOf(ctx: RequestContext): { type: VoterType; id: string } {
   )
 }
 
-export function createReviewsService(deps: { db: Db; clock?: () => number }) {
+export function createReviewsService(deps: { db: Db; reads?: Reads; clock?: () => number }) {
   const { db } = deps
   const clock = deps.clock ?? now
+  const reads = deps.reads ?? primaryReads(db)
 
   /** A review of the caller's shop, or 404. */
   async function mustGet(trx: Db, shopId: string, id: number, forUpdate = false): Promise<ReviewRow> {
@@ -168,7 +170,7 @@ export function createReviewsService(deps: { db: Db; clock?: () => number }) {
     return { take: 'review_count' }
   }
 
-  async function approvedTotal(shopId: string, productId: string, f: ReviewFilters): Promise<number> {
+  async function approvedTotal(db: Db, shopId: string, productId: string, f: ReviewFilters): Promise<number> {
     const total = totalOf(f)
     if (total === undefined) return repo.countApproved(db, shopId, productId, f)
     const agg = await repo.aggregate(db, shopId, productId)
@@ -177,6 +179,7 @@ export function createReviewsService(deps: { db: Db; clock?: () => number }) {
   }
 
   return {
+    /** A public list: the same for every caller of the shop and cached by browsers for minutes, so it may lag (the read replica). */
     async list(
       ctx: RequestContext,
       rawProductId: string,
@@ -187,21 +190,23 @@ export function createReviewsService(deps: { db: Db; clock?: () => number }) {
       const filters: ReviewFilters = { rating: q.rating, verified: q.verified, withPhotos: q.withPhotos }
       const offset = (q.page - 1) * q.perPage
       const fromAggregate = totalOf(filters)
+      const { db } = reads.reader()
       if (fromAggregate !== undefined) {
         // The page and its total in one statement; past the end (no row), the total alone.
         const rows = await repo.approvedPageWithTotal(db, shopId, productId, filters, q.sort, q.perPage, offset, fromAggregate)
         const [first] = rows
-        const total = first === undefined ? await approvedTotal(shopId, productId, filters) : Number(first.total_n ?? 0)
+        const total = first === undefined ? await approvedTotal(db, shopId, productId, filters) : Number(first.total_n ?? 0)
         return { data: rows.map(publicView), page: q.page, perPage: q.perPage, total, hasMore: offset + rows.length < total }
       }
-      const total = await approvedTotal(shopId, productId, filters)
+      const total = await approvedTotal(db, shopId, productId, filters)
       const rows = offset >= total ? [] : await repo.approvedPage(db, shopId, productId, filters, q.sort, q.perPage, offset).execute()
       return { data: rows.map(publicView), page: q.page, perPage: q.perPage, total, hasMore: offset + rows.length < total }
     },
 
+    /** Public, like `list`: may lag (the read replica). */
     async summary(ctx: RequestContext, rawProductId: string) {
       const productId = productIdOf(rawProductId, 'params.productId')
-      const agg = await repo.aggregate(db, ctx.shop.id, productId)
+      const agg = await repo.aggregate(reads.reader().db, ctx.shop.id, productId)
       const count = agg ? Number(agg.review_count) : 0
       const n = (v: number | undefined) => Number(v ?? 0)
       return {

@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import type { Db } from '../../db/types.js'
 import type { NewShopRow, ShopRow, ShopUpdate } from '../../db/schema.js'
 import type { StorefrontStrings } from '../../lib/page-strings.js'
@@ -29,6 +30,10 @@ export function toShop(row: ShopRow): Shop {
       share_link_ttl_days: row.share_link_ttl_days,
       remove_on_purchase: row.remove_on_purchase === 1,
       attribution_window_days: row.attribution_window_days ?? 30,
+      notification_cooldown_hours: row.notification_cooldown_hours ?? 24,
+      notifications_per_day: row.notifications_per_day ?? 3,
+      reminder_after_days: row.reminder_after_days ?? 7,
+      currency: row.currency ?? null,
       storefront_strings: storedStrings(row.storefront_strings),
     },
   }
@@ -53,6 +58,20 @@ export const shopsRepo = {
   },
   async insert(db: Db, row: NewShopRow): Promise<void> {
     await db.insertInto('shops').values(row).execute()
+  },
+  /** The shop's Shopify id, and `currency` when the shop has none yet (a merchant's own choice is kept), in one statement. */
+  async setShopifyShop(db: Db, shopId: string, shopifyShopId: string, currency: string | null, at: number): Promise<Shop | undefined> {
+    const row = await db
+      .updateTable('shops')
+      .set({
+        shopify_shop_id: shopifyShopId,
+        updated_at: at,
+        ...(currency === null ? {} : { currency: sql<string>`coalesce(currency, ${currency})` }),
+      })
+      .where('id', '=', shopId)
+      .returningAll()
+      .executeTakeFirst()
+    return row && toShop(row)
   },
   async update(db: Db, shopId: string, patch: ShopUpdate): Promise<Shop | undefined> {
     const row = await db.updateTable('shops').set(patch).where('id', '=', shopId).returningAll().executeTakeFirst()

@@ -183,8 +183,18 @@ export function createShopsService(deps: { db: Db; cacheTtlMs: number }) {
       return update(shopId, { uninstalled_at: at, ...(before.shopifyShopId === null ? { shopify_shop_id: shopifyShopId } : {}) })
     },
 
-    /** The shop's numeric id at Shopify, as the Admin API gives it (it replaces one an `app/uninstalled` body gave). */
-    setShopifyShopId: (shopId: string, shopifyShopId: string) => update(shopId, { shopify_shop_id: shopifyShopId }),
+    /**
+     * The shop's numeric id at Shopify, as the Admin API gives it (it replaces one an
+     * `app/uninstalled` body gave), and its store currency, kept as the `currency` setting
+     * only when the shop has none (a merchant's own choice stays).
+     */
+    async setShopifyShopId(shopId: string, shopifyShopId: string, currency: string | null = null): Promise<Shop> {
+      const before = await mustGet(shopId)
+      const after = await shopsRepo.setShopifyShop(db, shopId, shopifyShopId, currency, now())
+      forget(before)
+      if (!after) throw notFound('Shop')
+      return remember(after)
+    },
 
     /** Drops every cached copy of the shop (after it was deleted). */
     forget,
@@ -198,6 +208,10 @@ export function createShopsService(deps: { db: Db; cacheTtlMs: number }) {
       if (patch.remove_on_purchase !== undefined) row.remove_on_purchase = patch.remove_on_purchase ? 1 : 0
       if (patch.share_link_ttl_days !== undefined) row.share_link_ttl_days = patch.share_link_ttl_days
       if (patch.attribution_window_days !== undefined) row.attribution_window_days = patch.attribution_window_days
+      if (patch.notification_cooldown_hours !== undefined) row.notification_cooldown_hours = patch.notification_cooldown_hours
+      if (patch.notifications_per_day !== undefined) row.notifications_per_day = patch.notifications_per_day
+      if (patch.reminder_after_days !== undefined) row.reminder_after_days = patch.reminder_after_days
+      if (patch.currency !== undefined) row.currency = patch.currency
       if (patch.storefront_strings !== undefined)
         row.storefront_strings = patch.storefront_strings === null ? null : JSON.stringify(patch.storefront_strings)
       return update(shopId, row)

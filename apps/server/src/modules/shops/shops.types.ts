@@ -8,6 +8,14 @@ export interface ShopSettings {
   remove_on_purchase: boolean
   /** Days before an order in which a held or signalled product counts as wishlist-influenced (1..90, default 30). */
   attribution_window_days: number
+  /** Hours in which a shopper gets at most one notification per product and signal (1..720, default 24). */
+  notification_cooldown_hours: number
+  /** Notifications a shopper gets at most in any 24 hours (1..50, default 3). */
+  notifications_per_day: number
+  /** Days after an add not bought when its reminder is due (1..90, default 7). */
+  reminder_after_days: number
+  /** The shop's currency, an ISO 4217 code (lib/money.ts, CURRENCY_CODES); null when none is set (default). */
+  currency: string | null
   /** The merchant's texts of the pages the service renders for shoppers, by language and string key (null: the shipped texts). */
   storefront_strings: StorefrontStrings | null
 }
@@ -31,4 +39,8 @@ export const SETTING_NAMES = [
   'share_link_ttl_days',
   'remove_on_purchase',
   'attribution_window_days',
+  'notification_cooldown_hours',
+  'notifications_per_day',
+  'reminder_after_days',
+  'currency',
 ] as const satisfies readonly (keyof ShopSettings)[]

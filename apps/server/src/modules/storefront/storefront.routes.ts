@@ -16,6 +16,7 @@ import { errors, Ok } from '../../lib/http-schemas.js'
 import type { AuthService } from '../auth/auth.service.js'
 import type { ShopsService } from '../shops/shops.service.js'
 import { faviconIco } from './favicon.js'
+import { escapeHtml } from '../../lib/html-text.js'
 
 /** The shop `wishlist serve --demo` creates and the demo storefront shows. */
 export const DEMO_DOMAIN = 'demo.myshopify.com'
@@ -23,11 +24,12 @@ export const DEMO_DOMAIN = 'demo.myshopify.com'
 export const WIDGET_FILE = ASSETS.widgetFile
 /**
  * The widget's chunks, loaded on use from next to the first script (`widget-<name>.js`): the
- * review form, the guest's wishlist page, and one per language beyond English.
+ * review form, the guest's wishlist page, the notification form, and one per language beyond English.
  */
 export const WIDGET_CHUNKS = [
   'review-form',
   'wishlist-page',
+  'notify-form',
   ...['fr', 'de', 'es', 'it', 'nl', 'pt-BR', 'ja'].map((tag) => `locale-${tag}`),
 ].map((name) => `widget-${name}.js`)
 const DEMO_HTML = ASSETS.demoHtml
@@ -52,8 +54,6 @@ function widgetVersion() {
 }
 
 const DEMO_LOGIN_KEY_NAME = 'Demo storefront login'
-
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
 export const storefrontRoutes: FastifyPluginAsyncTypebox<{ shops: ShopsService; auth: AuthService; demo: boolean }> = async (app, opts) => {
   // Files with their validators (ETag, Last-Modified, 304) and the build's widget.js.gz.

@@ -3,13 +3,14 @@
  * subscribed when the event was written (deleting the rows; when the outbox is empty it
  * writes queued product signals to it), then claims due deliveries under a lease (PostgreSQL:
  * SKIP LOCKED), sends them concurrently and settles each; a dead process's lease expires.
- * In-flight slots are shared fairly across shops (`shareOf`). Hourly it purges settled
+ * In-flight slots are shared fairly across shops (`shareOf`, lib/fair-share.ts). Hourly it purges settled
  * deliveries past WEBHOOK_DELIVERY_RETENTION_DAYS and what the configured platforms keep for
  * a while (`purgePlatformRecords`: Shopify's webhook receipts); `stop()` drains the attempts in flight.
  */
 import { randomBytes } from 'node:crypto'
 import type { Config } from '../../config.js'
 import type { Storage } from '../../db/connect.js'
+import { bump, shopHasRoom, shopsAtShare } from '../../lib/fair-share.js'
 import { isoMillis, now } from '../../lib/time.js'
 import { hasQueuedSignals, writeQueuedSignals } from '../events/product-fan-out.js'
 import type { Platform } from '../../platforms/platform.js'
@@ -40,7 +41,7 @@ export interface WebhookWorkerOptions {
   /** Deliveries claimed per pass. */
   batchSize?: number
   /**
-   * Attempts in flight at once (default 2 × batchSize), shared across shops (`shareOf`); a shop
+   * Attempts in flight at once (default 2 × batchSize), shared across shops (`shareOf`, lib/fair-share.ts); a shop
    * with none in flight may still start one when all are taken, up to twice as many in all.
    */
   maxInFlight?: number
@@ -179,22 +180,6 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
   const perShop = new Map<string, number>()
   let wake: (() => void) | undefined
 
-  /**
-   * How many attempts a shop may have in flight: an equal part of the slots for it, each
-   * other shop with attempts in flight, and one shop more, so there are always slots left
-   * for a shop that has none (a shop alone gets half).
-   */
-  function shareOf(shopId: string): number {
-    const others = perShop.size - (perShop.has(shopId) ? 1 : 0)
-    return Math.max(1, Math.floor(maxInFlight / (others + 2)))
-  }
-
-  const bump = (counts: Map<string, number>, key: string, by: number) => {
-    const n = (counts.get(key) ?? 0) + by
-    if (n <= 0) counts.delete(key)
-    else counts.set(key, n)
-  }
-
   async function attempt(d: DeliveryRow, endpoint: EndpointRow | undefined, claimToken: string): Promise<void> {
     if (endpoint === undefined) return // deleted meanwhile; its deliveries went with it
     try {
@@ -217,12 +202,11 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
    * When every slot is taken, only shops with nothing in flight are claimed, one attempt each.
    */
   async function claimAndStart(limit: number): Promise<Promise<void>[]> {
-    const full = inFlight.size >= maxInFlight
     limit = Math.min(limit, 2 * maxInFlight - inFlight.size)
     if (limit <= 0) return []
     const claimToken = `${id}:${randomBytes(6).toString('base64url')}`
     const skipWebhooks = [...perWebhook].filter(([, n]) => n >= perEndpoint).map(([w]) => w)
-    const skipShops = [...perShop].filter(([shop, n]) => full || n >= shareOf(shop)).map(([shop]) => shop)
+    const skipShops = shopsAtShare(perShop, maxInFlight, inFlight.size)
     const due = { at: now(), limit, skipWebhooks, skipShops }
     if (!(await webhooksRepo.hasDue(db, due))) return []
     const candidates = await webhooksRepo.claimDue(db, { ...due, leaseMs, claimToken })
@@ -234,8 +218,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
     const webhooks = new Map(perWebhook)
     const shops = new Map(perShop)
     for (const d of candidates) {
-      const ofShop = shops.get(d.shop_id) ?? 0
-      const room = inFlight.size + claimed.length < maxInFlight ? ofShop < shareOf(d.shop_id) : ofShop === 0
+      const room = shopHasRoom(perShop, d.shop_id, shops.get(d.shop_id) ?? 0, inFlight.size + claimed.length, maxInFlight)
       if (!room || (webhooks.get(d.webhook_id) ?? 0) >= perEndpoint) extra.push(d)
       else {
         bump(webhooks, d.webhook_id, 1)

@@ -3,6 +3,7 @@
  * The default list has a row only once renamed; its name is "My Wishlist" until then.
  */
 import type { Static } from 'typebox'
+import { statementsAreRoundTrips } from '../../db/dialect.js'
 import type { Db } from '../../db/types.js'
 import { AppError, notFound, invalid } from '../../lib/errors.js'
 import { newId } from '../../lib/ids.js'
@@ -14,7 +15,7 @@ import { recordFacts } from '../analytics/facts.js'
 import { multiWishlistActive, requireMultiWishlist } from '../shops/plans.js'
 import { assertListExists } from './list-scope.js'
 import { wishlistsRepo } from './wishlists.repo.js'
-import { addFacts } from './wishlists.service.js'
+import { addFacts, assertWritten } from './wishlists.service.js'
 import { DEFAULT_LIST_ID, DEFAULT_LIST_NAME, LIST_LIMIT, LIST_NAME_MAX_CHARS, type ListRecord } from './wishlists.schemas.js'
 
 type ListRecordView = Static<typeof ListRecord>
@@ -59,9 +60,9 @@ export function createListsService(deps: { db: Db }) {
         wishlistsRepo.lists(db, shopId, owner),
         wishlistsRepo.countByList(db, shopId, owner),
       ])
-      const at = now()
       const defaultRow = rows.find((r) => r.id === DEFAULT_LIST_ID)
-      const createdAt = ownerRow?.created_at ?? defaultRow?.created_at ?? at
+      // An owner who never wrote has the default list the shop gives everyone: as old as the shop, the same on every read.
+      const createdAt = ownerRow?.created_at ?? defaultRow?.created_at ?? ctx.shop.createdAt
       const out: ListRecordView[] = [
         {
           wishlistId: DEFAULT_LIST_ID,
@@ -159,12 +160,17 @@ export function createListsService(deps: { db: Db }) {
       const productId = platformIdOf(body.product_id, 'Product', 'body.product_id')
       if (body.from === body.to) throw new AppError('SAME_LIST', '"from" and "to" are the same wishlist')
       const shopId = ctx.shop.id
+      const notInList = `Product ${productId} is not in wishlist ${body.from}`
+      if (statementsAreRoundTrips(db)) {
+        assertWritten(await wishlistsRepo.moveAtOnce(db, shopId, owner, productId, body.from, body.to, now()), notInList)
+        return
+      }
       await db.transaction().execute(async (trx) => {
         const ownerRow = await wishlistsRepo.lockOwner(trx, shopId, owner)
         await assertListExists(trx, shopId, owner, body.from)
         await assertListExists(trx, shopId, owner, body.to)
         const item = ownerRow && (await wishlistsRepo.one(trx, shopId, owner, body.from, productId))
-        if (!item) throw new AppError('ITEM_NOT_IN_LIST', `Product ${productId} is not in wishlist ${body.from}`)
+        if (!item) throw new AppError('ITEM_NOT_IN_LIST', notInList)
         if (await wishlistsRepo.one(trx, shopId, owner, body.to, productId)) {
           await wishlistsRepo.deleteItems(trx, shopId, owner, body.from, { productIds: [productId] })
           await wishlistsRepo.adjustItemCount(trx, shopId, owner, -1, now())

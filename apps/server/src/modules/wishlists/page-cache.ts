@@ -30,6 +30,8 @@ import { LRUCache } from 'lru-cache'
 
 export interface PageCache {
   readonly enabled: boolean
+  /** The version the body under `key` was built at, if one is kept. */
+  versionOf(key: string): string | undefined
   /** The body when it was built or last confirmed at this change stamp (nothing written since): no lookup needed. */
   fresh(key: string, stamp: string): Buffer | undefined
   /** The body when built at this version; a stamp given is recorded as its confirmation. */
@@ -55,6 +57,7 @@ export function createPageCache(maxBytes: number): PageCache {
   return {
     enabled: entries !== undefined,
     inFlight: new Map(),
+    versionOf: (key) => entries?.peek(key)?.version,
     fresh(key, stamp) {
       const e = entries?.get(key)
       if (e === undefined || e.stamp !== stamp) return undefined
@@ -95,6 +98,11 @@ export interface CacheableRead<T> {
   key: string
   version: () => Promise<string>
   load: () => Promise<T>
+  /**
+   * The version and the data in one round trip (PostgreSQL), the data only when the version
+   * is not `known` (the cache holds that body): what `version` then `load` do, in one statement.
+   */
+  versioned?: (known: string | undefined) => Promise<{ version: string; data?: T }>
 }
 
 /**
@@ -103,19 +111,26 @@ export interface CacheableRead<T> {
  * otherwise. The stamp and the version are read before building, so a body never outlives a
  * write it did not see.
  */
-function cachedBody(
-  bodies: CachedBodies,
-  key: string,
-  version: () => Promise<string>,
-  build: () => Promise<Buffer>,
-): Buffer | Promise<Buffer> {
+function cachedBody<T>(bodies: CachedBodies, read: CacheableRead<T>, build: (data: T) => Buffer): Buffer | Promise<Buffer> {
   const { pageCache: cache, changeStamp } = bodies
-  if (cache === undefined || !cache.enabled) return build()
-  const resolve = async (stamp: string | undefined) => {
-    const current = await version()
+  const { key, versioned } = read
+  if (cache === undefined || !cache.enabled) return read.load().then(build)
+  const resolve = async (stamp: string | undefined): Promise<Buffer> => {
+    if (versioned !== undefined) {
+      // One round trip: the version, and the data unless it is the cached body's.
+      const { version, data } = await versioned(cache.versionOf(key))
+      const cached = cache.get(key, version, stamp)
+      if (cached !== undefined) return cached
+      // (The body was evicted after its version was read: read it whole.)
+      if (data === undefined) return resolve(stamp)
+      const body = build(data)
+      cache.set(key, version, body, stamp)
+      return body
+    }
+    const current = await read.version()
     const cached = cache.get(key, current, stamp)
     if (cached !== undefined) return cached
-    const body = await build()
+    const body = build(await read.load())
     cache.set(key, current, body, stamp)
     return body
   }
@@ -147,9 +162,7 @@ function cachedBody(
  * then, the send is done); otherwise the reply is sent when the returned promise settles.
  */
 export function sendCachedRead<T>(reply: FastifyReply, read: CacheableRead<T>): undefined | Promise<void> {
-  const body = cachedBody(read.bodies, read.key, read.version, async () =>
-    Buffer.from(reply.serialize({ ok: true, data: await read.load() }) as string),
-  )
+  const body = cachedBody(read.bodies, read, (data) => Buffer.from(reply.serialize({ ok: true, data }) as string))
   if (Buffer.isBuffer(body)) {
     sendBody(reply, body)
     return undefined

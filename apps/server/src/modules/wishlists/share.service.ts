@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
+import { primaryReads, type Reader, type Reads } from '../../db/replica.js'
 import type { Db } from '../../db/types.js'
 import { AppError, notFound } from '../../lib/errors.js'
 import { DAY_MS, isoMillis, now } from '../../lib/time.js'
@@ -18,13 +19,36 @@ import type { CacheableRead, CachedBodies } from './page-cache.js'
 import { type ShareLinkRow, wishlistsRepo } from './wishlists.repo.js'
 import { DEFAULT_LIST_ID, DEFAULT_LIST_NAME, type SharedView } from './wishlists.schemas.js'
 
+/** An item as the storefront's own pages show it (the shared list, the shopper's list). */
+export interface PageItem {
+  productId: string
+  variantId: string | null
+  handle: string | null
+  /** How many the shopper wants (1..99): what add to cart and add all post. */
+  quantity: number
+  /** The shopper's note (their own text), or null. */
+  note: string | null
+  /** An order of the list's owner bought it. */
+  purchased: boolean
+}
+
 /** 192 random bits (the contract asks for at least 128), base64url: 32 characters. */
 export const newShareToken = (): string => randomBytes(24).toString('base64url')
 
 export const SHARED_PATH = '/v1/wishlists/shared/'
 
-export function createShareService(deps: CachedBodies & { db: Db; shops: ShopsService; publicBaseUrl: string }) {
+export function createShareService(deps: CachedBodies & { db: Db; reads?: Reads; shops: ShopsService; publicBaseUrl: string }) {
   const { db } = deps
+  const reads = deps.reads ?? primaryReads(db)
+  /**
+   * The public reads may lag (the read replica, db/replica.ts). The change stamp follows the
+   * primary, so a replica's read is never confirmed by it (a body or link confirmed at a stamp
+   * while the replica lagged would outlive the lag): each is checked against the version.
+   */
+  const sharedReader = (): Reader & { bodies: CachedBodies } => {
+    const r = reads.reader()
+    return { ...r, bodies: r.replica ? { pageCache: deps.pageCache } : deps }
+  }
   const defaultBase = `${deps.publicBaseUrl}${SHARED_PATH}`
   /**
    * Links read by token, each with the change stamp it was read at (page-cache.ts): while the
@@ -33,11 +57,11 @@ export function createShareService(deps: CachedBodies & { db: Db; shops: ShopsSe
    * the page cache needs no query at all. Unknown tokens are not kept.
    */
   const links = new LRUCache<string, { link: ShareLinkRow; stamp: string }>({ max: 10_000 })
-  async function linkByToken(token: string): Promise<ShareLinkRow | undefined> {
-    const stamp = deps.changeStamp?.()
+  async function linkByToken(token: string, r: { db: Db; bodies: CachedBodies }): Promise<ShareLinkRow | undefined> {
+    const stamp = r.bodies.changeStamp?.()
     const kept = links.get(token)
     if (stamp !== undefined && kept?.stamp === stamp) return kept.link
-    const link = await wishlistsRepo.shareLinkByToken(db, token)
+    const link = await wishlistsRepo.shareLinkByToken(r.db, token)
     if (link !== undefined && stamp !== undefined) links.set(token, { link, stamp })
     return link
   }
@@ -89,17 +113,34 @@ export function createShareService(deps: CachedBodies & { db: Db; shops: ShopsSe
     },
 
     /**
-     * A shared list of one shop as the app proxy's page shows it (items with their handles):
-     * `unknown` for what `readBody` answers 404 (and a link of another shop, or below the
-     * starter plan), `expired` for its 410.
+     * The list's active link without making one (the wishlist page shows it after its share
+     * form); null when it has none.
+     */
+    async activeLink(ctx: RequestContext, owner: Owner, wishlistId: string | undefined): Promise<{ share_url: string } | null> {
+      const listId = resolveListId(ctx.shop, wishlistId)
+      const active = await wishlistsRepo.activeShareLink(db, ctx.shop.id, owner, listId, now())
+      return active ? { share_url: shareUrlOf(ctx)(active.token) } : null
+    },
+
+    /**
+     * A shared list of one shop as the app proxy's page shows it (items with their handles,
+     * quantities, notes and whether they were bought; `name` null for the default list until
+     * it is renamed, which the page names in its language): `unknown` for what `readBody`
+     * answers 404 (and a link of another shop, or below the starter plan), `expired` for its 410.
      */
     async sharedPage(
       shopId: string,
       token: string,
     ): Promise<
       | { status: 'unknown' | 'expired' }
-      | { status: 'ok'; name: string; expiresAt: number; items: { productId: string; variantId: string | null; handle: string | null }[] }
+      | {
+          status: 'ok'
+          name: string | null
+          expiresAt: number
+          items: PageItem[]
+        }
     > {
+      const { db } = reads.reader()
       const link = await wishlistsRepo.shareLinkByToken(db, token)
       if (!link || link.revoked_at !== null || link.shop_id !== shopId) return { status: 'unknown' }
       const shop = await deps.shops.get(shopId)
@@ -112,9 +153,19 @@ export function createShareService(deps: CachedBodies & { db: Db; shops: ShopsSe
       const rows = await wishlistsRepo.all(db, shopId, owner, link.list_id)
       return {
         status: 'ok',
-        name: listRow?.name ?? DEFAULT_LIST_NAME,
+        name: listRow?.name ?? null,
         expiresAt: link.expires_at,
-        items: rows.map((r) => ({ productId: r.product_id, variantId: r.variant_id, handle: r.handle })),
+        items: rows.map((r) => {
+          const v = itemView(r)
+          return {
+            productId: v.productId,
+            variantId: v.variantId,
+            handle: r.handle,
+            quantity: v.quantity,
+            note: v.note,
+            purchased: v.purchasedAt !== null,
+          }
+        }),
       }
     },
 
@@ -125,7 +176,9 @@ export function createShareService(deps: CachedBodies & { db: Db; shops: ShopsSe
      * is read by many people between its owner's edits.
      */
     async read(token: string): Promise<CacheableRead<SharedView>> {
-      const link = await linkByToken(token)
+      const r = sharedReader()
+      const { db } = r
+      const link = await linkByToken(token, r)
       if (!link || link.revoked_at !== null) throw notFound('Share link')
       const shop = await deps.shops.get(link.shop_id)
       if (!shop) throw notFound('Share link')
@@ -136,7 +189,7 @@ export function createShareService(deps: CachedBodies & { db: Db; shops: ShopsSe
       if (link.list_id !== DEFAULT_LIST_ID && !multiWishlistActive(shop)) throw notFound('Share link')
       const owner: Owner = { type: link.owner_type, id: link.owner_id }
       return {
-        bodies: deps,
+        bodies: r.bodies,
         key: `share\u0000${token}`,
         version: () => wishlistsRepo.ownerVersion(db, shop.id, owner),
         load: async () => {

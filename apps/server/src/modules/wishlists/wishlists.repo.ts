@@ -4,7 +4,7 @@
  * holders of a product (by shop). Pages read through `wishlist_items_page` (shop, owner, list, added_at, product_id),
  * holders of a product through `wishlist_items_by_product` (shop, product).
  */
-import type { Selectable } from 'kysely'
+import { type Selectable, sql } from 'kysely'
 import { backendOf, lockedForUpdate } from '../../db/dialect.js'
 import { ownedBy } from '../../db/owner-scope.js'
 import { precompiled } from '../../db/precompiled.js'
@@ -151,6 +151,93 @@ const deleteOneQuery = precompiled((db, p: ListParams & { productId: string }) =
   deleteReturning(db, p.shopId, p.owner, p.listId).where('product_id', '=', p.productId).returning(['list_id', 'product_id', 'variant_id']),
 )
 
+// ---- PostgreSQL: each write as one call of its function (migration 0027), the page as one statement ----
+
+/** The item fields a write gives, by column (`metadata` as its JSON text): an add inserts their defaults for the rest, an update sets only these. */
+export interface GivenFields {
+  variant_id?: string
+  handle?: string
+  metadata?: string
+  quantity?: number
+  note?: string | null
+  priority?: ItemPriority
+}
+
+/** A refusal the functions answer before writing anything, or 'ok'. */
+export type WriteStatus = 'ok' | 'list_not_found' | 'item_limit' | 'not_found' | 'item_not_in_list'
+
+type AddedRow = ItemRow & { status: WriteStatus; created: boolean; n: number }
+type PatchedRow = ItemRow & { status: WriteStatus }
+
+const call = <Row>(fn: string, args: unknown[]) => sql<Row>`${sql.raw(fn)}(${sql.join(args)})`.as('w')
+
+const addAtOnceQuery = precompiled(
+  (db, p: ListParams & { productId: string; given: string; at: number; limit: number; eventId: string }) =>
+    db
+      .selectFrom(
+        call<AddedRow>('wishlist_add_item', [p.shopId, p.owner.type, p.owner.id, p.listId, p.productId, p.given, p.at, p.limit, p.eventId]),
+      )
+      .selectAll(),
+  { writes: true },
+)
+const removeAtOnceQuery = precompiled(
+  (db, p: ListParams & { productIds: string[]; handles: string[]; at: number; eventId: string }) =>
+    db
+      .selectFrom(
+        call<{ status: WriteStatus; removed: number; n: number }>('wishlist_remove_items', [
+          p.shopId,
+          p.owner.type,
+          p.owner.id,
+          p.listId,
+          p.productIds,
+          p.handles,
+          p.at,
+          p.eventId,
+        ]),
+      )
+      .selectAll(),
+  { writes: true },
+)
+const patchAtOnceQuery = precompiled(
+  (db, p: ListParams & { productId: string | null; handle: string | null; given: string }) =>
+    db
+      .selectFrom(call<PatchedRow>('wishlist_patch_item', [p.shopId, p.owner.type, p.owner.id, p.listId, p.productId, p.handle, p.given]))
+      .selectAll(),
+  { writes: true },
+)
+const moveAtOnceQuery = precompiled(
+  (db, p: OwnerParams & { productId: string; from: string; to: string; at: number }) =>
+    db.selectNoFrom(
+      sql<WriteStatus>`wishlist_move_item(${sql.join([p.shopId, p.owner.type, p.owner.id, p.productId, p.from, p.to, p.at])})`.as('status'),
+    ),
+  { writes: true },
+)
+
+/** The owner's version, and unless it is `known`: whether the list exists, its count and the page (json_agg keeps the page's order). */
+const versionedPageQuery = precompiled((db, p: ListParams & { limit: number; offset: number; known: number | null }) => {
+  const page = itemsWithVariant(db, p.shopId, p.owner, p.listId)
+    .orderBy('i.added_at', 'desc')
+    .orderBy('i.product_id', 'desc')
+    .limit(p.limit)
+    .offset(p.offset)
+  const args = sql.join([p.shopId, p.owner.type, p.owner.id, p.listId])
+  const changed = sql`v.version is distinct from ${p.known}::bigint`
+  return db
+    .selectFrom(
+      db.selectNoFrom((eb) => eb.selectFrom('wishlist_owners').select('version').where(ownedBy(p.shopId, p.owner)).as('version')).as('v'),
+    )
+    .select([
+      'v.version',
+      sql<boolean | null>`case when ${changed} then wishlist_list_exists(${args}) end`.as('list_ok'),
+      sql<number | null>`case when ${changed} then wishlist_list_count(${args}) end`.as('total'),
+      sql<
+        ItemRow[] | null
+      >`case when ${changed} then (select coalesce(json_agg(p order by p.added_at desc, p.product_id desc), '[]') from (${page}) p) end`.as(
+        'items',
+      ),
+    ])
+})
+
 /** Fills unset variants with the catalog's default variant (what the API shows for them). */
 async function withDefaultVariants(db: Db, shopId: string, rows: RemovedItem[]): Promise<RemovedItem[]> {
   const unset = [...new Set(rows.filter((r) => r.variant_id === null).map((r) => r.product_id))]
@@ -169,6 +256,75 @@ async function withDefaultVariants(db: Db, shopId: string, rows: RemovedItem[]):
 }
 
 export const wishlistsRepo = {
+  // ---- PostgreSQL: one statement per write (statementsAreRoundTrips) ----
+
+  /** An add as one statement: what the SQLite path's transaction does (wishlists.service.ts), `eventId` for its `wishlist.item.added`. */
+  async addAtOnce(
+    db: Db,
+    shopId: string,
+    owner: Owner,
+    item: { listId: string; productId: string; given: GivenFields; at: number; limit: number; eventId: string },
+  ): Promise<AddedRow> {
+    const [row] = await addAtOnceQuery(db, { shopId, owner, ...item, given: JSON.stringify(item.given) })
+    if (!row) throw new Error('wishlist_add_item returned no row')
+    return row
+  },
+
+  /** A removal (by product ids and handles) as one statement; `eventId` (numbered on from the second) for its events. */
+  async removeAtOnce(
+    db: Db,
+    shopId: string,
+    owner: Owner,
+    listId: string,
+    match: { productIds: string[]; handles: string[] },
+    at: number,
+    eventId: string,
+  ): Promise<{ status: WriteStatus; removed: number; n: number }> {
+    const [row] = await removeAtOnceQuery(db, { shopId, owner, listId, ...match, at, eventId })
+    if (!row) throw new Error('wishlist_remove_items returned no row')
+    return row
+  },
+
+  /** PATCH as one statement: the item by product id, or by handle when `productId` is null. */
+  async patchAtOnce(
+    db: Db,
+    shopId: string,
+    owner: Owner,
+    listId: string,
+    key: { productId: string | null; handle: string | null },
+    given: GivenFields,
+  ): Promise<PatchedRow> {
+    const [row] = await patchAtOnceQuery(db, { shopId, owner, listId, ...key, given: JSON.stringify(given) })
+    if (!row) throw new Error('wishlist_patch_item returned no row')
+    return row
+  },
+
+  async moveAtOnce(db: Db, shopId: string, owner: Owner, productId: string, from: string, to: string, at: number): Promise<WriteStatus> {
+    const [row] = await moveAtOnceQuery(db, { shopId, owner, productId, from, to, at })
+    return row?.status ?? 'item_not_in_list'
+  },
+
+  /**
+   * The page as one statement with the owner's version ('none' without a row): `page` is
+   * undefined when the version is `known` (the caller holds that page), null when the list does not exist.
+   */
+  async versionedPage(
+    db: Db,
+    shopId: string,
+    owner: Owner,
+    listId: string,
+    limit: number,
+    offset: number,
+    known: string | undefined,
+  ): Promise<{ version: string; page?: { rows: ItemRow[]; total: number } | null }> {
+    const knownVersion = known === undefined ? -1 : known === 'none' ? null : Number(known)
+    const [row] = await versionedPageQuery(db, { shopId, owner, listId, limit, offset, known: knownVersion })
+    const version = row?.version === null || row?.version === undefined ? 'none' : String(row.version)
+    if (!row || row.items === null) return { version }
+    if (row.list_ok !== true) return { version, page: null }
+    return { version, page: { rows: row.items, total: Number(row.total) } }
+  },
+
   /** Locks the owner row (FOR UPDATE on PostgreSQL) and returns it; undefined when the owner has never written. */
   async lockOwner(db: Db, shopId: string, owner: Owner): Promise<OwnerRow | undefined> {
     const [row] = await lockOwnerQuery(db, { shopId, owner })
@@ -292,14 +448,7 @@ export const wishlistsRepo = {
     }
   },
 
-  async updateItem(
-    db: Db,
-    shopId: string,
-    owner: Owner,
-    listId: string,
-    productId: string,
-    patch: { variant_id?: string; handle?: string; metadata?: string; quantity?: number; note?: string | null; priority?: ItemPriority },
-  ): Promise<void> {
+  async updateItem(db: Db, shopId: string, owner: Owner, listId: string, productId: string, patch: GivenFields): Promise<void> {
     if (Object.keys(patch).length === 0) return
     await db
       .updateTable('wishlist_items')

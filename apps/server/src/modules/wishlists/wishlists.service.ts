@@ -6,9 +6,11 @@
  */
 import type { Transaction } from 'kysely'
 import type { Static } from 'typebox'
+import { statementsAreRoundTrips } from '../../db/dialect.js'
 import type { Db } from '../../db/types.js'
 import type { Database } from '../../db/schema.js'
-import { AppError, invalid } from '../../lib/errors.js'
+import { AppError, invalid, notFound } from '../../lib/errors.js'
+import { newOrderedId } from '../../lib/ids.js'
 import { normalizePlatformId, platformIdOf } from '../../lib/platform-ids.js'
 import { codePointLength, deeperThan } from '../../lib/text.js'
 import { isoMillis, now, parseDateTime } from '../../lib/time.js'
@@ -19,7 +21,7 @@ import { type ItemView, itemView, ownerData } from './item-view.js'
 import { itemFieldsOf } from './item-fields.js'
 import { assertListExists, resolveListId } from './list-scope.js'
 import type { CacheableRead, CachedBodies } from './page-cache.js'
-import { type NewItem, type RemovedItem, wishlistsRepo } from './wishlists.repo.js'
+import { type GivenFields, type ItemRow, type NewItem, type RemovedItem, type WriteStatus, wishlistsRepo } from './wishlists.repo.js'
 import {
   type AddItemBody,
   BULK_DELETE_MAX,
@@ -71,18 +73,68 @@ export const addedAtOf = (raw: string | undefined, at: number): number => (raw =
 export const addFacts = (type: AnalyticsFact['type'], owner: Owner, productIds: string[], at: number): AnalyticsFact[] =>
   productIds.map((productId) => ({ type, ownerType: owner.type, ownerId: owner.id, productId, occurredAt: at }))
 
+/**
+ * Throws the refusal a one-statement write answered (wishlists.repo.ts), as the API's error;
+ * `message` says what was not found (NOT_FOUND, ITEM_NOT_IN_LIST).
+ */
+export function assertWritten(status: WriteStatus, message = 'Not found'): void {
+  switch (status) {
+    case 'ok':
+      return
+    case 'list_not_found':
+      throw notFound('Wishlist')
+    case 'item_limit':
+      throw itemLimitError()
+    case 'not_found':
+      throw new AppError('NOT_FOUND', message)
+    case 'item_not_in_list':
+      throw new AppError('ITEM_NOT_IN_LIST', message)
+  }
+}
+
+interface ItemsPage {
+  items: ItemView[]
+  count: number
+  total: number
+  has_more: boolean
+}
+
+const pageOf = (rows: ItemRow[], total: number, offset: number): ItemsPage => ({
+  items: rows.map(itemView),
+  count: rows.length,
+  total,
+  has_more: offset + rows.length < total,
+})
+
 export function createWishlistsService(deps: WishlistsDeps) {
   const { db } = deps
+  // PostgreSQL: a write is one call of its function, an uncached page one statement.
+  const atOnce = statementsAreRoundTrips(db)
 
-  async function getItems(ctx: RequestContext, owner: Owner, query: ItemsQuery) {
+  async function getItems(ctx: RequestContext, owner: Owner, query: ItemsQuery): Promise<ItemsPage> {
     const shopId = ctx.shop.id
     const listId = resolveListId(ctx.shop, query.wishlist_id)
+    if (atOnce) return (await versionedItems(shopId, owner, listId, query, undefined)).data as ItemsPage
     await assertListExists(db, shopId, owner, listId)
     const [rows, total] = await Promise.all([
       wishlistsRepo.page(db, shopId, owner, listId, query.limit, query.offset),
       wishlistsRepo.countItems(db, shopId, owner, listId),
     ])
-    return { items: rows.map(itemView), count: rows.length, total, has_more: query.offset + rows.length < total }
+    return pageOf(rows, total, query.offset)
+  }
+
+  /** The page with the owner's version in one statement; no data when the version is `known`. */
+  async function versionedItems(
+    shopId: string,
+    owner: Owner,
+    listId: string,
+    query: ItemsQuery,
+    known: string | undefined,
+  ): Promise<{ version: string; data?: ItemsPage }> {
+    const { version, page } = await wishlistsRepo.versionedPage(db, shopId, owner, listId, query.limit, query.offset, known)
+    if (page === undefined) return { version }
+    if (page === null) throw notFound('Wishlist')
+    return { version, data: pageOf(page.rows, page.total, query.offset) }
   }
 
   /**
@@ -123,6 +175,27 @@ export function createWishlistsService(deps: WishlistsDeps) {
     return count
   }
 
+  /** Removes from one list: one statement on PostgreSQL, a transaction on SQLite. */
+  async function removeMatching(
+    ctx: RequestContext,
+    owner: Owner,
+    listId: string,
+    match: { productIds?: string[]; handles?: string[] },
+  ): Promise<{ removed: number; count: number }> {
+    if (!atOnce) return db.transaction().execute((trx) => removeFromList(trx, ctx, owner, listId, match))
+    const res = await wishlistsRepo.removeAtOnce(
+      db,
+      ctx.shop.id,
+      owner,
+      listId,
+      { productIds: match.productIds ?? [], handles: match.handles ?? [] },
+      now(),
+      newOrderedId('msg'),
+    )
+    assertWritten(res.status)
+    return { removed: res.removed, count: res.n }
+  }
+
   async function removeFromList(
     trx: Transaction<Database>,
     ctx: RequestContext,
@@ -154,6 +227,12 @@ export function createWishlistsService(deps: WishlistsDeps) {
         key: `page\u0000${ctx.shop.id}\u0000${owner.type}\u0000${owner.id}\u0000${resolveListId(ctx.shop, query.wishlist_id)}\u0000${query.limit}\u0000${query.offset}`,
         version: () => wishlistsRepo.ownerVersion(db, ctx.shop.id, owner),
         load: () => getItems(ctx, owner, query),
+        ...(atOnce
+          ? {
+              versioned: (known: string | undefined) =>
+                versionedItems(ctx.shop.id, owner, resolveListId(ctx.shop, query.wishlist_id), query, known),
+            }
+          : {}),
       }
     },
 
@@ -173,6 +252,25 @@ export function createWishlistsService(deps: WishlistsDeps) {
       const variantId = input.variant_id === undefined ? undefined : platformIdOf(input.variant_id, 'ProductVariant', 'body.variant_id')
       const metadata = serializeMetadata(input.metadata, 'body.metadata')
       const fields = itemFieldsOf(input, 'body')
+      // What the request gives: an update of a present item sets these alone.
+      const given: GivenFields = {
+        ...(variantId === undefined ? {} : { variant_id: variantId }),
+        ...(input.handle === undefined ? {} : { handle: input.handle }),
+        ...(metadata === null ? {} : { metadata }),
+        ...fields,
+      }
+      if (atOnce) {
+        const row = await wishlistsRepo.addAtOnce(db, shopId, owner, {
+          listId,
+          productId,
+          given,
+          at: now(),
+          limit: ITEM_LIMIT,
+          eventId: newOrderedId('msg'),
+        })
+        assertWritten(row.status)
+        return { created: row.created, item: itemView(row), count: row.n }
+      }
       return db.transaction().execute(async (trx) => {
         const at = now()
         const ownerRow = await wishlistsRepo.ensureOwner(trx, shopId, owner, at)
@@ -193,12 +291,7 @@ export function createWishlistsService(deps: WishlistsDeps) {
         const created = ownerRow.item_count < ITEM_LIMIT && (await wishlistsRepo.insertIfAbsent(trx, shopId, owner, fresh))
         if (!created) {
           if (ownerRow.item_count >= ITEM_LIMIT && !(await wishlistsRepo.one(trx, shopId, owner, listId, productId))) throw itemLimitError()
-          await wishlistsRepo.updateItem(trx, shopId, owner, listId, productId, {
-            ...(variantId === undefined ? {} : { variant_id: variantId }),
-            ...(input.handle === undefined ? {} : { handle: input.handle }),
-            ...(metadata === null ? {} : { metadata }),
-            ...fields,
-          })
+          await wishlistsRepo.updateItem(trx, shopId, owner, listId, productId, given)
         }
         // A new item with its variant given is exactly what was inserted; otherwise read it
         // back (kept fields, the catalog's default variant).
@@ -232,21 +325,25 @@ export function createWishlistsService(deps: WishlistsDeps) {
       const keyedProduct = by === 'handle' ? undefined : platformIdOf(key, 'Product', 'params.productId')
       const variantId = input.variant_id === undefined ? undefined : platformIdOf(input.variant_id, 'ProductVariant', 'body.variant_id')
       const fields = itemFieldsOf(input, 'body')
-      const notFound = () =>
-        new AppError('NOT_FOUND', by === 'handle' ? 'No item with this handle in the list' : 'The list does not hold this product')
+      const missing = by === 'handle' ? 'No item with this handle in the list' : 'The list does not hold this product'
+      const itemNotFound = () => new AppError('NOT_FOUND', missing)
+      const given: GivenFields = { ...(variantId === undefined ? {} : { variant_id: variantId }), ...fields }
+      if (atOnce) {
+        const keyed = keyedProduct === undefined ? { productId: null, handle: key } : { productId: keyedProduct, handle: null }
+        const row = await wishlistsRepo.patchAtOnce(db, shopId, owner, listId, keyed, given)
+        assertWritten(row.status, missing)
+        return { item: itemView(row) }
+      }
       return db.transaction().execute(async (trx) => {
         // Reads never create the owner: one that never wrote holds nothing.
         if (!(await wishlistsRepo.lockOwner(trx, shopId, owner))) {
           await assertListExists(trx, shopId, owner, listId)
-          throw notFound()
+          throw itemNotFound()
         }
         await assertListExists(trx, shopId, owner, listId)
         const productId = keyedProduct ?? (await wishlistsRepo.productIdByHandle(trx, shopId, owner, listId, key))
-        if (productId === undefined || !(await wishlistsRepo.one(trx, shopId, owner, listId, productId))) throw notFound()
-        await wishlistsRepo.updateItem(trx, shopId, owner, listId, productId, {
-          ...(variantId === undefined ? {} : { variant_id: variantId }),
-          ...fields,
-        })
+        if (productId === undefined || !(await wishlistsRepo.one(trx, shopId, owner, listId, productId))) throw itemNotFound()
+        await wishlistsRepo.updateItem(trx, shopId, owner, listId, productId, given)
         const row = await wishlistsRepo.one(trx, shopId, owner, listId, productId)
         if (!row) throw new Error('item vanished inside its transaction')
         return { item: itemView(row) }
@@ -257,7 +354,7 @@ export function createWishlistsService(deps: WishlistsDeps) {
     async removeItem(ctx: RequestContext, owner: Owner, wishlistId: string | undefined, key: string, by: 'handle' | undefined) {
       const listId = resolveListId(ctx.shop, wishlistId)
       const match = by === 'handle' ? { handles: [key] } : { productIds: [platformIdOf(key, 'Product', 'params.productId')] }
-      const res = await db.transaction().execute((trx) => removeFromList(trx, ctx, owner, listId, match))
+      const res = await removeMatching(ctx, owner, listId, match)
       return { removed: res.removed > 0, count: res.count }
     },
 
@@ -277,7 +374,7 @@ export function createWishlistsService(deps: WishlistsDeps) {
         )
       }
       const listId = resolveListId(ctx.shop, wishlistId)
-      const res = await db.transaction().execute((trx) => removeFromList(trx, ctx, owner, listId, { productIds, handles }))
+      const res = await removeMatching(ctx, owner, listId, { productIds, handles })
       return { removed_count: res.removed, count: res.count }
     },
 

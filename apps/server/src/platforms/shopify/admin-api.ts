@@ -6,7 +6,8 @@
  *   token, its session token is exchanged for an expiring offline access token and its
  *   refresh token, kept sealed (token-cipher.ts, access-tokens.repo.ts). One exchange per
  *   shop at a time on an instance; a failure is logged and the next session tries again.
- *   After an exchange, the shop's Shopify id (`shop { id }`) is stored and the
+ *   After an exchange, the shop's Shopify id and store currency (`shop { id currencyCode }`)
+ *   are stored (the currency as the `currency` setting, only when the shop has none) and the
  *   `onTokenGranted` listeners run (the catalog backfill attaches there).
  * - Refresh: a token within REFRESH_MARGIN_MS of its expiry is refreshed before use. Shopify
  *   rotates the refresh token at every use, so a refresh is claimed in the row first: of two
@@ -38,6 +39,7 @@ import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime'
 import type { FastifyBaseLogger } from 'fastify'
 import type { ShopifyConfig } from '../../config.js'
 import type { Db } from '../../db/types.js'
+import { isCurrencyCode } from '../../lib/money.js'
 import { now } from '../../lib/time.js'
 import type { ShopsService } from '../../modules/shops/shops.service.js'
 import type { Shop } from '../../modules/shops/shops.types.js'
@@ -72,6 +74,8 @@ export class ShopifyAdminError extends Error {
     readonly errors?: unknown,
     /** Shopify's HTTP status, when it answered one that is not a success (a 403 tells the app is not allowed on the shop). */
     readonly status?: number,
+    /** How long the shop's bucket needs before the call can succeed (`throttled`), in ms. */
+    readonly retryAfterMs?: number,
   ) {
     super(message)
     this.name = 'ShopifyAdminError'
@@ -175,7 +179,7 @@ function adminError(err: unknown): ShopifyAdminError {
 const refused = (err: unknown) =>
   err instanceof HttpResponseError && !(err instanceof HttpThrottlingError) && err.response.code >= 400 && err.response.code < 500
 
-const SHOP_ID_QUERY = 'query ShopId { shop { id } }'
+const SHOP_ID_QUERY = 'query ShopId { shop { id currencyCode } }'
 const SHOP_GID = /^gid:\/\/shopify\/Shop\/([0-9]{1,20})$/
 
 export function createShopifyAdmin(deps: ShopifyAdminDeps) {
@@ -324,7 +328,13 @@ export function createShopifyAdmin(deps: ShopifyAdminDeps) {
         const wait = throttleWaitMs(err)
         if (wait !== undefined) {
           if (throttled++ >= MAX_THROTTLE_RETRIES || wait > MAX_THROTTLE_WAIT_MS)
-            throw new ShopifyAdminError('throttled', `Shopify throttles ${shop.domain}'s Admin API calls (next one possible in ${wait} ms)`)
+            throw new ShopifyAdminError(
+              'throttled',
+              `Shopify throttles ${shop.domain}'s Admin API calls (next one possible in ${wait} ms)`,
+              undefined,
+              undefined,
+              wait,
+            )
           await delay(wait)
           continue
         }
@@ -343,10 +353,12 @@ export function createShopifyAdmin(deps: ShopifyAdminDeps) {
   }
 
   async function recordShopId(shop: Shop): Promise<string> {
-    const data = await graphqlOf<{ shop: { id: string } }>(shop, SHOP_ID_QUERY)
+    const data = await graphqlOf<{ shop: { id: string; currencyCode?: unknown } }>(shop, SHOP_ID_QUERY)
     const id = SHOP_GID.exec(data.shop.id)?.[1]
     if (id === undefined) throw new ShopifyAdminError('failed', `Shopify answered a shop id that is not a Shop GID: ${data.shop.id}`)
-    await deps.shops.setShopifyShopId(shop.id, id)
+    // The store currency becomes the shop's `currency` setting when it has none; a code the service does not know is left out.
+    const code = data.shop.currencyCode
+    await deps.shops.setShopifyShopId(shop.id, id, typeof code === 'string' && isCurrencyCode(code) ? code : null)
     return id
   }
 
@@ -418,7 +430,7 @@ export function createShopifyAdmin(deps: ShopifyAdminDeps) {
       return graphqlOf<T>(await callableShop(shopId), query, variables)
     },
 
-    /** Reads the shop's Shopify id (`shop { id }`) and stores it; the id. Throws ShopifyAdminError. */
+    /** Reads the shop's Shopify id and currency (`shop { id currencyCode }`) and stores them as at a grant; the id. Throws ShopifyAdminError. */
     async recordShopifyShopId(shopId: string): Promise<string> {
       return recordShopId(await callableShop(shopId))
     },

@@ -3,7 +3,7 @@
  * sync"): after the shop's first token exchange, and on demand from the embedded admin.
  *
  * - One bulk operation (`bulkOperationRunQuery`, grouped so that each product's variants follow
- *   it) reads every product's id, handle, title, `updatedAt` and variants (id, price, inventory
+ *   it) reads every product's id, handle, title, featured image, `updatedAt` and variants (id, price, inventory
  *   quantity). Shopify builds the file at its own pace at no query cost, where a paginated
  *   `products` query would spend the shop's throttle budget on every page and page variants
  *   again inside each product. The run polls the operation, then streams the JSONL result line
@@ -60,6 +60,9 @@ export const CATALOG_BULK_QUERY = `{
         id
         handle
         title
+        featuredImage {
+          url
+        }
         updatedAt
         variants {
           edges {
@@ -99,6 +102,7 @@ interface BulkProduct {
   id: string
   handle?: unknown
   title?: unknown
+  featuredImage?: unknown
   updatedAt?: unknown
   variants: { id?: unknown; price?: unknown; inventoryQuantity?: unknown }[]
 }
@@ -114,6 +118,7 @@ const asWebhookProduct = (p: BulkProduct) => ({
   id: p.id,
   handle: p.handle,
   title: p.title,
+  featuredImage: p.featuredImage,
   updated_at: p.updatedAt,
   variants: p.variants.map((v) => ({ id: v.id, price: v.price, inventory_quantity: v.inventoryQuantity })),
 })

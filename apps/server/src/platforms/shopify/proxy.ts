@@ -33,6 +33,10 @@ import { reviewPageLiquid } from './review-page.js'
 import { sharedPageLiquid } from './shared-page.js'
 import { type WishlistPage, wishlistPageLiquid } from './wishlist-page.js'
 import { DEFAULT_PATH_PREFIX, verifyProxyQuery } from './signatures.js'
+import type { ProxyPaths } from './proxy-path.js'
+import type { Db } from '../../db/types.js'
+import { wishlistsRepo } from '../../modules/wishlists/wishlists.repo.js'
+import { DEFAULT_LIST_ID } from '../../modules/wishlists/wishlists.schemas.js'
 
 export const PROXY_PREFIX = '/proxy'
 /** The page is Liquid text; typed as what the handler sends. */
@@ -52,7 +56,14 @@ export function proxyClientAddress(request: FastifyRequest): string {
 }
 
 /** Credentials of a proxied request, from its signed query alone. */
-export function createProxyAuth(deps: { secret: string; defaultPlan: Plan; shops: ShopsService; clock?: () => number }): ProxyAuth {
+export function createProxyAuth(deps: {
+  secret: string
+  defaultPlan: Plan
+  shops: ShopsService
+  /** Remembers the proxy's path each shop's requests name (proxy-path.ts). */
+  paths?: Pick<ProxyPaths, 'seen'>
+  clock?: () => number
+}): ProxyAuth {
   const clock = deps.clock ?? Date.now
   return async (request: FastifyRequest, _reply: FastifyReply): Promise<ResolvedAuth> => {
     const q = request.url.indexOf('?')
@@ -62,6 +73,7 @@ export function createProxyAuth(deps: { secret: string; defaultPlan: Plan; shops
     // A fresh signed request installs the shop (again); one signed before an uninstall does not.
     const shop = await deps.shops.install(proof.shop, deps.defaultPlan, proof.signedAt)
     if (shop.uninstalledAt !== null) return { error: new AppError('FORBIDDEN', 'The app is uninstalled from this shop'), clientAddress }
+    await deps.paths?.seen(shop.id, proof.pathPrefix)
     const base = { shop, requestId: request.id, shareBaseUrl: `https://${shop.domain}${proof.pathPrefix}/shared/` }
     if (proof.customerId !== null) {
       return { ctx: { ...base, actor: { kind: 'customer', keyId: PROXY_KEY_ID, customerId: proof.customerId } }, clientAddress }
@@ -79,6 +91,7 @@ export function createProxyAuth(deps: { secret: string; defaultPlan: Plan; shops
  * `config.proxy` here with `authenticate` (`createProxyAuth`).
  */
 export interface ProxyRoutesOptions {
+  db: Db
   authenticate: ProxyAuth
   share: ShareService
   wishlists: WishlistsService
@@ -97,6 +110,23 @@ const crossSite = (request: FastifyRequest) => request.headers['sec-fetch-site']
 
 const liquid = (reply: FastifyReply, source: string) => reply.type('application/liquid; charset=utf-8').send(source)
 
+/** A language's root on the shop (`/fr`, `/en-ca`), as a page's form tells it (`return_root`); '' for the primary one. */
+const RETURN_ROOT = /^(\/[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,2})?$/
+
+/**
+ * Where a form sends the browser once it went through (Post/Redirect/Get): the page `path`
+ * under the proxy's path, in the language the form was posted from, with what was done in
+ * the query, so reloading the page posts nothing again.
+ */
+function backTo(request: FastifyRequest, path: string, query: Record<string, string> = {}): string {
+  const raw = (request.body as Record<string, unknown> | undefined)?.return_root
+  const root = typeof raw === 'string' && RETURN_ROOT.test(raw) ? raw : ''
+  const q = new URLSearchParams(query).toString()
+  return `${root}${pathPrefixOf(request)}${path}${q === '' ? '' : `?${q}`}`
+}
+
+const seeOther = (reply: FastifyReply, location: string) => reply.code(303).header('location', location).send()
+
 /**
  * The shop's own texts of the pages (its `storefront_strings` setting). Pages are built on
  * every request from the shop as the request resolved it, so a change shows on the next page
@@ -104,7 +134,7 @@ const liquid = (reply: FastifyReply, source: string) => reply.type('application/
  */
 const textsOf = (shop: Shop | undefined): StringOverrides => shop?.settings.storefront_strings ?? {}
 
-const pageDoc = <E extends object>(operationId: string, summary: string, description: string, extra: E = {} as E) => ({
+const pageDoc = <E extends object>(operationId: string, summary: string, description: string, extra: E = {} as E, redirects = false) => ({
   tags: ['shopify'],
   summary,
   description: `Signed by Shopify like every \`/proxy\` request. Answers \`Content-Type: application/liquid\`, which Shopify renders inside the theme, in the shop's language (\`request.locale\`). ${description}`,
@@ -112,20 +142,43 @@ const pageDoc = <E extends object>(operationId: string, summary: string, descrip
   ...extra,
   response: {
     200: { description: 'Liquid source of the page', content: { 'application/liquid': { schema: LiquidPage } } },
+    ...(redirects ? redirected : {}),
     ...errors(400, 401, 403, 429),
   },
 })
 
-const PageNumber = Type.Object({ page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: '20 items a page' })) })
+const ReturnRoot = Type.Optional(
+  Type.String({
+    maxLength: 40,
+    description: "The page's language root on the shop (`/fr`; empty for the primary language): where the redirect goes",
+  }),
+)
+const PageNumber = Type.Object({
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: '20 items a page' })),
+  done: Type.Optional(
+    Type.String({
+      maxLength: 20,
+      description: 'What the form just did, set by its redirect: `removed`, `shared` (the page shows the share link)',
+    }),
+  ),
+})
 const RemoveForm = Type.Object(
-  { product_id: Type.String({ minLength: 1, maxLength: 255 }) },
+  { product_id: Type.Optional(Type.String({ maxLength: 255 })), return_root: ReturnRoot },
   { description: '`application/x-www-form-urlencoded`' },
 )
-const InvitationQuery = Type.Object({ invitation: Type.Optional(Type.String({ maxLength: 200 })) })
+const InvitationQuery = Type.Object({
+  invitation: Type.Optional(Type.String({ maxLength: 200 })),
+  done: Type.Optional(Type.String({ maxLength: 10, description: 'Set by the redirect after the form went in: the thank-you page' })),
+})
+const ReviewForm = Type.Object(
+  { ...ReviewFormBody.properties, return_root: ReturnRoot },
+  { description: "The form's fields, `application/x-www-form-urlencoded`" },
+)
+const redirected = { 303: { description: 'Done: back to the page (`Location`), which shows what was done' } }
 
 export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async (
   app,
-  { authenticate, share, wishlists, invitations, storefrontApi },
+  { db, authenticate, share, wishlists, invitations, storefrontApi },
 ) => {
   /** The signed query is the credential: its `signature` never reaches a log. */
   const proxied = { proxy: authenticate, credentialQuery: ['signature'] }
@@ -158,7 +211,9 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async 
     },
   )
 
-  // The pages of the shop: forms post back to them (remove, share, review), no script needed.
+  // The pages of the shop: forms post back to them (remove, share, review), no script needed;
+  // one that went through sends the browser back to the page (303), one that did not answers
+  // with the page and its error summary.
   await app.register(async (scope) => {
     acceptFormBodies(scope)
     const pages = scope.withTypeProvider<TypeBoxTypeProvider>()
@@ -166,22 +221,34 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async 
 
     /** The signed request's context: always there on these routes (a bad signature never reaches a handler). */
     const ctxOf = (request: FastifyRequest): RequestContext => request.auth.ctx as RequestContext
+    type CustomerPage = Extract<WishlistPage, { kind: 'customer' }>
 
     async function wishlistPage(
       ctx: RequestContext,
       page: number,
-      flash?: Extract<WishlistPage, { kind: 'customer' }>['flash'],
+      outcome: Pick<CustomerPage, 'flash' | 'error'> = {},
     ): Promise<WishlistPage> {
       if (ctx.actor.kind !== 'customer') return { kind: 'guest' }
+      const owner = { type: 'customer' as const, id: ctx.actor.customerId }
       // One page read from the database (the list may hold 2,500 items; the page shows 20).
-      const read = await wishlists.page(
-        ctx,
-        { type: 'customer', id: ctx.actor.customerId },
-        { limit: ITEMS_PER_PAGE, offset: (page - 1) * ITEMS_PER_PAGE },
-      )
-      const items = read.items.map((i) => ({ productId: i.productId, variantId: i.variantId, handle: i.handle ?? null }))
-      return { kind: 'customer', items, page, hasMore: read.has_more, flash }
+      const [read, list] = await Promise.all([
+        wishlists.page(ctx, owner, { limit: ITEMS_PER_PAGE, offset: (page - 1) * ITEMS_PER_PAGE }),
+        // The default list has a row once renamed: until then the page names it in its language.
+        wishlistsRepo.list(db, ctx.shop.id, owner, DEFAULT_LIST_ID),
+      ])
+      const items = read.items.map((i) => ({
+        productId: i.productId,
+        variantId: i.variantId,
+        handle: i.handle ?? null,
+        quantity: i.quantity,
+        note: i.note,
+        purchased: i.purchasedAt !== null,
+      }))
+      return { kind: 'customer', items, page, hasMore: read.has_more, name: list?.name ?? null, ...outcome }
     }
+
+    const send = async (request: FastifyRequest, reply: FastifyReply, page: WishlistPage) =>
+      liquid(reply, wishlistPageLiquid(page, pathPrefixOf(request), textsOf(ctxOf(request).shop)))
 
     pages.get(
       '/',
@@ -190,13 +257,20 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async 
         schema: pageDoc(
           'proxyWishlistPage',
           "The shopper's wishlist as a page of the shop's theme (app proxy)",
-          'A logged-in shopper (`logged_in_customer_id`) gets their list, 20 items a page (`page`), each with image, title, price and link from `all_products[handle]`, an add-to-cart form and a remove form, then "add all to cart" (one `POST /cart/add` form with `items[][id]`/`items[][quantity]`) and share. A guest gets the container the widget fills from the guest\'s own id, and a link to log in.',
+          "A logged-in shopper (`logged_in_customer_id`) gets their list, headed by its name (the default list's in the page's language until renamed), 20 items a page (`page`), each with image, title, price and link from `all_products[handle]`, its quantity, note and whether it was bought, an add-to-cart form of its quantity and a remove form, then \"add all to cart\" (one `POST /cart/add` form with `items[][id]`/`items[][quantity]`) and share. `done` (set by the forms' redirects) shows what was just done. A guest gets the container the widget fills from the guest's own id, and a link to log in.",
           { querystring: PageNumber },
         ),
       },
       async (request, reply) => {
         const ctx = ctxOf(request)
-        return liquid(reply, wishlistPageLiquid(await wishlistPage(ctx, request.query.page ?? 1), pathPrefixOf(request), textsOf(ctx.shop)))
+        const { done } = request.query
+        let flash: CustomerPage['flash']
+        if (done === 'removed') flash = { removed: true }
+        else if (done === 'shared' && ctx.actor.kind === 'customer' && planAtLeast(ctx.shop.plan, 'starter')) {
+          const active = await share.activeLink(ctx, { type: 'customer', id: ctx.actor.customerId }, undefined)
+          if (active !== null) flash = { shareUrl: active.share_url }
+        }
+        return send(request, reply, await wishlistPage(ctx, request.query.page ?? 1, { flash }))
       },
     )
 
@@ -207,19 +281,19 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async 
         schema: pageDoc(
           'proxyWishlistPageRemove',
           'Remove an item from the wishlist page (form post, app proxy)',
-          "The remove form of the wishlist page: removes the product from the logged-in shopper's list and answers with the page. A guest gets the guest page; a form posted from another site (`Sec-Fetch-Site: cross-site`) changes nothing.",
+          "The remove form of the wishlist page: removes the product from the logged-in shopper's list (already gone counts as removed) and answers `303 See Other` to the page with `done=removed`, in the language the form was posted from (`return_root`). No product named: the page with an error summary. A guest, and a form posted from another site (`Sec-Fetch-Site: cross-site`), change nothing and are sent back to the page.",
           { body: RemoveForm },
+          true,
         ),
       },
       async (request, reply) => {
         const ctx = ctxOf(request)
-        let flash: Extract<WishlistPage, { kind: 'customer' }>['flash']
-        if (ctx.actor.kind === 'customer' && !crossSite(request)) {
-          // Already gone (another tab, a double click): nothing changes, the page shows the list as it is.
-          await wishlists.removeItem(ctx, { type: 'customer', id: ctx.actor.customerId }, undefined, request.body.product_id, undefined)
-          flash = { removed: true }
-        }
-        return liquid(reply, wishlistPageLiquid(await wishlistPage(ctx, 1, flash), pathPrefixOf(request), textsOf(ctx.shop)))
+        if (ctx.actor.kind !== 'customer' || crossSite(request)) return seeOther(reply, backTo(request, ''))
+        const productId = request.body.product_id?.trim() ?? ''
+        if (productId === '') return send(request, reply, await wishlistPage(ctx, 1, { error: 'errorRemove' }))
+        // Already gone (another tab, a double click): nothing changes, the page shows the list as it is.
+        await wishlists.removeItem(ctx, { type: 'customer', id: ctx.actor.customerId }, undefined, productId, undefined)
+        return seeOther(reply, backTo(request, '', { done: 'removed' }))
       },
     )
 
@@ -230,18 +304,17 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async 
         schema: pageDoc(
           'proxyWishlistPageShare',
           'Share the wishlist from its page (form post, app proxy)',
-          "The share form of the wishlist page: the list's active share link (made when none is active, on the plans that share), shown on the page, pointing to the shop (`https://{shop}/apps/wishlist/shared/{token}`).",
+          "The share form of the wishlist page (`application/x-www-form-urlencoded`, its one field `return_root`): makes the list's share link when none is active (on the plans that share), pointing to the shop (`https://{shop}/apps/wishlist/shared/{token}`), and answers `303 See Other` to the page with `done=shared`, which shows it. On a plan that does not share: the page with an error summary saying so.",
+          {},
+          true,
         ),
       },
       async (request, reply) => {
         const ctx = ctxOf(request)
-        let flash: Extract<WishlistPage, { kind: 'customer' }>['flash']
-        if (ctx.actor.kind === 'customer' && !crossSite(request)) {
-          flash = planAtLeast(ctx.shop.plan, 'starter')
-            ? { shareUrl: (await share.link(ctx, { type: 'customer', id: ctx.actor.customerId }, undefined)).share_url }
-            : { shareUnavailable: true }
-        }
-        return liquid(reply, wishlistPageLiquid(await wishlistPage(ctx, 1, flash), pathPrefixOf(request), textsOf(ctx.shop)))
+        if (ctx.actor.kind !== 'customer' || crossSite(request)) return seeOther(reply, backTo(request, ''))
+        if (!planAtLeast(ctx.shop.plan, 'starter')) return send(request, reply, await wishlistPage(ctx, 1, { error: 'shareUnavailable' }))
+        await share.link(ctx, { type: 'customer', id: ctx.actor.customerId }, undefined)
+        return seeOther(reply, backTo(request, '', { done: 'shared' }))
       },
     )
 
@@ -253,13 +326,14 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async 
         schema: pageDoc(
           'proxyReviewInvitationPage',
           "The review form of an invitation as a page of the shop's theme (app proxy)",
-          "Where `reviewUrl` points for a Shopify shop: the invited product (title and image from `all_products` by the catalog's handle; a generic heading when the catalog has no handle) and its review form, no script needed. Used, expired, unknown and other shops' invitations, and products the shop no longer has, render a page saying so.",
+          "Where `reviewUrl` points for a Shopify shop: the invited product (title and image from `all_products` by the catalog's handle; a generic heading when the catalog has no handle) and its review form, no script needed. Used, expired, unknown and other shops' invitations, and products the shop no longer has, render a page saying so. `done` (set by the form's redirect): the thank-you page.",
           { querystring: InvitationQuery },
         ),
       },
       async (request, reply) => {
         const { shop } = ctxOf(request)
-        const state = await invitations.page(request.query.invitation, shop.id)
+        const { invitation, done } = request.query
+        const state = done === undefined ? await invitations.page(invitation, shop.id) : await invitations.thanks(invitation, shop.id)
         return liquid(reply, reviewPageLiquid(state, reviewAction(request), textsOf(shop)))
       },
     )
@@ -271,13 +345,16 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async 
         schema: pageDoc(
           'proxyReviewInvitationPageSubmit',
           'Submit the review form of an invitation (form post, app proxy)',
-          "Submitted as `POST /api/v1/reviews` with `invitation` would be; answers with a thank-you page (saying when the review awaits moderation) or the form again with each field's problem.",
-          { body: ReviewFormBody },
+          "Submitted as `POST /api/v1/reviews` with `invitation` would be. Taken: `303 See Other` to the page with `done=1`, the thank-you page (saying when the review awaits moderation), in the language the form was posted from. Refused: the form again, with an error summary first and each field's problem.",
+          { body: ReviewForm },
+          true,
         ),
       },
       async (request, reply) => {
         const ctx = ctxOf(request)
         const state = await invitations.submitPage(ctx, request.body)
+        if (state.kind === 'thanks')
+          return seeOther(reply, backTo(request, REVIEW_PAGE_PATH, { invitation: request.body.invitation ?? '', done: '1' }))
         return liquid(reply, reviewPageLiquid(state, reviewAction(request), textsOf(ctx.shop)))
       },
     )

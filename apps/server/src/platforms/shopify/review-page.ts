@@ -2,12 +2,13 @@
  * The review page of an invitation inside the shop's theme, through the app proxy
  * (`https://{shop}/apps/wishlist/reviews/new?invitation=…`): Liquid, in the shop's language,
  * the product's title and image from `all_products` by the catalog's handle, and the form of
- * modules/reviews/review-page.ts written with Liquid variables.
+ * modules/reviews/review-page.ts written with Liquid variables, posted from the page's language
+ * subfolder (`routes.root_url`), which the redirect after it keeps.
  */
 import type { PageStringKey, StringOverrides } from '../../lib/page-strings.js'
 import { type PageWriter, REVIEW_NOTICES, REVIEW_STYLE, reviewFormMarkup } from '../../modules/reviews/review-page.js'
 import type { ReviewPageState } from '../../modules/reviews/review-page.schemas.js'
-import { liquidStrings, PAGE_STYLE, PLAIN_HANDLE, say } from './liquid-pages.js'
+import { liquidStrings, PAGE_STYLE, PLAIN_HANDLE, ROOT_FIELD, ROOT_LIQUID, say } from './liquid-pages.js'
 
 /** The texts the page may say, assigned in the shop's language. */
 const KEYS: PageStringKey[] = [
@@ -51,7 +52,9 @@ const KEYS: PageStringKey[] = [
 /** The Liquid source of the page; `action` is where its form posts (the proxy's path on the shop). */
 export function reviewPageLiquid(state: ReviewPageState, action: string, overrides: StringOverrides = {}): string {
   const w: PageWriter = { t: (key, fills) => say(key, fills) }
-  const head = [liquidStrings(KEYS, overrides), PAGE_STYLE, REVIEW_STYLE].join('\n')
+  const head = [liquidStrings(KEYS, overrides), ROOT_LIQUID, PAGE_STYLE, REVIEW_STYLE].join('\n')
+  // The form posts from, and its redirect comes back to, the page's language subfolder.
+  const form = { prefix: '{{ wl_root }}', fields: ROOT_FIELD }
   const back = `<p><a href="{{ routes.root_url }}">${say('continueShopping')}</a></p>`
   if (state.kind === 'notice') {
     const [title, text] = REVIEW_NOTICES[state.which]
@@ -84,7 +87,7 @@ export function reviewPageLiquid(state: ReviewPageState, action: string, overrid
   const handle = state.invitation.handle
   const generic = `<h1>${say('reviewHeadingNoTitle')}</h1>`
   if (handle === null || !PLAIN_HANDLE.test(handle)) {
-    return [head, '<section class="wl-review">', reviewFormMarkup(w, state, action, generic), '</section>', ''].join('\n')
+    return [head, '<section class="wl-review">', reviewFormMarkup(w, state, action, generic, form), '</section>', ''].join('\n')
   }
   const heading = [
     '<div class="wl-review__product">',
@@ -99,7 +102,7 @@ export function reviewPageLiquid(state: ReviewPageState, action: string, overrid
     '{%- if p.title -%}',
     '{%- assign wl_t = p.title | escape -%}',
     '<section class="wl-review">',
-    reviewFormMarkup(w, state, action, heading),
+    reviewFormMarkup(w, state, action, heading, form),
     '</section>',
     '{%- else -%}',
     '<section class="wl-review wl-review--notice">',

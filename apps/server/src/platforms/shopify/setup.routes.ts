@@ -26,7 +26,10 @@ export const appEmbedEditorUrl = (shop: string, apiKey: string): string =>
 
 /** The shop's catalog: the products the service knows, and the state of its sync from Shopify. */
 async function catalogStatus(db: Db, shopId: string): Promise<Static<typeof CatalogStatus>> {
-  const [known, sync] = await Promise.all([catalogStatusRepo.summary(db, shopId), catalogSyncRepo.get(db, shopId)])
+  // The sync's state first, then the products: a sync marked done committed its products before, so the count
+  // read after it includes them (read side by side, a count could miss what a 'done' read just after reports).
+  const sync = await catalogSyncRepo.get(db, shopId)
+  const known = await catalogStatusRepo.summary(db, shopId)
   return {
     state: sync?.state ?? 'not_started',
     products: known.products,

@@ -141,6 +141,17 @@ export function webhookBodyProblems(topic: ShopifyTopic, body: Json, domain: str
   return problems
 }
 
+/**
+ * The product's image as `image_url`: the webhook's `image.src` (else its first `images[]`), or
+ * the bulk read's `featuredImage.url`; only an http(s) URL of at most 2,048 characters.
+ */
+function imageOf(p: Json): { image_url?: string } {
+  const images = Array.isArray(p.images) ? p.images.filter(isObject) : []
+  const featured = isObject(p.featuredImage) ? p.featuredImage.url : undefined
+  const src = isObject(p.image) ? p.image.src : (images[0]?.src ?? featured)
+  return typeof src === 'string' && /^https?:\/\/\S+$/.test(src) && src.length <= 2048 ? { image_url: src } : {}
+}
+
 /** Shopify's product JSON as the intake's `product.updated` (with its `updated_at`); null when it has no variants to compare. */
 export function productEvent(p: Json): Record<string, unknown> | null {
   const variants = Array.isArray(p.variants) ? p.variants.filter(isObject) : []
@@ -150,6 +161,7 @@ export function productEvent(p: Json): Record<string, unknown> | null {
     product_id: idText(p.id),
     ...(typeof p.handle === 'string' && p.handle !== '' ? { handle: p.handle } : {}),
     ...(typeof p.title === 'string' && p.title.trim() !== '' ? { title: p.title.trim().slice(0, 255) } : {}),
+    ...imageOf(p),
     // Shopify delivers product webhooks late and out of order: the catalog applies them in this order.
     ...(typeof p.updated_at === 'string' ? { updated_at: p.updated_at } : {}),
     variants: variants.map((v) => ({
@@ -163,7 +175,7 @@ export function productEvent(p: Json): Record<string, unknown> | null {
 
 /**
  * Shopify's order JSON as the intake's `order.created`, field for field: `id`, `customer.id`,
- * `email`, `currency` (the shop currency, in which line prices are given), `processed_at`
+ * `email`, `customer_locale` (as `locale`), `currency` (the shop currency, in which line prices are given), `processed_at`
  * (else `created_at`), and per line item `product_id`, `variant_id`, `quantity` (at most
  * the intake's 10,000), `price` (dropped when the order names no currency, or beyond the
  * intake's bounds for it). Null when no line item is a product (custom items only).
@@ -196,11 +208,17 @@ export function orderEvent(o: Json): Record<string, unknown> | null {
   const customerId = idText(customer?.id)
   const email = emailText(o.email) ?? emailText(customer?.email)
   const orderId = idText(o.id)
+  // The language the buyer checked out in (a published language of the shop); dropped when odd.
+  const locale =
+    typeof o.customer_locale === 'string' && /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,3}$/.test(o.customer_locale)
+      ? o.customer_locale
+      : undefined
   return {
     type: 'order.created',
     ...(orderId ? { order_id: orderId } : {}),
     ...(customerId ? { customer_id: customerId } : {}),
     ...(email ? { email } : {}),
+    ...(locale !== undefined ? { locale } : {}),
     ...(currency !== undefined ? { currency } : {}),
     ...(typeof (o.processed_at ?? o.created_at) === 'string' ? { occurred_at: o.processed_at ?? o.created_at } : {}),
     line_items: lineItems,
