@@ -255,6 +255,25 @@ describe('merchant dashboard', () => {
     await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('ttl')
     expect(await page.getByLabel('Share-link lifetime (days)').inputValue()).toBe('7')
 
+    // The currency, with the keyboard: typing a code picks it (passing EGP on the way: nothing is
+    // saved before the button), Tab and Enter save it; "Not set" clears it.
+    const currency = page.getByLabel('Store currency')
+    const saveCurrency = page.getByRole('button', { name: 'Save currency' })
+    await currency.focus()
+    await page.keyboard.type('EUR')
+    expect(await currency.inputValue()).toBe('EUR')
+    await page.keyboard.press('Tab')
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Save currency')
+    await page.keyboard.press('Enter')
+    await expect.poll(() => page.getByTestId('settings-status').textContent()).toContain('Currency: EUR.')
+    expect((await api.admin.shop()).settings.currency).toBe('EUR')
+    expect(await currency.inputValue()).toBe('EUR')
+    expect(await currency.locator('option:checked').textContent()).toBe('EUR · Euro')
+    await currency.selectOption('')
+    await saveCurrency.click()
+    await expect.poll(() => page.getByTestId('settings-status').textContent()).toContain('Currency: not set.')
+    expect((await api.admin.shop()).settings.currency).toBeNull()
+
     // The pages' texts: JSON by language and key. A wrong key is named and stays in the box to be
     // corrected; what is stored (trimmed) is shown; empty clears.
     const texts = page.getByLabel('Your texts (JSON)')

@@ -498,16 +498,18 @@ describe('embedded admin', () => {
   test('Settings: a change shows the save bar; Save saves every change and hides it, Discard restores and hides it', async () => {
     const shops = env.testApp.app.services.shops
     const shopId = (await shops.byDomain(SHOP))!.id
-    await shops.updateSettings(shopId, { reviews_auto_approve: false, share_link_ttl_days: 30 })
+    await shops.updateSettings(shopId, { reviews_auto_approve: false, share_link_ttl_days: 30, currency: 'USD' })
     await page.goto(adminUrl())
     await expect.poll(() => heading(page), { timeout: 10_000 }).toBe('Setup guide')
     await navigate('Settings')
     const approve = page.getByLabel('Publish new reviews without moderation')
     const ttl = page.getByLabel('Share-link lifetime (days)')
+    const currency = page.getByLabel('Store currency')
     await ttl.waitFor()
     // Saved from the admin's save bar only: no buttons of the page's own.
     expect(await page.getByRole('button', { name: 'Save lifetime' }).count()).toBe(0)
     expect(await page.getByRole('button', { name: 'Save page texts' }).count()).toBe(0)
+    expect(await page.getByRole('button', { name: 'Save currency' }).count()).toBe(0)
     expect(await saveBarShown()).toBe(false)
     // Inside Shopify the plan is the merchant's to choose, through Shopify Billing.
     expect(await page.getByRole('link', { name: 'Plan page' }).getAttribute('href')).toBe('#/plan')
@@ -520,8 +522,9 @@ describe('embedded admin', () => {
     await expect.poll(saveBarShown).toBe(false)
     await approve.check()
     await ttl.fill('45')
+    await currency.selectOption('CAD')
     await expect.poll(saveBarShown).toBe(true)
-    expect((await shops.get(shopId))?.settings).toMatchObject({ reviews_auto_approve: false, share_link_ttl_days: 30 })
+    expect((await shops.get(shopId))?.settings).toMatchObject({ reviews_auto_approve: false, share_link_ttl_days: 30, currency: 'USD' })
     await shot('shopify-settings-unsaved-1280')
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 900 })
@@ -533,17 +536,19 @@ describe('embedded admin', () => {
     await saveBarClick('Save')
     await expect.poll(() => page.getByTestId('settings-status').textContent()).toContain('Settings saved.')
     await expect.poll(saveBarShown).toBe(false)
-    expect((await shops.get(shopId))?.settings).toMatchObject({ reviews_auto_approve: true, share_link_ttl_days: 45 })
+    expect((await shops.get(shopId))?.settings).toMatchObject({ reviews_auto_approve: true, share_link_ttl_days: 45, currency: 'CAD' })
 
     // Discard: the stored values again, nothing saved.
     await ttl.fill('12')
     await approve.uncheck()
+    await currency.selectOption('')
     await expect.poll(saveBarShown).toBe(true)
     await saveBarClick('Discard')
     await expect.poll(saveBarShown).toBe(false)
     expect(await ttl.inputValue()).toBe('45')
     expect(await approve.isChecked()).toBe(true)
-    expect((await shops.get(shopId))?.settings).toMatchObject({ reviews_auto_approve: true, share_link_ttl_days: 45 })
+    expect(await currency.inputValue()).toBe('CAD')
+    expect((await shops.get(shopId))?.settings).toMatchObject({ reviews_auto_approve: true, share_link_ttl_days: 45, currency: 'CAD' })
 
     // With the keyboard alone: Enter in the field saves too.
     await ttl.focus()

@@ -25,6 +25,7 @@ export {
 } from './errors.js'
 export type { paths, webhooks } from './generated/openapi.js'
 export { WEBHOOK_EVENTS, type WebhookEventName } from './generated/webhook-events.js'
+export { CURRENCY_CODES, type CurrencyCode } from './generated/settings.js'
 // The body of each webhook delivery (`WishlistItemAddedEvent` …) and their union `WebhookEvent`, generated from the document's `webhooks`.
 export type * from './generated/webhook-events.js'
 export {

@@ -11,9 +11,10 @@ test(
   'the committed OpenAPI document and generated types match the server (run `npm run generate -w packages/sdk`)',
   { timeout: 120_000 },
   async () => {
-    const { json, dts, events } = await renderOpenApi()
+    const { json, dts, events, settings } = await renderOpenApi()
     expect(readFileSync(resolve(root, 'openapi.json'), 'utf8'), 'packages/sdk/openapi.json is stale').toBe(json)
     expect(readFileSync(resolve(root, 'src/generated/openapi.d.ts'), 'utf8'), 'src/generated/openapi.d.ts is stale').toBe(dts)
     expect(readFileSync(resolve(root, 'src/generated/webhook-events.ts'), 'utf8'), 'src/generated/webhook-events.ts is stale').toBe(events)
+    expect(readFileSync(resolve(root, 'src/generated/settings.ts'), 'utf8'), 'src/generated/settings.ts is stale').toBe(settings)
   },
 )

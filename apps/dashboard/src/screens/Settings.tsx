@@ -1,9 +1,9 @@
 /**
  * Shop settings (saved as they change), the pages' texts, the plan (read-only) and the
- * storefront key. Inside Shopify admin the switches, the lifetime and the texts are edited
- * first and saved together from the admin's contextual save bar (Save, or Discard).
+ * storefront key. Inside Shopify admin the switches, the lifetime, the currency and the texts
+ * are edited first and saved together from the admin's contextual save bar (Save, or Discard).
  */
-import type { SettingsPatch, Shop } from 'wishlist-service-sdk'
+import { CURRENCY_CODES, type SettingsPatch, type Shop } from 'wishlist-service-sdk'
 import { type FormEvent, useId, useState } from 'react'
 import { useSaveBar } from '../app-bridge.js'
 import { PLAN_HREF } from './SetupGuide.js'
@@ -47,12 +47,15 @@ export function Settings() {
   // Edits not saved yet (undefined: the stored value). The switches have some only inside Shopify admin.
   const [toggles, setToggles] = useState<Partial<Record<Toggle, boolean>>>({})
   const [ttlDraft, setTtlDraft] = useState<string>()
+  // '' is "not set" (null).
+  const [currencyDraft, setCurrencyDraft] = useState<string>()
   const [textsDraft, setTextsDraft] = useState<string>()
   const [textsProblem, setTextsProblem] = useState<string | null>(null)
   const storedTexts = textsOf(shop?.settings.storefront_strings ?? null)
   const ttlChanged = ttlDraft !== undefined && ttlDraft !== String(shop?.settings.share_link_ttl_days)
   const textsChanged = textsDraft !== undefined && textsDraft !== storedTexts
-  const unsaved = Object.keys(toggles).length > 0 || ttlChanged || textsChanged
+  const currencyChanged = currencyDraft !== undefined && currencyDraft !== (shop?.settings.currency ?? '')
+  const unsaved = Object.keys(toggles).length > 0 || ttlChanged || currencyChanged || textsChanged
   useSaveBar(SAVE_BAR_ID, session.embedded && unsaved)
 
   if (!shop) return <LoadState loading={loading} error={error} />
@@ -87,9 +90,18 @@ export function Settings() {
     setTtlDraft(undefined)
   }
 
+  const currencyOf = (value: string): SettingsPatch['currency'] => (value === '' ? null : (value as SettingsPatch['currency']))
+  // Saved with its button (a choice made with the keyboard's type-ahead passes other codes on the way).
+  const saveCurrency = async () => {
+    const value = currencyDraft ?? shop.settings.currency ?? ''
+    await update({ currency: currencyOf(value) }, value === '' ? 'Currency: not set.' : `Currency: ${value}.`)
+    setCurrencyDraft(undefined)
+  }
+
   const discard = () => {
     setToggles({})
     setTtlDraft(undefined)
+    setCurrencyDraft(undefined)
     setTextsDraft(undefined)
     setTextsProblem(null)
   }
@@ -107,6 +119,7 @@ export function Settings() {
   const saveAll = async () => {
     const patch: SettingsPatch = { ...toggles }
     if (ttlChanged) patch.share_link_ttl_days = Number(ttlDraft)
+    if (currencyChanged) patch.currency = currencyOf(currencyDraft)
     if (textsChanged) {
       const texts = parseTexts(textsDraft ?? storedTexts)
       setTextsProblem(typeof texts === 'string' ? texts : null)
@@ -210,6 +223,17 @@ export function Settings() {
         />
       </section>
 
+      <section className="card" aria-labelledby="currency-heading">
+        <h2 id="currency-heading">Currency</h2>
+        <CurrencyForm
+          value={currencyDraft ?? shop.settings.currency ?? ''}
+          busy={busy}
+          saveButton={!session.embedded}
+          onChange={setCurrencyDraft}
+          onSave={() => void (session.embedded ? saveAll() : saveCurrency())}
+        />
+      </section>
+
       <section className="card" aria-labelledby="texts-heading">
         <h2 id="texts-heading">Page texts</h2>
         <PageTextsForm
@@ -243,6 +267,49 @@ export function Settings() {
         </ui-save-bar>
       )}
     </>
+  )
+}
+
+const currencyNames = new Intl.DisplayNames(['en'], { type: 'currency' })
+
+/** The shop's currency, one of the codes the API accepts: its button saves (inside Shopify admin, with every other edit). */
+function CurrencyForm({
+  value,
+  busy,
+  saveButton,
+  onChange,
+  onSave,
+}: {
+  value: string
+  busy: boolean
+  saveButton: boolean
+  onChange(value: string): void
+  onSave(): void
+}) {
+  const ids = { select: useId(), help: useId() }
+  const submit = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault()
+    onSave()
+  }
+  return (
+    <form onSubmit={submit} className="field inline-form">
+      <label htmlFor={ids.select}>Store currency</label>
+      <div className="row">
+        <select id={ids.select} name="currency" value={value} aria-describedby={ids.help} onChange={(e) => onChange(e.currentTarget.value)}>
+          <option value="">Not set</option>
+          {CURRENCY_CODES.map((code) => (
+            <option key={code} value={code}>
+              {code} · {currencyNames.of(code) ?? code}
+            </option>
+          ))}
+        </select>
+        {saveButton && <button disabled={busy}>Save currency</button>}
+      </div>
+      <p id={ids.help} className="muted small">
+        Shopper notifications (Klaviyo, Shopify Flow) give the product&apos;s price in it. A Shopify store gets its store currency at
+        install when none is set; your choice here is kept.
+      </p>
+    </form>
   )
 }
 

@@ -357,7 +357,8 @@ const RETRY_MAX_MS = 10_000
  *
  * Another instance's commit is seen once its notification arrives (PostgreSQL sends it at
  * commit; on one network, well under a millisecond) rather than on the next statement.
- * Opened on the first call, so one-shot CLI commands never listen.
+ * Opened on the first call: a serving instance asks at its start (server.ts), one-shot CLI
+ * commands never do, so they never listen.
  */
 function changeFeed(url: string, schema: string | undefined) {
   let client: pg.Client | undefined
@@ -436,7 +437,7 @@ function changeFeed(url: string, schema: string | undefined) {
         last = { epoch, notes, writes, stamp: `${epoch}:${notes}:${writes}` }
       return last.stamp
     },
-    // Not started by a write: one-shot CLI commands never listen (a serving instance has read a page by then).
+    // Not started by a write: one-shot CLI commands never listen (a serving instance has started it: server.ts).
     mark: (): number | undefined => (connected ? notes : undefined),
     heardPast(mark: number): Promise<void> {
       if (!connected || notes > mark) return Promise.resolve()

@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto'
 import { sql } from 'kysely'
 import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { ConfigError } from '../../src/config.js'
 import { openStorage } from '../../src/db/connect.js'
 import { migrateToLatest } from '../../src/db/migrate.js'
@@ -153,11 +153,22 @@ describe.skipIf(BACKEND !== 'postgres')('through PgBouncer in transaction mode',
 
   // Two server processes start (each some seconds on a busy machine) before the 20 rounds: more than the default 30 s.
   it("two service instances behind the same PgBouncer see each other's writes (0 stale first reads)", { timeout: 90_000 }, async () => {
+    const listeners = async () =>
+      (
+        await rowsOn<{ n: number }>(
+          PG_URL,
+          "select count(*)::int as n from pg_stat_activity where query like 'LISTEN %' and datname = $1",
+          [name],
+        )
+      )[0]?.n ?? 0
+    const before = await listeners()
     const a = await startServerProcess(serviceEnv())
     servers.push(a)
     const b = await startServerProcess(serviceEnv())
     servers.push(b)
     const instances = [a, b]
+    // Each listens from its start, before it has served a page: its first write already waits for its notification.
+    await vi.waitFor(async () => expect(await listeners()).toBe(before + 2), { timeout: 10_000, interval: 20 })
     const headers = { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }
     const pageOf = async (s: ServerProcess, c: string) => {
       const res = await fetch(`${s.url}/v1/wishlists/${c}?limit=100`, { headers })
