@@ -29,6 +29,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { Db } from '../../db/types.js'
 import { bump, shopHasRoom, shopsAtShare } from '../../lib/fair-share.js'
+import { pollLoop } from '../../lib/poll-loop.js'
 import type { OwnerType } from '../../db/schema.js'
 import { now } from '../../lib/time.js'
 import type { NotificationChannel, NotificationMessage, NotificationSignal, SendResult } from './channel.js'
@@ -321,7 +322,6 @@ export function createNotificationWorker(opts: NotificationWorkerOptions): Notif
 
   const inFlight = new Set<Promise<void>>()
   const perShop = new Map<string, number>()
-  let wake: (() => void) | undefined
 
   /** The shops' channels that must wait now: a closed or full Klaviyo key or one another worker holds, a throttled Flow. */
   function waiting(at: number): ShopChannel[] {
@@ -514,7 +514,7 @@ export function createNotificationWorker(opts: NotificationWorkerOptions): Notif
       const p: Promise<void> = attempt(d, message, channel, key, claimToken).finally(() => {
         bump(perShop, d.shop_id, -1)
         inFlight.delete(p)
-        wake?.()
+        poller.wake()
       })
       inFlight.add(p)
       started.push(p)
@@ -612,8 +612,6 @@ export function createNotificationWorker(opts: NotificationWorkerOptions): Notif
     return (await opts.makeScheduled(db, now(), opts.scheduledPerPass ?? 500)).more
   }
 
-  let running = false
-  let loop: Promise<void> | undefined
   let nextPurgeAt = 0
   /** The profile deletion being asked, beside the deliveries (a hanging Klaviyo holds no delivery back). */
   let erasing: Promise<void> | undefined
@@ -625,7 +623,7 @@ export function createNotificationWorker(opts: NotificationWorkerOptions): Notif
       .catch((err: unknown) => log.error({ err }, 'notification worker: profile deletion failed'))
       .finally(() => {
         erasing = undefined
-        if (erasedSince > 0) wake?.()
+        if (erasedSince > 0) poller.wake()
       })
   }
 
@@ -638,42 +636,29 @@ export function createNotificationWorker(opts: NotificationWorkerOptions): Notif
     return { attempted: started.length, erasures }
   }
 
-  async function run(): Promise<void> {
-    while (running) {
-      let busy = false
-      try {
-        const made = await scheduled()
-        await renewLeases(now())
-        const erased = erasedSince
-        erasedSince = 0
-        eraseInBackground()
-        const free = maxInFlight - inFlight.size
-        const { started, settled } = await claimAndStart(free > 0 ? Math.min(batchSize, free) : batchSize)
-        // Deliveries settled without a channel (opted out, no contact) were work too: claim again at once.
-        busy = made || erased > 0 || settled > 0 || (started.length > 0 && inFlight.size < maxInFlight)
-        if (now() >= nextPurgeAt) {
-          nextPurgeAt = now() + PURGE_INTERVAL_MS
-          const done = await purgeSettled()
-          if (done.more) nextPurgeAt = 0
-          if (done.purged > 0) log.info(done, 'deleted settled notifications past their retention')
-          await repo.purgeSendLeases(db, now() - PURGE_INTERVAL_MS)
-        }
-      } catch (err) {
-        log.error({ err }, 'notification worker pass failed')
+  const poller = pollLoop({
+    async pass() {
+      const made = await scheduled()
+      await renewLeases(now())
+      const erased = erasedSince
+      erasedSince = 0
+      eraseInBackground()
+      const free = maxInFlight - inFlight.size
+      const { started, settled } = await claimAndStart(free > 0 ? Math.min(batchSize, free) : batchSize)
+      // Deliveries settled without a channel (opted out, no contact) were work too: claim again at once.
+      const busy = made || erased > 0 || settled > 0 || (started.length > 0 && inFlight.size < maxInFlight)
+      if (now() >= nextPurgeAt) {
+        nextPurgeAt = now() + PURGE_INTERVAL_MS
+        const done = await purgeSettled()
+        if (done.more) nextPurgeAt = 0
+        if (done.purged > 0) log.info(done, 'deleted settled notifications past their retention')
+        await repo.purgeSendLeases(db, now() - PURGE_INTERVAL_MS)
       }
-      if (!running) break
-      if (!busy) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, pollWait())
-          wake = () => {
-            clearTimeout(timer)
-            resolve()
-          }
-        })
-        wake = undefined
-      }
-    }
-  }
+      return busy
+    },
+    waitMs: () => pollWait(),
+    onError: (err) => log.error({ err }, 'notification worker pass failed'),
+  })
 
   /** The poll interval, or less when a key's or a shop's wait ends sooner (its room, another worker's lease). */
   function pollWait(): number {
@@ -691,16 +676,9 @@ export function createNotificationWorker(opts: NotificationWorkerOptions): Notif
     id,
     runOnce,
     purgeSettled,
-    start() {
-      if (running) return
-      running = true
-      loop = run()
-    },
+    start: poller.start,
     async stop() {
-      running = false
-      wake?.()
-      await loop
-      loop = undefined
+      await poller.stop()
       await Promise.all([...inFlight, erasing])
       await handOverLeases()
     },

@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto'
 import type { Config } from '../../config.js'
 import type { Storage } from '../../db/connect.js'
 import { bump, shopHasRoom, shopsAtShare } from '../../lib/fair-share.js'
+import { pollLoop } from '../../lib/poll-loop.js'
 import { isoMillis, now } from '../../lib/time.js'
 import { hasQueuedSignals, writeQueuedSignals } from '../events/product-fan-out.js'
 import type { Platform } from '../../platforms/platform.js'
@@ -178,7 +179,6 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
   const inFlight = new Set<Promise<void>>()
   const perWebhook = new Map<string, number>()
   const perShop = new Map<string, number>()
-  let wake: (() => void) | undefined
 
   async function attempt(d: DeliveryRow, endpoint: EndpointRow | undefined, claimToken: string): Promise<void> {
     if (endpoint === undefined) return // deleted meanwhile; its deliveries went with it
@@ -237,7 +237,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
         bump(perWebhook, d.webhook_id, -1)
         bump(perShop, d.shop_id, -1)
         inFlight.delete(p)
-        wake?.() // a slot is free: claim more now rather than after the poll interval
+        poller.wake() // a slot is free: claim more now rather than after the poll interval
       })
       inFlight.add(p)
       return p
@@ -286,8 +286,6 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
     return total
   }
 
-  let running = false
-  let loop: Promise<void> | undefined
   let nextPurgeAt = 0
   let senderClosed = false
 
@@ -302,56 +300,36 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
     return { dispatched, attempted: started.length }
   }
 
-  async function run(): Promise<void> {
-    while (running) {
-      let busy = false
-      try {
-        const { dispatched, more } = await dispatch()
-        const free = maxInFlight - inFlight.size
-        const started = (await claimAndStart(free > 0 ? Math.min(batchSize, free) : batchSize)).length
-        // Claim again at once while there is work and room; otherwise wait for the poll
-        // interval or for an attempt to finish.
-        busy = dispatched > 0 || more || (started > 0 && inFlight.size < maxInFlight)
-        if (now() >= nextPurgeAt) {
-          nextPurgeAt = now() + PURGE_INTERVAL_MS
-          const settled = await purgeSettled()
-          const platformRecords = await purgePlatformRecords()
-          // A backlog (a first start after an upgrade) goes a bounded part per pass.
-          if (settled.more || platformRecords.more) nextPurgeAt = 0
-          if (settled.purged > 0) log.info(settled, 'deleted settled webhook deliveries past their retention')
-        }
-      } catch (err) {
-        log.error({ err }, 'webhook worker pass failed')
+  const poller = pollLoop({
+    async pass() {
+      const { dispatched, more } = await dispatch()
+      const free = maxInFlight - inFlight.size
+      const started = (await claimAndStart(free > 0 ? Math.min(batchSize, free) : batchSize)).length
+      // Claim again at once while there is work and room; otherwise wait for the poll
+      // interval or for an attempt to finish.
+      const busy = dispatched > 0 || more || (started > 0 && inFlight.size < maxInFlight)
+      if (now() >= nextPurgeAt) {
+        nextPurgeAt = now() + PURGE_INTERVAL_MS
+        const settled = await purgeSettled()
+        const platformRecords = await purgePlatformRecords()
+        // A backlog (a first start after an upgrade) goes a bounded part per pass.
+        if (settled.more || platformRecords.more) nextPurgeAt = 0
+        if (settled.purged > 0) log.info(settled, 'deleted settled webhook deliveries past their retention')
       }
-      if (!running) break
-      if (!busy) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, opts.webhooks.pollIntervalMs)
-          wake = () => {
-            clearTimeout(timer)
-            resolve()
-          }
-        })
-        wake = undefined
-      }
-    }
-  }
+      return busy
+    },
+    waitMs: () => opts.webhooks.pollIntervalMs,
+    onError: (err) => log.error({ err }, 'webhook worker pass failed'),
+  })
 
   return {
     id,
     runOnce,
     purgeSettled,
     purgePlatformRecords,
-    start() {
-      if (running) return
-      running = true
-      loop = run()
-    },
+    start: poller.start,
     async stop() {
-      running = false
-      wake?.()
-      await loop
-      loop = undefined
+      await poller.stop()
       await Promise.all([...inFlight])
       // A second stop() (a test's, then its app's close) finds the sender closed already.
       if (ownSender && !senderClosed) {
