@@ -81,6 +81,15 @@ export async function queueNotification(
   return id
 }
 
+/** The delivery row of a notification (its channel's one), or undefined. */
+export const deliveryOf = (db: Db, shopId: string, notificationId: string) =>
+  db
+    .selectFrom('notification_deliveries')
+    .selectAll()
+    .where('shop_id', '=', shopId)
+    .where('notification_id', '=', notificationId)
+    .executeTakeFirst()
+
 /** A channel's message for `signal` (a Canvas tote, Ana's e-mail), as the worker hands it over; fields replaced where given. */
 export const sampleMessage = (
   signal: NotificationSignal,

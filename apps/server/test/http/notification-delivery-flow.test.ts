@@ -12,7 +12,7 @@ import type { NotificationWorker } from '../../src/modules/notifications/notific
 import { optOutUrl } from '../../src/modules/notifications/opt-out.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
 import { testNotificationWorker } from '../helpers/notification-worker.js'
-import { queueNotification } from '../helpers/notification-rows.js'
+import { deliveryOf, queueNotification } from '../helpers/notification-rows.js'
 import { catalogSyncOver, newShopDomain, sessionToken } from '../helpers/shopify.js'
 import {
   type EmulatedShop,
@@ -55,13 +55,8 @@ const enable = async (shop: EmulatedShop, signal: NotificationSignal, enabled = 
   expect(res.status).toBe(200)
 }
 
-const delivery = (shopId: string, notificationId: string) =>
-  t.storage.db
-    .selectFrom('notification_deliveries')
-    .selectAll()
-    .where('shop_id', '=', shopId)
-    .where('notification_id', '=', notificationId)
-    .executeTakeFirstOrThrow()
+const delivery = async (shopId: string, notificationId: string) =>
+  (await deliveryOf(t.storage.db, shopId, notificationId)) ?? expect.unreachable(`no delivery of ${notificationId}`)
 
 const waitFor = <T>(fn: () => Promise<T> | T) => vi.waitFor(fn, { timeout: 10_000, interval: 10 })
 

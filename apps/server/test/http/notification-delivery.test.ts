@@ -26,7 +26,7 @@ import { optOutUrl } from '../../src/modules/notifications/opt-out.js'
 import { ConfigError, loadConfig } from '../../src/config.js'
 import { startServer } from '../../src/server.js'
 import { createTestApp, type TestApp, type TestShop, testConfig } from '../helpers/app.js'
-import { queueNotification } from '../helpers/notification-rows.js'
+import { deliveryOf, queueNotification } from '../helpers/notification-rows.js'
 import { testNotificationWorker } from '../helpers/notification-worker.js'
 import { freshDatabase, type TestDatabase } from '../helpers/db.js'
 import { type KlaviyoEmulator, startKlaviyoEmulator } from '../helpers/klaviyo-emulator.js'
@@ -86,13 +86,7 @@ async function shopWithKlaviyo(key = KEY): Promise<TestShop> {
 const queue = (shopId: string, customerId: string, opts: { signal?: NotificationSignal; productId?: string } = {}) =>
   queueNotification(t.storage.db, shopId, customerId, opts)
 
-const delivery = (shopId: string, notificationId: string) =>
-  t.storage.db
-    .selectFrom('notification_deliveries')
-    .selectAll()
-    .where('shop_id', '=', shopId)
-    .where('notification_id', '=', notificationId)
-    .executeTakeFirst()
+const delivery = (shopId: string, notificationId: string) => deliveryOf(t.storage.db, shopId, notificationId)
 
 const eventsOf = (notificationId: string) =>
   klaviyo
