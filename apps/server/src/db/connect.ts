@@ -168,9 +168,10 @@ interface FeedWait {
  *   is answered, at its COMMIT or as its one autocommitted statement, only once this
  *   instance's change feed has heard a notification sent after the commit was sent (at most
  *   FEED_WAIT_MS): PostgreSQL wakes every listener at that commit, so when a write is
- *   answered the other instances are being told too, and a read the client sends them next
- *   finds the change (without it, a listener that PostgreSQL schedules late on a busy machine
- *   let another instance serve the page from before the write: seen once in CI).
+ *   answered the other instances are being told too. It narrows, and does not close, the
+ *   window in which another instance serves the page from before the write: that
+ *   instance's listener may still be scheduled after the client's next read on a loaded
+ *   machine (test/http/pgbouncer.test.ts counts such first reads).
  * Behind a transaction pooler the statement timeout cannot be a startup parameter (PgBouncer
  * refuses it) nor a session SET (it would stay on a server connection other clients get): it
  * rides with each transaction's BEGIN as `SET LOCAL`, in the same message (one round trip).

@@ -7,7 +7,8 @@ import type { Backend } from '../types.js'
  * notice (`wishlist_owner_versions`). The service then knows which of its transactions will
  * notify, and answers such a write only once its own change feed has heard the
  * notification (db/connect.ts): when the writer answers, PostgreSQL has woken the other
- * instances' listeners too.
+ * instances' listeners too (which narrows the window in which they serve the page from
+ * before the write; it does not close it).
  *
  * SQLite has no notifications (its change stamp reads `PRAGMA data_version`): nothing to change.
  */
