@@ -7,7 +7,8 @@
  *    (PG_POOL_MODE=transaction, DATABASE_DIRECT_URL for its change feed) with the background
  *    work held back (the analytics applier and the webhook poll every 60 s), and one client
  *    sends each kind of request `--requests` times, one at a time: add, PATCH, move, remove,
- *    an uncached GET (a customer read for the first time) and a cached GET. Per request:
+ *    an uncached GET (a customer read for the first time) and a cached GET, then the cached
+ *    GET again with a second instance serving the database (`get-cached-2`). Per request:
  *    the counters' movement over its stretch ÷ the requests.
  * 2. The deferred work: the service again with its default intervals under a concurrent
  *    add/remove load, then until the analytics inbox is empty; the queries beyond the request
@@ -107,13 +108,15 @@ interface Counts {
 async function countRoundTrips(runUrl: string, info: DatasetInfo): Promise<Record<string, Counts>> {
   const bouncer = await startPgBouncer()
   const database = new URL(runUrl).pathname.slice(1)
-  const service = await startService({
+  const serviceEnv = {
     DATABASE_URL: bouncer.url(database),
     PG_POOL_MODE: 'transaction',
     DATABASE_DIRECT_URL: runUrl,
     ANALYTICS_APPLY_INTERVAL_MS: '60000',
     WEBHOOK_POLL_INTERVAL_MS: '60000',
-  })
+  }
+  const service = await startService(serviceEnv)
+  let second: Awaited<ReturnType<typeof startService>> | undefined
   const counters = async (): Promise<Counts> => {
     const row = (await bouncer.admin('SHOW STATS')).find((r) => r.database === database)
     return { queries: Number(row?.total_query_count ?? 0), transactions: Number(row?.total_xact_count ?? 0) }
@@ -146,7 +149,12 @@ async function countRoundTrips(runUrl: string, info: DatasetInfo): Promise<Recor
     await stretch('get-uncached', (i) => call(base, 'GET', '/v1/wishlists/me?limit=50', readers[i + 1] as Record<string, string>))
     const reader = readers[0] as Record<string, string>
     await stretch('get-cached', () => call(base, 'GET', '/v1/wishlists/me?limit=50', reader))
+    // A second instance on the database: each now checks the owner's version on every cached
+    // read (db/connect.ts, changeFeed), and the body still comes from the cache.
+    second = await startService(serviceEnv)
+    await stretch('get-cached-2', () => call(base, 'GET', '/v1/wishlists/me?limit=50', reader))
   } finally {
+    await second?.stop()
     await service.stop()
     await bouncer.stop()
   }

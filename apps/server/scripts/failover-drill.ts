@@ -32,6 +32,9 @@ import { type PgBouncer, startPgBouncer } from '../test/helpers/pgbouncer.js'
 import { type ReplicatedPair, STANDBY_NAME, startReplicatedPair } from '../test/helpers/pg-replication.js'
 import { type ServerProcess, startServerProcess } from '../test/helpers/server-process.js'
 
+/** The service's change feed sessions (db/connect.ts names them), wherever they are. */
+const FEED_SESSIONS = "select count(*)::int as n from pg_stat_activity where application_name = 'wishlist change feed'"
+
 /** A request still unanswered after this counts as hung (statement_timeout is 15 s). */
 const HUNG_MS = 20_000
 const DATABASE = 'wishlist'
@@ -209,14 +212,9 @@ export async function runFailoverDrill(opts: DrillOptions = {}): Promise<DrillRe
       while (running) outcomes.push(await add(customer))
     })
     const acknowledged = () => outcomes.filter(is2xx).length
-    // A page read per customer starts the page cache's change feed (LISTEN over the session-mode entry).
+    // A page read per customer fills the page cache; its change feed (over the session-mode entry) listens from the start.
     for (const c of customers) await fetch(`${server.url}/v1/wishlists/${c}`, { headers: { authorization: `Bearer ${token}` } })
-    await until(
-      async () =>
-        (await primary.query<{ n: number }>("select count(*)::int as n from pg_stat_activity where query like 'LISTEN %'"))[0]?.n === 1,
-      'the change feed on the primary',
-      20_000,
-    )
+    await until(async () => (await primary.query<{ n: number }>(FEED_SESSIONS))[0]?.n === 1, 'the change feed on the primary', 20_000)
     const loadStart = Date.now()
 
     try {
@@ -318,15 +316,14 @@ export async function runFailoverDrill(opts: DrillOptions = {}): Promise<DrillRe
       let listening = 0
       await until(
         async () => {
-          listening =
-            (await standby.query<{ n: number }>("select count(*)::int as n from pg_stat_activity where query like 'LISTEN %'"))[0]?.n ?? 0
+          listening = (await standby.query<{ n: number }>(FEED_SESSIONS))[0]?.n ?? 0
           return listening > 0
         },
         'the change feed on the new primary',
         20_000,
         100,
       ).catch(() => {})
-      check('the change feed listens on the new primary', listening > 0, `${listening} LISTEN session(s)`)
+      check('the change feed listens on the new primary', listening > 0, `${listening} change feed session(s)`)
 
       // Each customer's page (served by the page cache where it can) agrees with the rows.
       const counts = new Map(

@@ -66,10 +66,11 @@ export async function startServer(config: Config, opts: ServeOptions = {}): Prom
   }
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined
   const app = await buildApp({ config, storage, redis, demoPages: opts.demo === true })
-  // PostgreSQL: the page cache's change feed listens from the start (it opens on the first
-  // stamp asked for), so this instance's writes wait for their notification even before it
-  // has served a page (db/connect.ts), and the other instances' caches follow them.
-  if (config.pageCacheMb > 0) storage.changeStamp?.()
+  // PostgreSQL: the change feed joins before the first request (db/connect.ts). The
+  // instances already serving then check versions on every cached read, so none serves a
+  // page from before this one's writes; and this one, counting them, does the same. Every
+  // serving instance joins, its page cache on or off: what matters is that it writes.
+  await storage.join?.()
   // A data folder made by an older version (or by hand) is left as it is, with a warning.
   const loose =
     config.database.kind === 'sqlite' && config.database.file !== ':memory:' ? looseFolderWarning(dirname(config.database.file)) : undefined

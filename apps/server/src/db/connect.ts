@@ -20,9 +20,17 @@ export interface Storage {
    * process (counted before it runs) or a commit by another connection (SQLite: `PRAGMA
    * data_version`; PostgreSQL: a notification, see changeFeed). Equal values mean nothing was
    * written in between, so what was read at the first is still true at the second.
-   * Undefined while that cannot be known (PostgreSQL without its LISTEN connection).
+   * Undefined while that cannot be known (PostgreSQL without its LISTEN connection) or is not
+   * enough (PostgreSQL while other serving instances listen: changeFeed).
    */
   changeStamp?: () => string | undefined
+  /**
+   * PostgreSQL: opens the change feed and resolves once every other serving instance on the
+   * database has acknowledged this one (from then on they check versions on every cached
+   * read, see changeFeed), or after a few seconds without an answer. A serving instance awaits
+   * it before it takes requests (server.ts).
+   */
+  join?(): Promise<void>
   /**
    * Runs `fn` over a connection that may keep session state (migrations: their lock and
    * bookkeeping). PostgreSQL with DATABASE_DIRECT_URL: a connection of its own there, closed
@@ -139,18 +147,6 @@ type QueryArgs = Parameters<pg.PoolClient['query']>
 const STATEMENT_TIMEOUT_MS = 15_000
 
 const TRANSACTION_START = /^\s*(begin|start\s+transaction)\b/i
-const TRANSACTION_COMMIT = /^\s*(commit|end)\b/i
-const TRANSACTION_ROLLBACK = /^\s*(rollback|abort)\b/i
-/** The notice migration 0038's trigger raises on the connection whose transaction will notify the change feed. */
-const OWNER_VERSION_NOTICE = 'wishlist_owner_versions'
-
-/** What the pool asks of the change feed: where it stands, and a wait until it has heard past that. */
-interface FeedWait {
-  /** The count of notifications heard so far; undefined while the feed is not listening. */
-  mark(): number | undefined
-  /** Resolves once a notification past `mark` was heard, the feed was lost, or FEED_WAIT_MS passed. */
-  heardPast(mark: number): Promise<void>
-}
 
 /**
  * The pool as Kysely sees it, with two additions:
@@ -163,20 +159,12 @@ interface FeedWait {
  *   client's) on the next. The templates are still compiled once, on our side;
  * - every statement but a SELECT that only reads (BEGIN and COMMIT included) calls `onWrite` when sent and
  *   again when answered, for the change stamp: a page read while a commit was in flight is
- *   then never taken as current once that commit has returned;
- * - a transaction that moved an owner version (the trigger's notice said so: migration 0038)
- *   is answered, at its COMMIT or as its one autocommitted statement, only once this
- *   instance's change feed has heard a notification sent after the commit was sent (at most
- *   FEED_WAIT_MS): PostgreSQL wakes every listener at that commit, so when a write is
- *   answered the other instances are being told too. It narrows, and does not close, the
- *   window in which another instance serves the page from before the write: that
- *   instance's listener may still be scheduled after the client's next read on a loaded
- *   machine (test/http/pgbouncer.test.ts counts such first reads).
+ *   then never taken as current once that commit has returned.
  * Behind a transaction pooler the statement timeout cannot be a startup parameter (PgBouncer
  * refuses it) nor a session SET (it would stay on a server connection other clients get): it
  * rides with each transaction's BEGIN as `SET LOCAL`, in the same message (one round trip).
  */
-function preparingPool(pool: pg.Pool, onWrite: () => void, transactionPooler: boolean, feed: FeedWait | undefined) {
+function preparingPool(pool: pg.Pool, onWrite: () => void, transactionPooler: boolean) {
   const wrapped = new WeakMap<pg.PoolClient, pg.PoolClient>()
   const names = new Map<string, string>()
   const nameOf = (sql: string) => {
@@ -194,12 +182,6 @@ function preparingPool(pool: pg.Pool, onWrite: () => void, transactionPooler: bo
       let proxy = wrapped.get(client)
       if (proxy === undefined) {
         const query = client.query.bind(client) as (...args: unknown[]) => unknown
-        // Whether the transaction running on this connection moved an owner version (its notice).
-        let inTransaction = false
-        let noticed = false
-        client.on('notice', (n) => {
-          if (n.message === OWNER_VERSION_NOTICE) noticed = true
-        })
         proxy = Object.create(client, {
           query: {
             value: (...args: QueryArgs) => {
@@ -214,29 +196,9 @@ function preparingPool(pool: pg.Pool, onWrite: () => void, transactionPooler: bo
                   : () => query(...args)
               if (/^\s*select\b/i.test(text) && !writingSql.has(text)) return run()
               onWrite()
-              // Where a transaction's writes become visible: its COMMIT, or a statement outside any transaction.
-              const starts = TRANSACTION_START.test(text)
-              const commits = TRANSACTION_COMMIT.test(text)
-              const rollsBack = TRANSACTION_ROLLBACK.test(text)
-              const commitPoint = commits || (!inTransaction && !starts && !rollsBack)
-              if (starts || rollsBack || (commitPoint && !commits)) noticed = false
-              inTransaction = starts || (inTransaction && !commits && !rollsBack)
-              const mark = commitPoint ? feed?.mark() : undefined
               const result = run() as Promise<unknown>
               result.then(onWrite, onWrite)
-              if (!commitPoint) return result
-              return result.then(
-                async (answer) => {
-                  const notifies = noticed
-                  noticed = false
-                  if (notifies && mark !== undefined) await feed?.heardPast(mark)
-                  return answer
-                },
-                (err: unknown) => {
-                  noticed = false
-                  throw err
-                },
-              )
+              return result
             },
           },
           release: { value: (err?: Error | boolean) => client.release(err) },
@@ -260,7 +222,7 @@ const searchPath = (schema: string | undefined) => (schema ? { options: `-c sear
  * The service's pool over `url` (DATABASE_URL, or DATABASE_REPLICA_URL: what sits behind
  * either is PG_POOL_MODE's), as a Kysely instance, and the pg pool for plain round trips.
  */
-function postgresPool(url: string, target: PostgresTarget, onWrite: () => void, feed?: FeedWait): { db: Db; pool: pg.Pool } {
+function postgresPool(url: string, target: PostgresTarget, onWrite: () => void): { db: Db; pool: pg.Pool } {
   const { schema } = target
   const transactionPooler = target.poolMode === 'transaction'
   // A schema of its own is a startup parameter (search_path), which a transaction pooler refuses.
@@ -287,7 +249,7 @@ function postgresPool(url: string, target: PostgresTarget, onWrite: () => void, 
     client.on('error', () => {})
   })
   // No cursor: nothing streams rows from the server (the exports read in keyset pages, db/dialect.ts `inBatches`).
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool, onWrite, transactionPooler, feed) }) })
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool, onWrite, transactionPooler) }) })
   return { db, pool }
 }
 
@@ -300,7 +262,7 @@ function openPostgres(target: PostgresTarget): Storage {
   // database; config.ts refuses that combination while the page cache is on).
   const feedUrl = directUrl ?? (transactionPooler ? undefined : url)
   const feed = feedUrl === undefined ? undefined : changeFeed(feedUrl, schema)
-  const { db, pool } = postgresPool(url, target, () => writes++, feed)
+  const { db, pool } = postgresPool(url, target, () => writes++)
   // The replica's pool: nothing is written there, so no write moves the change stamp.
   const replica = target.replicaUrl === undefined ? undefined : postgresPool(target.replicaUrl, target, () => {})
   const reads =
@@ -312,6 +274,7 @@ function openPostgres(target: PostgresTarget): Storage {
     backend: 'postgres',
     reads,
     changeStamp: () => feed?.stamp(writes),
+    join: async () => feed?.join(),
     async session<T>(fn: (db: Db) => Promise<T>): Promise<T> {
       if (directUrl === undefined) return fn(db)
       const pool = new pg.Pool({
@@ -344,9 +307,16 @@ function openPostgres(target: PostgresTarget): Storage {
 }
 
 const RETRY_MIN_MS = 500
-/** The longest a write waits for its own notification (db/connect.ts preparingPool): it comes in well under a millisecond. */
-export const FEED_WAIT_MS = 100
 const RETRY_MAX_MS = 10_000
+/** How often a change feed counts the other instances' feeds on its schema (pg_stat_activity). */
+const FEED_COUNT_MS = 1_000
+/** The longest `join` waits for the other instances to acknowledge a new one. */
+const JOIN_WAIT_MS = 5_000
+const OWNER_VERSIONS = 'wishlist_owner_versions'
+/** A feed that connects and finds others says so here (payload: its schema) ... */
+const JOIN_CHANNEL = 'wishlist_change_feed_join'
+/** ... and each other feed on the schema answers here once it checks versions (payload: `<joiner's pid>:<schema>`). */
+const ACK_CHANNEL = 'wishlist_change_feed_ack'
 
 /**
  * PostgreSQL's change stamp: this process's write statements plus the notifications that
@@ -356,10 +326,19 @@ const RETRY_MAX_MS = 10_000
  * read checks the version in the database, and every (re)connect starts a new epoch, so
  * nothing confirmed before a gap in the notifications is trusted after it.
  *
- * Another instance's commit is seen once its notification arrives (PostgreSQL sends it at
- * commit; on one network, well under a millisecond) rather than on the next statement.
- * Opened on the first call: a serving instance asks at its start (server.ts), one-shot CLI
- * commands never do, so they never listen.
+ * A notification reaches each listener on its own schedule: on a loaded machine another
+ * instance's listener can run after a client that was just answered a write has sent its
+ * next read there. So the stamp is trusted only while this is the one serving instance: the
+ * feed counts the other feeds on its schema (their application_name in pg_stat_activity, at
+ * every connect and then every FEED_COUNT_MS) and, while there is any, the stamp is
+ * undefined and every cached read checks the owner's version (one round trip; the body still
+ * comes from the cache). A feed that connects counts first, then announces itself
+ * (JOIN_CHANNEL); each other feed switches to checking before it acknowledges (ACK_CHANNEL),
+ * and `join` resolves once all it counted have, so an instance that awaits it before serving
+ * is never read stale by the others. When the others are gone, a new epoch starts.
+ *
+ * Opened on the first call (stamp or join): a serving instance joins at its start
+ * (server.ts), one-shot CLI commands never do, so they never listen.
  */
 function changeFeed(url: string, schema: string | undefined) {
   let client: pg.Client | undefined
@@ -369,29 +348,72 @@ function changeFeed(url: string, schema: string | undefined) {
   let epoch = 0
   let notes = 0
   let retry: NodeJS.Timeout | undefined
+  let counting: NodeJS.Timeout | undefined
   let backoff = RETRY_MIN_MS
-  // Writes waiting to hear past their mark (FeedWait.heardPast), released by the next notification or a loss.
-  let waiting: { mark: number; done: () => void }[] = []
-  const release = (all: boolean) => {
-    if (waiting.length === 0) return
-    const still: typeof waiting = []
-    for (const w of waiting) {
-      if (all || notes > w.mark) w.done()
-      else still.push(w)
-    }
-    waiting = still
+  /** The backend pids of the other feeds on this schema: from the last count, plus joins heard since. */
+  let others = new Set<number>()
+  /** Joins heard while a count is out: its answer may predate them. */
+  let joinedMeanwhile: Set<number> | undefined
+  /** The feeds this one's announcement still waits to hear from (undefined: none is out). */
+  let unacknowledged: Set<number> | undefined
+  let joinDone: () => void = () => {}
+  const joined = new Promise<void>((resolve) => {
+    joinDone = resolve
+  })
+
+  const setOthers = (next: Set<number>) => {
+    // Back to one instance: nothing confirmed before (while the stamp was not used) is trusted.
+    if (others.size > 0 && next.size === 0) epoch++
+    others = next
+    // A feed gone before it answered has nothing left to acknowledge.
+    for (const pid of unacknowledged ?? []) if (!others.has(pid)) acknowledged(pid)
+  }
+  const acknowledged = (pid: number) => {
+    if (unacknowledged === undefined) return
+    unacknowledged.delete(pid)
+    if (unacknowledged.size > 0) return
+    unacknowledged = undefined
+    joinDone()
   }
 
   function lost(c: pg.Client) {
     if (client !== c) return
     client = undefined
     connected = false
-    release(true)
+    clearTimeout(counting)
+    // A join cannot be acknowledged without the connection: the start goes on (the stamp stays undefined meanwhile).
+    unacknowledged = undefined
+    joinDone()
     c.end().catch(() => {})
     if (closed) return
     retry = setTimeout(() => void connect(), backoff)
     retry.unref()
     backoff = Math.min(backoff * 2, RETRY_MAX_MS)
+  }
+
+  /** The other feeds on this schema: same database, same application_name (as PostgreSQL keeps it), another backend. */
+  async function count(c: pg.Client): Promise<void> {
+    joinedMeanwhile = new Set()
+    const { rows } = await c.query<{ pid: number }>(
+      `select pid from pg_stat_activity
+        where datname = current_database() and application_name = current_setting('application_name') and pid <> pg_backend_pid()`,
+    )
+    const next = new Set(rows.map((r) => r.pid))
+    for (const pid of joinedMeanwhile) next.add(pid)
+    joinedMeanwhile = undefined
+    if (client === c) setOthers(next)
+  }
+
+  const countAgain = (c: pg.Client) => {
+    counting = setTimeout(() => {
+      count(c).then(
+        () => {
+          if (client === c) countAgain(c)
+        },
+        () => lost(c),
+      )
+    }, FEED_COUNT_MS)
+    counting.unref()
   }
 
   async function connect() {
@@ -402,21 +424,39 @@ function changeFeed(url: string, schema: string | undefined) {
     })
     client = c
     let own: string | undefined
+    let pid: number | undefined
     c.on('error', () => lost(c))
     c.on('end', () => lost(c))
     c.on('notification', (msg) => {
-      if (msg.payload !== own) return
-      notes++
-      release(false)
+      if (msg.channel === OWNER_VERSIONS) {
+        if (msg.payload !== own) return
+        notes++
+      } else if (msg.channel === JOIN_CHANNEL) {
+        if (msg.payload !== own || msg.processId === pid) return
+        // Checking versions from now on (the stamp is undefined while `others` is not empty), then saying so.
+        others.add(msg.processId)
+        joinedMeanwhile?.add(msg.processId)
+        c.query('select pg_notify($1, $2)', [ACK_CHANNEL, `${msg.processId}:${own}`]).catch(() => lost(c))
+      } else if (msg.channel === ACK_CHANNEL && msg.payload === `${pid}:${own}`) acknowledged(msg.processId)
     })
     try {
       await c.connect()
-      own = (await c.query<{ schema: string }>('select current_schema() as schema')).rows[0]?.schema
-      await c.query('LISTEN wishlist_owner_versions')
+      const me = (await c.query<{ schema: string; pid: number }>('select current_schema() as schema, pg_backend_pid() as pid')).rows[0]
+      own = me?.schema
+      pid = me?.pid
+      await c.query(`LISTEN ${OWNER_VERSIONS}; LISTEN ${JOIN_CHANNEL}; LISTEN ${ACK_CHANNEL}`)
+      // Listening before counting: a feed that connects after this count finds this one in its own.
+      await count(c)
+      if (client !== c) return
+      if (others.size > 0) {
+        unacknowledged = new Set(others)
+        await c.query('select pg_notify($1, $2)', [JOIN_CHANNEL, own])
+      } else joinDone()
       if (client !== c) return
       epoch++
       connected = true
       backoff = RETRY_MIN_MS
+      countAgain(c)
     } catch {
       lost(c)
     }
@@ -433,31 +473,21 @@ function changeFeed(url: string, schema: string | undefined) {
   return {
     stamp(writes: number): string | undefined {
       start()
-      if (!connected) return undefined
+      if (!connected || others.size > 0) return undefined
       if (last.epoch !== epoch || last.notes !== notes || last.writes !== writes)
         last = { epoch, notes, writes, stamp: `${epoch}:${notes}:${writes}` }
       return last.stamp
     },
-    // Not started by a write: one-shot CLI commands never listen (a serving instance has started it: server.ts).
-    mark: (): number | undefined => (connected ? notes : undefined),
-    heardPast(mark: number): Promise<void> {
-      if (!connected || notes > mark) return Promise.resolve()
-      return new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          waiting = waiting.filter((w) => w.done !== done)
-          resolve()
-        }, FEED_WAIT_MS)
-        const done = () => {
-          clearTimeout(timer)
-          resolve()
-        }
-        waiting.push({ mark, done })
-      })
+    join(): Promise<void> {
+      start()
+      setTimeout(joinDone, JOIN_WAIT_MS).unref()
+      return joined
     },
     async close() {
       closed = true
       clearTimeout(retry)
-      release(true)
+      clearTimeout(counting)
+      joinDone()
       const c = client
       client = undefined
       connected = false

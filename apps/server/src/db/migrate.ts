@@ -39,6 +39,7 @@ import * as m0035 from './migrations/0035_catalog_images.js'
 import * as m0036 from './migrations/0036_notification_send_leases.js'
 import * as m0037 from './migrations/0037_shop_currency.js'
 import * as m0038 from './migrations/0038_owner_version_notice.js'
+import * as m0039 from './migrations/0039_owner_version_notice_dropped.js'
 
 interface BackendMigration {
   up(db: Kysely<unknown>, backend: Backend): Promise<void>
@@ -82,6 +83,7 @@ const MIGRATIONS: Record<string, BackendMigration> = {
   '0036_notification_send_leases': m0036,
   '0037_shop_currency': m0037,
   '0038_owner_version_notice': m0038,
+  '0039_owner_version_notice_dropped': m0039,
 }
 
 class StaticProvider implements MigrationProvider {

@@ -13,9 +13,11 @@
  * connection (PRAGMA data_version, read once per event-loop turn: db/connect.ts), so a
  * request read after a commit sees it. On PostgreSQL it moves with every write
  * of this instance (when sent and when answered) and with each notification the triggers
- * send at commit: another instance's commit is seen when its notification arrives (on one
- * network, well under a millisecond), and without the LISTEN connection every read looks
- * the version up.
+ * send at commit: another process's commit is seen when its notification arrives (on one
+ * network, well under a millisecond). Without the LISTEN connection, and while more than
+ * one serving instance listens (a notification can reach another instance after the
+ * client's next read: db/connect.ts, changeFeed), there is no stamp and every read looks the
+ * version up.
  *
  * Why: the storefront widget reads the shopper's list on every page view to draw its
  * hearts, and a shared registry is read by many people, so the same body is read many
