@@ -352,8 +352,8 @@ function changeFeed(url: string, schema: string | undefined) {
   let backoff = RETRY_MIN_MS
   /** The backend pids of the other feeds on this schema: from the last count, plus joins heard since. */
   let others = new Set<number>()
-  /** Joins heard while a count is out: its answer may predate them. */
-  let joinedMeanwhile: Set<number> | undefined
+  /** For each count out, the joins heard meanwhile: its answer may predate them. */
+  const meanwhile = new Set<Set<number>>()
   /** The feeds this one's announcement still waits to hear from (undefined: none is out). */
   let unacknowledged: Set<number> | undefined
   let joinDone: () => void = () => {}
@@ -393,15 +393,17 @@ function changeFeed(url: string, schema: string | undefined) {
 
   /** The other feeds on this schema: same database, same application_name (as PostgreSQL keeps it), another backend. */
   async function count(c: pg.Client): Promise<void> {
-    joinedMeanwhile = new Set()
-    const { rows } = await c.query<{ pid: number }>(
-      `select pid from pg_stat_activity
-        where datname = current_database() and application_name = current_setting('application_name') and pid <> pg_backend_pid()`,
-    )
-    const next = new Set(rows.map((r) => r.pid))
-    for (const pid of joinedMeanwhile) next.add(pid)
-    joinedMeanwhile = undefined
-    if (client === c) setOthers(next)
+    const joins = new Set<number>()
+    meanwhile.add(joins)
+    try {
+      const { rows } = await c.query<{ pid: number }>(
+        `select pid from pg_stat_activity
+          where datname = current_database() and application_name = current_setting('application_name') and pid <> pg_backend_pid()`,
+      )
+      if (client === c) setOthers(new Set([...rows.map((r) => r.pid), ...joins]))
+    } finally {
+      meanwhile.delete(joins)
+    }
   }
 
   const countAgain = (c: pg.Client) => {
@@ -435,7 +437,7 @@ function changeFeed(url: string, schema: string | undefined) {
         if (msg.payload !== own || msg.processId === pid) return
         // Checking versions from now on (the stamp is undefined while `others` is not empty), then saying so.
         others.add(msg.processId)
-        joinedMeanwhile?.add(msg.processId)
+        for (const joins of meanwhile) joins.add(msg.processId)
         c.query('select pg_notify($1, $2)', [ACK_CHANNEL, `${msg.processId}:${own}`]).catch(() => lost(c))
       } else if (msg.channel === ACK_CHANNEL && msg.payload === `${pid}:${own}`) acknowledged(msg.processId)
     })
