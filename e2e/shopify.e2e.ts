@@ -16,7 +16,7 @@ import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest'
-import { proxySignature } from './helpers/app-proxy.js'
+import { forwardToAppProxy } from './helpers/app-proxy.js'
 import { seriousViolations, WIDTHS } from './helpers/axe.js'
 import { type ShopifyEmulator, startShopifyEmulator } from '../apps/server/test/helpers/shopify-emulator.js'
 import { type Env, launchChromium, startEnv } from './helpers/env.js'
@@ -121,23 +121,10 @@ function startStorefront(): Promise<void> {
       req.on('data', (c: Buffer) => chunks.push(c))
       req.on('end', () => {
         proxied.push({ method: req.method ?? 'GET', path: url.pathname + url.search, headers: req.headers })
-        const query = new URLSearchParams(url.search)
-        query.set('shop', SHOP)
-        query.set('logged_in_customer_id', cookieOf(req.headers, 'customer_id'))
-        query.set('path_prefix', PREFIX)
-        query.set('timestamp', String(Math.floor(Date.now() / 1000)))
-        query.set('signature', proxySignature(query, SECRET))
-        const headers: Record<string, string> = { 'x-forwarded-for': SHOPPER_ADDRESS }
-        for (const name of ['accept', 'content-type', 'x-guest-id']) {
-          const value = req.headers[name]
-          if (typeof value === 'string') headers[name] = value
-        }
-        const body = chunks.length ? Buffer.concat(chunks) : undefined
-        fetch(`${env.baseUrl}/proxy/${url.pathname.slice(PREFIX.length + 1)}?${query}`, { method: req.method, headers, body })
-          .then(async (answer) => {
-            const type = answer.headers.get('content-type')
-            res.writeHead(answer.status, type ? { 'content-type': type } : {}).end(Buffer.from(await answer.arrayBuffer()))
-          })
+        const body = Buffer.concat(chunks)
+        const app = { shop: SHOP, secret: SECRET, customerId: cookieOf(req.headers, 'customer_id'), ip: SHOPPER_ADDRESS }
+        forwardToAppProxy(env.baseUrl, app, { method: req.method ?? 'GET', url, headers: req.headers, body })
+          .then((answer) => res.writeHead(answer.status, answer.headers).end(answer.body))
           .catch((err: unknown) => res.writeHead(502).end(String(err)))
       })
       return

@@ -26,7 +26,7 @@ import { execFileSync } from 'node:child_process'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { EXTENSION_DIR, pageScope, shopifyLiquid, stubProduct } from '../apps/server/test/helpers/shopify-liquid.js'
-import { proxySignature } from './helpers/app-proxy.js'
+import { forwardToAppProxy } from './helpers/app-proxy.js'
 import { type Env, launchChromium, startEnv } from './helpers/env.js'
 
 const SECRET = 'shpss_e2e_pages_secret_0123456789abcdef'
@@ -221,31 +221,14 @@ async function handle(url: URL, s: Shopper, method: string, headers: IncomingHtt
     return html(await layout(s, 'Cart', `<h1>Cart</h1><ul id="cart">${items.map((i) => `<li>${i.id} × ${i.quantity}</li>`).join('')}</ul>`))
   }
   if (url.pathname === PREFIX || url.pathname.startsWith(`${PREFIX}/`)) {
-    // Shopify's app proxy: sign, forward, and render a Liquid answer inside the theme.
-    const query = new URLSearchParams(url.search)
-    query.set('shop', SHOP)
-    query.set('logged_in_customer_id', s.customerId)
-    query.set('path_prefix', PREFIX)
-    query.set('timestamp', String(Math.floor(Date.now() / 1000)))
-    query.set('signature', proxySignature(query, SECRET))
-    const forward: Record<string, string> = { 'x-forwarded-for': '203.0.113.9' }
-    for (const name of ['accept', 'content-type', 'x-guest-id']) {
-      const value = headers[name]
-      if (typeof value === 'string') forward[name] = value
-    }
-    const answer = await fetch(`${env.baseUrl}/proxy${url.pathname.slice(PREFIX.length)}?${query}`, {
-      method,
-      headers: forward,
-      body: body.length > 0 ? new Uint8Array(body) : undefined,
-      // A redirect goes back to the shopper's browser, as Shopify's app proxy passes it on.
-      redirect: 'manual',
-    })
-    const location = answer.headers.get('location')
-    if (answer.status >= 300 && answer.status < 400 && location !== null) return { status: answer.status, headers: { location }, body: '' }
-    const type = answer.headers.get('content-type') ?? ''
-    const text = await answer.text()
-    if (!type.startsWith('application/liquid')) return { status: answer.status, headers: type ? { 'content-type': type } : {}, body: text }
-    const content = await engine.parseAndRender(text, scopeOf(s))
+    // Shopify's app proxy (helpers/app-proxy.ts); a Liquid answer is rendered inside the theme.
+    const answer = await forwardToAppProxy(
+      env.baseUrl,
+      { shop: SHOP, secret: SECRET, customerId: s.customerId },
+      { method, url, headers, body },
+    )
+    if (!(answer.headers['content-type'] ?? '').startsWith('application/liquid')) return answer
+    const content = await engine.parseAndRender(answer.body.toString('utf8'), scopeOf(s))
     const title = /<h1[^>]*>([^<]*)</.exec(content)?.[1] ?? 'Wishlist'
     return html(await layout(s, title, content))
   }

@@ -23,7 +23,7 @@ import { fileURLToPath } from 'node:url'
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { EXTENSION_DIR, pageScope, renderBlock, shopifyLiquid, stubProduct } from '../apps/server/test/helpers/shopify-liquid.js'
-import { proxySignature } from './helpers/app-proxy.js'
+import { forwardToAppProxy } from './helpers/app-proxy.js'
 import { seriousViolations } from './helpers/axe.js'
 import { type Env, launchChromium, startEnv } from './helpers/env.js'
 
@@ -144,32 +144,14 @@ async function handle(url: URL, s: Shopper, method: string, headers: IncomingHtt
   }
   if (url.pathname === '/cart') return html(await layout(s, 'Cart', '<h1>Cart</h1>'))
   if (url.pathname === PREFIX || url.pathname.startsWith(`${PREFIX}/`)) {
-    // Shopify's app proxy: sign, forward with the shopper's address, render a Liquid answer in the theme.
-    const query = new URLSearchParams(url.search)
-    query.set('shop', SHOP)
-    query.set('logged_in_customer_id', s.customerId)
-    query.set('path_prefix', PREFIX)
-    query.set('timestamp', String(Math.floor(Date.now() / 1000)))
-    query.set('signature', proxySignature(query, SECRET))
-    const forward: Record<string, string> = { 'x-forwarded-for': s.ip }
-    for (const name of ['accept', 'content-type', 'x-guest-id']) {
-      const value = headers[name]
-      if (typeof value === 'string') forward[name] = value
-    }
-    const answer = await fetch(`${env.baseUrl}/proxy${url.pathname.slice(PREFIX.length)}?${query}`, {
-      method,
-      headers: forward,
-      body: body.length > 0 ? new Uint8Array(body) : undefined,
-    })
-    const type = answer.headers.get('content-type') ?? ''
-    const text = await answer.text()
-    const passed: Record<string, string> = type ? { 'content-type': type } : {}
-    for (const name of ['x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after']) {
-      const value = answer.headers.get(name)
-      if (value !== null) passed[name] = value
-    }
-    if (!type.startsWith('application/liquid')) return { status: answer.status, headers: passed, body: text }
-    const content = await engine.parseAndRender(text, scopeOf(s))
+    // Shopify's app proxy (helpers/app-proxy.ts) with the shopper's address; a Liquid answer is rendered in the theme.
+    const answer = await forwardToAppProxy(
+      env.baseUrl,
+      { shop: SHOP, secret: SECRET, customerId: s.customerId, ip: s.ip },
+      { method, url, headers, body },
+    )
+    if (!(answer.headers['content-type'] ?? '').startsWith('application/liquid')) return answer
+    const content = await engine.parseAndRender(answer.body.toString('utf8'), scopeOf(s))
     const title = /<h1[^>]*>([^<]*)</.exec(content)?.[1] ?? 'Wishlist'
     return html(await layout(s, title, content))
   }

@@ -42,17 +42,18 @@ export interface ProxyAnswer {
 
 /** The request headers the widget sends that the service reads; the answer headers passed back. */
 const FORWARDED = ['accept', 'content-type', 'x-guest-id']
-const RETURNED = ['content-type', 'cache-control', 'vary', 'etag', 'location']
+const RETURNED = ['content-type', 'cache-control', 'vary', 'etag', 'location', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after']
 
+/** `ip`: the shopper's address, as Shopify puts it in `X-Forwarded-For` (each shopper their own rate-limit budget). */
 export async function forwardToAppProxy(
   serviceUrl: string,
-  app: { shop: string; secret: string; customerId: string },
+  app: { shop: string; secret: string; customerId: string; ip?: string },
   request: ProxiedRequest,
 ): Promise<ProxyAnswer> {
   const query: Record<string, string[]> = {}
   for (const [key, value] of request.url.searchParams) (query[key] ??= []).push(value)
   const signed = signedQuery({ shop: app.shop, secret: app.secret, customerId: app.customerId, pathPrefix: APP_PROXY_PREFIX }, query)
-  const headers: Record<string, string> = { 'x-forwarded-for': '203.0.113.9' }
+  const headers: Record<string, string> = { 'x-forwarded-for': app.ip ?? '203.0.113.9' }
   for (const name of FORWARDED) {
     const value = request.headers[name]
     if (typeof value === 'string') headers[name] = value
